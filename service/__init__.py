@@ -1,0 +1,110 @@
+"""card-referee: a rules referee for card games as a REST microservice.
+
+``create_app`` is the Flask app factory; ``service.rules`` is the pure referee,
+``service.storage`` the Redis store, ``service.api`` the HTTP layer.
+"""
+
+from __future__ import annotations
+
+import random
+
+import redis
+import yaml
+from flask import Flask, Response
+from flask_smorest import Api
+from werkzeug.exceptions import HTTPException
+
+from .api import catalog, problems, tables
+from .api.common import Referee
+from .config import Settings
+from .storage.embedded import ensure_embedded_redis
+from .storage.store import Contended, TableStore
+
+API_VERSION = "1.0.0"
+
+SPEC_INFO = {
+    "description": (
+        "A rules referee for My Ship Sails and its family (RULES.md section 2). "
+        "It deals or checks a deal, takes each seat's secret passes, resolves "
+        "simultaneous exchanges, validates claims and keeps score. Errors are "
+        "RFC 9457 `application/problem+json` with a stable `code`."
+    )
+}
+
+
+def redis_client(settings: Settings) -> redis.Redis:
+    """A Redis client for ``settings.redis_url``, or for the embedded Redis in
+    ``settings.data_dir`` (started when none answers there)."""
+    url = settings.redis_url
+    if not url:
+        url, _ = ensure_embedded_redis(settings.data_dir)
+    return redis.Redis.from_url(
+        url,
+        socket_timeout=settings.redis_timeout_seconds,
+        socket_connect_timeout=settings.redis_timeout_seconds,
+        health_check_interval=30,
+    )
+
+
+def create_app(settings: Settings | None = None, client: redis.Redis | None = None) -> Flask:
+    """The Flask app. ``settings`` default to the environment; ``client``
+    defaults to one made from the settings."""
+    settings = settings or Settings.from_env()
+    app = Flask(__name__)
+    app.config.update(
+        API_TITLE="card-referee",
+        API_VERSION=API_VERSION,
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/",
+        OPENAPI_JSON_PATH="openapi.json",
+        OPENAPI_SWAGGER_UI_PATH="/docs",
+        OPENAPI_SWAGGER_UI_URL="https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/",
+        API_SPEC_OPTIONS={"info": SPEC_INFO},
+        MAX_CONTENT_LENGTH=64 * 1024,
+    )
+    store = TableStore(client or redis_client(settings), settings.table_ttl_seconds)
+    app.extensions["referee"] = Referee(settings, store, random.SystemRandom())
+    api = Api(app)
+    api.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
+    for blp in (catalog.variants_blp, tables.blp, catalog.checks_blp, catalog.health_blp):
+        api.register_blueprint(blp)
+    _register_errors(app, settings)
+
+    @app.get("/openapi.yaml")
+    def openapi_yaml() -> Response:
+        return Response(spec_yaml(api), mimetype="application/yaml")
+
+    app.extensions["referee_api"] = api
+    return app
+
+
+def spec_yaml(api: Api) -> str:
+    """The OpenAPI document as YAML, stable across runs."""
+    return yaml.safe_dump(api.spec.to_dict(), sort_keys=True, allow_unicode=True)
+
+
+def _register_errors(app: Flask, settings: Settings) -> None:
+    problems.register(app)
+    retry = {"Retry-After": str(settings.retry_after_seconds)}
+
+    # Replaces flask-smorest's JSON error body with problem+json.
+    @app.errorhandler(HTTPException)
+    def _http_error(error: HTTPException) -> Response:
+        return problems.http_exception_problem(error).response()
+
+    @app.errorhandler(redis.ConnectionError)
+    @app.errorhandler(redis.TimeoutError)
+    def _redis_down(error: Exception) -> Response:
+        app.logger.warning("redis unavailable: %s", error)
+        return problems.Problem(
+            503,
+            "redis-unavailable",
+            "The table store does not answer; retry shortly.",
+            headers=retry,
+        ).response()
+
+    @app.errorhandler(Contended)
+    def _contended(error: Contended) -> Response:
+        return problems.Problem(
+            503, "table-busy", "Too many moves at once on this table; retry shortly.", headers=retry
+        ).response()

@@ -1,0 +1,76 @@
+"""What every blueprint shares: the referee's resources, the clock, documented errors."""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from flask import current_app
+from flask_smorest import Blueprint
+
+from ..config import Settings
+from ..storage.store import TableStore
+from .problems import PROBLEM_JSON, Problem
+from .schemas import ProblemSchema
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+
+ERROR_TEXT = {
+    400: "The body is not valid JSON.",
+    401: "No token, a malformed one, or one that is not this table's.",
+    403: "Another seat's token, or a seat's token where the host's is needed (or the reverse).",
+    404: "No such table (or seat, or round).",
+    409: "The move does not fit the table's phase or its current round/exchange numbers.",
+    422: "Invalid values, or a move the rules forbid; `errors` says where.",
+    503: "Redis is unreachable or the table is too contended; retry after `Retry-After` seconds.",
+}
+
+
+@dataclass
+class Referee:
+    """Per-app resources: settings, the table store and the random source."""
+
+    settings: Settings
+    store: TableStore
+    rng: random.SystemRandom
+
+
+def referee() -> Referee:
+    """The current app's :class:`Referee`."""
+    return current_app.extensions["referee"]  # type: ignore[no-any-return]
+
+
+def now_ms() -> int:
+    """Wall-clock milliseconds since the epoch (claim windows are wall-clock)."""
+    return int(time.time() * 1000)
+
+
+def check_table_id(table_id: str) -> None:
+    """404 for ids that cannot be ours, before they reach Redis."""
+    if not TABLE_ID.match(table_id):
+        raise Problem(404, "table-not-found", "There is no table with this id.")
+
+
+def documented(blp: Blueprint, *statuses: int) -> Callable[[F], F]:
+    """Document the problem+json answers ``statuses`` (and always 503) on a view."""
+
+    def decorate(func: F) -> F:
+        for status in sorted({*statuses, 503}):
+            func = blp.alt_response(
+                status,
+                schema=ProblemSchema,
+                description=ERROR_TEXT[status],
+                content_type=PROBLEM_JSON,
+            )(func)
+        return func
+
+    return decorate
+
+
+SECURITY: list[dict[str, list[str]]] = [{"bearerAuth": []}]

@@ -1,0 +1,159 @@
+"""RFC 9457 problem details: every error the service answers.
+
+A problem body is ``{"type", "title", "status", "detail", "code", "errors"?,
+...extra}`` with media type ``application/problem+json``. ``code`` is stable and
+machine-readable; ``errors`` lists ``{"pointer", "detail"}`` for body fields
+(RFC 6901 JSON pointers) or ``{"parameter", "detail"}`` for query, path and
+header parameters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from http import HTTPStatus
+from typing import Any
+
+from flask import Flask, Response, json
+from werkzeug.exceptions import HTTPException
+
+from ..rules.errors import Kind, RuleViolation
+
+PROBLEM_JSON = "application/problem+json"
+TYPE_BASE = "https://card-referee.readthedocs.io/problems/"
+"""Problem ``type`` URIs are this base plus the code; they identify, they need not resolve."""
+
+STATUS_OF_KIND = {Kind.INVALID: 422, Kind.CONFLICT: 409, Kind.NOT_FOUND: 404}
+
+
+class Problem(Exception):
+    """An error answer: ``status`` (HTTP), ``code`` (stable), ``detail`` (a
+    sentence), ``errors`` (per field), ``extra`` (more members of the body),
+    ``headers`` (such as ``Retry-After``)."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        detail: str,
+        errors: list[dict[str, str]] | None = None,
+        extra: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.errors = errors
+        self.extra = dict(extra or {})
+        self.headers = dict(headers or {})
+
+    @classmethod
+    def from_violation(cls, violation: RuleViolation) -> Problem:
+        """The answer to a refused move."""
+        return cls(
+            STATUS_OF_KIND[violation.kind],
+            violation.code,
+            violation.detail,
+            [{"pointer": e.pointer, "detail": e.detail} for e in violation.errors] or None,
+            violation.extra,
+        )
+
+    def response(self) -> Response:
+        """The problem as a Flask response."""
+        body: dict[str, Any] = {
+            "type": TYPE_BASE + self.code,
+            "title": HTTPStatus(self.status).phrase,
+            "status": self.status,
+            "detail": self.detail,
+            "code": self.code,
+        }
+        if self.errors:
+            body["errors"] = self.errors
+        body.update(self.extra)
+        response = Response(json.dumps(body), status=self.status, mimetype=PROBLEM_JSON)
+        for name, value in self.headers.items():
+            response.headers[name] = value
+        return response
+
+
+def _flatten(messages: Any, prefix: str) -> list[tuple[str, str]]:
+    """webargs/marshmallow nested messages as (pointer, message) pairs."""
+    if isinstance(messages, Mapping):
+        pairs: list[tuple[str, str]] = []
+        for key, value in messages.items():
+            segment = (
+                "" if key == "_schema" else "/" + str(key).replace("~", "~0").replace("/", "~1")
+            )
+            pairs.extend(_flatten(value, prefix + segment))
+        return pairs
+    if isinstance(messages, list | tuple):
+        if all(isinstance(m, str) for m in messages):
+            return [(prefix, m) for m in messages]
+        return [p for m in messages for p in _flatten(m, prefix)]
+    return [(prefix, str(messages))]
+
+
+def validation_errors(messages: Mapping[str, Any]) -> list[dict[str, str]]:
+    """Turn webargs' ``{"json": {...}, "query": {...}}`` into problem ``errors``."""
+    errors: list[dict[str, str]] = []
+    for location, inner in messages.items():
+        for path, message in _flatten(inner, ""):
+            if location == "json":
+                errors.append({"pointer": path, "detail": message})
+            else:
+                errors.append({"parameter": f"{location}:{path.lstrip('/')}", "detail": message})
+    return errors
+
+
+_CODES_OF_STATUS = {
+    400: "malformed-request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not-found",
+    405: "method-not-allowed",
+    406: "not-acceptable",
+    409: "conflict",
+    413: "body-too-large",
+    415: "unsupported-media-type",
+    422: "invalid-request",
+    428: "precondition-required",
+    500: "internal-error",
+}
+
+
+def http_exception_problem(error: HTTPException) -> Problem:
+    """A werkzeug/webargs HTTP error as a problem, keeping its headers (``Allow``)."""
+    problem = _problem_of(error)
+    kept = {k: v for k, v in error.get_headers() if k.lower() != "content-type"}
+    problem.headers = {**kept, **problem.headers}
+    return problem
+
+
+def _problem_of(error: HTTPException) -> Problem:
+    status = error.code or 500
+    data = getattr(error, "data", None) or {}
+    messages = data.get("messages") or data.get("errors")
+    if status == 422 and messages:
+        errors = validation_errors(messages)
+        detail = "The request has invalid values: " + "; ".join(
+            f"{e.get('pointer') or e.get('parameter') or '/'}: {e['detail']}" for e in errors
+        )
+        return Problem(422, "invalid-request", detail, errors)
+    if status == 400:
+        detail = data.get("message") or "The request body is not valid JSON."
+        where = validation_errors(messages) if isinstance(messages, Mapping) else None
+        return Problem(400, "malformed-request", str(detail), where)
+    detail = data.get("message") or error.description or HTTPStatus(status).phrase
+    return Problem(status, _CODES_OF_STATUS.get(status, "http-error"), str(detail))
+
+
+def register(app: Flask) -> None:
+    """Answer every error of ``app`` as problem+json (bad input never gives a 500)."""
+
+    @app.errorhandler(Problem)
+    def _problem(problem: Problem) -> Response:
+        return problem.response()
+
+    @app.errorhandler(RuleViolation)
+    def _violation(violation: RuleViolation) -> Response:
+        return Problem.from_violation(violation).response()

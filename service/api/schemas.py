@@ -1,0 +1,399 @@
+"""Marshmallow schemas: they validate every request and generate the OpenAPI spec."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+from ..rules.cards import RANKS
+from ..rules.options import (
+    DECKS,
+    DECLARATIONS,
+    DIRECTIONS,
+    MAX_SEATS,
+    MIN_SEATS,
+    PASSINGS,
+    PRESETS,
+    SIMULTANEOUS_WINS,
+)
+
+CARD_PATTERN_DOC = "A card: rank then suit, e.g. `TH`, `10H`, `A♥` (any case); answers use `TH`."
+MAX_NAME = 40
+
+
+class StrictSchema(ma.Schema):
+    """Unknown fields are an error, not silently dropped."""
+
+    class Meta:
+        unknown = ma.RAISE
+
+
+def Int(**kwargs: Any) -> fields.Integer:  # noqa: N802 - reads like a field class
+    """A whole number that refuses ``"7"`` and ``7.5``."""
+    return fields.Integer(strict=True, **kwargs)
+
+
+CardList = fields.List(
+    fields.String(validate=validate.Length(1, 4), metadata={"description": CARD_PATTERN_DOC}),
+    metadata={"description": "Cards, in any order."},
+)
+
+
+MATCH_DOC = {
+    "description": 'How the match ends (RULES.md 2.8): exactly one of `{"target_wins": n}`, '
+    '`{"deals": n}`, `{"open": true}`.',
+    "oneOf": [
+        {
+            "type": "object",
+            "required": ["target_wins"],
+            "additionalProperties": False,
+            "properties": {"target_wins": {"type": "integer", "minimum": 1, "maximum": 1000}},
+        },
+        {
+            "type": "object",
+            "required": ["deals"],
+            "additionalProperties": False,
+            "properties": {"deals": {"type": "integer", "minimum": 1, "maximum": 1000}},
+        },
+        {
+            "type": "object",
+            "required": ["open"],
+            "additionalProperties": False,
+            "properties": {"open": {"type": "boolean", "enum": [True]}},
+        },
+    ],
+}
+
+
+class OptionsSchema(StrictSchema):
+    """Option overrides (RULES.md 2.2); every member is optional and replaces
+    the preset's value."""
+
+    hand_size = Int(validate=validate.Range(1, 26))
+    win_count = Int(validate=validate.Range(1, 26))
+    deck = fields.String(validate=validate.OneOf(DECKS))
+    deck_low_rank = fields.String(allow_none=True, validate=validate.OneOf(list(RANKS)))
+    passing = fields.String(
+        validate=validate.OneOf(PASSINGS),
+        metadata={"description": "Only `simultaneous` in this version; `chain` and `swap` follow."},
+    )
+    pass_count = Int(validate=validate.OneOf([1, 2]))
+    direction = fields.String(validate=validate.OneOf(DIRECTIONS))
+    declaration = fields.String(validate=validate.OneOf(DECLARATIONS))
+    claim_window_ms = Int(validate=validate.Range(0, 60_000))
+    simultaneous_wins = fields.String(validate=validate.OneOf(SIMULTANEOUS_WINS))
+    max_exchanges = Int(allow_none=True, validate=validate.Range(1, 10_000))
+    # Checked, with a pointer, by the rules (service.rules.options).
+    match = fields.Dict(metadata=MATCH_DOC)
+    call = fields.String(validate=validate.Length(1, 80))
+
+
+class OptionsOutSchema(ma.Schema):
+    """A complete option set."""
+
+    hand_size = fields.Integer()
+    win_count = fields.Integer()
+    deck = fields.String()
+    deck_low_rank = fields.String(allow_none=True)
+    passing = fields.String()
+    pass_count = fields.Integer()
+    direction = fields.String()
+    declaration = fields.String()
+    claim_window_ms = fields.Integer()
+    simultaneous_wins = fields.String()
+    max_exchanges = fields.Integer(allow_none=True)
+    match = fields.Dict()
+    call = fields.String()
+
+
+class VariantSchema(ma.Schema):
+    name = fields.String()
+    min_players = fields.Integer()
+    max_players = fields.Integer()
+    source = fields.String(metadata={"description": "The seed file of RULES.md it comes from."})
+    description = fields.String()
+    options = fields.Nested(OptionsOutSchema)
+
+
+class VariantListSchema(ma.Schema):
+    variants = fields.List(fields.Nested(VariantSchema))
+
+
+class GameSchema(StrictSchema):
+    """A game: a preset and overrides."""
+
+    variant = fields.String(
+        load_default="classic",
+        validate=validate.OneOf(list(PRESETS)),
+        metadata={"description": "A preset of `GET /v1/variants`."},
+    )
+    options = fields.Nested(OptionsSchema, load_default=dict)
+
+
+class CreateTableSchema(GameSchema):
+    players = fields.List(
+        fields.String(validate=validate.Length(1, MAX_NAME)),
+        required=True,
+        validate=validate.Length(MIN_SEATS, MAX_SEATS),
+        metadata={"description": "The players' names in seat order, clockwise from seat 0."},
+    )
+    first_dealer = fields.Raw(
+        load_default="draw",
+        metadata={
+            "description": 'A seat number, or `"draw"` to draw for it (RULES.md 1).',
+            "oneOf": [{"type": "integer", "minimum": 0}, {"type": "string", "enum": ["draw"]}],
+        },
+    )
+
+    @ma.validates("first_dealer")
+    def _seat_or_draw(self, value: Any, **_: Any) -> None:
+        if value == "draw":
+            return
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ma.ValidationError('must be a seat number or "draw"')
+
+
+class SeatSchema(ma.Schema):
+    seat = fields.Integer()
+    name = fields.String()
+    wins = fields.Integer(metadata={"description": "Round wins so far."})
+    chosen = fields.Boolean(
+        metadata={"description": "Has chosen its pass in the current exchange (never which cards)."}
+    )
+
+
+class ShownHandSchema(ma.Schema):
+    seat = fields.Integer()
+    cards = fields.List(fields.String())
+
+
+class RoundResultSchema(ma.Schema):
+    round = fields.Integer()
+    dealer = fields.Integer()
+    exchanges = fields.Integer(metadata={"description": "Exchanges resolved in the round."})
+    winners = fields.List(fields.Integer(), metadata={"description": "Empty for a void round."})
+    settled_by = fields.String(
+        metadata={
+            "description": "`sole`, `void`, `abandoned`, `highest-card`, `highest-sum` or "
+            "`shared` (also a full highest-card tie)."
+        }
+    )
+    hands = fields.List(fields.Nested(ShownHandSchema), metadata={"description": "Hands shown."})
+
+
+class ClaimShownSchema(ma.Schema):
+    seat = fields.Integer()
+    hand = fields.List(fields.String())
+
+
+class RoundViewSchema(ma.Schema):
+    number = fields.Integer()
+    dealer = fields.Integer()
+    direction = fields.String()
+    status = fields.String(metadata={"description": "`passing`, `claim-window` or `over`."})
+    exchange = fields.Integer(allow_none=True, metadata={"description": "The current exchange."})
+    exchanges_resolved = fields.Integer()
+    waiting_for = fields.List(fields.Integer(), metadata={"description": "Seats yet to choose."})
+    window_closes_at_ms = fields.Integer(allow_none=True)
+    claims = fields.List(fields.Nested(ClaimShownSchema))
+
+
+class RoundInfoSchema(ma.Schema):
+    number = fields.Integer()
+    current = fields.Nested(RoundViewSchema, allow_none=True)
+    result = fields.Nested(RoundResultSchema, allow_none=True)
+
+
+class MatchViewSchema(ma.Schema):
+    status = fields.String(
+        metadata={"description": "`in-progress`, `won`, `finished`, `abandoned`."}
+    )
+    winners = fields.List(fields.Integer())
+
+
+class PublicTableSchema(ma.Schema):
+    table_id = fields.String()
+    variant = fields.String()
+    options = fields.Nested(OptionsOutSchema)
+    seats = fields.List(fields.Nested(SeatSchema))
+    first_dealer = fields.Integer()
+    draw = fields.List(
+        fields.List(fields.String(allow_none=True)),
+        metadata={"description": "The first-dealer draw, one card per seat per pass (face up)."},
+    )
+    dealer = fields.Integer()
+    round = fields.Nested(RoundViewSchema, allow_none=True)
+    results = fields.List(fields.Nested(RoundResultSchema))
+    match = fields.Nested(MatchViewSchema)
+
+
+class SeatTokenSchema(ma.Schema):
+    seat = fields.Integer()
+    name = fields.String()
+    token = fields.String()
+
+
+class CreatedTableSchema(ma.Schema):
+    table_id = fields.String()
+    host_token = fields.String(metadata={"description": "Shown only this once."})
+    seat_tokens = fields.List(
+        fields.Nested(SeatTokenSchema), metadata={"description": "Shown once."}
+    )
+    table = fields.Nested(PublicTableSchema)
+
+
+class SeatViewSchema(ma.Schema):
+    seat = fields.Integer()
+    name = fields.String()
+    round = fields.Integer(allow_none=True)
+    round_status = fields.String()
+    exchange = fields.Integer(allow_none=True)
+    hand = fields.List(fields.String())
+    pending = fields.List(
+        fields.String(), allow_none=True, metadata={"description": "The chosen, unresolved pass."}
+    )
+    passed = fields.List(fields.String(), allow_none=True)
+    received = fields.List(
+        fields.String(), allow_none=True, metadata={"description": "Received in the last exchange."}
+    )
+
+
+class DealSchema(StrictSchema):
+    hands = fields.List(
+        fields.List(fields.String(validate=validate.Length(1, 8))),
+        validate=validate.Length(1, MAX_SEATS),
+        metadata={"description": "A submitted deal, one hand per seat; omit to shuffle."},
+    )
+
+
+class RoundStartedSchema(ma.Schema):
+    round = fields.Integer()
+    dealer = fields.Integer()
+    table = fields.Nested(PublicTableSchema)
+
+
+class PassSchema(StrictSchema):
+    cards = fields.List(
+        fields.String(validate=validate.Length(1, 8)),
+        required=True,
+        validate=validate.Length(1, 2),
+        metadata={"description": "`pass_count` cards from the seat's hand."},
+    )
+
+
+class PassOutcomeSchema(ma.Schema):
+    round = fields.Integer()
+    exchange = fields.Integer()
+    seat = fields.Integer()
+    cards = fields.List(fields.String())
+    resolved = fields.Boolean(metadata={"description": "Whether this exchange has resolved."})
+    waiting_for = fields.List(fields.Integer())
+    round_status = fields.String()
+    hand = fields.List(fields.String(), metadata={"description": "The seat's hand now."})
+
+
+class ClaimOutcomeSchema(ma.Schema):
+    round = fields.Integer()
+    seat = fields.Integer()
+    accepted = fields.Boolean()
+    round_status = fields.String()
+    window_closes_at_ms = fields.Integer(allow_none=True)
+    result = fields.Nested(RoundResultSchema, allow_none=True)
+    match = fields.Nested(MatchViewSchema)
+
+
+class EventsQuerySchema(StrictSchema):
+    # Query values arrive as text, so these are not strict.
+    after = fields.Integer(load_default=0, validate=validate.Range(0, 2**53))
+    limit = fields.Integer(load_default=100, validate=validate.Range(1, 1000))
+
+
+class EventListSchema(ma.Schema):
+    events = fields.List(
+        fields.Dict(),
+        metadata={"description": "Each has `seq`, `at_ms`, `type` and the type's members."},
+    )
+    next_after = fields.Integer(metadata={"description": "Pass as `after` to read on."})
+
+
+class CheckDealSchema(GameSchema):
+    players = Int(required=True, validate=validate.Range(MIN_SEATS, MAX_SEATS))
+    hands = fields.List(
+        fields.List(fields.String(validate=validate.Length(1, 8))),
+        required=True,
+        validate=validate.Length(1, MAX_SEATS),
+    )
+
+
+class CheckDealOutcomeSchema(ma.Schema):
+    valid = fields.Boolean()
+    problems = fields.List(fields.Dict(), metadata={"description": "`{pointer, detail}` each."})
+    hands = fields.List(fields.List(fields.String()), allow_none=True)
+
+
+class CheckClaimSchema(GameSchema):
+    players = Int(required=True, validate=validate.Range(MIN_SEATS, MAX_SEATS))
+    hand = fields.List(
+        fields.String(validate=validate.Length(1, 8)),
+        required=True,
+        validate=validate.Length(0, 26),
+    )
+
+
+class CheckClaimOutcomeSchema(ma.Schema):
+    winning = fields.Boolean()
+    reason = fields.String()
+    suits = fields.List(fields.String(), metadata={"description": "The winning suits (S H D C)."})
+
+
+class CheckExchangeSchema(GameSchema):
+    round = Int(
+        load_default=1,
+        validate=validate.Range(1, 10_000),
+        metadata={"description": "For `alternate`."},
+    )
+    hands = fields.List(
+        fields.List(fields.String(validate=validate.Length(1, 8))),
+        required=True,
+        validate=validate.Length(MIN_SEATS, MAX_SEATS),
+    )
+    passes = fields.List(
+        fields.List(fields.String(validate=validate.Length(1, 8))),
+        required=True,
+        validate=validate.Length(MIN_SEATS, MAX_SEATS),
+    )
+
+
+class CheckExchangeOutcomeSchema(ma.Schema):
+    direction = fields.String()
+    hands = fields.List(fields.List(fields.String()))
+    received = fields.List(fields.List(fields.String()))
+
+
+class ProblemErrorSchema(ma.Schema):
+    pointer = fields.String()
+    parameter = fields.String()
+    detail = fields.String()
+
+
+class ProblemSchema(ma.Schema):
+    """RFC 9457 problem details; 409 answers add the current numbers."""
+
+    class Meta:
+        unknown = ma.INCLUDE
+
+    type = fields.String()
+    title = fields.String()
+    status = fields.Integer()
+    detail = fields.String()
+    code = fields.String(metadata={"description": "Stable, machine-readable."})
+    errors = fields.List(fields.Nested(ProblemErrorSchema))
+    current_round = fields.Integer(allow_none=True)
+    current_exchange = fields.Integer(allow_none=True)
+    round_status = fields.String(allow_none=True)
+
+
+class HealthSchema(ma.Schema):
+    status = fields.String()

@@ -1,0 +1,57 @@
+"""Settings, read from the environment, typed, with defaults.
+
+| variable | default | meaning |
+|---|---|---|
+| ``REDIS_URL`` | unset | ``redis://``, ``rediss://`` or ``unix://``; unset: embedded Redis |
+| ``REFEREE_DATA_DIR`` | ``./referee-data`` | the embedded Redis's data (AOF) and socket |
+| ``TABLE_TTL_SECONDS`` | ``604800`` (7 days) | an untouched table expires after this long |
+| ``REDIS_TIMEOUT_SECONDS`` | ``2.0`` | connect and command timeout towards Redis |
+| ``RETRY_AFTER_SECONDS`` | ``2`` | the ``Retry-After`` sent with a 503 |
+| ``HOST`` / ``PORT`` | ``127.0.0.1`` / ``8000`` | where ``referee serve`` listens |
+| ``WEB_CONCURRENCY`` | ``2`` | gunicorn worker processes |
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """The service's settings; see the module docstring for each one."""
+
+    redis_url: str | None = None
+    data_dir: str = "referee-data"
+    table_ttl_seconds: int = 7 * 24 * 3600
+    redis_timeout_seconds: float = 2.0
+    retry_after_seconds: int = 2
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int = 2
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None, **overrides: Any) -> Settings:
+        """Settings from ``env`` (default ``os.environ``), then ``overrides``."""
+        env = dict(os.environ if env is None else env)
+        names = {
+            "redis_url": "REDIS_URL",
+            "data_dir": "REFEREE_DATA_DIR",
+            "table_ttl_seconds": "TABLE_TTL_SECONDS",
+            "redis_timeout_seconds": "REDIS_TIMEOUT_SECONDS",
+            "retry_after_seconds": "RETRY_AFTER_SECONDS",
+            "host": "HOST",
+            "port": "PORT",
+            "workers": "WEB_CONCURRENCY",
+        }
+        values: dict[str, Any] = {}
+        types = {f.name: f.type for f in fields(cls)}
+        for name, var in names.items():
+            raw = env.get(var)
+            if raw in (None, ""):
+                continue
+            kind = types[name]
+            values[name] = int(raw) if kind == "int" else float(raw) if kind == "float" else raw
+        values.update(overrides)
+        return cls(**values)

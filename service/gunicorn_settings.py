@@ -1,0 +1,27 @@
+"""Gunicorn settings shared by ``referee serve`` and ``deploy/gunicorn.conf.py``.
+
+Every value comes from the environment so that one file serves a laptop, a
+container and a cluster: ``HOST``/``PORT`` (or ``GUNICORN_BIND``),
+``WEB_CONCURRENCY`` (worker processes), ``GUNICORN_WORKER_CLASS``,
+``GUNICORN_THREADS``, ``GUNICORN_TIMEOUT``.
+"""
+
+from __future__ import annotations
+
+import os
+
+bind = os.environ.get(
+    "GUNICORN_BIND", f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
+)
+workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gthread")
+threads = int(os.environ.get("GUNICORN_THREADS", "4"))
+# A request waits on Redis for at most REDIS_TIMEOUT_SECONDS per command; a
+# worker silent for this long is stuck and is replaced.
+timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
+graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "20"))
+keepalive = 5
+accesslog = "-"
+errorlog = "-"
+# Request paths hold no secret (tokens travel only in the Authorization header).
+access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms'

@@ -1,0 +1,143 @@
+"""Cards, their notation and the decks of RULES.md sections 1 and 2.3.
+
+A card is its canonical code, a two-character ``str``: rank then suit
+(``"TH"``, ``"QC"``, ``"4S"``). Plain strings keep states small, hashable and
+cheap to serialise; every card that enters the engine goes through
+:func:`parse_card` first, so inside the engine a ``str`` card is always valid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+RANKS = "23456789TJQKA"
+"""Ranks from low to high (RULES.md 1: Ace high)."""
+
+SUITS = "SHDC"
+"""Suits in the order they are listed and sorted: spades, hearts, diamonds, clubs."""
+
+SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+
+# RULES.md 2.3: a rank removed in part loses its clubs first, then diamonds,
+# hearts, spades.
+PARTIAL_RANK_REMOVAL_ORDER = "CDHS"
+
+_SUIT_SYMBOLS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C", "♤": "S", "♡": "H", "♢": "D", "♧": "C"}
+
+RANK_INDEX = {rank: i for i, rank in enumerate(RANKS)}
+SUIT_INDEX = {suit: i for i, suit in enumerate(SUITS)}
+
+STANDARD_DECK: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)
+"""The 52 cards, in canonical order."""
+
+
+class CardError(ValueError):
+    """A text that is not a card code; ``str(error)`` says why."""
+
+
+def parse_card(text: str) -> str:
+    """Return the canonical code of one card.
+
+    Accepts ``TH``, ``10H``, ``A♥`` and any case (RULES.md 1); surrounding
+    blanks are ignored. Raises :class:`CardError` for anything else.
+    """
+    if not isinstance(text, str):
+        raise CardError(f"{text!r} is not a card code")
+    raw = text.strip().upper()
+    if not raw:
+        raise CardError("an empty string is not a card")
+    suit = _SUIT_SYMBOLS.get(raw[-1], raw[-1])
+    rank = raw[:-1]
+    if rank == "10":
+        rank = "T"
+    if rank not in RANK_INDEX or suit not in SUIT_INDEX:
+        raise CardError(
+            f"{text!r} is not a card: write rank then suit, e.g. 'TH', '10H', 'A♥' "
+            f"(ranks {' '.join(RANKS)}, suits S H D C)"
+        )
+    return rank + suit
+
+
+def rank_of(card: str) -> str:
+    """The rank character of a canonical card code."""
+    return card[0]
+
+
+def suit_of(card: str) -> str:
+    """The suit character of a canonical card code."""
+    return card[1]
+
+
+def card_sort_key(card: str) -> tuple[int, int]:
+    """Sort key: by suit (S H D C), then rank from high to low."""
+    return SUIT_INDEX[card[1]], -RANK_INDEX[card[0]]
+
+
+def sort_cards(cards: Iterable[str]) -> tuple[str, ...]:
+    """The cards in canonical display order, so that no pick order ever leaks."""
+    return tuple(sorted(cards, key=card_sort_key))
+
+
+def describe_count(count: int, suit: str) -> str:
+    """Words for a number of cards of a suit: ``"6 hearts"``, ``"1 club"``."""
+    name = SUIT_NAMES[suit]
+    return f"{count} {name if count != 1 else name[:-1]}"
+
+
+def trimmed_deck(card_count: int, low_rank: str | None = None) -> tuple[str, ...]:
+    """The trimmed deck of RULES.md 2.3: exactly ``card_count`` cards.
+
+    Without ``low_rank`` the lowest ranks are removed first, and a rank removed
+    in part loses clubs, diamonds, hearts, spades in that order (5 players × 7:
+    ranks 6..A less 6C). With ``low_rank`` (only when ``card_count`` is a
+    multiple of 4) the deck is that rank and the next ``card_count/4 - 1``.
+    Raises ``ValueError`` when the request cannot be met.
+    """
+    if not 1 <= card_count <= 52:
+        raise ValueError(f"a trimmed deck holds 1 to 52 cards, not {card_count}")
+    if low_rank is not None:
+        if card_count % 4:
+            raise ValueError("deck_low_rank needs a card count that is a multiple of 4")
+        start = RANK_INDEX[low_rank]
+        width = card_count // 4
+        if start + width > len(RANKS):
+            raise ValueError(
+                f"deck_low_rank {low_rank} leaves too few ranks for {card_count} cards "
+                f"({width} ranks from {low_rank} go past the Ace)"
+            )
+        kept_ranks = RANKS[start : start + width]
+        return tuple(c for c in STANDARD_DECK if c[0] in kept_ranks)
+    removed: set[str] = set()
+    to_remove = 52 - card_count
+    for rank in RANKS:
+        for suit in PARTIAL_RANK_REMOVAL_ORDER:
+            if len(removed) == to_remove:
+                break
+            removed.add(rank + suit)
+    return tuple(c for c in STANDARD_DECK if c not in removed)
+
+
+SKAT32_DECK: tuple[str, ...] = tuple(
+    c for c in STANDARD_DECK if RANK_INDEX[c[0]] >= RANK_INDEX["7"]
+)
+"""Ranks 7..A of each suit (RULES.md 2.3, Ochse)."""
+
+
+def suit_counts(hand: Sequence[str]) -> dict[str, int]:
+    """How many cards of each suit a hand holds (every suit present as a key)."""
+    counts = dict.fromkeys(SUITS, 0)
+    for card in hand:
+        counts[card[1]] += 1
+    return counts
+
+
+def describe_deck(deck: Sequence[str]) -> str:
+    """A short human description of a deck, for error messages."""
+    if len(deck) == 52:
+        return "the full 52-card deck"
+    ranks = sorted({c[0] for c in deck}, key=RANK_INDEX.__getitem__)
+    text = f"{len(deck)} cards, ranks {ranks[0]}..{ranks[-1]}"
+    missing = [c for c in STANDARD_DECK if c[0] in ranks and c not in deck]
+    if missing:
+        text += " less " + " ".join(missing)
+    return text

@@ -1,0 +1,704 @@
+"""Pure transitions of a My Ship Sails table (RULES.md section 2).
+
+Every transition takes a :class:`~.state.Table` and the move's arguments and
+returns a :class:`Transition`: the new table, the public events it produced and
+an outcome for the caller. A refused move raises
+:class:`~.errors.RuleViolation` and changes nothing. Nothing here reads a clock
+or a random source of its own: the caller passes ``now_ms`` (milliseconds since
+the epoch) and ``rng`` (an object with ``shuffle``; the service passes
+:class:`random.SystemRandom`, tests a seeded :class:`random.Random`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from .cards import (
+    RANK_INDEX,
+    STANDARD_DECK,
+    CardError,
+    describe_count,
+    describe_deck,
+    parse_card,
+    sort_cards,
+    suit_counts,
+)
+from .errors import FieldError, RuleViolation
+from .options import Options, deals_whole_deck, deck_for, resolve_options
+from .settlement import settle, winning_suits
+from .state import (
+    Cards,
+    Claim,
+    Exchange,
+    MatchStatus,
+    Round,
+    RoundResult,
+    RoundStatus,
+    Table,
+)
+
+Event = dict[str, Any]
+
+
+class Shuffler(Protocol):
+    """What the engine needs of a random source."""
+
+    def shuffle(self, x: list[Any], /) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """The result of a move: the new table, its public events in order, and
+    the outcome to report to the caller (a JSON-ready dict)."""
+
+    table: Table
+    events: tuple[Event, ...] = ()
+    outcome: dict[str, Any] = field(default_factory=dict)
+
+
+# --- the table -----------------------------------------------------------
+
+
+def create_table(
+    variant: str,
+    overrides: dict[str, Any],
+    names: Sequence[str],
+    first_dealer: int | None,
+    rng: Shuffler,
+) -> Transition:
+    """A new table with no round dealt yet.
+
+    ``names`` are the players in seat order (clockwise). ``first_dealer`` is a
+    seat, or ``None`` to draw for it (RULES.md 1: one card each from a shuffled
+    52-card deck, lowest rank deals, ties draw again among themselves).
+    Raises ``unknown-variant`` or ``options-invalid`` (see
+    :func:`~.options.resolve_options`) and ``options-invalid`` for a dealer
+    that is not a seat.
+    """
+    seats = len(names)
+    options = resolve_options(variant, overrides, seats)
+    draw: tuple[tuple[str | None, ...], ...] = ()
+    if first_dealer is None:
+        first_dealer, draw = draw_first_dealer(seats, rng)
+    elif not 0 <= first_dealer < seats:
+        raise RuleViolation(
+            "options-invalid",
+            f'The first dealer must be a seat 0..{seats - 1} or "draw".',
+            [FieldError("/first_dealer", f"no seat {first_dealer} at a table of {seats}")],
+        )
+    table = Table(
+        variant=variant,
+        options=options,
+        names=tuple(names),
+        first_dealer=first_dealer,
+        draw=draw,
+        wins=(0,) * seats,
+        results=(),
+        round=None,
+        match_status=MatchStatus.IN_PROGRESS,
+    )
+    events: list[Event] = [{"type": "table-created", "variant": variant, "seats": seats}]
+    if draw:
+        events.append({"type": "first-dealer-drawn", "draw": [list(d) for d in draw]})
+    return Transition(table, tuple(events), {"first_dealer": first_dealer})
+
+
+def draw_first_dealer(seats: int, rng: Shuffler) -> tuple[int, tuple[tuple[str | None, ...], ...]]:
+    """Draw for the first dealer (RULES.md 1); returns the dealer and every pass
+    of the draw (each a card per seat, ``None`` for seats out of the draw)."""
+    drawing = list(range(seats))
+    passes: list[tuple[str | None, ...]] = []
+    while True:
+        deck = list(STANDARD_DECK)
+        rng.shuffle(deck)
+        drawn: list[str | None] = [None] * seats
+        for i, seat in enumerate(drawing):
+            drawn[seat] = deck[i]
+        passes.append(tuple(drawn))
+        low = min(RANK_INDEX[c[0]] for c in drawn if c is not None)
+        drawing = [s for s in drawing if (c := drawn[s]) is not None and RANK_INDEX[c[0]] == low]
+        if len(drawing) == 1:
+            return drawing[0], tuple(passes)
+
+
+# --- the deal --------------------------------------------------------------
+
+
+def start_round(
+    table: Table,
+    rng: Shuffler,
+    now_ms: int,
+    hands: Sequence[Sequence[str]] | None = None,
+) -> Transition:
+    """Deal the next round (RULES.md 2.4): shuffle and deal when ``hands`` is
+    ``None``, else check the submitted deal (a list of hands by seat).
+
+    Raises ``match-over``, ``round-in-play`` (the current round is not over) or
+    ``deal-invalid`` with every problem of the submitted deal.
+    """
+    settled = settle_due(table, now_ms)
+    table = settled.table
+    if table.match_status is not MatchStatus.IN_PROGRESS:
+        raise RuleViolation("match-over", "The match is over; no more rounds are dealt.")
+    if table.round is not None and table.round.status is not RoundStatus.OVER:
+        raise RuleViolation(
+            "round-in-play",
+            f"Round {table.round.number} is still being played.",
+            extra=_numbers(table),
+        )
+    options = table.options
+    number = len(table.results) + 1
+    dealer = table.next_dealer
+    deck = deck_for(options, table.seats)
+    if hands is None:
+        dealt, set_aside = _shuffle_and_deal(deck, table.seats, dealer, options.hand_size, rng)
+    else:
+        dealt = validate_deal(options, table.seats, hands)
+        in_hands = {c for h in dealt for c in h}
+        set_aside = tuple(c for c in deck if c not in in_hands)
+    direction = options.direction
+    if direction == "alternate":
+        direction = "left" if number % 2 else "right"
+    rnd = Round(
+        number=number,
+        dealer=dealer,
+        direction=direction,
+        hands=dealt,
+        set_aside=set_aside,
+        exchange=_open_exchange(1, table.seats),
+        passes=(),
+        status=RoundStatus.PASSING,
+    )
+    events: list[Event] = [
+        {
+            "type": "round-dealt",
+            "round": number,
+            "dealer": dealer,
+            "direction": direction,
+            "submitted": hands is not None,
+        }
+    ]
+    table = replace(table, round=rnd)
+    if options.declaration == "automatic":
+        table, more = _settle_automatic(table)
+        events.extend(more)
+    return Transition(table, settled.events + tuple(events), {"round": number, "dealer": dealer})
+
+
+def _shuffle_and_deal(
+    deck: Sequence[str], seats: int, dealer: int, hand_size: int, rng: Shuffler
+) -> tuple[tuple[Cards, ...], Cards]:
+    """One card at a time, clockwise from the dealer's left (RULES.md 1)."""
+    cards = list(deck)
+    rng.shuffle(cards)
+    hands: list[list[str]] = [[] for _ in range(seats)]
+    for i in range(hand_size * seats):
+        hands[(dealer + 1 + i) % seats].append(cards[i])
+    return tuple(sort_cards(h) for h in hands), sort_cards(cards[hand_size * seats :])
+
+
+def validate_deal(
+    options: Options, seats: int, hands: Sequence[Sequence[str]]
+) -> tuple[Cards, ...]:
+    """Check a submitted deal (RULES.md 2.4) and return it in canonical form.
+
+    Raises ``deal-invalid`` listing every problem at once, each with a JSON
+    pointer (``/hands/2/5``): wrong number of hands or of cards, codes that are
+    no card, cards not in the round's deck, cards dealt twice, and with a deck
+    that must be dealt whole, the cards left out.
+    """
+    deck = deck_for(options, seats)
+    in_deck = set(deck)
+    problems: list[FieldError] = []
+    if len(hands) != seats:
+        problems.append(FieldError("/hands", f"{len(hands)} hands for {seats} seats"))
+    seen: dict[str, int] = {}
+    parsed: list[Cards] = []
+    for h, hand in enumerate(hands):
+        if len(hand) != options.hand_size:
+            problems.append(
+                FieldError(f"/hands/{h}", f"{len(hand)} cards; each hand holds {options.hand_size}")
+            )
+        cards: list[str] = []
+        for i, text in enumerate(hand):
+            pointer = f"/hands/{h}/{i}"
+            try:
+                card = parse_card(text)
+            except CardError as exc:
+                problems.append(FieldError(pointer, str(exc)))
+                continue
+            if card not in in_deck:
+                problems.append(
+                    FieldError(pointer, f"{card} is not in this deck ({describe_deck(deck)})")
+                )
+            if card in seen:
+                problems.append(
+                    FieldError(pointer, f"{card} is dealt twice (also in hand {seen[card]})")
+                )
+                continue
+            seen[card] = h
+            cards.append(card)
+        parsed.append(sort_cards(cards))
+    if deals_whole_deck(options):
+        left_out = [c for c in deck if c not in seen]
+        if left_out:
+            problems.append(
+                FieldError(
+                    "/hands", "every card of this deck is dealt; missing: " + " ".join(left_out)
+                )
+            )
+    if problems:
+        raise RuleViolation(
+            "deal-invalid",
+            f"The submitted deal is not valid ({len(problems)} problem"
+            f"{'s' if len(problems) != 1 else ''}).",
+            problems,
+        )
+    return tuple(parsed)
+
+
+# --- passing -------------------------------------------------------------------
+
+
+def _open_exchange(number: int, seats: int) -> Exchange:
+    # Simultaneous passing: every seat chooses, then cards rotate.
+    return Exchange(number=number, choosers=tuple(range(seats)), choices=(None,) * seats)
+
+
+def source_seat(seat: int, direction: str, seats: int) -> int:
+    """The neighbour whose cards ``seat`` receives (RULES.md 1: left = seat+1)."""
+    return (seat - 1) % seats if direction == "left" else (seat + 1) % seats
+
+
+def parse_pass(
+    options: Options, hand: Cards, cards: Sequence[str], pointer: str = "/cards"
+) -> Cards:
+    """Check one seat's pass against its hand (RULES.md 2.5) and return it sorted.
+
+    Raises ``pass-invalid`` listing every problem: codes that are no card, the
+    same card twice, cards the seat does not hold, the wrong number of cards.
+    """
+    problems: list[FieldError] = []
+    chosen: list[str] = []
+    for i, text in enumerate(cards):
+        try:
+            card = parse_card(text)
+        except CardError as exc:
+            problems.append(FieldError(f"{pointer}/{i}", str(exc)))
+            continue
+        if card in chosen:
+            problems.append(FieldError(f"{pointer}/{i}", f"{card} is named twice"))
+        elif card not in hand:
+            problems.append(FieldError(f"{pointer}/{i}", f"{card} is not in this hand"))
+        chosen.append(card)
+    if len(cards) != options.pass_count:
+        noun = "card" if options.pass_count == 1 else "cards"
+        problems.append(
+            FieldError(pointer, f"{len(cards)} named; each seat passes {options.pass_count} {noun}")
+        )
+    if problems:
+        raise RuleViolation("pass-invalid", "; ".join(p.detail for p in problems) + ".", problems)
+    return sort_cards(chosen)
+
+
+def rotate(hands: Sequence[Cards], passes: Sequence[Cards], direction: str) -> tuple[Cards, ...]:
+    """Resolve a simultaneous exchange (RULES.md 2.5): each seat gives its
+    passed cards to the neighbour in ``direction`` and receives its other
+    neighbour's. ``passes`` must already be checked against ``hands``."""
+    seats = len(hands)
+    new_hands = []
+    for seat, hand in enumerate(hands):
+        gone = set(passes[seat])
+        kept = [c for c in hand if c not in gone]
+        new_hands.append(sort_cards(kept + list(passes[source_seat(seat, direction, seats)])))
+    return tuple(new_hands)
+
+
+def choose_pass(
+    table: Table, round_no: int, exchange_no: int, seat: int, cards: Sequence[str], now_ms: int
+) -> Transition:
+    """A seat chooses, or replaces, its pass in the current exchange (RULES.md 2.5).
+
+    When the last chooser has chosen, the exchange resolves at once; under
+    ``automatic`` any winning hand then ends the round (2.6), and a round that
+    reaches ``max_exchanges`` without a winner is void (2.8). Repeating a pass
+    that is already chosen, even one of an exchange that has since resolved,
+    changes nothing and reports the same outcome.
+
+    Raises ``seat-unknown``, ``no-round-in-play``, ``match-over``,
+    ``stale-round``, ``round-over`` (passing has stopped), ``stale-exchange``
+    (with the current numbers), or ``pass-invalid``.
+    """
+    table = settle_due(table, now_ms).table
+    rnd = _round_for(table, round_no, seat)
+    if rnd.status is not RoundStatus.PASSING:
+        raise RuleViolation(
+            "round-over", f"Round {rnd.number} is no longer passing.", extra=_numbers(table)
+        )
+    exchange = rnd.exchange
+    if exchange_no != exchange.number:
+        repeated = _repeated_pass(table.options, rnd, exchange_no, seat, cards)
+        if repeated is not None:
+            return Transition(table, (), _pass_outcome(rnd, exchange_no, seat, repeated, True))
+        raise RuleViolation(
+            "stale-exchange",
+            f"Exchange {exchange_no} is not the current one; round {rnd.number} is at "
+            f"exchange {exchange.number}.",
+            extra=_numbers(table),
+        )
+    chosen = parse_pass(table.options, rnd.hands[seat], cards)
+    if exchange.choices[seat] == chosen:
+        return Transition(table, (), _pass_outcome(rnd, exchange_no, seat, chosen, False))
+    events: list[Event] = []
+    if exchange.choices[seat] is None:
+        events.append(
+            {"type": "pass-chosen", "round": rnd.number, "exchange": exchange_no, "seat": seat}
+        )
+    choices = list(exchange.choices)
+    choices[seat] = chosen
+    exchange = replace(exchange, choices=tuple(choices))
+    if exchange.waiting_for:
+        rnd = replace(rnd, exchange=exchange)
+        table = replace(table, round=rnd)
+        return Transition(
+            table, tuple(events), _pass_outcome(rnd, exchange_no, seat, chosen, False)
+        )
+    table, more = _resolve_exchange(table, exchange)
+    events.extend(more)
+    assert table.round is not None
+    return Transition(
+        table, tuple(events), _pass_outcome(table.round, exchange_no, seat, chosen, True)
+    )
+
+
+def _repeated_pass(
+    options: Options, rnd: Round, exchange_no: int, seat: int, cards: Sequence[str]
+) -> Cards | None:
+    """The recorded pass if this is a repeat of a pass of a resolved exchange."""
+    if not 1 <= exchange_no <= len(rnd.passes):
+        return None
+    recorded = rnd.passes[exchange_no - 1][seat]
+    try:
+        parsed = sort_cards(parse_card(c) for c in cards)
+    except CardError:
+        return None
+    return recorded if recorded == parsed and len(parsed) == options.pass_count else None
+
+
+def _pass_outcome(
+    rnd: Round, exchange_no: int, seat: int, cards: Cards, resolved: bool
+) -> dict[str, Any]:
+    return {
+        "round": rnd.number,
+        "exchange": exchange_no,
+        "seat": seat,
+        "cards": list(cards),
+        "resolved": resolved,
+        "waiting_for": [] if resolved else list(rnd.exchange.waiting_for),
+        "round_status": rnd.status.value,
+    }
+
+
+def _resolve_exchange(table: Table, exchange: Exchange) -> tuple[Table, list[Event]]:
+    rnd = table.round
+    assert rnd is not None
+    passes = tuple(c or () for c in exchange.choices)
+    hands = rotate(rnd.hands, passes, rnd.direction)
+    rnd = replace(
+        rnd,
+        hands=hands,
+        passes=rnd.passes + (exchange.choices,),
+        exchange=_open_exchange(exchange.number + 1, table.seats),
+    )
+    table = replace(table, round=rnd)
+    events: list[Event] = [
+        {"type": "exchange-resolved", "round": rnd.number, "exchange": exchange.number}
+    ]
+    if table.options.declaration == "automatic":
+        table, more = _settle_automatic(table)
+        events.extend(more)
+    assert table.round is not None
+    max_exchanges = table.options.max_exchanges
+    if (
+        table.round.status is RoundStatus.PASSING
+        and max_exchanges is not None
+        and (len(table.round.passes) >= max_exchanges)
+    ):
+        table, more = _end_round(table, (), "void")
+        events.extend(more)
+    return table, events
+
+
+# --- declaring --------------------------------------------------------------
+
+
+def check_hand(options: Options, hand: Sequence[str]) -> tuple[bool, str]:
+    """Whether ``hand`` wins under ``options`` (RULES.md 2.6), with a sentence
+    saying why or why not (``"The hand holds 6 hearts; 7 of one suit are
+    needed."``). ``hand`` must hold canonical codes."""
+    suits = winning_suits(hand, options.win_count)
+    if suits:
+        return True, f"The hand holds {describe_count(suit_counts(hand)[suits[0]], suits[0])}."
+    counts = suit_counts(hand)
+    best = max(counts, key=lambda s: counts[s])
+    return False, (
+        f"The hand holds {describe_count(counts[best], best)}; "
+        f"{options.win_count} cards of one suit are needed."
+    )
+
+
+def claim(table: Table, round_no: int, seat: int, now_ms: int) -> Transition:
+    """A seat declares a win (RULES.md 2.6, 2.7).
+
+    A valid claim ends the passing at once; chosen but unresolved passes are
+    cancelled. With ``claim_window_ms`` 0 the claimant wins outright; otherwise
+    the round waits until the window closes for other winning hands to claim.
+    An invalid claim raises ``claim-not-winning`` with the reason, changes
+    nothing and carries a ``claim-rejected`` event to record (its public form
+    names no card). Also raises ``no-round-in-play``, ``match-over``,
+    ``stale-round``, ``round-over``, ``claim-window-closed``,
+    ``already-claimed`` and ``declaration-automatic``.
+    """
+    settled = settle_due(table, now_ms)
+    table = settled.table
+    if (
+        table.round is not None
+        and table.round.status is RoundStatus.OVER
+        and (table.round.window_closes_at_ms is not None and table.round.number == round_no)
+    ):
+        raise RuleViolation(
+            "claim-window-closed",
+            f"The claim window of round {round_no} closed at {table.round.window_closes_at_ms}.",
+            extra=_numbers(table),
+        )
+    rnd = _round_for(table, round_no, seat)
+    if table.options.declaration == "automatic":
+        raise RuleViolation(
+            "declaration-automatic",
+            "This table declares automatically: the referee ends the round as soon as a hand wins.",
+        )
+    if rnd.status is RoundStatus.OVER:
+        raise RuleViolation("round-over", f"Round {rnd.number} is over.", extra=_numbers(table))
+    if any(c.seat == seat for c in rnd.claims):
+        raise RuleViolation("already-claimed", f"Seat {seat} has already declared in this round.")
+    hand = rnd.hands[seat]
+    wins, reason = check_hand(table.options, hand)
+    if not wins:
+        raise RuleViolation(
+            "claim-not-winning",
+            reason,
+            [FieldError("", reason)],
+            record=settled.events
+            + ({"type": "claim-rejected", "round": rnd.number, "seat": seat},),
+        )
+    claim_ = Claim(seat=seat, at_ms=now_ms, hand=hand)
+    events: list[Event] = [
+        {"type": "claim-accepted", "round": rnd.number, "seat": seat, "hand": list(hand)}
+    ]
+    window = table.options.claim_window_ms
+    if rnd.status is RoundStatus.PASSING:
+        cancelled = replace(rnd.exchange, choices=(None,) * table.seats)
+        rnd = replace(rnd, exchange=cancelled, claims=(claim_,))
+        if window > 0:
+            rnd = replace(rnd, status=RoundStatus.CLAIM_WINDOW, window_closes_at_ms=now_ms + window)
+            table = replace(table, round=rnd)
+        else:
+            table = replace(table, round=rnd)
+            table, more = _end_round(table, (claim_,), None)
+            events.extend(more)
+    else:  # the window is open: a simultaneous claim
+        table = replace(table, round=replace(rnd, claims=rnd.claims + (claim_,)))
+    assert table.round is not None
+    outcome = {
+        "round": rnd.number,
+        "seat": seat,
+        "accepted": True,
+        "round_status": table.round.status.value,
+        "window_closes_at_ms": table.round.window_closes_at_ms,
+        "result": result_json(table.round.result),
+        "match": match_json(table),
+    }
+    return Transition(table, settled.events + tuple(events), outcome)
+
+
+def settle_due(table: Table, now_ms: int) -> Transition:
+    """Close a claim window whose time has come (RULES.md 2.7); otherwise
+    return the table unchanged with no events. Every transition starts here,
+    so a window closes for good at the first move after its time."""
+    rnd = table.round
+    if (
+        rnd is None
+        or rnd.status is not RoundStatus.CLAIM_WINDOW
+        or rnd.window_closes_at_ms is None
+        or now_ms < rnd.window_closes_at_ms
+    ):
+        return Transition(table)
+    table, events = _end_round(table, rnd.claims, None)
+    return Transition(table, tuple(events))
+
+
+def _settle_automatic(table: Table) -> tuple[Table, list[Event]]:
+    """Under ``automatic``, every winning hand wins at once (RULES.md 2.6)."""
+    rnd = table.round
+    assert rnd is not None
+    winners = tuple(
+        Claim(seat=s, at_ms=0, hand=h)
+        for s, h in enumerate(rnd.hands)
+        if winning_suits(h, table.options.win_count)
+    )
+    if not winners:
+        return table, []
+    return _end_round(table, winners, None)
+
+
+# --- the end of a round and of the match -----------------------------------------
+
+
+def _end_round(
+    table: Table, claims: Sequence[Claim], settled_by: str | None
+) -> tuple[Table, list[Event]]:
+    """Settle the round among ``claims`` (or void it), score it and check the match."""
+    rnd = table.round
+    assert rnd is not None
+    seats = table.seats
+    if claims:
+        winners, settled_by = settle(
+            table.options, rnd.dealer, seats, [(c.seat, c.hand) for c in claims]
+        )
+    else:
+        winners, settled_by = (), settled_by or "void"
+    result = RoundResult(
+        round=rnd.number,
+        dealer=rnd.dealer,
+        exchanges=len(rnd.passes),
+        winners=winners,
+        hands=tuple(sorted((c.seat, c.hand) for c in claims)),
+        settled_by=settled_by,
+    )
+    cleared = replace(rnd.exchange, choices=(None,) * seats)
+    rnd = replace(rnd, status=RoundStatus.OVER, exchange=cleared, result=result)
+    wins = tuple(w + (1 if s in winners else 0) for s, w in enumerate(table.wins))
+    table = replace(table, round=rnd, wins=wins, results=table.results + (result,))
+    events: list[Event] = [
+        {"type": "round-void" if not winners else "round-won", **_result_dict(result)}
+    ]
+    table, more = _check_match(table)
+    return table, events + more
+
+
+def _check_match(table: Table) -> tuple[Table, list[Event]]:
+    """End the match when its rule says so (RULES.md 2.8)."""
+    match = table.options.match
+    winners: tuple[int, ...] = ()
+    if match.kind == "target_wins":
+        assert match.count is not None
+        winners = tuple(s for s, w in enumerate(table.wins) if w >= match.count)
+        if not winners:
+            return table, []
+    elif match.kind == "deals":
+        assert match.count is not None
+        if len(table.results) < match.count:
+            return table, []
+        winners = _leaders(table.wins)
+    else:
+        return table, []
+    table = replace(table, match_status=MatchStatus.WON, match_winners=winners)
+    return table, [{"type": "match-won", **match_json(table)}]
+
+
+def _leaders(wins: Sequence[int]) -> tuple[int, ...]:
+    """The seats with the most round wins; nobody when no round was won."""
+    top = max(wins)
+    return tuple(s for s, w in enumerate(wins) if w == top) if top > 0 else ()
+
+
+def finish(table: Table, now_ms: int) -> Transition:
+    """The host ends the match now (RULES.md 2.8 ``open``; or abandons any match).
+
+    A round still in play is cancelled and not scored. An ``open`` match is
+    ``finished`` with the leaders as winners; any other is ``abandoned`` with
+    no winner. Raises ``match-over`` when the match has already ended.
+    """
+    settled = settle_due(table, now_ms)
+    table = settled.table
+    if table.match_status is not MatchStatus.IN_PROGRESS:
+        raise RuleViolation("match-over", "The match is already over.")
+    events: list[Event] = []
+    rnd = table.round
+    if rnd is not None and rnd.status is not RoundStatus.OVER:
+        cancelled = RoundResult(rnd.number, rnd.dealer, len(rnd.passes), (), (), "abandoned")
+        rnd = replace(
+            rnd,
+            status=RoundStatus.OVER,
+            exchange=replace(rnd.exchange, choices=(None,) * table.seats),
+            result=cancelled,
+        )
+        table = replace(table, round=rnd)
+        events.append({"type": "round-abandoned", "round": rnd.number})
+    if table.options.match.kind == "open":
+        table = replace(
+            table, match_status=MatchStatus.FINISHED, match_winners=_leaders(table.wins)
+        )
+    else:
+        table = replace(table, match_status=MatchStatus.ABANDONED, match_winners=())
+    events.append({"type": f"match-{table.match_status.value}", **match_json(table)})
+    return Transition(table, settled.events + tuple(events), match_json(table))
+
+
+# --- helpers ---------------------------------------------------------------------
+
+
+def _numbers(table: Table) -> dict[str, Any]:
+    """The current round and exchange numbers, for 409 answers."""
+    rnd = table.round
+    return {
+        "current_round": rnd.number if rnd else None,
+        "current_exchange": rnd.exchange.number
+        if rnd and rnd.status is RoundStatus.PASSING
+        else None,
+        "round_status": rnd.status.value if rnd else None,
+    }
+
+
+def _round_for(table: Table, round_no: int, seat: int) -> Round:
+    """The current round, if ``round_no`` names it and ``seat`` sits at the table."""
+    if not 0 <= seat < table.seats:
+        raise RuleViolation("seat-unknown", f"There is no seat {seat} at this table.")
+    if table.match_status is not MatchStatus.IN_PROGRESS:
+        raise RuleViolation("match-over", "The match is over.", extra=_numbers(table))
+    rnd = table.round
+    if rnd is None:
+        raise RuleViolation(
+            "no-round-in-play", "No round has been dealt yet.", extra=_numbers(table)
+        )
+    if round_no != rnd.number:
+        raise RuleViolation(
+            "stale-round",
+            f"Round {round_no} is not the current round; the current round is {rnd.number}.",
+            extra=_numbers(table),
+        )
+    return rnd
+
+
+def result_json(result: RoundResult | None) -> dict[str, Any] | None:
+    """The public form of a round's result (``None`` while there is none)."""
+    return None if result is None else _result_dict(result)
+
+
+def _result_dict(result: RoundResult) -> dict[str, Any]:
+    """The public form of a round's result: winners and the hands shown."""
+    return {
+        "round": result.round,
+        "dealer": result.dealer,
+        "exchanges": result.exchanges,
+        "winners": list(result.winners),
+        "settled_by": result.settled_by,
+        "hands": [{"seat": s, "cards": list(h)} for s, h in result.hands],
+    }
+
+
+def match_json(table: Table) -> dict[str, Any]:
+    """The public form of the match state."""
+    return {"status": table.match_status.value, "winners": list(table.match_winners)}

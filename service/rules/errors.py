@@ -1,0 +1,74 @@
+"""Rule violations: why the referee refuses a move, in words and as a stable code.
+
+The rules never speak HTTP. Each code belongs to one :class:`Kind`; the API
+layer maps kinds to status codes (``conflict`` → 409, ``invalid`` → 422,
+``not-found`` → 404).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class Kind(Enum):
+    """What sort of refusal a code is."""
+
+    INVALID = "invalid"
+    """The move breaks a rule or names impossible values; retrying it cannot help."""
+    CONFLICT = "conflict"
+    """The move does not fit the table's current phase or numbers; re-read and retry."""
+    NOT_FOUND = "not-found"
+    """The move names a seat or round that does not exist."""
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    """One problem at one place of the request, as an RFC 6901 JSON pointer."""
+
+    pointer: str
+    detail: str
+
+
+CODES: dict[str, Kind] = {
+    "unknown-variant": Kind.INVALID,
+    "options-invalid": Kind.INVALID,
+    "deal-invalid": Kind.INVALID,
+    "pass-invalid": Kind.INVALID,
+    "claim-not-winning": Kind.INVALID,
+    "seat-unknown": Kind.NOT_FOUND,
+    "round-in-play": Kind.CONFLICT,
+    "no-round-in-play": Kind.CONFLICT,
+    "stale-round": Kind.CONFLICT,
+    "stale-exchange": Kind.CONFLICT,
+    "round-over": Kind.CONFLICT,
+    "claim-window-closed": Kind.CONFLICT,
+    "declaration-automatic": Kind.CONFLICT,
+    "already-claimed": Kind.CONFLICT,
+    "match-over": Kind.CONFLICT,
+}
+"""Every code the engine raises, with its kind. Codes are part of the API contract."""
+
+
+@dataclass(slots=True)
+class RuleViolation(Exception):
+    """A refused move: ``code`` (stable, see :data:`CODES`), ``detail`` (a sentence
+    a player understands), ``errors`` (per-field problems) and ``extra`` (facts
+    that help the caller recover, such as the current round and exchange)."""
+
+    code: str
+    detail: str
+    errors: list[FieldError] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+    record: tuple[dict[str, Any], ...] = ()
+    """Public events to log although the move is refused (RULES.md 2.6: an
+    invalid declaration is recorded in the round's log). Nothing else changes."""
+
+    def __post_init__(self) -> None:
+        Exception.__init__(self, self.detail)
+
+    @property
+    def kind(self) -> Kind:
+        """The kind of refusal, from :data:`CODES`."""
+        return CODES[self.code]

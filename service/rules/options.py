@@ -1,0 +1,297 @@
+"""The option set and the variant presets of RULES.md 2.2 and 2.9.
+
+:func:`resolve_options` turns a preset name, a caller's overrides and a number
+of seats into a consistent :class:`Options`, or raises an
+:class:`~service.rules.errors.RuleViolation` that lists every inconsistency at
+once, each with a JSON pointer into the request (``/options/deck_low_rank``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+from .cards import RANK_INDEX, RANKS, SKAT32_DECK, STANDARD_DECK, suit_counts, trimmed_deck
+from .errors import FieldError, RuleViolation
+
+DECKS = ("trimmed", "full", "skat32")
+PASSINGS = ("simultaneous",)
+"""Passing modes this version plays. ``chain`` and ``swap`` (RULES.md 2.5) come next."""
+DIRECTIONS = ("left", "right", "alternate")
+DECLARATIONS = ("manual", "automatic")
+SIMULTANEOUS_WINS = ("highest-card", "shared", "highest-sum")
+MATCH_KINDS = ("target_wins", "deals", "open")
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """How a match ends (RULES.md 2.8): ``kind`` is one of :data:`MATCH_KINDS`;
+    ``count`` is the target or the number of deals (``None`` for ``open``)."""
+
+    kind: str
+    count: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form: ``{"target_wins": 5}``, ``{"deals": 5}``, ``{"open": true}``."""
+        return {"open": True} if self.kind == "open" else {self.kind: self.count}
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """One consistent set of the options of RULES.md 2.2."""
+
+    hand_size: int
+    win_count: int
+    deck: str
+    deck_low_rank: str | None
+    passing: str
+    pass_count: int
+    direction: str
+    declaration: str
+    claim_window_ms: int
+    simultaneous_wins: str
+    max_exchanges: int | None
+    match: Match
+    call: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form, with ``match`` as in :meth:`Match.to_json`."""
+        data = asdict(self)
+        data["match"] = self.match.to_json()
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Preset:
+    """A named set of options with the seat counts it is played with (RULES.md 2.9)."""
+
+    name: str
+    min_seats: int
+    max_seats: int
+    options: Options
+    source: str
+    description: str
+
+
+_CLASSIC = Options(
+    hand_size=7,
+    win_count=7,
+    deck="trimmed",
+    deck_low_rank=None,
+    passing="simultaneous",
+    pass_count=1,
+    direction="left",
+    declaration="manual",
+    claim_window_ms=0,
+    simultaneous_wins="highest-card",
+    max_exchanges=None,
+    match=Match("target_wins", 5),
+    call="My ship sails!",
+)
+
+PRESETS: dict[str, Preset] = {
+    p.name: p
+    for p in (
+        Preset("classic", 4, 7, _CLASSIC, "000", "Seven cards from a trimmed deck, pass one left."),
+        Preset(
+            "circle",
+            4,
+            7,
+            replace(
+                _CLASSIC,
+                deck="full",
+                claim_window_ms=1500,
+                simultaneous_wins="shared",
+                match=Match("deals", 5),
+            ),
+            "001",
+            "Closed circle: full deck, the rest set aside; close calls are shared; 5 deals.",
+        ),
+        Preset(
+            "mein-schiff",
+            4,
+            7,
+            replace(_CLASSIC, deck="full", match=Match("open"), call="Mein Schiff segelt!"),
+            "002",
+            "Mein Schiff segelt: full deck, the rest set aside, play as long as you like.",
+        ),
+        Preset("pass-two", 4, 7, replace(_CLASSIC, pass_count=2), "000", "Pass two cards."),
+        Preset("pass-right", 4, 7, replace(_CLASSIC, direction="right"), "000", "Pass right."),
+        Preset(
+            "alternate",
+            4,
+            7,
+            replace(_CLASSIC, direction="alternate"),
+            "000",
+            "Round 1 passes left, round 2 right, and so on.",
+        ),
+        Preset(
+            "my-star-shines",
+            4,
+            7,
+            replace(_CLASSIC, call="My star shines!"),
+            "000",
+            "Classic under its Scottish name.",
+        ),
+        Preset(
+            "whehee",
+            3,
+            10,
+            replace(_CLASSIC, deck="full", hand_size=3, win_count=3, call="Whehee!"),
+            "000",
+            "Whehee / Wizzy Wizzy Wee: three cards from a full deck.",
+        ),
+    )
+}
+
+OPTION_NAMES = tuple(f.name for f in fields(Options))
+MIN_SEATS, MAX_SEATS = 2, 10
+
+
+def deck_for(options: Options, seats: int) -> tuple[str, ...]:
+    """The round's deck (RULES.md 2.3) for a consistent option set."""
+    if options.deck == "trimmed":
+        return trimmed_deck(options.hand_size * seats, options.deck_low_rank)
+    if options.deck == "skat32":
+        return SKAT32_DECK
+    return STANDARD_DECK
+
+
+def deals_whole_deck(options: Options) -> bool:
+    """True when every card of the deck must be in a hand (RULES.md 2.4)."""
+    return options.deck in ("trimmed", "skat32")
+
+
+def _parse_match(value: Any, errors: list[FieldError]) -> Match | None:
+    pointer = "/options/match"
+    if not isinstance(value, Mapping) or len(value) != 1:
+        errors.append(
+            FieldError(
+                pointer,
+                'match must be exactly one of {"target_wins": n}, {"deals": n}, {"open": true}',
+            )
+        )
+        return None
+    ((kind, count),) = value.items()
+    if kind not in MATCH_KINDS:
+        errors.append(FieldError(pointer, f"unknown match kind {kind!r}; use one of {MATCH_KINDS}"))
+        return None
+    if kind == "open":
+        if count is not True:
+            errors.append(FieldError(f"{pointer}/open", 'an open match is written {"open": true}'))
+            return None
+        return Match("open")
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 1000:
+        errors.append(FieldError(f"{pointer}/{kind}", f"{kind} must be a whole number 1..1000"))
+        return None
+    return Match(kind, count)
+
+
+def resolve_options(preset_name: str, overrides: Mapping[str, Any], seats: int) -> Options:
+    """Merge ``overrides`` into the preset and check the result is one game.
+
+    ``overrides`` holds option names of RULES.md 2.2 with wire values (``match``
+    as a one-key object); ``seats`` is the number of players. Raises
+    :class:`RuleViolation` ``options-invalid`` listing every problem: unknown
+    preset, seat count outside the preset's range, ``hand_size*N`` over the
+    deck, ``deck_low_rank`` without ``trimmed`` or without a multiple of 4,
+    a ``win_count`` no suit of the deck can reach, and so on (RULES.md 2.9).
+    """
+    preset = PRESETS.get(preset_name)
+    if preset is None:
+        raise RuleViolation(
+            "unknown-variant",
+            f"There is no variant {preset_name!r}; known: {', '.join(PRESETS)}.",
+            [FieldError("/variant", f"unknown variant {preset_name!r}")],
+        )
+    errors: list[FieldError] = []
+    values = preset.options.to_json()
+    for name, value in overrides.items():
+        if name not in OPTION_NAMES:
+            errors.append(FieldError(f"/options/{name}", f"unknown option {name!r}"))
+        else:
+            values[name] = value
+    match = _parse_match(values["match"], errors)
+    options = Options(**{**values, "match": match or preset.options.match})
+    errors.extend(_consistency_errors(options, seats, preset))
+    if errors:
+        raise RuleViolation(
+            "options-invalid",
+            "These options do not make one consistent game: "
+            + "; ".join(e.detail for e in errors)
+            + ".",
+            errors,
+        )
+    return options
+
+
+def _consistency_errors(o: Options, seats: int, preset: Preset) -> list[FieldError]:
+    """Every way the options contradict each other or the seat count."""
+    errors: list[FieldError] = []
+
+    def bad(option: str, detail: str) -> None:
+        errors.append(FieldError(f"/options/{option}" if option else "/players", detail))
+
+    if not preset.min_seats <= seats <= preset.max_seats:
+        bad(
+            "",
+            f"{preset.name} is for {preset.min_seats} to {preset.max_seats} players, not {seats}",
+        )
+    for name, allowed in (
+        ("deck", DECKS),
+        ("passing", PASSINGS),
+        ("direction", DIRECTIONS),
+        ("declaration", DECLARATIONS),
+        ("simultaneous_wins", SIMULTANEOUS_WINS),
+    ):
+        if getattr(o, name) not in allowed:
+            bad(name, f"{name} must be one of {', '.join(allowed)}, not {getattr(o, name)!r}")
+    if o.pass_count not in (1, 2):
+        bad("pass_count", "pass_count must be 1 or 2")
+    if not 1 <= o.hand_size <= 26:
+        bad("hand_size", "hand_size must be 1..26")
+    if not 1 <= o.win_count <= o.hand_size:
+        bad("win_count", f"win_count must be 1..hand_size ({o.hand_size}), not {o.win_count}")
+    if o.pass_count > o.hand_size:
+        bad("pass_count", "a seat cannot pass more cards than it holds")
+    if o.claim_window_ms < 0 or o.claim_window_ms > 60_000:
+        bad("claim_window_ms", "claim_window_ms must be 0..60000")
+    if o.max_exchanges is not None and not 1 <= o.max_exchanges <= 10_000:
+        bad("max_exchanges", "max_exchanges must be 1..10000 or null")
+    if not o.call or len(o.call) > 80:
+        bad("call", "call must be 1..80 characters")
+    if o.deck_low_rank is not None:
+        if o.deck_low_rank not in RANK_INDEX:
+            bad("deck_low_rank", f"deck_low_rank must be a rank ({' '.join(RANKS)}) or null")
+        elif o.deck != "trimmed":
+            bad("deck_low_rank", "deck_low_rank applies only to the trimmed deck")
+    if errors:
+        return errors  # the checks below need sane single values
+    dealt = o.hand_size * seats
+    if o.deck == "trimmed":
+        if dealt > 52:
+            bad("hand_size", f"{seats} hands of {o.hand_size} need {dealt} cards; a deck has 52")
+        elif o.deck_low_rank is not None and dealt % 4:
+            bad(
+                "deck_low_rank",
+                f"deck_low_rank needs hand_size*players to be a multiple of 4, not {dealt}",
+            )
+    elif o.deck == "skat32" and dealt != 32:
+        bad("hand_size", f"skat32 deals all 32 cards: {seats} hands of {o.hand_size} deal {dealt}")
+    elif o.deck == "full" and dealt > 52:
+        bad("hand_size", f"{seats} hands of {o.hand_size} need {dealt} cards; a deck has 52")
+    if errors:
+        return errors
+    try:
+        deck = deck_for(o, seats)
+    except ValueError as exc:
+        bad("deck_low_rank", str(exc))
+        return errors
+    longest_suit = max(suit_counts(deck).values())
+    if o.win_count > longest_suit:
+        bad(
+            "win_count",
+            f"no suit of this deck has {o.win_count} cards (the longest has {longest_suit})",
+        )
+    return errors

@@ -1,0 +1,73 @@
+"""Winning hands and simultaneous winners (RULES.md 2.6 and 2.7)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .cards import RANK_INDEX, SUITS, sort_cards
+from .options import Options
+
+Cards = tuple[str, ...]
+
+# RULES.md 2.7 highest-sum: Ace 11, K Q J 10 count 10, others their pip value.
+CARD_VALUE = {r: (11 if r == "A" else 10 if r in "TJQK" else int(r)) for r in "23456789TJQKA"}
+
+
+def winning_suits(hand: Sequence[str], win_count: int) -> list[str]:
+    """The suits of which ``hand`` holds at least ``win_count`` cards."""
+    counts = dict.fromkeys(SUITS, 0)
+    for card in hand:
+        counts[card[1]] += 1
+    return [s for s in SUITS if counts[s] >= win_count]
+
+
+def _suit_cards(hand: Sequence[str], suit: str, win_count: int) -> Cards:
+    """The ``win_count`` highest cards of ``suit`` in ``hand``, high to low."""
+    return sort_cards(c for c in hand if c[1] == suit)[:win_count]
+
+
+def highest_card_key(hand: Sequence[str], win_count: int) -> tuple[int, ...]:
+    """Comparison key of a winning hand under ``highest-card``: the ranks of the
+    winning suit from the highest down (the best suit if several win)."""
+    return max(
+        tuple(RANK_INDEX[c[0]] for c in _suit_cards(hand, s, win_count))
+        for s in winning_suits(hand, win_count)
+    )
+
+
+def highest_sum_key(hand: Sequence[str], win_count: int) -> int:
+    """Comparison key under ``highest-sum``: the card values of the winning suit."""
+    return max(
+        sum(CARD_VALUE[c[0]] for c in _suit_cards(hand, s, win_count))
+        for s in winning_suits(hand, win_count)
+    )
+
+
+def nearest_dealers_left(seats_in_tie: Sequence[int], dealer: int, seats: int) -> int:
+    """The seat of a tie that sits first clockwise from the dealer (RULES.md 2.7)."""
+    return min(seats_in_tie, key=lambda s: (s - dealer - 1) % seats)
+
+
+def settle(
+    options: Options, dealer: int, seats: int, winning: Sequence[tuple[int, Sequence[str]]]
+) -> tuple[tuple[int, ...], str]:
+    """Decide a round among winning hands ``(seat, hand)``.
+
+    Returns the winners in seat order and how it was settled: ``"sole"`` for a
+    single winning hand, else the ``simultaneous_wins`` rule, reported as
+    ``"shared"`` when ``highest-card`` finds every rank equal (RULES.md 2.7).
+    """
+    if len(winning) == 1:
+        return (winning[0][0],), "sole"
+    rule = options.simultaneous_wins
+    if rule == "shared":
+        return tuple(sorted(s for s, _ in winning)), "shared"
+    if rule == "highest-sum":
+        sums = {s: highest_sum_key(h, options.win_count) for s, h in winning}
+        top = max(sums.values())
+        tied = [s for s, v in sums.items() if v == top]
+        return (nearest_dealers_left(tied, dealer, seats),), "highest-sum"
+    keys = {s: highest_card_key(h, options.win_count) for s, h in winning}
+    best = max(keys.values())
+    top_seats = tuple(sorted(s for s, k in keys.items() if k == best))
+    return top_seats, ("highest-card" if len(top_seats) == 1 else "shared")

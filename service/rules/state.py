@@ -1,0 +1,148 @@
+"""Frozen states of a table, a round and an exchange.
+
+An exchange is modelled as "the seats that must choose, their choices, and how
+it resolves" (RULES.md 2.5), so that chain and swap passing fit beside the
+simultaneous mode. Cards are canonical codes (see :mod:`.cards`); every tuple
+of cards is kept in canonical order so that no pick order is ever stored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from .options import Options
+
+Cards = tuple[str, ...]
+
+
+class RoundStatus(StrEnum):
+    """Where a round stands."""
+
+    PASSING = "passing"
+    """Exchanges go on; claims are taken (RULES.md 2.5, 2.6)."""
+    CLAIM_WINDOW = "claim-window"
+    """A valid claim ended the passing; other winning hands may still claim
+    until ``window_closes_at_ms`` (RULES.md 2.7, manual with a window)."""
+    OVER = "over"
+    """Settled: ``result`` says who won, or that the round was void."""
+
+
+class MatchStatus(StrEnum):
+    """Where a match stands (RULES.md 2.8)."""
+
+    IN_PROGRESS = "in-progress"
+    WON = "won"
+    """Ended by its own rule (target reached, deals played)."""
+    FINISHED = "finished"
+    """An open match ended by the host."""
+    ABANDONED = "abandoned"
+    """Ended by the host before its own rule ended it; no winner."""
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """One exchange of a round.
+
+    ``choosers`` are the seats that must choose before it resolves; ``choices``
+    is indexed by seat (``None`` = not chosen yet, or not a chooser);
+    ``resolution`` names how it resolves: ``"rotate"`` gives every seat's cards
+    to its neighbour in ``Round.direction``.
+    """
+
+    number: int
+    choosers: tuple[int, ...]
+    choices: tuple[Cards | None, ...]
+    resolution: str = "rotate"
+
+    @property
+    def waiting_for(self) -> tuple[int, ...]:
+        """Choosers that have not chosen yet."""
+        return tuple(s for s in self.choosers if self.choices[s] is None)
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A valid declaration: the seat, when it arrived (ms since the epoch), and
+    the winning hand it showed."""
+
+    seat: int
+    at_ms: int
+    hand: Cards
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    """How a round ended.
+
+    ``winners`` is empty for a void round. ``hands`` holds the hands that were
+    shown (every valid claim, or every automatic winner), as ``(seat, cards)``.
+    ``settled_by`` is ``"sole"`` (one winner), ``"void"``, ``"abandoned"``, or the
+    ``simultaneous_wins`` rule that decided between several winning hands, with
+    ``"shared"`` also for a full ``highest-card`` tie (RULES.md 2.7).
+    """
+
+    round: int
+    dealer: int
+    exchanges: int
+    winners: tuple[int, ...]
+    hands: tuple[tuple[int, Cards], ...]
+    settled_by: str
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    """One deal and its play.
+
+    ``hands`` is indexed by seat. ``set_aside`` holds the cards of a ``full``
+    deck that nobody was dealt; they take no part and are never shown.
+    ``passes`` records every resolved exchange's choices (indexed like
+    ``hands``), which replays the round exactly and tells each seat what it
+    received last. ``exchange`` is the current exchange; it is kept (with its
+    cancelled choices cleared) once the round has stopped passing.
+    """
+
+    number: int
+    dealer: int
+    direction: str
+    hands: tuple[Cards, ...]
+    set_aside: Cards
+    exchange: Exchange
+    passes: tuple[tuple[Cards | None, ...], ...]
+    status: RoundStatus
+    claims: tuple[Claim, ...] = ()
+    window_closes_at_ms: int | None = None
+    result: RoundResult | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A whole match at one table.
+
+    ``names`` are the players in seat order (clockwise). ``draw`` holds the
+    first-dealer draw, one tuple of cards per drawing pass (``None`` for seats
+    that did not draw again), or is empty when the caller named the dealer.
+    ``wins`` are the round wins per seat. ``round`` is the current round, or
+    the last one once it is over, or ``None`` before the first deal.
+    """
+
+    variant: str
+    options: Options
+    names: tuple[str, ...]
+    first_dealer: int
+    draw: tuple[tuple[str | None, ...], ...]
+    wins: tuple[int, ...]
+    results: tuple[RoundResult, ...]
+    round: Round | None
+    match_status: MatchStatus
+    match_winners: tuple[int, ...] = ()
+
+    @property
+    def seats(self) -> int:
+        """Number of seats."""
+        return len(self.names)
+
+    @property
+    def next_dealer(self) -> int:
+        """The dealer of the next round: one seat left per round (RULES.md 1)."""
+        return (self.first_dealer + len(self.results)) % self.seats

@@ -1,0 +1,36 @@
+-- Commit one transition of a table atomically: compare the version, write the
+-- state, append the public events, refresh the expiry of every key.
+--
+-- KEYS[1] the table hash {v, n, s, a}; KEYS[2] the event list.
+-- ARGV[1] expected version ("0": the table must not exist yet)
+-- ARGV[2] the new state ("" keeps the state: a refused move that only
+--         records events; the version still moves, as the event count does)
+-- ARGV[3] time to live in seconds
+-- ARGV[4] the auth record ("" keeps it)
+-- ARGV[5..] events, in order, as JSON text
+-- Returns {version, event count} on success, {-1, current version} on a conflict.
+-- The rules are never here: this script only stores what the engine decided.
+local current = redis.call('HGET', KEYS[1], 'v')
+if current == false then current = '0' end
+if current ~= ARGV[1] then
+  return {-1, tonumber(current)}
+end
+local version = tonumber(current) + 1
+redis.call('HSET', KEYS[1], 'v', version)
+if ARGV[2] ~= '' then
+  redis.call('HSET', KEYS[1], 's', ARGV[2])
+end
+if ARGV[4] ~= '' then
+  redis.call('HSET', KEYS[1], 'a', ARGV[4])
+end
+local count = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
+if #ARGV > 4 then
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, 5))
+  count = count + #ARGV - 4
+  redis.call('HSET', KEYS[1], 'n', count)
+end
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  redis.call('EXPIRE', KEYS[2], ARGV[3])
+end
+return {version, count}

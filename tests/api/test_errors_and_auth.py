@@ -1,0 +1,200 @@
+"""Refusals: problem+json, who may do what, and that a refusal changes nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import redis
+
+from service import create_app
+from service.config import Settings
+from service.storage.store import all_keys
+
+from ..helpers import Table, TableClient, bearer
+from .test_play import WINNING_AT_DEAL
+
+
+def snapshot(r: redis.Redis, t: Table) -> dict[str, Any]:
+    """Every key of the table, byte for byte (DUMP), with its TTL bucket."""
+    return {k: r.dump(k) for k in all_keys(t.table_id)}
+
+
+def test_passing_a_card_not_held_is_422_and_leaves_redis_byte_for_byte(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    t = tables.create(4)
+    tables.deal(t, WINNING_AT_DEAL)
+    tables.pass_(t, 1, 1, 1, ["8D"])
+    before = snapshot(redis_client, t)
+    r = tables.pass_(t, 1, 1, 0, ["AS"])
+    assert r.status_code == 422
+    assert r.content_type == "application/problem+json"
+    body = r.get_json()
+    assert body["code"] == "pass-invalid"
+    assert body["errors"] == [{"pointer": "/cards/0", "detail": "AS is not in this hand"}]
+    assert snapshot(redis_client, t) == before
+
+
+@pytest.mark.parametrize(
+    ("body", "pointer"),
+    [
+        ({"cards": []}, "/cards"),
+        ({"cards": ["8H"], "extra": 1}, "/extra"),
+        ({"cards": "8H"}, "/cards"),
+        ({}, "/cards"),
+    ],
+)
+def test_invalid_pass_bodies_are_422_with_pointers_and_change_nothing(
+    tables: TableClient, redis_client: redis.Redis, body: dict[str, Any], pointer: str
+) -> None:
+    t = tables.create(4)
+    tables.deal(t, WINNING_AT_DEAL)
+    before = snapshot(redis_client, t)
+    r = tables.client.put(
+        f"{t.url}/rounds/1/exchanges/1/passes/0", json=body, headers=bearer(t.seats[0])
+    )
+    assert r.status_code == 422
+    assert pointer in [e.get("pointer") for e in r.get_json()["errors"]]
+    assert snapshot(redis_client, t) == before
+
+
+def test_malformed_json_is_400_problem(tables: TableClient) -> None:
+    t = tables.create(4)
+    r = tables.client.post(
+        f"{t.url}/rounds",
+        data="{not json",
+        headers={**bearer(t.host), "Content-Type": "application/json"},
+    )
+    assert r.status_code == 400
+    assert r.content_type == "application/problem+json"
+    assert r.get_json()["code"] == "malformed-request"
+
+
+def test_inconsistent_options_are_422_with_every_reason(client: Any) -> None:
+    r = client.post(
+        "/v1/tables",
+        json={
+            "players": ["a", "b", "c", "d", "e"],
+            "options": {"deck_low_rank": "2", "claim_window_ms": 5},
+        },
+    )
+    assert r.status_code == 422
+    body = r.get_json()
+    assert body["code"] == "options-invalid"
+    assert body["errors"] == [
+        {
+            "pointer": "/options/deck_low_rank",
+            "detail": "deck_low_rank needs hand_size*players to be a multiple of 4, not 35",
+        }
+    ]
+
+
+def test_submitted_deal_problems_are_all_listed_and_nothing_is_dealt(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    t = tables.create(4)
+    before = snapshot(redis_client, t)
+    bad = [h[:] for h in WINNING_AT_DEAL]
+    bad[0][0] = "2H"
+    bad[1][0] = "KH"
+    r = tables.deal(t, bad)
+    assert r.status_code == 422
+    pointers = [e["pointer"] for e in r.get_json()["errors"]]
+    assert pointers == ["/hands/0/0", "/hands/1/0", "/hands"]
+    assert snapshot(redis_client, t) == before
+
+
+def test_unknown_table_is_404(client: Any) -> None:
+    for url in ("/v1/tables/AAAAAAAAAAAAAAAAAAAAAAAA", "/v1/tables/x"):
+        r = client.get(url)
+        assert r.status_code == 404 and r.get_json()["code"] == "table-not-found"
+
+
+def test_seat_two_cannot_read_seat_three(tables: TableClient) -> None:
+    t = tables.create(4)
+    tables.deal(t)
+    r = tables.client.get(f"{t.url}/seats/3", headers=bearer(t.seats[2]))
+    assert r.status_code == 403 and r.get_json()["code"] == "wrong-seat"
+    assert "hand" not in r.get_json()
+
+
+def test_authorization_matrix(tables: TableClient) -> None:
+    t = tables.create(4)
+    other = tables.create(4)
+    tables.deal(t, WINNING_AT_DEAL)
+    c = tables.client
+    seat_view = f"{t.url}/seats/0"
+    cases = [
+        (c.get(seat_view), 401, "token-missing"),
+        (c.get(seat_view, headers={"Authorization": "Basic abc"}), 401, "token-malformed"),
+        (c.get(seat_view, headers=bearer("x" * 43)), 401, "token-unknown"),
+        (c.get(seat_view, headers=bearer(other.seats[0])), 401, "token-unknown"),
+        (c.get(seat_view, headers=bearer(t.host)), 403, "seat-only"),
+        (tables.pass_(t, 1, 1, 0, ["8H"], token=t.seats[1]), 403, "wrong-seat"),
+        (tables.pass_(t, 1, 1, 0, ["8H"], token=t.host), 403, "seat-only"),
+        (c.post(f"{t.url}/rounds", headers=bearer(t.seats[0])), 403, "host-only"),
+        (c.post(f"{t.url}/finish", headers=bearer(t.seats[0])), 403, "host-only"),
+        (c.post(f"{t.url}/rounds/1/claims", headers=bearer(t.host)), 403, "seat-only"),
+        (c.post(f"{t.url}/rounds/1/claims"), 401, "token-missing"),
+        (c.delete(t.url, headers=bearer(other.host)), 401, "token-unknown"),
+    ]
+    for response, status, code in cases:
+        assert (response.status_code, response.get_json()["code"]) == (status, code)
+    assert tables.hand(t, 0) == ["AH", "KH", "QH", "JH", "TH", "9H", "8H"]
+
+
+def test_tokens_are_stored_only_as_hashes(tables: TableClient, redis_client: redis.Redis) -> None:
+    t = tables.create(4)
+    stored = b"".join(
+        redis_client.hget(f"referee:{{{t.table_id}}}:table", f) or b"" for f in (b"a", b"s")
+    )
+    for token in [t.host, *t.seats]:
+        assert token.encode() not in stored
+
+
+def test_invalid_claim_is_logged_without_cards(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    t = tables.create(4)
+    tables.deal(
+        t,
+        [
+            ["AH", "KH", "QH", "JH", "TH", "9H", "8D"],
+            ["AS", "KS", "QS", "JS", "TS", "9S", "8H"],
+            ["AD", "KD", "QD", "JD", "TD", "9D", "8S"],
+            ["AC", "KC", "QC", "JC", "TC", "9C", "8C"],
+        ],
+    )
+    state_before = redis_client.hget(f"referee:{{{t.table_id}}}:table", "s")
+    r = tables.claim(t, 1, 0)
+    assert r.status_code == 422
+    assert r.get_json()["detail"] == "The hand holds 6 hearts; 7 cards of one suit are needed."
+    assert redis_client.hget(f"referee:{{{t.table_id}}}:table", "s") == state_before
+    last = tables.events(t)[-1]
+    assert {k: v for k, v in last.items() if k not in ("seq", "at_ms")} == {
+        "type": "claim-rejected",
+        "round": 1,
+        "seat": 0,
+    }
+
+
+def test_redis_unreachable_answers_503_with_retry_after() -> None:
+    app = create_app(Settings(redis_url="redis://127.0.0.1:1/0", redis_timeout_seconds=0.2))
+    c = app.test_client()
+    assert c.get("/healthz").status_code == 200
+    for response in (
+        c.get("/readyz"),
+        c.post("/v1/tables", json={"players": ["a", "b", "c", "d"]}),
+        c.get("/v1/tables/AAAAAAAAAAAAAAAAAAAAAAAA"),
+    ):
+        assert response.status_code == 503
+        assert response.headers["Retry-After"] == "2"
+        assert response.get_json()["code"] == "redis-unavailable"
+
+
+def test_unknown_route_and_method_are_problems(client: Any) -> None:
+    r = client.get("/v2/nothing")
+    assert r.status_code == 404 and r.content_type == "application/problem+json"
+    r = client.patch("/v1/tables")
+    assert r.status_code == 405 and r.get_json()["code"] == "method-not-allowed"

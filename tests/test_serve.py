@@ -1,0 +1,90 @@
+"""`referee serve` as a user runs it: gunicorn plus the embedded Redis; a table
+survives a stop and a start; `referee openapi` writes the committed spec."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from .conftest import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def call(method: str, url: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method=method)
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            raw = response.read()
+            return response.status, json.loads(raw) if raw else None
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def start_service(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    env.update(PORT=str(port), REFEREE_DATA_DIR=str(data_dir), WEB_CONCURRENCY="2")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "serve"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    for _ in range(300):
+        try:
+            if call("GET", f"http://127.0.0.1:{port}/readyz")[0] == 200:
+                return proc
+        except OSError:
+            pass
+        time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError("the service did not become ready")
+
+
+def stop_service(proc: subprocess.Popen[bytes]) -> None:
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(30) == 0
+
+
+def test_serve_with_embedded_redis_keeps_tables_across_a_restart(tmp_path: Path) -> None:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    proc = start_service(tmp_path / "data", port)
+    try:
+        status, created = call(
+            "POST", f"{base}/v1/tables", {"players": ["A", "B", "C", "D"], "first_dealer": 0}
+        )
+        assert status == 201
+        table_id, host = created["table_id"], created["host_token"]
+        assert call("POST", f"{base}/v1/tables/{table_id}/rounds", {}, host)[0] == 201
+    finally:
+        stop_service(proc)
+    assert not (tmp_path / "data" / "redis.sock").exists()  # the embedded Redis stopped too
+    proc = start_service(tmp_path / "data", port)
+    try:
+        status, view = call("GET", f"{base}/v1/tables/{table_id}")
+        assert status == 200
+        assert view["round"]["number"] == 1 and view["round"]["status"] == "passing"
+        assert call("POST", f"{base}/v1/tables/{table_id}/rounds", {}, host)[0] == 409
+    finally:
+        stop_service(proc)
+
+
+def test_committed_openapi_matches_the_code(tmp_path: Path) -> None:
+    out = tmp_path / "openapi.yaml"
+    subprocess.run([sys.executable, "-m", "service.cli", "openapi", "-o", str(out)], check=True)
+    committed = (ROOT / "openapi.yaml").read_text()
+    assert out.read_text() == committed, "openapi.yaml is out of date: run `referee openapi`"
