@@ -12,8 +12,10 @@ from flask_smorest import Blueprint
 
 from ..rules import engine
 from ..rules.cards import CardError, parse_card
+from ..rules.deal import validate_deal
 from ..rules.errors import FieldError, RuleViolation
 from ..rules.options import PRESETS, resolve_options
+from ..rules.passing import parse_pass, rotate, source_seat
 from ..rules.settlement import winning_suits
 from .common import documented, referee
 from .problems import Problem
@@ -75,7 +77,7 @@ class CheckDeal(MethodView):
         """
         options = resolve_options(body["variant"], body["options"], body["players"])
         try:
-            hands = engine.validate_deal(options, body["players"], body["hands"])
+            hands = validate_deal(options, body["players"], body["hands"])
         except RuleViolation as violation:
             problems = [{"pointer": e.pointer, "detail": e.detail} for e in violation.errors]
             return {"valid": False, "problems": problems, "hands": None}
@@ -131,7 +133,7 @@ class CheckExchange(MethodView):
         """
         seats = len(body["hands"])
         options = resolve_options(body["variant"], body["options"], seats)
-        hands = engine.validate_deal(options, seats, body["hands"])
+        hands = validate_deal(options, seats, body["hands"])
         if len(body["passes"]) != seats:
             raise RuleViolation(
                 "pass-invalid",
@@ -141,7 +143,7 @@ class CheckExchange(MethodView):
         passes, problems = [], []
         for seat, cards in enumerate(body["passes"]):
             try:
-                passes.append(engine.parse_pass(options, hands[seat], cards, f"/passes/{seat}"))
+                passes.append(parse_pass(options, hands[seat], cards, f"/passes/{seat}"))
             except RuleViolation as violation:
                 problems.extend(violation.errors)
         if problems:
@@ -149,8 +151,8 @@ class CheckExchange(MethodView):
         direction = options.direction
         if direction == "alternate":
             direction = "left" if body["round"] % 2 else "right"
-        after = engine.rotate(hands, passes, direction)
-        received = [list(passes[engine.source_seat(s, direction, seats)]) for s in range(seats)]
+        after = rotate(hands, passes, direction)
+        received = [list(passes[source_seat(s, direction, seats)]) for s in range(seats)]
         return {"direction": direction, "hands": [list(h) for h in after], "received": received}
 
 

@@ -13,20 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any
 
-from .cards import (
-    RANK_INDEX,
-    STANDARD_DECK,
-    CardError,
-    describe_count,
-    describe_deck,
-    parse_card,
-    sort_cards,
-    suit_counts,
-)
+from .cards import CardError, describe_count, parse_card, sort_cards, suit_counts
+from .deal import Shuffler, draw_first_dealer, shuffle_and_deal, validate_deal
 from .errors import FieldError, RuleViolation
-from .options import Options, deals_whole_deck, deck_for, resolve_options
+from .options import Options, deck_for, resolve_options
+from .passing import open_exchange, parse_pass, rotate
 from .settlement import settle, winning_suits
 from .state import (
     Cards,
@@ -40,12 +33,6 @@ from .state import (
 )
 
 Event = dict[str, Any]
-
-
-class Shuffler(Protocol):
-    """What the engine needs of a random source."""
-
-    def shuffle(self, x: list[Any], /) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,24 +92,6 @@ def create_table(
     return Transition(table, tuple(events), {"first_dealer": first_dealer})
 
 
-def draw_first_dealer(seats: int, rng: Shuffler) -> tuple[int, tuple[tuple[str | None, ...], ...]]:
-    """Draw for the first dealer (RULES.md 1); returns the dealer and every pass
-    of the draw (each a card per seat, ``None`` for seats out of the draw)."""
-    drawing = list(range(seats))
-    passes: list[tuple[str | None, ...]] = []
-    while True:
-        deck = list(STANDARD_DECK)
-        rng.shuffle(deck)
-        drawn: list[str | None] = [None] * seats
-        for i, seat in enumerate(drawing):
-            drawn[seat] = deck[i]
-        passes.append(tuple(drawn))
-        low = min(RANK_INDEX[c[0]] for c in drawn if c is not None)
-        drawing = [s for s in drawing if (c := drawn[s]) is not None and RANK_INDEX[c[0]] == low]
-        if len(drawing) == 1:
-            return drawing[0], tuple(passes)
-
-
 # --- the deal --------------------------------------------------------------
 
 
@@ -153,7 +122,7 @@ def start_round(
     dealer = table.next_dealer
     deck = deck_for(options, table.seats)
     if hands is None:
-        dealt, set_aside = _shuffle_and_deal(deck, table.seats, dealer, options.hand_size, rng)
+        dealt, set_aside = shuffle_and_deal(deck, table.seats, dealer, options.hand_size, rng)
     else:
         dealt = validate_deal(options, table.seats, hands)
         in_hands = {c for h in dealt for c in h}
@@ -167,7 +136,7 @@ def start_round(
         direction=direction,
         hands=dealt,
         set_aside=set_aside,
-        exchange=_open_exchange(1, table.seats),
+        exchange=open_exchange(1, table.seats),
         passes=(),
         status=RoundStatus.PASSING,
     )
@@ -187,133 +156,7 @@ def start_round(
     return Transition(table, settled.events + tuple(events), {"round": number, "dealer": dealer})
 
 
-def _shuffle_and_deal(
-    deck: Sequence[str], seats: int, dealer: int, hand_size: int, rng: Shuffler
-) -> tuple[tuple[Cards, ...], Cards]:
-    """One card at a time, clockwise from the dealer's left (RULES.md 1)."""
-    cards = list(deck)
-    rng.shuffle(cards)
-    hands: list[list[str]] = [[] for _ in range(seats)]
-    for i in range(hand_size * seats):
-        hands[(dealer + 1 + i) % seats].append(cards[i])
-    return tuple(sort_cards(h) for h in hands), sort_cards(cards[hand_size * seats :])
-
-
-def validate_deal(
-    options: Options, seats: int, hands: Sequence[Sequence[str]]
-) -> tuple[Cards, ...]:
-    """Check a submitted deal (RULES.md 2.4) and return it in canonical form.
-
-    Raises ``deal-invalid`` listing every problem at once, each with a JSON
-    pointer (``/hands/2/5``): wrong number of hands or of cards, codes that are
-    no card, cards not in the round's deck, cards dealt twice, and with a deck
-    that must be dealt whole, the cards left out.
-    """
-    deck = deck_for(options, seats)
-    in_deck = set(deck)
-    problems: list[FieldError] = []
-    if len(hands) != seats:
-        problems.append(FieldError("/hands", f"{len(hands)} hands for {seats} seats"))
-    seen: dict[str, int] = {}
-    parsed: list[Cards] = []
-    for h, hand in enumerate(hands):
-        if len(hand) != options.hand_size:
-            problems.append(
-                FieldError(f"/hands/{h}", f"{len(hand)} cards; each hand holds {options.hand_size}")
-            )
-        cards: list[str] = []
-        for i, text in enumerate(hand):
-            pointer = f"/hands/{h}/{i}"
-            try:
-                card = parse_card(text)
-            except CardError as exc:
-                problems.append(FieldError(pointer, str(exc)))
-                continue
-            if card not in in_deck:
-                problems.append(
-                    FieldError(pointer, f"{card} is not in this deck ({describe_deck(deck)})")
-                )
-            if card in seen:
-                problems.append(
-                    FieldError(pointer, f"{card} is dealt twice (also in hand {seen[card]})")
-                )
-                continue
-            seen[card] = h
-            cards.append(card)
-        parsed.append(sort_cards(cards))
-    if deals_whole_deck(options):
-        left_out = [c for c in deck if c not in seen]
-        if left_out:
-            problems.append(
-                FieldError(
-                    "/hands", "every card of this deck is dealt; missing: " + " ".join(left_out)
-                )
-            )
-    if problems:
-        raise RuleViolation(
-            "deal-invalid",
-            f"The submitted deal is not valid ({len(problems)} problem"
-            f"{'s' if len(problems) != 1 else ''}).",
-            problems,
-        )
-    return tuple(parsed)
-
-
 # --- passing -------------------------------------------------------------------
-
-
-def _open_exchange(number: int, seats: int) -> Exchange:
-    # Simultaneous passing: every seat chooses, then cards rotate.
-    return Exchange(number=number, choosers=tuple(range(seats)), choices=(None,) * seats)
-
-
-def source_seat(seat: int, direction: str, seats: int) -> int:
-    """The neighbour whose cards ``seat`` receives (RULES.md 1: left = seat+1)."""
-    return (seat - 1) % seats if direction == "left" else (seat + 1) % seats
-
-
-def parse_pass(
-    options: Options, hand: Cards, cards: Sequence[str], pointer: str = "/cards"
-) -> Cards:
-    """Check one seat's pass against its hand (RULES.md 2.5) and return it sorted.
-
-    Raises ``pass-invalid`` listing every problem: codes that are no card, the
-    same card twice, cards the seat does not hold, the wrong number of cards.
-    """
-    problems: list[FieldError] = []
-    chosen: list[str] = []
-    for i, text in enumerate(cards):
-        try:
-            card = parse_card(text)
-        except CardError as exc:
-            problems.append(FieldError(f"{pointer}/{i}", str(exc)))
-            continue
-        if card in chosen:
-            problems.append(FieldError(f"{pointer}/{i}", f"{card} is named twice"))
-        elif card not in hand:
-            problems.append(FieldError(f"{pointer}/{i}", f"{card} is not in this hand"))
-        chosen.append(card)
-    if len(cards) != options.pass_count:
-        noun = "card" if options.pass_count == 1 else "cards"
-        problems.append(
-            FieldError(pointer, f"{len(cards)} named; each seat passes {options.pass_count} {noun}")
-        )
-    if problems:
-        raise RuleViolation("pass-invalid", "; ".join(p.detail for p in problems) + ".", problems)
-    return sort_cards(chosen)
-
-
-def rotate(hands: Sequence[Cards], passes: Sequence[Cards], direction: str) -> tuple[Cards, ...]:
-    """Resolve a simultaneous exchange (RULES.md 2.5): each seat gives its
-    passed cards to the neighbour in ``direction`` and receives its other
-    neighbour's. ``passes`` must already be checked against ``hands``."""
-    seats = len(hands)
-    new_hands = []
-    for seat, hand in enumerate(hands):
-        gone = set(passes[seat])
-        kept = [c for c in hand if c not in gone]
-        new_hands.append(sort_cards(kept + list(passes[source_seat(seat, direction, seats)])))
-    return tuple(new_hands)
 
 
 def choose_pass(
@@ -410,7 +253,7 @@ def _resolve_exchange(table: Table, exchange: Exchange) -> tuple[Table, list[Eve
         rnd,
         hands=hands,
         passes=rnd.passes + (exchange.choices,),
-        exchange=_open_exchange(exchange.number + 1, table.seats),
+        exchange=open_exchange(exchange.number + 1, table.seats),
     )
     table = replace(table, round=rnd)
     events: list[Event] = [

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .engine import match_json, result_json, settle_due, source_seat
+from .engine import match_json, result_json, settle_due
+from .passing import source_seat
 from .state import RoundStatus, Table
 
 

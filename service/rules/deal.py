@@ -1,0 +1,108 @@
+"""Dealing (RULES.md 1 and 2.4): the first-dealer draw, the shuffled deal and
+the check of a submitted deal. Pure: the random source is passed in."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from .cards import RANK_INDEX, STANDARD_DECK, CardError, describe_deck, parse_card, sort_cards
+from .errors import FieldError, RuleViolation
+from .options import Options, deals_whole_deck, deck_for
+from .state import Cards
+
+
+class Shuffler(Protocol):
+    """What the engine needs of a random source."""
+
+    def shuffle(self, x: list[Any], /) -> None: ...
+
+
+def draw_first_dealer(seats: int, rng: Shuffler) -> tuple[int, tuple[tuple[str | None, ...], ...]]:
+    """Draw for the first dealer (RULES.md 1); returns the dealer and every pass
+    of the draw (each a card per seat, ``None`` for seats out of the draw)."""
+    drawing = list(range(seats))
+    passes: list[tuple[str | None, ...]] = []
+    while True:
+        deck = list(STANDARD_DECK)
+        rng.shuffle(deck)
+        drawn: list[str | None] = [None] * seats
+        for i, seat in enumerate(drawing):
+            drawn[seat] = deck[i]
+        passes.append(tuple(drawn))
+        low = min(RANK_INDEX[c[0]] for c in drawn if c is not None)
+        drawing = [s for s in drawing if (c := drawn[s]) is not None and RANK_INDEX[c[0]] == low]
+        if len(drawing) == 1:
+            return drawing[0], tuple(passes)
+
+
+def shuffle_and_deal(
+    deck: Sequence[str], seats: int, dealer: int, hand_size: int, rng: Shuffler
+) -> tuple[tuple[Cards, ...], Cards]:
+    """One card at a time, clockwise from the dealer's left (RULES.md 1)."""
+    cards = list(deck)
+    rng.shuffle(cards)
+    hands: list[list[str]] = [[] for _ in range(seats)]
+    for i in range(hand_size * seats):
+        hands[(dealer + 1 + i) % seats].append(cards[i])
+    return tuple(sort_cards(h) for h in hands), sort_cards(cards[hand_size * seats :])
+
+
+def validate_deal(
+    options: Options, seats: int, hands: Sequence[Sequence[str]]
+) -> tuple[Cards, ...]:
+    """Check a submitted deal (RULES.md 2.4) and return it in canonical form.
+
+    Raises ``deal-invalid`` listing every problem at once, each with a JSON
+    pointer (``/hands/2/5``): wrong number of hands or of cards, codes that are
+    no card, cards not in the round's deck, cards dealt twice, and with a deck
+    that must be dealt whole, the cards left out.
+    """
+    deck = deck_for(options, seats)
+    in_deck = set(deck)
+    problems: list[FieldError] = []
+    if len(hands) != seats:
+        problems.append(FieldError("/hands", f"{len(hands)} hands for {seats} seats"))
+    seen: dict[str, int] = {}
+    parsed: list[Cards] = []
+    for h, hand in enumerate(hands):
+        if len(hand) != options.hand_size:
+            problems.append(
+                FieldError(f"/hands/{h}", f"{len(hand)} cards; each hand holds {options.hand_size}")
+            )
+        cards: list[str] = []
+        for i, text in enumerate(hand):
+            pointer = f"/hands/{h}/{i}"
+            try:
+                card = parse_card(text)
+            except CardError as exc:
+                problems.append(FieldError(pointer, str(exc)))
+                continue
+            if card not in in_deck:
+                problems.append(
+                    FieldError(pointer, f"{card} is not in this deck ({describe_deck(deck)})")
+                )
+            if card in seen:
+                problems.append(
+                    FieldError(pointer, f"{card} is dealt twice (also in hand {seen[card]})")
+                )
+                continue
+            seen[card] = h
+            cards.append(card)
+        parsed.append(sort_cards(cards))
+    if deals_whole_deck(options):
+        left_out = [c for c in deck if c not in seen]
+        if left_out:
+            problems.append(
+                FieldError(
+                    "/hands", "every card of this deck is dealt; missing: " + " ".join(left_out)
+                )
+            )
+    if problems:
+        raise RuleViolation(
+            "deal-invalid",
+            f"The submitted deal is not valid ({len(problems)} problem"
+            f"{'s' if len(problems) != 1 else ''}).",
+            problems,
+        )
+    return tuple(parsed)

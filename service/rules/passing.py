@@ -1,0 +1,71 @@
+"""Passing (RULES.md 2.5): checking a seat's pass and resolving an exchange.
+
+An exchange is "the seats that must choose, their choices, and how it
+resolves" (:class:`~.state.Exchange`); this module opens exchanges and holds
+the resolutions. ``simultaneous`` passing opens an exchange for every seat and
+resolves it by rotating the chosen cards one seat in the round's direction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .cards import CardError, parse_card, sort_cards
+from .errors import FieldError, RuleViolation
+from .options import Options
+from .state import Cards, Exchange
+
+
+def open_exchange(number: int, seats: int) -> Exchange:
+    """Exchange ``number`` of simultaneous passing: every seat chooses, then the
+    chosen cards rotate (``resolution="rotate"``)."""
+    return Exchange(number=number, choosers=tuple(range(seats)), choices=(None,) * seats)
+
+
+def source_seat(seat: int, direction: str, seats: int) -> int:
+    """The neighbour whose cards ``seat`` receives (RULES.md 1: left = seat+1)."""
+    return (seat - 1) % seats if direction == "left" else (seat + 1) % seats
+
+
+def parse_pass(
+    options: Options, hand: Cards, cards: Sequence[str], pointer: str = "/cards"
+) -> Cards:
+    """Check one seat's pass against its hand (RULES.md 2.5) and return it sorted.
+
+    Raises ``pass-invalid`` listing every problem: codes that are no card, the
+    same card twice, cards the seat does not hold, the wrong number of cards.
+    """
+    problems: list[FieldError] = []
+    chosen: list[str] = []
+    for i, text in enumerate(cards):
+        try:
+            card = parse_card(text)
+        except CardError as exc:
+            problems.append(FieldError(f"{pointer}/{i}", str(exc)))
+            continue
+        if card in chosen:
+            problems.append(FieldError(f"{pointer}/{i}", f"{card} is named twice"))
+        elif card not in hand:
+            problems.append(FieldError(f"{pointer}/{i}", f"{card} is not in this hand"))
+        chosen.append(card)
+    if len(cards) != options.pass_count:
+        noun = "card" if options.pass_count == 1 else "cards"
+        problems.append(
+            FieldError(pointer, f"{len(cards)} named; each seat passes {options.pass_count} {noun}")
+        )
+    if problems:
+        raise RuleViolation("pass-invalid", "; ".join(p.detail for p in problems) + ".", problems)
+    return sort_cards(chosen)
+
+
+def rotate(hands: Sequence[Cards], passes: Sequence[Cards], direction: str) -> tuple[Cards, ...]:
+    """Resolve a simultaneous exchange (RULES.md 2.5): each seat gives its
+    passed cards to the neighbour in ``direction`` and receives its other
+    neighbour's. ``passes`` must already be checked against ``hands``."""
+    seats = len(hands)
+    new_hands = []
+    for seat, hand in enumerate(hands):
+        gone = set(passes[seat])
+        kept = [c for c in hand if c not in gone]
+        new_hands.append(sort_cards(kept + list(passes[source_seat(seat, direction, seats)])))
+    return tuple(new_hands)
