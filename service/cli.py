@@ -27,20 +27,11 @@ def _serve(args: argparse.Namespace) -> int:
             f"referee: embedded Redis at {url} (data in {Path(settings.data_dir).resolve()})",
             file=sys.stderr,
         )
+    # Every setting of the shared module; load_config skips what gunicorn lacks.
     options: dict[str, Any] = {
-        k: getattr(gunicorn_settings, k)
-        for k in (
-            "bind",
-            "workers",
-            "worker_class",
-            "threads",
-            "timeout",
-            "graceful_timeout",
-            "keepalive",
-            "accesslog",
-            "errorlog",
-            "access_log_format",
-        )
+        k: v
+        for k, v in vars(gunicorn_settings).items()
+        if not k.startswith("_") and isinstance(v, str | int | float)
     }
     if args.port or args.host:
         host, _, port = options["bind"].rpartition(":")
@@ -51,7 +42,8 @@ def _serve(args: argparse.Namespace) -> int:
     class Referee(BaseApplication):  # type: ignore[misc]
         def load_config(self) -> None:
             for key, value in options.items():
-                self.cfg.set(key, value)
+                if key in self.cfg.settings:  # older gunicorns lack some settings
+                    self.cfg.set(key, value)
 
         def load(self) -> Any:
             from . import create_app

@@ -25,3 +25,6 @@ accesslog = "-"
 errorlog = "-"
 # Request paths hold no secret (tokens travel only in the Authorization header).
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms'
+# gunicorn 27's control socket is one path per user: two services on one
+# machine would fight over it, and nothing here uses it.
+control_socket_disable = True
