@@ -16,20 +16,12 @@ from werkzeug.exceptions import HTTPException
 
 from .api import catalog, problems, tables
 from .api.common import Referee
+from .api.spec import DESCRIPTION, RefereeApi
 from .config import Settings
 from .storage.embedded import ensure_embedded_redis
 from .storage.store import Contended, TableStore
 
 API_VERSION = "1.0.0"
-
-SPEC_INFO = {
-    "description": (
-        "A rules referee for My Ship Sails and its family (RULES.md section 2). "
-        "It deals or checks a deal, takes each seat's secret passes, resolves "
-        "simultaneous exchanges, validates claims and keeps score. Errors are "
-        "RFC 9457 `application/problem+json` with a stable `code`."
-    )
-}
 
 
 def redis_client(settings: Settings) -> redis.Redis:
@@ -59,12 +51,12 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
         OPENAPI_JSON_PATH="openapi.json",
         OPENAPI_SWAGGER_UI_PATH="/docs",
         OPENAPI_SWAGGER_UI_URL="https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/",
-        API_SPEC_OPTIONS={"info": SPEC_INFO},
+        API_SPEC_OPTIONS={"info": {"description": DESCRIPTION}},
         MAX_CONTENT_LENGTH=64 * 1024,
     )
     store = TableStore(client or redis_client(settings), settings.table_ttl_seconds)
     app.extensions["referee"] = Referee(settings, store, random.SystemRandom())
-    api = Api(app)
+    api = RefereeApi(app)
     api.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
     for blp in (catalog.variants_blp, tables.blp, catalog.checks_blp, catalog.health_blp):
         api.register_blueprint(blp)

@@ -11,8 +11,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from ..rules import engine
-from ..rules.cards import CardError, parse_card
-from ..rules.deal import validate_deal
+from ..rules.deal import validate_deal, validate_hand
 from ..rules.errors import FieldError, RuleViolation
 from ..rules.options import PRESETS, resolve_options
 from ..rules.passing import parse_pass, rotate, source_seat
@@ -84,16 +83,6 @@ class CheckDeal(MethodView):
         return {"valid": True, "problems": [], "hands": [list(h) for h in hands]}
 
 
-def _parse_cards(cards: list[str], pointer: str) -> tuple[list[str], list[FieldError]]:
-    parsed, problems = [], []
-    for i, text in enumerate(cards):
-        try:
-            parsed.append(parse_card(text))
-        except CardError as exc:
-            problems.append(FieldError(f"{pointer}/{i}", str(exc)))
-    return parsed, problems
-
-
 @checks_blp.route("/claim")
 class CheckClaim(MethodView):
     @checks_blp.arguments(CheckClaimSchema)
@@ -103,14 +92,11 @@ class CheckClaim(MethodView):
         """Check a claim
 
         Whether `hand` wins under the variant and options (RULES.md 2.6), with
-        the reason in words. 422 for codes that are no card.
+        the reason in words. 422 `hand-invalid` when `hand` is not `hand_size`
+        distinct cards of the deck of a `players`-seat round.
         """
         options = resolve_options(body["variant"], body["options"], body["players"])
-        hand, problems = _parse_cards(body["hand"], "/hand")
-        if len(set(hand)) != len(hand):
-            problems.append(FieldError("/hand", "a card is named twice"))
-        if problems:
-            raise RuleViolation("pass-invalid", "The hand is not a set of cards.", problems)
+        hand = validate_hand(options, body["players"], body["hand"])
         winning, reason = engine.check_hand(options, hand)
         return {
             "winning": winning,
@@ -132,7 +118,7 @@ class CheckExchange(MethodView):
         422 `deal-invalid` or `pass-invalid` with every problem.
         """
         seats = len(body["hands"])
-        options = resolve_options(body["variant"], body["options"], seats)
+        options = resolve_options(body["variant"], body["options"], seats, "/hands")
         hands = validate_deal(options, seats, body["hands"])
         if len(body["passes"]) != seats:
             raise RuleViolation(

@@ -27,6 +27,8 @@ ERROR_TEXT = {
     403: "Another seat's token, or a seat's token where the host's is needed (or the reverse).",
     404: "No such table (or seat, or round).",
     409: "The move does not fit the table's phase or its current round/exchange numbers.",
+    413: "The body is larger than 64 KiB.",
+    415: "A body that is not `application/json`.",
     422: "Invalid values, or a move the rules forbid; `errors` says where.",
     503: "Redis is unreachable or the table is too contended; retry after `Retry-After` seconds.",
 }
@@ -58,10 +60,12 @@ def check_table_id(table_id: str) -> None:
 
 
 def documented(blp: Blueprint, *statuses: int) -> Callable[[F], F]:
-    """Document the problem+json answers ``statuses`` (and always 503) on a view."""
+    """Document the problem+json answers ``statuses`` (and always 503) on a
+    view; a view that reads a body (400) also answers 413 and 415."""
+    body = {413, 415} if 400 in statuses else set()
 
     def decorate(func: F) -> F:
-        for status in sorted({*statuses, 503}):
+        for status in sorted({*statuses, *body, 503}):
             func = blp.alt_response(
                 status,
                 schema=ProblemSchema,

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from ..rules.cards import RANKS
 from ..rules.options import (
     DECKS,
     DECLARATIONS,
@@ -35,10 +35,20 @@ def Int(**kwargs: Any) -> fields.Integer:  # noqa: N802 - reads like a field cla
     return fields.Integer(strict=True, **kwargs)
 
 
-CardList = fields.List(
-    fields.String(validate=validate.Length(1, 4), metadata={"description": CARD_PATTERN_DOC}),
-    metadata={"description": "Cards, in any order."},
-)
+def Card() -> fields.String:  # noqa: N802
+    """One card code as a player may write it."""
+    return fields.String(validate=validate.Length(1, 8), metadata={"description": CARD_PATTERN_DOC})
+
+
+def _printable(text: str) -> None:
+    # Lone surrogates cannot be stored as UTF-8; control characters have no place in a name.
+    if any(unicodedata.category(ch) in ("Cs", "Cc") for ch in text):
+        raise ma.ValidationError("must not hold control characters or lone surrogates")
+
+
+def Text(low: int, high: int, **kwargs: Any) -> fields.String:  # noqa: N802
+    """A string of ``low``..``high`` printable characters."""
+    return fields.String(validate=[validate.Length(low, high), _printable], **kwargs)
 
 
 MATCH_DOC = {
@@ -74,7 +84,11 @@ class OptionsSchema(StrictSchema):
     hand_size = Int(validate=validate.Range(1, 26))
     win_count = Int(validate=validate.Range(1, 26))
     deck = fields.String(validate=validate.OneOf(DECKS))
-    deck_low_rank = fields.String(allow_none=True, validate=validate.OneOf(list(RANKS)))
+    deck_low_rank = fields.String(
+        allow_none=True,
+        validate=validate.Length(1, 2),
+        metadata={"description": "A rank: `2`..`9`, `10` or `T`, `J`, `Q`, `K`, `A` (any case)."},
+    )
     passing = fields.String(
         validate=validate.OneOf(PASSINGS),
         metadata={"description": "Only `simultaneous` in this version; `chain` and `swap` follow."},
@@ -84,10 +98,18 @@ class OptionsSchema(StrictSchema):
     declaration = fields.String(validate=validate.OneOf(DECLARATIONS))
     claim_window_ms = Int(validate=validate.Range(0, 60_000))
     simultaneous_wins = fields.String(validate=validate.OneOf(SIMULTANEOUS_WINS))
-    max_exchanges = Int(allow_none=True, validate=validate.Range(1, 10_000))
+    max_exchanges = Int(
+        allow_none=True,
+        validate=validate.Range(1, 10_000),
+        metadata={
+            "description": "A round with no winner after this many exchanges is void. Under "
+            "`manual` the round ends when that exchange resolves, so a hand it completes "
+            "cannot be claimed."
+        },
+    )
     # Checked, with a pointer, by the rules (service.rules.options).
     match = fields.Dict(metadata=MATCH_DOC)
-    call = fields.String(validate=validate.Length(1, 80))
+    call = Text(1, 80)
 
 
 class OptionsOutSchema(ma.Schema):
@@ -134,7 +156,7 @@ class GameSchema(StrictSchema):
 
 class CreateTableSchema(GameSchema):
     players = fields.List(
-        fields.String(validate=validate.Length(1, MAX_NAME)),
+        Text(1, MAX_NAME),
         required=True,
         validate=validate.Length(MIN_SEATS, MAX_SEATS),
         metadata={"description": "The players' names in seat order, clockwise from seat 0."},
@@ -248,7 +270,7 @@ class SeatViewSchema(ma.Schema):
     seat = fields.Integer()
     name = fields.String()
     round = fields.Integer(allow_none=True)
-    round_status = fields.String()
+    round_status = fields.String(allow_none=True)
     exchange = fields.Integer(allow_none=True)
     hand = fields.List(fields.String())
     pending = fields.List(
@@ -262,7 +284,7 @@ class SeatViewSchema(ma.Schema):
 
 class DealSchema(StrictSchema):
     hands = fields.List(
-        fields.List(fields.String(validate=validate.Length(1, 8))),
+        fields.List(Card()),
         validate=validate.Length(1, MAX_SEATS),
         metadata={"description": "A submitted deal, one hand per seat; omit to shuffle."},
     )
@@ -276,7 +298,7 @@ class RoundStartedSchema(ma.Schema):
 
 class PassSchema(StrictSchema):
     cards = fields.List(
-        fields.String(validate=validate.Length(1, 8)),
+        Card(),
         required=True,
         validate=validate.Length(1, 2),
         metadata={"description": "`pass_count` cards from the seat's hand."},
@@ -321,7 +343,7 @@ class EventListSchema(ma.Schema):
 class CheckDealSchema(GameSchema):
     players = Int(required=True, validate=validate.Range(MIN_SEATS, MAX_SEATS))
     hands = fields.List(
-        fields.List(fields.String(validate=validate.Length(1, 8))),
+        fields.List(Card()),
         required=True,
         validate=validate.Length(1, MAX_SEATS),
     )
@@ -336,7 +358,7 @@ class CheckDealOutcomeSchema(ma.Schema):
 class CheckClaimSchema(GameSchema):
     players = Int(required=True, validate=validate.Range(MIN_SEATS, MAX_SEATS))
     hand = fields.List(
-        fields.String(validate=validate.Length(1, 8)),
+        Card(),
         required=True,
         validate=validate.Length(0, 26),
     )
@@ -355,12 +377,12 @@ class CheckExchangeSchema(GameSchema):
         metadata={"description": "For `alternate`."},
     )
     hands = fields.List(
-        fields.List(fields.String(validate=validate.Length(1, 8))),
+        fields.List(Card()),
         required=True,
         validate=validate.Length(MIN_SEATS, MAX_SEATS),
     )
     passes = fields.List(
-        fields.List(fields.String(validate=validate.Length(1, 8))),
+        fields.List(Card()),
         required=True,
         validate=validate.Length(MIN_SEATS, MAX_SEATS),
     )

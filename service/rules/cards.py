@@ -39,15 +39,17 @@ def parse_card(text: str) -> str:
     """Return the canonical code of one card.
 
     Accepts ``TH``, ``10H``, ``A♥`` and any case (RULES.md 1); surrounding
-    blanks are ignored. Raises :class:`CardError` for anything else.
+    blanks and the emoji variation selectors phones add after ``♥`` are
+    ignored. Ranks and letter suits must be ASCII, so look-alike letters are
+    refused. Raises :class:`CardError` for anything else.
     """
     if not isinstance(text, str):
         raise CardError(f"{text!r} is not a card code")
-    raw = text.strip().upper()
+    raw = text.strip().replace("\ufe0f", "").replace("\ufe0e", "")
     if not raw:
         raise CardError("an empty string is not a card")
-    suit = _SUIT_SYMBOLS.get(raw[-1], raw[-1])
-    rank = raw[:-1]
+    suit = _SUIT_SYMBOLS.get(raw[-1], raw[-1] if raw[-1].isascii() else "?").upper()
+    rank = raw[:-1].upper() if raw[:-1].isascii() else "?"
     if rank == "10":
         rank = "T"
     if rank not in RANK_INDEX or suit not in SUIT_INDEX:
@@ -56,6 +58,16 @@ def parse_card(text: str) -> str:
             f"(ranks {' '.join(RANKS)}, suits S H D C)"
         )
     return rank + suit
+
+
+def parse_rank(text: str) -> str:
+    """The canonical rank of ``2``..``9``, ``10``/``T``, ``J``, ``Q``, ``K``, ``A``
+    (any case); raises :class:`CardError`."""
+    raw = text.strip().upper() if isinstance(text, str) and text.isascii() else "?"
+    rank = "T" if raw == "10" else raw
+    if rank not in RANK_INDEX:
+        raise CardError(f"{text!r} is not a rank ({' '.join(RANKS)})")
+    return rank
 
 
 def rank_of(card: str) -> str:

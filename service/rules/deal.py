@@ -106,3 +106,28 @@ def validate_deal(
             problems,
         )
     return tuple(parsed)
+
+
+def validate_hand(options: Options, seats: int, hand: Sequence[str]) -> Cards:
+    """Check that ``hand`` could be one seat's hand in a round of ``seats``
+    seats (RULES.md 2.4): ``hand_size`` distinct cards of the round's deck.
+    Raises ``hand-invalid`` listing every problem (pointers ``/hand/i``)."""
+    in_deck = set(deck_for(options, seats))
+    problems: list[FieldError] = []
+    cards: list[str] = []
+    for i, text in enumerate(hand):
+        try:
+            card = parse_card(text)
+        except CardError as exc:
+            problems.append(FieldError(f"/hand/{i}", str(exc)))
+            continue
+        if card not in in_deck:
+            problems.append(FieldError(f"/hand/{i}", f"{card} is not in this deck"))
+        elif card in cards:
+            problems.append(FieldError(f"/hand/{i}", f"{card} is named twice"))
+        cards.append(card)
+    if len(hand) != options.hand_size:
+        problems.append(FieldError("/hand", f"{len(hand)} cards; a hand holds {options.hand_size}"))
+    if problems:
+        raise RuleViolation("hand-invalid", "This is not a hand of this game.", problems)
+    return sort_cards(cards)

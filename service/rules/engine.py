@@ -11,7 +11,7 @@ the epoch) and ``rng`` (an object with ``shuffle``; the service passes
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -107,10 +107,14 @@ def start_round(
     Raises ``match-over``, ``round-in-play`` (the current round is not over) or
     ``deal-invalid`` with every problem of the submitted deal.
     """
-    settled = settle_due(table, now_ms)
-    table = settled.table
+    return on_time(table, now_ms, lambda t: _start_round(t, rng, hands))
+
+
+def _start_round(table: Table, rng: Shuffler, hands: Sequence[Sequence[str]] | None) -> Transition:
     if table.match_status is not MatchStatus.IN_PROGRESS:
-        raise RuleViolation("match-over", "The match is over; no more rounds are dealt.")
+        raise RuleViolation(
+            "match-over", "The match is over; no more rounds are dealt.", extra=_numbers(table)
+        )
     if table.round is not None and table.round.status is not RoundStatus.OVER:
         raise RuleViolation(
             "round-in-play",
@@ -153,7 +157,7 @@ def start_round(
     if options.declaration == "automatic":
         table, more = _settle_automatic(table)
         events.extend(more)
-    return Transition(table, settled.events + tuple(events), {"round": number, "dealer": dealer})
+    return Transition(table, tuple(events), {"round": number, "dealer": dealer})
 
 
 # --- passing -------------------------------------------------------------------
@@ -174,7 +178,12 @@ def choose_pass(
     ``stale-round``, ``round-over`` (passing has stopped), ``stale-exchange``
     (with the current numbers), or ``pass-invalid``.
     """
-    table = settle_due(table, now_ms).table
+    return on_time(table, now_ms, lambda t: _choose_pass(t, round_no, exchange_no, seat, cards))
+
+
+def _choose_pass(
+    table: Table, round_no: int, exchange_no: int, seat: int, cards: Sequence[str]
+) -> Transition:
     rnd = _round_for(table, round_no, seat)
     if rnd.status is not RoundStatus.PASSING:
         raise RuleViolation(
@@ -304,8 +313,10 @@ def claim(table: Table, round_no: int, seat: int, now_ms: int) -> Transition:
     ``stale-round``, ``round-over``, ``claim-window-closed``,
     ``already-claimed`` and ``declaration-automatic``.
     """
-    settled = settle_due(table, now_ms)
-    table = settled.table
+    return on_time(table, now_ms, lambda t: _claim(t, round_no, seat, now_ms))
+
+
+def _claim(table: Table, round_no: int, seat: int, now_ms: int) -> Transition:
     if (
         table.round is not None
         and table.round.status is RoundStatus.OVER
@@ -321,11 +332,16 @@ def claim(table: Table, round_no: int, seat: int, now_ms: int) -> Transition:
         raise RuleViolation(
             "declaration-automatic",
             "This table declares automatically: the referee ends the round as soon as a hand wins.",
+            extra=_numbers(table),
         )
     if rnd.status is RoundStatus.OVER:
         raise RuleViolation("round-over", f"Round {rnd.number} is over.", extra=_numbers(table))
     if any(c.seat == seat for c in rnd.claims):
-        raise RuleViolation("already-claimed", f"Seat {seat} has already declared in this round.")
+        raise RuleViolation(
+            "already-claimed",
+            f"Seat {seat} has already declared in this round.",
+            extra=_numbers(table),
+        )
     hand = rnd.hands[seat]
     wins, reason = check_hand(table.options, hand)
     if not wins:
@@ -333,8 +349,7 @@ def claim(table: Table, round_no: int, seat: int, now_ms: int) -> Transition:
             "claim-not-winning",
             reason,
             [FieldError("", reason)],
-            record=settled.events
-            + ({"type": "claim-rejected", "round": rnd.number, "seat": seat},),
+            record=({"type": "claim-rejected", "round": rnd.number, "seat": seat},),
         )
     claim_ = Claim(seat=seat, at_ms=now_ms, hand=hand)
     events: list[Event] = [
@@ -363,7 +378,26 @@ def claim(table: Table, round_no: int, seat: int, now_ms: int) -> Transition:
         "result": result_json(table.round.result),
         "match": match_json(table),
     }
-    return Transition(table, settled.events + tuple(events), outcome)
+    return Transition(table, tuple(events), outcome)
+
+
+def on_time(table: Table, now_ms: int, move: Callable[[Table], Transition]) -> Transition:
+    """Run ``move`` on the table as it stands at ``now_ms``: a claim window
+    whose time has come is closed first (:func:`settle_due`), and that
+    settlement is part of the result. If ``move`` is refused, the refusal
+    carries the settled table and its events in ``settled`` and ``record``:
+    the window closed by itself, whatever the refused move was."""
+    settled = settle_due(table, now_ms)
+    try:
+        done = move(settled.table)
+    except RuleViolation as refused:
+        if settled.events:
+            refused.settled = settled.table
+            refused.record = settled.events + refused.record
+        raise
+    if not settled.events:
+        return done
+    return Transition(done.table, settled.events + done.events, done.outcome)
 
 
 def settle_due(table: Table, now_ms: int) -> Transition:
@@ -452,24 +486,34 @@ def _check_match(table: Table) -> tuple[Table, list[Event]]:
 
 
 def _leaders(wins: Sequence[int]) -> tuple[int, ...]:
-    """The seats with the most round wins; nobody when no round was won."""
+    """The seats with the most round wins; ties are shared (RULES.md 2.8), also
+    a tie at zero when no round was won."""
     top = max(wins)
-    return tuple(s for s, w in enumerate(wins) if w == top) if top > 0 else ()
+    return tuple(s for s, w in enumerate(wins) if w == top)
 
 
 def finish(table: Table, now_ms: int) -> Transition:
     """The host ends the match now (RULES.md 2.8 ``open``; or abandons any match).
 
-    A round still in play is cancelled and not scored. An ``open`` match is
-    ``finished`` with the leaders as winners; any other is ``abandoned`` with
-    no winner. Raises ``match-over`` when the match has already ended.
+    A round in its claim window is settled now among the valid claims made so
+    far (it may end the match by its own rule); a round still passing is
+    cancelled and not scored. An ``open`` match is then ``finished`` with the
+    leaders as winners; any other is ``abandoned`` with no winner. Raises
+    ``match-over`` when the match has already ended.
     """
-    settled = settle_due(table, now_ms)
-    table = settled.table
+    return on_time(table, now_ms, _finish)
+
+
+def _finish(table: Table) -> Transition:
     if table.match_status is not MatchStatus.IN_PROGRESS:
-        raise RuleViolation("match-over", "The match is already over.")
+        raise RuleViolation("match-over", "The match is already over.", extra=_numbers(table))
     events: list[Event] = []
     rnd = table.round
+    if rnd is not None and rnd.status is RoundStatus.CLAIM_WINDOW:
+        table, events = _end_round(table, rnd.claims, None)
+        if table.match_status is not MatchStatus.IN_PROGRESS:
+            return Transition(table, tuple(events), match_json(table))
+        rnd = table.round
     if rnd is not None and rnd.status is not RoundStatus.OVER:
         cancelled = RoundResult(rnd.number, rnd.dealer, len(rnd.passes), (), (), "abandoned")
         rnd = replace(
@@ -487,7 +531,7 @@ def finish(table: Table, now_ms: int) -> Transition:
     else:
         table = replace(table, match_status=MatchStatus.ABANDONED, match_winners=())
     events.append({"type": f"match-{table.match_status.value}", **match_json(table)})
-    return Transition(table, settled.events + tuple(events), match_json(table))
+    return Transition(table, tuple(events), match_json(table))
 
 
 # --- helpers ---------------------------------------------------------------------

@@ -36,6 +36,7 @@ CODES: dict[str, Kind] = {
     "options-invalid": Kind.INVALID,
     "deal-invalid": Kind.INVALID,
     "pass-invalid": Kind.INVALID,
+    "hand-invalid": Kind.INVALID,
     "claim-not-winning": Kind.INVALID,
     "seat-unknown": Kind.NOT_FOUND,
     "round-in-play": Kind.CONFLICT,
@@ -63,7 +64,10 @@ class RuleViolation(Exception):
     extra: dict[str, Any] = field(default_factory=dict)
     record: tuple[dict[str, Any], ...] = ()
     """Public events to log although the move is refused (RULES.md 2.6: an
-    invalid declaration is recorded in the round's log). Nothing else changes."""
+    invalid declaration is recorded in the round's log)."""
+    settled: Any = None
+    """The table as the clock left it (a claim window that closed by itself
+    before the refused move), to keep; ``None`` when the clock changed nothing."""
 
     def __post_init__(self) -> None:
         Exception.__init__(self, self.detail)

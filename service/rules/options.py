@@ -12,7 +12,14 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from .cards import RANK_INDEX, RANKS, SKAT32_DECK, STANDARD_DECK, suit_counts, trimmed_deck
+from .cards import (
+    SKAT32_DECK,
+    STANDARD_DECK,
+    CardError,
+    parse_rank,
+    suit_counts,
+    trimmed_deck,
+)
 from .errors import FieldError, RuleViolation
 
 DECKS = ("trimmed", "full", "skat32")
@@ -188,11 +195,14 @@ def _parse_match(value: Any, errors: list[FieldError]) -> Match | None:
     return Match(kind, count)
 
 
-def resolve_options(preset_name: str, overrides: Mapping[str, Any], seats: int) -> Options:
+def resolve_options(
+    preset_name: str, overrides: Mapping[str, Any], seats: int, seats_pointer: str = "/players"
+) -> Options:
     """Merge ``overrides`` into the preset and check the result is one game.
 
     ``overrides`` holds option names of RULES.md 2.2 with wire values (``match``
-    as a one-key object); ``seats`` is the number of players. Raises
+    as a one-key object; ``deck_low_rank`` as any rank spelling); ``seats`` is
+    the number of players, named by ``seats_pointer`` in errors. Raises
     :class:`RuleViolation` ``options-invalid`` listing every problem: unknown
     preset, seat count outside the preset's range, ``hand_size*N`` over the
     deck, ``deck_low_rank`` without ``trimmed`` or without a multiple of 4,
@@ -213,8 +223,14 @@ def resolve_options(preset_name: str, overrides: Mapping[str, Any], seats: int) 
         else:
             values[name] = value
     match = _parse_match(values["match"], errors)
+    if values["deck_low_rank"] is not None:
+        try:
+            values["deck_low_rank"] = parse_rank(values["deck_low_rank"])
+        except CardError as exc:
+            errors.append(FieldError("/options/deck_low_rank", str(exc)))
+            values["deck_low_rank"] = None
     options = Options(**{**values, "match": match or preset.options.match})
-    errors.extend(_consistency_errors(options, seats, preset))
+    errors.extend(_consistency_errors(options, seats, preset, seats_pointer))
     if errors:
         raise RuleViolation(
             "options-invalid",
@@ -226,12 +242,14 @@ def resolve_options(preset_name: str, overrides: Mapping[str, Any], seats: int) 
     return options
 
 
-def _consistency_errors(o: Options, seats: int, preset: Preset) -> list[FieldError]:
+def _consistency_errors(
+    o: Options, seats: int, preset: Preset, seats_pointer: str
+) -> list[FieldError]:
     """Every way the options contradict each other or the seat count."""
     errors: list[FieldError] = []
 
     def bad(option: str, detail: str) -> None:
-        errors.append(FieldError(f"/options/{option}" if option else "/players", detail))
+        errors.append(FieldError(f"/options/{option}" if option else seats_pointer, detail))
 
     if not preset.min_seats <= seats <= preset.max_seats:
         bad(
@@ -261,11 +279,8 @@ def _consistency_errors(o: Options, seats: int, preset: Preset) -> list[FieldErr
         bad("max_exchanges", "max_exchanges must be 1..10000 or null")
     if not o.call or len(o.call) > 80:
         bad("call", "call must be 1..80 characters")
-    if o.deck_low_rank is not None:
-        if o.deck_low_rank not in RANK_INDEX:
-            bad("deck_low_rank", f"deck_low_rank must be a rank ({' '.join(RANKS)}) or null")
-        elif o.deck != "trimmed":
-            bad("deck_low_rank", "deck_low_rank applies only to the trimmed deck")
+    if o.deck_low_rank is not None and o.deck != "trimmed":
+        bad("deck_low_rank", "deck_low_rank applies only to the trimmed deck")
     if errors:
         return errors  # the checks below need sane single values
     dealt = o.hand_size * seats

@@ -74,6 +74,8 @@ def seat_view(table: Table, seat: int, now_ms: int) -> dict[str, Any]:
         "seat": seat,
         "name": table.names[seat],
         "round": None,
+        "round_status": None,
+        "exchange": None,
         "hand": [],
         "pending": None,
         "passed": None,

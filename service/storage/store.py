@@ -103,9 +103,10 @@ class TableStore:
         """Run ``move`` on the current state and commit its result atomically.
 
         ``move`` may raise (an auth error, a :class:`RuleViolation`); then
-        nothing is written, except the events a ``RuleViolation`` asks to
-        record, which are appended under the same version check before it is
-        re-raised. On a version conflict ``move`` runs again on the fresh state.
+        nothing is written, except what a ``RuleViolation`` carries to keep (the
+        events it records, the table as the clock settled it), written under
+        the same version check before it is re-raised. On a version conflict
+        ``move`` runs again on the fresh state.
         Returns the state the move saw and its transition. Raises
         :class:`TableNotFound` or :class:`Contended`.
         """
@@ -114,10 +115,15 @@ class TableStore:
             try:
                 transition = move(loaded)
             except RuleViolation as violation:
-                if not violation.record:
+                if not violation.record and violation.settled is None:
                     raise
                 ok, _ = self._write(
-                    table_id, loaded.version, loaded.event_count, None, violation.record, None
+                    table_id,
+                    loaded.version,
+                    loaded.event_count,
+                    violation.settled,
+                    violation.record,
+                    None,
                 )
                 if ok:
                     raise

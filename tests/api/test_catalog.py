@@ -87,3 +87,16 @@ def test_check_exchange_resolves_one_simultaneous_exchange(client: Any) -> None:
     )
     assert wrong.status_code == 422
     assert [e["pointer"] for e in wrong.get_json()["errors"]] == ["/passes/0/0", "/passes/3"]
+
+
+def test_check_claim_refuses_a_hand_that_cannot_be_dealt(client: Any) -> None:
+    low = ["2H", "3H", "4H", "5H", "6H", "7H", "8H"]  # only 8H is in the 4-seat 8..A deck
+    r = client.post("/v1/checks/claim", json={"variant": "classic", "players": 4, "hand": low})
+    assert r.status_code == 422 and r.get_json()["code"] == "hand-invalid"
+    assert [e["pointer"] for e in r.get_json()["errors"]] == [f"/hand/{i}" for i in range(6)]
+    nine = ["AH", "KH", "QH", "JH", "TH", "9H", "8H", "AS", "AS"]
+    r = client.post("/v1/checks/claim", json={"variant": "classic", "players": 4, "hand": nine})
+    assert {e["pointer"]: e["detail"] for e in r.get_json()["errors"]} == {
+        "/hand/8": "AS is named twice",
+        "/hand": "9 cards; a hand holds 7",
+    }

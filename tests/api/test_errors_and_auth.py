@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import time
 from typing import Any
 
 import pytest
@@ -198,3 +200,62 @@ def test_unknown_route_and_method_are_problems(client: Any) -> None:
     assert r.status_code == 404 and r.content_type == "application/problem+json"
     r = client.patch("/v1/tables")
     assert r.status_code == 405 and r.get_json()["code"] == "method-not-allowed"
+
+
+def test_a_body_that_is_not_json_is_415_and_deals_nothing(tables: TableClient) -> None:
+    t = tables.create(4)
+    body = '{"hands": [["AH","KH","QH","JH","TH","9H","8H"]]}'
+    for content_type in ("application/x-www-form-urlencoded", "text/plain"):
+        r = tables.client.post(f"{t.url}/rounds", data=body, headers={
+            **bearer(t.host), "Content-Type": content_type})  # fmt: skip
+        assert r.status_code == 415 and r.get_json()["code"] == "unsupported-media-type"
+    assert tables.public(t)["round"] is None
+
+
+def test_json_nested_too_deep_is_400_not_500(tables: TableClient) -> None:
+    t = tables.create(4)
+    tables.deal(t)
+    deep = '{"cards": ' + "[" * 5000 + "]" * 5000 + "}"
+    r = tables.client.put(f"{t.url}/rounds/1/exchanges/1/passes/0", data=deep, headers={
+        **bearer(t.seats[0]), "Content-Type": "application/json"})  # fmt: skip
+    assert r.status_code == 400 and r.get_json()["code"] == "malformed-request"
+
+
+def test_lone_surrogates_in_names_are_422_not_500(client: Any) -> None:
+    body = '{"players": ["\\ud800", "b", "c", "d"], "options": {"call": "\\udfff"}}'
+    r = client.post("/v1/tables", data=body, content_type="application/json")
+    assert r.status_code == 422
+    assert {e["pointer"] for e in r.get_json()["errors"]} == {"/players/0", "/options/call"}
+
+
+def test_a_claim_window_that_closes_on_the_last_deal_logs_the_end_of_the_match(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    t = tables.create(4, "circle", claim_window_ms=100, match={"deals": 1})
+    tables.deal(t, [
+        ["AS", "KS", "QS", "JS", "TS", "9S", "2S"], ["AH", "KH", "QH", "JH", "TH", "9H", "3H"],
+        ["2D", "3D", "4D", "5D", "6D", "7D", "8C"], ["2C", "3C", "4C", "5C", "6C", "7C", "8D"],
+    ])  # fmt: skip
+    assert tables.claim(t, 1, 0).get_json()["round_status"] == "claim-window"
+    assert tables.claim(t, 1, 1).status_code == 200
+    time.sleep(0.15)
+    refused = tables.deal(t)
+    assert refused.status_code == 409 and refused.get_json()["code"] == "match-over"
+    # The refused deal still wrote what the clock had settled, so the log is whole.
+    types = [e["type"] for e in tables.events(t)]
+    assert types[-2:] == ["round-won", "match-won"]
+    assert tables.events(t)[-1]["winners"] == [0, 1]
+    stored = json.loads(redis_client.hget(f"referee:{{{t.table_id}}}:table", "s"))
+    assert stored["ms"] == "won" and stored["wins"] == [1, 1, 0, 0]
+
+
+def test_finish_during_a_claim_window_settles_the_claims_made(tables: TableClient) -> None:
+    t = tables.create(4, "mein-schiff", claim_window_ms=60_000)
+    tables.deal(t, [
+        ["AS", "KS", "QS", "JS", "TS", "9S", "2S"], ["AH", "KH", "QH", "JH", "TH", "9H", "3H"],
+        ["2D", "3D", "4D", "5D", "6D", "7D", "8C"], ["2C", "3C", "4C", "5C", "6C", "7C", "8D"],
+    ])  # fmt: skip
+    tables.claim(t, 1, 1)
+    r = tables.client.post(f"{t.url}/finish", headers=bearer(t.host))
+    assert r.get_json()["match"] == {"status": "finished", "winners": [1]}
+    assert r.get_json()["results"][0]["winners"] == [1]

@@ -149,3 +149,20 @@ def test_claim_window_simply_does_not_apply_under_automatic() -> None:
 def test_skat32_must_be_dealt_whole() -> None:
     problems = _problems("classic", {"deck": "skat32"}, 4)
     assert problems == {"/options/hand_size": "skat32 deals all 32 cards: 4 hands of 7 deal 28"}
+
+
+@pytest.mark.parametrize("text", ["2ſ", "Kſ", "１０H", "ＡH"])
+def test_look_alike_letters_are_not_cards(text: str) -> None:
+    with pytest.raises(CardError):
+        parse_card(text)
+
+
+def test_emoji_variation_selector_after_a_suit_symbol_is_ignored() -> None:
+    assert parse_card("T♥\ufe0f") == "TH"
+
+
+@pytest.mark.parametrize("spelling", ["2", "10", "t", "T"])
+def test_deck_low_rank_accepts_any_rank_spelling(spelling: str) -> None:
+    overrides = {"deck_low_rank": spelling, "hand_size": 4, "win_count": 4}  # 16 cards, 4 ranks
+    options = resolve_options("classic", overrides, 4)
+    assert options.deck_low_rank == ("2" if spelling == "2" else "T")

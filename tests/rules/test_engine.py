@@ -303,8 +303,9 @@ def test_void_round_after_max_exchanges_counts_as_a_deal() -> None:
     second = engine.start_round(done.table, random.Random(2), T0).table
     assert second.round is not None and second.round.number == 2 and second.round.dealer == 1
     final = exchange(second, [[second.round.hands[s][0]] for s in range(4)]).table
-    # Two void deals: the match is over and nobody won a round, so nobody won it.
-    assert final.match_status is MatchStatus.WON and final.match_winners == ()
+    # Two void deals end the match; every seat ties at zero wins, and ties are
+    # shared (RULES.md 2.8, read literally).
+    assert final.match_status is MatchStatus.WON and final.match_winners == (0, 1, 2, 3)
 
 
 def test_target_wins_ends_the_match_and_blocks_new_rounds() -> None:

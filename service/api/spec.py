@@ -1,0 +1,80 @@
+"""The OpenAPI side of the app: an ``Api`` whose error responses are problem+json,
+and the text of the spec's description (error codes, event types)."""
+
+from __future__ import annotations
+
+import http
+from typing import Any
+
+from flask_smorest import Api
+from flask_smorest.utils import prepare_response
+
+from .problems import PROBLEM_JSON
+from .schemas import ProblemSchema
+
+
+class RefereeApi(Api):  # type: ignore[misc]
+    """flask-smorest's ``Api``, documenting every error as RFC 9457 problem+json."""
+
+    ERROR_SCHEMA = ProblemSchema
+
+    def _register_responses(self) -> None:
+        # flask-smorest's own method, with the error media type ours.
+        for status in http.HTTPStatus:
+            response: dict[str, Any] = {"description": status.phrase}
+            content_type = self.DEFAULT_RESPONSE_CONTENT_TYPE
+            if status >= 400:
+                response["schema"] = self.ERROR_SCHEMA
+                content_type = PROBLEM_JSON
+            prepare_response(response, self.spec, content_type)
+            self.spec.components.response(status.name, response, lazy=True)
+        response = {
+            "description": "An error, as RFC 9457 problem details.",
+            "schema": ProblemSchema,
+        }
+        prepare_response(response, self.spec, PROBLEM_JSON)
+        self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, response, lazy=True)
+
+
+DESCRIPTION = """\
+A rules referee for My Ship Sails and its family (RULES.md section 2 of the rule
+book). It deals or checks a deal, takes each seat's secret passes, resolves
+simultaneous exchanges, validates claims and keeps score. Tokens go only in
+`Authorization: Bearer <token>`.
+
+## Errors
+
+Every error is RFC 9457 `application/problem+json` with a stable `code`; invalid
+input adds `errors: [{pointer | parameter, detail}]`; every 409 adds
+`current_round`, `current_exchange` and `round_status`.
+
+| status | codes |
+|---|---|
+| 400 | `malformed-request` (not JSON, or nested too deep) |
+| 401 | `token-missing`, `token-malformed`, `token-unknown` |
+| 403 | `host-only`, `seat-only`, `wrong-seat` |
+| 404 | `not-found`, `table-not-found`, `seat-not-found`, `round-not-found`, `seat-unknown` |
+| 409 | `round-in-play`, `no-round-in-play`, `stale-round`, `stale-exchange`, `round-over`, `claim-window-closed`, `already-claimed`, `declaration-automatic`, `match-over` |
+| 413 | `body-too-large` (64 KiB) |
+| 415 | `unsupported-media-type` (a body that is not `application/json`) |
+| 422 | `invalid-request` (schema), `unknown-variant`, `options-invalid`, `deal-invalid`, `pass-invalid`, `hand-invalid`, `claim-not-winning` |
+| 503 | `redis-unavailable`, `table-busy` (with `Retry-After`) |
+
+## Events
+
+`GET /v1/tables/{table_id}/events` lists public events; each has `seq`, `at_ms`
+(server time, ms since the epoch) and `type`:
+
+| type | members |
+|---|---|
+| `table-created` | `variant`, `seats` |
+| `first-dealer-drawn` | `draw`: per pass of the draw, one card per seat (`null`: not drawing) |
+| `round-dealt` | `round`, `dealer`, `direction`, `submitted` |
+| `pass-chosen` | `round`, `exchange`, `seat` (never the cards; a replaced choice logs nothing) |
+| `exchange-resolved` | `round`, `exchange` |
+| `claim-accepted` | `round`, `seat`, `hand` (shown, as the rules require) |
+| `claim-rejected` | `round`, `seat` (never the cards) |
+| `round-won`, `round-void` | `round`, `dealer`, `exchanges`, `winners`, `settled_by`, `hands` |
+| `round-abandoned` | `round` |
+| `match-won`, `match-finished`, `match-abandoned` | `status`, `winners` |
+"""
