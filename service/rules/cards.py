@@ -8,7 +8,9 @@ cheap to serialise; every card that enters the engine goes through
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
+
+from .errors import FieldError
 
 RANKS = "23456789TJQKA"
 """Ranks from low to high (RULES.md 1: Ace high)."""
@@ -68,6 +70,32 @@ def parse_rank(text: str) -> str:
     if rank not in RANK_INDEX:
         raise CardError(f"{text!r} is not a rank ({' '.join(RANKS)})")
     return rank
+
+
+def parse_card_set(
+    texts: Sequence[str], pointer: str, allowed: Collection[str], place: str
+) -> tuple[list[str], list[FieldError]]:
+    """Parse the codes of a set of cards that must all be in ``allowed``.
+
+    Returns the canonical cards (in the order given) and a problem per code
+    that is no card, names a card twice, or names one outside ``allowed``
+    (``"9C is not in this hand"`` for ``place="this hand"``), each at
+    ``{pointer}/{index}``.
+    """
+    cards: list[str] = []
+    problems: list[FieldError] = []
+    for i, text in enumerate(texts):
+        try:
+            card = parse_card(text)
+        except CardError as exc:
+            problems.append(FieldError(f"{pointer}/{i}", str(exc)))
+            continue
+        if card in cards:
+            problems.append(FieldError(f"{pointer}/{i}", f"{card} is named twice"))
+        elif card not in allowed:
+            problems.append(FieldError(f"{pointer}/{i}", f"{card} is not in {place}"))
+        cards.append(card)
+    return cards, problems
 
 
 def rank_of(card: str) -> str:

@@ -6,7 +6,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from .cards import RANK_INDEX, STANDARD_DECK, CardError, describe_deck, parse_card, sort_cards
+from .cards import (
+    RANK_INDEX,
+    STANDARD_DECK,
+    CardError,
+    describe_deck,
+    parse_card,
+    parse_card_set,
+    sort_cards,
+)
 from .errors import FieldError, RuleViolation
 from .options import Options, deals_whole_deck, deck_for
 from .state import Cards
@@ -112,20 +120,7 @@ def validate_hand(options: Options, seats: int, hand: Sequence[str]) -> Cards:
     """Check that ``hand`` could be one seat's hand in a round of ``seats``
     seats (RULES.md 2.4): ``hand_size`` distinct cards of the round's deck.
     Raises ``hand-invalid`` listing every problem (pointers ``/hand/i``)."""
-    in_deck = set(deck_for(options, seats))
-    problems: list[FieldError] = []
-    cards: list[str] = []
-    for i, text in enumerate(hand):
-        try:
-            card = parse_card(text)
-        except CardError as exc:
-            problems.append(FieldError(f"/hand/{i}", str(exc)))
-            continue
-        if card not in in_deck:
-            problems.append(FieldError(f"/hand/{i}", f"{card} is not in this deck"))
-        elif card in cards:
-            problems.append(FieldError(f"/hand/{i}", f"{card} is named twice"))
-        cards.append(card)
+    cards, problems = parse_card_set(hand, "/hand", set(deck_for(options, seats)), "this deck")
     if len(hand) != options.hand_size:
         problems.append(FieldError("/hand", f"{len(hand)} cards; a hand holds {options.hand_size}"))
     if problems:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .cards import CardError, parse_card, sort_cards
+from .cards import parse_card_set, sort_cards
 from .errors import FieldError, RuleViolation
 from .options import Options
 from .state import Cards, Exchange
@@ -35,19 +35,7 @@ def parse_pass(
     Raises ``pass-invalid`` listing every problem: codes that are no card, the
     same card twice, cards the seat does not hold, the wrong number of cards.
     """
-    problems: list[FieldError] = []
-    chosen: list[str] = []
-    for i, text in enumerate(cards):
-        try:
-            card = parse_card(text)
-        except CardError as exc:
-            problems.append(FieldError(f"{pointer}/{i}", str(exc)))
-            continue
-        if card in chosen:
-            problems.append(FieldError(f"{pointer}/{i}", f"{card} is named twice"))
-        elif card not in hand:
-            problems.append(FieldError(f"{pointer}/{i}", f"{card} is not in this hand"))
-        chosen.append(card)
+    chosen, problems = parse_card_set(cards, pointer, hand, "this hand")
     if len(cards) != options.pass_count:
         noun = "card" if options.pass_count == 1 else "cards"
         problems.append(
