@@ -174,9 +174,9 @@ def choose_pass(
     that is already chosen, even one of an exchange that has since resolved,
     changes nothing and reports the same outcome.
 
-    Raises ``seat-unknown``, ``no-round-in-play``, ``match-over``,
-    ``stale-round``, ``round-over`` (passing has stopped), ``stale-exchange``
-    (with the current numbers), or ``pass-invalid``.
+    Raises ``seat-unknown``, ``no-round-in-play``, ``stale-round``,
+    ``round-over`` (passing has stopped, also once the match is over),
+    ``stale-exchange`` (with the current numbers), or ``pass-invalid``.
     """
     return on_time(table, now_ms, lambda t: _choose_pass(t, round_no, exchange_no, seat, cards))
 
@@ -185,15 +185,18 @@ def _choose_pass(
     table: Table, round_no: int, exchange_no: int, seat: int, cards: Sequence[str]
 ) -> Transition:
     rnd = _round_for(table, round_no, seat)
+    exchange = rnd.exchange
+    if rnd.status is not RoundStatus.PASSING or exchange_no != exchange.number:
+        # A retry of a pass that resolved its exchange (maybe ending the round
+        # or the match) answers as the first time did.
+        repeated = _repeated_pass(table.options, rnd, exchange_no, seat, cards)
+        if repeated is not None:
+            return Transition(table, (), _pass_outcome(rnd, exchange_no, seat, repeated, True))
     if rnd.status is not RoundStatus.PASSING:
         raise RuleViolation(
             "round-over", f"Round {rnd.number} is no longer passing.", extra=_numbers(table)
         )
-    exchange = rnd.exchange
     if exchange_no != exchange.number:
-        repeated = _repeated_pass(table.options, rnd, exchange_no, seat, cards)
-        if repeated is not None:
-            return Transition(table, (), _pass_outcome(rnd, exchange_no, seat, repeated, True))
         raise RuleViolation(
             "stale-exchange",
             f"Exchange {exchange_no} is not the current one; round {rnd.number} is at "
@@ -309,7 +312,7 @@ def claim(table: Table, round_no: int, seat: int, now_ms: int) -> Transition:
     the round waits until the window closes for other winning hands to claim.
     An invalid claim raises ``claim-not-winning`` with the reason, changes
     nothing and carries a ``claim-rejected`` event to record (its public form
-    names no card). Also raises ``no-round-in-play``, ``match-over``,
+    names no card). Also raises ``no-round-in-play``, ``seat-unknown``,
     ``stale-round``, ``round-over``, ``claim-window-closed``,
     ``already-claimed`` and ``declaration-automatic``.
     """
@@ -553,8 +556,7 @@ def _round_for(table: Table, round_no: int, seat: int) -> Round:
     """The current round, if ``round_no`` names it and ``seat`` sits at the table."""
     if not 0 <= seat < table.seats:
         raise RuleViolation("seat-unknown", f"There is no seat {seat} at this table.")
-    if table.match_status is not MatchStatus.IN_PROGRESS:
-        raise RuleViolation("match-over", "The match is over.", extra=_numbers(table))
+    # Once the match is over its last round is over too: moves get round-over.
     rnd = table.round
     if rnd is None:
         raise RuleViolation(

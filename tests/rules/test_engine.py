@@ -423,3 +423,18 @@ def test_automatic_rejects_claims() -> None:
     with pytest.raises(RuleViolation) as caught:
         engine.claim(table, 1, 0, T0)
     assert caught.value.code == "declaration-automatic"
+
+
+def test_retrying_the_pass_that_ended_the_round_and_match_answers_alike() -> None:
+    table = dealt(
+        SIMULTANEOUS_TRIMMED, "classic", declaration="automatic", match={"target_wins": 1}
+    )
+    table = exchange(table, [["8H"], ["8D"], ["AD"]]).table
+    last = engine.choose_pass(table, 1, 1, 3, ["8S"], T0)
+    assert last.table.match_status is MatchStatus.WON
+    again = engine.choose_pass(last.table, 1, 1, 3, ["8S"], T0)
+    assert again.table is last.table and again.events == ()
+    assert again.outcome == last.outcome
+    with pytest.raises(RuleViolation) as caught:
+        engine.choose_pass(last.table, 1, 1, 3, ["9C"], T0)
+    assert caught.value.code == "round-over"
