@@ -18,6 +18,7 @@ from .api import catalog, problems, tables
 from .api.common import Referee
 from .api.spec import DESCRIPTION, RefereeApi
 from .config import Settings
+from .storage import codec
 from .storage.embedded import ensure_embedded_redis
 from .storage.store import Contended, TableStore
 
@@ -54,7 +55,7 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
         API_SPEC_OPTIONS={"info": {"description": DESCRIPTION}},
         MAX_CONTENT_LENGTH=64 * 1024,
     )
-    store = TableStore(client or redis_client(settings), settings.table_ttl_seconds)
+    store = TableStore(client or redis_client(settings), codec, settings.table_ttl_seconds)
     app.extensions["referee"] = Referee(settings, store, random.SystemRandom())
     api = RefereeApi(app)
     api.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})

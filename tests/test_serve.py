@@ -88,3 +88,11 @@ def test_committed_openapi_matches_the_code(tmp_path: Path) -> None:
     subprocess.run([sys.executable, "-m", "service.cli", "openapi", "-o", str(out)], check=True)
     committed = (ROOT / "openapi.yaml").read_text()
     assert out.read_text() == committed, "openapi.yaml is out of date: run `referee openapi`"
+
+
+def test_served_spec_and_docs_page(client: Any) -> None:
+    served = client.get("/openapi.yaml")
+    assert served.status_code == 200 and served.mimetype == "application/yaml"
+    assert served.get_data(as_text=True) == (ROOT / "openapi.yaml").read_text()
+    docs = client.get("/docs")
+    assert docs.status_code == 200 and "swagger-ui" in docs.get_data(as_text=True)

@@ -12,9 +12,9 @@ from flask_smorest import Blueprint
 
 from ..rules import engine
 from ..rules.deal import validate_deal, validate_hand
-from ..rules.errors import FieldError, RuleViolation
+from ..rules.errors import RuleViolation
 from ..rules.options import PRESETS, resolve_options
-from ..rules.passing import parse_pass, rotate, source_seat
+from ..rules.passing import check_exchange, rotate, round_direction, source_seat
 from ..rules.settlement import winning_suits
 from .common import documented, referee
 from .problems import Problem
@@ -120,23 +120,8 @@ class CheckExchange(MethodView):
         seats = len(body["hands"])
         options = resolve_options(body["variant"], body["options"], seats, "/hands")
         hands = validate_deal(options, seats, body["hands"])
-        if len(body["passes"]) != seats:
-            raise RuleViolation(
-                "pass-invalid",
-                f"{len(body['passes'])} passes for {seats} seats.",
-                [FieldError("/passes", f"one pass per seat: {seats}")],
-            )
-        passes, problems = [], []
-        for seat, cards in enumerate(body["passes"]):
-            try:
-                passes.append(parse_pass(options, hands[seat], cards, f"/passes/{seat}"))
-            except RuleViolation as violation:
-                problems.extend(violation.errors)
-        if problems:
-            raise RuleViolation("pass-invalid", "Some passes are not valid.", problems)
-        direction = options.direction
-        if direction == "alternate":
-            direction = "left" if body["round"] % 2 else "right"
+        passes = check_exchange(options, hands, body["passes"])
+        direction = round_direction(options, body["round"])
         after = rotate(hands, passes, direction)
         received = [list(passes[source_seat(s, direction, seats)]) for s in range(seats)]
         return {"direction": direction, "hands": [list(h) for h in after], "received": received}

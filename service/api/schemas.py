@@ -208,6 +208,7 @@ class RoundResultSchema(ma.Schema):
 class ClaimShownSchema(ma.Schema):
     seat = fields.Integer()
     hand = fields.List(fields.String())
+    at_ms = fields.Integer(metadata={"description": "When the claim arrived (Redis clock, ms)."})
 
 
 class RoundViewSchema(ma.Schema):
@@ -300,7 +301,7 @@ class PassSchema(StrictSchema):
     cards = fields.List(
         Card(),
         required=True,
-        validate=validate.Length(1, 2),
+        validate=validate.Length(max=26),  # the count itself is a rule: 422 pass-invalid
         metadata={"description": "`pass_count` cards from the seat's hand."},
     )
 

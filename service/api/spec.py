@@ -53,8 +53,8 @@ input adds `errors: [{pointer | parameter, detail}]`; every 409 adds
 | 400 | `malformed-request` (not JSON, or nested too deep) |
 | 401 | `token-missing`, `token-malformed`, `token-unknown` |
 | 403 | `host-only`, `seat-only`, `wrong-seat` |
-| 404 | `not-found`, `table-not-found`, `seat-not-found`, `round-not-found`, `seat-unknown` |
-| 409 | `round-in-play`, `no-round-in-play`, `stale-round`, `stale-exchange`, `round-over`, `claim-window-closed`, `already-claimed`, `declaration-automatic`, `match-over` |
+| 404 | `not-found`, `table-not-found`, `seat-not-found`, `round-not-found` |
+| 409 | `round-in-play`, `no-round-in-play`, `stale-round`, `stale-exchange`, `round-over`, `claim-window-closed`, `declaration-automatic`, `match-over` |
 | 413 | `body-too-large` (64 KiB) |
 | 415 | `unsupported-media-type` (a body that is not `application/json`) |
 | 422 | `invalid-request` (schema), `unknown-variant`, `options-invalid`, `deal-invalid`, `pass-invalid`, `hand-invalid`, `claim-not-winning` |

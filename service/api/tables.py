@@ -7,6 +7,7 @@ the caller's view is serialised. No rule lives here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from flask import Response, url_for
@@ -14,6 +15,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from ..rules import engine
+from ..rules.state import Table as TableState
 from ..rules.views import public_view, seat_view
 from ..storage.store import Loaded, TableNotFound
 from . import auth
@@ -42,24 +44,37 @@ blp = Blueprint(
 )
 
 
+def _no_table() -> Problem:
+    return Problem(404, "table-not-found", "There is no table with this id.")
+
+
 def _load(table_id: str) -> Loaded:
     check_table_id(table_id)
     try:
         return referee().store.load(table_id)
     except TableNotFound:
-        raise Problem(404, "table-not-found", "There is no table with this id.") from None
+        raise _no_table() from None
 
 
-def _apply(table_id: str, move: Any) -> tuple[Loaded, engine.Transition]:
+def _apply(
+    table_id: str, move: Callable[[Loaded], engine.Transition]
+) -> tuple[engine.Transition, int]:
+    """Commit ``move``; returns its transition and the Redis clock it ran at."""
     check_table_id(table_id)
+    clock: list[int] = []
+
+    def timed(loaded: Loaded) -> engine.Transition:
+        clock.append(loaded.now_ms)
+        return move(loaded)
+
     try:
-        return referee().store.apply(table_id, move)
+        return referee().store.apply(table_id, timed), clock[-1]
     except TableNotFound:
-        raise Problem(404, "table-not-found", "There is no table with this id.") from None
+        raise _no_table() from None
 
 
-def _public(table_id: str, table: Any) -> dict[str, Any]:
-    return {"table_id": table_id, **public_view(table, now_ms())}
+def _public(table_id: str, table: TableState, now_ms: int) -> dict[str, Any]:
+    return {"table_id": table_id, **public_view(table, now_ms)}
 
 
 @blp.route("")
@@ -97,7 +112,7 @@ class Tables(MethodView):
                     {"seat": s, "name": n, "token": t}
                     for s, (n, t) in enumerate(zip(body["players"], seat_tokens, strict=True))
                 ],
-                "table": _public(table_id, transition.table),
+                "table": _public(table_id, transition.table, now_ms()),  # no round: any clock
             },
             201,
             {"Location": location, "Cache-Control": "no-store"},
@@ -118,7 +133,7 @@ class Table(MethodView):
         It never holds a hidden card. Carries an `ETag`; `If-None-Match` gives 304.
         """
         loaded = _load(table_id)
-        return _public(table_id, loaded.table)
+        return _public(table_id, loaded.table, loaded.now_ms)
 
     @blp.response(204)
     @blp.doc(security=SECURITY)
@@ -149,10 +164,10 @@ class Finish(MethodView):
 
         def move(loaded: Loaded) -> engine.Transition:
             auth.require_host(loaded.auth)
-            return engine.finish(loaded.table, now_ms())
+            return engine.finish(loaded.table, loaded.now_ms)
 
-        _, transition = _apply(table_id, move)
-        return _public(table_id, transition.table)
+        transition, now = _apply(table_id, move)
+        return _public(table_id, transition.table, now)
 
 
 @blp.route("/<table_id>/rounds")
@@ -181,13 +196,13 @@ class Rounds(MethodView):
 
         def move(loaded: Loaded) -> engine.Transition:
             auth.require_host(loaded.auth)
-            return engine.start_round(loaded.table, referee().rng, now_ms(), hands)
+            return engine.start_round(loaded.table, referee().rng, loaded.now_ms, hands)
 
-        _, transition = _apply(table_id, move)
+        transition, now = _apply(table_id, move)
         number = transition.outcome["round"]
         location = url_for("tables.Round", table_id=table_id, round_no=number)
         return (
-            {**transition.outcome, "table": _public(table_id, transition.table)},
+            {**transition.outcome, "table": _public(table_id, transition.table, now)},
             201,
             {"Location": location},
         )
@@ -203,7 +218,8 @@ class Round(MethodView):
         `current` is the round as in the table's view while it is the latest
         round; `result` is set once it is over.
         """
-        view = _public(table_id, _load(table_id).table)
+        loaded = _load(table_id)
+        view = _public(table_id, loaded.table, loaded.now_ms)
         current = view["round"] if view["round"] and view["round"]["number"] == round_no else None
         result = next((r for r in view["results"] if r["round"] == round_no), None)
         if current is None and result is None:
@@ -237,10 +253,10 @@ class Pass(MethodView):
                 raise Problem(404, "seat-not-found", f"There is no seat {seat} at this table.")
             auth.require_seat(loaded.auth, seat)
             return engine.choose_pass(
-                loaded.table, round_no, exchange_no, seat, body["cards"], now_ms()
+                loaded.table, round_no, exchange_no, seat, body["cards"], loaded.now_ms
             )
 
-        _, transition = _apply(table_id, move)
+        transition, now = _apply(table_id, move)
         rnd = transition.table.round
         assert rnd is not None
         return {**transition.outcome, "hand": list(rnd.hands[seat])}
@@ -265,9 +281,9 @@ class Claims(MethodView):
 
         def move(loaded: Loaded) -> engine.Transition:
             seat = auth.require_seat(loaded.auth)
-            return engine.claim(loaded.table, round_no, seat, now_ms())
+            return engine.claim(loaded.table, round_no, seat, loaded.now_ms)
 
-        _, transition = _apply(table_id, move)
+        transition, now = _apply(table_id, move)
         return transition.outcome
 
 
@@ -286,7 +302,7 @@ class SeatView(MethodView):
         if seat >= loaded.table.seats:
             raise Problem(404, "seat-not-found", f"There is no seat {seat} at this table.")
         auth.require_seat(loaded.auth, seat)
-        return seat_view(loaded.table, seat, now_ms()), 200, {"Cache-Control": "no-store"}
+        return seat_view(loaded.table, seat, loaded.now_ms), 200, {"Cache-Control": "no-store"}
 
 
 @blp.route("/<table_id>/events")
@@ -305,6 +321,6 @@ class Events(MethodView):
         check_table_id(table_id)
         store = referee().store
         if not store.exists(table_id):
-            raise Problem(404, "table-not-found", "There is no table with this id.")
+            raise _no_table()
         events = store.events(table_id, query["after"], query["limit"])
         return {"events": events, "next_after": events[-1]["seq"] if events else query["after"]}

@@ -98,16 +98,6 @@ def parse_card_set(
     return cards, problems
 
 
-def rank_of(card: str) -> str:
-    """The rank character of a canonical card code."""
-    return card[0]
-
-
-def suit_of(card: str) -> str:
-    """The suit character of a canonical card code."""
-    return card[1]
-
-
 def card_sort_key(card: str) -> tuple[int, int]:
     """Sort key: by suit (S H D C), then rank from high to low."""
     return SUIT_INDEX[card[1]], -RANK_INDEX[card[0]]

@@ -19,7 +19,7 @@ from .cards import CardError, describe_count, parse_card, sort_cards, suit_count
 from .deal import Shuffler, draw_first_dealer, shuffle_and_deal, validate_deal
 from .errors import FieldError, RuleViolation
 from .options import Options, deck_for, resolve_options
-from .passing import open_exchange, parse_pass, rotate
+from .passing import open_exchange, parse_pass, resolve, round_direction
 from .settlement import settle, winning_suits
 from .state import (
     Cards,
@@ -131,9 +131,7 @@ def _start_round(table: Table, rng: Shuffler, hands: Sequence[Sequence[str]] | N
         dealt = validate_deal(options, table.seats, hands)
         in_hands = {c for h in dealt for c in h}
         set_aside = tuple(c for c in deck if c not in in_hands)
-    direction = options.direction
-    if direction == "alternate":
-        direction = "left" if number % 2 else "right"
+    direction = round_direction(options, number)
     rnd = Round(
         number=number,
         dealer=dealer,
@@ -172,9 +170,10 @@ def choose_pass(
     ``automatic`` any winning hand then ends the round (2.6), and a round that
     reaches ``max_exchanges`` without a winner is void (2.8). Repeating a pass
     that is already chosen, even one of an exchange that has since resolved,
-    changes nothing and reports the same outcome.
+    changes nothing and answers with that exchange as it stands now
+    (``resolved`` true once it has resolved).
 
-    Raises ``seat-unknown``, ``no-round-in-play``, ``stale-round``,
+    Raises ``seat-not-found``, ``no-round-in-play``, ``stale-round``,
     ``round-over`` (passing has stopped, also once the match is over),
     ``stale-exchange`` (with the current numbers), or ``pass-invalid``.
     """
@@ -259,8 +258,7 @@ def _pass_outcome(
 def _resolve_exchange(table: Table, exchange: Exchange) -> tuple[Table, list[Event]]:
     rnd = table.round
     assert rnd is not None
-    passes = tuple(c or () for c in exchange.choices)
-    hands = rotate(rnd.hands, passes, rnd.direction)
+    hands = resolve(exchange, rnd.hands, rnd.direction)
     rnd = replace(
         rnd,
         hands=hands,
@@ -291,8 +289,8 @@ def _resolve_exchange(table: Table, exchange: Exchange) -> tuple[Table, list[Eve
 
 def check_hand(options: Options, hand: Sequence[str]) -> tuple[bool, str]:
     """Whether ``hand`` wins under ``options`` (RULES.md 2.6), with a sentence
-    saying why or why not (``"The hand holds 6 hearts; 7 of one suit are
-    needed."``). ``hand`` must hold canonical codes."""
+    saying why or why not (``"The hand holds 6 hearts; 7 cards of one suit
+    are needed."``). ``hand`` must hold canonical codes."""
     suits = winning_suits(hand, options.win_count)
     if suits:
         return True, f"The hand holds {describe_count(suit_counts(hand)[suits[0]], suits[0])}."
@@ -312,24 +310,15 @@ def claim(table: Table, round_no: int, seat: int, now_ms: int) -> Transition:
     the round waits until the window closes for other winning hands to claim.
     An invalid claim raises ``claim-not-winning`` with the reason, changes
     nothing and carries a ``claim-rejected`` event to record (its public form
-    names no card). Also raises ``no-round-in-play``, ``seat-unknown``,
-    ``stale-round``, ``round-over``, ``claim-window-closed``,
-    ``already-claimed`` and ``declaration-automatic``.
+    names no card). A seat that has already declared validly in this round
+    gets the same answer again and changes nothing (a safe retry). Also
+    raises ``no-round-in-play``, ``seat-not-found``, ``stale-round``,
+    ``round-over``, ``claim-window-closed`` and ``declaration-automatic``.
     """
     return on_time(table, now_ms, lambda t: _claim(t, round_no, seat, now_ms))
 
 
 def _claim(table: Table, round_no: int, seat: int, now_ms: int) -> Transition:
-    if (
-        table.round is not None
-        and table.round.status is RoundStatus.OVER
-        and (table.round.window_closes_at_ms is not None and table.round.number == round_no)
-    ):
-        raise RuleViolation(
-            "claim-window-closed",
-            f"The claim window of round {round_no} closed at {table.round.window_closes_at_ms}.",
-            extra=_numbers(table),
-        )
     rnd = _round_for(table, round_no, seat)
     if table.options.declaration == "automatic":
         raise RuleViolation(
@@ -337,14 +326,18 @@ def _claim(table: Table, round_no: int, seat: int, now_ms: int) -> Transition:
             "This table declares automatically: the referee ends the round as soon as a hand wins.",
             extra=_numbers(table),
         )
-    if rnd.status is RoundStatus.OVER:
-        raise RuleViolation("round-over", f"Round {rnd.number} is over.", extra=_numbers(table))
     if any(c.seat == seat for c in rnd.claims):
-        raise RuleViolation(
-            "already-claimed",
-            f"Seat {seat} has already declared in this round.",
-            extra=_numbers(table),
-        )
+        # A repeated declaration (a retry after a lost answer) changes nothing
+        # and answers with the round as it stands.
+        return Transition(table, (), _claim_outcome(table, seat))
+    if rnd.status is RoundStatus.OVER:
+        if rnd.window_closes_at_ms is not None:
+            raise RuleViolation(
+                "claim-window-closed",
+                f"The claim window of round {rnd.number} closed at {rnd.window_closes_at_ms}.",
+                extra=_numbers(table),
+            )
+        raise RuleViolation("round-over", f"Round {rnd.number} is over.", extra=_numbers(table))
     hand = rnd.hands[seat]
     wins, reason = check_hand(table.options, hand)
     if not wins:
@@ -360,8 +353,7 @@ def _claim(table: Table, round_no: int, seat: int, now_ms: int) -> Transition:
     ]
     window = table.options.claim_window_ms
     if rnd.status is RoundStatus.PASSING:
-        cancelled = replace(rnd.exchange, choices=(None,) * table.seats)
-        rnd = replace(rnd, exchange=cancelled, claims=(claim_,))
+        rnd = replace(rnd, exchange=_cleared(rnd.exchange), claims=(claim_,))
         if window > 0:
             rnd = replace(rnd, status=RoundStatus.CLAIM_WINDOW, window_closes_at_ms=now_ms + window)
             table = replace(table, round=rnd)
@@ -371,17 +363,26 @@ def _claim(table: Table, round_no: int, seat: int, now_ms: int) -> Transition:
             events.extend(more)
     else:  # the window is open: a simultaneous claim
         table = replace(table, round=replace(rnd, claims=rnd.claims + (claim_,)))
-    assert table.round is not None
-    outcome = {
+    return Transition(table, tuple(events), _claim_outcome(table, seat))
+
+
+def _claim_outcome(table: Table, seat: int) -> dict[str, Any]:
+    rnd = table.round
+    assert rnd is not None
+    return {
         "round": rnd.number,
         "seat": seat,
         "accepted": True,
-        "round_status": table.round.status.value,
-        "window_closes_at_ms": table.round.window_closes_at_ms,
-        "result": result_json(table.round.result),
+        "round_status": rnd.status.value,
+        "window_closes_at_ms": rnd.window_closes_at_ms,
+        "result": result_json(rnd.result),
         "match": match_json(table),
     }
-    return Transition(table, tuple(events), outcome)
+
+
+def _cleared(exchange: Exchange) -> Exchange:
+    """The exchange with every chosen pass cancelled (the cards never left)."""
+    return replace(exchange, choices=(None,) * len(exchange.choices))
 
 
 def on_time(table: Table, now_ms: int, move: Callable[[Table], Transition]) -> Transition:
@@ -412,7 +413,7 @@ def settle_due(table: Table, now_ms: int) -> Transition:
         rnd is None
         or rnd.status is not RoundStatus.CLAIM_WINDOW
         or rnd.window_closes_at_ms is None
-        or now_ms < rnd.window_closes_at_ms
+        or now_ms <= rnd.window_closes_at_ms  # "this long after" includes the last instant
     ):
         return Transition(table)
     table, events = _end_round(table, rnd.claims, None)
@@ -457,8 +458,7 @@ def _end_round(
         hands=tuple(sorted((c.seat, c.hand) for c in claims)),
         settled_by=settled_by,
     )
-    cleared = replace(rnd.exchange, choices=(None,) * seats)
-    rnd = replace(rnd, status=RoundStatus.OVER, exchange=cleared, result=result)
+    rnd = replace(rnd, status=RoundStatus.OVER, exchange=_cleared(rnd.exchange), result=result)
     wins = tuple(w + (1 if s in winners else 0) for s, w in enumerate(table.wins))
     table = replace(table, round=rnd, wins=wins, results=table.results + (result,))
     events: list[Event] = [
@@ -522,7 +522,7 @@ def _finish(table: Table) -> Transition:
         rnd = replace(
             rnd,
             status=RoundStatus.OVER,
-            exchange=replace(rnd.exchange, choices=(None,) * table.seats),
+            exchange=_cleared(rnd.exchange),
             result=cancelled,
         )
         table = replace(table, round=rnd)
@@ -555,7 +555,7 @@ def _numbers(table: Table) -> dict[str, Any]:
 def _round_for(table: Table, round_no: int, seat: int) -> Round:
     """The current round, if ``round_no`` names it and ``seat`` sits at the table."""
     if not 0 <= seat < table.seats:
-        raise RuleViolation("seat-unknown", f"There is no seat {seat} at this table.")
+        raise RuleViolation("seat-not-found", f"There is no seat {seat} at this table.")
     # Once the match is over its last round is over too: moves get round-over.
     rnd = table.round
     if rnd is None:

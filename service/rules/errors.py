@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the state imports the options, which import this module
+    from .state import Table
 
 
 class Kind(Enum):
@@ -38,7 +41,7 @@ CODES: dict[str, Kind] = {
     "pass-invalid": Kind.INVALID,
     "hand-invalid": Kind.INVALID,
     "claim-not-winning": Kind.INVALID,
-    "seat-unknown": Kind.NOT_FOUND,
+    "seat-not-found": Kind.NOT_FOUND,
     "round-in-play": Kind.CONFLICT,
     "no-round-in-play": Kind.CONFLICT,
     "stale-round": Kind.CONFLICT,
@@ -46,7 +49,6 @@ CODES: dict[str, Kind] = {
     "round-over": Kind.CONFLICT,
     "claim-window-closed": Kind.CONFLICT,
     "declaration-automatic": Kind.CONFLICT,
-    "already-claimed": Kind.CONFLICT,
     "match-over": Kind.CONFLICT,
 }
 """Every code the engine raises, with its kind. Codes are part of the API contract."""
@@ -65,7 +67,7 @@ class RuleViolation(Exception):
     record: tuple[dict[str, Any], ...] = ()
     """Public events to log although the move is refused (RULES.md 2.6: an
     invalid declaration is recorded in the round's log)."""
-    settled: Any = None
+    settled: Table | None = None
     """The table as the clock left it (a claim window that closed by itself
     before the refused move), to keep; ``None`` when the clock changed nothing."""
 

@@ -201,8 +201,9 @@ def resolve_options(
     """Merge ``overrides`` into the preset and check the result is one game.
 
     ``overrides`` holds option names of RULES.md 2.2 with wire values (``match``
-    as a one-key object; ``deck_low_rank`` as any rank spelling); ``seats`` is
-    the number of players, named by ``seats_pointer`` in errors. Raises
+    as a one-key object; ``deck_low_rank`` as any rank spelling; a ``hand_size``
+    without a ``win_count`` sets both); ``seats`` is the number of players,
+    named by ``seats_pointer`` in errors. Raises
     :class:`RuleViolation` ``options-invalid`` listing every problem: unknown
     preset, seat count outside the preset's range, ``hand_size*N`` over the
     deck, ``deck_low_rank`` without ``trimmed`` or without a multiple of 4,
@@ -222,6 +223,8 @@ def resolve_options(
             errors.append(FieldError(f"/options/{name}", f"unknown option {name!r}"))
         else:
             values[name] = value
+    if "hand_size" in overrides and "win_count" not in overrides:
+        values["win_count"] = values["hand_size"]  # RULES.md 2.2: "normally = hand_size"
     match = _parse_match(values["match"], errors)
     if values["deck_low_rank"] is not None:
         try:

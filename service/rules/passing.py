@@ -22,6 +22,14 @@ def open_exchange(number: int, seats: int) -> Exchange:
     return Exchange(number=number, choosers=tuple(range(seats)), choices=(None,) * seats)
 
 
+def round_direction(options: Options, round_no: int) -> str:
+    """``left`` or ``right`` for round ``round_no`` (1-based); ``alternate``
+    passes left in odd rounds and right in even ones (RULES.md 2.2)."""
+    if options.direction == "alternate":
+        return "left" if round_no % 2 else "right"
+    return options.direction
+
+
 def source_seat(seat: int, direction: str, seats: int) -> int:
     """The neighbour whose cards ``seat`` receives (RULES.md 1: left = seat+1)."""
     return (seat - 1) % seats if direction == "left" else (seat + 1) % seats
@@ -57,3 +65,35 @@ def rotate(hands: Sequence[Cards], passes: Sequence[Cards], direction: str) -> t
         kept = [c for c in hand if c not in gone]
         new_hands.append(sort_cards(kept + list(passes[source_seat(seat, direction, seats)])))
     return tuple(new_hands)
+
+
+def resolve(exchange: Exchange, hands: Sequence[Cards], direction: str) -> tuple[Cards, ...]:
+    """The hands after ``exchange`` resolves, by its ``resolution``; every
+    chooser's choice must be made and checked."""
+    if exchange.resolution == "rotate":
+        return rotate(hands, [c or () for c in exchange.choices], direction)
+    raise ValueError(f"unknown resolution {exchange.resolution!r}")
+
+
+def check_exchange(
+    options: Options, hands: Sequence[Cards], passes: Sequence[Sequence[str]]
+) -> list[Cards]:
+    """Check one simultaneous exchange's passes, one per seat, against the
+    hands (RULES.md 2.5); returns them sorted. Raises ``pass-invalid`` listing
+    every problem of every seat (pointers ``/passes/{seat}/{i}``)."""
+    if len(passes) != len(hands):
+        raise RuleViolation(
+            "pass-invalid",
+            f"{len(passes)} passes for {len(hands)} seats.",
+            [FieldError("/passes", f"one pass per seat: {len(hands)}")],
+        )
+    checked: list[Cards] = []
+    problems: list[FieldError] = []
+    for seat, cards in enumerate(passes):
+        try:
+            checked.append(parse_pass(options, hands[seat], cards, f"/passes/{seat}"))
+        except RuleViolation as violation:
+            problems.extend(violation.errors)
+    if problems:
+        raise RuleViolation("pass-invalid", "Some passes are not valid.", problems)
+    return checked

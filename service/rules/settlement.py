@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .cards import RANK_INDEX, SUITS, sort_cards
+from .cards import RANK_INDEX, SUITS, sort_cards, suit_counts
 from .options import Options
 
 Cards = tuple[str, ...]
@@ -15,31 +15,32 @@ CARD_VALUE = {r: (11 if r == "A" else 10 if r in "TJQK" else int(r)) for r in "2
 
 def winning_suits(hand: Sequence[str], win_count: int) -> list[str]:
     """The suits of which ``hand`` holds at least ``win_count`` cards."""
-    counts = dict.fromkeys(SUITS, 0)
-    for card in hand:
-        counts[card[1]] += 1
+    counts = suit_counts(hand)
     return [s for s in SUITS if counts[s] >= win_count]
 
 
-def _suit_cards(hand: Sequence[str], suit: str, win_count: int) -> Cards:
-    """The ``win_count`` highest cards of ``suit`` in ``hand``, high to low."""
-    return sort_cards(c for c in hand if c[1] == suit)[:win_count]
+def _suit_cards(hand: Sequence[str], suit: str) -> Cards:
+    """Every card of ``suit`` in ``hand``, high to low."""
+    return sort_cards(c for c in hand if c[1] == suit)
 
 
 def highest_card_key(hand: Sequence[str], win_count: int) -> tuple[int, ...]:
-    """Comparison key of a winning hand under ``highest-card``: the ranks of the
-    winning suit from the highest down (the best suit if several win)."""
+    """Comparison key of a winning hand under ``highest-card``: the ranks of all
+    the winning suit's cards from the highest down (the best suit if several
+    win). Compared as tuples, the first difference wins, and when one suit runs
+    out first with all equal so far, the longer suit wins (its next card is the
+    difference)."""
     return max(
-        tuple(RANK_INDEX[c[0]] for c in _suit_cards(hand, s, win_count))
+        tuple(RANK_INDEX[c[0]] for c in _suit_cards(hand, s))
         for s in winning_suits(hand, win_count)
     )
 
 
 def highest_sum_key(hand: Sequence[str], win_count: int) -> int:
-    """Comparison key under ``highest-sum``: the card values of the winning suit."""
+    """Comparison key under ``highest-sum``: the card values of all the winning
+    suit's cards (the best suit if several win)."""
     return max(
-        sum(CARD_VALUE[c[0]] for c in _suit_cards(hand, s, win_count))
-        for s in winning_suits(hand, win_count)
+        sum(CARD_VALUE[c[0]] for c in _suit_cards(hand, s)) for s in winning_suits(hand, win_count)
     )
 
 

@@ -47,7 +47,9 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
             "exchanges_resolved": len(rnd.passes),
             "waiting_for": list(rnd.exchange.waiting_for) if passing else [],
             "window_closes_at_ms": rnd.window_closes_at_ms,
-            "claims": [{"seat": c.seat, "hand": list(c.hand)} for c in rnd.claims],
+            "claims": [
+                {"seat": c.seat, "hand": list(c.hand), "at_ms": c.at_ms} for c in rnd.claims
+            ],
         }
     return {
         "variant": table.variant,

@@ -2,6 +2,8 @@
 
 The codec is exact: ``decode(encode(t)) == t`` for every table (a test checks
 it on random games). Keys are short because every byte is kept per table.
+``fmt`` numbers the layout: a field added later gets a default in the state
+classes (or a migration here) so that tables stored before it still decode.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ from ..rules.state import (
     RoundStatus,
     Table,
 )
+
+FORMAT = 1
+"""The layout :func:`encode` writes."""
 
 
 def _cards(value: Any) -> tuple[str, ...] | None:
@@ -83,6 +88,7 @@ def encode(table: Table) -> str:
     """The table as compact JSON text."""
     options = table.options.to_json()
     data = {
+        "fmt": FORMAT,
         "var": table.variant,
         "o": options,
         "names": list(table.names),
@@ -100,6 +106,8 @@ def encode(table: Table) -> str:
 def decode(text: str | bytes) -> Table:
     """The table encoded by :func:`encode`."""
     data = json.loads(text)
+    if data.get("fmt") != FORMAT:
+        raise ValueError(f"unknown state format {data.get('fmt')!r}; this service reads {FORMAT}")
     o = dict(data["o"])
     ((kind, count),) = o.pop("match").items()
     options = Options(**o, match=Match(kind, None if kind == "open" else count))

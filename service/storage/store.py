@@ -7,11 +7,17 @@ touches one Redis Cluster slot::
                                   a (auth: token hashes)
     referee:{<id>}:events   list  public events as JSON, oldest first
 
-A move is one read (``HMGET``) and one atomic commit (the ``commit.lua``
-script: compare version, write state, append events, refresh expiry). When
-another move committed in between, the move is recomputed on the new state;
-that is what lets every seat pass at the same moment and still resolve the
-exchange exactly once.
+A move is one round trip to read (``HMGET`` and ``TIME``, pipelined) and one
+atomic commit (the ``commit.lua`` script: compare version, write state, append
+events, refresh expiry). When another move committed in between, the move is
+recomputed on the new state; that is what lets every seat pass at the same
+moment and still resolve the exchange exactly once.
+
+The clock of a move is Redis's ``TIME``, read with the state, so that every
+worker and every machine agree on when a claim window closes.
+
+The store knows no game: a codec turns a game's state into text and back, and
+a move is anything that returns an object with ``table`` and ``events``.
 """
 
 from __future__ import annotations
@@ -22,14 +28,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import redis
 
-from ..rules.engine import Transition
 from ..rules.errors import RuleViolation
-from ..rules.state import Table
-from .codec import decode, encode
 
 KEY_PREFIX = "referee"
 
@@ -49,15 +52,38 @@ def all_keys(table_id: str) -> list[str]:
     return [table_key(table_id), events_key(table_id)]
 
 
+class Codec(Protocol):
+    """How a game's state is kept: ``encode`` to text, ``decode`` back."""
+
+    def encode(self, table: Any) -> str: ...
+
+    def decode(self, text: str | bytes) -> Any: ...
+
+
+class Change(Protocol):
+    """What a move returns: the new state and its public events, in order."""
+
+    @property
+    def table(self) -> Any: ...
+
+    @property
+    def events(self) -> tuple[dict[str, Any], ...]: ...
+
+
+C = TypeVar("C", bound=Change)
+
+
 @dataclass(frozen=True, slots=True)
 class Loaded:
-    """A table as read: its version, state, auth record and event count."""
+    """A table as read: its version, state, auth record, event count, and the
+    Redis clock at the read (ms since the epoch)."""
 
     table_id: str
     version: int
-    table: Table
+    table: Any
     auth: dict[str, Any]
     event_count: int
+    now_ms: int
 
 
 class TableNotFound(LookupError):
@@ -68,78 +94,96 @@ class Contended(RuntimeError):
     """A move lost the version race too many times in a row; retry later."""
 
 
+def _ms(seconds: int, micros: int) -> int:
+    return int(seconds) * 1000 + int(micros) // 1000
+
+
 class TableStore:
     """Reads and atomically writes tables in Redis.
 
-    ``client`` is a ``redis.Redis`` (or cluster client); ``ttl_seconds`` is how
-    long an untouched table lives; ``max_attempts`` bounds the optimistic retries
-    of one move.
+    ``client`` is a ``redis.Redis`` (or cluster client); ``codec`` keeps the
+    game's state; ``ttl_seconds`` is how long an untouched table lives;
+    ``max_attempts`` bounds the optimistic retries of one move.
     """
 
-    def __init__(self, client: redis.Redis, ttl_seconds: int, max_attempts: int = 64) -> None:
+    def __init__(
+        self, client: redis.Redis, codec: Codec, ttl_seconds: int, max_attempts: int = 64
+    ) -> None:
         self.client = client
+        self.codec = codec
         self.ttl_seconds = ttl_seconds
         self.max_attempts = max_attempts
         script = resources.files(__package__).joinpath("lua/commit.lua").read_text()
         self._commit = client.register_script(script)
 
     def load(self, table_id: str) -> Loaded:
-        """The table's current state; raises :class:`TableNotFound`."""
-        version, count, state, auth = self.client.hmget(table_key(table_id), "v", "n", "s", "a")
+        """The table's current state and the Redis clock, in one round trip;
+        raises :class:`TableNotFound`."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hmget(table_key(table_id), "v", "n", "s", "a")
+        pipe.time()
+        (version, count, state, auth), clock = pipe.execute()
         if version is None or state is None or auth is None:
             raise TableNotFound(table_id)
-        return Loaded(table_id, int(version), decode(state), json.loads(auth), int(count or 0))
+        return Loaded(
+            table_id,
+            int(version),
+            self.codec.decode(state),
+            json.loads(auth),
+            int(count or 0),
+            _ms(*clock),
+        )
 
-    def create(self, table_id: str, transition: Transition, auth: dict[str, Any]) -> None:
+    def now_ms(self) -> int:
+        """The Redis clock, ms since the epoch."""
+        return _ms(*self.client.time())
+
+    def create(self, table_id: str, change: Change, auth: dict[str, Any]) -> None:
         """Store a new table with its first events; raises ``RuntimeError`` if the
         id is taken (128+ random bits make that a broken random source)."""
-        ok, _ = self._write(table_id, 0, 0, transition.table, transition.events, auth)
-        if not ok:
+        if not self._write(table_id, 0, 0, change.table, change.events, auth, self.now_ms()):
             raise RuntimeError(f"table id {table_id} already exists")
 
-    def apply(
-        self, table_id: str, move: Callable[[Loaded], Transition]
-    ) -> tuple[Loaded, Transition]:
+    def apply(self, table_id: str, move: Callable[[Loaded], C]) -> C:
         """Run ``move`` on the current state and commit its result atomically.
 
         ``move`` may raise (an auth error, a :class:`RuleViolation`); then
         nothing is written, except what a ``RuleViolation`` carries to keep (the
         events it records, the table as the clock settled it), written under
         the same version check before it is re-raised. On a version conflict
-        ``move`` runs again on the fresh state.
-        Returns the state the move saw and its transition. Raises
-        :class:`TableNotFound` or :class:`Contended`.
+        ``move`` runs again on the fresh state. Returns what ``move`` returned.
+        Raises :class:`TableNotFound` or :class:`Contended`.
         """
         for attempt in range(self.max_attempts):
             loaded = self.load(table_id)
             try:
-                transition = move(loaded)
-            except RuleViolation as violation:
-                if not violation.record and violation.settled is None:
+                change = move(loaded)
+            except RuleViolation as refused:
+                if not refused.record and refused.settled is None:
                     raise
-                ok, _ = self._write(
+                if self._write(
                     table_id,
                     loaded.version,
                     loaded.event_count,
-                    violation.settled,
-                    violation.record,
+                    refused.settled,
+                    refused.record,
                     None,
-                )
-                if ok:
+                    loaded.now_ms,
+                ):
                     raise
             else:
-                if transition.table is loaded.table and not transition.events:
-                    return loaded, transition  # a repeat: nothing to write
-                ok, _ = self._write(
+                if change.table is loaded.table and not change.events:
+                    return change  # a repeat: nothing to write
+                if self._write(
                     table_id,
                     loaded.version,
                     loaded.event_count,
-                    transition.table,
-                    transition.events,
+                    change.table,
+                    change.events,
                     None,
-                )
-                if ok:
-                    return loaded, transition
+                    loaded.now_ms,
+                ):
+                    return change
             # Jittered backoff so that seats racing for one table spread out.
             time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
         raise Contended(table_id)
@@ -149,11 +193,12 @@ class TableStore:
         table_id: str,
         version: int,
         event_count: int,
-        table: Table | None,
+        table: Any,
         events: tuple[dict[str, Any], ...],
         auth: dict[str, Any] | None,
-    ) -> tuple[bool, int]:
-        now_ms = int(time.time() * 1000)
+        now_ms: int,
+    ) -> bool:
+        """Commit under the version check; False when another move won the race."""
         payloads = [
             json.dumps({"seq": event_count + i + 1, "at_ms": now_ms, **e}, separators=(",", ":"))
             for i, e in enumerate(events)
@@ -162,13 +207,13 @@ class TableStore:
             keys=[table_key(table_id), events_key(table_id)],
             args=[
                 str(version),
-                "" if table is None else encode(table),
+                "" if table is None else self.codec.encode(table),
                 self.ttl_seconds,
                 "" if auth is None else json.dumps(auth, separators=(",", ":")),
                 *payloads,
             ],
         )
-        return int(result[0]) >= 0, int(result[1])
+        return int(result[0]) >= 0
 
     def events(self, table_id: str, after: int, limit: int) -> list[dict[str, Any]]:
         """Public events with ``seq > after``, oldest first, at most ``limit``."""

@@ -239,3 +239,75 @@ def test_finish_abandons_a_match_with_its_own_end(tables: TableClient, client: A
     r = client.post(f"{t.url}/finish", headers=bearer(t.host))
     assert r.get_json()["match"] == {"status": "abandoned", "winners": []}
     assert [e["type"] for e in tables.events(t)][-2:] == ["round-abandoned", "match-abandoned"]
+
+
+def test_an_invalid_claim_while_half_chosen_leaves_the_chosen_passes(tables: TableClient) -> None:
+    t = tables.create(4)
+    tables.deal(t, WINNING_AT_DEAL)
+    tables.pass_(t, 1, 1, 0, ["8H"])
+    assert tables.claim(t, 1, 1).status_code == 422  # seat 1 holds six spades
+    assert [s["chosen"] for s in tables.public(t)["seats"]] == [True, False, False, False]
+    seat0 = tables.client.get(f"{t.url}/seats/0", headers=bearer(t.seats[0])).get_json()
+    assert seat0["pending"] == ["8H"]
+
+
+def test_two_winning_seats_claiming_at_once_with_no_window_give_one_winner(app: Any) -> None:
+    """Window 0: the first valid claim to commit wins outright; the other is told
+    the round is over. Real threads, each with its own client, ten times."""
+    import threading
+
+    for _ in range(10):
+        tables = TableClient(app.test_client())
+        t = tables.create(4, "mein-schiff")
+        tables.deal(t, [
+            ["AS", "KS", "QS", "JS", "TS", "9S", "2S"], ["AH", "KH", "QH", "JH", "TH", "9H", "3H"],
+            ["2D", "3D", "4D", "5D", "6D", "7D", "8C"], ["2C", "3C", "4C", "5C", "6C", "7C", "8D"],
+        ])  # fmt: skip
+        barrier = threading.Barrier(2)
+        answers: dict[int, Any] = {}
+
+        def claim(seat: int, t: Any = t, barrier: Any = barrier, answers: Any = answers) -> None:
+            client = TableClient(app.test_client())
+            barrier.wait()
+            answers[seat] = client.claim(t, 1, seat)
+
+        threads = [threading.Thread(target=claim, args=(s,)) for s in (0, 1)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        statuses = sorted(r.status_code for r in answers.values())
+        assert statuses == [200, 409]
+        winner = next(s for s, r in answers.items() if r.status_code == 200)
+        assert tables.public(t)["results"][0]["winners"] == [winner]
+
+
+def test_no_hidden_card_after_a_claim_or_a_void_round(tables: TableClient, client: Any) -> None:
+    hands = [
+        ["AH", "KH", "QH", "JH", "TH", "9H", "8H"], ["AS", "KS", "QS", "JS", "TS", "9S", "2D"],
+        ["AD", "KD", "QD", "JD", "TD", "9D", "2S"], ["AC", "KC", "QC", "JC", "TC", "9C", "8C"],
+    ]  # fmt: skip
+    t = tables.create(4, "mein-schiff", max_exchanges=1, first_dealer=3)
+    tables.deal(t, hands)
+    tables.claim(t, 1, 0)  # seat 0's hand is shown; the rest stays hidden
+    tables.deal(t)  # round 2: shuffled, played to a void
+    hands2 = {s: tables.hand(t, s) for s in range(4)}
+    for seat in range(4):
+        tables.pass_(t, 2, 1, seat, [hands2[seat][0]])
+    assert tables.public(t)["results"][1]["settled_by"] == "void"
+    shown = set(hands[0])
+    public = (
+        client.get(t.url).get_data(as_text=True)
+        + client.get(f"{t.url}/events").get_data(as_text=True)
+        + client.get(f"{t.url}/rounds/1").get_data(as_text=True)
+    )
+    for card in STANDARD_DECK:
+        assert (f'"{card}"' in public) == (card in shown), card
+    for seat in range(4):  # a seat sees its own cards and what it passed and received only
+        mine = client.get(f"{t.url}/seats/{seat}", headers=bearer(t.seats[seat])).get_data(
+            as_text=True
+        )
+        own = set(tables.hand(t, seat)) | set(hands2[seat])
+        for card in STANDARD_DECK:
+            if f'"{card}"' in mine:
+                assert card in own, (seat, card)

@@ -260,23 +260,53 @@ def test_claim_window_takes_a_second_winning_hand_and_closes_on_time() -> None:
         ["AS", "KS", "QS", "JS", "TS", "9S", "2S"],
         ["AH", "KH", "QH", "JH", "TH", "9H", "3H"],
         ["2D", "3D", "4D", "5D", "6D", "7D", "8D"],
-        ["2C", "3C", "4C", "5C", "6C", "8C", "9C"],
+        ["2C", "3C", "4C", "5C", "6C", "8C", "TD"],
     ]
     table = dealt(hands, "circle")  # window 1500 ms, shared
     first = engine.claim(table, 1, 1, T0)
     assert first.outcome["round_status"] == "claim-window"
     assert first.outcome["window_closes_at_ms"] == T0 + 1500
-    second = engine.claim(first.table, 1, 0, T0 + 1499)
+    # Seat 3 does not win: refused and logged; the window goes on unchanged.
+    with pytest.raises(RuleViolation) as caught:
+        engine.claim(first.table, 1, 3, T0 + 10)
+    assert caught.value.code == "claim-not-winning" and caught.value.settled is None
+    # "This long after" includes the last instant of the window.
+    second = engine.claim(first.table, 1, 0, T0 + 1500)
     assert second.table.round is not None and second.table.round.status is RoundStatus.CLAIM_WINDOW
     with pytest.raises(RuleViolation) as caught:
-        engine.claim(second.table, 1, 2, T0 + 1500)
+        engine.choose_pass(second.table, 1, 1, 2, ["2D"], T0 + 1500)
+    assert caught.value.code == "round-over"
+    with pytest.raises(RuleViolation) as caught:
+        engine.start_round(second.table, random.Random(1), T0 + 1500)
+    assert caught.value.code == "round-in-play"
+    with pytest.raises(RuleViolation) as caught:
+        engine.claim(second.table, 1, 2, T0 + 1501)  # seat 2 wins too, but too late
     assert caught.value.code == "claim-window-closed"
-    closed = engine.settle_due(second.table, T0 + 1500)
+    assert caught.value.settled is not None and caught.value.settled.results[0].winners == (0, 1)
+    assert [e["type"] for e in caught.value.record] == ["round-won"]
+    closed = engine.settle_due(second.table, T0 + 1501)
     assert closed.table.results[0].winners == (0, 1)
     assert [e["type"] for e in closed.events] == ["round-won"]
     # The public view shows the settlement as soon as the window has closed.
-    assert public_view(second.table, T0 + 1500)["results"][0]["winners"] == [0, 1]
-    assert public_view(second.table, T0 + 1000)["results"] == []
+    assert public_view(second.table, T0 + 1501)["results"][0]["winners"] == [0, 1]
+    assert public_view(second.table, T0 + 1500)["results"] == []
+
+
+def test_a_window_between_two_claimants_is_settled_by_highest_card() -> None:
+    table = dealt(FOUR_WINNING, "mein-schiff", claim_window_ms=100)
+    first = engine.claim(table, 1, 0, T0)
+    both = engine.claim(first.table, 1, 1, T0 + 50).table
+    result = engine.settle_due(both, T0 + 101).table.results[0]
+    assert result.winners == (1,) and result.settled_by == "highest-card"
+    assert [s for s, _ in result.hands] == [0, 1]  # both claimants showed their hands
+
+
+def test_repeating_a_valid_claim_answers_alike_and_changes_nothing() -> None:
+    table = dealt(FOUR_WINNING, "mein-schiff")
+    won = engine.claim(table, 1, 2, T0)
+    again = engine.claim(won.table, 1, 2, T0 + 5)
+    assert again.table is won.table and again.events == ()
+    assert again.outcome == won.outcome
 
 
 def test_window_zero_first_valid_claim_wins_outright() -> None:
@@ -438,3 +468,58 @@ def test_retrying_the_pass_that_ended_the_round_and_match_answers_alike() -> Non
     with pytest.raises(RuleViolation) as caught:
         engine.choose_pass(last.table, 1, 1, 3, ["9C"], T0)
     assert caught.value.code == "round-over"
+
+
+def test_automatic_win_on_the_last_allowed_exchange_beats_the_void() -> None:
+    table = dealt(SIMULTANEOUS_TRIMMED, "classic", declaration="automatic", max_exchanges=1)
+    done = exchange(table, [["8H"], ["8D"], ["AD"], ["8S"]]).table
+    assert done.results[0].winners == (0, 1) and done.results[0].settled_by == "shared"
+
+
+def test_the_card_just_received_may_be_passed_on() -> None:
+    table = dealt(WORKED_EXAMPLE, "circle")
+    table = exchange(table, [["4S"], ["9C"], ["8D"], ["9H"]]).table
+    table = exchange(table, [["9H"], ["4S"], ["9C"], ["8D"]]).table  # each passes what it got
+    assert table.round is not None
+    assert [sorted(h) for h in table.round.hands] == [
+        sorted(["AH", "KH", "8H", "5H", "2H", "QC", "8D"]),
+        sorted(["3C", "4C", "5C", "6C", "7C", "8C", "9H"]),
+        sorted(["2D", "3D", "4D", "5D", "6D", "7D", "4S"]),
+        sorted(["JH", "2S", "3S", "5S", "6S", "7S", "9C"]),
+    ]
+
+
+def test_highest_card_counts_every_card_of_the_winning_suit() -> None:
+    # win_count 5: seat 1's sixth spade is the first difference.
+    hands = [
+        ["AH", "KH", "QH", "JH", "TH", "2S", "3S"],
+        ["AS", "KS", "QS", "JS", "TS", "9S", "8D"],
+        ["2D", "3D", "4D", "5D", "6D", "7D", "9D"],
+        ["2C", "3C", "4C", "5C", "6C", "7C", "9C"],
+    ]
+    done = dealt(hands, "mein-schiff", win_count=5, declaration="automatic")
+    assert done.results[0].winners == (1,) and done.results[0].settled_by == "highest-card"
+
+
+def test_a_hand_with_two_winning_suits_is_judged_by_its_better_suit() -> None:
+    hands = [
+        ["AH", "KH", "QH", "2S", "3S", "4S", "2C"],  # hearts A K Q beat spades
+        ["AD", "KD", "JD", "5S", "6S", "7S", "3C"],
+        ["8S", "9S", "TS", "JS", "QS", "KS", "4C"],  # spades K Q J loses to A K Q
+        ["5C", "6C", "7C", "8C", "9C", "TC", "JC"],
+    ]
+    done = dealt(hands, "mein-schiff", win_count=3, declaration="automatic")
+    assert done.results[0].winners == (0,)
+
+
+def test_claim_window_does_not_apply_under_automatic() -> None:
+    done = dealt(FOUR_WINNING, "circle", declaration="automatic")
+    assert done.round is not None and done.round.status is RoundStatus.OVER
+    assert done.round.window_closes_at_ms is None and done.results[0].winners == (0, 1, 2, 3)
+
+
+def test_a_hand_size_override_brings_win_count_along() -> None:
+    table = new_table("classic", 4, hand_size=5)
+    assert (table.options.hand_size, table.options.win_count) == (5, 5)
+    table = new_table("classic", 4, hand_size=5, win_count=4)
+    assert (table.options.hand_size, table.options.win_count) == (5, 4)

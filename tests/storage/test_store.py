@@ -63,6 +63,8 @@ def test_seven_seats_passing_at_once_resolve_each_exchange_exactly_once(
     events = tables.events(t)
     resolved = [e["exchange"] for e in events if e["type"] == "exchange-resolved"]
     assert resolved == list(range(1, exchanges + 1))
+    # Exactly one seat's answer per exchange says it resolved the exchange.
+    assert resolved_by == Counter(dict.fromkeys(range(1, exchanges + 1), 1))
     chosen = Counter(e["exchange"] for e in events if e["type"] == "pass-chosen")
     assert set(chosen.values()) == {7} and len(chosen) == exchanges
     view = tables.public(t)
@@ -93,8 +95,7 @@ def test_expired_table_is_gone(app: Any, redis_client: redis.Redis) -> None:
     )
     tables = TableClient(short.test_client())
     t = tables.create(4)
-    for key in all_keys(t.table_id):
-        assert redis_client.pttl(key) <= 1000 or redis_client.exists(key) == 0
+    assert 0 < redis_client.pttl(all_keys(t.table_id)[0]) <= 1000
     import time
 
     time.sleep(1.2)
