@@ -339,6 +339,7 @@ class EventListSchema(ma.Schema):
         metadata={"description": "Each has `seq`, `at_ms`, `type` and the type's members."},
     )
     next_after = fields.Integer(metadata={"description": "Pass as `after` to read on."})
+    more = fields.Boolean(metadata={"description": "Whether events after this page exist now."})
 
 
 class CheckDealSchema(GameSchema):

@@ -313,7 +313,9 @@ class Events(MethodView):
     def get(self, query: dict[str, Any], table_id: str) -> dict[str, Any]:
         """Read the public event log
 
-        Events with `seq` greater than `after`, oldest first: table created,
+        Events with `seq` greater than `after`, oldest first, at most `limit`;
+        `more` says whether another page follows (read on from `next_after`).
+        Types: table created,
         first dealer drawn, round dealt, pass chosen (the seat, never the
         cards), exchange resolved, claim accepted (with the hand shown) or
         rejected, round won or void, match won, finished or abandoned.
@@ -322,5 +324,6 @@ class Events(MethodView):
         store = referee().store
         if not store.exists(table_id):
             raise _no_table()
-        events = store.events(table_id, query["after"], query["limit"])
-        return {"events": events, "next_after": events[-1]["seq"] if events else query["after"]}
+        events, more = store.events(table_id, query["after"], query["limit"])
+        next_after = events[-1]["seq"] if events else query["after"]
+        return {"events": events, "next_after": next_after, "more": more}

@@ -215,10 +215,11 @@ class TableStore:
         )
         return int(result[0]) >= 0
 
-    def events(self, table_id: str, after: int, limit: int) -> list[dict[str, Any]]:
-        """Public events with ``seq > after``, oldest first, at most ``limit``."""
-        raw = self.client.lrange(events_key(table_id), after, after + limit - 1)
-        return [json.loads(e) for e in raw]
+    def events(self, table_id: str, after: int, limit: int) -> tuple[list[dict[str, Any]], bool]:
+        """Public events with ``seq > after``, oldest first, at most ``limit``,
+        and whether more follow."""
+        raw = self.client.lrange(events_key(table_id), after, after + limit)
+        return [json.loads(e) for e in raw[:limit]], len(raw) > limit
 
     def exists(self, table_id: str) -> bool:
         """Whether the table exists."""

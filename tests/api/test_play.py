@@ -311,3 +311,18 @@ def test_no_hidden_card_after_a_claim_or_a_void_round(tables: TableClient, clien
         for card in STANDARD_DECK:
             if f'"{card}"' in mine:
                 assert card in own, (seat, card)
+
+
+def test_event_log_pages_with_a_cursor(tables: TableClient, client: Any) -> None:
+    t = tables.create(4)
+    tables.deal(t, WINNING_AT_DEAL)
+    tables.pass_(t, 1, 1, 0, ["8H"])
+    tables.claim(t, 1, 0)  # 5 events: created, dealt, chosen, accepted, won
+    pages, after, more = [], 0, True
+    while more:
+        page = client.get(f"{t.url}/events?after={after}&limit=2").get_json()
+        pages.append([e["seq"] for e in page["events"]])
+        after, more = page["next_after"], page["more"]
+    assert pages == [[1, 2], [3, 4], [5]]
+    last = client.get(f"{t.url}/events?after=5").get_json()
+    assert last == {"events": [], "next_after": 5, "more": False}
