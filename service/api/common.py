@@ -53,10 +53,15 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
+def no_table() -> Problem:
+    """The 404 for a table that does not exist (or no longer does)."""
+    return Problem(404, "table-not-found", "There is no table with this id.")
+
+
 def check_table_id(table_id: str) -> None:
     """404 for ids that cannot be ours, before they reach Redis."""
     if not TABLE_ID.match(table_id):
-        raise Problem(404, "table-not-found", "There is no table with this id.")
+        raise no_table()
 
 
 def documented(blp: Blueprint, *statuses: int) -> Callable[[F], F]:

@@ -19,7 +19,7 @@ from ..rules.state import Table as TableState
 from ..rules.views import public_view, seat_view
 from ..storage.store import Loaded, TableNotFound
 from . import auth
-from .common import SECURITY, check_table_id, documented, now_ms, referee
+from .common import SECURITY, check_table_id, documented, no_table, now_ms, referee
 from .problems import Problem
 from .schemas import (
     ClaimOutcomeSchema,
@@ -44,16 +44,12 @@ blp = Blueprint(
 )
 
 
-def _no_table() -> Problem:
-    return Problem(404, "table-not-found", "There is no table with this id.")
-
-
 def _load(table_id: str) -> Loaded:
     check_table_id(table_id)
     try:
         return referee().store.load(table_id)
     except TableNotFound:
-        raise _no_table() from None
+        raise no_table() from None
 
 
 def _apply(
@@ -70,7 +66,7 @@ def _apply(
     try:
         return referee().store.apply(table_id, timed), clock[-1]
     except TableNotFound:
-        raise _no_table() from None
+        raise no_table() from None
 
 
 def _public(table_id: str, table: TableState, now_ms: int) -> dict[str, Any]:
@@ -323,7 +319,7 @@ class Events(MethodView):
         check_table_id(table_id)
         store = referee().store
         if not store.exists(table_id):
-            raise _no_table()
+            raise no_table()
         events, more = store.events(table_id, query["after"], query["limit"])
         next_after = events[-1]["seq"] if events else query["after"]
         return {"events": events, "next_after": next_after, "more": more}

@@ -406,8 +406,8 @@ def on_time(table: Table, now_ms: int, move: Callable[[Table], Transition]) -> T
 
 def settle_due(table: Table, now_ms: int) -> Transition:
     """Close a claim window whose time has come (RULES.md 2.7); otherwise
-    return the table unchanged with no events. Every transition starts here,
-    so a window closes for good at the first move after its time."""
+    return the table unchanged with no events. Every transition runs it first
+    (through :func:`on_time`), and the views apply it to what they show."""
     rnd = table.round
     if (
         rnd is None
