@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Iterator
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -40,16 +41,11 @@ def check_invariants(table: Table, deck: Counter[str]) -> None:
         assert max(table.wins) < (o.match.count or 0)
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    seed=st.integers(0, 2**32),
-    preset=st.sampled_from(sorted(PRESETS)),
-    declaration=st.sampled_from(["manual", "automatic"]),
-    max_exchanges=st.sampled_from([None, 3, 12]),
-)
-def test_random_games_keep_the_invariants(
+def play_randomly(
     seed: int, preset: str, declaration: str, max_exchanges: int | None
-) -> None:
+) -> Iterator[tuple[Table, Counter[str]]]:
+    """Up to three rounds of random moves (5% claims, 3% wrong passes that
+    must be refused and change nothing); yields every state with its deck."""
     rng = random.Random(seed)
     p = PRESETS[preset]
     seats = rng.randint(p.min_seats, p.max_seats)
@@ -61,7 +57,7 @@ def test_random_games_keep_the_invariants(
             break
         table = engine.start_round(table, rng, now).table
         deck = Counter(deck_for(table.options, seats))
-        check_invariants(table, deck)
+        yield table, deck
         for _step in range(400):
             rnd = table.round
             assert rnd is not None
@@ -77,10 +73,10 @@ def test_random_games_keep_the_invariants(
                 elif roll < 0.08:  # a stale or wrong move must change nothing
                     bad = rng.choice(["stale", "foreign"])
                     number = rnd.exchange.number + (1 if bad == "stale" else 0)
-                    foreign = [c for c in deck if c not in rnd.hands[seat]][
-                        : table.options.pass_count
-                    ]
-                    engine.choose_pass(table, rnd.number, number, seat, foreign, now)
+                    foreign = [c for c in deck if c not in rnd.hands[seat]]
+                    engine.choose_pass(
+                        table, rnd.number, number, seat, foreign[: table.options.pass_count], now
+                    )
                     raise AssertionError("a wrong pass was accepted")
                 else:
                     cards = rng.sample(rnd.hands[seat], table.options.pass_count)
@@ -93,10 +89,27 @@ def test_random_games_keep_the_invariants(
                     expected = {"stale-exchange", "pass-invalid"}
                 assert refused.code in expected
                 assert table is before
-            check_invariants(table, deck)
+            yield table, deck
         # A claim window closes by itself once its time has passed.
         table = engine.settle_due(table, now + 60_001).table
         assert table.round is not None
         if table.round.status is RoundStatus.PASSING:
             table = engine.finish(table, now).table
+        yield table, deck
+
+
+GAMES = {
+    "seed": st.integers(0, 2**32),
+    "preset": st.sampled_from(sorted(PRESETS)),
+    "declaration": st.sampled_from(["manual", "automatic"]),
+    "max_exchanges": st.sampled_from([None, 3, 12]),
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(**GAMES)
+def test_random_games_keep_the_invariants(
+    seed: int, preset: str, declaration: str, max_exchanges: int | None
+) -> None:
+    for table, deck in play_randomly(seed, preset, declaration, max_exchanges):
         check_invariants(table, deck)

@@ -9,14 +9,12 @@ from typing import Any
 
 import redis
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from service.rules import engine
-from service.rules.errors import RuleViolation
 from service.storage.codec import decode, encode
 from service.storage.store import all_keys
 
 from ..helpers import TableClient, bearer
+from ..rules.test_invariants import GAMES, play_randomly
 
 
 def test_seven_seats_passing_at_once_resolve_each_exchange_exactly_once(
@@ -104,38 +102,9 @@ def test_expired_table_is_gone(app: Any, redis_client: redis.Redis) -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(
-    seed=st.integers(0, 2**32),
-    seats=st.integers(4, 7),
-    variant=st.sampled_from(["classic", "circle", "pass-two", "alternate", "whehee"]),
-)
-def test_codec_round_trips_random_games_and_cards_are_conserved(
-    seed: int, seats: int, variant: str
+@given(**GAMES)
+def test_codec_round_trips_every_state_of_random_games(
+    seed: int, preset: str, declaration: str, max_exchanges: int | None
 ) -> None:
-    rng = random.Random(seed)
-    overrides: dict[str, Any] = {"declaration": rng.choice(["manual", "automatic"])}
-    table = engine.create_table(
-        variant, overrides, [f"P{i}" for i in range(seats)], None, rng
-    ).table
-    table = engine.start_round(table, rng, 0).table
-    assert table.round is not None
-    pool = sorted(c for h in table.round.hands for c in h) + sorted(table.round.set_aside)
-    for step in range(60):
+    for table, _deck in play_randomly(seed, preset, declaration, max_exchanges):
         assert decode(encode(table)) == table
-        rnd = table.round
-        assert rnd is not None
-        assert sorted(c for h in rnd.hands for c in h) + sorted(rnd.set_aside) == pool
-        assert all(len(h) == table.options.hand_size for h in rnd.hands)
-        if rnd.status.value != "passing":
-            break
-        seat = rng.randrange(seats)
-        try:
-            if rng.random() < 0.1:
-                table = engine.claim(table, rnd.number, seat, step).table
-            else:
-                cards = rng.sample(rnd.hands[seat], table.options.pass_count)
-                table = engine.choose_pass(
-                    table, rnd.number, rnd.exchange.number, seat, cards, step
-                ).table
-        except RuleViolation as refused:
-            assert refused.code in {"claim-not-winning", "declaration-automatic"}
