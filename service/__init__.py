@@ -65,6 +65,7 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
 
     @app.get("/openapi.yaml")
     def openapi_yaml() -> Response:
+        """The OpenAPI document as YAML (the committed openapi.yaml)."""
         return Response(spec_yaml(api), mimetype="application/yaml")
 
     app.extensions["referee_api"] = api

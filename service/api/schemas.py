@@ -23,7 +23,18 @@ CARD_PATTERN_DOC = "A card: rank then suit, e.g. `TH`, `10H`, `A♥` (any case);
 MAX_NAME = 40
 
 
-class StrictSchema(ma.Schema):
+class DocumentedSchema(ma.Schema):
+    """A schema whose docstring becomes its description in the OpenAPI spec."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__doc__:
+            meta = cls.__dict__.get("Meta") or type("Meta", (getattr(cls, "Meta", object),), {})
+            setattr(meta, "description", " ".join(cls.__doc__.split()))  # noqa: B010
+            setattr(cls, "Meta", meta)  # noqa: B010
+
+
+class StrictSchema(DocumentedSchema):
     """Unknown fields are an error, not silently dropped."""
 
     class Meta:
@@ -112,7 +123,7 @@ class OptionsSchema(StrictSchema):
     call = Text(1, 80)
 
 
-class OptionsOutSchema(ma.Schema):
+class OptionsOutSchema(DocumentedSchema):
     """A complete option set."""
 
     hand_size = fields.Integer()
@@ -130,7 +141,9 @@ class OptionsOutSchema(ma.Schema):
     call = fields.String()
 
 
-class VariantSchema(ma.Schema):
+class VariantSchema(DocumentedSchema):
+    """A preset (RULES.md 2.9): its name, player range, source seed and options."""
+
     name = fields.String()
     min_players = fields.Integer()
     max_players = fields.Integer()
@@ -139,7 +152,9 @@ class VariantSchema(ma.Schema):
     options = fields.Nested(OptionsOutSchema)
 
 
-class VariantListSchema(ma.Schema):
+class VariantListSchema(DocumentedSchema):
+    """Every preset this version plays."""
+
     variants = fields.List(fields.Nested(VariantSchema))
 
 
@@ -155,6 +170,8 @@ class GameSchema(StrictSchema):
 
 
 class CreateTableSchema(GameSchema):
+    """A new table: preset, overrides, players in seat order, first dealer."""
+
     players = fields.List(
         Text(1, MAX_NAME),
         required=True,
@@ -177,7 +194,9 @@ class CreateTableSchema(GameSchema):
             raise ma.ValidationError('must be a seat number or "draw"')
 
 
-class SeatSchema(ma.Schema):
+class SeatSchema(DocumentedSchema):
+    """A seat in the public view: name, round wins, whether it has chosen its pass."""
+
     seat = fields.Integer()
     name = fields.String()
     wins = fields.Integer(metadata={"description": "Round wins so far."})
@@ -186,12 +205,16 @@ class SeatSchema(ma.Schema):
     )
 
 
-class ShownHandSchema(ma.Schema):
+class ShownHandSchema(DocumentedSchema):
+    """A hand shown by a valid declaration."""
+
     seat = fields.Integer()
     cards = fields.List(fields.String())
 
 
-class RoundResultSchema(ma.Schema):
+class RoundResultSchema(DocumentedSchema):
+    """How a round ended (RULES.md 2.7, 2.8)."""
+
     round = fields.Integer()
     dealer = fields.Integer()
     exchanges = fields.Integer(metadata={"description": "Exchanges resolved in the round."})
@@ -205,13 +228,17 @@ class RoundResultSchema(ma.Schema):
     hands = fields.List(fields.Nested(ShownHandSchema), metadata={"description": "Hands shown."})
 
 
-class ClaimShownSchema(ma.Schema):
+class ClaimShownSchema(DocumentedSchema):
+    """A valid claim of the round in play, with the hand it showed."""
+
     seat = fields.Integer()
     hand = fields.List(fields.String())
     at_ms = fields.Integer(metadata={"description": "When the claim arrived (Redis clock, ms)."})
 
 
-class RoundViewSchema(ma.Schema):
+class RoundViewSchema(DocumentedSchema):
+    """The round in play (or the last one) as the public may see it."""
+
     number = fields.Integer()
     dealer = fields.Integer()
     direction = fields.String()
@@ -223,20 +250,26 @@ class RoundViewSchema(ma.Schema):
     claims = fields.List(fields.Nested(ClaimShownSchema))
 
 
-class RoundInfoSchema(ma.Schema):
+class RoundInfoSchema(DocumentedSchema):
+    """One round: the current view while it is the latest, its result once over."""
+
     number = fields.Integer()
     current = fields.Nested(RoundViewSchema, allow_none=True)
     result = fields.Nested(RoundResultSchema, allow_none=True)
 
 
-class MatchViewSchema(ma.Schema):
+class MatchViewSchema(DocumentedSchema):
+    """Where the match stands and who won it."""
+
     status = fields.String(
         metadata={"description": "`in-progress`, `won`, `finished`, `abandoned`."}
     )
     winners = fields.List(fields.Integer())
 
 
-class PublicTableSchema(ma.Schema):
+class PublicTableSchema(DocumentedSchema):
+    """The public view of a table: never a hidden card."""
+
     table_id = fields.String()
     variant = fields.String()
     options = fields.Nested(OptionsOutSchema)
@@ -252,13 +285,17 @@ class PublicTableSchema(ma.Schema):
     match = fields.Nested(MatchViewSchema)
 
 
-class SeatTokenSchema(ma.Schema):
+class SeatTokenSchema(DocumentedSchema):
+    """A seat's bearer token, shown only when the table is created."""
+
     seat = fields.Integer()
     name = fields.String()
     token = fields.String()
 
 
-class CreatedTableSchema(ma.Schema):
+class CreatedTableSchema(DocumentedSchema):
+    """A created table, with the host's and every seat's token (shown once)."""
+
     table_id = fields.String()
     host_token = fields.String(metadata={"description": "Shown only this once."})
     seat_tokens = fields.List(
@@ -267,7 +304,9 @@ class CreatedTableSchema(ma.Schema):
     table = fields.Nested(PublicTableSchema)
 
 
-class SeatViewSchema(ma.Schema):
+class SeatViewSchema(DocumentedSchema):
+    """What one seat may see: its hand, pending pass, last cards passed and received."""
+
     seat = fields.Integer()
     name = fields.String()
     round = fields.Integer(allow_none=True)
@@ -284,6 +323,8 @@ class SeatViewSchema(ma.Schema):
 
 
 class DealSchema(StrictSchema):
+    """The next round: no `hands` to shuffle, or a submitted deal to check."""
+
     hands = fields.List(
         fields.List(Card()),
         validate=validate.Length(1, MAX_SEATS),
@@ -291,13 +332,17 @@ class DealSchema(StrictSchema):
     )
 
 
-class RoundStartedSchema(ma.Schema):
+class RoundStartedSchema(DocumentedSchema):
+    """The round just dealt and the table's public view."""
+
     round = fields.Integer()
     dealer = fields.Integer()
     table = fields.Nested(PublicTableSchema)
 
 
 class PassSchema(StrictSchema):
+    """A seat's pass: `pass_count` cards of its hand."""
+
     cards = fields.List(
         Card(),
         required=True,
@@ -306,7 +351,9 @@ class PassSchema(StrictSchema):
     )
 
 
-class PassOutcomeSchema(ma.Schema):
+class PassOutcomeSchema(DocumentedSchema):
+    """A pass taken: whether the exchange resolved, and the seat's hand now."""
+
     round = fields.Integer()
     exchange = fields.Integer()
     seat = fields.Integer()
@@ -317,7 +364,9 @@ class PassOutcomeSchema(ma.Schema):
     hand = fields.List(fields.String(), metadata={"description": "The seat's hand now."})
 
 
-class ClaimOutcomeSchema(ma.Schema):
+class ClaimOutcomeSchema(DocumentedSchema):
+    """An accepted declaration and the settlement (or when its window closes)."""
+
     round = fields.Integer()
     seat = fields.Integer()
     accepted = fields.Boolean()
@@ -328,12 +377,16 @@ class ClaimOutcomeSchema(ma.Schema):
 
 
 class EventsQuerySchema(StrictSchema):
+    """A page of the event log: events after `after`, at most `limit`."""
+
     # Query values arrive as text, so these are not strict.
     after = fields.Integer(load_default=0, validate=validate.Range(0, 2**53))
     limit = fields.Integer(load_default=100, validate=validate.Range(1, 1000))
 
 
-class EventListSchema(ma.Schema):
+class EventListSchema(DocumentedSchema):
+    """A page of public events."""
+
     events = fields.List(
         fields.Dict(),
         metadata={"description": "Each has `seq`, `at_ms`, `type` and the type's members."},
@@ -343,6 +396,8 @@ class EventListSchema(ma.Schema):
 
 
 class CheckDealSchema(GameSchema):
+    """A deal to check for `players` seats under a preset and overrides."""
+
     players = Int(required=True, validate=validate.Range(MIN_SEATS, MAX_SEATS))
     hands = fields.List(
         fields.List(Card()),
@@ -351,13 +406,17 @@ class CheckDealSchema(GameSchema):
     )
 
 
-class CheckDealOutcomeSchema(ma.Schema):
+class CheckDealOutcomeSchema(DocumentedSchema):
+    """Whether the deal is valid, every problem, and the hands in canonical form."""
+
     valid = fields.Boolean()
     problems = fields.List(fields.Dict(), metadata={"description": "`{pointer, detail}` each."})
     hands = fields.List(fields.List(fields.String()), allow_none=True)
 
 
 class CheckClaimSchema(GameSchema):
+    """A hand to judge for a `players`-seat game under a preset and overrides."""
+
     players = Int(required=True, validate=validate.Range(MIN_SEATS, MAX_SEATS))
     hand = fields.List(
         Card(),
@@ -366,13 +425,17 @@ class CheckClaimSchema(GameSchema):
     )
 
 
-class CheckClaimOutcomeSchema(ma.Schema):
+class CheckClaimOutcomeSchema(DocumentedSchema):
+    """Whether the hand wins, why, and its winning suits."""
+
     winning = fields.Boolean()
     reason = fields.String()
     suits = fields.List(fields.String(), metadata={"description": "The winning suits (S H D C)."})
 
 
 class CheckExchangeSchema(GameSchema):
+    """Hands and passes by seat for one simultaneous exchange."""
+
     round = Int(
         load_default=1,
         validate=validate.Range(1, 10_000),
@@ -390,19 +453,23 @@ class CheckExchangeSchema(GameSchema):
     )
 
 
-class CheckExchangeOutcomeSchema(ma.Schema):
+class CheckExchangeOutcomeSchema(DocumentedSchema):
+    """The hands after the exchange and what each seat received."""
+
     direction = fields.String()
     hands = fields.List(fields.List(fields.String()))
     received = fields.List(fields.List(fields.String()))
 
 
-class ProblemErrorSchema(ma.Schema):
+class ProblemErrorSchema(DocumentedSchema):
+    """One problem at one place: a body `pointer` or a `parameter`."""
+
     pointer = fields.String()
     parameter = fields.String()
     detail = fields.String()
 
 
-class ProblemSchema(ma.Schema):
+class ProblemSchema(DocumentedSchema):
     """RFC 9457 problem details; 409 answers add the current numbers."""
 
     class Meta:
@@ -419,5 +486,7 @@ class ProblemSchema(ma.Schema):
     round_status = fields.String(allow_none=True)
 
 
-class HealthSchema(ma.Schema):
+class HealthSchema(DocumentedSchema):
+    """A probe's answer."""
+
     status = fields.String()
