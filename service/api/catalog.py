@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from ..rules import engine
 from ..rules.deal import validate_deal, validate_hand
@@ -16,7 +15,7 @@ from ..rules.errors import RuleViolation
 from ..rules.options import PRESETS, resolve_options
 from ..rules.passing import check_exchange, rotate, round_direction, source_seat
 from ..rules.settlement import winning_suits
-from .common import documented, referee
+from .common import RefereeBlueprint, documented, referee
 from .problems import Problem
 from .schemas import (
     CheckClaimOutcomeSchema,
@@ -29,13 +28,13 @@ from .schemas import (
     VariantListSchema,
 )
 
-variants_blp = Blueprint(
+variants_blp = RefereeBlueprint(
     "variants", __name__, url_prefix="/v1/variants", description="Presets (RULES.md 2.9)."
 )
-checks_blp = Blueprint(
+checks_blp = RefereeBlueprint(
     "checks", __name__, url_prefix="/v1/checks", description="Stateless rule checks; no storage."
 )
-health_blp = Blueprint("health", __name__, description="Liveness and readiness probes.")
+health_blp = RefereeBlueprint("health", __name__, description="Liveness and readiness probes.")
 
 
 @variants_blp.route("")

@@ -9,8 +9,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from flask import current_app
+from flask import Request, current_app
 from flask_smorest import Blueprint
+from webargs.core import missing, parse_json
+from webargs.flaskparser import FlaskParser, is_json_request
 
 from ..config import Settings
 from ..storage.store import TableStore
@@ -62,6 +64,36 @@ def check_table_id(table_id: str) -> None:
     """404 for ids that cannot be ours, before they reach Redis."""
     if not TABLE_ID.match(table_id):
         raise no_table()
+
+
+class BodyParser(FlaskParser):
+    """webargs' parser, stricter about the body it is given: a body that is not
+    JSON is 415 rather than ignored (a submitted deal sent as a form must not
+    become a shuffled deal), and JSON nested too deep for the parser is 400
+    rather than a RecursionError. The body is parsed once, here."""
+
+    def _raw_load_json(self, req: Request) -> Any:
+        data = req.get_data(cache=True)  # over MAX_CONTENT_LENGTH: 413
+        if not is_json_request(req):
+            if data:
+                raise Problem(
+                    415,
+                    "unsupported-media-type",
+                    "Send the body as JSON with 'Content-Type: application/json'.",
+                )
+            return missing
+        try:
+            return parse_json(data)
+        except RecursionError:
+            raise Problem(
+                400, "malformed-request", "The request body is nested too deep."
+            ) from None
+
+
+class RefereeBlueprint(Blueprint):  # type: ignore[misc]
+    """flask-smorest's Blueprint with :class:`BodyParser`."""
+
+    ARGUMENTS_PARSER = BodyParser()
 
 
 def documented(blp: Blueprint, *statuses: int) -> Callable[[F], F]:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
 
-from flask import Flask, Response, json, request
+from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException
 
 from ..rules.errors import Kind, RuleViolation
@@ -147,29 +147,8 @@ def _problem_of(error: HTTPException) -> Problem:
     return Problem(status, _CODES_OF_STATUS.get(status, "http-error"), str(detail))
 
 
-def _check_body() -> None:
-    """Refuse, before any view runs, a body that is not JSON (415) or that no
-    JSON parser should be asked to hold (400: broken, or nested too deep)."""
-    if request.method not in ("POST", "PUT", "PATCH"):
-        return
-    data = request.get_data(cache=True)  # over MAX_CONTENT_LENGTH: 413
-    if not data:
-        return
-    if not request.is_json:
-        raise Problem(
-            415,
-            "unsupported-media-type",
-            "Send the body as JSON with 'Content-Type: application/json'.",
-        )
-    try:
-        json.loads(data)
-    except (ValueError, RecursionError):
-        raise Problem(400, "malformed-request", "The request body is not valid JSON.") from None
-
-
 def register(app: Flask) -> None:
     """Answer every error of ``app`` as problem+json (bad input never gives a 500)."""
-    app.before_request(_check_body)
 
     @app.errorhandler(Problem)
     def _problem(problem: Problem) -> Response:

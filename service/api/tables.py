@@ -12,14 +12,21 @@ from typing import Any
 
 from flask import Response, url_for
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from ..rules import engine
 from ..rules.state import Table as TableState
 from ..rules.views import public_view, seat_view
 from ..storage.store import Loaded, TableNotFound
 from . import auth
-from .common import SECURITY, check_table_id, documented, no_table, now_ms, referee
+from .common import (
+    SECURITY,
+    RefereeBlueprint,
+    check_table_id,
+    documented,
+    no_table,
+    now_ms,
+    referee,
+)
 from .problems import Problem
 from .schemas import (
     ClaimOutcomeSchema,
@@ -36,7 +43,7 @@ from .schemas import (
     SeatViewSchema,
 )
 
-blp = Blueprint(
+blp = RefereeBlueprint(
     "tables",
     __name__,
     url_prefix="/v1/tables",
@@ -57,16 +64,11 @@ def _apply(
 ) -> tuple[engine.Transition, int]:
     """Commit ``move``; returns its transition and the Redis clock it ran at."""
     check_table_id(table_id)
-    clock: list[int] = []
-
-    def timed(loaded: Loaded) -> engine.Transition:
-        clock.append(loaded.now_ms)
-        return move(loaded)
-
     try:
-        return referee().store.apply(table_id, timed), clock[-1]
+        loaded, transition = referee().store.apply(table_id, move)
     except TableNotFound:
         raise no_table() from None
+    return transition, loaded.now_ms
 
 
 def _public(table_id: str, table: TableState, now_ms: int) -> dict[str, Any]:

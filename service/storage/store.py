@@ -144,14 +144,15 @@ class TableStore:
         if not self._write(table_id, 0, 0, change.table, change.events, auth, self.now_ms()):
             raise RuntimeError(f"table id {table_id} already exists")
 
-    def apply(self, table_id: str, move: Callable[[Loaded], C]) -> C:
+    def apply(self, table_id: str, move: Callable[[Loaded], C]) -> tuple[Loaded, C]:
         """Run ``move`` on the current state and commit its result atomically.
 
         ``move`` may raise (an auth error, a :class:`RuleViolation`); then
         nothing is written, except what a ``RuleViolation`` carries to keep (the
         events it records, the table as the clock settled it), written under
         the same version check before it is re-raised. On a version conflict
-        ``move`` runs again on the fresh state. Returns what ``move`` returned.
+        ``move`` runs again on the fresh state. Returns the state ``move`` last
+        saw (with its clock) and what ``move`` returned.
         Raises :class:`TableNotFound` or :class:`Contended`.
         """
         for attempt in range(self.max_attempts):
@@ -173,7 +174,7 @@ class TableStore:
                     raise
             else:
                 if change.table is loaded.table and not change.events:
-                    return change  # a repeat: nothing to write
+                    return loaded, change  # a repeat: nothing to write
                 if self._write(
                     table_id,
                     loaded.version,
@@ -183,7 +184,7 @@ class TableStore:
                     None,
                     loaded.now_ms,
                 ):
-                    return change
+                    return loaded, change
             # Jittered backoff so that seats racing for one table spread out.
             time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
         raise Contended(table_id)
