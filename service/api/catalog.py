@@ -11,9 +11,16 @@ from flask.views import MethodView
 
 from ..rules import engine
 from ..rules.deal import validate_deal, validate_hand
-from ..rules.errors import RuleViolation
+from ..rules.errors import FieldError, RuleViolation
 from ..rules.options import PRESETS, resolve_options
-from ..rules.passing import check_exchange, rotate, round_direction, source_seat
+from ..rules.passing import (
+    apply_transfers,
+    check_exchange,
+    hand_sizes,
+    open_exchange,
+    round_direction,
+    transfers,
+)
 from ..rules.settlement import winning_suits
 from .common import RefereeBlueprint, documented, referee
 from .problems import Problem
@@ -112,18 +119,37 @@ class CheckExchange(MethodView):
     def post(self, body: dict[str, Any]) -> dict[str, Any]:
         """Check an exchange
 
-        The hands after one simultaneous exchange (RULES.md 2.5): `hands` and
-        `passes` by seat; `round` sets the direction under `alternate`.
+        The hands after one exchange of the variant's passing mode (RULES.md
+        2.5): `hands` and `passes` by seat. Under `simultaneous` every seat
+        passes and `round` sets the direction under `alternate`; under `chain`
+        and `swap`, `dealer` and `exchange` say which seats pass (the others
+        give `null`) and, under `chain`, how many cards each hand holds.
         422 `deal-invalid` or `pass-invalid` with every problem.
         """
         seats = len(body["hands"])
         options = resolve_options(body["variant"], body["options"], seats, "/hands")
-        hands = validate_deal(options, seats, body["hands"])
-        passes = check_exchange(options, hands, body["passes"])
+        dealer, number = body["dealer"], body["exchange"]
+        if dealer >= seats:
+            raise RuleViolation(
+                "options-invalid",
+                f"The dealer must be a seat 0..{seats - 1}.",
+                [FieldError("/dealer", f"no seat {dealer} at a table of {seats}")],
+            )
+        sizes = hand_sizes(options, seats, dealer, number - 1)
+        hands = validate_deal(options, seats, body["hands"], sizes)
+        exchange = open_exchange(options, number, seats, dealer)
+        passes = check_exchange(options, hands, body["passes"], exchange.choosers)
         direction = round_direction(options, body["round"])
-        after = rotate(hands, passes, direction)
-        received = [list(passes[source_seat(s, direction, seats)]) for s in range(seats)]
-        return {"direction": direction, "hands": [list(h) for h in after], "received": received}
+        moves = transfers(exchange.resolution, passes, direction)
+        received: list[list[str]] = [[] for _ in range(seats)]
+        for _, receiver, cards in moves:
+            received[receiver] = list(cards)
+        return {
+            "direction": direction,
+            "choosers": list(exchange.choosers),
+            "hands": [list(h) for h in apply_transfers(hands, moves)],
+            "received": received,
+        }
 
 
 @health_blp.route("/healthz")

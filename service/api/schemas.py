@@ -102,7 +102,13 @@ class OptionsSchema(StrictSchema):
     )
     passing = fields.String(
         validate=validate.OneOf(PASSINGS),
-        metadata={"description": "Only `simultaneous` in this version; `chain` and `swap` follow."},
+        metadata={
+            "description": "`simultaneous` (every seat, then all rotate), `chain` (one seat at "
+            "a time gives a card to its left, from the dealer's left) or `swap` (pairwise "
+            "blind swaps round the table, then Foster's showdown), RULES.md 2.5. `chain` and "
+            "`swap` need `pass_count` 1 and `direction` left; `swap` needs `highest-sum` "
+            "and no claim window."
+        },
     )
     pass_count = Int(validate=validate.OneOf([1, 2]))
     direction = fields.String(validate=validate.OneOf(DIRECTIONS))
@@ -121,6 +127,26 @@ class OptionsSchema(StrictSchema):
     # Checked, with a pointer, by the rules (service.rules.options).
     match = fields.Dict(metadata=MATCH_DOC)
     call = Text(1, 80)
+    swap_circuits = Int(
+        allow_none=True,
+        validate=validate.Range(1, 100),
+        metadata={
+            "description": "`swap` only: circuits of N swaps before the showdown (2 when "
+            "`swap` is chosen without it); `null` for the other modes."
+        },
+    )
+    fastest_win_bonus = fields.Boolean(
+        metadata={
+            "description": "One extra point at the end of a `deals` match to the seat(s) whose "
+            "round win took the fewest exchanges (RULES.md 2.8). Only with `deals`."
+        }
+    )
+    chips = fields.Boolean(
+        metadata={
+            "description": "Ochse scoring (RULES.md 2.8): every other seat pays each winner one "
+            "chip per card its longest suit lacks of `win_count`."
+        }
+    )
 
 
 class OptionsOutSchema(DocumentedSchema):
@@ -139,6 +165,9 @@ class OptionsOutSchema(DocumentedSchema):
     max_exchanges = fields.Integer(allow_none=True)
     match = fields.Dict()
     call = fields.String()
+    swap_circuits = fields.Integer(allow_none=True)
+    fastest_win_bonus = fields.Boolean()
+    chips = fields.Boolean()
 
 
 class VariantSchema(DocumentedSchema):
@@ -195,18 +224,25 @@ class CreateTableSchema(GameSchema):
 
 
 class SeatSchema(DocumentedSchema):
-    """A seat in the public view: name, round wins, whether it has chosen its pass."""
+    """A seat in the public view: name, score, whether it has chosen its pass."""
 
     seat = fields.Integer()
     name = fields.String()
     wins = fields.Integer(metadata={"description": "Round wins so far."})
+    points = fields.Integer(
+        metadata={"description": "Round wins plus the fastest-win point (RULES.md 2.8)."}
+    )
+    chips = fields.Integer(
+        allow_none=True,
+        metadata={"description": "Chip tally over the match (Ochse, 2.8); `null` without chips."},
+    )
     chosen = fields.Boolean(
         metadata={"description": "Has chosen its pass in the current exchange (never which cards)."}
     )
 
 
 class ShownHandSchema(DocumentedSchema):
-    """A hand shown by a valid declaration."""
+    """A hand shown by a valid declaration, or by Foster's showdown."""
 
     seat = fields.Integer()
     cards = fields.List(fields.String())
@@ -221,11 +257,20 @@ class RoundResultSchema(DocumentedSchema):
     winners = fields.List(fields.Integer(), metadata={"description": "Empty for a void round."})
     settled_by = fields.String(
         metadata={
-            "description": "`sole`, `void`, `abandoned`, `highest-card`, `highest-sum` or "
-            "`shared` (also a full highest-card tie)."
+            "description": "`sole`, `void`, `abandoned`, `highest-card`, `highest-sum`, "
+            "`shared` (also a full highest-card tie), or for Foster's showdown (RULES.md "
+            "2.9) `showdown` (after a declaration) and `showdown-two-cards` (the circuits "
+            "ran out; no winner when no seat holds two of a suit)."
         }
     )
-    hands = fields.List(fields.Nested(ShownHandSchema), metadata={"description": "Hands shown."})
+    hands = fields.List(
+        fields.Nested(ShownHandSchema),
+        metadata={"description": "Hands shown: every valid claim's, or every hand in a showdown."},
+    )
+    chips = fields.List(
+        fields.Integer(),
+        metadata={"description": "Each seat's chip change in this round; empty without chips."},
+    )
 
 
 class ClaimShownSchema(DocumentedSchema):
@@ -245,6 +290,13 @@ class RoundViewSchema(DocumentedSchema):
     status = fields.String(metadata={"description": "`passing`, `claim-window` or `over`."})
     exchange = fields.Integer(allow_none=True, metadata={"description": "The current exchange."})
     exchanges_resolved = fields.Integer()
+    choosers = fields.List(
+        fields.Integer(),
+        metadata={
+            "description": "Seats that pass in the current exchange: all under `simultaneous`, "
+            "the seat on turn under `chain`, the two of the swap under `swap`."
+        },
+    )
     waiting_for = fields.List(fields.Integer(), metadata={"description": "Seats yet to choose."})
     window_closes_at_ms = fields.Integer(allow_none=True)
     claims = fields.List(fields.Nested(ClaimShownSchema))
@@ -265,6 +317,27 @@ class MatchViewSchema(DocumentedSchema):
         metadata={"description": "`in-progress`, `won`, `finished`, `abandoned`."}
     )
     winners = fields.List(fields.Integer())
+    fastest_win = fields.List(
+        fields.Integer(),
+        metadata={
+            "description": "Seats given the fastest-win point when a `deals` match with "
+            "`fastest_win_bonus` ended (RULES.md 2.8)."
+        },
+    )
+
+
+class AwaitingSchema(DocumentedSchema):
+    """Whose move the referee waits for."""
+
+    action = fields.String(
+        metadata={
+            "description": "`deal` (the host deals the next round), `pass` (`seats` must "
+            "choose), `claims` (a claim window is open until `until_ms`) or `nothing` (the "
+            "match is over)."
+        }
+    )
+    seats = fields.List(fields.Integer())
+    until_ms = fields.Integer(allow_none=True)
 
 
 class PublicTableSchema(DocumentedSchema):
@@ -280,8 +353,13 @@ class PublicTableSchema(DocumentedSchema):
         metadata={"description": "The first-dealer draw, one card per seat per pass (face up)."},
     )
     dealer = fields.Integer()
+    awaiting = fields.Nested(AwaitingSchema)
     round = fields.Nested(RoundViewSchema, allow_none=True)
     results = fields.List(fields.Nested(RoundResultSchema))
+    standings = fields.List(
+        fields.Nested(SeatSchema),
+        metadata={"description": "The seats by points, then chips, then seat number."},
+    )
     match = fields.Nested(MatchViewSchema)
 
 
@@ -313,12 +391,20 @@ class SeatViewSchema(DocumentedSchema):
     round_status = fields.String(allow_none=True)
     exchange = fields.Integer(allow_none=True)
     hand = fields.List(fields.String())
+    to_choose = fields.Boolean(
+        metadata={"description": "This seat must choose a pass in the current exchange."}
+    )
     pending = fields.List(
         fields.String(), allow_none=True, metadata={"description": "The chosen, unresolved pass."}
     )
     passed = fields.List(fields.String(), allow_none=True)
     received = fields.List(
-        fields.String(), allow_none=True, metadata={"description": "Received in the last exchange."}
+        fields.String(),
+        allow_none=True,
+        metadata={
+            "description": "The cards this seat last received in this round (`passed`: last "
+            "gave); under `simultaneous` both are from the last exchange."
+        },
     )
 
 
@@ -434,12 +520,25 @@ class CheckClaimOutcomeSchema(DocumentedSchema):
 
 
 class CheckExchangeSchema(GameSchema):
-    """Hands and passes by seat for one simultaneous exchange."""
+    """Hands and passes by seat for one exchange of any passing mode."""
 
     round = Int(
         load_default=1,
         validate=validate.Range(1, 10_000),
         metadata={"description": "For `alternate`."},
+    )
+    dealer = Int(
+        load_default=0,
+        validate=validate.Range(0, MAX_SEATS - 1),
+        metadata={"description": "The round's dealer: who passes under `chain` and `swap`."},
+    )
+    exchange = Int(
+        load_default=1,
+        validate=validate.Range(1, 10_000),
+        metadata={
+            "description": "The exchange's number in the round: who passes under `chain` "
+            "and `swap`, and the hand sizes under `chain`."
+        },
     )
     hands = fields.List(
         fields.List(Card()),
@@ -447,9 +546,13 @@ class CheckExchangeSchema(GameSchema):
         validate=validate.Length(MIN_SEATS, MAX_SEATS),
     )
     passes = fields.List(
-        fields.List(Card()),
+        fields.List(Card(), allow_none=True),
         required=True,
         validate=validate.Length(MIN_SEATS, MAX_SEATS),
+        metadata={
+            "description": "One entry per seat: the cards it passes, or `null` (or `[]`) for a "
+            "seat that does not pass in this exchange."
+        },
     )
 
 
@@ -457,8 +560,11 @@ class CheckExchangeOutcomeSchema(DocumentedSchema):
     """The hands after the exchange and what each seat received."""
 
     direction = fields.String()
+    choosers = fields.List(fields.Integer(), metadata={"description": "The seats that passed."})
     hands = fields.List(fields.List(fields.String()))
-    received = fields.List(fields.List(fields.String()))
+    received = fields.List(
+        fields.List(fields.String()), metadata={"description": "By seat; `[]` for nothing."}
+    )
 
 
 class ProblemErrorSchema(DocumentedSchema):
@@ -484,6 +590,7 @@ class ProblemSchema(DocumentedSchema):
     current_round = fields.Integer(allow_none=True)
     current_exchange = fields.Integer(allow_none=True)
     round_status = fields.String(allow_none=True)
+    waiting_for = fields.List(fields.Integer())
 
 
 class HealthSchema(DocumentedSchema):

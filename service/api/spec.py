@@ -46,7 +46,8 @@ simultaneous exchanges, validates claims and keeps score. Tokens go only in
 
 Every error is RFC 9457 `application/problem+json` with a stable `code`; invalid
 input adds `errors: [{pointer | parameter, detail}]`; every 409 adds
-`current_round`, `current_exchange` and `round_status`.
+`current_round`, `current_exchange`, `round_status` and `waiting_for` (the seats
+whose pass is awaited).
 
 | status | codes |
 |---|---|
@@ -54,7 +55,7 @@ input adds `errors: [{pointer | parameter, detail}]`; every 409 adds
 | 401 | `token-missing`, `token-malformed`, `token-unknown` |
 | 403 | `host-only`, `seat-only`, `wrong-seat` |
 | 404 | `not-found`, `table-not-found`, `seat-not-found`, `round-not-found` |
-| 409 | `round-in-play`, `no-round-in-play`, `stale-round`, `stale-exchange`, `round-over`, `claim-window-closed`, `declaration-automatic`, `match-over` |
+| 409 | `round-in-play`, `no-round-in-play`, `stale-round`, `stale-exchange`, `not-your-turn`, `round-over`, `claim-window-closed`, `declaration-automatic`, `match-over` |
 | 413 | `body-too-large` (64 KiB) |
 | 415 | `unsupported-media-type` (a body that is not `application/json`) |
 | 422 | `invalid-request` (schema), `unknown-variant`, `options-invalid`, `deal-invalid`, `pass-invalid`, `hand-invalid`, `claim-not-winning` |
@@ -74,7 +75,7 @@ input adds `errors: [{pointer | parameter, detail}]`; every 409 adds
 | `exchange-resolved` | `round`, `exchange` |
 | `claim-accepted` | `round`, `seat`, `hand` (shown, as the rules require) |
 | `claim-rejected` | `round`, `seat` (never the cards) |
-| `round-won`, `round-void` | `round`, `dealer`, `exchanges`, `winners`, `settled_by`, `hands` |
+| `round-won`, `round-void` | `round`, `dealer`, `exchanges`, `winners`, `settled_by`, `hands`, `chips` |
 | `round-abandoned` | `round` |
-| `match-won`, `match-finished`, `match-abandoned` | `status`, `winners` |
+| `match-won`, `match-finished`, `match-abandoned` | `status`, `winners`, `fastest_win` |
 """

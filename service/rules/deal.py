@@ -57,14 +57,19 @@ def shuffle_and_deal(
 
 
 def validate_deal(
-    options: Options, seats: int, hands: Sequence[Sequence[str]]
+    options: Options,
+    seats: int,
+    hands: Sequence[Sequence[str]],
+    sizes: Sequence[int] | None = None,
 ) -> tuple[Cards, ...]:
     """Check a submitted deal (RULES.md 2.4) and return it in canonical form.
 
-    Raises ``deal-invalid`` listing every problem at once, each with a JSON
-    pointer (``/hands/2/5``): wrong number of hands or of cards, codes that are
-    no card, cards not in the round's deck, cards dealt twice, and with a deck
-    that must be dealt whole, the cards left out.
+    ``sizes`` gives each seat's number of cards when it is not ``hand_size``
+    (hands in the middle of a ``chain`` round). Raises ``deal-invalid``
+    listing every problem at once, each with a JSON pointer (``/hands/2/5``):
+    wrong number of hands or of cards, codes that are no card, cards not in
+    the round's deck, cards dealt twice, and with a deck that must be dealt
+    whole, the cards left out.
     """
     deck = deck_for(options, seats)
     in_deck = set(deck)
@@ -74,10 +79,10 @@ def validate_deal(
     seen: dict[str, int] = {}
     parsed: list[Cards] = []
     for h, hand in enumerate(hands):
-        if len(hand) != options.hand_size:
-            problems.append(
-                FieldError(f"/hands/{h}", f"{len(hand)} cards; each hand holds {options.hand_size}")
-            )
+        size = sizes[h] if sizes is not None and h < len(sizes) else options.hand_size
+        if len(hand) != size:
+            which = "each hand" if sizes is None else "this hand"
+            problems.append(FieldError(f"/hands/{h}", f"{len(hand)} cards; {which} holds {size}"))
         cards: list[str] = []
         for i, text in enumerate(hand):
             pointer = f"/hands/{h}/{i}"
@@ -118,11 +123,18 @@ def validate_deal(
 
 def validate_hand(options: Options, seats: int, hand: Sequence[str]) -> Cards:
     """Check that ``hand`` could be one seat's hand in a round of ``seats``
-    seats (RULES.md 2.4): ``hand_size`` distinct cards of the round's deck.
+    seats (RULES.md 2.4, 2.5): distinct cards of the round's deck, ``hand_size``
+    of them, or under ``chain`` one fewer or one more.
     Raises ``hand-invalid`` listing every problem (pointers ``/hand/i``)."""
     cards, problems = parse_card_set(hand, "/hand", set(deck_for(options, seats)), "this deck")
-    if len(hand) != options.hand_size:
-        problems.append(FieldError("/hand", f"{len(hand)} cards; a hand holds {options.hand_size}"))
+    size = options.hand_size
+    if options.passing == "chain":
+        if not size - 1 <= len(hand) <= size + 1:
+            problems.append(
+                FieldError("/hand", f"{len(hand)} cards; a hand holds {size - 1} to {size + 1}")
+            )
+    elif len(hand) != size:
+        problems.append(FieldError("/hand", f"{len(hand)} cards; a hand holds {size}"))
     if problems:
         raise RuleViolation("hand-invalid", "This is not a hand of this game.", problems)
     return sort_cards(cards)

@@ -19,8 +19,14 @@ from .cards import CardError, describe_count, parse_card, sort_cards, suit_count
 from .deal import Shuffler, draw_first_dealer, shuffle_and_deal, validate_deal
 from .errors import FieldError, RuleViolation
 from .options import Options, deck_for, resolve_options
-from .passing import open_exchange, parse_pass, resolve, round_direction
-from .settlement import settle, winning_suits
+from .passing import (
+    open_exchange,
+    parse_pass,
+    resolve,
+    round_direction,
+    swaps_before_showdown,
+)
+from .settlement import chips_paid, settle, showdown, winning_suits
 from .state import (
     Cards,
     Claim,
@@ -85,6 +91,7 @@ def create_table(
         results=(),
         round=None,
         match_status=MatchStatus.IN_PROGRESS,
+        chips=(0,) * seats,
     )
     events: list[Event] = [{"type": "table-created", "variant": variant, "seats": seats}]
     if draw:
@@ -138,7 +145,7 @@ def _start_round(table: Table, rng: Shuffler, hands: Sequence[Sequence[str]] | N
         direction=direction,
         hands=dealt,
         set_aside=set_aside,
-        exchange=open_exchange(1, table.seats),
+        exchange=open_exchange(options, 1, table.seats, dealer),
         passes=(),
         status=RoundStatus.PASSING,
     )
@@ -166,16 +173,20 @@ def choose_pass(
 ) -> Transition:
     """A seat chooses, or replaces, its pass in the current exchange (RULES.md 2.5).
 
-    When the last chooser has chosen, the exchange resolves at once; under
-    ``automatic`` any winning hand then ends the round (2.6), and a round that
-    reaches ``max_exchanges`` without a winner is void (2.8). Repeating a pass
+    Only the exchange's choosers may pass: every seat under ``simultaneous``,
+    the seat on turn under ``chain``, the two seats of the swap under
+    ``swap``. When the last chooser has chosen, the exchange resolves at once;
+    under ``automatic`` any winning hand then ends the round (2.6); a ``swap``
+    round whose circuits are done goes to Foster's showdown (2.9); and a round
+    that reaches ``max_exchanges`` without a winner is void (2.8). Repeating a pass
     that is already chosen, even one of an exchange that has since resolved,
     changes nothing and answers with that exchange as it stands now
     (``resolved`` true once it has resolved).
 
     Raises ``seat-not-found``, ``no-round-in-play``, ``stale-round``,
     ``round-over`` (passing has stopped, also once the match is over),
-    ``stale-exchange`` (with the current numbers), or ``pass-invalid``.
+    ``stale-exchange`` (with the current numbers), ``not-your-turn`` (with
+    ``waiting_for``), or ``pass-invalid``.
     """
     return on_time(table, now_ms, lambda t: _choose_pass(t, round_no, exchange_no, seat, cards))
 
@@ -200,6 +211,12 @@ def _choose_pass(
             "stale-exchange",
             f"Exchange {exchange_no} is not the current one; round {rnd.number} is at "
             f"exchange {exchange.number}.",
+            extra=_numbers(table),
+        )
+    if seat not in exchange.choosers:
+        raise RuleViolation(
+            "not-your-turn",
+            f"Seat {seat} does not pass in exchange {exchange_no}; " + _whose_turn(exchange) + ".",
             extra=_numbers(table),
         )
     chosen = parse_pass(table.options, rnd.hands[seat], cards)
@@ -241,6 +258,16 @@ def _repeated_pass(
     return recorded if recorded == parsed and len(parsed) == options.pass_count else None
 
 
+def _whose_turn(exchange: Exchange) -> str:
+    """Who is awaited in ``exchange``, in words."""
+    if exchange.resolution == "chain":
+        return f"it is seat {exchange.choosers[0]}'s turn"
+    if exchange.resolution == "swap":
+        a, b = exchange.choosers
+        return f"it is the swap between seats {a} and {b}"
+    return "every seat passes"
+
+
 def _pass_outcome(
     rnd: Round, exchange_no: int, seat: int, cards: Cards, resolved: bool
 ) -> dict[str, Any]:
@@ -263,7 +290,7 @@ def _resolve_exchange(table: Table, exchange: Exchange) -> tuple[Table, list[Eve
         rnd,
         hands=hands,
         passes=rnd.passes + (exchange.choices,),
-        exchange=open_exchange(exchange.number + 1, table.seats),
+        exchange=open_exchange(table.options, exchange.number + 1, table.seats, rnd.dealer),
     )
     table = replace(table, round=rnd)
     events: list[Event] = [
@@ -272,13 +299,13 @@ def _resolve_exchange(table: Table, exchange: Exchange) -> tuple[Table, list[Eve
     if table.options.declaration == "automatic":
         table, more = _settle_automatic(table)
         events.extend(more)
-    assert table.round is not None
+    still_passing = table.round is not None and table.round.status is RoundStatus.PASSING
+    swaps = swaps_before_showdown(table.options, table.seats)
     max_exchanges = table.options.max_exchanges
-    if (
-        table.round.status is RoundStatus.PASSING
-        and max_exchanges is not None
-        and (len(table.round.passes) >= max_exchanges)
-    ):
+    if still_passing and swaps is not None and exchange.number >= swaps:
+        table, more = _showdown(table, declared=False)
+        events.extend(more)
+    elif still_passing and max_exchanges is not None and exchange.number >= max_exchanges:
         table, more = _end_round(table, (), "void")
         events.extend(more)
     return table, events
@@ -308,6 +335,9 @@ def claim(table: Table, round_no: int, seat: int, now_ms: int) -> Transition:
     A valid claim ends the passing at once; chosen but unresolved passes are
     cancelled. With ``claim_window_ms`` 0 the claimant wins outright; otherwise
     the round waits until the window closes for other winning hands to claim.
+    Under ``swap`` passing a valid claim calls Foster's showdown instead
+    (2.9): every hand is shown and the best winning suit by sum wins, which
+    may be another seat's.
     An invalid claim raises ``claim-not-winning`` with the reason, changes
     nothing and carries a ``claim-rejected`` event to record (its public form
     names no card). A seat that has already declared validly in this round
@@ -352,7 +382,11 @@ def _claim(table: Table, round_no: int, seat: int, now_ms: int) -> Transition:
         {"type": "claim-accepted", "round": rnd.number, "seat": seat, "hand": list(hand)}
     ]
     window = table.options.claim_window_ms
-    if rnd.status is RoundStatus.PASSING:
+    if table.options.passing == "swap":
+        rnd = replace(rnd, exchange=_cleared(rnd.exchange), claims=(claim_,))
+        table, more = _showdown(replace(table, round=rnd), declared=True)
+        events.extend(more)
+    elif rnd.status is RoundStatus.PASSING:
         rnd = replace(rnd, exchange=_cleared(rnd.exchange), claims=(claim_,))
         if window > 0:
             rnd = replace(rnd, status=RoundStatus.CLAIM_WINDOW, window_closes_at_ms=now_ms + window)
@@ -431,7 +465,17 @@ def _settle_automatic(table: Table) -> tuple[Table, list[Event]]:
     )
     if not winners:
         return table, []
+    if table.options.passing == "swap":
+        return _showdown(table, declared=True)
     return _end_round(table, winners, None)
+
+
+def _showdown(table: Table, declared: bool) -> tuple[Table, list[Event]]:
+    """Foster's showdown (RULES.md 2.9): every hand is shown and settled."""
+    rnd = table.round
+    assert rnd is not None
+    winners, settled_by = showdown(table.options, rnd.dealer, rnd.hands, declared)
+    return _close_round(table, winners, tuple(enumerate(rnd.hands)), settled_by)
 
 
 # --- the end of a round and of the match -----------------------------------------
@@ -443,24 +487,41 @@ def _end_round(
     """Settle the round among ``claims`` (or void it), score it and check the match."""
     rnd = table.round
     assert rnd is not None
-    seats = table.seats
     if claims:
         winners, settled_by = settle(
-            table.options, rnd.dealer, seats, [(c.seat, c.hand) for c in claims]
+            table.options, rnd.dealer, table.seats, [(c.seat, c.hand) for c in claims]
         )
     else:
         winners, settled_by = (), settled_by or "void"
+    shown = tuple(sorted((c.seat, c.hand) for c in claims))
+    return _close_round(table, winners, shown, settled_by)
+
+
+def _close_round(
+    table: Table,
+    winners: tuple[int, ...],
+    shown: tuple[tuple[int, Cards], ...],
+    settled_by: str,
+) -> tuple[Table, list[Event]]:
+    """Record the round's result, score it (wins, chips) and check the match."""
+    rnd = table.round
+    assert rnd is not None
+    chips: tuple[int, ...] = ()
+    if table.options.chips:
+        chips = chips_paid(table.options, rnd.hands, winners) if winners else (0,) * table.seats
     result = RoundResult(
         round=rnd.number,
         dealer=rnd.dealer,
         exchanges=len(rnd.passes),
         winners=winners,
-        hands=tuple(sorted((c.seat, c.hand) for c in claims)),
+        hands=shown,
         settled_by=settled_by,
+        chips=chips,
     )
     rnd = replace(rnd, status=RoundStatus.OVER, exchange=_cleared(rnd.exchange), result=result)
     wins = tuple(w + (1 if s in winners else 0) for s, w in enumerate(table.wins))
-    table = replace(table, round=rnd, wins=wins, results=table.results + (result,))
+    tally = tuple(a + b for a, b in zip(table.chips, chips, strict=True)) if chips else table.chips
+    table = replace(table, round=rnd, wins=wins, results=table.results + (result,), chips=tally)
     events: list[Event] = [
         {"type": "round-void" if not winners else "round-won", **_result_dict(result)}
     ]
@@ -481,18 +542,31 @@ def _check_match(table: Table) -> tuple[Table, list[Event]]:
         assert match.count is not None
         if len(table.results) < match.count:
             return table, []
-        winners = _leaders(table.wins)
+        if table.options.fastest_win_bonus:
+            table = replace(table, fastest_win=_fastest_winners(table.results))
+        winners = _leaders(table.points)
     else:
         return table, []
     table = replace(table, match_status=MatchStatus.WON, match_winners=winners)
     return table, [{"type": "match-won", **match_json(table)}]
 
 
-def _leaders(wins: Sequence[int]) -> tuple[int, ...]:
-    """The seats with the most round wins; ties are shared (RULES.md 2.8), also
+def _leaders(points: Sequence[int]) -> tuple[int, ...]:
+    """The seats with the most points; ties are shared (RULES.md 2.8), also
     a tie at zero when no round was won."""
-    top = max(wins)
-    return tuple(s for s, w in enumerate(wins) if w == top)
+    top = max(points)
+    return tuple(s for s, w in enumerate(points) if w == top)
+
+
+def _fastest_winners(results: Sequence[RoundResult]) -> tuple[int, ...]:
+    """The seats whose round win took the fewest exchanges (RULES.md 2.8
+    ``fastest_win_bonus``); every winner of every round won that fast, and
+    none when no round was won."""
+    won = [r for r in results if r.winners]
+    if not won:
+        return ()
+    fewest = min(r.exchanges for r in won)
+    return tuple(sorted({s for r in won if r.exchanges == fewest for s in r.winners}))
 
 
 def finish(table: Table, now_ms: int) -> Transition:
@@ -529,7 +603,7 @@ def _finish(table: Table) -> Transition:
         events.append({"type": "round-abandoned", "round": rnd.number})
     if table.options.match.kind == "open":
         table = replace(
-            table, match_status=MatchStatus.FINISHED, match_winners=_leaders(table.wins)
+            table, match_status=MatchStatus.FINISHED, match_winners=_leaders(table.points)
         )
     else:
         table = replace(table, match_status=MatchStatus.ABANDONED, match_winners=())
@@ -541,14 +615,14 @@ def _finish(table: Table) -> Transition:
 
 
 def _numbers(table: Table) -> dict[str, Any]:
-    """The current round and exchange numbers, for 409 answers."""
+    """The current round and exchange numbers and the seats awaited, for 409 answers."""
     rnd = table.round
+    passing = rnd is not None and rnd.status is RoundStatus.PASSING
     return {
         "current_round": rnd.number if rnd else None,
-        "current_exchange": rnd.exchange.number
-        if rnd and rnd.status is RoundStatus.PASSING
-        else None,
+        "current_exchange": rnd.exchange.number if rnd and passing else None,
         "round_status": rnd.status.value if rnd else None,
+        "waiting_for": list(rnd.exchange.waiting_for) if rnd and passing else [],
     }
 
 
@@ -585,9 +659,14 @@ def _result_dict(result: RoundResult) -> dict[str, Any]:
         "winners": list(result.winners),
         "settled_by": result.settled_by,
         "hands": [{"seat": s, "cards": list(h)} for s, h in result.hands],
+        "chips": list(result.chips),
     }
 
 
 def match_json(table: Table) -> dict[str, Any]:
     """The public form of the match state."""
-    return {"status": table.match_status.value, "winners": list(table.match_winners)}
+    return {
+        "status": table.match_status.value,
+        "winners": list(table.match_winners),
+        "fastest_win": list(table.fastest_win),
+    }

@@ -46,6 +46,7 @@ CODES: dict[str, Kind] = {
     "no-round-in-play": Kind.CONFLICT,
     "stale-round": Kind.CONFLICT,
     "stale-exchange": Kind.CONFLICT,
+    "not-your-turn": Kind.CONFLICT,
     "round-over": Kind.CONFLICT,
     "claim-window-closed": Kind.CONFLICT,
     "declaration-automatic": Kind.CONFLICT,

@@ -23,8 +23,7 @@ from .cards import (
 from .errors import FieldError, RuleViolation
 
 DECKS = ("trimmed", "full", "skat32")
-PASSINGS = ("simultaneous",)
-"""Passing modes this version plays. ``chain`` and ``swap`` (RULES.md 2.5) come next."""
+PASSINGS = ("simultaneous", "chain", "swap")
 DIRECTIONS = ("left", "right", "alternate")
 DECLARATIONS = ("manual", "automatic")
 SIMULTANEOUS_WINS = ("highest-card", "shared", "highest-sum")
@@ -61,6 +60,10 @@ class Options:
     max_exchanges: int | None
     match: Match
     call: str
+    swap_circuits: int | None = None
+    """``swap`` only: circuits before the showdown; ``None`` for other passing."""
+    fastest_win_bonus: bool = False
+    chips: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The wire form, with ``match`` as in :meth:`Match.to_json`."""
@@ -97,6 +100,8 @@ _CLASSIC = Options(
     call="My ship sails!",
 )
 
+_SEED_002_FULL = replace(_CLASSIC, deck="full", match=Match("open"), call="Mein Schiff segelt!")
+
 PRESETS: dict[str, Preset] = {
     p.name: p
     for p in (
@@ -119,7 +124,7 @@ PRESETS: dict[str, Preset] = {
             "mein-schiff",
             4,
             7,
-            replace(_CLASSIC, deck="full", match=Match("open"), call="Mein Schiff segelt!"),
+            _SEED_002_FULL,
             "002",
             "Mein Schiff segelt: full deck, the rest set aside, play as long as you like.",
         ),
@@ -149,10 +154,58 @@ PRESETS: dict[str, Preset] = {
             "000",
             "Whehee / Wizzy Wizzy Wee: three cards from a full deck.",
         ),
+        Preset(
+            "foster",
+            3,
+            10,
+            replace(
+                _SEED_002_FULL,
+                hand_size=3,
+                win_count=3,
+                passing="swap",
+                swap_circuits=2,
+                simultaneous_wins="highest-sum",
+            ),
+            "002",
+            "Foster: three cards, pairwise blind swaps for two circuits, then a showdown "
+            "on card sums.",
+        ),
+        Preset(
+            "ochse",
+            4,
+            4,
+            replace(
+                _SEED_002_FULL,
+                deck="skat32",
+                hand_size=8,
+                win_count=8,
+                passing="chain",
+                chips=True,
+                call="Ochse, leg dich!",
+            ),
+            "002",
+            "Ochse, leg dich!: 32 cards, eight each, one card at a time round the table; "
+            "losers pay chips.",
+        ),
+        Preset(
+            "matrimony",
+            4,
+            4,
+            replace(
+                _SEED_002_FULL,
+                hand_size=13,
+                win_count=13,
+                passing="chain",
+            ),
+            "002",
+            "Matrimony / Vive l'amour: all 52 dealt, one card at a time round the table.",
+        ),
     )
 }
 
 OPTION_NAMES = tuple(f.name for f in fields(Options))
+FOSTER_CIRCUITS = 2
+"""``swap_circuits`` when ``swap`` passing is chosen without it (Foster, RULES.md 2.9)."""
 MIN_SEATS, MAX_SEATS = 2, 10
 
 
@@ -225,6 +278,8 @@ def resolve_options(
             values[name] = value
     if "hand_size" in overrides and "win_count" not in overrides:
         values["win_count"] = values["hand_size"]  # RULES.md 2.2: "normally = hand_size"
+    if values["passing"] == "swap" and values["swap_circuits"] is None:
+        values["swap_circuits"] = FOSTER_CIRCUITS
     match = _parse_match(values["match"], errors)
     if values["deck_low_rank"] is not None:
         try:
@@ -243,6 +298,46 @@ def resolve_options(
             errors,
         )
     return options
+
+
+def _passing_errors(o: Options) -> list[FieldError]:
+    """Options that chain and swap passing rule out (RULES.md 2.5, 2.9)."""
+    errors: list[FieldError] = []
+
+    def bad(option: str, detail: str) -> None:
+        errors.append(FieldError(f"/options/{option}", detail))
+
+    if o.passing != "swap":
+        if o.swap_circuits is not None:
+            bad("swap_circuits", "swap_circuits applies only to swap passing")
+    elif (
+        isinstance(o.swap_circuits, bool)
+        or not isinstance(o.swap_circuits, int)
+        or not 1 <= o.swap_circuits <= 100
+    ):
+        bad("swap_circuits", "swap_circuits must be 1..100")
+    if o.passing not in ("chain", "swap"):
+        return errors
+    if o.passing == "chain" and o.hand_size < 2:
+        bad("hand_size", "chain passing needs hands of at least 2 (the first passer drops one)")
+    if o.pass_count != 1:
+        bad("pass_count", f"{o.passing} passing moves one card at a time")
+    if o.direction != "left":
+        # RULES.md 2.5 fixes both: chain gives to the left, swaps go round to the left.
+        bad("direction", f"{o.passing} passing always goes left (clockwise)")
+    if o.passing == "swap":
+        # Foster's showdown (RULES.md 2.9) compares every hand at once, on sums.
+        if o.simultaneous_wins != "highest-sum":
+            bad(
+                "simultaneous_wins",
+                "swap passing ends in Foster's showdown, which is settled by highest-sum",
+            )
+        if o.claim_window_ms != 0:
+            bad(
+                "claim_window_ms",
+                "swap passing has no claim window: a declaration shows every hand at once",
+            )
+    return errors
 
 
 def _consistency_errors(
@@ -284,6 +379,12 @@ def _consistency_errors(
         bad("call", "call must be 1..80 characters")
     if o.deck_low_rank is not None and o.deck != "trimmed":
         bad("deck_low_rank", "deck_low_rank applies only to the trimmed deck")
+    for flag in ("fastest_win_bonus", "chips"):
+        if not isinstance(getattr(o, flag), bool):
+            bad(flag, f"{flag} must be true or false")
+    if o.fastest_win_bonus is True and o.match.kind != "deals":
+        bad("fastest_win_bonus", 'fastest_win_bonus needs a match of {"deals": n}')
+    errors.extend(_passing_errors(o))
     if errors:
         return errors  # the checks below need sane single values
     dealt = o.hand_size * seats

@@ -1,9 +1,19 @@
-"""Passing (RULES.md 2.5): checking a seat's pass and resolving an exchange.
+"""Passing (RULES.md 2.5): who passes in each exchange, checking a seat's
+pass, and resolving an exchange.
 
 An exchange is "the seats that must choose, their choices, and how it
-resolves" (:class:`~.state.Exchange`); this module opens exchanges and holds
-the resolutions. ``simultaneous`` passing opens an exchange for every seat and
-resolves it by rotating the chosen cards one seat in the round's direction.
+resolves" (:class:`~.state.Exchange`). Every mode numbers its exchanges from 1
+within a round:
+
+- ``simultaneous``: exchange k: every seat chooses ``pass_count`` cards, then
+  all rotate one seat in the round's direction (``"rotate"``).
+- ``chain``: exchange k is one turn: seat ``dealer + k`` gives one card to its
+  left neighbour (``"chain"``); turns never stop until the round ends.
+- ``swap``: exchange k is one swap: with ``i = (k - 1) mod N``, seat
+  ``dealer + 1 + i`` and its left neighbour each choose one card and trade
+  them (``"swap"``); N swaps make a circuit, the last one dealer <-> dealer's left.
+
+``max_exchanges`` and the fastest-win bonus count exchanges in these units.
 """
 
 from __future__ import annotations
@@ -15,11 +25,53 @@ from .errors import FieldError, RuleViolation
 from .options import Options
 from .state import Cards, Exchange
 
+RESOLUTIONS = {"simultaneous": "rotate", "chain": "chain", "swap": "swap"}
+"""The resolution of each passing mode's exchanges."""
 
-def open_exchange(number: int, seats: int) -> Exchange:
-    """Exchange ``number`` of simultaneous passing: every seat chooses, then the
-    chosen cards rotate (``resolution="rotate"``)."""
-    return Exchange(number=number, choosers=tuple(range(seats)), choices=(None,) * seats)
+Transfer = tuple[int, int, Cards]
+"""``(giver, receiver, cards)``: cards that move from one seat to another."""
+
+
+def choosers_of(passing: str, number: int, seats: int, dealer: int) -> tuple[int, ...]:
+    """The seats that choose in exchange ``number`` (1-based) of a round dealt
+    by ``dealer`` under ``passing`` (RULES.md 2.5)."""
+    if passing == "chain":
+        return ((dealer + number) % seats,)
+    if passing == "swap":
+        first = (dealer + 1 + (number - 1) % seats) % seats
+        return tuple(sorted({first, (first + 1) % seats}))
+    return tuple(range(seats))
+
+
+def open_exchange(options: Options, number: int, seats: int, dealer: int) -> Exchange:
+    """Exchange ``number`` of a round, with no choice made yet."""
+    return Exchange(
+        number=number,
+        choosers=choosers_of(options.passing, number, seats, dealer),
+        choices=(None,) * seats,
+        resolution=RESOLUTIONS[options.passing],
+    )
+
+
+def swaps_before_showdown(options: Options, seats: int) -> int | None:
+    """How many swaps a ``swap`` round plays before Foster's showdown
+    (``swap_circuits`` circuits of N swaps, RULES.md 2.5, 2.9); ``None`` for
+    the other modes, which pass until someone wins."""
+    if options.passing != "swap" or options.swap_circuits is None:
+        return None
+    return options.swap_circuits * seats
+
+
+def hand_sizes(options: Options, seats: int, dealer: int, exchanges_resolved: int) -> list[int]:
+    """Every seat's number of cards after ``exchanges_resolved`` exchanges
+    (RULES.md 2.5). Constant except under ``chain``, where within a circuit
+    the first passer (the dealer's left) holds ``hand_size-1`` and the seat on
+    turn ``hand_size+1``, until the dealer's pass evens them out."""
+    sizes = [options.hand_size] * seats
+    if options.passing == "chain" and exchanges_resolved % seats:
+        sizes[(dealer + 1) % seats] -= 1
+        sizes[(dealer + exchanges_resolved + 1) % seats] += 1
+    return sizes
 
 
 def round_direction(options: Options, round_no: int) -> str:
@@ -54,45 +106,79 @@ def parse_pass(
     return sort_cards(chosen)
 
 
-def rotate(hands: Sequence[Cards], passes: Sequence[Cards], direction: str) -> tuple[Cards, ...]:
-    """Resolve a simultaneous exchange (RULES.md 2.5): each seat gives its
-    passed cards to the neighbour in ``direction`` and receives its other
-    neighbour's. ``passes`` must already be checked against ``hands``."""
-    seats = len(hands)
-    new_hands = []
-    for seat, hand in enumerate(hands):
-        gone = set(passes[seat])
-        kept = [c for c in hand if c not in gone]
-        new_hands.append(sort_cards(kept + list(passes[source_seat(seat, direction, seats)])))
-    return tuple(new_hands)
+def transfers(resolution: str, choices: Sequence[Cards | None], direction: str) -> list[Transfer]:
+    """Where the chosen cards of one exchange go (RULES.md 2.5), as
+    ``(giver, receiver, cards)``; seats that chose nothing give nothing."""
+    seats = len(choices)
+    chosen = [(s, c) for s, c in enumerate(choices) if c is not None]
+    if resolution == "rotate":
+        step = 1 if direction == "left" else -1
+        return [(s, (s + step) % seats, c) for s, c in chosen]
+    if resolution == "chain":
+        return [(s, (s + 1) % seats, c) for s, c in chosen]
+    if resolution == "swap":
+        (a, cards_a), (b, cards_b) = chosen
+        return [(a, b, cards_a), (b, a, cards_b)]
+    raise ValueError(f"unknown resolution {resolution!r}")
+
+
+def apply_transfers(hands: Sequence[Cards], moves: Sequence[Transfer]) -> tuple[Cards, ...]:
+    """The hands after ``moves``, all at once (checked passes only)."""
+    new_hands = [list(h) for h in hands]
+    for giver, _, cards in moves:
+        gone = set(cards)
+        new_hands[giver] = [c for c in new_hands[giver] if c not in gone]
+    for _, receiver, cards in moves:
+        new_hands[receiver].extend(cards)
+    return tuple(sort_cards(h) for h in new_hands)
 
 
 def resolve(exchange: Exchange, hands: Sequence[Cards], direction: str) -> tuple[Cards, ...]:
     """The hands after ``exchange`` resolves, by its ``resolution``; every
     chooser's choice must be made and checked."""
-    if exchange.resolution == "rotate":
-        return rotate(hands, [c or () for c in exchange.choices], direction)
-    raise ValueError(f"unknown resolution {exchange.resolution!r}")
+    return apply_transfers(hands, transfers(exchange.resolution, exchange.choices, direction))
+
+
+def rotate(hands: Sequence[Cards], passes: Sequence[Cards], direction: str) -> tuple[Cards, ...]:
+    """Resolve a simultaneous exchange (RULES.md 2.5): each seat gives its
+    passed cards to the neighbour in ``direction`` and receives its other
+    neighbour's. ``passes`` must already be checked against ``hands``."""
+    return apply_transfers(hands, transfers("rotate", passes, direction))
 
 
 def check_exchange(
-    options: Options, hands: Sequence[Cards], passes: Sequence[Sequence[str]]
-) -> list[Cards]:
-    """Check one simultaneous exchange's passes, one per seat, against the
-    hands (RULES.md 2.5); returns them sorted. Raises ``pass-invalid`` listing
-    every problem of every seat (pointers ``/passes/{seat}/{i}``)."""
+    options: Options,
+    hands: Sequence[Cards],
+    passes: Sequence[Sequence[str] | None],
+    choosers: Sequence[int],
+) -> list[Cards | None]:
+    """Check one exchange's passes against the hands (RULES.md 2.5): one entry
+    per seat, a list of cards for each of ``choosers`` and ``None`` (or an
+    empty list) for every other seat. Returns them sorted (``None`` for
+    non-choosers). Raises ``pass-invalid`` listing every problem of every
+    seat (pointers ``/passes/{seat}``)."""
     if len(passes) != len(hands):
         raise RuleViolation(
             "pass-invalid",
             f"{len(passes)} passes for {len(hands)} seats.",
-            [FieldError("/passes", f"one pass per seat: {len(hands)}")],
+            [FieldError("/passes", f"one entry per seat: {len(hands)}")],
         )
-    checked: list[Cards] = []
+    checked: list[Cards | None] = []
     problems: list[FieldError] = []
     for seat, cards in enumerate(passes):
+        pointer = f"/passes/{seat}"
+        if seat not in choosers:
+            checked.append(None)
+            if cards:
+                who = " and ".join(str(s) for s in choosers)
+                problems.append(
+                    FieldError(pointer, f"seat {seat} does not pass here; only seat(s) {who} do")
+                )
+            continue
         try:
-            checked.append(parse_pass(options, hands[seat], cards, f"/passes/{seat}"))
+            checked.append(parse_pass(options, hands[seat], cards or [], pointer))
         except RuleViolation as violation:
+            checked.append(None)
             problems.extend(violation.errors)
     if problems:
         raise RuleViolation("pass-invalid", "Some passes are not valid.", problems)

@@ -1,4 +1,5 @@
-"""Winning hands and simultaneous winners (RULES.md 2.6 and 2.7)."""
+"""Winning hands, simultaneous winners, Foster's showdown and Ochse's chips
+(RULES.md 2.6, 2.7, 2.8 and 2.9)."""
 
 from __future__ import annotations
 
@@ -72,3 +73,59 @@ def settle(
     best = max(keys.values())
     top_seats = tuple(sorted(s for s, k in keys.items() if k == best))
     return top_seats, ("highest-card" if len(top_seats) == 1 else "shared")
+
+
+def best_pair_sum(hand: Sequence[str]) -> int | None:
+    """The highest sum of two cards of one suit in ``hand`` (Foster's showdown
+    when nobody declared, RULES.md 2.9), or ``None`` with no two of a suit."""
+    sums = [
+        sum(CARD_VALUE[c[0]] for c in sorted(cards, key=lambda c: -CARD_VALUE[c[0]])[:2])
+        for s in SUITS
+        if len(cards := [c for c in hand if c[1] == s]) >= 2
+    ]
+    return max(sums) if sums else None
+
+
+def showdown(
+    options: Options, dealer: int, hands: Sequence[Sequence[str]], declared: bool
+) -> tuple[tuple[int, ...], str]:
+    """Foster's showdown over every hand (RULES.md 2.9).
+
+    After a valid declaration (``declared``), the seats holding ``win_count``
+    of a suit compare the sum of that suit (Ace 11, court cards 10, others
+    their pips); when the circuits ran out with no declaration, every seat
+    compares its best two cards of one suit, and a seat with no two of a suit
+    has no score. Ties go to the seat nearest the dealer's left. Returns
+    ``((winner,), "showdown" | "showdown-two-cards")``, with no winner (a void
+    round) when no seat scores.
+    """
+    seats = len(hands)
+    if declared:
+        scores = {
+            s: highest_sum_key(h, options.win_count)
+            for s, h in enumerate(hands)
+            if winning_suits(h, options.win_count)
+        }
+        rule = "showdown"
+    else:
+        scores = {s: v for s, h in enumerate(hands) if (v := best_pair_sum(h)) is not None}
+        rule = "showdown-two-cards"
+    if not scores:
+        return (), rule
+    top = max(scores.values())
+    tied = [s for s, v in scores.items() if v == top]
+    return (nearest_dealers_left(tied, dealer, seats),), rule
+
+
+def chips_paid(
+    options: Options, hands: Sequence[Sequence[str]], winners: Sequence[int]
+) -> tuple[int, ...]:
+    """Each seat's chip change for a won round (RULES.md 2.8 ``chips``): every
+    other seat pays each winner one chip per card its longest suit lacks of
+    ``win_count``, counted on the hand it holds now. Sums to zero."""
+    owed = [
+        0 if s in winners else max(0, options.win_count - max(suit_counts(h).values(), default=0))
+        for s, h in enumerate(hands)
+    ]
+    total = sum(owed)
+    return tuple(total if s in winners else -owed[s] * len(winners) for s in range(len(hands)))

@@ -46,8 +46,10 @@ class Exchange:
 
     ``choosers`` are the seats that must choose before it resolves; ``choices``
     is indexed by seat (``None`` = not chosen yet, or not a chooser);
-    ``resolution`` names how it resolves: ``"rotate"`` gives every seat's cards
-    to its neighbour in ``Round.direction``.
+    ``resolution`` names how it resolves (RULES.md 2.5): ``"rotate"`` gives
+    every seat's cards to its neighbour in ``Round.direction``
+    (simultaneous); ``"chain"`` gives the one chooser's card to its left
+    neighbour; ``"swap"`` trades the two choosers' cards.
     """
 
     number: int
@@ -79,7 +81,10 @@ class RoundResult:
     shown (every valid claim, or every automatic winner), as ``(seat, cards)``.
     ``settled_by`` is ``"sole"`` (one winner), ``"void"``, ``"abandoned"``, or the
     ``simultaneous_wins`` rule that decided between several winning hands, with
-    ``"shared"`` also for a full ``highest-card`` tie (RULES.md 2.7).
+    ``"shared"`` also for a full ``highest-card`` tie (RULES.md 2.7), or
+    ``"showdown"`` / ``"showdown-two-cards"`` for Foster's showdown (2.9), which
+    shows every hand. ``chips`` is each seat's chip change in this round
+    (RULES.md 2.8 ``chips``; empty when the table plays without chips).
     """
 
     round: int
@@ -88,6 +93,7 @@ class RoundResult:
     winners: tuple[int, ...]
     hands: tuple[tuple[int, Cards], ...]
     settled_by: str
+    chips: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +130,9 @@ class Table:
     that did not draw again), or is empty when the caller named the dealer.
     ``wins`` are the round wins per seat. ``round`` is the current round, or
     the last one once it is over, or ``None`` before the first deal.
+    ``chips`` is each seat's chip tally (RULES.md 2.8; all 0 without chips).
+    ``fastest_win`` holds the seats given the fastest-win point when a
+    ``deals`` match with ``fastest_win_bonus`` ends.
     """
 
     variant: str
@@ -136,11 +145,18 @@ class Table:
     round: Round | None
     match_status: MatchStatus
     match_winners: tuple[int, ...] = ()
+    chips: tuple[int, ...] = ()
+    fastest_win: tuple[int, ...] = ()
 
     @property
     def seats(self) -> int:
         """Number of seats."""
         return len(self.names)
+
+    @property
+    def points(self) -> tuple[int, ...]:
+        """Round wins plus the fastest-win point, per seat (RULES.md 2.8)."""
+        return tuple(w + (s in self.fastest_win) for s, w in enumerate(self.wins))
 
     @property
     def next_dealer(self) -> int:

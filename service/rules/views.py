@@ -11,27 +11,34 @@ from __future__ import annotations
 from typing import Any
 
 from .engine import match_json, result_json, settle_due
-from .passing import source_seat
-from .state import RoundStatus, Table
+from .passing import transfers
+from .state import Cards, MatchStatus, Round, RoundStatus, Table
 
 
 def public_view(table: Table, now_ms: int) -> dict[str, Any]:
     """The view anyone with the table id may read (JSON-ready).
 
-    Shapes: ``seats`` lists ``{seat, name, wins, chosen}`` where ``chosen`` says
-    whether that seat has chosen its pass in the current exchange (never which
-    cards); ``round`` is the current or last round (``null`` before the first
-    deal); ``dealer`` is the dealer of the round in play, else of the next
-    round; ``results`` are the finished rounds; ``match`` its status and winners.
+    Shapes: ``seats`` lists ``{seat, name, wins, points, chips, chosen}``
+    where ``chosen`` says whether that seat has chosen its pass in the current
+    exchange (never which cards) and ``chips`` is ``null`` without chips;
+    ``awaiting`` says whose move the referee waits for (:func:`awaiting`);
+    ``round`` is the current or last round (``null`` before the first deal),
+    with ``choosers``, the seats that pass in the current exchange;
+    ``dealer`` is the dealer of the round in play, else of the next round;
+    ``results`` are the finished rounds; ``standings`` ranks the seats by
+    points (RULES.md 2.8); ``match`` its status and winners.
     """
     table = settle_due(table, now_ms).table
     rnd = table.round
     passing = rnd is not None and rnd.status is RoundStatus.PASSING
+    points = table.points
     seats = [
         {
             "seat": s,
             "name": name,
             "wins": table.wins[s],
+            "points": points[s],
+            "chips": table.chips[s] if table.options.chips else None,
             "chosen": (rnd.exchange.choices[s] is not None) if passing and rnd else False,
         }
         for s, name in enumerate(table.names)
@@ -45,6 +52,7 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
             "status": rnd.status.value,
             "exchange": rnd.exchange.number if passing else None,
             "exchanges_resolved": len(rnd.passes),
+            "choosers": list(rnd.exchange.choosers) if passing else [],
             "waiting_for": list(rnd.exchange.waiting_for) if passing else [],
             "window_closes_at_ms": rnd.window_closes_at_ms,
             "claims": [
@@ -60,16 +68,38 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
         "dealer": rnd.dealer
         if rnd is not None and rnd.status is not RoundStatus.OVER
         else table.next_dealer,
+        "awaiting": awaiting(table),
         "round": round_view,
         "results": [result_json(r) for r in table.results],
+        "standings": sorted(seats, key=lambda s: (-s["points"], -(s["chips"] or 0), s["seat"])),
         "match": match_json(table),
     }
 
 
+def awaiting(table: Table) -> dict[str, Any]:
+    """Whose move the referee waits for, in every passing mode:
+    ``{"action", "seats", "until_ms"}`` where ``action`` is ``"deal"`` (the
+    host deals the next round), ``"pass"`` (``seats`` must choose: every seat
+    not yet chosen, the seat on turn in ``chain``, the two of a ``swap``),
+    ``"claims"`` (a claim window is open until ``until_ms``; seats with a
+    winning hand may claim) or ``"nothing"`` (the match is over). A table
+    already settled by :func:`~.engine.settle_due` must be passed."""
+    rnd = table.round
+    if table.match_status is not MatchStatus.IN_PROGRESS:
+        return {"action": "nothing", "seats": [], "until_ms": None}
+    if rnd is None or rnd.status is RoundStatus.OVER:
+        return {"action": "deal", "seats": [], "until_ms": None}
+    if rnd.status is RoundStatus.CLAIM_WINDOW:
+        return {"action": "claims", "seats": [], "until_ms": rnd.window_closes_at_ms}
+    return {"action": "pass", "seats": list(rnd.exchange.waiting_for), "until_ms": None}
+
+
 def seat_view(table: Table, seat: int, now_ms: int) -> dict[str, Any]:
-    """What one seat may see: its hand, its pending choice in the current
-    exchange, and the cards it gave and received in the last resolved exchange
-    of this round (``null`` before the first). All cards in canonical order."""
+    """What one seat may see: its hand, whether it must choose now
+    (``to_choose``), its pending choice in the current exchange, and the cards
+    it last gave and last received in this round (``null`` before its first;
+    under ``simultaneous`` both come from the last resolved exchange). All
+    cards in canonical order."""
     table = settle_due(table, now_ms).table
     rnd = table.round
     view: dict[str, Any] = {
@@ -79,6 +109,7 @@ def seat_view(table: Table, seat: int, now_ms: int) -> dict[str, Any]:
         "round_status": None,
         "exchange": None,
         "hand": [],
+        "to_choose": False,
         "pending": None,
         "passed": None,
         "received": None,
@@ -92,11 +123,27 @@ def seat_view(table: Table, seat: int, now_ms: int) -> dict[str, Any]:
         round_status=rnd.status.value,
         exchange=rnd.exchange.number if passing else None,
         hand=list(rnd.hands[seat]),
+        to_choose=passing and seat in rnd.exchange.waiting_for,
         pending=list(pending) if pending is not None else None,
     )
-    if rnd.passes:
-        last = rnd.passes[-1]
-        source = source_seat(seat, rnd.direction, table.seats)
-        view["passed"] = list(last[seat] or ())
-        view["received"] = list(last[source] or ())
+    passed, received = last_moves(rnd, seat)
+    view["passed"] = None if passed is None else list(passed)
+    view["received"] = None if received is None else list(received)
     return view
+
+
+def last_moves(rnd: Round, seat: int) -> tuple[Cards | None, Cards | None]:
+    """The cards ``seat`` last gave and last received in the round's resolved
+    exchanges (``None`` for never); under ``simultaneous`` both are from the
+    last exchange, where a seat always gives and receives."""
+    passed: Cards | None = None
+    received: Cards | None = None
+    for choices in reversed(rnd.passes):
+        for giver, receiver, cards in transfers(rnd.exchange.resolution, choices, rnd.direction):
+            if passed is None and giver == seat:
+                passed = cards
+            if received is None and receiver == seat:
+                received = cards
+        if passed is not None and received is not None:
+            break
+    return passed, received

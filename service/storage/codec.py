@@ -38,11 +38,14 @@ def _result_to(r: RoundResult) -> list[Any]:
         list(r.winners),
         [[s, list(h)] for s, h in r.hands],
         r.settled_by,
+        *([list(r.chips)] if r.chips else []),
     ]
 
 
 def _result_from(v: list[Any]) -> RoundResult:
-    return RoundResult(v[0], v[1], v[2], tuple(v[3]), tuple((s, tuple(h)) for s, h in v[4]), v[5])
+    hands = tuple((s, tuple(h)) for s, h in v[4])
+    chips = tuple(v[6]) if len(v) > 6 else ()
+    return RoundResult(v[0], v[1], v[2], tuple(v[3]), hands, v[5], chips)
 
 
 def _round_to(r: Round) -> dict[str, Any]:
@@ -100,6 +103,11 @@ def encode(table: Table) -> str:
         "ms": table.match_status.value,
         "mw": list(table.match_winners),
     }
+    # Absent when unused, which also keeps tables stored before them readable.
+    if any(table.chips):
+        data["chips"] = list(table.chips)
+    if table.fastest_win:
+        data["fw"] = list(table.fastest_win)
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -122,4 +130,6 @@ def decode(text: str | bytes) -> Table:
         round=None if data["rnd"] is None else _round_from(data["rnd"]),
         match_status=MatchStatus(data["ms"]),
         match_winners=tuple(data["mw"]),
+        chips=tuple(data.get("chips") or [0] * len(data["names"])),
+        fastest_win=tuple(data.get("fw", ())),
     )

@@ -20,6 +20,9 @@ def test_variants_list_every_preset_with_its_options(client: Any) -> None:
         "alternate",
         "my-star-shines",
         "whehee",
+        "foster",
+        "ochse",
+        "matrimony",
     ]
     assert variants["whehee"]["min_players"] == 3 and variants["whehee"]["max_players"] == 10
     assert variants["classic"]["options"]["match"] == {"target_wins": 5}
@@ -100,3 +103,54 @@ def test_check_claim_refuses_a_hand_that_cannot_be_dealt(client: Any) -> None:
         "/hand/8": "AS is named twice",
         "/hand": "9 cards; a hand holds 7",
     }
+
+
+OCHSE_DEAL = [
+    ["QD", "KD", "AD", "TS", "JS", "QS", "KS", "AS"],
+    ["AC", "7H", "8H", "9H", "TH", "JH", "QH", "KH"],
+    ["7C", "8C", "9C", "TC", "JC", "QC", "KC", "7D"],
+    ["AH", "8D", "9D", "TD", "JD", "7S", "8S", "9S"],
+]
+
+
+def test_check_exchange_of_a_chain_knows_whose_turn_and_hand_sizes(client: Any) -> None:
+    # Dealer 0: exchange 1 is seat 1's turn, giving to seat 2.
+    body = {"variant": "ochse", "hands": OCHSE_DEAL, "passes": [None, ["AC"], None, None]}
+    r = client.post("/v1/checks/exchange", json=body).get_json()
+    assert r["choosers"] == [1]
+    assert r["received"] == [[], [], ["AC"], []]
+    assert [len(h) for h in r["hands"]] == [8, 7, 9, 8]
+    # Exchange 2 is seat 2's, holding nine; seat 1 may not pass then.
+    after = {**body, "hands": r["hands"], "exchange": 2, "passes": [None, ["7H"], None, None]}
+    wrong = client.post("/v1/checks/exchange", json=after)
+    assert wrong.status_code == 422
+    assert {e["pointer"]: e["detail"] for e in wrong.get_json()["errors"]} == {
+        "/passes/1": "seat 1 does not pass here; only seat(s) 2 do",
+        "/passes/2": "0 named; each seat passes 1 card",
+    }
+    # Hands of the wrong sizes for exchange 2 are not a chain round's.
+    sizes = client.post("/v1/checks/exchange", json={**body, "exchange": 2})
+    assert sizes.get_json()["code"] == "deal-invalid"
+    assert {e["pointer"] for e in sizes.get_json()["errors"]} == {"/hands/1", "/hands/2"}
+
+
+def test_check_exchange_of_a_swap_trades_two_cards_blind(client: Any) -> None:
+    hands = [["7S", "8D", "2C"], ["2H", "3H", "9S"], ["4H", "5D", "6D"], ["AC", "KC", "QC"]]
+    body = {"variant": "foster", "hands": hands, "dealer": 0, "exchange": 4}
+    # Exchange 4 of a 4-seat circuit dealt by seat 0: the dealer swaps with its left.
+    r = client.post("/v1/checks/exchange", json={**body, "passes": [["2C"], ["9S"], None, None]})
+    assert r.get_json()["choosers"] == [0, 1]
+    assert r.get_json()["hands"][:2] == [["9S", "7S", "8D"], ["3H", "2H", "2C"]]
+    assert r.get_json()["received"] == [["9S"], ["2C"], [], []]
+
+
+def test_check_claim_accepts_a_chain_hand_of_nine(client: Any) -> None:
+    nine = ["7C", "8C", "9C", "TC", "JC", "QC", "KC", "AC", "7D"]
+    r = client.post("/v1/checks/claim", json={"variant": "ochse", "players": 4, "hand": nine})
+    assert r.get_json() == {"winning": True, "reason": "The hand holds 8 clubs.", "suits": ["C"]}
+    r = client.post(
+        "/v1/checks/claim", json={"variant": "ochse", "players": 4, "hand": nine + ["7H"]}
+    )
+    assert r.get_json()["errors"] == [
+        {"pointer": "/hand", "detail": "10 cards; a hand holds 7 to 9"}
+    ]

@@ -57,6 +57,7 @@ def test_worked_example_of_rules_2_10_over_http(tables: TableClient) -> None:
             "winners": [0],
             "settled_by": "sole",
             "hands": [{"seat": 0, "cards": ["AH", "KH", "JH", "9H", "8H", "5H", "2H"]}],
+            "chips": [],
         }
     ]
     assert [s["wins"] for s in view["seats"]] == [1, 0, 0, 0]
@@ -81,7 +82,7 @@ def test_a_classic_match_to_five_wins_with_the_dealer_rotating(tables: TableClie
         assert claim.status_code == 200
     assert dealers == [2, 3, 0, 1, 2]
     view = tables.public(t)
-    assert view["match"] == {"status": "won", "winners": [3]}
+    assert view["match"] == {"status": "won", "winners": [3], "fastest_win": []}
     assert [s["wins"] for s in view["seats"]] == [0, 0, 0, 5]
     again = tables.deal(t)
     assert again.status_code == 409 and again.get_json()["code"] == "match-over"
@@ -221,7 +222,7 @@ def test_open_match_finish_and_delete(tables: TableClient, client: Any, redis_cl
     tables.claim(t, 1, 0)
     finished = client.post(f"{t.url}/finish", headers=bearer(t.host))
     assert finished.status_code == 200
-    assert finished.get_json()["match"] == {"status": "finished", "winners": [0]}
+    assert finished.get_json()["match"] == {"status": "finished", "winners": [0], "fastest_win": []}
     assert client.post(f"{t.url}/finish", headers=bearer(t.host)).status_code == 409
     assert (
         redis_client.exists(f"referee:{{{t.table_id}}}:table", f"referee:{{{t.table_id}}}:events")
@@ -237,7 +238,7 @@ def test_finish_abandons_a_match_with_its_own_end(tables: TableClient, client: A
     t = tables.create(4)
     tables.deal(t)
     r = client.post(f"{t.url}/finish", headers=bearer(t.host))
-    assert r.get_json()["match"] == {"status": "abandoned", "winners": []}
+    assert r.get_json()["match"] == {"status": "abandoned", "winners": [], "fastest_win": []}
     assert [e["type"] for e in tables.events(t)][-2:] == ["round-abandoned", "match-abandoned"]
 
 

@@ -79,6 +79,9 @@ def test_presets_have_the_rules_table_values() -> None:
         "alternate",
         "my-star-shines",
         "whehee",
+        "foster",
+        "ochse",
+        "matrimony",
     }
     circle = PRESETS["circle"].options
     assert (
@@ -96,6 +99,44 @@ def test_presets_have_the_rules_table_values() -> None:
         10,
         3,
         "full",
+    )
+    foster = PRESETS["foster"]
+    assert (foster.min_seats, foster.max_seats) == (3, 10)
+    assert foster.options.to_json() | {"call": None} == {
+        "hand_size": 3,
+        "win_count": 3,
+        "deck": "full",
+        "deck_low_rank": None,
+        "passing": "swap",
+        "pass_count": 1,
+        "direction": "left",
+        "declaration": "manual",
+        "claim_window_ms": 0,
+        "simultaneous_wins": "highest-sum",
+        "max_exchanges": None,
+        "match": {"open": True},
+        "call": None,
+        "swap_circuits": 2,
+        "fastest_win_bonus": False,
+        "chips": False,
+    }
+    ochse = PRESETS["ochse"]
+    assert (ochse.min_seats, ochse.max_seats) == (4, 4)
+    assert (
+        ochse.options.deck,
+        ochse.options.hand_size,
+        ochse.options.passing,
+        ochse.options.chips,
+        ochse.options.match.kind,
+        ochse.options.claim_window_ms,
+        ochse.options.call,
+    ) == ("skat32", 8, "chain", True, "open", 0, "Ochse, leg dich!")
+    matrimony = PRESETS["matrimony"].options
+    assert (matrimony.deck, matrimony.hand_size, matrimony.win_count, matrimony.passing) == (
+        "full",
+        13,
+        13,
+        "chain",
     )
 
 
@@ -166,3 +207,56 @@ def test_deck_low_rank_accepts_any_rank_spelling(spelling: str) -> None:
     overrides = {"deck_low_rank": spelling, "hand_size": 4, "win_count": 4}  # 16 cards, 4 ranks
     options = resolve_options("classic", overrides, 4)
     assert options.deck_low_rank == ("2" if spelling == "2" else "T")
+
+
+def test_fastest_win_bonus_needs_deals() -> None:
+    assert _problems("classic", {"fastest_win_bonus": True}, 4) == {
+        "/options/fastest_win_bonus": 'fastest_win_bonus needs a match of {"deals": n}'
+    }
+    options = resolve_options("classic", {"fastest_win_bonus": True, "match": {"deals": 3}}, 4)
+    assert options.fastest_win_bonus is True
+
+
+def test_chain_and_swap_pass_one_card_to_the_left() -> None:
+    problems = _problems("ochse", {"pass_count": 2, "direction": "alternate"}, 4)
+    assert problems == {
+        "/options/pass_count": "chain passing moves one card at a time",
+        "/options/direction": "chain passing always goes left (clockwise)",
+    }
+    assert _problems("classic", {"passing": "swap", "pass_count": 2}, 4) == {
+        "/options/pass_count": "swap passing moves one card at a time",
+        "/options/simultaneous_wins": (
+            "swap passing ends in Foster's showdown, which is settled by highest-sum"
+        ),
+    }
+
+
+def test_swap_circuits_only_with_swap_and_defaults_to_fosters_two() -> None:
+    assert _problems("classic", {"swap_circuits": 3}, 4) == {
+        "/options/swap_circuits": "swap_circuits applies only to swap passing"
+    }
+    assert _problems("foster", {"swap_circuits": 0}, 4) == {
+        "/options/swap_circuits": "swap_circuits must be 1..100"
+    }
+    swap = resolve_options("whehee", {"passing": "swap", "simultaneous_wins": "highest-sum"}, 5)
+    assert swap.swap_circuits == 2
+    assert resolve_options("foster", {"swap_circuits": 5}, 3).swap_circuits == 5
+
+
+def test_swap_has_no_claim_window() -> None:
+    assert _problems("foster", {"claim_window_ms": 500}, 4) == {
+        "/options/claim_window_ms": (
+            "swap passing has no claim window: a declaration shows every hand at once"
+        )
+    }
+
+
+def test_ochse_is_for_four_and_deals_the_skat_deck_whole() -> None:
+    assert _problems("ochse", {}, 5) == {
+        "/players": "ochse is for 4 to 4 players, not 5",
+    }
+
+
+def test_highest_sum_is_an_override_for_any_preset() -> None:
+    options = resolve_options("classic", {"simultaneous_wins": "highest-sum"}, 5)
+    assert options.simultaneous_wins == "highest-sum"

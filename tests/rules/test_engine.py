@@ -73,6 +73,7 @@ def test_worked_example_of_rules_2_10() -> None:
         "winners": [0],
         "settled_by": "sole",
         "hands": [{"seat": 0, "cards": ["AH", "KH", "JH", "9H", "8H", "5H", "2H"]}],
+        "chips": [],
     }
     assert done.table.wins == (1, 0, 0, 0)
     # The received cards came from seat 3's hand, never from the cards set aside.
@@ -348,7 +349,12 @@ def test_target_wins_ends_the_match_and_blocks_new_rounds() -> None:
     table = dealt(hands, "classic", match={"target_wins": 1})
     done = engine.claim(table, 1, 3, T0)
     assert done.table.match_status is MatchStatus.WON and done.table.match_winners == (3,)
-    assert done.events[-1] == {"type": "match-won", "status": "won", "winners": [3]}
+    assert done.events[-1] == {
+        "type": "match-won",
+        "status": "won",
+        "winners": [3],
+        "fastest_win": [],
+    }
     with pytest.raises(RuleViolation) as caught:
         engine.start_round(done.table, random.Random(1), T0)
     assert caught.value.code == "match-over"
@@ -394,6 +400,7 @@ def test_stale_exchange_and_round_numbers_are_conflicts_with_current_numbers() -
         "current_round": 1,
         "current_exchange": 1,
         "round_status": "passing",
+        "waiting_for": [0, 1, 2, 3],
     }
     with pytest.raises(RuleViolation) as caught:
         engine.choose_pass(table, 2, 1, 0, ["4S"], T0)

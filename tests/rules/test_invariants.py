@@ -8,12 +8,14 @@ import random
 from collections import Counter
 from collections.abc import Iterator
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.rules import engine
 from service.rules.errors import RuleViolation
 from service.rules.options import PRESETS, deck_for
+from service.rules.passing import hand_sizes, swaps_before_showdown
 from service.rules.settlement import winning_suits
 from service.rules.state import MatchStatus, RoundStatus, Table
 
@@ -25,15 +27,38 @@ def check_invariants(table: Table, deck: Counter[str]) -> None:
     # Cards are conserved; none is in two places.
     cards = [c for h in rnd.hands for c in h] + list(rnd.set_aside)
     assert Counter(cards) == deck
-    # Hand sizes are restored after every exchange and never change inside one.
-    assert all(len(h) == o.hand_size for h in rnd.hands)
-    # One exchange resolves at a time, in order.
+    # Hand sizes follow the mode's pattern (RULES.md 2.5): restored after every
+    # simultaneous exchange and swap; in a chain, first passer -1, seat on turn +1.
+    sizes = hand_sizes(o, table.seats, rnd.dealer, len(rnd.passes))
+    assert [len(h) for h in rnd.hands] == sizes
+    # One exchange resolves at a time, in order; a round ends exactly when the
+    # rules say: a winning hand under automatic, max_exchanges, the swap circuits.
     if rnd.status is RoundStatus.PASSING:
         assert rnd.exchange.number == len(rnd.passes) + 1
         if o.declaration == "automatic":
             assert not any(winning_suits(h, o.win_count) for h in rnd.hands)
         if o.max_exchanges is not None:
             assert len(rnd.passes) < o.max_exchanges
+        swaps = swaps_before_showdown(o, table.seats)
+        assert swaps is None or len(rnd.passes) < swaps
+    elif rnd.result is not None and rnd.result.settled_by not in ("abandoned",):
+        result = rnd.result
+        if result.settled_by.startswith("showdown"):
+            # Foster's showdown shows every hand (RULES.md 2.9).
+            assert [s for s, _ in result.hands] == list(range(table.seats))
+            assert o.passing == "swap"
+        elif result.settled_by == "void":
+            assert o.max_exchanges is not None and result.exchanges == o.max_exchanges
+        else:
+            assert result.winners
+    # Scores add up: wins, points, and chips that sum to zero.
+    assert table.points == tuple(w + (s in table.fastest_win) for s, w in enumerate(table.wins))
+    assert sum(table.chips) == 0
+    assert table.chips == tuple(
+        sum(r.chips[s] for r in table.results if r.chips) for s in range(table.seats)
+    )
+    if o.chips:
+        assert all(len(r.chips) == table.seats for r in table.results if r.winners)
     # Scores add up: each round win is one point to each of its winners.
     assert sum(table.wins) == sum(len(r.winners) for r in table.results)
     assert all(set(r.winners) <= {s for s, _ in r.hands} or not r.hands for r in table.results)
@@ -64,8 +89,10 @@ def play_randomly(
             if rnd.status is not RoundStatus.PASSING:
                 break
             now += rng.randint(0, 400)
-            seat = rng.randrange(seats)
             roll = rng.random()
+            # Mostly a seat that is awaited; sometimes any seat (maybe refused).
+            awaited = rnd.exchange.waiting_for
+            seat = rng.choice(awaited) if awaited and rng.random() < 0.9 else rng.randrange(seats)
             before = table
             try:
                 if roll < 0.05:
@@ -86,7 +113,10 @@ def play_randomly(
             except RuleViolation as refused:
                 expected = {"claim-not-winning", "declaration-automatic"}
                 if 0.05 <= roll < 0.08:
-                    expected = {"stale-exchange", "pass-invalid"}
+                    expected = {"stale-exchange", "pass-invalid", "not-your-turn"}
+                elif roll >= 0.08:
+                    expected = {"not-your-turn"}
+                    assert seat not in rnd.exchange.choosers
                 assert refused.code in expected
                 assert table is before
             yield table, deck
@@ -106,10 +136,15 @@ GAMES = {
 }
 
 
-@settings(max_examples=60, deadline=None)
-@given(**GAMES)
-def test_random_games_keep_the_invariants(
-    seed: int, preset: str, declaration: str, max_exchanges: int | None
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=GAMES["seed"],
+    declaration=GAMES["declaration"],
+    max_exchanges=GAMES["max_exchanges"],
+)
+def test_random_games_of_every_preset_keep_the_invariants(
+    preset: str, seed: int, declaration: str, max_exchanges: int | None
 ) -> None:
     for table, deck in play_randomly(seed, preset, declaration, max_exchanges):
         check_invariants(table, deck)
