@@ -1,4 +1,4 @@
-"""The ``referee`` command: ``serve`` and ``openapi``."""
+"""The ``referee`` command: ``serve``, ``openapi`` and ``simulate``."""
 
 from __future__ import annotations
 
@@ -75,6 +75,42 @@ def _openapi(args: argparse.Namespace) -> int:
     return 0
 
 
+def _players(text: str) -> list[int]:
+    """``4``, ``4,6`` or ``4-7``."""
+    numbers: list[int] = []
+    for part in text.split(","):
+        low, _, high = part.partition("-")
+        numbers.extend(range(int(low), int(high or low) + 1))
+    return numbers
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    """Play rounds with automatic players through the pure engine; print figures."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from .rules.options import PRESETS
+    from .simulate import as_json, markdown, player_counts, simulate
+
+    variants = list(PRESETS) if args.variant == "all" else [args.variant]
+    unknown = [v for v in variants if v not in PRESETS]
+    if unknown:
+        print(f"referee: no variant {unknown[0]!r}; known: {', '.join(PRESETS)}", file=sys.stderr)
+        return 2
+    jobs = [
+        (variant, n, args.rounds, args.seed, args.max_exchanges)
+        for variant in variants
+        for n in player_counts(variant, args.players)
+    ]
+    # Each job is deterministic on its own, so the processes cannot change the figures.
+    with ProcessPoolExecutor(max_workers=args.jobs or os.cpu_count()) as pool:
+        summaries = list(pool.map(simulate, *zip(*jobs, strict=True))) if jobs else []
+    if not summaries:
+        print("referee: no variant is played with those numbers of players", file=sys.stderr)
+        return 2
+    sys.stdout.write(as_json(summaries) if args.format == "json" else markdown(summaries))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``referee`` console script."""
     parser = argparse.ArgumentParser(prog="referee", description="A rules referee for card games.")
@@ -89,6 +125,30 @@ def main(argv: list[str] | None = None) -> int:
     spec = sub.add_parser("openapi", help="write the OpenAPI document")
     spec.add_argument("-o", "--output", default="openapi.yaml", help="file, or - for stdout")
     spec.set_defaults(func=_openapi)
+    sim = sub.add_parser(
+        "simulate",
+        help="play rounds with automatic players through the pure engine and print figures",
+        description="Each automatic player keeps its longest suit and passes from its "
+        "shortest; a winning hand declares at once. Deterministic for a given seed.",
+    )
+    sim.add_argument("--variant", default="all", help="a preset name, or all (default)")
+    sim.add_argument(
+        "--players",
+        type=_players,
+        default=[4],
+        help="table sizes: 4, 4,6 or 4-7; sizes a preset does not allow are skipped (default 4)",
+    )
+    sim.add_argument("--rounds", type=int, default=1000, help="rounds per table size (1000)")
+    sim.add_argument("--seed", type=int, default=1, help="random seed (1)")
+    sim.add_argument(
+        "--max-exchanges",
+        type=int,
+        default=200,
+        help="a round with no winner after this many exchanges is void (200)",
+    )
+    sim.add_argument("--format", choices=["markdown", "json"], default="markdown")
+    sim.add_argument("--jobs", type=int, help="processes (default: one per CPU)")
+    sim.set_defaults(func=_simulate)
     args = parser.parse_args(argv)
     return int(args.func(args))
 

@@ -1,0 +1,185 @@
+"""``referee simulate``: simple automatic players play rounds through the pure
+engine (no HTTP, no Redis), and the figures of many rounds are summed up.
+
+Every automatic player keeps its longest suit (ties: the suit with the higher
+cards, then suit order S H D C) and passes the lowest card of its shortest
+other suit. A seat holding a winning hand declares at once; when several do
+after the same exchange they declare in a seeded random order, all within one
+instant (so a claim window counts them as simultaneous). Players never
+declare under ``automatic``. A round that reaches ``max_exchanges`` (200 by
+default; two players aiming at the same suit can block each other forever) is
+void. Results depend only on the arguments: the deals come from a
+:class:`random.Random` seeded with ``seed``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from .rules import engine
+from .rules.cards import RANK_INDEX, SUIT_INDEX, suit_counts
+from .rules.options import PRESETS
+from .rules.settlement import winning_suits
+from .rules.state import RoundStatus, Table
+
+DEFAULT_MAX_EXCHANGES = 200
+
+
+def choose_cards(hand: Sequence[str], count: int) -> list[str]:
+    """The automatic player's pass: ``count`` cards from its shortest suits
+    other than the longest one it keeps, lowest first."""
+    counts = suit_counts(hand)
+    strength = Counter[str]()
+    for card in hand:
+        strength[card[1]] += RANK_INDEX[card[0]]
+    keep = max(counts, key=lambda s: (counts[s], strength[s], -SUIT_INDEX[s]))
+    others = sorted(
+        (c for c in hand if c[1] != keep),
+        key=lambda c: (counts[c[1]], SUIT_INDEX[c[1]], RANK_INDEX[c[0]]),
+    )
+    if len(others) < count:  # only the kept suit left: give its lowest
+        others += sorted((c for c in hand if c[1] == keep), key=lambda c: RANK_INDEX[c[0]])
+    return others[:count]
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """The figures of one variant at one table size.
+
+    ``exchanges`` are the exchanges each won round took (RULES.md 2.5 units:
+    one simultaneous exchange, one chain turn or one swap); ``void`` and
+    ``shared`` count rounds; ``wins_by_position`` counts round wins by seat
+    position from the dealer's left (index 0) round to the dealer (last).
+    """
+
+    variant: str
+    players: int
+    rounds: int
+    seed: int
+    max_exchanges: int
+    mean_exchanges: float | None
+    percentiles: dict[str, int]
+    void: int
+    shared: int
+    wins_by_position: list[int]
+    chips_per_round: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict of every figure."""
+        return asdict(self)
+
+
+def play_round(table: Table, rng: random.Random, now_ms: int) -> tuple[Table, int]:
+    """Deal and play one round to its end; returns the table and the clock."""
+    table = engine.start_round(table, rng, now_ms).table
+    manual = table.options.declaration == "manual"
+    while True:
+        rnd = table.round
+        assert rnd is not None
+        if rnd.status is not RoundStatus.PASSING:
+            break
+        winning = [s for s, h in enumerate(rnd.hands) if winning_suits(h, table.options.win_count)]
+        if manual and winning:
+            rng.shuffle(winning)
+            for seat in winning:
+                round_now = table.round
+                assert round_now is not None
+                if round_now.status is RoundStatus.OVER:
+                    break
+                table = engine.claim(table, rnd.number, seat, now_ms).table
+            now_ms += table.options.claim_window_ms + 1
+            table = engine.settle_due(table, now_ms).table
+            break
+        exchange = rnd.exchange
+        for seat in exchange.waiting_for:
+            cards = choose_cards(rnd.hands[seat], table.options.pass_count)
+            table = engine.choose_pass(
+                table, rnd.number, exchange.number, seat, cards, now_ms
+            ).table
+        now_ms += 1
+    return table, now_ms
+
+
+def simulate(
+    variant: str,
+    players: int,
+    rounds: int,
+    seed: int,
+    max_exchanges: int = DEFAULT_MAX_EXCHANGES,
+) -> Summary:
+    """Play ``rounds`` rounds of ``variant`` at a table of ``players`` (an open
+    match, so the dealer moves on every round) and sum them up. Raises
+    :class:`~service.rules.errors.RuleViolation` for a variant or table size
+    the preset does not allow."""
+    rng = random.Random(seed)
+    overrides = {"match": {"open": True}, "max_exchanges": max_exchanges}
+    names = [f"P{i}" for i in range(players)]
+    table = engine.create_table(variant, overrides, names, 0, rng).table
+    now_ms = 0
+    for _ in range(rounds):
+        table, now_ms = play_round(table, rng, now_ms)
+    won = [r for r in table.results if r.winners]
+    exchanges = sorted(r.exchanges for r in won)
+    by_position = [0] * players
+    for r in won:
+        for seat in r.winners:
+            by_position[(seat - r.dealer - 1) % players] += 1
+    percentiles: dict[str, int] = {}
+    if exchanges:
+        for name, q in (("p10", 0.1), ("p50", 0.5), ("p90", 0.9), ("max", 1.0)):
+            percentiles[name] = exchanges[min(len(exchanges) - 1, int(q * len(exchanges)))]
+    chips = None
+    if table.options.chips:
+        chips = sum(max(r.chips) for r in table.results if r.chips) / rounds
+    return Summary(
+        variant=variant,
+        players=players,
+        rounds=rounds,
+        seed=seed,
+        max_exchanges=max_exchanges,
+        mean_exchanges=round(statistics.fmean(exchanges), 2) if exchanges else None,
+        percentiles=percentiles,
+        void=rounds - len(won),
+        shared=sum(1 for r in won if len(r.winners) > 1),
+        wins_by_position=by_position,
+        chips_per_round=None if chips is None else round(chips, 2),
+    )
+
+
+def player_counts(variant: str, wanted: Sequence[int]) -> list[int]:
+    """The table sizes of ``wanted`` that ``variant`` allows (RULES.md 2.9)."""
+    preset = PRESETS[variant]
+    return [n for n in wanted if preset.min_seats <= n <= preset.max_seats]
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}%"
+
+
+def markdown(summaries: Sequence[Summary]) -> str:
+    """A Markdown table, one line per variant and table size."""
+    lines = [
+        "| variant | players | rounds | mean exchanges to a win | p10 / p50 / p90 / max "
+        "| void | shared | wins by seat from the dealer's left |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for s in summaries:
+        p = s.percentiles
+        spread = " / ".join(str(p[k]) for k in ("p10", "p50", "p90", "max")) if p else "-"
+        wins = " ".join(_pct(w, s.rounds) for w in s.wins_by_position)
+        lines.append(
+            f"| {s.variant} | {s.players} | {s.rounds} | {s.mean_exchanges} | {spread} "
+            f"| {_pct(s.void, s.rounds)} | {_pct(s.shared, s.rounds)} | {wins} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def as_json(summaries: Sequence[Summary]) -> str:
+    """Every summary as one JSON document."""
+    return json.dumps([s.to_json() for s in summaries], indent=2) + "\n"

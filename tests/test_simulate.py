@@ -1,0 +1,52 @@
+"""``referee simulate``: automatic players through the pure engine."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from service.cli import main
+from service.rules.options import PRESETS
+from service.simulate import choose_cards, player_counts, simulate
+
+
+def test_the_automatic_player_keeps_its_longest_suit_and_passes_from_its_shortest() -> None:
+    hand = ["AH", "KH", "QH", "2S", "3S", "9D", "4C"]
+    assert choose_cards(hand, 1) == ["9D"]  # diamonds and clubs are shortest; D comes first
+    assert choose_cards(hand, 2) == ["9D", "4C"]
+    # A tie for longest keeps the suit with the higher cards.
+    assert choose_cards(["AH", "KH", "2S", "3S", "5D"], 2) == ["5D", "2S"]
+
+
+@pytest.mark.parametrize("variant", sorted(PRESETS))
+def test_simulation_is_deterministic_and_adds_up(variant: str) -> None:
+    players = player_counts(variant, [4, 5])[0]
+    first = simulate(variant, players, 25, seed=3)
+    assert simulate(variant, players, 25, seed=3) == first
+    won = first.rounds - first.void
+    # Every won round has one winner, or several when shared.
+    assert sum(first.wins_by_position) >= won >= first.shared
+    if variant != "circle":
+        assert sum(first.wins_by_position) == won  # only circle shares rounds
+    if won:
+        p = first.percentiles
+        assert p["p10"] <= p["p50"] <= p["p90"] <= p["max"] <= first.max_exchanges
+    assert (first.chips_per_round is not None) == (variant == "ochse")
+
+
+def test_foster_rounds_never_outlast_two_circuits() -> None:
+    summary = simulate("foster", 5, 40, seed=1)
+    assert summary.percentiles["max"] <= 2 * 5
+
+
+def test_cli_prints_json_for_the_allowed_table_sizes(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["simulate", "--variant", "ochse", "--players", "3-5", "--rounds", "5", "--jobs", "1"]
+    assert main([*args, "--format", "json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert [(f["variant"], f["players"], f["rounds"]) for f in figures] == [("ochse", 4, 5)]
+
+
+def test_cli_refuses_an_unknown_variant(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--variant", "snap"]) == 2
+    assert "no variant 'snap'" in capsys.readouterr().err
