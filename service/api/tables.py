@@ -237,13 +237,17 @@ class Pass(MethodView):
         """Choose or replace a seat's pass (seat)
 
         The seat's token chooses `pass_count` cards of its hand for this
-        exchange; it may replace them until the last seat has chosen, when the
-        exchange resolves at once (RULES.md 2.5). `resolved` says whether the
+        exchange; it may replace them until the last chooser has chosen, when
+        the exchange resolves at once (RULES.md 2.5). Who chooses depends on
+        `passing`: every seat (`simultaneous`), the seat on turn (`chain`, one
+        card to its left neighbour), or the two seats of the swap (`swap`);
+        the table's `round.choosers` names them. `resolved` says whether the
         exchange has resolved. Repeating the same request changes nothing and
         answers alike, also after the exchange resolved. 409 `stale-exchange`
         or `stale-round` with `current_round` and `current_exchange` when the
-        numbers are not the current ones; 422 `pass-invalid` for cards the seat
-        does not hold, the same card twice or the wrong count.
+        numbers are not the current ones, `not-your-turn` with `waiting_for`
+        when this seat does not pass in this exchange; 422 `pass-invalid` for
+        cards the seat does not hold, the same card twice or the wrong count.
         """
 
         def move(loaded: Loaded) -> engine.Transition:
@@ -271,7 +275,11 @@ class Claims(MethodView):
         The token's seat declares that its hand holds `win_count` cards of one
         suit (RULES.md 2.6). A valid claim ends the passing (chosen passes are
         cancelled) and answers with the settlement, or, with a claim window, the
-        time it closes. An invalid claim is refused (422 `claim-not-winning`)
+        time it closes. Under `swap` passing a valid claim calls Foster's
+        showdown (RULES.md 2.9): every hand is shown and the best sum wins, which
+        may be another seat. Under `chain` the seat that has just received (and
+        holds `hand_size + 1` cards) may declare before it passes. An invalid
+        claim is refused (422 `claim-not-winning`)
         with the reason, e.g. "The hand holds 6 hearts; 7 cards of one suit are
         needed.", changes nothing, and is recorded in the event log as
         `claim-rejected` (naming no card).

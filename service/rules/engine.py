@@ -26,7 +26,17 @@ from .passing import (
     round_direction,
     swaps_before_showdown,
 )
-from .settlement import chips_paid, settle, showdown, winning_suits
+from .scoring import (
+    Event,
+    call_showdown,
+    cleared,
+    end_round,
+    leaders,
+    match_json,
+    result_json,
+    settle_automatic,
+)
+from .settlement import winning_suits
 from .state import (
     Cards,
     Claim,
@@ -37,8 +47,6 @@ from .state import (
     RoundStatus,
     Table,
 )
-
-Event = dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +168,7 @@ def _start_round(table: Table, rng: Shuffler, hands: Sequence[Sequence[str]] | N
     ]
     table = replace(table, round=rnd)
     if options.declaration == "automatic":
-        table, more = _settle_automatic(table)
+        table, more = settle_automatic(table)
         events.extend(more)
     return Transition(table, tuple(events), {"round": number, "dealer": dealer})
 
@@ -297,16 +305,16 @@ def _resolve_exchange(table: Table, exchange: Exchange) -> tuple[Table, list[Eve
         {"type": "exchange-resolved", "round": rnd.number, "exchange": exchange.number}
     ]
     if table.options.declaration == "automatic":
-        table, more = _settle_automatic(table)
+        table, more = settle_automatic(table)
         events.extend(more)
     still_passing = table.round is not None and table.round.status is RoundStatus.PASSING
     swaps = swaps_before_showdown(table.options, table.seats)
     max_exchanges = table.options.max_exchanges
     if still_passing and swaps is not None and exchange.number >= swaps:
-        table, more = _showdown(table, declared=False)
+        table, more = call_showdown(table, declared=False)
         events.extend(more)
     elif still_passing and max_exchanges is not None and exchange.number >= max_exchanges:
-        table, more = _end_round(table, (), "void")
+        table, more = end_round(table, (), "void")
         events.extend(more)
     return table, events
 
@@ -383,17 +391,17 @@ def _claim(table: Table, round_no: int, seat: int, now_ms: int) -> Transition:
     ]
     window = table.options.claim_window_ms
     if table.options.passing == "swap":
-        rnd = replace(rnd, exchange=_cleared(rnd.exchange), claims=(claim_,))
-        table, more = _showdown(replace(table, round=rnd), declared=True)
+        rnd = replace(rnd, exchange=cleared(rnd.exchange), claims=(claim_,))
+        table, more = call_showdown(replace(table, round=rnd), declared=True)
         events.extend(more)
     elif rnd.status is RoundStatus.PASSING:
-        rnd = replace(rnd, exchange=_cleared(rnd.exchange), claims=(claim_,))
+        rnd = replace(rnd, exchange=cleared(rnd.exchange), claims=(claim_,))
         if window > 0:
             rnd = replace(rnd, status=RoundStatus.CLAIM_WINDOW, window_closes_at_ms=now_ms + window)
             table = replace(table, round=rnd)
         else:
             table = replace(table, round=rnd)
-            table, more = _end_round(table, (claim_,), None)
+            table, more = end_round(table, (claim_,), None)
             events.extend(more)
     else:  # the window is open: a simultaneous claim
         table = replace(table, round=replace(rnd, claims=rnd.claims + (claim_,)))
@@ -412,11 +420,6 @@ def _claim_outcome(table: Table, seat: int) -> dict[str, Any]:
         "result": result_json(rnd.result),
         "match": match_json(table),
     }
-
-
-def _cleared(exchange: Exchange) -> Exchange:
-    """The exchange with every chosen pass cancelled (the cards never left)."""
-    return replace(exchange, choices=(None,) * len(exchange.choices))
 
 
 def on_time(table: Table, now_ms: int, move: Callable[[Table], Transition]) -> Transition:
@@ -450,123 +453,8 @@ def settle_due(table: Table, now_ms: int) -> Transition:
         or now_ms <= rnd.window_closes_at_ms  # "this long after" includes the last instant
     ):
         return Transition(table)
-    table, events = _end_round(table, rnd.claims, None)
+    table, events = end_round(table, rnd.claims, None)
     return Transition(table, tuple(events))
-
-
-def _settle_automatic(table: Table) -> tuple[Table, list[Event]]:
-    """Under ``automatic``, every winning hand wins at once (RULES.md 2.6)."""
-    rnd = table.round
-    assert rnd is not None
-    winners = tuple(
-        Claim(seat=s, at_ms=0, hand=h)
-        for s, h in enumerate(rnd.hands)
-        if winning_suits(h, table.options.win_count)
-    )
-    if not winners:
-        return table, []
-    if table.options.passing == "swap":
-        return _showdown(table, declared=True)
-    return _end_round(table, winners, None)
-
-
-def _showdown(table: Table, declared: bool) -> tuple[Table, list[Event]]:
-    """Foster's showdown (RULES.md 2.9): every hand is shown and settled."""
-    rnd = table.round
-    assert rnd is not None
-    winners, settled_by = showdown(table.options, rnd.dealer, rnd.hands, declared)
-    return _close_round(table, winners, tuple(enumerate(rnd.hands)), settled_by)
-
-
-# --- the end of a round and of the match -----------------------------------------
-
-
-def _end_round(
-    table: Table, claims: Sequence[Claim], settled_by: str | None
-) -> tuple[Table, list[Event]]:
-    """Settle the round among ``claims`` (or void it), score it and check the match."""
-    rnd = table.round
-    assert rnd is not None
-    if claims:
-        winners, settled_by = settle(
-            table.options, rnd.dealer, table.seats, [(c.seat, c.hand) for c in claims]
-        )
-    else:
-        winners, settled_by = (), settled_by or "void"
-    shown = tuple(sorted((c.seat, c.hand) for c in claims))
-    return _close_round(table, winners, shown, settled_by)
-
-
-def _close_round(
-    table: Table,
-    winners: tuple[int, ...],
-    shown: tuple[tuple[int, Cards], ...],
-    settled_by: str,
-) -> tuple[Table, list[Event]]:
-    """Record the round's result, score it (wins, chips) and check the match."""
-    rnd = table.round
-    assert rnd is not None
-    chips: tuple[int, ...] = ()
-    if table.options.chips:
-        chips = chips_paid(table.options, rnd.hands, winners) if winners else (0,) * table.seats
-    result = RoundResult(
-        round=rnd.number,
-        dealer=rnd.dealer,
-        exchanges=len(rnd.passes),
-        winners=winners,
-        hands=shown,
-        settled_by=settled_by,
-        chips=chips,
-    )
-    rnd = replace(rnd, status=RoundStatus.OVER, exchange=_cleared(rnd.exchange), result=result)
-    wins = tuple(w + (1 if s in winners else 0) for s, w in enumerate(table.wins))
-    tally = tuple(a + b for a, b in zip(table.chips, chips, strict=True)) if chips else table.chips
-    table = replace(table, round=rnd, wins=wins, results=table.results + (result,), chips=tally)
-    events: list[Event] = [
-        {"type": "round-void" if not winners else "round-won", **_result_dict(result)}
-    ]
-    table, more = _check_match(table)
-    return table, events + more
-
-
-def _check_match(table: Table) -> tuple[Table, list[Event]]:
-    """End the match when its rule says so (RULES.md 2.8)."""
-    match = table.options.match
-    winners: tuple[int, ...] = ()
-    if match.kind == "target_wins":
-        assert match.count is not None
-        winners = tuple(s for s, w in enumerate(table.wins) if w >= match.count)
-        if not winners:
-            return table, []
-    elif match.kind == "deals":
-        assert match.count is not None
-        if len(table.results) < match.count:
-            return table, []
-        if table.options.fastest_win_bonus:
-            table = replace(table, fastest_win=_fastest_winners(table.results))
-        winners = _leaders(table.points)
-    else:
-        return table, []
-    table = replace(table, match_status=MatchStatus.WON, match_winners=winners)
-    return table, [{"type": "match-won", **match_json(table)}]
-
-
-def _leaders(points: Sequence[int]) -> tuple[int, ...]:
-    """The seats with the most points; ties are shared (RULES.md 2.8), also
-    a tie at zero when no round was won."""
-    top = max(points)
-    return tuple(s for s, w in enumerate(points) if w == top)
-
-
-def _fastest_winners(results: Sequence[RoundResult]) -> tuple[int, ...]:
-    """The seats whose round win took the fewest exchanges (RULES.md 2.8
-    ``fastest_win_bonus``); every winner of every round won that fast, and
-    none when no round was won."""
-    won = [r for r in results if r.winners]
-    if not won:
-        return ()
-    fewest = min(r.exchanges for r in won)
-    return tuple(sorted({s for r in won if r.exchanges == fewest for s in r.winners}))
 
 
 def finish(table: Table, now_ms: int) -> Transition:
@@ -587,7 +475,7 @@ def _finish(table: Table) -> Transition:
     events: list[Event] = []
     rnd = table.round
     if rnd is not None and rnd.status is RoundStatus.CLAIM_WINDOW:
-        table, events = _end_round(table, rnd.claims, None)
+        table, events = end_round(table, rnd.claims, None)
         if table.match_status is not MatchStatus.IN_PROGRESS:
             return Transition(table, tuple(events), match_json(table))
         rnd = table.round
@@ -596,14 +484,14 @@ def _finish(table: Table) -> Transition:
         rnd = replace(
             rnd,
             status=RoundStatus.OVER,
-            exchange=_cleared(rnd.exchange),
+            exchange=cleared(rnd.exchange),
             result=cancelled,
         )
         table = replace(table, round=rnd)
         events.append({"type": "round-abandoned", "round": rnd.number})
     if table.options.match.kind == "open":
         table = replace(
-            table, match_status=MatchStatus.FINISHED, match_winners=_leaders(table.points)
+            table, match_status=MatchStatus.FINISHED, match_winners=leaders(table.points)
         )
     else:
         table = replace(table, match_status=MatchStatus.ABANDONED, match_winners=())
@@ -643,30 +531,3 @@ def _round_for(table: Table, round_no: int, seat: int) -> Round:
             extra=_numbers(table),
         )
     return rnd
-
-
-def result_json(result: RoundResult | None) -> dict[str, Any] | None:
-    """The public form of a round's result (``None`` while there is none)."""
-    return None if result is None else _result_dict(result)
-
-
-def _result_dict(result: RoundResult) -> dict[str, Any]:
-    """The public form of a round's result: winners and the hands shown."""
-    return {
-        "round": result.round,
-        "dealer": result.dealer,
-        "exchanges": result.exchanges,
-        "winners": list(result.winners),
-        "settled_by": result.settled_by,
-        "hands": [{"seat": s, "cards": list(h)} for s, h in result.hands],
-        "chips": list(result.chips),
-    }
-
-
-def match_json(table: Table) -> dict[str, Any]:
-    """The public form of the match state."""
-    return {
-        "status": table.match_status.value,
-        "winners": list(table.match_winners),
-        "fastest_win": list(table.fastest_win),
-    }

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .engine import match_json, result_json, settle_due
+from .engine import settle_due
 from .passing import transfers
+from .scoring import match_json, result_json
 from .state import Cards, MatchStatus, Round, RoundStatus, Table
 
 
