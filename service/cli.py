@@ -88,13 +88,24 @@ def _simulate(args: argparse.Namespace) -> int:
     """Play rounds with automatic players through the pure engine; print figures."""
     from concurrent.futures import ProcessPoolExecutor
 
-    from .rules.options import PRESETS
+    from .rules.errors import RuleViolation
+    from .rules.options import PRESETS, resolve_options
     from .simulate import as_json, markdown, player_counts, simulate
 
     variants = list(PRESETS) if args.variant == "all" else [args.variant]
     unknown = [v for v in variants if v not in PRESETS]
     if unknown:
         print(f"referee: no variant {unknown[0]!r}; known: {', '.join(PRESETS)}", file=sys.stderr)
+        return 2
+    if args.rounds < 1:
+        print("referee: --rounds must be at least 1", file=sys.stderr)
+        return 2
+    try:  # refuse bad numbers here, with the rules' reason, not inside a worker
+        for variant in variants:
+            for n in player_counts(variant, args.players):
+                resolve_options(variant, {"max_exchanges": args.max_exchanges}, n)
+    except RuleViolation as refused:
+        print(f"referee: {refused.detail}", file=sys.stderr)
         return 2
     jobs = [
         (variant, n, args.rounds, args.seed, args.max_exchanges)

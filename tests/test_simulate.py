@@ -50,3 +50,10 @@ def test_cli_prints_json_for_the_allowed_table_sizes(capsys: pytest.CaptureFixtu
 def test_cli_refuses_an_unknown_variant(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", "--variant", "snap"]) == 2
     assert "no variant 'snap'" in capsys.readouterr().err
+
+
+def test_cli_refuses_numbers_the_rules_refuse(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--variant", "foster", "--rounds", "0"]) == 2
+    assert "--rounds must be at least 1" in capsys.readouterr().err
+    assert main(["simulate", "--variant", "foster", "--max-exchanges", "0", "--jobs", "1"]) == 2
+    assert "max_exchanges must be 1..10000 or null" in capsys.readouterr().err

@@ -301,8 +301,10 @@ class SeatView(MethodView):
     def get(self, table_id: str, seat: int) -> tuple[dict[str, Any], int, dict[str, str]]:
         """Read a seat's private view (that seat)
 
-        Only with that seat's token: its hand, its pending choice in the
-        current exchange, and what it passed and received in the last exchange.
+        Only with that seat's token: its hand, whether it must choose now
+        (`to_choose`), its pending choice in the current exchange, and the
+        cards it last gave (`passed`) and last received (`received`) in this
+        round; under `simultaneous` both are those of the last exchange.
         """
         loaded = _load(table_id)
         if seat >= loaded.table.seats:

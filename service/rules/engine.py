@@ -266,6 +266,12 @@ def _repeated_pass(
     return recorded if recorded == parsed and len(parsed) == options.pass_count else None
 
 
+def _any_winning_hand(table: Table) -> bool:
+    rnd = table.round
+    assert rnd is not None
+    return any(winning_suits(h, table.options.win_count) for h in rnd.hands)
+
+
 def _whose_turn(exchange: Exchange) -> str:
     """Who is awaited in ``exchange``, in words."""
     if exchange.resolution == "chain":
@@ -311,7 +317,8 @@ def _resolve_exchange(table: Table, exchange: Exchange) -> tuple[Table, list[Eve
     swaps = swaps_before_showdown(table.options, table.seats)
     max_exchanges = table.options.max_exchanges
     if still_passing and swaps is not None and exchange.number >= swaps:
-        table, more = call_showdown(table, declared=False)
+        # Seed 002: the two-card rule applies only if nobody holds three of a suit.
+        table, more = call_showdown(table, declared=_any_winning_hand(table))
         events.extend(more)
     elif still_passing and max_exchanges is not None and exchange.number >= max_exchanges:
         table, more = end_round(table, (), "void")
@@ -480,7 +487,10 @@ def _finish(table: Table) -> Transition:
             return Transition(table, tuple(events), match_json(table))
         rnd = table.round
     if rnd is not None and rnd.status is not RoundStatus.OVER:
-        cancelled = RoundResult(rnd.number, rnd.dealer, len(rnd.passes), (), (), "abandoned")
+        no_chips = (0,) * table.seats if table.options.chips else ()
+        cancelled = RoundResult(
+            rnd.number, rnd.dealer, len(rnd.passes), (), (), "abandoned", no_chips
+        )
         rnd = replace(
             rnd,
             status=RoundStatus.OVER,

@@ -280,6 +280,8 @@ def resolve_options(
         values["win_count"] = values["hand_size"]  # RULES.md 2.2: "normally = hand_size"
     if values["passing"] == "swap" and values["swap_circuits"] is None:
         values["swap_circuits"] = FOSTER_CIRCUITS
+    elif values["passing"] != "swap" and "swap_circuits" not in overrides:
+        values["swap_circuits"] = None  # the preset's circuits go with its swap passing
     match = _parse_match(values["match"], errors)
     if values["deck_low_rank"] is not None:
         try:
@@ -332,7 +334,7 @@ def _passing_errors(o: Options) -> list[FieldError]:
                 "simultaneous_wins",
                 "swap passing ends in Foster's showdown, which is settled by highest-sum",
             )
-        if o.claim_window_ms != 0:
+        if o.claim_window_ms != 0 and o.declaration == "manual":
             bad(
                 "claim_window_ms",
                 "swap passing has no claim window: a declaration shows every hand at once",
@@ -400,6 +402,12 @@ def _consistency_errors(
         bad("hand_size", f"skat32 deals all 32 cards: {seats} hands of {o.hand_size} deal {dealt}")
     elif o.deck == "full" and dealt > 52:
         bad("hand_size", f"{seats} hands of {o.hand_size} need {dealt} cards; a deck has 52")
+    elif preset.name == "matrimony" and dealt != 52:
+        # RULES.md 2.4 and 2.9: Matrimony deals the whole deck.
+        bad(
+            "hand_size",
+            f"matrimony deals all 52 cards: {seats} hands of {o.hand_size} deal {dealt}",
+        )
     if errors:
         return errors
     try:

@@ -91,13 +91,13 @@ def showdown(
 ) -> tuple[tuple[int, ...], str]:
     """Foster's showdown over every hand (RULES.md 2.9).
 
-    After a valid declaration (``declared``), the seats holding ``win_count``
-    of a suit compare the sum of that suit (Ace 11, court cards 10, others
-    their pips); when the circuits ran out with no declaration, every seat
-    compares its best two cards of one suit, and a seat with no two of a suit
-    has no score. Ties go to the seat nearest the dealer's left. Returns
-    ``((winner,), "showdown" | "showdown-two-cards")``, with no winner (a void
-    round) when no seat scores.
+    After a valid declaration, or when the circuits ran out with a seat
+    holding ``win_count`` of a suit (``declared``), the seats holding
+    ``win_count`` of a suit compare the sum of that suit (Ace 11, court cards
+    10, others their pips); otherwise every seat compares its best two cards
+    of one suit, and a seat with no two of a suit has no score. Ties go to
+    the seat nearest the dealer's left. Returns ``((winner,), "showdown" |
+    "showdown-two-cards")``, with no winner (a void round) when no seat scores.
     """
     seats = len(hands)
     if declared:

@@ -202,3 +202,41 @@ def test_awaiting_names_the_host_then_nothing_once_the_match_is_over() -> None:
     }
     assert public_view(table, T0 + 1501)["awaiting"]["action"] == "nothing"
     assert table.round is not None and table.round.status is RoundStatus.CLAIM_WINDOW
+
+
+def test_a_swap_completing_three_on_the_last_swap_wins_the_showdown_by_its_three() -> None:
+    # One circuit of three swaps: (1,2) QC/9D, (0,2) 6D/QC, (0,1) QC/4H.
+    table = new_table("foster", seats=3, swap_circuits=1)
+    deal = [["2H", "3H", "6D"], ["4H", "KC", "QC"], ["5S", "7S", "9D"]]
+    table = engine.start_round(table, random.Random(1), T0, deal).table
+    table = exchange_swap(table, "QC", "9D")
+    table = exchange_swap(table, "6D", "QC")
+    table = exchange_swap(table, "QC", "4H")
+    assert table.round is not None and table.round.result is not None
+    # Seat 0's 4H 3H 2H (9) beats seat 1's two clubs (KC QC, 20): nobody may
+    # fall back on two cards while a seat holds three (seed 002).
+    assert table.round.hands[0] == ("4H", "3H", "2H")
+    assert (table.round.result.winners, table.round.result.settled_by) == ((0,), "showdown")
+
+
+def test_overriding_foster_passing_drops_its_circuits_and_automatic_ignores_the_window() -> None:
+    assert resolve_options("foster", {"passing": "simultaneous"}, 4).swap_circuits is None
+    assert resolve_options("foster", {"passing": "chain"}, 4).passing == "chain"
+    automatic = resolve_options("foster", {"declaration": "automatic", "claim_window_ms": 900}, 4)
+    assert automatic.claim_window_ms == 900  # RULES.md 2.9: it simply does not apply
+
+
+def test_matrimony_deals_the_whole_deck() -> None:
+    with pytest.raises(RuleViolation) as caught:
+        resolve_options("matrimony", {"hand_size": 10}, 4)
+    assert {e.pointer: e.detail for e in caught.value.errors} == {
+        "/options/hand_size": "matrimony deals all 52 cards: 4 hands of 10 deal 40"
+    }
+
+
+def test_an_abandoned_round_of_a_chips_table_moves_no_chips() -> None:
+    table = dealt(OCHSE_DEAL, "ochse")
+    table = engine.finish(table, T0).table
+    assert table.round is not None and table.round.result is not None
+    assert table.round.result.settled_by == "abandoned"
+    assert table.round.result.chips == (0, 0, 0, 0) and table.chips == (0, 0, 0, 0)
