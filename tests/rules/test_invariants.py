@@ -50,7 +50,13 @@ def check_invariants(table: Table, deck: Counter[str]) -> None:
         elif result.settled_by == "void":
             assert o.max_exchanges is not None and result.exchanges == o.max_exchanges
         else:
+            # Won by declaration (manual) or by a winning hand (automatic), and
+            # every winner holds win_count of a suit.
             assert result.winners
+            assert all(winning_suits(h, o.win_count) for _, h in result.hands)
+            if o.declaration == "manual":
+                assert {c.seat for c in rnd.claims} == {s for s, _ in result.hands}
+        assert result.exchanges == len(rnd.passes)
     # Scores add up: wins, points, and chips that sum to zero.
     assert table.points == tuple(w + (s in table.fastest_win) for s, w in enumerate(table.wins))
     assert sum(table.chips) == 0
