@@ -14,6 +14,7 @@ from flask import Flask, Response
 from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
 
+from . import metrics
 from .api import catalog, problems, tables
 from .api.common import Referee
 from .api.spec import DESCRIPTION, RefereeApi
@@ -53,6 +54,7 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
     )
     client = client or redis_client(settings)
     store = TableStore(client, codec, settings.table_ttl_seconds)
+    metrics.init_app(app, client)
     app.extensions["referee"] = Referee(settings, store, random.SystemRandom())
     api = RefereeApi(app)
     api.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
@@ -90,6 +92,7 @@ def _register_errors(app: Flask, settings: Settings) -> None:
     @app.errorhandler(redis.exceptions.RedisClusterException)
     def _redis_down(error: Exception) -> Response:
         app.logger.warning("redis unavailable: %s", error)
+        metrics.current().redis_error(error)
         return problems.Problem(
             503,
             "redis-unavailable",

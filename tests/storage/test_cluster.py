@@ -22,6 +22,7 @@ from service.storage.store import table_key
 
 from ..cluster import RedisClusterProcesses
 from ..helpers import Table, TableClient, bearer, play_worked_round
+from ..test_metrics import value
 
 TABLES_PER_PRIMARY = 4
 ROUNDS_PER_TABLE = 9  # 3 primaries x 4 tables x 9 rounds = 108 complete rounds
@@ -133,6 +134,14 @@ def test_complete_games_on_tables_spread_over_three_primaries(
         assert command_calls(port, "time") == command_calls(port, "hmget") + creations
         assert command_calls(port, "evalsha") >= len(mine) * ROUNDS_PER_TABLE * 10
 
+    m = _scrape(tables)
+    rounds = len(playing) * ROUNDS_PER_TABLE
+    assert value(m, "referee_rounds_won_total", variant="mein-schiff") == rounds
+    assert value(m, "referee_exchanges_resolved_total", variant="mein-schiff") == 2 * rounds
+    assert value(m, "referee_claims_total", outcome="accepted") == rounds
+    assert value(m, "referee_claims_total", outcome="rejected") == len(playing)
+    assert value(m, "referee_active_tables") == len(playing) + len(extra)
+
 
 def test_simultaneous_passes_resolve_once_on_the_cluster(cluster_app: Any) -> None:
     tables = TableClient(cluster_app.test_client())
@@ -152,6 +161,18 @@ def test_simultaneous_passes_resolve_once_on_the_cluster(cluster_app: Any) -> No
     assert sorted(a.get_json()["resolved"] for a in answers) == [False, False, False, True]
     types = [e["type"] for e in tables.events(t)]
     assert types.count("pass-chosen") == 4 and types.count("exchange-resolved") == 1
+
+
+def _scrape(tables: TableClient) -> dict[Any, float]:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    r = tables.client.get("/metrics")
+    assert r.status_code == 200
+    return {
+        (s.name, frozenset(s.labels.items())): s.value
+        for family in text_string_to_metric_families(r.get_data(as_text=True))
+        for s in family.samples
+    }
 
 
 def test_readiness_on_the_cluster(cluster_app: Any) -> None:
