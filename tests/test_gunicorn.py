@@ -24,7 +24,7 @@ from .conftest import RedisProcess, free_port
 from .helpers import WORKED_HANDS, WORKED_PASSES
 from .test_serve import call
 
-PAUSE_MS = 4000
+PAUSE_MS = 20_000  # ended early by CLIENT UNPAUSE
 
 
 @pytest.fixture()
@@ -76,28 +76,34 @@ def test_sigterm_finishes_the_passes_in_flight(tmp_path: Path, own_redis: RedisP
         seats = [s["token"] for s in created["seat_tokens"]]
         assert call("POST", f"{t}/rounds", {"hands": WORKED_HANDS}, created["host_token"])[0] == 201
 
-        # Redis holds every write for PAUSE_MS: each pass reads its table, then
-        # waits in its commit, in flight, while the service is told to stop.
-        redis.Redis(port=own_redis.port).client_pause(PAUSE_MS, all=False)
-        paused_at = time.monotonic()
+        # Redis holds every write until told otherwise: each pass reads its
+        # table, then waits in its commit, in flight, while the service is
+        # told to stop.
+        admin = redis.Redis(port=own_redis.port)
+        admin.client_pause(PAUSE_MS, all=False)
         answers: dict[int, tuple[int, Any, float]] = {}
 
         def pass_(seat: int) -> None:
             url = f"{t}/rounds/1/exchanges/1/passes/{seat}"
-            status, body = call("PUT", url, {"cards": [WORKED_PASSES[0][seat]]}, seats[seat])
+            try:
+                status, body = call("PUT", url, {"cards": [WORKED_PASSES[0][seat]]}, seats[seat])
+            except OSError as error:  # a dropped connection: a lost pass
+                status, body = 0, error
             answers[seat] = (status, body, time.monotonic())
 
         threads = [threading.Thread(target=pass_, args=(s,)) for s in range(4)]
         for thread in threads:
             thread.start()
-        time.sleep(0.5)  # the four requests reach their commit well before this
+        deadline = time.monotonic() + 5
+        while admin.info("clients")["blocked_clients"] < 4:  # the four commits wait
+            assert time.monotonic() < deadline, "the passes did not reach their commit"
+            time.sleep(0.02)
         proc.send_signal(signal.SIGTERM)
         sigterm_at = time.monotonic()
 
-        # Within a second it takes no new request: a connection made now is
-        # never answered (refused, or reset when the last worker exits).
-        time.sleep(1.5)
-        assert time.monotonic() - paused_at < PAUSE_MS / 1000 - 0.5  # passes still held
+        # Soon it takes no new request: a connection made now is never
+        # answered (refused, or reset when the last worker exits).
+        time.sleep(2)
         late: list[Any] = []
 
         def knock() -> None:
@@ -108,6 +114,10 @@ def test_sigterm_finishes_the_passes_in_flight(tmp_path: Path, own_redis: RedisP
 
         threads.append(threading.Thread(target=knock))
         threads[-1].start()
+        time.sleep(0.3)
+        held = admin.info("clients")["blocked_clients"]
+        assert held == 4, f"{4 - held} passes in flight were dropped"
+        admin.client_unpause()
 
         for thread in threads:
             thread.join(30)
