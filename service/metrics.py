@@ -49,7 +49,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import redis
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response, current_app, g, got_request_exception, request
 
 if TYPE_CHECKING:  # prometheus_client is imported late; see the module docstring
     from prometheus_client import CollectorRegistry
@@ -250,6 +250,14 @@ def init_app(app: Flask, client: Any) -> Metrics:
             metrics.latency.labels(request.method, rule).observe(time.perf_counter() - started)
             metrics.requests.labels(request.method, rule, str(response.status_code)).inc()
         return response
+
+    def _unhandled(sender: Flask, exception: BaseException, **extra: Any) -> None:
+        # Connection and cluster failures are answered (503) and counted by
+        # their handler; any other Redis error ends here, as a 500.
+        if isinstance(exception, redis.RedisError | redis.exceptions.RedisClusterException):
+            metrics.redis_error(exception)
+
+    got_request_exception.connect(_unhandled, app, weak=False)
 
     def _metrics_view() -> Response:
         body, content_type = metrics.exposition()

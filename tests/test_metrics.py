@@ -14,6 +14,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from service import create_app
 from service.config import Settings
 from service.metrics import ACTIVE_WINDOW_MINUTES, ActiveTables
+from service.storage.store import table_key
 
 from .conftest import RedisProcess, free_port
 from .helpers import TableClient, play_worked_round
@@ -148,3 +149,13 @@ def test_active_tables_window_and_shards(own_redis: RedisProcess, tmp_path: Path
     now[0] += 60
     assert active.count() == 1  # only the table moved a minute ago
     assert all(0 < client.ttl(k) <= (ACTIVE_WINDOW_MINUTES + 1) * 60 for k in client.keys("*"))
+
+
+def test_other_redis_errors_are_counted(own_redis: RedisProcess) -> None:
+    app = create_app(Settings(redis_url=own_redis.url))
+    client = app.test_client()
+    table_id = "w" * 20
+    redis.Redis.from_url(own_redis.url).set(table_key(table_id), "not a hash")  # WRONGTYPE
+    assert client.get(f"/v1/tables/{table_id}").status_code == 500
+    m = scrape(client)
+    assert value(m, "referee_redis_errors_total", error="ResponseError") == 1
