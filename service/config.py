@@ -2,7 +2,7 @@
 
 | variable | default | meaning |
 |---|---|---|
-| ``REDIS_URL`` | unset | ``redis://``, ``rediss://`` or ``unix://``; unset: embedded Redis |
+| ``REDIS_URL`` | unset | ``redis[s]://``, ``unix://``, ``redis[s]+cluster://``; unset: embedded |
 | ``REFEREE_DATA_DIR`` | ``./referee-data`` | the embedded Redis's data (AOF) and socket |
 | ``TABLE_TTL_SECONDS`` | ``604800`` (7 days) | an untouched table expires after this long |
 | ``REDIS_TIMEOUT_SECONDS`` | ``2.0`` | connect and command timeout towards Redis |

@@ -3,12 +3,27 @@
 Every value comes from the environment so that one file serves a laptop, a
 container and a cluster: ``HOST``/``PORT`` (or ``GUNICORN_BIND``),
 ``WEB_CONCURRENCY`` (worker processes), ``GUNICORN_WORKER_CLASS``,
-``GUNICORN_THREADS``, ``GUNICORN_TIMEOUT``.
+``GUNICORN_THREADS``, ``GUNICORN_TIMEOUT``, ``GUNICORN_GRACEFUL_TIMEOUT``,
+``GUNICORN_MAX_REQUESTS``.
+
+Metrics: every worker is a process, so prometheus_client keeps each worker's
+values in files under ``PROMETHEUS_MULTIPROC_DIR`` and ``/metrics`` sums them.
+This module sets that variable (a fresh temporary folder) before any worker
+starts, unless it is set already (e.g. to a volume); the master empties it at
+start, and the files of a worker that exits are kept (its counts stay in the
+totals) except its live gauges.
+
+On SIGTERM gunicorn stops accepting connections, lets each worker finish the
+requests it is serving for up to ``graceful_timeout`` seconds, and exits.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
 
 bind = os.environ.get(
     "GUNICORN_BIND", f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
@@ -21,6 +36,8 @@ threads = int(os.environ.get("GUNICORN_THREADS", "4"))
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "20"))
 keepalive = 5
+# Replace a worker after this many requests (0: never), to bound slow leaks.
+max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "0"))
 accesslog = "-"
 errorlog = "-"
 # Request paths hold no secret (tokens travel only in the Authorization header).
@@ -28,3 +45,29 @@ access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms'
 # gunicorn 27's control socket is one path per user: two services on one
 # machine would fight over it, and nothing here uses it.
 control_socket_disable = True
+
+# Set in the master, before the workers import prometheus_client (see above).
+_metrics_dir_is_ours = not os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+if _metrics_dir_is_ours:
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="referee-metrics-")
+
+
+def on_starting(server: Any) -> None:
+    """Start from zero: drop the metric files of an earlier run in this folder."""
+    folder = Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
+    folder.mkdir(parents=True, exist_ok=True)
+    for stale in folder.glob("*.db"):
+        stale.unlink()
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """A worker exited: drop its live gauges (its counters stay in the totals)."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
+
+
+def on_exit(server: Any) -> None:
+    """Remove the metrics folder this module made."""
+    if _metrics_dir_is_ours:
+        shutil.rmtree(os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)

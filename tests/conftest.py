@@ -74,6 +74,8 @@ class RedisProcess:
         )
         client = redis.Redis(port=self.port)
         for _ in range(200):
+            if self.proc.poll() is not None:  # e.g. the port was taken: another server answers
+                break
             try:
                 client.ping()
                 return self

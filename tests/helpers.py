@@ -87,3 +87,35 @@ class TableClient:
         r = self.client.get(f"{t.url}/events?after={after}&limit=1000")
         assert r.status_code == 200
         return r.get_json()["events"]  # type: ignore[no-any-return]
+
+
+# RULES.md 2.10 (seed 001) as a submitted deal: seat 0 passes 4S and QC and
+# receives 9H and JH, then holds seven hearts. Passes go left (to seat + 1).
+WORKED_HANDS = [
+    ["AH", "KH", "8H", "5H", "2H", "QC", "4S"],
+    ["3C", "4C", "5C", "6C", "7C", "8C", "9C"],
+    ["2D", "3D", "4D", "5D", "6D", "7D", "8D"],
+    ["9H", "JH", "2S", "3S", "5S", "6S", "7S"],
+]
+WORKED_PASSES = [["4S", "9C", "8D", "9H"], ["QC", "4S", "9C", "JH"]]
+
+
+def play_worked_round(tables: TableClient, t: Table, round_no: int, early_claim: bool) -> None:
+    """Play the worked example as round ``round_no`` of ``t`` (a four-seat
+    table whose passes go left, manual claims, no claim window): deal, two
+    exchanges, seat 0's claim. With ``early_claim`` seat 0 first claims after
+    the first exchange, which is refused (six hearts)."""
+    r = tables.deal(t, WORKED_HANDS)
+    assert r.status_code == 201, r.get_json()
+    assert r.get_json()["round"] == round_no
+    for exchange, passes in enumerate(WORKED_PASSES, start=1):
+        for seat, card in enumerate(passes):
+            r = tables.pass_(t, round_no, exchange, seat, [card])
+            assert r.status_code == 200, r.get_json()
+            assert r.get_json()["resolved"] is (seat == 3)
+        if exchange == 1 and early_claim:
+            r = tables.claim(t, round_no, 0)
+            assert r.status_code == 422 and r.get_json()["code"] == "claim-not-winning"
+    r = tables.claim(t, round_no, 0)
+    assert r.status_code == 200, r.get_json()
+    assert r.get_json()["result"]["winners"] == [0]

@@ -13,7 +13,9 @@ from typing import Any
 from flask import Response, url_for
 from flask.views import MethodView
 
+from .. import metrics
 from ..rules import engine
+from ..rules.errors import RuleViolation
 from ..rules.state import Table as TableState
 from ..rules.views import public_view, seat_view
 from ..storage.store import Loaded, TableNotFound
@@ -68,6 +70,12 @@ def _apply(
         loaded, transition = referee().store.apply(table_id, move)
     except TableNotFound:
         raise no_table() from None
+    except RuleViolation as refused:
+        if refused.record or refused.settled is not None:  # the store wrote these
+            variant = refused.settled.variant if refused.settled is not None else None
+            metrics.current().committed(table_id, variant, refused.record)
+        raise
+    metrics.current().committed(table_id, transition.table.variant, transition.events)
     return transition, loaded.now_ms
 
 
@@ -101,6 +109,7 @@ class Tables(MethodView):
         host_token = auth.new_token()
         seat_tokens = [auth.new_token() for _ in body["players"]]
         ref.store.create(table_id, transition, auth.auth_record(host_token, seat_tokens))
+        metrics.current().committed(table_id, transition.table.variant, transition.events)
         location = url_for("tables.Table", table_id=table_id)
         return (
             {

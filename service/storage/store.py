@@ -31,6 +31,7 @@ from importlib import resources
 from typing import Any, Protocol, TypeVar
 
 import redis
+from redis.cluster import RedisCluster
 
 from ..rules.errors import RuleViolation
 
@@ -101,13 +102,17 @@ def _ms(seconds: int, micros: int) -> int:
 class TableStore:
     """Reads and atomically writes tables in Redis.
 
-    ``client`` is a ``redis.Redis`` (or cluster client); ``codec`` keeps the
+    ``client`` is a ``redis.Redis`` or a ``redis.RedisCluster``; ``codec`` keeps the
     game's state; ``ttl_seconds`` is how long an untouched table lives;
     ``max_attempts`` bounds the optimistic retries of one move.
     """
 
     def __init__(
-        self, client: redis.Redis, codec: Codec, ttl_seconds: int, max_attempts: int = 64
+        self,
+        client: redis.Redis | RedisCluster,
+        codec: Codec,
+        ttl_seconds: int,
+        max_attempts: int = 64,
     ) -> None:
         self.client = client
         self.codec = codec
@@ -119,9 +124,10 @@ class TableStore:
     def load(self, table_id: str) -> Loaded:
         """The table's current state and the Redis clock, in one round trip;
         raises :class:`TableNotFound`."""
+        key = table_key(table_id)
         pipe = self.client.pipeline(transaction=False)
-        pipe.hmget(table_key(table_id), "v", "n", "s", "a")
-        pipe.time()
+        pipe.hmget(key, "v", "n", "s", "a")
+        pipe.execute_command("TIME", **self._on_node_of(key))
         (version, count, state, auth), clock = pipe.execute()
         if version is None or state is None or auth is None:
             raise TableNotFound(table_id)
@@ -134,14 +140,26 @@ class TableStore:
             _ms(*clock),
         )
 
-    def now_ms(self) -> int:
-        """The Redis clock, ms since the epoch."""
-        return _ms(*self.client.time())
+    def _on_node_of(self, key: str) -> dict[str, Any]:
+        """Routing for a keyless command: on a cluster, the node that holds
+        ``key``'s slot, so that one table always reads one clock and its read
+        stays one round trip to one node; nothing on one server."""
+        if isinstance(self.client, RedisCluster):
+            return {"target_nodes": self.client.get_node_from_key(key)}  # type: ignore[no-untyped-call]
+        return {}
+
+    def now_ms(self, table_id: str | None = None) -> int:
+        """The Redis clock, ms since the epoch (on a cluster, that of the node
+        holding ``table_id``'s slot when it is given)."""
+        route = self._on_node_of(table_key(table_id)) if table_id else {}
+        return _ms(*self.client.execute_command("TIME", **route))  # type: ignore[no-untyped-call]
 
     def create(self, table_id: str, change: Change, auth: dict[str, Any]) -> None:
         """Store a new table with its first events; raises ``RuntimeError`` if the
         id is taken (128+ random bits make that a broken random source)."""
-        if not self._write(table_id, 0, 0, change.table, change.events, auth, self.now_ms()):
+        if not self._write(
+            table_id, 0, 0, change.table, change.events, auth, self.now_ms(table_id)
+        ):
             raise RuntimeError(f"table id {table_id} already exists")
 
     def apply(self, table_id: str, move: Callable[[Loaded], C]) -> tuple[Loaded, C]:

@@ -1,0 +1,267 @@
+"""Prometheus metrics at ``GET /metrics`` (text exposition format).
+
+| metric | type | labels |
+|---|---|---|
+| ``referee_request_duration_seconds`` | histogram | ``method``, ``endpoint`` (the URL rule) |
+| ``referee_requests_total`` | counter | ``method``, ``endpoint``, ``status`` |
+| ``referee_tables_created_total`` | counter | ``variant`` |
+| ``referee_exchanges_resolved_total`` | counter | ``variant`` |
+| ``referee_claims_total`` | counter | ``outcome`` (``accepted``, ``rejected``) |
+| ``referee_rounds_won_total``, ``referee_rounds_void_total`` | counter | ``variant`` |
+| ``referee_redis_errors_total`` | counter | ``error`` (the exception's class) |
+| ``referee_active_tables`` | gauge | none |
+
+The game counters come from the public events a move committed (a refused
+claim is committed too, as ``claim-rejected``), so a retried or repeated
+request that wrote nothing counts nothing.
+
+Under gunicorn every worker is a process: ``PROMETHEUS_MULTIPROC_DIR`` (which
+``service.gunicorn_settings`` sets before the workers start) makes
+prometheus_client keep each worker's values in files there, and a scrape of
+any worker sums them all. prometheus_client picks that mode when it is first
+imported, so this module imports it only inside :class:`Metrics`, i.e. in a
+worker's ``create_app``, never when the ``service`` package is imported by the
+gunicorn master.
+
+**Active tables** are the tables with a committed move in the last
+:data:`ACTIVE_WINDOW_MINUTES` minutes, counted in Redis and not per process,
+so the number is the same whichever worker, machine or cluster node answers.
+A move adds its table id to a HyperLogLog for the current minute (``PFADD``,
+O(1), one round trip, a key that expires after the window); a scrape counts
+the union of the window's minutes (``PFCOUNT``). The HyperLogLogs are split
+into :data:`ACTIVE_SHARDS` shards by table id, each shard under its own hash
+tag, so no single key or cluster node takes every move, and a scrape costs
+:data:`ACTIVE_SHARDS` commands in one pipeline, whatever the number of tables.
+HyperLogLog counts are exact for small sets and within about 1% beyond.
+Scraping every replica gives the same gauge from each: aggregate it with
+``max``, not ``sum``. (The alternatives: ``SCAN`` over the table keys at each
+scrape costs O(all keys) on every node; per-process counters cannot see
+expiry, restarts or another worker's tables.)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import time
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import redis
+from flask import Flask, Response, current_app, g, got_request_exception, request
+
+if TYPE_CHECKING:  # prometheus_client is imported late; see the module docstring
+    from prometheus_client import CollectorRegistry
+    from prometheus_client.core import Metric
+
+ACTIVE_WINDOW_MINUTES = 15
+ACTIVE_SHARDS = 16
+# Request latency buckets (seconds): a move is two Redis round trips.
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+
+log = logging.getLogger(__name__)
+
+
+def multiprocess_dir() -> str | None:
+    """The folder of prometheus_client's multiprocess mode, or ``None``."""
+    return os.environ.get("PROMETHEUS_MULTIPROC_DIR") or None
+
+
+def active_key(shard: int, minute: int) -> str:
+    """The HyperLogLog of the tables of ``shard`` moved in ``minute`` (minutes
+    since the epoch); the shard is the key's hash tag."""
+    return f"referee:active:{{{shard}}}:{minute}"
+
+
+class ActiveTables:
+    """Counts distinct tables moved recently, in Redis (see the module docstring).
+
+    ``client`` is a ``redis.Redis`` or ``redis.RedisCluster``; ``clock`` gives
+    seconds since the epoch.
+    """
+
+    def __init__(self, client: Any, clock: Any = time.time) -> None:
+        self.client = client
+        self.clock = clock
+
+    def mark(self, table_id: str) -> None:
+        """Record a move on ``table_id`` now; raises ``redis.RedisError``."""
+        digest = hashlib.blake2b(table_id.encode(), digest_size=4).digest()
+        key = active_key(int.from_bytes(digest, "big") % ACTIVE_SHARDS, int(self.clock() // 60))
+        pipe = self.client.pipeline(transaction=False)
+        pipe.pfadd(key, table_id)
+        pipe.expire(key, (ACTIVE_WINDOW_MINUTES + 1) * 60)
+        pipe.execute()
+
+    def count(self) -> int:
+        """Distinct tables moved in the last :data:`ACTIVE_WINDOW_MINUTES`
+        minutes (this minute included); raises ``redis.RedisError``."""
+        now = int(self.clock() // 60)
+        minutes = range(now - ACTIVE_WINDOW_MINUTES + 1, now + 1)
+        pipe = self.client.pipeline(transaction=False)
+        for shard in range(ACTIVE_SHARDS):
+            # execute_command: the cluster pipeline refuses pfcount() for fear of
+            # keys in several slots; these share the shard's hash tag.
+            pipe.execute_command("PFCOUNT", *(active_key(shard, m) for m in minutes))
+        return sum(int(n) for n in pipe.execute())
+
+
+class Metrics:
+    """The service's metrics. ``registry`` is where they live in one process;
+    ``None`` in multiprocess mode, where the values go to files and a scrape
+    collects them (see :meth:`exposition`)."""
+
+    def __init__(self, client: Any) -> None:
+        from prometheus_client import CollectorRegistry, Counter, Histogram
+
+        self.multiprocess = multiprocess_dir() is not None
+        self.registry: CollectorRegistry | None = None if self.multiprocess else CollectorRegistry()
+        self.active = ActiveTables(client)
+        r = self.registry
+        if r is not None:
+            # First, so that a Redis error while counting shows in this very scrape.
+            r.register(_ActiveTablesCollector(self))
+        self.latency = Histogram(
+            "referee_request_duration_seconds",
+            "Time to answer a request, by endpoint (the URL rule).",
+            ["method", "endpoint"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.requests = Counter(
+            "referee_requests",
+            "Requests answered, by endpoint and HTTP status.",
+            ["method", "endpoint", "status"],
+            registry=r,
+        )
+        self.tables_created = Counter(
+            "referee_tables_created", "Tables created.", ["variant"], registry=r
+        )
+        self.exchanges = Counter(
+            "referee_exchanges_resolved", "Exchanges resolved.", ["variant"], registry=r
+        )
+        self.claims = Counter(
+            "referee_claims", "Claims, by outcome (accepted, rejected).", ["outcome"], registry=r
+        )
+        self.rounds_won = Counter(
+            "referee_rounds_won", "Rounds won (a shared win counts once).", ["variant"], registry=r
+        )
+        self.rounds_void = Counter(
+            "referee_rounds_void", "Rounds ended with no winner.", ["variant"], registry=r
+        )
+        self.redis_errors = Counter(
+            "referee_redis_errors",
+            "Redis commands that failed, by exception class.",
+            ["error"],
+            registry=r,
+        )
+
+    def redis_error(self, error: BaseException) -> None:
+        """Count one failed Redis operation."""
+        self.redis_errors.labels(type(error).__name__).inc()
+
+    def committed(
+        self, table_id: str, variant: str | None, events: Iterable[dict[str, Any]]
+    ) -> None:
+        """Count what a committed move did (its public ``events``) and mark its
+        table active. A Redis failure here is counted and logged, never raised:
+        the move itself is already committed."""
+        for event in events:
+            kind = event.get("type")
+            if kind == "exchange-resolved":
+                self.exchanges.labels(variant or "unknown").inc()
+            elif kind == "claim-accepted":
+                self.claims.labels("accepted").inc()
+            elif kind == "claim-rejected":
+                self.claims.labels("rejected").inc()
+            elif kind == "round-won":
+                self.rounds_won.labels(variant or "unknown").inc()
+            elif kind == "round-void":
+                self.rounds_void.labels(variant or "unknown").inc()
+            elif kind == "table-created":
+                self.tables_created.labels(variant or "unknown").inc()
+        try:
+            self.active.mark(table_id)
+        except (redis.RedisError, redis.exceptions.RedisClusterException) as error:
+            self.redis_error(error)
+            log.warning("could not mark table active: %s", error)
+
+    def exposition(self) -> tuple[bytes, str]:
+        """The text exposition of every metric and its content type."""
+        from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+        from prometheus_client.multiprocess import MultiProcessCollector
+
+        registry = self.registry
+        if registry is None:
+            registry = CollectorRegistry()
+            registry.register(_ActiveTablesCollector(self))
+            MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        return generate_latest(registry), CONTENT_TYPE_LATEST
+
+
+class _ActiveTablesCollector:
+    """Computes ``referee_active_tables`` at scrape time, from Redis; omits it
+    (and counts a Redis error) when Redis does not answer."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self.metrics = metrics
+
+    def describe(self) -> list[Metric]:
+        return []  # unchecked: its name cannot clash with the others
+
+    def collect(self) -> Iterator[Metric]:
+        from prometheus_client.core import GaugeMetricFamily
+
+        try:
+            count = self.metrics.active.count()
+        except (redis.RedisError, redis.exceptions.RedisClusterException) as error:
+            self.metrics.redis_error(error)
+            log.warning("could not count active tables: %s", error)
+            return
+        yield GaugeMetricFamily(
+            "referee_active_tables",
+            f"Tables with a committed move in the last {ACTIVE_WINDOW_MINUTES} minutes "
+            "(the same on every replica: aggregate with max).",
+            value=count,
+        )
+
+
+def current() -> Metrics:
+    """The current app's :class:`Metrics`."""
+    return current_app.extensions["referee_metrics"]  # type: ignore[no-any-return]
+
+
+def init_app(app: Flask, client: Any) -> Metrics:
+    """Attach metrics to ``app``: time and count every request, serve
+    ``GET /metrics``. ``client`` is the store's Redis client."""
+    metrics = Metrics(client)
+    app.extensions["referee_metrics"] = metrics
+
+    @app.before_request
+    def _start_timer() -> None:
+        g.referee_started = time.perf_counter()
+
+    @app.after_request
+    def _observe(response: Response) -> Response:
+        started = g.pop("referee_started", None)
+        if started is not None:
+            rule = request.url_rule.rule if request.url_rule else "unmatched"
+            metrics.latency.labels(request.method, rule).observe(time.perf_counter() - started)
+            metrics.requests.labels(request.method, rule, str(response.status_code)).inc()
+        return response
+
+    def _unhandled(sender: Flask, exception: BaseException, **extra: Any) -> None:
+        # Connection and cluster failures are answered (503) and counted by
+        # their handler; any other Redis error ends here, as a 500.
+        if isinstance(exception, redis.RedisError | redis.exceptions.RedisClusterException):
+            metrics.redis_error(exception)
+
+    got_request_exception.connect(_unhandled, app, weak=False)
+
+    def _metrics_view() -> Response:
+        body, content_type = metrics.exposition()
+        return Response(body, content_type=content_type)
+
+    app.add_url_rule("/metrics", "metrics", _metrics_view, methods=["GET"])
+    return metrics

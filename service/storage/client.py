@@ -1,0 +1,94 @@
+"""Redis clients from a URL: one server, or a Redis Cluster.
+
+``REDIS_URL`` forms:
+
+- ``redis://[[user]:password@]host:port/db``, ``rediss://…`` (TLS),
+  ``unix:///path/redis.sock``: one server (``redis.Redis``);
+- ``redis+cluster://[[user]:password@]host:port[,host:port…]`` and
+  ``rediss+cluster://…`` (TLS): a Redis Cluster reached through one or more
+  seed nodes (``redis.RedisCluster``), which discovers the rest itself.
+
+Every key of a table carries the table's hash tag, so the store's reads and its
+commit script touch one slot, and the cluster client routes them to that
+slot's primary.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import unquote
+
+import redis
+from redis.cluster import ClusterNode, RedisCluster
+
+CLUSTER_SCHEMES = {"redis+cluster": False, "rediss+cluster": True}
+
+Client = redis.Redis | RedisCluster
+
+
+def is_cluster_url(url: str) -> bool:
+    """Whether ``url`` names a Redis Cluster (``redis+cluster://`` or
+    ``rediss+cluster://``)."""
+    return url.partition("://")[0].lower() in CLUSTER_SCHEMES
+
+
+def parse_cluster_url(url: str) -> tuple[list[tuple[str, int]], dict[str, Any]]:
+    """The seed nodes ``[(host, port), …]`` and the connection options
+    (``username``, ``password``, ``ssl``) of a cluster URL.
+
+    The port defaults to 6379; IPv6 hosts are written in brackets. A path other
+    than ``/`` or ``/0`` and any query string raise ``ValueError`` (a cluster
+    has only database 0, and no option is read from the URL).
+    """
+    scheme, sep, rest = url.partition("://")
+    if not sep or scheme.lower() not in CLUSTER_SCHEMES:
+        raise ValueError(f"not a cluster URL: {url!r}")
+    if "?" in rest or "#" in rest:
+        raise ValueError("a cluster URL takes no query string or fragment")
+    netloc, _, path = rest.partition("/")
+    if path not in ("", "0"):
+        raise ValueError("a Redis Cluster has only database 0")
+    options: dict[str, Any] = {"ssl": CLUSTER_SCHEMES[scheme.lower()]}
+    credentials, at, hosts = netloc.rpartition("@")
+    if at:
+        user, colon, password = credentials.partition(":")
+        if user:
+            options["username"] = unquote(user)
+        if colon:
+            options["password"] = unquote(password)
+    nodes = []
+    for item in hosts.split(","):
+        item = item.strip()
+        if item.startswith("["):  # [v6 address]:port
+            host, _, tail = item[1:].partition("]")
+            port = tail.removeprefix(":")
+        else:
+            host, _, port = item.partition(":")
+        if not host:
+            raise ValueError(f"a seed node without a host in {url!r}")
+        if port and not port.isdigit():
+            raise ValueError(f"a seed node with a bad port in {url!r}")
+        nodes.append((host, int(port or 6379)))
+    return nodes, options
+
+
+def connect(url: str, timeout_seconds: float) -> Client:
+    """A client for ``url``, with ``timeout_seconds`` to connect and per command.
+
+    A one-server client connects on first use; a cluster client reads the slot
+    map from a seed node now, so it raises ``redis.RedisError`` (or
+    ``RedisClusterException``) when no seed node answers.
+    """
+    common: dict[str, Any] = {
+        "socket_timeout": timeout_seconds,
+        "socket_connect_timeout": timeout_seconds,
+    }
+    if not is_cluster_url(url):
+        return redis.Redis.from_url(url, health_check_interval=30, **common)
+    nodes, options = parse_cluster_url(url)
+    seeds = [ClusterNode(host, port) for host, port in nodes]  # type: ignore[no-untyped-call]
+    return RedisCluster(
+        startup_nodes=seeds,
+        **options,
+        **common,
+    )

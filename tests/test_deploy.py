@@ -1,0 +1,211 @@
+"""deploy/ and the Dockerfile are checked without a Docker engine or a cluster:
+the compose file against the compose-spec JSON schema (the copy that
+check-jsonschema ships), the Kubernetes manifests against the Kubernetes
+OpenAPI schemas of several versions (the copies that kubernetes-validate ships,
+strict: no unknown field), and both for what ties them to the service."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+DEPLOY = ROOT / "deploy"
+K8S_VERSIONS = ["1.27.0", "1.30.0", kubernetes_validate.latest_version()]
+
+
+def k8s_resources() -> dict[str, dict[str, Any]]:
+    """Every resource under deploy/k8s, by kind."""
+    found: dict[str, dict[str, Any]] = {}
+    for path in sorted((DEPLOY / "k8s").glob("*.yaml")):
+        for doc in yaml.safe_load_all(path.read_text()):
+            assert doc["kind"] not in found, f"two {doc['kind']}s"
+            found[doc["kind"]] = doc
+    return found
+
+
+def settings_variables() -> set[str]:
+    """The environment variables the service or its gunicorn settings read."""
+    source = (ROOT / "service" / "config.py").read_text()
+    source += (ROOT / "service" / "gunicorn_settings.py").read_text()
+    return set(re.findall(r'"([A-Z][A-Z0-9_]+)"', source))
+
+
+def test_compose_file_matches_the_compose_spec() -> None:
+    result = subprocess.run(
+        [
+            Path(sys.executable).with_name("check-jsonschema"),
+            "--builtin-schema",
+            "vendor.compose-spec",
+            DEPLOY / "compose.yaml",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_compose_schema_check_rejects_a_broken_file(tmp_path: Path) -> None:
+    broken = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+    broken["services"]["referee"]["stop_grace_priod"] = "30s"  # a typo
+    (tmp_path / "compose.yaml").write_text(yaml.safe_dump(broken))
+    result = subprocess.run(
+        [
+            Path(sys.executable).with_name("check-jsonschema"),
+            "--builtin-schema",
+            "vendor.compose-spec",
+            tmp_path / "compose.yaml",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1 and "stop_grace_priod" in result.stdout + result.stderr
+
+
+def test_compose_file_wires_the_service_proxy_and_redis() -> None:
+    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+    services = compose["services"]
+    referee = services["referee"]
+    assert referee["deploy"]["replicas"] == 2
+    assert (DEPLOY / referee["build"]["context"] / referee["build"]["dockerfile"]).is_file()
+    env = referee["environment"]
+    assert set(env) <= settings_variables(), set(env) - settings_variables()
+    assert env["REDIS_URL"] == "redis://redis:6379/0"
+    # gunicorn finishes requests in flight before docker's SIGKILL.
+    assert int(referee["stop_grace_period"].removesuffix("s")) > int(
+        env["GUNICORN_GRACEFUL_TIMEOUT"]
+    )
+    # Redis runs with deploy/redis.conf, which keeps an append-only file.
+    redis = services["redis"]
+    mounts = dict(v.split(":")[:2] for v in redis["volumes"])
+    assert mounts["./redis.conf"] in redis["command"]
+    conf = (DEPLOY / "redis.conf").read_text()
+    assert re.search(r"^appendonly yes$", conf, re.M)
+    assert re.search(r"^appendfsync everysec$", conf, re.M)
+    assert re.search(r"^maxmemory-policy noeviction$", conf, re.M)
+    # The proxy sends to the referee service's port and hides /metrics.
+    proxy = services["proxy"]
+    assert "./nginx.conf:/etc/nginx/nginx.conf:ro" in proxy["volumes"]
+    nginx = (DEPLOY / "nginx.conf").read_text()
+    assert "server referee:8000 resolve;" in nginx
+    assert "location = /metrics { return 404; }" in nginx
+
+
+@pytest.mark.parametrize("version", K8S_VERSIONS)
+def test_kubernetes_manifests_match_the_schemas(version: str) -> None:
+    resources = k8s_resources()
+    assert set(resources) == {
+        "ConfigMap",
+        "Deployment",
+        "Service",
+        "HorizontalPodAutoscaler",
+        "PodDisruptionBudget",
+    }
+    for resource in resources.values():
+        kubernetes_validate.validate(resource, version, strict=True)
+
+
+def test_kubernetes_schema_check_rejects_a_broken_manifest() -> None:
+    deployment = k8s_resources()["Deployment"]
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    container["readinessProbe"]["httpGet"]["paht"] = "/readyz"  # a typo
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(deployment, K8S_VERSIONS[-1], strict=True)
+
+
+def test_kubernetes_manifests_fit_together_and_fit_the_service() -> None:
+    r = k8s_resources()
+    deployment, pod = r["Deployment"], r["Deployment"]["spec"]["template"]
+    labels = pod["metadata"]["labels"]
+    assert deployment["spec"]["selector"]["matchLabels"].items() <= labels.items()
+    assert r["Service"]["spec"]["selector"].items() <= labels.items()
+    assert r["PodDisruptionBudget"]["spec"]["selector"]["matchLabels"].items() <= labels.items()
+    target = r["HorizontalPodAutoscaler"]["spec"]["scaleTargetRef"]
+    assert (target["kind"], target["name"]) == ("Deployment", deployment["metadata"]["name"])
+    assert r["HorizontalPodAutoscaler"]["spec"]["minReplicas"] >= 2  # the PDB can hold 1
+
+    (container,) = pod["spec"]["containers"]
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    assert r["Service"]["spec"]["ports"][0]["targetPort"] in ports
+    assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    assert container["readinessProbe"]["httpGet"]["port"] in ports
+    env = {e["name"]: e["value"] for e in container["env"]}
+    assert int(env["PORT"]) == ports["http"]
+    assert container["resources"]["requests"]["cpu"]  # the HPA's utilisation needs it
+
+    config = r["ConfigMap"]
+    assert container["envFrom"][0]["configMapRef"]["name"] == config["metadata"]["name"]
+    assert set(config["data"]) <= settings_variables(), set(config["data"]) - settings_variables()
+    # preStop, then gunicorn's graceful timeout, end before the kubelet's SIGKILL.
+    pre_stop = int(container["lifecycle"]["preStop"]["exec"]["command"][-1])
+    graceful = int(config["data"]["GUNICORN_GRACEFUL_TIMEOUT"])
+    assert pod["spec"]["terminationGracePeriodSeconds"] > pre_stop + graceful
+    assert pod["spec"]["securityContext"]["runAsUser"] == dockerfile_user()
+
+
+def dockerfile_user() -> int:
+    """The numeric user of the Dockerfile's runtime stage."""
+    final = (ROOT / "Dockerfile").read_text().split("\nFROM ")[-1]
+    match = re.search(r"^USER (\d+)(:\d+)?$", final, re.M)
+    assert match, "the runtime stage names a numeric USER"
+    return int(match.group(1))
+
+
+def test_dockerfile_runs_gunicorn_as_a_user_with_a_healthcheck() -> None:
+    text = (ROOT / "Dockerfile").read_text()
+    stages = re.findall(r"^FROM ", text, re.M)
+    assert len(stages) >= 2  # build wheels, then a runtime without the compiler
+    assert dockerfile_user() != 0
+    final = text.split("\nFROM ")[-1]
+    assert "gcc" not in final
+    assert re.search(r"^HEALTHCHECK .*\n?.*/healthz", final, re.M)
+    assert re.search(r'^CMD \["gunicorn", "--config", "/app/gunicorn.conf.py"', final, re.M)
+    assert "COPY deploy/gunicorn.conf.py /app/gunicorn.conf.py" in final
+    for source in re.findall(r"^COPY (?!--from)(.+) \S+$", text, re.M):
+        for item in source.split():
+            assert (ROOT / item).exists(), item
+    ignored = (ROOT / ".dockerignore").read_text().split()
+    assert ".venv" in ignored and ".git" in ignored
+
+
+def test_gunicorn_accepts_the_containers_configuration(tmp_path: Path) -> None:
+    # What the image's CMD runs, with the app loaded (a Redis client connects lazily).
+    env = {
+        **os.environ,
+        "REDIS_URL": "redis://127.0.0.1:1/0",
+        "PROMETHEUS_MULTIPROC_DIR": str(tmp_path),
+        "GUNICORN_WORKER_CLASS": "gthread",
+        "WEB_CONCURRENCY": "3",
+    }
+    result = subprocess.run(
+        [
+            Path(sys.executable).with_name("gunicorn"),
+            "--check-config",
+            "--print-config",
+            "--config",
+            DEPLOY / "gunicorn.conf.py",
+            "service.wsgi:app",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    printed = {
+        key.strip(): value.strip()
+        for key, _, value in (line.partition(" = ") for line in result.stdout.splitlines())
+    }
+    assert printed["workers"] == "3"
+    assert printed["worker_class"] == "gthread"
+    assert "child_exit" in printed["child_exit"]  # the hook that keeps metrics right

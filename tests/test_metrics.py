@@ -1,0 +1,161 @@
+"""`/metrics` in the Prometheus text format, through the WSGI app, on a Redis of
+this module's own (so that the active-tables gauge counts only these tables)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from prometheus_client.parser import text_string_to_metric_families
+
+from service import create_app
+from service.config import Settings
+from service.metrics import ACTIVE_WINDOW_MINUTES, ActiveTables
+from service.storage.store import table_key
+
+from .conftest import RedisProcess, free_port
+from .helpers import TableClient, play_worked_round
+
+PASS_RULE = (
+    "/v1/tables/<table_id>/rounds/<int:round_no>/exchanges/<int:exchange_no>/passes/<int:seat>"
+)
+
+
+def scrape(client: Any) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
+    """Every sample of ``GET /metrics``, keyed by name and labels."""
+    r = client.get("/metrics")
+    assert r.status_code == 200
+    assert r.mimetype == "text/plain"
+    return {
+        (s.name, frozenset(s.labels.items())): s.value
+        for family in text_string_to_metric_families(r.get_data(as_text=True))
+        for s in family.samples
+    }
+
+
+def value(samples: dict[Any, float], name: str, **labels: str) -> float | None:
+    return samples.get((name, frozenset(labels.items())))
+
+
+@pytest.fixture(scope="module")
+def own_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisProcess]:
+    server = RedisProcess(tmp_path_factory.mktemp("metrics-redis")).start()
+    yield server
+    server.stop()
+
+
+def test_game_counters_latency_and_active_tables(own_redis: RedisProcess) -> None:
+    app = create_app(Settings(redis_url=own_redis.url))
+    client = app.test_client()
+    tables = TableClient(client)
+    played = []
+    for _ in range(3):
+        t = tables.create(variant="mein-schiff")
+        play_worked_round(tables, t, 1, early_claim=True)
+        played.append(t)
+    play_worked_round(tables, played[0], 2, early_claim=False)
+    tables.create(variant="classic")  # created, never moved: active all the same
+    assert client.get("/v1/tables/" + "x" * 20).status_code == 404
+
+    m = scrape(client)
+    assert value(m, "referee_tables_created_total", variant="mein-schiff") == 3
+    assert value(m, "referee_tables_created_total", variant="classic") == 1
+    assert value(m, "referee_exchanges_resolved_total", variant="mein-schiff") == 8
+    assert value(m, "referee_claims_total", outcome="accepted") == 4
+    assert value(m, "referee_claims_total", outcome="rejected") == 3
+    assert value(m, "referee_rounds_won_total", variant="mein-schiff") == 4
+    assert value(m, "referee_rounds_void_total", variant="mein-schiff") is None
+    assert value(m, "referee_active_tables") == 4
+    assert value(m, "referee_redis_errors_total", error="ConnectionError") is None
+    # Four rounds of eight passes; each pass one observation of its endpoint.
+    assert (
+        value(m, "referee_request_duration_seconds_count", method="PUT", endpoint=PASS_RULE) == 32
+    )
+    assert value(m, "referee_requests_total", method="PUT", endpoint=PASS_RULE, status="200") == 32
+    claims_rule = "/v1/tables/<table_id>/rounds/<int:round_no>/claims"
+    assert (
+        value(m, "referee_requests_total", method="POST", endpoint=claims_rule, status="422") == 3
+    )
+    assert (
+        value(
+            m,
+            "referee_requests_total",
+            method="GET",
+            endpoint="/v1/tables/<table_id>",
+            status="404",
+        )
+        == 1
+    )
+    assert (
+        value(
+            m,
+            "referee_request_duration_seconds_bucket",
+            method="PUT",
+            endpoint=PASS_RULE,
+            le="+Inf",
+        )
+        == 32
+    )
+
+    # A repeated pass writes nothing, so it counts no exchange.
+    t = played[1]
+    tables.deal(t)
+    hand = tables.hand(t, 2)
+    assert tables.pass_(t, 2, 1, 2, hand[:1]).status_code == 200
+    assert tables.pass_(t, 2, 1, 2, hand[:1]).status_code == 200
+    m = scrape(client)
+    assert value(m, "referee_exchanges_resolved_total", variant="mein-schiff") == 8
+    assert value(m, "referee_active_tables") == 4
+
+
+def test_redis_errors_are_counted_and_metrics_still_answer() -> None:
+    app = create_app(Settings(redis_url=f"redis://127.0.0.1:{free_port()}/0"))
+    client = app.test_client()
+    r = client.get("/v1/tables/" + "y" * 20)
+    assert r.status_code == 503 and r.get_json()["code"] == "redis-unavailable"
+    m = scrape(client)  # the scrape fails to count active tables: one more error
+    assert value(m, "referee_redis_errors_total", error="ConnectionError") == 2
+    assert value(m, "referee_active_tables") is None
+    assert (
+        value(
+            m,
+            "referee_requests_total",
+            method="GET",
+            endpoint="/v1/tables/<table_id>",
+            status="503",
+        )
+        == 1
+    )
+
+
+def test_active_tables_window_and_shards(own_redis: RedisProcess, tmp_path: Path) -> None:
+    client = redis.Redis.from_url(own_redis.url)
+    client.flushdb()  # this module's own server
+    now = [1_000_000 * 60.0]
+    active = ActiveTables(client, clock=lambda: now[0])
+    ids = [f"table-{i:03d}-abcdefghijk" for i in range(40)]
+    for table_id in ids:
+        active.mark(table_id)
+    active.mark(ids[0])  # twice: still one table
+    assert active.count() == 40
+    # The ids landed in more than one shard (each its own hash tag).
+    assert len(client.keys("referee:active:*")) > 8
+    now[0] += 60 * (ACTIVE_WINDOW_MINUTES - 1)
+    active.mark(ids[0])
+    assert active.count() == 40  # the first minute is still in the window
+    now[0] += 60
+    assert active.count() == 1  # only the table moved a minute ago
+    assert all(0 < client.ttl(k) <= (ACTIVE_WINDOW_MINUTES + 1) * 60 for k in client.keys("*"))
+
+
+def test_other_redis_errors_are_counted(own_redis: RedisProcess) -> None:
+    app = create_app(Settings(redis_url=own_redis.url))
+    client = app.test_client()
+    table_id = "w" * 20
+    redis.Redis.from_url(own_redis.url).set(table_key(table_id), "not a hash")  # WRONGTYPE
+    assert client.get(f"/v1/tables/{table_id}").status_code == 500
+    m = scrape(client)
+    assert value(m, "referee_redis_errors_total", error="ResponseError") == 1
