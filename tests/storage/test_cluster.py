@@ -114,7 +114,7 @@ def test_complete_games_on_tables_spread_over_three_primaries(
         view = tables.public(t)
         assert [s["wins"] for s in view["seats"]] == [ROUNDS_PER_TABLE, 0, 0, 0]
         assert len(view["results"]) == ROUNDS_PER_TABLE
-        assert view["match"] == {"status": "finished", "winners": [0]}
+        assert view["match"] == {"status": "finished", "winners": [0], "fastest_win": []}
         types = [e["type"] for e in tables.events(t)]
         assert types.count("round-won") == ROUNDS_PER_TABLE
         assert types.count("exchange-resolved") == 2 * ROUNDS_PER_TABLE
