@@ -12,14 +12,19 @@ import redis
 import yaml
 from flask import Flask, Response
 from flask_smorest import Api
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
 from werkzeug.exceptions import HTTPException
+from werkzeug.middleware.proxy_fix import ProxyFix
 
-from .api import catalog, problems, tables
+from . import logs
+from .api import catalog, limits, problems, tables
 from .api.common import Referee
 from .api.spec import DESCRIPTION, RefereeApi
 from .config import Settings
 from .storage import codec
 from .storage.embedded import ensure_embedded_redis
+from .storage.idempotency import IdempotencyStore
 from .storage.store import Contended, TableStore
 
 API_VERSION = "1.0.0"
@@ -27,7 +32,14 @@ API_VERSION = "1.0.0"
 
 def redis_client(settings: Settings) -> redis.Redis:
     """A Redis client for ``settings.redis_url``, or for the embedded Redis in
-    ``settings.data_dir`` (started when none answers there)."""
+    ``settings.data_dir`` (started when none answers there).
+
+    Every connect and every command gives up after ``redis_timeout_seconds``,
+    so a request never waits on Redis for long: it answers 503. A connection
+    that broke (Redis restarted) is retried once, at once, on a new connection;
+    a timeout is not retried, since the command may have run. Connections are
+    made anew as needed, so the service recovers by itself when Redis returns.
+    """
     url = settings.redis_url
     if not url:
         url, _ = ensure_embedded_redis(settings.data_dir)
@@ -35,6 +47,11 @@ def redis_client(settings: Settings) -> redis.Redis:
         url,
         socket_timeout=settings.redis_timeout_seconds,
         socket_connect_timeout=settings.redis_timeout_seconds,
+        retry=Retry(
+            ExponentialBackoff(cap=0.05, base=0.01),
+            retries=1,
+            supported_errors=(redis.ConnectionError,),
+        ),
         health_check_interval=30,
     )
 
@@ -55,8 +72,16 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
         API_SPEC_OPTIONS={"info": {"description": DESCRIPTION}},
         MAX_CONTENT_LENGTH=64 * 1024,
     )
-    store = TableStore(client or redis_client(settings), codec, settings.table_ttl_seconds)
-    app.extensions["referee"] = Referee(settings, store, random.SystemRandom())
+    client = client or redis_client(settings)
+    store = TableStore(client, codec, settings.table_ttl_seconds)
+    app.extensions["referee"] = Referee(
+        settings, store, IdempotencyStore(client), random.SystemRandom()
+    )
+    if settings.trusted_proxies:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
+    logs.configure()
+    logs.init_app(app)  # before the limiter, so that a 429 has a request id too
+    limits.init_app(app, settings, client)
     api = RefereeApi(app)
     api.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
     for blp in (catalog.variants_blp, tables.blp, catalog.checks_blp, catalog.health_blp):
@@ -89,7 +114,7 @@ def _register_errors(app: Flask, settings: Settings) -> None:
     @app.errorhandler(redis.ConnectionError)
     @app.errorhandler(redis.TimeoutError)
     def _redis_down(error: Exception) -> Response:
-        app.logger.warning("redis unavailable: %s", error)
+        logs.logger.warning("redis unavailable", extra={"error": type(error).__name__})
         return problems.Problem(
             503,
             "redis-unavailable",

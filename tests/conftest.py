@@ -100,10 +100,23 @@ def redis_client(redis_server: RedisProcess) -> redis.Redis:
     return redis.Redis.from_url(redis_server.url)
 
 
+UNLIMITED = {
+    "rate_limit_per_token": "100000/second",
+    "rate_limit_anonymous": "100000/second",
+    "rate_limit_tables": "100000/second",
+    "rate_limit_failed_claims": "100000/second",
+}
+"""Rate limits no test reaches unless it means to (tests/api/test_limits.py)."""
+
+
+def settings_for(url: str, **overrides: Any) -> Settings:
+    """Settings for an app on the Redis at ``url``: short TTL, limits out of reach."""
+    return Settings(redis_url=url, table_ttl_seconds=3600, **{**UNLIMITED, **overrides})
+
+
 @pytest.fixture()
 def app(redis_server: RedisProcess) -> Any:
-    settings = Settings(redis_url=redis_server.url, table_ttl_seconds=3600)
-    return create_app(settings)
+    return create_app(settings_for(redis_server.url))
 
 
 @pytest.fixture()

@@ -10,14 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import marshmallow as ma
 from flask import Response, url_for
 from flask.views import MethodView
 
 from ..rules import engine
+from ..rules.errors import RuleViolation
 from ..rules.state import Table as TableState
 from ..rules.views import public_view, seat_view
-from ..storage.store import Loaded, TableNotFound
-from . import auth
+from ..storage.idempotency import KEEP_SECONDS, create_record_key
+from ..storage.store import AlreadyRecorded, Loaded, Record, TableNotFound
+from . import auth, idempotency
 from .common import (
     SECURITY,
     RefereeBlueprint,
@@ -71,6 +74,63 @@ def _apply(
     return transition, loaded.now_ms
 
 
+Answer = tuple[dict[str, Any], int, dict[str, str]]
+
+
+def _move(
+    table_id: str,
+    move: Callable[[Loaded], engine.Transition],
+    respond: Callable[[engine.Transition, int], Answer],
+    schema: type[ma.Schema],
+) -> Answer | Response:
+    """Commit ``move`` and answer ``respond(transition, redis clock ms)``.
+
+    With an ``Idempotency-Key``, exactly once: the answer (``respond``'s body
+    serialised by ``schema``, or the rules' refusal) is recorded in the same
+    Lua call that commits the move; a repeat replays it (see ``idempotency``).
+    """
+    key = idempotency.request_key()
+    if key is None:
+        transition, now = _apply(table_id, move)
+        return respond(transition, now)
+    check_table_id(table_id)
+    pending = idempotency.begin(idempotency.table_record_key(table_id, key))
+    if isinstance(pending, Response):
+        return pending
+
+    def make(loaded: Loaded, result: Any) -> str:
+        if isinstance(result, RuleViolation):
+            return pending.problem_record(Problem.from_violation(result))
+        body, status, headers = respond(result, loaded.now_ms)
+        return pending.success_record(schema().dump(body), status, headers)
+
+    record = Record(pending.record_key, KEEP_SECONDS, make)
+    try:
+        loaded, transition = referee().store.apply(table_id, move, record)
+    except AlreadyRecorded as done:
+        return idempotency.answer_held(done.record, pending.fingerprint, None)
+    except RuleViolation as refused:
+        # A refusal that wrote (events, a settlement) was recorded in that
+        # commit; one that wrote nothing is recorded here.
+        if not refused.record and refused.settled is None:
+            held = pending.record(pending.problem_record(Problem.from_violation(refused)))
+            if held is not None:
+                return held
+        raise
+    except TableNotFound:
+        pending.release()
+        raise no_table() from None
+    except BaseException:
+        pending.release()
+        raise
+    if transition.table is loaded.table and not transition.events:
+        # A repeat that wrote nothing: the commit did not record it.
+        held = pending.record(make(loaded, transition))
+        if held is not None:
+            return held
+    return respond(transition, loaded.now_ms)
+
+
 def _public(table_id: str, table: TableState, now_ms: int) -> dict[str, Any]:
     return {"table_id": table_id, **public_view(table, now_ms)}
 
@@ -83,15 +143,43 @@ class Tables(MethodView):
         CreatedTableSchema,
         headers={"Location": {"description": "The table's URL.", "schema": {"type": "string"}}},
     )
-    @documented(blp, 400, 422)
-    def post(self, body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
+    @blp.doc(parameters=[idempotency.HEADER_DOC])
+    @documented(blp, 400, 409, 422)
+    def post(self, body: dict[str, Any]) -> Answer | Response:
         """Create a table
 
         From a preset (`variant`), option overrides, the players' names in seat
         order and the first dealer (a seat or `"draw"`). The answer holds the
-        host's token and one token per seat: they are shown only this once.
-        Refuses (422 `options-invalid`) an inconsistent mix, with every reason.
+        host's token and one token per seat: they are shown only this once
+        (and to a retry with the same `Idempotency-Key` within 24 hours, which
+        gets the same table, not a new one). Refuses (422 `options-invalid`) an
+        inconsistent mix, with every reason.
         """
+        key = idempotency.request_key()
+        if key is None:
+            return self._create(body)
+        pending = idempotency.begin(create_record_key(key), seal=key)
+        if isinstance(pending, Response):
+            return pending
+        try:
+            answer = self._create(body)
+        except RuleViolation as refused:
+            held = pending.record(pending.problem_record(Problem.from_violation(refused)))
+            if held is not None:
+                return held
+            raise
+        except BaseException:
+            pending.release()
+            raise
+        # Not atomic with the table (another slot): a crash in between leaves
+        # an unreachable table that expires; the retry makes a new one.
+        held = pending.record(
+            pending.success_record(CreatedTableSchema().dump(answer[0]), *answer[1:])
+        )
+        return held if held is not None else answer
+
+    @staticmethod
+    def _create(body: dict[str, Any]) -> Answer:
         ref = referee()
         first = None if body["first_dealer"] == "draw" else body["first_dealer"]
         transition = engine.create_table(
@@ -150,9 +238,9 @@ class Table(MethodView):
 @blp.route("/<table_id>/finish")
 class Finish(MethodView):
     @blp.response(200, PublicTableSchema)
-    @blp.doc(security=SECURITY)
-    @documented(blp, 401, 403, 404, 409)
-    def post(self, table_id: str) -> dict[str, Any]:
+    @blp.doc(security=SECURITY, parameters=[idempotency.HEADER_DOC])
+    @documented(blp, 400, 401, 403, 404, 409, 422)
+    def post(self, table_id: str) -> Answer | Response:
         """End the match now (host)
 
         An `open` match is `finished` with the leaders as winners; any other
@@ -164,8 +252,10 @@ class Finish(MethodView):
             auth.require_host(loaded.auth)
             return engine.finish(loaded.table, loaded.now_ms)
 
-        transition, now = _apply(table_id, move)
-        return _public(table_id, transition.table, now)
+        def respond(transition: engine.Transition, now: int) -> Answer:
+            return _public(table_id, transition.table, now), 200, {}
+
+        return _move(table_id, move, respond, PublicTableSchema)
 
 
 @blp.route("/<table_id>/rounds")
@@ -176,11 +266,9 @@ class Rounds(MethodView):
         RoundStartedSchema,
         headers={"Location": {"description": "The round's URL.", "schema": {"type": "string"}}},
     )
-    @blp.doc(security=SECURITY)
+    @blp.doc(security=SECURITY, parameters=[idempotency.HEADER_DOC])
     @documented(blp, 400, 401, 403, 404, 409, 422)
-    def post(
-        self, body: dict[str, Any], table_id: str
-    ) -> tuple[dict[str, Any], int, dict[str, str]]:
+    def post(self, body: dict[str, Any], table_id: str) -> Answer | Response:
         """Deal the next round (host)
 
         With no body (or no `hands`) the referee shuffles with a
@@ -196,14 +284,16 @@ class Rounds(MethodView):
             auth.require_host(loaded.auth)
             return engine.start_round(loaded.table, referee().rng, loaded.now_ms, hands)
 
-        transition, now = _apply(table_id, move)
-        number = transition.outcome["round"]
-        location = url_for("tables.Round", table_id=table_id, round_no=number)
-        return (
-            {**transition.outcome, "table": _public(table_id, transition.table, now)},
-            201,
-            {"Location": location},
-        )
+        def respond(transition: engine.Transition, now: int) -> Answer:
+            number = transition.outcome["round"]
+            location = url_for("tables.Round", table_id=table_id, round_no=number)
+            return (
+                {**transition.outcome, "table": _public(table_id, transition.table, now)},
+                201,
+                {"Location": location},
+            )
+
+        return _move(table_id, move, respond, RoundStartedSchema)
 
 
 @blp.route("/<table_id>/rounds/<int:round_no>")
@@ -263,9 +353,9 @@ class Pass(MethodView):
 @blp.route("/<table_id>/rounds/<int:round_no>/claims")
 class Claims(MethodView):
     @blp.response(200, ClaimOutcomeSchema)
-    @blp.doc(security=SECURITY)
-    @documented(blp, 401, 403, 404, 409, 422)
-    def post(self, table_id: str, round_no: int) -> dict[str, Any]:
+    @blp.doc(security=SECURITY, parameters=[idempotency.HEADER_DOC])
+    @documented(blp, 400, 401, 403, 404, 409, 422)
+    def post(self, table_id: str, round_no: int) -> Answer | Response:
         """Declare a win (seat)
 
         The token's seat declares that its hand holds `win_count` cards of one
@@ -281,8 +371,10 @@ class Claims(MethodView):
             seat = auth.require_seat(loaded.auth)
             return engine.claim(loaded.table, round_no, seat, loaded.now_ms)
 
-        transition, now = _apply(table_id, move)
-        return transition.outcome
+        def respond(transition: engine.Transition, now: int) -> Answer:
+            return transition.outcome, 200, {}
+
+        return _move(table_id, move, respond, ClaimOutcomeSchema)
 
 
 @blp.route("/<table_id>/seats/<int:seat>")
