@@ -87,6 +87,13 @@ class RedisProcess:
             self.proc.wait(10)
             self.proc = None
 
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no final write; only what is on disk survives."""
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait(10)
+            self.proc = None
+
 
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisProcess]:
