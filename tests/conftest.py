@@ -42,10 +42,11 @@ def redis_binary() -> str:
 class RedisProcess:
     """A redis-server this suite started, on ``port``, with its data in ``folder``."""
 
-    def __init__(self, folder: Path, *extra: str) -> None:
+    def __init__(self, folder: Path, *extra: str, conf: Path | None = None) -> None:
         self.folder = folder
         self.port = free_port()
         self.extra = extra
+        self.conf = conf  # a configuration file; then its persistence settings stand
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -57,16 +58,14 @@ class RedisProcess:
         self.proc = subprocess.Popen(
             [
                 redis_binary(),
+                *([str(self.conf)] if self.conf else []),
                 "--port",
                 str(self.port),
                 "--bind",
                 "127.0.0.1",
                 "--dir",
                 str(self.folder),
-                "--save",
-                "",
-                "--appendonly",
-                "no",
+                *([] if self.conf else ["--save", "", "--appendonly", "no"]),
                 *self.extra,
             ],
             stdout=subprocess.DEVNULL,
