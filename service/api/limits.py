@@ -100,7 +100,7 @@ def init_app(app: Flask, settings: Settings, client: redis.Redis) -> Limiter:
     @app.errorhandler(RateLimitExceeded)
     def _limited(error: RateLimitExceeded) -> Response:
         current = limiter.current_limit
-        wait = max(1, math.ceil(current.reset_at - time.time())) if current else 1
+        wait = max(1, math.ceil(current.window.reset_time - time.time())) if current else 1
         return Problem(
             429,
             "rate-limited",
