@@ -7,10 +7,13 @@ persistence, and stops it at the end.
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -133,3 +136,54 @@ def client(app: Any) -> Any:
 @pytest.fixture()
 def tables(client: Any) -> TableClient:
     return TableClient(client)
+
+
+class Served:
+    """A real ``referee serve`` (gunicorn, two workers) on the suite's Redis;
+    its stderr, the service's JSON log lines, goes to ``log``."""
+
+    def __init__(self, redis_url: str, folder: Path, **env: str) -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log = folder / "service.log"
+        environment = {**os.environ, "REDIS_URL": redis_url, "PORT": str(self.port)}
+        environment.update(WEB_CONCURRENCY="2", GUNICORN_THREADS="4", GUNICORN_TIMEOUT="10")
+        environment.update({k.upper(): v for k, v in UNLIMITED.items()})
+        environment.update(env)
+        self._log_file = open(self.log, "wb")  # noqa: SIM115 - closed in stop()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "serve"],
+            env=environment,
+            stdout=self._log_file,
+            stderr=subprocess.STDOUT,
+        )
+        for _ in range(400):
+            try:
+                with urllib.request.urlopen(f"{self.base}/readyz", timeout=2) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("referee serve did not become ready")
+
+    def workers(self) -> list[int]:
+        """The pids of the gunicorn workers now running."""
+        path = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
+        return [int(p) for p in path.read_text().split()]
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(30)
+        self._log_file.close()
+
+
+@pytest.fixture(scope="session")
+def served(
+    redis_server: RedisProcess, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Served]:
+    service = Served(
+        redis_server.url, tmp_path_factory.mktemp("served"), IDEMPOTENCY_LOCK_SECONDS="1"
+    )
+    yield service
+    service.stop()

@@ -211,3 +211,29 @@ def test_the_order_a_seat_picked_its_cards_shows_nowhere(tables: TableClient) ->
         seen.append((answers, mid, views, events, public))
     assert seen[0] == seen[1]
     assert seen[0][1][0]["pending"] == ["AH", "8D"]  # canonical order, not the order picked
+
+
+def test_tokens_hold_at_least_128_random_bits_and_show_only_at_creation(
+    tables: TableClient,
+) -> None:
+    import base64
+
+    made = [tables.create(SEATS) for _ in range(20)]
+    tokens = [tok for t in made for tok in (t.host, *t.seats)]
+    assert len(set(tokens)) == len(tokens)
+    for token in tokens:
+        assert len(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))) * 8 >= 128
+    # Only the creation answer holds them: no URL, no header, no other answer.
+    t = made[0]
+    tables.deal(t)
+    answers = [
+        tables.client.get(t.url),
+        tables.client.get(f"{t.url}/seats/0", headers=bearer(t.seats[0])),
+        tables.client.get(f"{t.url}/events?after=0"),
+        tables.deal(t),
+    ]
+    for r in answers:
+        text = r.get_data(as_text=True) + str(dict(r.headers))
+        assert not any(tok in text for tok in (t.host, *t.seats))
+    assert t.host not in t.created["seat_tokens"][0]["token"]
+    assert all(t.table_id in r.headers.get("Location", t.table_id) for r in answers)
