@@ -71,30 +71,38 @@ class RedisProcess:
                 *([] if self.conf else ["--save", "", "--appendonly", "no"]),
                 *self.extra,
             ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stdout=self._log(),
+            stderr=subprocess.STDOUT,
         )
         client = redis.Redis(port=self.port)
-        for _ in range(200):
+        for _ in range(400):
             try:
                 client.ping()
                 return self
-            except redis.ConnectionError:
+            except redis.ConnectionError:  # also while it loads its data
                 time.sleep(0.025)
-        raise RuntimeError("redis-server did not start")
+        raise RuntimeError(f"redis-server did not start; see {self.folder / 'redis.log'}")
+
+    def _log(self) -> Any:
+        self.log_file = open(self.folder / "redis.log", "ab")  # noqa: SIM115 - closed in _ended
+        return self.log_file
+
+    def _ended(self) -> None:
+        self.proc = None
+        self.log_file.close()
 
     def stop(self) -> None:
         if self.proc is not None:
             self.proc.terminate()
             self.proc.wait(10)
-            self.proc = None
+            self._ended()
 
     def kill(self) -> None:
         """SIGKILL: no shutdown, no final write; only what is on disk survives."""
         if self.proc is not None:
             self.proc.kill()
             self.proc.wait(10)
-            self.proc = None
+            self._ended()
 
 
 @pytest.fixture(scope="session")

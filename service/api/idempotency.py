@@ -16,10 +16,12 @@ the 409/422 refusals of the rules). An answer given before that (400, 401, 403,
 Scope: on a table, a key belongs to the token it came with (the record key
 hashes the token's hash with the key) and lives in the table's hash tag,
 written in the same Lua call as the move. ``POST /v1/tables`` has no token:
-there the key alone is the scope, and since that answer holds every token,
-its body is kept encrypted with a key derived from the Idempotency-Key, which
-Redis never holds (only its hash). Such a key must therefore be unguessable
-(a random UUID); keys are 16 to 255 visible ASCII characters.
+there the key alone is the scope; the new table's id is derived from it, so
+that the table and its answer are one commit too. Since that answer holds
+every token, its body is kept encrypted with a key derived from the
+Idempotency-Key, which Redis never holds (only hashes of it). Such a key must
+therefore be unguessable (a random UUID); keys are 16 to 255 visible ASCII
+characters.
 """
 
 from __future__ import annotations

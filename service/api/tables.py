@@ -18,7 +18,7 @@ from ..rules import engine
 from ..rules.errors import RuleViolation
 from ..rules.state import Table as TableState
 from ..rules.views import public_view, seat_view
-from ..storage.idempotency import KEEP_SECONDS, create_record_key
+from ..storage.idempotency import KEEP_SECONDS, create_record_key, created_table_id
 from ..storage.store import AlreadyRecorded, Loaded, Record, TableNotFound
 from . import auth, idempotency
 from .common import (
@@ -54,23 +54,37 @@ blp = RefereeBlueprint(
 )
 
 
-def _load(table_id: str) -> Loaded:
-    check_table_id(table_id)
+def _missing(protected: bool) -> Problem:
+    # A call that needs a token cannot check one without its table (auth.require_token).
+    return auth.unknown_token() if protected else no_table()
+
+
+def _load(table_id: str, protected: bool = False) -> Loaded:
+    """The table; 404 if missing, or for a ``protected`` call 401 first."""
+    if protected:
+        auth.require_token()
     try:
+        check_table_id(table_id)
         return referee().store.load(table_id)
-    except TableNotFound:
-        raise no_table() from None
+    except (TableNotFound, Problem):
+        raise _missing(protected) from None
 
 
 def _apply(
     table_id: str, move: Callable[[Loaded], engine.Transition]
 ) -> tuple[engine.Transition, int]:
-    """Commit ``move``; returns its transition and the Redis clock it ran at."""
-    check_table_id(table_id)
+    """Commit ``move`` (every move needs a token); returns its transition and
+    the Redis clock it ran at."""
+    auth.require_token()
     try:
+        check_table_id(table_id)
         loaded, transition = referee().store.apply(table_id, move)
     except TableNotFound:
-        raise no_table() from None
+        raise _missing(True) from None
+    except Problem as problem:
+        if problem.code == "table-not-found":
+            raise _missing(True) from None
+        raise
     return transition, loaded.now_ms
 
 
@@ -93,7 +107,11 @@ def _move(
     if key is None:
         transition, now = _apply(table_id, move)
         return respond(transition, now)
-    check_table_id(table_id)
+    auth.require_token()
+    try:
+        check_table_id(table_id)
+    except Problem:
+        raise _missing(True) from None
     pending = idempotency.begin(idempotency.table_record_key(table_id, key))
     if isinstance(pending, Response):
         return pending
@@ -119,7 +137,7 @@ def _move(
         raise
     except TableNotFound:
         pending.release()
-        raise no_table() from None
+        raise _missing(True) from None
     except BaseException:
         pending.release()
         raise
@@ -129,6 +147,71 @@ def _move(
         if held is not None:
             return held
     return respond(transition, loaded.now_ms)
+
+
+TABLE_ID = "$response.body#/table_id"
+SAME_TABLE = "$request.path.table_id"
+LINKS: dict[str, dict[int, dict[str, Any]]] = {
+    # OpenAPI links: how the output of one call feeds the next (the stateful
+    # contract test walks them: creation, rounds, passes, claims).
+    "createTable": {
+        201: {
+            "getTable": {"table_id": TABLE_ID},
+            "dealRound": {"table_id": TABLE_ID},
+            "finishMatch": {"table_id": TABLE_ID},
+            "deleteTable": {"table_id": TABLE_ID},
+            "getEvents": {"table_id": TABLE_ID},
+            "getSeat": {"table_id": TABLE_ID, "seat": "$response.body#/seat_tokens/0/seat"},
+        }
+    },
+    "dealRound": {
+        201: {
+            "getRound": {"table_id": SAME_TABLE, "round_no": "$response.body#/round"},
+            "choosePass": {
+                "table_id": SAME_TABLE,
+                "round_no": "$response.body#/round",
+                "exchange_no": "$response.body#/table/round/exchange",
+                "seat": "$response.body#/dealer",
+            },
+            "claim": {"table_id": SAME_TABLE, "round_no": "$response.body#/round"},
+            "getSeat": {"table_id": SAME_TABLE, "seat": "$response.body#/dealer"},
+        }
+    },
+    "choosePass": {
+        200: {
+            "choosePass": {
+                "table_id": SAME_TABLE,
+                "round_no": "$response.body#/round",
+                "exchange_no": "$response.body#/exchange",
+                "seat": "$request.path.seat",
+            },
+            "claim": {"table_id": SAME_TABLE, "round_no": "$response.body#/round"},
+            "getSeat": {"table_id": SAME_TABLE, "seat": "$request.path.seat"},
+            "getRound": {"table_id": SAME_TABLE, "round_no": "$response.body#/round"},
+        }
+    },
+    "claim": {
+        200: {
+            "getRound": {"table_id": SAME_TABLE, "round_no": "$response.body#/round"},
+            "dealRound": {"table_id": SAME_TABLE},
+            "getTable": {"table_id": SAME_TABLE},
+        }
+    },
+}
+
+
+def operation(operation_id: str) -> dict[str, Any]:
+    """``blp.doc`` arguments: the operation's id and the links of its answers."""
+    links = {
+        status: {
+            "links": {
+                f"{operation_id}-{target}": {"operationId": target, "parameters": parameters}
+                for target, parameters in targets.items()
+            }
+        }
+        for status, targets in LINKS.get(operation_id, {}).items()
+    }
+    return {"operationId": operation_id, **({"responses": links} if links else {})}
 
 
 def _public(table_id: str, table: TableState, now_ms: int) -> dict[str, Any]:
@@ -143,7 +226,7 @@ class Tables(MethodView):
         CreatedTableSchema,
         headers={"Location": {"description": "The table's URL.", "schema": {"type": "string"}}},
     )
-    @blp.doc(parameters=[idempotency.HEADER_DOC])
+    @blp.doc(parameters=[idempotency.HEADER_DOC], **operation("createTable"))
     @documented(blp, 400, 409, 422)
     def post(self, body: dict[str, Any]) -> Answer | Response:
         """Create a table
@@ -157,12 +240,14 @@ class Tables(MethodView):
         """
         key = idempotency.request_key()
         if key is None:
-            return self._create(body)
+            return self._create(body, auth.new_table_id(), None)
         pending = idempotency.begin(create_record_key(key), seal=key)
         if isinstance(pending, Response):
             return pending
         try:
-            answer = self._create(body)
+            return self._create(body, created_table_id(key), pending)
+        except AlreadyRecorded as done:
+            return idempotency.answer_held(done.record, pending.fingerprint, key)
         except RuleViolation as refused:
             held = pending.record(pending.problem_record(Problem.from_violation(refused)))
             if held is not None:
@@ -171,26 +256,18 @@ class Tables(MethodView):
         except BaseException:
             pending.release()
             raise
-        # Not atomic with the table (another slot): a crash in between leaves
-        # an unreachable table that expires; the retry makes a new one.
-        held = pending.record(
-            pending.success_record(CreatedTableSchema().dump(answer[0]), *answer[1:])
-        )
-        return held if held is not None else answer
 
     @staticmethod
-    def _create(body: dict[str, Any]) -> Answer:
+    def _create(body: dict[str, Any], table_id: str, pending: idempotency.Pending | None) -> Answer:
+        """Make the table; with ``pending``, its answer is committed with it."""
         ref = referee()
         first = None if body["first_dealer"] == "draw" else body["first_dealer"]
         transition = engine.create_table(
             body["variant"], body["options"], body["players"], first, ref.rng
         )
-        table_id = auth.new_table_id()
         host_token = auth.new_token()
         seat_tokens = [auth.new_token() for _ in body["players"]]
-        ref.store.create(table_id, transition, auth.auth_record(host_token, seat_tokens))
-        location = url_for("tables.Table", table_id=table_id)
-        return (
+        answer = (
             {
                 "table_id": table_id,
                 "host_token": host_token,
@@ -201,14 +278,24 @@ class Tables(MethodView):
                 "table": _public(table_id, transition.table, now_ms()),  # no round: any clock
             },
             201,
-            {"Location": location, "Cache-Control": "no-store"},
+            {
+                "Location": url_for("tables.Table", table_id=table_id),
+                "Cache-Control": "no-store",
+            },
         )
+        record = None
+        if pending is not None:
+            text = pending.success_record(CreatedTableSchema().dump(answer[0]), *answer[1:])
+            record = (Record(pending.record_key, KEEP_SECONDS, lambda *_: text), text)
+        ref.store.create(table_id, transition, auth.auth_record(host_token, seat_tokens), record)
+        return answer
 
 
 @blp.route("/<table_id>")
 class Table(MethodView):
     @blp.etag
     @blp.response(200, PublicTableSchema)
+    @blp.doc(**operation("getTable"))
     @documented(blp, 404)
     def get(self, table_id: str) -> dict[str, Any]:
         """Read the public view of a table
@@ -222,14 +309,16 @@ class Table(MethodView):
         return _public(table_id, loaded.table, loaded.now_ms)
 
     @blp.response(204)
-    @blp.doc(security=SECURITY)
+    @blp.doc(security=SECURITY, **operation("deleteTable"))
     @documented(blp, 401, 403, 404)
     def delete(self, table_id: str) -> Response:
         """Delete a table (host)
 
-        Removes the table and every key it owns.
+        Removes the table and every key it owns. Answers kept for
+        `Idempotency-Key` retries expire on their own within 24 hours; they
+        hold nothing hidden, and only the token that made them reads them.
         """
-        loaded = _load(table_id)
+        loaded = _load(table_id, protected=True)
         auth.require_host(loaded.auth)
         referee().store.delete(table_id)
         return Response(status=204)
@@ -238,7 +327,7 @@ class Table(MethodView):
 @blp.route("/<table_id>/finish")
 class Finish(MethodView):
     @blp.response(200, PublicTableSchema)
-    @blp.doc(security=SECURITY, parameters=[idempotency.HEADER_DOC])
+    @blp.doc(security=SECURITY, parameters=[idempotency.HEADER_DOC], **operation("finishMatch"))
     @documented(blp, 400, 401, 403, 404, 409, 422)
     def post(self, table_id: str) -> Answer | Response:
         """End the match now (host)
@@ -266,7 +355,7 @@ class Rounds(MethodView):
         RoundStartedSchema,
         headers={"Location": {"description": "The round's URL.", "schema": {"type": "string"}}},
     )
-    @blp.doc(security=SECURITY, parameters=[idempotency.HEADER_DOC])
+    @blp.doc(security=SECURITY, parameters=[idempotency.HEADER_DOC], **operation("dealRound"))
     @documented(blp, 400, 401, 403, 404, 409, 422)
     def post(self, body: dict[str, Any], table_id: str) -> Answer | Response:
         """Deal the next round (host)
@@ -299,6 +388,7 @@ class Rounds(MethodView):
 @blp.route("/<table_id>/rounds/<int:round_no>")
 class Round(MethodView):
     @blp.response(200, RoundInfoSchema)
+    @blp.doc(**operation("getRound"))
     @documented(blp, 404)
     def get(self, table_id: str, round_no: int) -> dict[str, Any]:
         """Read one round (public)
@@ -319,7 +409,7 @@ class Round(MethodView):
 class Pass(MethodView):
     @blp.arguments(PassSchema)
     @blp.response(200, PassOutcomeSchema)
-    @blp.doc(security=SECURITY)
+    @blp.doc(security=SECURITY, **operation("choosePass"))
     @documented(blp, 400, 401, 403, 404, 409, 422)
     def put(
         self, body: dict[str, Any], table_id: str, round_no: int, exchange_no: int, seat: int
@@ -353,7 +443,7 @@ class Pass(MethodView):
 @blp.route("/<table_id>/rounds/<int:round_no>/claims")
 class Claims(MethodView):
     @blp.response(200, ClaimOutcomeSchema)
-    @blp.doc(security=SECURITY, parameters=[idempotency.HEADER_DOC])
+    @blp.doc(security=SECURITY, parameters=[idempotency.HEADER_DOC], **operation("claim"))
     @documented(blp, 400, 401, 403, 404, 409, 422)
     def post(self, table_id: str, round_no: int) -> Answer | Response:
         """Declare a win (seat)
@@ -380,7 +470,7 @@ class Claims(MethodView):
 @blp.route("/<table_id>/seats/<int:seat>")
 class SeatView(MethodView):
     @blp.response(200, SeatViewSchema, headers=None)
-    @blp.doc(security=SECURITY)
+    @blp.doc(security=SECURITY, **operation("getSeat"))
     @documented(blp, 401, 403, 404)
     def get(self, table_id: str, seat: int) -> tuple[dict[str, Any], int, dict[str, str]]:
         """Read a seat's private view (that seat)
@@ -388,7 +478,7 @@ class SeatView(MethodView):
         Only with that seat's token: its hand, its pending choice in the
         current exchange, and what it passed and received in the last exchange.
         """
-        loaded = _load(table_id)
+        loaded = _load(table_id, protected=True)
         if seat >= loaded.table.seats:
             raise Problem(404, "seat-not-found", f"There is no seat {seat} at this table.")
         auth.require_seat(loaded.auth, seat)
@@ -399,6 +489,7 @@ class SeatView(MethodView):
 class Events(MethodView):
     @blp.arguments(EventsQuerySchema, location="query")
     @blp.response(200, EventListSchema)
+    @blp.doc(**operation("getEvents"))
     @documented(blp, 404, 422)
     def get(self, query: dict[str, Any], table_id: str) -> dict[str, Any]:
         """Read the public event log

@@ -9,15 +9,16 @@ that commits the move (``commit.lua``), so "the move happened" and "its answer
 is recorded" never diverge; the key therefore lives in the table's hash tag::
 
     referee:{<table id>}:idem:<sha256(token hash, key)>   a move on a table
-    referee:create:{<sha256(key)>}                        a table creation
+    referee:{<table id>}:idem:create                      its creation
 
 A creation has no token and no table yet: the key alone names it (see
-``service.api.idempotency``), and its record cannot be written atomically with
-the new table, which lives in another slot.
+``service.api.idempotency``), and the new table's id is derived from the key
+(:func:`created_table_id`), so that its record too is committed with the table.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 from importlib import resources
 
@@ -35,9 +36,17 @@ def table_record_key(table_id: str, scope: str, key: str) -> str:
     return f"{KEY_PREFIX}:{{{table_id}}}:idem:{digest}"
 
 
+def created_table_id(key: str) -> str:
+    """The id of the table that a creation with ``key`` makes (144 bits of
+    SHA-256 of the key: its retries find it, nobody else can derive the key)."""
+    digest = hashlib.sha256(b"card-referee table id\0" + key.encode()).digest()
+    return base64.urlsafe_b64encode(digest[:18]).decode()
+
+
 def create_record_key(key: str) -> str:
-    """The record of ``key`` sent with a table creation."""
-    return f"{KEY_PREFIX}:create:{{{hashlib.sha256(key.encode()).hexdigest()}}}"
+    """The record of ``key`` sent with a table creation: in the new table's
+    hash tag, so that the table and its answer are written in one commit."""
+    return f"{KEY_PREFIX}:{{{created_table_id(key)}}}:idem:create"
 
 
 def _script(client: redis.Redis, name: str) -> redis.commands.core.Script:

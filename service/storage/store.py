@@ -161,10 +161,19 @@ class TableStore:
         """The Redis clock, ms since the epoch."""
         return _ms(*self.client.time())
 
-    def create(self, table_id: str, change: Change, auth: dict[str, Any]) -> None:
-        """Store a new table with its first events; raises ``RuntimeError`` if the
-        id is taken (128+ random bits make that a broken random source)."""
-        if not self._write(table_id, 0, 0, change.table, change.events, auth, self.now_ms()):
+    def create(
+        self,
+        table_id: str,
+        change: Change,
+        auth: dict[str, Any],
+        record: tuple[Record, str] | None = None,
+    ) -> None:
+        """Store a new table with its first events (and ``record``, an
+        idempotency record and its text, in the same commit); raises
+        ``RuntimeError`` if the id is taken (128+ random bits make that a broken
+        random source), :class:`AlreadyRecorded` if ``record``'s key holds an answer."""
+        now = self.now_ms()
+        if not self._write(table_id, 0, 0, change.table, change.events, auth, now, record):
             # A client retry after a lost reply can find the table written by
             # the first try; any other holder means a broken random source.
             stored = self.client.hget(table_key(table_id), "a")

@@ -114,12 +114,14 @@ class Player:
             time.sleep(0.02)
 
     def read(self, url: str, token: str) -> Any:
-        while True:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
             r = self.client.get(url, headers=bearer(token))
             if r.status_code == 200:
                 return r.get_json()
             assert r.status_code == 503, r.get_json()
             time.sleep(0.02)
+        raise AssertionError("the service did not recover")
 
     def run(self) -> None:
         try:
@@ -161,7 +163,7 @@ def test_a_redis_killed_mid_game_keeps_every_acknowledged_move(tmp_path: Path) -
             for _ in range(4)
         ]
         players = [Player(app, t, seed) for seed, t in enumerate(games)]
-        threads = [threading.Thread(target=p.run) for p in players]
+        threads = [threading.Thread(target=p.run, daemon=True) for p in players]
         for thread in threads:
             thread.start()
         time.sleep(0.6)  # mid-game
@@ -169,7 +171,17 @@ def test_a_redis_killed_mid_game_keeps_every_acknowledged_move(tmp_path: Path) -
             1 for p in players for e in list(p.log) if e["status"] and e["status"] < 300
         )
         assert all(thread.is_alive() for thread in threads)
+        # A move of the main thread's own, ready to go while Redis is dead.
+        t = games[0]
+        view = tables.public(t)["round"]
+        seat = view["waiting_for"][0] if view["waiting_for"] else 0
+        card = tables.hand(t, seat)[0]
+        url = f"{t.url}/rounds/{view['number']}/exchanges/{view['exchange']}/passes/{seat}"
         server.kill()
+        during = tables.client.put(url, json={"cards": [card]}, headers=bearer(t.seats[seat]))
+        entry = {"kind": "pass", "url": url, "json": {"cards": [card]}}
+        players[0].log.append({**entry, "status": during.status_code, "body": during.get_json()})
+        assert during.status_code == 503
         time.sleep(0.5)
         server.start()
         for thread in threads:
