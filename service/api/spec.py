@@ -57,7 +57,7 @@ input adds `errors: [{pointer | parameter, detail}]`; every 409 adds
 | status | codes |
 |---|---|
 | 400 | `malformed-request` (not JSON, or nested too deep), `idempotency-key-invalid` |
-| 401 | `token-missing`, `token-malformed`, `token-unknown` |
+| 401 | `token-missing`, `token-malformed`, `token-unknown` (also: a call that needs a token, on a table that does not exist) |
 | 403 | `host-only`, `seat-only`, `wrong-seat` |
 | 404 | `not-found`, `table-not-found`, `seat-not-found`, `round-not-found` |
 | 409 | `idempotency-key-in-use` (with `Retry-After`), `round-in-play`, `no-round-in-play`, `stale-round`, `stale-exchange`, `round-over`, `claim-window-closed`, `declaration-automatic`, `match-over` |

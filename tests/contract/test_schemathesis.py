@@ -67,7 +67,13 @@ def test_every_operation_conforms(case: Any, served: Served) -> None:
         else:
             token = random.choice([created["host_token"], *seats])
         headers["Authorization"] = f"Bearer {token}"
-    case.call_and_validate(headers=headers)
+    response = case.call(headers=headers)
+    if response.status_code == 414:
+        # gunicorn's own refusal of a request line over its limit (4094 bytes),
+        # before the app: HTTP's business, not the API's contract.
+        assert len(response.request.url) > 4000
+        return
+    case.validate_response(response, headers=headers)
 
 
 def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served) -> None:
