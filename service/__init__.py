@@ -13,15 +13,17 @@ import yaml
 from flask import Flask, Response
 from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
+from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import metrics
-from .api import catalog, problems, tables
+from . import logs, metrics
+from .api import catalog, limits, problems, tables
 from .api.common import Referee
 from .api.spec import DESCRIPTION, RefereeApi
 from .config import Settings
 from .storage import codec
 from .storage.client import Client, connect
 from .storage.embedded import ensure_embedded_redis
+from .storage.idempotency import IdempotencyStore
 from .storage.store import Contended, TableStore
 
 API_VERSION = "1.0.0"
@@ -55,7 +57,14 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
     client = client or redis_client(settings)
     store = TableStore(client, codec, settings.table_ttl_seconds)
     metrics.init_app(app, client)
-    app.extensions["referee"] = Referee(settings, store, random.SystemRandom())
+    app.extensions["referee"] = Referee(
+        settings, store, IdempotencyStore(client), random.SystemRandom()
+    )
+    if settings.trusted_proxies:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
+    logs.configure()
+    logs.init_app(app)  # before the limiter, so that a 429 has a request id too
+    limits.init_app(app, settings, client)
     api = RefereeApi(app)
     api.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
     for blp in (catalog.variants_blp, tables.blp, catalog.checks_blp, catalog.health_blp):
@@ -91,7 +100,7 @@ def _register_errors(app: Flask, settings: Settings) -> None:
     @app.errorhandler(redis.exceptions.ClusterError)
     @app.errorhandler(redis.exceptions.RedisClusterException)
     def _redis_down(error: Exception) -> Response:
-        app.logger.warning("redis unavailable: %s", error)
+        logs.logger.warning("redis unavailable", extra={"error": type(error).__name__})
         metrics.current().redis_error(error)
         return problems.Problem(
             503,

@@ -15,24 +15,24 @@ def _serve(args: argparse.Namespace) -> int:
     """Run the service under gunicorn; start an embedded Redis if needed."""
     from gunicorn.app.base import BaseApplication
 
-    from . import gunicorn_settings
+    from . import gunicorn_settings, logs
     from .storage.embedded import ensure_embedded_redis, stop_embedded_redis
 
+    logs.configure()  # every line the service writes is JSON
     settings = Settings.from_env()
     started_pid = None
     if not settings.redis_url:
         url, started_pid = ensure_embedded_redis(settings.data_dir)
         os.environ["REDIS_URL"] = url  # the workers share this one server
-        print(
-            f"referee: embedded Redis at {url} (data in {Path(settings.data_dir).resolve()})",
-            file=sys.stderr,
+        logs.logger.info(
+            "embedded redis", extra={"url": url, "data": str(Path(settings.data_dir).resolve())}
         )
     # Every setting and server hook of the shared module; load_config skips
     # what gunicorn lacks (and the module's imports, which are no settings).
     options: dict[str, Any] = {
         k: v
         for k, v in vars(gunicorn_settings).items()
-        if not k.startswith("_") and (isinstance(v, str | int | float) or callable(v))
+        if not k.startswith("_") and (isinstance(v, str | int | float | dict) or callable(v))
     }
     if args.port or args.host:
         host, _, port = options["bind"].rpartition(":")
@@ -51,7 +51,7 @@ def _serve(args: argparse.Namespace) -> int:
 
             return create_app()
 
-    print(f"referee: serving on http://{options['bind']}  (docs at /docs)", file=sys.stderr)
+    logs.logger.info("serving", extra={"url": f"http://{options['bind']}", "docs": "/docs"})
     try:
         Referee().run()
     finally:

@@ -5,8 +5,14 @@
 | ``REDIS_URL`` | unset | ``redis[s]://``, ``unix://``, ``redis[s]+cluster://``; unset: embedded |
 | ``REFEREE_DATA_DIR`` | ``./referee-data`` | the embedded Redis's data (AOF) and socket |
 | ``TABLE_TTL_SECONDS`` | ``604800`` (7 days) | an untouched table expires after this long |
-| ``REDIS_TIMEOUT_SECONDS`` | ``2.0`` | connect and command timeout towards Redis |
+| ``REDIS_TIMEOUT_SECONDS`` | ``1.0`` | connect and command timeout towards Redis |
 | ``RETRY_AFTER_SECONDS`` | ``2`` | the ``Retry-After`` sent with a 503 |
+| ``IDEMPOTENCY_LOCK_SECONDS`` | ``10`` | how long a running Idempotency-Key request holds its key |
+| ``RATE_LIMIT_PER_TOKEN`` | ``20/second`` | requests with a token, per token |
+| ``RATE_LIMIT_ANONYMOUS`` | ``50/second`` | requests without a token, per client address |
+| ``RATE_LIMIT_TABLES`` | ``10/minute`` | table creations per client address |
+| ``RATE_LIMIT_FAILED_CLAIMS`` | ``5/minute`` | refused claims per token |
+| ``TRUSTED_PROXIES`` | ``0`` | proxies in front whose ``X-Forwarded-For`` names the client |
 | ``HOST`` / ``PORT`` | ``127.0.0.1`` / ``8000`` | where ``referee serve`` listens |
 | ``WEB_CONCURRENCY`` | ``2`` | gunicorn worker processes |
 """
@@ -25,8 +31,14 @@ class Settings:
     redis_url: str | None = None
     data_dir: str = "referee-data"
     table_ttl_seconds: int = 7 * 24 * 3600
-    redis_timeout_seconds: float = 2.0
+    redis_timeout_seconds: float = 1.0
     retry_after_seconds: int = 2
+    idempotency_lock_seconds: float = 10.0
+    rate_limit_per_token: str = "20/second"
+    rate_limit_anonymous: str = "50/second"
+    rate_limit_tables: str = "10/minute"
+    rate_limit_failed_claims: str = "5/minute"
+    trusted_proxies: int = 0
     host: str = "127.0.0.1"
     port: int = 8000
     workers: int = 2
@@ -41,6 +53,12 @@ class Settings:
             "table_ttl_seconds": "TABLE_TTL_SECONDS",
             "redis_timeout_seconds": "REDIS_TIMEOUT_SECONDS",
             "retry_after_seconds": "RETRY_AFTER_SECONDS",
+            "idempotency_lock_seconds": "IDEMPOTENCY_LOCK_SECONDS",
+            "rate_limit_per_token": "RATE_LIMIT_PER_TOKEN",
+            "rate_limit_anonymous": "RATE_LIMIT_ANONYMOUS",
+            "rate_limit_tables": "RATE_LIMIT_TABLES",
+            "rate_limit_failed_claims": "RATE_LIMIT_FAILED_CLAIMS",
+            "trusted_proxies": "TRUSTED_PROXIES",
             "host": "HOST",
             "port": "PORT",
             "workers": "WEB_CONCURRENCY",

@@ -38,10 +38,25 @@ graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "20"))
 keepalive = 5
 # Replace a worker after this many requests (0: never), to bound slow leaks.
 max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "0"))
-accesslog = "-"
+# The app logs one JSON access line per request, with its request id
+# (service/logs.py); gunicorn's own lines are JSON too.
 errorlog = "-"
-# Request paths hold no secret (tokens travel only in the Authorization header).
-access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms'
+logconfig_dict = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"json": {"()": "service.logs.json_formatter"}},
+    # gunicorn merges these sections over its own, one whole section at a time.
+    "handlers": {
+        name: {"class": "logging.StreamHandler", "formatter": "json", "stream": stream}
+        for name, stream in (("console", "ext://sys.stdout"), ("error_console", "ext://sys.stderr"))
+    },
+    "root": {"level": "INFO", "handlers": ["console"]},
+    "loggers": {
+        "gunicorn.error": {"level": "INFO", "handlers": ["error_console"], "propagate": False},
+        # Off: its lines hold query strings; the app's access line holds only the path.
+        "gunicorn.access": {"level": "WARNING", "handlers": [], "propagate": False},
+    },
+}
 # gunicorn 27's control socket is one path per user: two services on one
 # machine would fight over it, and nothing here uses it.
 control_socket_disable = True

@@ -7,10 +7,13 @@ persistence, and stops it at the end.
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -42,10 +45,11 @@ def redis_binary() -> str:
 class RedisProcess:
     """A redis-server this suite started, on ``port``, with its data in ``folder``."""
 
-    def __init__(self, folder: Path, *extra: str) -> None:
+    def __init__(self, folder: Path, *extra: str, conf: Path | None = None) -> None:
         self.folder = folder
         self.port = free_port()
         self.extra = extra
+        self.conf = conf  # a configuration file; then its persistence settings stand
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -57,37 +61,50 @@ class RedisProcess:
         self.proc = subprocess.Popen(
             [
                 redis_binary(),
+                *([str(self.conf)] if self.conf else []),
                 "--port",
                 str(self.port),
                 "--bind",
                 "127.0.0.1",
                 "--dir",
                 str(self.folder),
-                "--save",
-                "",
-                "--appendonly",
-                "no",
+                *([] if self.conf else ["--save", "", "--appendonly", "no"]),
                 *self.extra,
             ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stdout=self._log(),
+            stderr=subprocess.STDOUT,
         )
         client = redis.Redis(port=self.port)
-        for _ in range(200):
+        for _ in range(400):
             if self.proc.poll() is not None:  # e.g. the port was taken: another server answers
                 break
             try:
                 client.ping()
                 return self
-            except redis.ConnectionError:
+            except redis.ConnectionError:  # also while it loads its data
                 time.sleep(0.025)
-        raise RuntimeError("redis-server did not start")
+        raise RuntimeError(f"redis-server did not start; see {self.folder / 'redis.log'}")
+
+    def _log(self) -> Any:
+        self.log_file = open(self.folder / "redis.log", "ab")  # noqa: SIM115 - closed in _ended
+        return self.log_file
+
+    def _ended(self) -> None:
+        self.proc = None
+        self.log_file.close()
 
     def stop(self) -> None:
         if self.proc is not None:
             self.proc.terminate()
             self.proc.wait(10)
-            self.proc = None
+            self._ended()
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no final write; only what is on disk survives."""
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait(10)
+            self._ended()
 
 
 @pytest.fixture(scope="session")
@@ -102,10 +119,23 @@ def redis_client(redis_server: RedisProcess) -> redis.Redis:
     return redis.Redis.from_url(redis_server.url)
 
 
+UNLIMITED = {
+    "rate_limit_per_token": "100000/second",
+    "rate_limit_anonymous": "100000/second",
+    "rate_limit_tables": "100000/second",
+    "rate_limit_failed_claims": "100000/second",
+}
+"""Rate limits no test reaches unless it means to (tests/api/test_limits.py)."""
+
+
+def settings_for(url: str, **overrides: Any) -> Settings:
+    """Settings for an app on the Redis at ``url``: short TTL, limits out of reach."""
+    return Settings(redis_url=url, table_ttl_seconds=3600, **{**UNLIMITED, **overrides})
+
+
 @pytest.fixture()
 def app(redis_server: RedisProcess) -> Any:
-    settings = Settings(redis_url=redis_server.url, table_ttl_seconds=3600)
-    return create_app(settings)
+    return create_app(settings_for(redis_server.url))
 
 
 @pytest.fixture()
@@ -116,3 +146,54 @@ def client(app: Any) -> Any:
 @pytest.fixture()
 def tables(client: Any) -> TableClient:
     return TableClient(client)
+
+
+class Served:
+    """A real ``referee serve`` (gunicorn, two workers) on the suite's Redis;
+    its stderr, the service's JSON log lines, goes to ``log``."""
+
+    def __init__(self, redis_url: str, folder: Path, **env: str) -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log = folder / "service.log"
+        environment = {**os.environ, "REDIS_URL": redis_url, "PORT": str(self.port)}
+        environment.update(WEB_CONCURRENCY="2", GUNICORN_THREADS="4", GUNICORN_TIMEOUT="10")
+        environment.update({k.upper(): v for k, v in UNLIMITED.items()})
+        environment.update(env)
+        self._log_file = open(self.log, "wb")  # noqa: SIM115 - closed in stop()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "serve"],
+            env=environment,
+            stdout=self._log_file,
+            stderr=subprocess.STDOUT,
+        )
+        for _ in range(400):
+            try:
+                with urllib.request.urlopen(f"{self.base}/readyz", timeout=2) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("referee serve did not become ready")
+
+    def workers(self) -> list[int]:
+        """The pids of the gunicorn workers now running."""
+        path = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
+        return [int(p) for p in path.read_text().split()]
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(30)
+        self._log_file.close()
+
+
+@pytest.fixture(scope="session")
+def served(
+    redis_server: RedisProcess, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Served]:
+    service = Served(
+        redis_server.url, tmp_path_factory.mktemp("served"), IDEMPOTENCY_LOCK_SECONDS="1"
+    )
+    yield service
+    service.stop()

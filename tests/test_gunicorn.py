@@ -1,172 +1,171 @@
-"""The service under a real gunicorn (`referee serve`) on a Redis this test
-starts: SIGTERM finishes the passes in flight, and `/metrics` sums every
-worker, including workers that have been replaced."""
+"""A real gunicorn: workers killed with SIGKILL mid-request, retries with the
+same Idempotency-Key take effect exactly once; the log is JSON lines with the
+request ids the answers carry, and holds no token and no card."""
 
 from __future__ import annotations
 
+import http.client
+import json
 import os
+import random
+import re
 import signal
-import subprocess
-import sys
 import threading
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Iterator
-from pathlib import Path
+import uuid
+from collections import Counter
 from typing import Any
 
-import pytest
 import redis
-from prometheus_client.parser import text_string_to_metric_families
 
-from .conftest import RedisProcess, free_port
-from .helpers import WORKED_HANDS, WORKED_PASSES
-from .test_serve import call
+from service.storage.codec import decode
 
-PAUSE_MS = 20_000  # ended early by CLIENT UNPAUSE
+from .conftest import Served
 
-
-@pytest.fixture()
-def own_redis(tmp_path: Path) -> Iterator[RedisProcess]:
-    server = RedisProcess(tmp_path / "redis").start()
-    yield server
-    server.stop()
+Answer = tuple[int, dict[str, str], Any]
 
 
-def serve(tmp_path: Path, redis_url: str, **env: str) -> tuple[subprocess.Popen[bytes], str]:
-    """Start `referee serve` on a free port; its output goes to tmp_path/serve.log."""
-    port = free_port()
-    environ = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
-    environ.update(PORT=str(port), REDIS_URL=redis_url, REDIS_TIMEOUT_SECONDS="10", **env)
-    with open(tmp_path / "serve.log", "ab") as log:  # the child keeps its own copy
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "serve"], env=environ, stdout=log, stderr=log
-        )
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(300):
+def send(served: Served, method: str, path: str, body: Any = None, **headers: str) -> Answer:
+    """One request on a fresh connection; raises OSError/HTTPException on no answer."""
+    connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
+    try:
+        data = None if body is None else json.dumps(body)
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        connection.request(method, path, body=data, headers=headers)
+        response = connection.getresponse()
+        raw = response.read()
+        return response.status, dict(response.getheaders()), json.loads(raw) if raw else None
+    finally:
+        connection.close()
+
+
+def send_until_answered(served: Served, method: str, path: str, body: Any, **headers: str) -> Any:
+    """What a phone does: resend the very same request until it gets an answer."""
+    for _ in range(200):
         try:
-            if call("GET", f"{base}/readyz")[0] == 200:
-                return proc, base
-        except OSError:
-            pass
-        time.sleep(0.05)
-    proc.kill()
-    proc.wait()
-    raise RuntimeError("the service did not become ready")
+            status, got, answer = send(served, method, path, body, **headers)
+        except (OSError, http.client.HTTPException):
+            time.sleep(0.05)  # the connection died with the worker: no answer
+            continue
+        in_use = status == 409 and answer.get("code") == "idempotency-key-in-use"
+        if status == 503 or in_use:
+            time.sleep(float(got.get("Retry-After", "0.2")) / 4)
+            continue
+        return status, got, answer
+    raise AssertionError(f"{method} {path} never got an answer")
 
 
-def metric(base: str, name: str, **labels: str) -> float | None:
-    with urllib.request.urlopen(f"{base}/metrics", timeout=10) as response:
-        text = response.read().decode()
-    for family in text_string_to_metric_families(text):
-        for s in family.samples:
-            if s.name == name and s.labels == labels:
-                return float(s.value)
-    return None
-
-
-def test_sigterm_finishes_the_passes_in_flight(tmp_path: Path, own_redis: RedisProcess) -> None:
-    proc, base = serve(tmp_path, own_redis.url, WEB_CONCURRENCY="2", GUNICORN_THREADS="4")
-    try:
-        body = {"variant": "mein-schiff", "players": ["A", "B", "C", "D"], "first_dealer": 0}
-        status, created = call("POST", f"{base}/v1/tables", body)
-        assert status == 201
-        t = f"{base}/v1/tables/{created['table_id']}"
-        seats = [s["token"] for s in created["seat_tokens"]]
-        assert call("POST", f"{t}/rounds", {"hands": WORKED_HANDS}, created["host_token"])[0] == 201
-
-        # Redis holds every write until told otherwise: each pass reads its
-        # table, then waits in its commit, in flight, while the service is
-        # told to stop.
-        admin = redis.Redis(port=own_redis.port)
-        admin.client_pause(PAUSE_MS, all=False)
-        answers: dict[int, tuple[int, Any, float]] = {}
-
-        def pass_(seat: int) -> None:
-            url = f"{t}/rounds/1/exchanges/1/passes/{seat}"
-            try:
-                status, body = call("PUT", url, {"cards": [WORKED_PASSES[0][seat]]}, seats[seat])
-            except OSError as error:  # a dropped connection: a lost pass
-                status, body = 0, error
-            answers[seat] = (status, body, time.monotonic())
-
-        threads = [threading.Thread(target=pass_, args=(s,)) for s in range(4)]
-        for thread in threads:
-            thread.start()
-        deadline = time.monotonic() + 5
-        while admin.info("clients")["blocked_clients"] < 4:  # the four commits wait
-            assert time.monotonic() < deadline, "the passes did not reach their commit"
-            time.sleep(0.02)
-        proc.send_signal(signal.SIGTERM)
-        sigterm_at = time.monotonic()
-
-        # Soon it takes no new request: a connection made now is never
-        # answered (refused, or reset when the last worker exits).
-        time.sleep(2)
-        late: list[Any] = []
-
-        def knock() -> None:
-            try:
-                late.append(call("GET", f"{base}/healthz"))
-            except (ConnectionError, urllib.error.URLError) as error:
-                late.append(error)
-
-        threads.append(threading.Thread(target=knock))
-        threads[-1].start()
-        time.sleep(0.3)
-        held = admin.info("clients")["blocked_clients"]
-        assert held == 4, f"{4 - held} passes in flight were dropped"
-        admin.client_unpause()
-
-        for thread in threads:
-            thread.join(30)
-        assert proc.wait(30) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert len(late) == 1 and isinstance(late[0], Exception), late
-    # All four passes were answered, after SIGTERM, and all four landed.
-    assert sorted(answers) == [0, 1, 2, 3]
-    assert all(status == 200 for status, _, _ in answers.values()), answers
-    assert all(done > sigterm_at for _, _, done in answers.values())
-    assert sorted(body["resolved"] for _, body, _ in answers.values()) == [
-        False,
-        False,
-        False,
-        True,
-    ]
-    events = redis.Redis(port=own_redis.port).lrange(
-        f"referee:{{{created['table_id']}}}:events", 0, -1
-    )
-    types = [e.decode().split('"type":"')[1].split('"')[0] for e in events]
-    assert types.count("pass-chosen") == 4 and types.count("exchange-resolved") == 1
-
-
-def test_metrics_sum_every_worker_also_replaced_ones(
-    tmp_path: Path, own_redis: RedisProcess
+def test_retries_after_killed_workers_take_effect_exactly_once(
+    served: Served, redis_client: redis.Redis
 ) -> None:
-    # One worker, replaced after every 3 requests: the counts of the workers
-    # that exited must stay in what the current one reports.
-    folder = tmp_path / "metrics"
-    proc, base = serve(
-        tmp_path,
-        own_redis.url,
-        WEB_CONCURRENCY="1",
-        GUNICORN_MAX_REQUESTS="3",
-        PROMETHEUS_MULTIPROC_DIR=str(folder),
+    marker = uuid.uuid4().hex[:12]
+    results: list[dict[str, Any]] = []
+    errors: list[BaseException] = []
+
+    def client(number: int) -> None:
+        rng = random.Random(number)
+        try:
+            for game in range(12):
+                names = [f"{marker}-{number}-{game}", "b", "c", "d"]
+                body = {"players": names, "first_dealer": 0, "options": {"claim_window_ms": 0}}
+                key = str(uuid.uuid4())
+                status, _, created = send_until_answered(
+                    served, "POST", "/v1/tables", body, **{"Idempotency-Key": key}
+                )
+                assert status == 201, created
+                if rng.random() < 0.3:  # the answer "lost" although it came: send again
+                    again = send_until_answered(
+                        served, "POST", "/v1/tables", body, **{"Idempotency-Key": key}
+                    )
+                    assert again[2] == created
+                table, host = created["table_id"], created["host_token"]
+                seat = created["seat_tokens"][0]["token"]
+                as_host = {"Idempotency-Key": str(uuid.uuid4()), "Authorization": f"Bearer {host}"}
+                status, _, dealt = send_until_answered(
+                    served, "POST", f"/v1/tables/{table}/rounds", {}, **as_host
+                )
+                assert status == 201, dealt
+                claims = 0
+                for _ in range(3):  # refused claims: each one logged once
+                    claim_key = str(uuid.uuid4())
+                    as_seat = {"Idempotency-Key": claim_key, "Authorization": f"Bearer {seat}"}
+                    status, _, answer = send_until_answered(
+                        served, "POST", f"/v1/tables/{table}/rounds/1/claims", None, **as_seat
+                    )
+                    if status == 422:
+                        claims += 1
+                    else:
+                        assert status == 200, answer  # a hand that won at the deal
+                        break
+                results.append({"table": table, "names": names, "claims": claims})
+        except BaseException as error:  # noqa: BLE001 - reported by the test
+            errors.append(error)
+
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    killed = 0
+    while killed < 5 and any(t.is_alive() for t in threads):
+        time.sleep(0.25)
+        workers = served.workers()
+        if workers:
+            os.kill(random.choice(workers), signal.SIGKILL)
+            killed += 1
+    for thread in threads:
+        thread.join(120)
+    assert errors == []
+    assert killed >= 3
+    assert len(results) == 96
+
+    # Exactly one table per creation key, however often it was sent.
+    made: Counter[str] = Counter()
+    for key in redis_client.scan_iter("referee:{*}:table", count=1000):
+        state = redis_client.hget(key, "s")
+        if state and decode(state).names[0].startswith(marker):
+            made[decode(state).names[0]] += 1
+    assert made == Counter(r["names"][0] for r in results)
+    assert set(made.values()) == {1}
+    # Exactly one deal and one logged refusal per request, however often sent.
+    for r in results:
+        events = redis_client.lrange(f"referee:{{{r['table']}}}:events", 0, -1)
+        types = Counter(json.loads(e)["type"] for e in events)
+        assert types["round-dealt"] == 1 and types["claim-rejected"] == r["claims"], r
+
+
+def test_the_log_is_json_lines_with_request_ids_and_no_secret(served: Served) -> None:
+    status, _, created = send(
+        served, "POST", "/v1/tables", {"players": ["Ann", "Ben", "Cat", "Dan"], "first_dealer": 0}
     )
-    try:
-        for _ in range(7):
-            status, _ = call("POST", f"{base}/v1/tables", {"players": ["A", "B", "C", "D"]})
-            assert status == 201
-        for _ in range(2):
-            assert metric(base, "referee_tables_created_total", variant="classic") == 7
-        assert metric(base, "referee_active_tables") == 7
-        # readyz + 7 creations + 2 scrapes at 3 requests a worker: 3 workers or more.
-        pids = {p.stem.rsplit("_", 1)[1] for p in folder.glob("counter_*.db")}
-        assert len(pids) >= 3
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(30) == 0
+    assert status == 201
+    table, host = created["table_id"], created["host_token"]
+    tokens = [host, *(s["token"] for s in created["seat_tokens"])]
+    base = f"/v1/tables/{table}"
+    status, headers, _ = send(served, "POST", f"{base}/rounds", {}, Authorization=f"Bearer {host}")
+    ids = [headers["X-Request-Id"]]
+    _, headers, seat = send(served, "GET", f"{base}/seats/1", Authorization=f"Bearer {tokens[2]}")
+    ids.append(headers["X-Request-Id"])
+    hand = seat["hand"]
+    # A token sent where it does not belong, and a request id of the caller's own.
+    _, headers, _ = send(served, "GET", f"{base}/seats/0?token={tokens[1]}", **{
+        "X-Request-Id": "phone-42.retry_1"})  # fmt: skip
+    assert headers["X-Request-Id"] == "phone-42.retry_1"
+    ids.append("phone-42.retry_1")
+    _, headers, _ = send(served, "GET", base, **{"X-Request-Id": "bad id\twith spaces"})
+    assert re.fullmatch(r"[0-9a-f]{32}", headers["X-Request-Id"])
+    send(served, "PUT", f"{base}/rounds/1/exchanges/1/passes/1", {"cards": [hand[0]]},
+         Authorization=f"Bearer {tokens[2]}")  # fmt: skip
+    time.sleep(0.3)  # let the workers write their lines
+
+    text = served.log.read_text()
+    lines = [line for line in text.splitlines() if line.strip()]
+    records = [json.loads(line) for line in lines]  # every line is one JSON object
+    logged_ids = {r.get("request_id") for r in records if r.get("message") == "request"}
+    assert set(ids) <= logged_ids
+    access = [r for r in records if r.get("request_id") == "phone-42.retry_1"]
+    assert access[0]["path"] == f"{base}/seats/0" and access[0]["status"] == 401
+    for token in tokens:
+        assert token not in text
+    for card in hand:
+        assert f'"{card}"' not in text
+    assert any(r.get("name") == "gunicorn.error" for r in records)  # gunicorn's own, JSON too

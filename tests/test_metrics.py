@@ -12,11 +12,10 @@ import redis
 from prometheus_client.parser import text_string_to_metric_families
 
 from service import create_app
-from service.config import Settings
 from service.metrics import ACTIVE_WINDOW_MINUTES, ActiveTables
 from service.storage.store import table_key
 
-from .conftest import RedisProcess, free_port
+from .conftest import RedisProcess, free_port, settings_for
 from .helpers import TableClient, play_worked_round
 
 PASS_RULE = (
@@ -48,7 +47,7 @@ def own_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisProcess
 
 
 def test_game_counters_latency_and_active_tables(own_redis: RedisProcess) -> None:
-    app = create_app(Settings(redis_url=own_redis.url))
+    app = create_app(settings_for(own_redis.url))
     client = app.test_client()
     tables = TableClient(client)
     played = []
@@ -112,7 +111,7 @@ def test_game_counters_latency_and_active_tables(own_redis: RedisProcess) -> Non
 
 
 def test_redis_errors_are_counted_and_metrics_still_answer() -> None:
-    app = create_app(Settings(redis_url=f"redis://127.0.0.1:{free_port()}/0"))
+    app = create_app(settings_for(f"redis://127.0.0.1:{free_port()}/0"))
     client = app.test_client()
     r = client.get("/v1/tables/" + "y" * 20)
     assert r.status_code == 503 and r.get_json()["code"] == "redis-unavailable"
@@ -152,7 +151,7 @@ def test_active_tables_window_and_shards(own_redis: RedisProcess, tmp_path: Path
 
 
 def test_other_redis_errors_are_counted(own_redis: RedisProcess) -> None:
-    app = create_app(Settings(redis_url=own_redis.url))
+    app = create_app(settings_for(own_redis.url))
     client = app.test_client()
     table_id = "w" * 20
     redis.Redis.from_url(own_redis.url).set(table_key(table_id), "not a hash")  # WRONGTYPE

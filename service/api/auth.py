@@ -59,6 +59,25 @@ def _bearer() -> str:
     return token.strip()
 
 
+def unknown_token() -> Problem:
+    """401 ``token-unknown``: the token belongs to no table by this id."""
+    return Problem(
+        401,
+        "token-unknown",
+        "This token does not belong to this table.",
+        headers={"WWW-Authenticate": 'Bearer realm="card-referee", error="invalid_token"'},
+    )
+
+
+def require_token() -> None:
+    """401 ``token-missing`` or ``token-malformed`` before any table is read.
+
+    A call that needs a token and names a table that does not exist (or no
+    longer does) is then 401 ``token-unknown``, not 404: without the table no
+    token can be checked, and an unauthenticated caller learns nothing."""
+    _bearer()
+
+
 def caller(auth: dict[str, Any]) -> str | int:
     """Who the request's token belongs to at this table: ``"host"`` or a seat.
 
@@ -73,12 +92,7 @@ def caller(auth: dict[str, Any]) -> str | int:
         if hmac.compare_digest(digest, stored):
             found = seat
     if found is None:
-        raise Problem(
-            401,
-            "token-unknown",
-            "This token does not belong to this table.",
-            headers={"WWW-Authenticate": 'Bearer realm="card-referee", error="invalid_token"'},
-        )
+        raise unknown_token()
     return found
 
 

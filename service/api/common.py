@@ -15,6 +15,7 @@ from webargs.core import missing, parse_json
 from webargs.flaskparser import FlaskParser, is_json_request
 
 from ..config import Settings
+from ..storage.idempotency import IdempotencyStore
 from ..storage.store import TableStore
 from .problems import PROBLEM_JSON, Problem
 from .schemas import ProblemSchema
@@ -24,7 +25,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 
 ERROR_TEXT = {
-    400: "The body is not valid JSON.",
+    400: "The body is not valid JSON, or the `Idempotency-Key` header is malformed.",
     401: "No token, a malformed one, or one that is not this table's.",
     403: "Another seat's token, or a seat's token where the host's is needed (or the reverse).",
     404: "No such table (or seat, or round).",
@@ -32,16 +33,19 @@ ERROR_TEXT = {
     413: "The body is larger than 64 KiB.",
     415: "A body that is not `application/json`.",
     422: "Invalid values, or a move the rules forbid; `errors` says where.",
+    429: "Over a rate limit; retry after `Retry-After` seconds.",
     503: "Redis is unreachable or the table is too contended; retry after `Retry-After` seconds.",
 }
 
 
 @dataclass
 class Referee:
-    """Per-app resources: settings, the table store and the random source."""
+    """Per-app resources: settings, the table store, the idempotency records
+    and the random source."""
 
     settings: Settings
     store: TableStore
+    idempotency: IdempotencyStore
     rng: random.SystemRandom
 
 
@@ -97,12 +101,12 @@ class RefereeBlueprint(Blueprint):  # type: ignore[misc]
 
 
 def documented(blp: Blueprint, *statuses: int) -> Callable[[F], F]:
-    """Document the problem+json answers ``statuses`` (and always 503) on a
-    view; a view that reads a body (400) also answers 413 and 415."""
+    """Document the problem+json answers ``statuses`` (and always 429 and 503)
+    on a view; a view that reads a body (400) also answers 413 and 415."""
     body = {413, 415} if 400 in statuses else set()
 
     def decorate(func: F) -> F:
-        for status in sorted({*statuses, *body, 503}):
+        for status in sorted({*statuses, *body, 429, 503}):
             func = blp.alt_response(
                 status,
                 schema=ProblemSchema,

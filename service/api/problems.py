@@ -58,8 +58,8 @@ class Problem(Exception):
             violation.extra,
         )
 
-    def response(self) -> Response:
-        """The problem as a Flask response."""
+    def body(self) -> dict[str, Any]:
+        """The problem details object."""
         body: dict[str, Any] = {
             "type": TYPE_BASE + self.code,
             "title": HTTPStatus(self.status).phrase,
@@ -70,7 +70,11 @@ class Problem(Exception):
         if self.errors:
             body["errors"] = self.errors
         body.update(self.extra)
-        response = Response(json.dumps(body), status=self.status, mimetype=PROBLEM_JSON)
+        return body
+
+    def response(self) -> Response:
+        """The problem as a Flask response."""
+        response = Response(json.dumps(self.body()), status=self.status, mimetype=PROBLEM_JSON)
         for name, value in self.headers.items():
             response.headers[name] = value
         return response

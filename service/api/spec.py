@@ -42,6 +42,12 @@ book). It deals or checks a deal, takes each seat's secret passes, resolves
 simultaneous exchanges, validates claims and keeps score. Tokens go only in
 `Authorization: Bearer <token>`.
 
+Every POST accepts an `Idempotency-Key` header (IETF httpapi draft): a retry
+with the same key and request gets the first answer again, marked
+`Idempotent-Replayed: true`, and acts no second time. `PUT` of a pass is
+idempotent by itself. Every answer carries `X-Request-Id` (yours, if you sent
+one of 1..64 characters `A-Z a-z 0-9 . _ -`).
+
 ## Errors
 
 Every error is RFC 9457 `application/problem+json` with a stable `code`; invalid
@@ -51,14 +57,15 @@ whose pass is awaited).
 
 | status | codes |
 |---|---|
-| 400 | `malformed-request` (not JSON, or nested too deep) |
-| 401 | `token-missing`, `token-malformed`, `token-unknown` |
+| 400 | `malformed-request` (not JSON, or nested too deep), `idempotency-key-invalid` |
+| 401 | `token-missing`, `token-malformed`, `token-unknown` (also: a call that needs a token, on a table that does not exist) |
 | 403 | `host-only`, `seat-only`, `wrong-seat` |
 | 404 | `not-found`, `table-not-found`, `seat-not-found`, `round-not-found` |
-| 409 | `round-in-play`, `no-round-in-play`, `stale-round`, `stale-exchange`, `not-your-turn`, `round-over`, `claim-window-closed`, `declaration-automatic`, `match-over` |
+| 409 | `idempotency-key-in-use` (with `Retry-After`), `round-in-play`, `no-round-in-play`, `stale-round`, `stale-exchange`, `not-your-turn`, `round-over`, `claim-window-closed`, `declaration-automatic`, `match-over` |
 | 413 | `body-too-large` (64 KiB) |
 | 415 | `unsupported-media-type` (a body that is not `application/json`) |
-| 422 | `invalid-request` (schema), `unknown-variant`, `options-invalid`, `deal-invalid`, `pass-invalid`, `hand-invalid`, `claim-not-winning` |
+| 422 | `idempotency-key-reused`, `invalid-request` (schema), `unknown-variant`, `options-invalid`, `deal-invalid`, `pass-invalid`, `hand-invalid`, `claim-not-winning` |
+| 429 | `rate-limited` (with `Retry-After`) |
 | 503 | `redis-unavailable`, `table-busy` (with `Retry-After`) |
 
 ## Events

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import marshmallow as ma
 from flask import Response, url_for
 from flask.views import MethodView
 
@@ -18,8 +19,9 @@ from ..rules import engine
 from ..rules.errors import RuleViolation
 from ..rules.state import Table as TableState
 from ..rules.views import public_view, seat_view
-from ..storage.store import Loaded, TableNotFound
-from . import auth
+from ..storage.idempotency import KEEP_SECONDS, create_record_key, created_table_id
+from ..storage.store import AlreadyRecorded, Loaded, Record, TableNotFound
+from . import auth, idempotency
 from .common import (
     SECURITY,
     RefereeBlueprint,
@@ -53,30 +55,177 @@ blp = RefereeBlueprint(
 )
 
 
-def _load(table_id: str) -> Loaded:
-    check_table_id(table_id)
+def _missing(protected: bool) -> Problem:
+    # A call that needs a token cannot check one without its table (auth.require_token).
+    return auth.unknown_token() if protected else no_table()
+
+
+def _load(table_id: str, protected: bool = False) -> Loaded:
+    """The table; 404 if missing, or for a ``protected`` call 401 first."""
+    if protected:
+        auth.require_token()
     try:
+        check_table_id(table_id)
         return referee().store.load(table_id)
-    except TableNotFound:
-        raise no_table() from None
+    except (TableNotFound, Problem):
+        raise _missing(protected) from None
+
+
+def _count_refused(table_id: str, refused: RuleViolation) -> None:
+    """Count what a refused move still wrote (a logged claim, a settlement)."""
+    if refused.record or refused.settled is not None:
+        variant = refused.settled.variant if refused.settled is not None else None
+        metrics.current().committed(table_id, variant, refused.record)
 
 
 def _apply(
     table_id: str, move: Callable[[Loaded], engine.Transition]
 ) -> tuple[engine.Transition, int]:
-    """Commit ``move``; returns its transition and the Redis clock it ran at."""
-    check_table_id(table_id)
+    """Commit ``move`` (every move needs a token); returns its transition and
+    the Redis clock it ran at."""
+    auth.require_token()
     try:
+        check_table_id(table_id)
         loaded, transition = referee().store.apply(table_id, move)
     except TableNotFound:
-        raise no_table() from None
+        raise _missing(True) from None
+    except Problem as problem:
+        if problem.code == "table-not-found":
+            raise _missing(True) from None
+        raise
     except RuleViolation as refused:
-        if refused.record or refused.settled is not None:  # the store wrote these
-            variant = refused.settled.variant if refused.settled is not None else None
-            metrics.current().committed(table_id, variant, refused.record)
+        _count_refused(table_id, refused)
         raise
     metrics.current().committed(table_id, transition.table.variant, transition.events)
     return transition, loaded.now_ms
+
+
+Answer = tuple[dict[str, Any], int, dict[str, str]]
+
+
+def _move(
+    table_id: str,
+    move: Callable[[Loaded], engine.Transition],
+    respond: Callable[[engine.Transition, int], Answer],
+    schema: type[ma.Schema],
+) -> Answer | Response:
+    """Commit ``move`` and answer ``respond(transition, redis clock ms)``.
+
+    With an ``Idempotency-Key``, exactly once: the answer (``respond``'s body
+    serialised by ``schema``, or the rules' refusal) is recorded in the same
+    Lua call that commits the move; a repeat replays it (see ``idempotency``).
+    """
+    key = idempotency.request_key()
+    if key is None:
+        transition, now = _apply(table_id, move)
+        return respond(transition, now)
+    auth.require_token()
+    try:
+        check_table_id(table_id)
+    except Problem:
+        raise _missing(True) from None
+    pending = idempotency.begin(idempotency.table_record_key(table_id, key))
+    if isinstance(pending, Response):
+        return pending
+
+    def make(loaded: Loaded, result: Any) -> str:
+        if isinstance(result, RuleViolation):
+            return pending.problem_record(Problem.from_violation(result))
+        body, status, headers = respond(result, loaded.now_ms)
+        return pending.success_record(schema().dump(body), status, headers)
+
+    record = Record(pending.record_key, KEEP_SECONDS, make)
+    try:
+        loaded, transition = referee().store.apply(table_id, move, record)
+    except AlreadyRecorded as done:
+        return idempotency.answer_held(done.record, pending.fingerprint, None)
+    except RuleViolation as refused:
+        _count_refused(table_id, refused)
+        # A refusal that wrote (events, a settlement) was recorded in that
+        # commit; one that wrote nothing is recorded here.
+        if not refused.record and refused.settled is None:
+            held = pending.record(pending.problem_record(Problem.from_violation(refused)))
+            if held is not None:
+                return held
+        raise
+    except TableNotFound:
+        pending.release()
+        raise _missing(True) from None
+    except BaseException:
+        pending.release()
+        raise
+    metrics.current().committed(table_id, transition.table.variant, transition.events)
+    if transition.table is loaded.table and not transition.events:
+        # A repeat that wrote nothing: the commit did not record it.
+        held = pending.record(make(loaded, transition))
+        if held is not None:
+            return held
+    return respond(transition, loaded.now_ms)
+
+
+TABLE_ID = "$response.body#/table_id"
+SAME_TABLE = "$request.path.table_id"
+LINKS: dict[str, dict[int, dict[str, Any]]] = {
+    # OpenAPI links: how the output of one call feeds the next (the stateful
+    # contract test walks them: creation, rounds, passes, claims).
+    "createTable": {
+        201: {
+            "getTable": {"table_id": TABLE_ID},
+            "dealRound": {"table_id": TABLE_ID},
+            "finishMatch": {"table_id": TABLE_ID},
+            "deleteTable": {"table_id": TABLE_ID},
+            "getEvents": {"table_id": TABLE_ID},
+            "getSeat": {"table_id": TABLE_ID, "seat": "$response.body#/seat_tokens/0/seat"},
+        }
+    },
+    "dealRound": {
+        201: {
+            "getRound": {"table_id": SAME_TABLE, "round_no": "$response.body#/round"},
+            "choosePass": {
+                "table_id": SAME_TABLE,
+                "round_no": "$response.body#/round",
+                "exchange_no": "$response.body#/table/round/exchange",
+                "seat": "$response.body#/dealer",
+            },
+            "claim": {"table_id": SAME_TABLE, "round_no": "$response.body#/round"},
+            "getSeat": {"table_id": SAME_TABLE, "seat": "$response.body#/dealer"},
+        }
+    },
+    "choosePass": {
+        200: {
+            "choosePass": {
+                "table_id": SAME_TABLE,
+                "round_no": "$response.body#/round",
+                "exchange_no": "$response.body#/exchange",
+                "seat": "$request.path.seat",
+            },
+            "claim": {"table_id": SAME_TABLE, "round_no": "$response.body#/round"},
+            "getSeat": {"table_id": SAME_TABLE, "seat": "$request.path.seat"},
+            "getRound": {"table_id": SAME_TABLE, "round_no": "$response.body#/round"},
+        }
+    },
+    "claim": {
+        200: {
+            "getRound": {"table_id": SAME_TABLE, "round_no": "$response.body#/round"},
+            "dealRound": {"table_id": SAME_TABLE},
+            "getTable": {"table_id": SAME_TABLE},
+        }
+    },
+}
+
+
+def operation(operation_id: str) -> dict[str, Any]:
+    """``blp.doc`` arguments: the operation's id and the links of its answers."""
+    links = {
+        status: {
+            "links": {
+                f"{operation_id}-{target}": {"operationId": target, "parameters": parameters}
+                for target, parameters in targets.items()
+            }
+        }
+        for status, targets in LINKS.get(operation_id, {}).items()
+    }
+    return {"operationId": operation_id, **({"responses": links} if links else {})}
 
 
 def _public(table_id: str, table: TableState, now_ms: int) -> dict[str, Any]:
@@ -91,27 +240,48 @@ class Tables(MethodView):
         CreatedTableSchema,
         headers={"Location": {"description": "The table's URL.", "schema": {"type": "string"}}},
     )
-    @documented(blp, 400, 422)
-    def post(self, body: dict[str, Any]) -> tuple[dict[str, Any], int, dict[str, str]]:
+    @blp.doc(parameters=[idempotency.HEADER_DOC], **operation("createTable"))
+    @documented(blp, 400, 409, 422)
+    def post(self, body: dict[str, Any]) -> Answer | Response:
         """Create a table
 
         From a preset (`variant`), option overrides, the players' names in seat
         order and the first dealer (a seat or `"draw"`). The answer holds the
-        host's token and one token per seat: they are shown only this once.
-        Refuses (422 `options-invalid`) an inconsistent mix, with every reason.
+        host's token and one token per seat: they are shown only this once
+        (and to a retry with the same `Idempotency-Key` within 24 hours, which
+        gets the same table, not a new one). Refuses (422 `options-invalid`) an
+        inconsistent mix, with every reason.
         """
+        key = idempotency.request_key()
+        if key is None:
+            return self._create(body, auth.new_table_id(), None)
+        pending = idempotency.begin(create_record_key(key), seal=key)
+        if isinstance(pending, Response):
+            return pending
+        try:
+            return self._create(body, created_table_id(key), pending)
+        except AlreadyRecorded as done:
+            return idempotency.answer_held(done.record, pending.fingerprint, key)
+        except RuleViolation as refused:
+            held = pending.record(pending.problem_record(Problem.from_violation(refused)))
+            if held is not None:
+                return held
+            raise
+        except BaseException:
+            pending.release()
+            raise
+
+    @staticmethod
+    def _create(body: dict[str, Any], table_id: str, pending: idempotency.Pending | None) -> Answer:
+        """Make the table; with ``pending``, its answer is committed with it."""
         ref = referee()
         first = None if body["first_dealer"] == "draw" else body["first_dealer"]
         transition = engine.create_table(
             body["variant"], body["options"], body["players"], first, ref.rng
         )
-        table_id = auth.new_table_id()
         host_token = auth.new_token()
         seat_tokens = [auth.new_token() for _ in body["players"]]
-        ref.store.create(table_id, transition, auth.auth_record(host_token, seat_tokens))
-        metrics.current().committed(table_id, transition.table.variant, transition.events)
-        location = url_for("tables.Table", table_id=table_id)
-        return (
+        answer = (
             {
                 "table_id": table_id,
                 "host_token": host_token,
@@ -122,14 +292,25 @@ class Tables(MethodView):
                 "table": _public(table_id, transition.table, now_ms()),  # no round: any clock
             },
             201,
-            {"Location": location, "Cache-Control": "no-store"},
+            {
+                "Location": url_for("tables.Table", table_id=table_id),
+                "Cache-Control": "no-store",
+            },
         )
+        record = None
+        if pending is not None:
+            text = pending.success_record(CreatedTableSchema().dump(answer[0]), *answer[1:])
+            record = (Record(pending.record_key, KEEP_SECONDS, lambda *_: text), text)
+        ref.store.create(table_id, transition, auth.auth_record(host_token, seat_tokens), record)
+        metrics.current().committed(table_id, transition.table.variant, transition.events)
+        return answer
 
 
 @blp.route("/<table_id>")
 class Table(MethodView):
     @blp.etag
     @blp.response(200, PublicTableSchema)
+    @blp.doc(**operation("getTable"))
     @documented(blp, 404)
     def get(self, table_id: str) -> dict[str, Any]:
         """Read the public view of a table
@@ -143,14 +324,16 @@ class Table(MethodView):
         return _public(table_id, loaded.table, loaded.now_ms)
 
     @blp.response(204)
-    @blp.doc(security=SECURITY)
+    @blp.doc(security=SECURITY, **operation("deleteTable"))
     @documented(blp, 401, 403, 404)
     def delete(self, table_id: str) -> Response:
         """Delete a table (host)
 
-        Removes the table and every key it owns.
+        Removes the table and every key it owns. Answers kept for
+        `Idempotency-Key` retries expire on their own within 24 hours; they
+        hold nothing hidden, and only the token that made them reads them.
         """
-        loaded = _load(table_id)
+        loaded = _load(table_id, protected=True)
         auth.require_host(loaded.auth)
         referee().store.delete(table_id)
         return Response(status=204)
@@ -159,9 +342,9 @@ class Table(MethodView):
 @blp.route("/<table_id>/finish")
 class Finish(MethodView):
     @blp.response(200, PublicTableSchema)
-    @blp.doc(security=SECURITY)
-    @documented(blp, 401, 403, 404, 409)
-    def post(self, table_id: str) -> dict[str, Any]:
+    @blp.doc(security=SECURITY, parameters=[idempotency.HEADER_DOC], **operation("finishMatch"))
+    @documented(blp, 400, 401, 403, 404, 409, 422)
+    def post(self, table_id: str) -> Answer | Response:
         """End the match now (host)
 
         An `open` match is `finished` with the leaders as winners; any other
@@ -173,8 +356,10 @@ class Finish(MethodView):
             auth.require_host(loaded.auth)
             return engine.finish(loaded.table, loaded.now_ms)
 
-        transition, now = _apply(table_id, move)
-        return _public(table_id, transition.table, now)
+        def respond(transition: engine.Transition, now: int) -> Answer:
+            return _public(table_id, transition.table, now), 200, {}
+
+        return _move(table_id, move, respond, PublicTableSchema)
 
 
 @blp.route("/<table_id>/rounds")
@@ -185,11 +370,9 @@ class Rounds(MethodView):
         RoundStartedSchema,
         headers={"Location": {"description": "The round's URL.", "schema": {"type": "string"}}},
     )
-    @blp.doc(security=SECURITY)
+    @blp.doc(security=SECURITY, parameters=[idempotency.HEADER_DOC], **operation("dealRound"))
     @documented(blp, 400, 401, 403, 404, 409, 422)
-    def post(
-        self, body: dict[str, Any], table_id: str
-    ) -> tuple[dict[str, Any], int, dict[str, str]]:
+    def post(self, body: dict[str, Any], table_id: str) -> Answer | Response:
         """Deal the next round (host)
 
         With no body (or no `hands`) the referee shuffles with a
@@ -205,19 +388,22 @@ class Rounds(MethodView):
             auth.require_host(loaded.auth)
             return engine.start_round(loaded.table, referee().rng, loaded.now_ms, hands)
 
-        transition, now = _apply(table_id, move)
-        number = transition.outcome["round"]
-        location = url_for("tables.Round", table_id=table_id, round_no=number)
-        return (
-            {**transition.outcome, "table": _public(table_id, transition.table, now)},
-            201,
-            {"Location": location},
-        )
+        def respond(transition: engine.Transition, now: int) -> Answer:
+            number = transition.outcome["round"]
+            location = url_for("tables.Round", table_id=table_id, round_no=number)
+            return (
+                {**transition.outcome, "table": _public(table_id, transition.table, now)},
+                201,
+                {"Location": location},
+            )
+
+        return _move(table_id, move, respond, RoundStartedSchema)
 
 
 @blp.route("/<table_id>/rounds/<int:round_no>")
 class Round(MethodView):
     @blp.response(200, RoundInfoSchema)
+    @blp.doc(**operation("getRound"))
     @documented(blp, 404)
     def get(self, table_id: str, round_no: int) -> dict[str, Any]:
         """Read one round (public)
@@ -238,7 +424,7 @@ class Round(MethodView):
 class Pass(MethodView):
     @blp.arguments(PassSchema)
     @blp.response(200, PassOutcomeSchema)
-    @blp.doc(security=SECURITY)
+    @blp.doc(security=SECURITY, **operation("choosePass"))
     @documented(blp, 400, 401, 403, 404, 409, 422)
     def put(
         self, body: dict[str, Any], table_id: str, round_no: int, exchange_no: int, seat: int
@@ -276,9 +462,9 @@ class Pass(MethodView):
 @blp.route("/<table_id>/rounds/<int:round_no>/claims")
 class Claims(MethodView):
     @blp.response(200, ClaimOutcomeSchema)
-    @blp.doc(security=SECURITY)
-    @documented(blp, 401, 403, 404, 409, 422)
-    def post(self, table_id: str, round_no: int) -> dict[str, Any]:
+    @blp.doc(security=SECURITY, parameters=[idempotency.HEADER_DOC], **operation("claim"))
+    @documented(blp, 400, 401, 403, 404, 409, 422)
+    def post(self, table_id: str, round_no: int) -> Answer | Response:
         """Declare a win (seat)
 
         The token's seat declares that its hand holds `win_count` cards of one
@@ -298,14 +484,16 @@ class Claims(MethodView):
             seat = auth.require_seat(loaded.auth)
             return engine.claim(loaded.table, round_no, seat, loaded.now_ms)
 
-        transition, now = _apply(table_id, move)
-        return transition.outcome
+        def respond(transition: engine.Transition, now: int) -> Answer:
+            return transition.outcome, 200, {}
+
+        return _move(table_id, move, respond, ClaimOutcomeSchema)
 
 
 @blp.route("/<table_id>/seats/<int:seat>")
 class SeatView(MethodView):
     @blp.response(200, SeatViewSchema, headers=None)
-    @blp.doc(security=SECURITY)
+    @blp.doc(security=SECURITY, **operation("getSeat"))
     @documented(blp, 401, 403, 404)
     def get(self, table_id: str, seat: int) -> tuple[dict[str, Any], int, dict[str, str]]:
         """Read a seat's private view (that seat)
@@ -315,7 +503,7 @@ class SeatView(MethodView):
         cards it last gave (`passed`) and last received (`received`) in this
         round; under `simultaneous` both are those of the last exchange.
         """
-        loaded = _load(table_id)
+        loaded = _load(table_id, protected=True)
         if seat >= loaded.table.seats:
             raise Problem(404, "seat-not-found", f"There is no seat {seat} at this table.")
         auth.require_seat(loaded.auth, seat)
@@ -326,6 +514,7 @@ class SeatView(MethodView):
 class Events(MethodView):
     @blp.arguments(EventsQuerySchema, location="query")
     @blp.response(200, EventListSchema)
+    @blp.doc(**operation("getEvents"))
     @documented(blp, 404, 422)
     def get(self, query: dict[str, Any], table_id: str) -> dict[str, Any]:
         """Read the public event log

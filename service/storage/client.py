@@ -19,7 +19,9 @@ from typing import Any
 from urllib.parse import unquote
 
 import redis
+from redis.backoff import ExponentialBackoff
 from redis.cluster import ClusterNode, RedisCluster
+from redis.retry import Retry
 
 CLUSTER_SCHEMES = {"redis+cluster": False, "rediss+cluster": True}
 
@@ -75,16 +77,31 @@ def parse_cluster_url(url: str) -> tuple[list[tuple[str, int]], dict[str, Any]]:
 def connect(url: str, timeout_seconds: float) -> Client:
     """A client for ``url``, with ``timeout_seconds`` to connect and per command.
 
-    A one-server client connects on first use; a cluster client reads the slot
-    map from a seed node now, so it raises ``redis.RedisError`` (or
-    ``RedisClusterException``) when no seed node answers.
+    Every connect and every command gives up after ``timeout_seconds``, so a
+    request never waits on Redis for long: it answers 503. On one server, a
+    connection that broke (Redis restarted) is retried once, at once, on a new
+    connection; a timeout is not retried, since the command may have run.
+    Connections are made anew as needed, so the service recovers by itself
+    when Redis returns. A one-server client connects on first use; a cluster
+    client reads the slot map from a seed node now, so it raises
+    ``redis.RedisError`` (or ``RedisClusterException``) when no seed node
+    answers.
     """
     common: dict[str, Any] = {
         "socket_timeout": timeout_seconds,
         "socket_connect_timeout": timeout_seconds,
     }
     if not is_cluster_url(url):
-        return redis.Redis.from_url(url, health_check_interval=30, **common)
+        return redis.Redis.from_url(
+            url,
+            health_check_interval=30,
+            retry=Retry(
+                ExponentialBackoff(cap=0.05, base=0.01),
+                retries=1,
+                supported_errors=(redis.ConnectionError,),
+            ),
+            **common,
+        )
     nodes, options = parse_cluster_url(url)
     seeds = [ClusterNode(host, port) for host, port in nodes]  # type: ignore[no-untyped-call]
     return RedisCluster(

@@ -6,6 +6,9 @@ touches one Redis Cluster slot::
     referee:{<id>}:table    hash  v (version), n (event count), s (state JSON),
                                   a (auth: token hashes)
     referee:{<id>}:events   list  public events as JSON, oldest first
+    referee:{<id>}:idem:*   string  answers to Idempotency-Key requests, 24 h
+                                  (``storage.idempotency``; not removed by
+                                  ``delete``: they expire on their own)
 
 A move is one round trip to read (``HMGET`` and ``TIME``, pipelined) and one
 atomic commit (the ``commit.lua`` script: compare version, write state, append
@@ -95,6 +98,26 @@ class Contended(RuntimeError):
     """A move lost the version race too many times in a row; retry later."""
 
 
+@dataclass(frozen=True, slots=True)
+class Record:
+    """An idempotency record to commit with a move (``storage.idempotency``):
+    its key (in the table's hash tag), its life in seconds, and ``make``, which
+    turns the state the move saw and its result (the change, or the
+    :class:`RuleViolation` it raised) into the record's text."""
+
+    key: str
+    keep_seconds: int
+    make: Callable[[Loaded, Any], str]
+
+
+class AlreadyRecorded(Exception):
+    """The same idempotent request committed first; ``record`` is its answer."""
+
+    def __init__(self, record: str) -> None:
+        super().__init__("already recorded")
+        self.record = record
+
+
 def _ms(seconds: int, micros: int) -> int:
     return int(seconds) * 1000 + int(micros) // 1000
 
@@ -154,15 +177,28 @@ class TableStore:
         route = self._on_node_of(table_key(table_id)) if table_id else {}
         return _ms(*self.client.execute_command("TIME", **route))  # type: ignore[no-untyped-call]
 
-    def create(self, table_id: str, change: Change, auth: dict[str, Any]) -> None:
-        """Store a new table with its first events; raises ``RuntimeError`` if the
-        id is taken (128+ random bits make that a broken random source)."""
-        if not self._write(
-            table_id, 0, 0, change.table, change.events, auth, self.now_ms(table_id)
-        ):
-            raise RuntimeError(f"table id {table_id} already exists")
+    def create(
+        self,
+        table_id: str,
+        change: Change,
+        auth: dict[str, Any],
+        record: tuple[Record, str] | None = None,
+    ) -> None:
+        """Store a new table with its first events (and ``record``, an
+        idempotency record and its text, in the same commit); raises
+        ``RuntimeError`` if the id is taken (128+ random bits make that a broken
+        random source), :class:`AlreadyRecorded` if ``record``'s key holds an answer."""
+        now = self.now_ms(table_id)
+        if not self._write(table_id, 0, 0, change.table, change.events, auth, now, record):
+            # A client retry after a lost reply can find the table written by
+            # the first try; any other holder means a broken random source.
+            stored = self.client.hget(table_key(table_id), "a")
+            if stored is None or json.loads(stored) != auth:
+                raise RuntimeError(f"table id {table_id} already exists")
 
-    def apply(self, table_id: str, move: Callable[[Loaded], C]) -> tuple[Loaded, C]:
+    def apply(
+        self, table_id: str, move: Callable[[Loaded], C], record: Record | None = None
+    ) -> tuple[Loaded, C]:
         """Run ``move`` on the current state and commit its result atomically.
 
         ``move`` may raise (an auth error, a :class:`RuleViolation`); then
@@ -171,7 +207,10 @@ class TableStore:
         the same version check before it is re-raised. On a version conflict
         ``move`` runs again on the fresh state. Returns the state ``move`` last
         saw (with its clock) and what ``move`` returned.
-        Raises :class:`TableNotFound` or :class:`Contended`.
+        With ``record``, its text is written in the same commit as the move;
+        when the move writes nothing, ``record`` is not written here (the
+        caller records it). Raises :class:`TableNotFound`, :class:`Contended`,
+        or :class:`AlreadyRecorded` when ``record``'s key already holds an answer.
         """
         for attempt in range(self.max_attempts):
             loaded = self.load(table_id)
@@ -188,6 +227,7 @@ class TableStore:
                     refused.record,
                     None,
                     loaded.now_ms,
+                    None if record is None else (record, record.make(loaded, refused)),
                 ):
                     raise
             else:
@@ -201,6 +241,7 @@ class TableStore:
                     change.events,
                     None,
                     loaded.now_ms,
+                    None if record is None else (record, record.make(loaded, change)),
                 ):
                     return loaded, change
             # Jittered backoff so that seats racing for one table spread out.
@@ -216,22 +257,33 @@ class TableStore:
         events: tuple[dict[str, Any], ...],
         auth: dict[str, Any] | None,
         now_ms: int,
+        record: tuple[Record, str] | None = None,
     ) -> bool:
-        """Commit under the version check; False when another move won the race."""
+        """Commit under the version check; False when another move won the race.
+        With ``record`` (its key and text), raises :class:`AlreadyRecorded` if
+        that key already holds an answer."""
         payloads = [
             json.dumps({"seq": event_count + i + 1, "at_ms": now_ms, **e}, separators=(",", ":"))
             for i, e in enumerate(events)
         ]
+        keys = [table_key(table_id), events_key(table_id)]
+        if record is not None:
+            keys.append(record[0].key)
         result = self._commit(
-            keys=[table_key(table_id), events_key(table_id)],
+            keys=keys,
             args=[
                 str(version),
                 "" if table is None else self.codec.encode(table),
                 self.ttl_seconds,
                 "" if auth is None else json.dumps(auth, separators=(",", ":")),
+                "" if record is None else record[1],
+                0 if record is None else record[0].keep_seconds,
                 *payloads,
             ],
         )
+        if int(result[0]) == -2:
+            held = result[1]
+            raise AlreadyRecorded(held.decode() if isinstance(held, bytes) else held)
         return int(result[0]) >= 0
 
     def events(self, table_id: str, after: int, limit: int) -> tuple[list[dict[str, Any]], bool]:

@@ -108,3 +108,32 @@ def test_codec_round_trips_every_state_of_random_games(
 ) -> None:
     for table, _deck in play_randomly(seed, preset, declaration, max_exchanges):
         assert decode(encode(table)) == table
+
+
+def test_a_move_whose_answer_is_recorded_already_writes_nothing(
+    app: Any, redis_client: redis.Redis
+) -> None:
+    """The answer and the move are one commit: a record found there stops the move."""
+    from service.storage.store import AlreadyRecorded, Record
+
+    tables = TableClient(app.test_client())
+    t = tables.create(4)
+    store = app.extensions["referee"].store
+    record_key = f"referee:{{{t.table_id}}}:idem:test"
+    before = {k: redis_client.dump(k) for k in all_keys(t.table_id)}
+    redis_client.set(record_key, 'D{"fp":"x"}')
+    from service.rules import engine
+
+    move = lambda loaded: engine.finish(loaded.table, loaded.now_ms)  # noqa: E731
+    record = Record(record_key, 60, lambda loaded, change: 'D{"fp":"y"}')
+    try:
+        store.apply(t.table_id, move, record)
+    except AlreadyRecorded as done:
+        assert done.record == 'D{"fp":"x"}'
+    else:
+        raise AssertionError("the move ran although its answer was recorded")
+    assert {k: redis_client.dump(k) for k in all_keys(t.table_id)} == before
+    redis_client.delete(record_key)
+    store.apply(t.table_id, move, record)  # now it runs, and records in the same commit
+    assert redis_client.get(record_key) == b'D{"fp":"y"}'
+    assert tables.public(t)["match"]["status"] == "abandoned"

@@ -1,15 +1,27 @@
 -- Commit one transition of a table atomically: compare the version, write the
--- state, append the public events, refresh the expiry of every key.
+-- state, append the public events, refresh the expiry of every key, and, for a
+-- request with an Idempotency-Key, record its response in the same step.
 --
--- KEYS[1] the table hash {v, n, s, a}; KEYS[2] the event list.
+-- KEYS[1] the table hash {v, n, s, a}; KEYS[2] the event list;
+-- KEYS[3] (optional) the idempotency record, in the table's hash tag.
 -- ARGV[1] expected version ("0": the table must not exist yet)
 -- ARGV[2] the new state ("" keeps the state: a refused move that only
 --         records events; the version still moves, as the event count does)
 -- ARGV[3] time to live in seconds
 -- ARGV[4] the auth record ("" keeps it)
--- ARGV[5..] events, in order, as JSON text
--- Returns {version, event count} on success, {-1, current version} on a conflict.
+-- ARGV[5] the idempotency record ("D" + JSON; "" none) for KEYS[3]
+-- ARGV[6] its time to live in seconds
+-- ARGV[7..] events, in order, as JSON text
+-- Returns {version, event count} on success, {-1, current version} on a
+-- conflict, {-2, record} when KEYS[3] already holds a response (the same
+-- request committed first: nothing is written, the caller replays it).
 -- The rules are never here: this script only stores what the engine decided.
+if ARGV[5] ~= '' then
+  local held = redis.call('GET', KEYS[3])
+  if held and string.sub(held, 1, 1) == 'D' then
+    return {-2, held}
+  end
+end
 local current = redis.call('HGET', KEYS[1], 'v')
 if current == false then current = '0' end
 if current ~= ARGV[1] then
@@ -24,13 +36,16 @@ if ARGV[4] ~= '' then
   redis.call('HSET', KEYS[1], 'a', ARGV[4])
 end
 local count = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
-if #ARGV > 4 then
-  redis.call('RPUSH', KEYS[2], unpack(ARGV, 5))
-  count = count + #ARGV - 4
+if #ARGV > 6 then
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, 7))
+  count = count + #ARGV - 6
   redis.call('HSET', KEYS[1], 'n', count)
 end
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 if redis.call('EXISTS', KEYS[2]) == 1 then
   redis.call('EXPIRE', KEYS[2], ARGV[3])
+end
+if ARGV[5] ~= '' then
+  redis.call('SET', KEYS[3], ARGV[5], 'EX', ARGV[6])
 end
 return {version, count}

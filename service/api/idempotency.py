@@ -1,0 +1,195 @@
+"""The ``Idempotency-Key`` request header (IETF httpapi draft "The
+Idempotency-Key HTTP Header Field"), HTTP side.
+
+Every POST that creates or changes something accepts the header. The first
+request with a key runs and its answer is recorded; a repeat with the same key
+and the same request (method, path, body bytes) gets that answer again, status,
+headers and body, with ``Idempotent-Replayed: true``, and acts no second time.
+The same key with a different request is 422 ``idempotency-key-reused``; a
+repeat while the first still runs is 409 ``idempotency-key-in-use`` with
+``Retry-After``.
+
+What is recorded: every answer of a request that reached the rules (2xx, and
+the 409/422 refusals of the rules). An answer given before that (400, 401, 403,
+404, 413, 415, 429, 503) records nothing and frees the key, so a retry runs.
+
+Scope: on a table, a key belongs to the token it came with (the record key
+hashes the token's hash with the key) and lives in the table's hash tag,
+written in the same Lua call as the move. ``POST /v1/tables`` has no token:
+there the key alone is the scope; the new table's id is derived from it, so
+that the table and its answer are one commit too. Since that answer holds
+every token, its body is kept encrypted with a key derived from the
+Idempotency-Key, which Redis never holds (only hashes of it). Such a key must
+therefore be unguessable (a random UUID); keys are 16 to 255 visible ASCII
+characters.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import json
+import re
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+from cryptography.fernet import Fernet
+from flask import Response, current_app, request
+
+from ..storage import idempotency as records
+from .auth import token_hash
+from .common import referee
+from .problems import PROBLEM_JSON, Problem
+
+HEADER = "Idempotency-Key"
+REPLAYED = "Idempotent-Replayed"
+KEY_PATTERN = re.compile(r"^[\x21-\x7e]{16,255}$")
+KEPT_HEADERS = ("Location", "Cache-Control")
+
+HEADER_DOC = {
+    "in": "header",
+    "name": HEADER,
+    "required": False,
+    "description": "16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the "
+    "same key and request gets the first answer again (`Idempotent-Replayed: true`) without "
+    "acting twice, for 24 hours; the same key with another request is 422 "
+    "`idempotency-key-reused`; a repeat while the first still runs is 409 "
+    "`idempotency-key-in-use`.",
+    "schema": {"type": "string", "minLength": 16, "maxLength": 255, "pattern": "^[!-~]+$"},
+}
+"""The header as an OpenAPI parameter."""
+
+
+def request_key() -> str | None:
+    """The request's Idempotency-Key (an sf-string's quotes removed), or None;
+    400 ``idempotency-key-invalid`` when it is not 16..255 visible ASCII."""
+    raw = request.headers.get(HEADER)
+    if raw is None:
+        return None
+    value = raw.strip()
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        value = value[1:-1]
+    if not KEY_PATTERN.match(value):
+        raise Problem(
+            400,
+            "idempotency-key-invalid",
+            "Idempotency-Key must be 16 to 255 visible ASCII characters (a random UUID fits).",
+        )
+    return value
+
+
+def token_scope() -> str:
+    """Whose keys these are: the hash of the bearer token as sent ('-' for none)."""
+    _, _, token = request.headers.get("Authorization", "").partition(" ")
+    return token_hash(token.strip()) if token.strip() else "-"
+
+
+def _fingerprint() -> str:
+    digest = hashlib.sha256()
+    for part in (request.method, request.path, request.query_string.decode("latin-1")):
+        digest.update(part.encode() + b"\0")
+    digest.update(request.get_data(cache=True))
+    return digest.hexdigest()
+
+
+def _fernet(key: str) -> Fernet:
+    secret = hashlib.sha256(b"card-referee idempotency seal\0" + key.encode()).digest()
+    return Fernet(base64.urlsafe_b64encode(secret))
+
+
+@dataclass
+class Pending:
+    """A request that holds its key's lock: it records its answer or releases."""
+
+    record_key: str
+    fingerprint: str
+    lock: str
+    seal: str | None  # the Idempotency-Key, when the answer must be encrypted
+
+    def success_record(self, body: Any, status: int, headers: dict[str, str]) -> str:
+        """The record text of a success answer (``body`` as serialised)."""
+        kept = {k: v for k, v in headers.items() if k in KEPT_HEADERS}
+        data: dict[str, Any] = {"fp": self.fingerprint, "status": status, "headers": kept}
+        text = json.dumps(body, separators=(",", ":"))
+        if self.seal is None:
+            data["body"] = text
+        else:
+            data["sealed"] = _fernet(self.seal).encrypt(text.encode()).decode()
+        return "D" + json.dumps(data, separators=(",", ":"))
+
+    def problem_record(self, problem: Problem) -> str:
+        """The record text of a refusal by the rules."""
+        data = {
+            "fp": self.fingerprint,
+            "status": problem.status,
+            "headers": {},
+            "body": json.dumps(problem.body(), separators=(",", ":")),
+        }
+        return "D" + json.dumps(data, separators=(",", ":"))
+
+    def record(self, text: str) -> Response | None:
+        """Store ``text`` unless an answer is already there; that answer, if so."""
+        held = referee().idempotency.record(self.record_key, text)
+        return None if held is None else answer_held(held, self.fingerprint, self.seal)
+
+    def release(self) -> None:
+        """Free the key (the request never reached the rules); best effort."""
+        with contextlib.suppress(redis.RedisError):  # the lock expires by itself
+            referee().idempotency.release(self.record_key, self.lock)
+
+
+def begin(record_key: str, seal: str | None = None) -> Pending | Response:
+    """Take the key ``record_key`` for this request: a :class:`Pending` to run,
+    or the answer to give now (a replay). Raises 409 ``idempotency-key-in-use``
+    and 422 ``idempotency-key-reused``."""
+    ref = referee()
+    fingerprint = _fingerprint()
+    lock = "L" + json.dumps({"fp": fingerprint, "id": secrets.token_hex(8)})
+    held = ref.idempotency.begin(
+        record_key, lock, int(ref.settings.idempotency_lock_seconds * 1000)
+    )
+    if held is None:
+        return Pending(record_key, fingerprint, lock, seal)
+    return answer_held(held, fingerprint, seal)
+
+
+def answer_held(held: str, fingerprint: str, seal: str | None) -> Response:
+    """The answer to a request whose key already holds ``held``."""
+    data = json.loads(held[1:])
+    if data["fp"] != fingerprint:
+        raise Problem(
+            422,
+            "idempotency-key-reused",
+            "This Idempotency-Key was already used with a different request.",
+        )
+    if held.startswith("L"):
+        raise Problem(
+            409,
+            "idempotency-key-in-use",
+            "A request with this Idempotency-Key is still being processed; retry shortly.",
+            headers={"Retry-After": "1"},
+        )
+    if "sealed" in data:
+        assert seal is not None
+        text = _fernet(seal).decrypt(data["sealed"].encode()).decode()
+    else:
+        text = data["body"]
+    status = int(data["status"])
+    if status >= 400:
+        response = Response(text, status=status, mimetype=PROBLEM_JSON)
+    else:
+        response = Response(
+            current_app.json.dumps(json.loads(text)), status=status, mimetype="application/json"
+        )
+    for name, value in data["headers"].items():
+        response.headers[name] = value
+    response.headers[REPLAYED] = "true"
+    return response
+
+
+def table_record_key(table_id: str, key: str) -> str:
+    """The record key of ``key`` on ``table_id`` for this request's token."""
+    return records.table_record_key(table_id, token_scope(), key)

@@ -1,0 +1,82 @@
+"""Structured logs: one JSON object per line, each with the request's id.
+
+Every request gets an id: the caller's ``X-Request-Id`` when it is a short
+token of safe characters, else a fresh one; the response carries it back in
+``X-Request-Id``. One access line is logged per request (method, path, status,
+duration). Nothing logged ever holds a token (they travel only in the
+``Authorization`` header, which is never logged), a body, or a card: only the
+members listed in :data:`ACCESS_FIELDS` and the messages the service writes.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+import time
+import uuid
+from typing import Any, TextIO
+
+from flask import Flask, Response, g, has_request_context, request
+from pythonjsonlogger.json import JsonFormatter
+
+LOGGER = "referee"
+REQUEST_ID_HEADER = "X-Request-Id"
+_SAFE_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+ACCESS_FIELDS = ("request_id", "method", "path", "status", "duration_ms")
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s"
+
+logger = logging.getLogger(LOGGER)
+
+
+class RequestIdFilter(logging.Filter):
+    """Adds ``request_id`` to every record logged during a request."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if has_request_context() and not hasattr(record, "request_id"):
+            record.request_id = g.get("request_id")
+        return True
+
+
+def json_formatter() -> logging.Formatter:
+    """The formatter of every log line: JSON, ``timestamp`` in ISO 8601."""
+    return JsonFormatter(LOG_FORMAT, rename_fields={"asctime": "time", "levelname": "level"})
+
+
+def configure(stream: TextIO | None = None, level: int = logging.INFO) -> None:
+    """Send the service's logs (``referee``) to ``stream`` (stderr) as JSON
+    lines; once per process."""
+    if any(getattr(h, "_referee", False) for h in logger.handlers):
+        return
+    handler = logging.StreamHandler(stream or sys.stderr)
+    handler.setFormatter(json_formatter())
+    handler.addFilter(RequestIdFilter())
+    handler._referee = True  # type: ignore[attr-defined]
+    logger.addHandler(handler)
+    logger.setLevel(level)
+    logger.propagate = False
+
+
+def init_app(app: Flask) -> None:
+    """Give every request an id, return it in ``X-Request-Id``, log an access line."""
+
+    @app.before_request
+    def _start() -> None:
+        given = request.headers.get(REQUEST_ID_HEADER, "")
+        g.request_id = given if _SAFE_ID.match(given) else uuid.uuid4().hex
+        g.started = time.perf_counter()
+
+    @app.after_request
+    def _finish(response: Response) -> Response:
+        request_id = g.get("request_id") or uuid.uuid4().hex
+        response.headers[REQUEST_ID_HEADER] = request_id
+        started = g.get("started")
+        fields: dict[str, Any] = {
+            "request_id": request_id,
+            "method": request.method,
+            "path": request.path,  # never the query string, never a header
+            "status": response.status_code,
+            "duration_ms": round((time.perf_counter() - started) * 1000, 1) if started else None,
+        }
+        logger.info("request", extra=fields)
+        return response

@@ -1,0 +1,240 @@
+"""Idempotency-Key on every POST (IETF httpapi draft), and retried passes.
+
+A retry of a request whose answer was lost is the same request sent again:
+these tests send it again and check that nothing acted twice.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from typing import Any
+
+import pytest
+import redis
+
+from service.rules import engine
+from service.storage import idempotency as records
+
+from ..helpers import Table, TableClient, bearer
+from .test_play import WINNING_AT_DEAL
+
+NOT_WINNING = [
+    ["AH", "KH", "QH", "JH", "TH", "9H", "8D"],
+    ["AS", "KS", "QS", "JS", "TS", "9S", "8H"],
+    ["AD", "KD", "QD", "JD", "TD", "9D", "8S"],
+    ["AC", "KC", "QC", "JC", "TC", "9C", "8C"],
+]
+
+
+def keyed(token: str | None, key: str) -> dict[str, str]:
+    headers = {"Idempotency-Key": key}
+    if token:
+        headers.update(bearer(token))
+    return headers
+
+
+def event_types(tables: TableClient, t: Table) -> list[str]:
+    return [e["type"] for e in tables.events(t)]
+
+
+def test_a_retried_refused_claim_is_answered_alike_and_logged_once(tables: TableClient) -> None:
+    t = tables.create(4)
+    tables.deal(t, NOT_WINNING)
+    key = str(uuid.uuid4())
+    url = f"{t.url}/rounds/1/claims"
+    first = tables.client.post(url, headers=keyed(t.seats[0], key))
+    again = tables.client.post(url, headers=keyed(t.seats[0], key))
+    assert first.status_code == again.status_code == 422
+    assert first.get_json() == again.get_json()
+    assert first.get_json()["code"] == "claim-not-winning"
+    assert "Idempotent-Replayed" not in first.headers
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.content_type == "application/problem+json"
+    assert event_types(tables, t).count("claim-rejected") == 1
+    # Without a key the same claim is a new claim, logged again (RULES.md 2.6).
+    tables.claim(t, 1, 0)
+    assert event_types(tables, t).count("claim-rejected") == 2
+
+
+def test_a_retried_deal_gets_the_first_answer_and_deals_once(tables: TableClient) -> None:
+    t = tables.create(4)
+    key = str(uuid.uuid4())
+    url = f"{t.url}/rounds"
+    first = tables.client.post(url, json={"hands": WINNING_AT_DEAL}, headers=keyed(t.host, key))
+    events_after_first = tables.events(t)
+    again = tables.client.post(url, json={"hands": WINNING_AT_DEAL}, headers=keyed(t.host, key))
+    assert (first.status_code, again.status_code) == (201, 201)
+    assert again.get_json() == first.get_json()
+    assert again.headers["Location"] == first.headers["Location"] == f"{t.url}/rounds/1"
+    assert tables.events(t) == events_after_first
+    assert event_types(tables, t).count("round-dealt") == 1
+    # A deal without the key is a new request: refused, the round is in play.
+    assert tables.deal(t).status_code == 409
+
+
+def test_a_retried_finish_is_answered_alike(tables: TableClient) -> None:
+    t = tables.create(4, match={"open": True})
+    key = str(uuid.uuid4())
+    first = tables.client.post(f"{t.url}/finish", headers=keyed(t.host, key))
+    again = tables.client.post(f"{t.url}/finish", headers=keyed(t.host, key))
+    assert first.status_code == again.status_code == 200
+    assert first.get_json() == again.get_json()
+    assert first.get_json()["match"]["status"] == "finished"
+    assert event_types(tables, t).count("match-finished") == 1
+
+
+def test_the_same_key_with_another_body_is_422_and_acts_not(tables: TableClient) -> None:
+    t = tables.create(4)
+    key = str(uuid.uuid4())
+    url = f"{t.url}/rounds"
+    assert tables.client.post(url, json={}, headers=keyed(t.host, key)).status_code == 201
+    other = tables.client.post(url, json={"hands": WINNING_AT_DEAL}, headers=keyed(t.host, key))
+    assert other.status_code == 422
+    assert other.get_json()["code"] == "idempotency-key-reused"
+    assert event_types(tables, t).count("round-dealt") == 1
+    # The same key on another path is another request too.
+    moved = tables.client.post(f"{t.url}/finish", headers=keyed(t.host, key))
+    assert moved.status_code == 422 and moved.get_json()["code"] == "idempotency-key-reused"
+
+
+def test_keys_belong_to_the_token_they_came_with(tables: TableClient) -> None:
+    t = tables.create(4)
+    tables.deal(t, WINNING_AT_DEAL)
+    key = str(uuid.uuid4())
+    url = f"{t.url}/rounds/1/claims"
+    refused = tables.client.post(url, headers=keyed(t.seats[1], key))
+    assert refused.status_code == 422  # seat 1 holds no seven of a suit
+    won = tables.client.post(url, headers=keyed(t.seats[0], key))
+    assert won.status_code == 200 and won.get_json()["accepted"] is True
+    assert "Idempotent-Replayed" not in won.headers
+
+
+def test_a_retry_while_the_first_runs_is_409(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    tables = TableClient(app.test_client())
+    t = tables.create(4)
+    tables.deal(t, NOT_WINNING)
+    inside, release = threading.Event(), threading.Event()
+    real_claim = engine.claim
+
+    def slow_claim(*args: Any, **kwargs: Any) -> Any:
+        inside.set()
+        release.wait(10)  # the first request holds its key here, mid-move
+        return real_claim(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "claim", slow_claim)
+    key = str(uuid.uuid4())
+    url = f"{t.url}/rounds/1/claims"
+    answers: list[Any] = []
+    first = threading.Thread(
+        target=lambda: answers.append(app.test_client().post(url, headers=keyed(t.seats[0], key)))
+    )
+    first.start()
+    assert inside.wait(10)
+    during = app.test_client().post(url, headers=keyed(t.seats[0], key))
+    release.set()
+    first.join(10)
+    assert during.status_code == 409
+    assert during.get_json()["code"] == "idempotency-key-in-use"
+    assert during.headers["Retry-After"] == "1"
+    assert answers[0].status_code == 422
+    after = app.test_client().post(url, headers=keyed(t.seats[0], key))
+    assert after.get_json() == answers[0].get_json()
+    assert event_types(tables, t).count("claim-rejected") == 1
+
+
+def test_a_refusal_before_the_rules_frees_the_key(tables: TableClient) -> None:
+    t = tables.create(4)
+    tables.deal(t, WINNING_AT_DEAL)
+    key = str(uuid.uuid4())
+    url = f"{t.url}/rounds/1/claims"
+    assert tables.client.post(url, headers=keyed(t.host, key)).status_code == 403
+    # The host's token holds no answer under this key: the same request runs again.
+    assert tables.client.post(url, headers=keyed(t.host, key)).status_code == 403
+    assert tables.client.post(url, headers=keyed(t.seats[0], key)).status_code == 200
+
+
+@pytest.mark.parametrize("key", ["short", "x" * 256, "caf\u00e9-caf\u00e9-caf\u00e9-caf\u00e9", ""])
+def test_malformed_keys_are_400(tables: TableClient, key: str) -> None:
+    t = tables.create(4)
+    r = tables.client.post(f"{t.url}/rounds", headers=keyed(t.host, key))
+    assert r.status_code == 400 and r.get_json()["code"] == "idempotency-key-invalid"
+    assert tables.public(t)["round"] is None
+
+
+def test_a_quoted_key_is_the_same_key(tables: TableClient) -> None:
+    t = tables.create(4)
+    key = str(uuid.uuid4())
+    first = tables.client.post(f"{t.url}/rounds", headers=keyed(t.host, key))
+    again = tables.client.post(f"{t.url}/rounds", headers=keyed(t.host, f'"{key}"'))
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.get_json() == first.get_json()
+
+
+def test_records_live_in_the_table_hash_tag_for_24_hours(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    t = tables.create(4)
+    key = str(uuid.uuid4())
+    tables.client.post(f"{t.url}/rounds", headers=keyed(t.host, key))
+    stored = redis_client.keys(f"referee:{{{t.table_id}}}:idem:*")
+    assert len(stored) == 1
+    assert 24 * 3600 - 5 <= redis_client.ttl(stored[0]) <= 24 * 3600
+    assert key.encode() not in stored[0] and t.host.encode() not in redis_client.get(stored[0])
+
+
+def test_a_retried_creation_gets_the_same_table_and_redis_holds_no_token(
+    client: Any, redis_client: redis.Redis
+) -> None:
+    body = {"players": ["Ann", "Ben", "Cat", "Dan"], "first_dealer": 0}
+    key = str(uuid.uuid4())
+    tables_before = len(redis_client.keys("referee:{*}:table"))
+    first = client.post("/v1/tables", json=body, headers={"Idempotency-Key": key})
+    again = client.post("/v1/tables", json=body, headers={"Idempotency-Key": key})
+    assert len(redis_client.keys("referee:{*}:table")) == tables_before + 1
+    assert (first.status_code, again.status_code) == (201, 201)
+    assert again.get_json() == first.get_json()
+    assert again.headers["Location"] == first.headers["Location"]
+    assert again.headers["Idempotent-Replayed"] == "true"
+    table_id = first.get_json()["table_id"]
+    tokens = [
+        first.get_json()["host_token"],
+        *(s["token"] for s in first.get_json()["seat_tokens"]),
+    ]
+    record = redis_client.get(records.create_record_key(key))
+    assert record is not None and redis_client.ttl(records.create_record_key(key)) >= 24 * 3600 - 5
+    everything = (
+        b"".join(redis_client.dump(k) or b"" for k in redis_client.keys(f"*{table_id}*") + [record])
+        + record
+    )
+    for token in tokens:
+        assert token.encode() not in everything
+    # A different body under the same key is refused; a new key makes a new table.
+    other = client.post("/v1/tables", json={**body, "first_dealer": 1}, headers={
+        "Idempotency-Key": key})  # fmt: skip
+    assert other.status_code == 422 and other.get_json()["code"] == "idempotency-key-reused"
+    fresh = client.post("/v1/tables", json=body, headers={"Idempotency-Key": str(uuid.uuid4())})
+    assert fresh.get_json()["table_id"] != table_id
+
+
+def test_a_retried_pass_after_a_lost_answer_never_moves_a_second_card(
+    tables: TableClient,
+) -> None:
+    t = tables.create(4)
+    tables.deal(t, NOT_WINNING)
+    hands = [tables.hand(t, s) for s in range(4)]
+    picks = [h[-1] for h in hands]
+    first = [tables.pass_(t, 1, 1, s, [picks[s]]) for s in range(4)]
+    assert [r.get_json()["resolved"] for r in first] == [False, False, False, True]
+    after = [tables.hand(t, s) for s in range(4)]
+    events = tables.events(t)
+    for seat in range(4):  # each answer "lost": the seat sends its pass again
+        again = tables.pass_(t, 1, 1, seat, [picks[seat]])
+        assert again.status_code == 200
+        assert again.get_json()["resolved"] is True
+        assert again.get_json()["hand"] == after[seat]
+    assert [tables.hand(t, s) for s in range(4)] == after
+    assert tables.events(t) == events
+    for seat in range(4):  # exactly one card left each hand and one arrived
+        assert len(set(hands[seat]) - set(after[seat])) == 1
+        assert picks[seat] not in after[seat]

@@ -1,0 +1,127 @@
+"""Limits: body size, names, seats, and the rate limits (429 with Retry-After).
+
+Each rate-limited app here gets limits low enough to reach, and its requests
+come from an address of their own, so that no two tests share a counter.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+
+from service import create_app
+
+from ..conftest import RedisProcess, settings_for
+from ..helpers import TableClient, bearer
+from .test_idempotency import NOT_WINNING
+
+PLAYERS = {"players": ["a", "b", "c", "d"], "first_dealer": 0}
+
+
+def client_at(app: Any, address: str) -> Any:
+    client = app.test_client()
+    client.environ_base["REMOTE_ADDR"] = address
+    return client
+
+
+def limited_client(redis_server: RedisProcess, **limits: str) -> Any:
+    app = create_app(settings_for(redis_server.url, **limits))
+    n = uuid.uuid4().int
+    return client_at(app, f"10.{n % 250}.{n // 250 % 250}.{n // 62500 % 250}")
+
+
+def assert_429(response: Any, at_most: int) -> None:
+    assert response.status_code == 429
+    assert response.content_type == "application/problem+json"
+    assert response.get_json()["code"] == "rate-limited"
+    assert 1 <= int(response.headers["Retry-After"]) <= at_most
+
+
+def test_a_body_over_64_kib_is_413(client: Any) -> None:
+    body = '{"players": ["a", "b"], "pad": "' + "x" * (64 * 1024) + '"}'
+    r = client.post("/v1/tables", data=body, content_type="application/json")
+    assert r.status_code == 413 and r.get_json()["code"] == "body-too-large"
+
+
+@pytest.mark.parametrize(
+    ("players", "pointer"),
+    [
+        (["x" * 41, "b", "c", "d"], "/players/0"),
+        (["a"], "/players"),
+        ([f"p{i}" for i in range(11)], "/players"),
+        (["a", ""], "/players/1"),
+    ],
+)
+def test_names_and_seat_counts_out_of_range_are_422(
+    client: Any, players: list[str], pointer: str
+) -> None:
+    r = client.post("/v1/tables", json={"players": players})
+    assert r.status_code == 422
+    assert pointer in [e["pointer"] for e in r.get_json()["errors"]]
+
+
+def test_a_40_character_name_is_fine(client: Any) -> None:
+    r = client.post("/v1/tables", json={"players": ["x" * 40, "b", "c", "d"]})
+    assert r.status_code == 201, r.get_json()
+
+
+def test_tables_per_minute_from_one_client(redis_server: RedisProcess) -> None:
+    c = limited_client(redis_server, rate_limit_tables="3/minute")
+    answers = [c.post("/v1/tables", json=PLAYERS).status_code for _ in range(3)]
+    assert answers == [201, 201, 201]
+    assert_429(c.post("/v1/tables", json=PLAYERS), 60)
+    # Another client address is not held back; reading is not creating.
+    other = client_at(c.application, f"192.0.2.{uuid.uuid4().int % 250}")
+    assert other.post("/v1/tables", json=PLAYERS).status_code == 201
+    assert c.get("/v1/variants").status_code == 200
+
+
+def test_requests_per_token(redis_server: RedisProcess) -> None:
+    c = limited_client(redis_server, rate_limit_per_token="5/minute")
+    t = TableClient(c).create(4)
+    seat = f"{t.url}/seats/0"
+    answers = [c.get(seat, headers=bearer(t.seats[0])).status_code for _ in range(5)]
+    assert answers == [200] * 5
+    assert_429(c.get(seat, headers=bearer(t.seats[0])), 60)
+    # Every route counts on the same token; other tokens have their own counter.
+    assert_429(c.get(t.url, headers=bearer(t.seats[0])), 60)
+    assert c.get(f"{t.url}/seats/1", headers=bearer(t.seats[1])).status_code == 200
+    # A flood of made-up tokens is held per token too, never reaching a table's data.
+    fake = bearer("f" * 43)
+    assert [c.get(seat, headers=fake).status_code for _ in range(5)] == [401] * 5
+    assert_429(c.get(seat, headers=fake), 60)
+
+
+def test_requests_without_a_token_per_address(redis_server: RedisProcess) -> None:
+    c = limited_client(redis_server, rate_limit_anonymous="4/minute")
+    answers = [c.get("/v1/variants").status_code for _ in range(4)]
+    assert answers == [200] * 4
+    assert_429(c.get("/v1/variants"), 60)
+    assert c.get("/healthz").status_code == 200  # probes are never limited
+
+
+def test_claims_that_fail_repeatedly_are_limited(redis_server: RedisProcess) -> None:
+    c = limited_client(redis_server, rate_limit_failed_claims="3/minute")
+    tables = TableClient(c)
+    t = tables.create(4)
+    tables.deal(t, NOT_WINNING)
+    assert [tables.claim(t, 1, 0).status_code for _ in range(3)] == [422] * 3
+    assert_429(tables.claim(t, 1, 0), 60)
+    # Refusals were logged three times, not four: the limited claim never ran.
+    assert [e["type"] for e in tables.events(t)].count("claim-rejected") == 3
+    # Another seat's claims, and seat 0's other requests, go on.
+    assert tables.claim(t, 1, 1).status_code == 422
+    assert tables.pass_(t, 1, 1, 0, ["8D"]).status_code == 200
+
+
+def test_successful_claims_do_not_count_as_failures(redis_server: RedisProcess) -> None:
+    c = limited_client(redis_server, rate_limit_failed_claims="1/minute")
+    tables = TableClient(c)
+    t = tables.create(4, claim_window_ms=0)
+    from .test_play import WINNING_AT_DEAL
+
+    tables.deal(t, WINNING_AT_DEAL)
+    assert tables.claim(t, 1, 0).status_code == 200
+    assert tables.claim(t, 1, 0).status_code == 200  # a repeated valid claim answers alike

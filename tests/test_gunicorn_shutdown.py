@@ -1,0 +1,172 @@
+"""The service under a real gunicorn (`referee serve`) on a Redis this test
+starts: SIGTERM finishes the passes in flight, and `/metrics` sums every
+worker, including workers that have been replaced."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from prometheus_client.parser import text_string_to_metric_families
+
+from .conftest import RedisProcess, free_port
+from .helpers import WORKED_HANDS, WORKED_PASSES
+from .test_serve import call
+
+PAUSE_MS = 20_000  # ended early by CLIENT UNPAUSE
+
+
+@pytest.fixture()
+def own_redis(tmp_path: Path) -> Iterator[RedisProcess]:
+    server = RedisProcess(tmp_path / "redis").start()
+    yield server
+    server.stop()
+
+
+def serve(tmp_path: Path, redis_url: str, **env: str) -> tuple[subprocess.Popen[bytes], str]:
+    """Start `referee serve` on a free port; its output goes to tmp_path/serve.log."""
+    port = free_port()
+    environ = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+    environ.update(PORT=str(port), REDIS_URL=redis_url, REDIS_TIMEOUT_SECONDS="10", **env)
+    with open(tmp_path / "serve.log", "ab") as log:  # the child keeps its own copy
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "serve"], env=environ, stdout=log, stderr=log
+        )
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            if call("GET", f"{base}/readyz")[0] == 200:
+                return proc, base
+        except OSError:
+            pass
+        time.sleep(0.05)
+    proc.kill()
+    proc.wait()
+    raise RuntimeError("the service did not become ready")
+
+
+def metric(base: str, name: str, **labels: str) -> float | None:
+    with urllib.request.urlopen(f"{base}/metrics", timeout=10) as response:
+        text = response.read().decode()
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            if s.name == name and s.labels == labels:
+                return float(s.value)
+    return None
+
+
+def test_sigterm_finishes_the_passes_in_flight(tmp_path: Path, own_redis: RedisProcess) -> None:
+    proc, base = serve(tmp_path, own_redis.url, WEB_CONCURRENCY="2", GUNICORN_THREADS="4")
+    try:
+        body = {"variant": "mein-schiff", "players": ["A", "B", "C", "D"], "first_dealer": 0}
+        status, created = call("POST", f"{base}/v1/tables", body)
+        assert status == 201
+        t = f"{base}/v1/tables/{created['table_id']}"
+        seats = [s["token"] for s in created["seat_tokens"]]
+        assert call("POST", f"{t}/rounds", {"hands": WORKED_HANDS}, created["host_token"])[0] == 201
+
+        # Redis holds every write until told otherwise: each pass reads its
+        # table, then waits in its commit, in flight, while the service is
+        # told to stop.
+        admin = redis.Redis(port=own_redis.port)
+        admin.client_pause(PAUSE_MS, all=False)
+        answers: dict[int, tuple[int, Any, float]] = {}
+
+        def pass_(seat: int) -> None:
+            url = f"{t}/rounds/1/exchanges/1/passes/{seat}"
+            try:
+                status, body = call("PUT", url, {"cards": [WORKED_PASSES[0][seat]]}, seats[seat])
+            except OSError as error:  # a dropped connection: a lost pass
+                status, body = 0, error
+            answers[seat] = (status, body, time.monotonic())
+
+        threads = [threading.Thread(target=pass_, args=(s,)) for s in range(4)]
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + 5
+        while admin.info("clients")["blocked_clients"] < 4:  # the four commits wait
+            assert time.monotonic() < deadline, "the passes did not reach their commit"
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGTERM)
+        sigterm_at = time.monotonic()
+
+        # Soon it takes no new request: a connection made now is never
+        # answered (refused, or reset when the last worker exits).
+        time.sleep(2)
+        late: list[Any] = []
+
+        def knock() -> None:
+            try:
+                late.append(call("GET", f"{base}/healthz"))
+            except (ConnectionError, urllib.error.URLError) as error:
+                late.append(error)
+
+        threads.append(threading.Thread(target=knock))
+        threads[-1].start()
+        time.sleep(0.3)
+        held = admin.info("clients")["blocked_clients"]
+        assert held == 4, f"{4 - held} passes in flight were dropped"
+        admin.client_unpause()
+
+        for thread in threads:
+            thread.join(30)
+        assert proc.wait(30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert len(late) == 1 and isinstance(late[0], Exception), late
+    # All four passes were answered, after SIGTERM, and all four landed.
+    assert sorted(answers) == [0, 1, 2, 3]
+    assert all(status == 200 for status, _, _ in answers.values()), answers
+    assert all(done > sigterm_at for _, _, done in answers.values())
+    assert sorted(body["resolved"] for _, body, _ in answers.values()) == [
+        False,
+        False,
+        False,
+        True,
+    ]
+    events = redis.Redis(port=own_redis.port).lrange(
+        f"referee:{{{created['table_id']}}}:events", 0, -1
+    )
+    types = [e.decode().split('"type":"')[1].split('"')[0] for e in events]
+    assert types.count("pass-chosen") == 4 and types.count("exchange-resolved") == 1
+
+
+def test_metrics_sum_every_worker_also_replaced_ones(
+    tmp_path: Path, own_redis: RedisProcess
+) -> None:
+    # One worker, replaced after every 3 requests: the counts of the workers
+    # that exited must stay in what the current one reports.
+    folder = tmp_path / "metrics"
+    proc, base = serve(
+        tmp_path,
+        own_redis.url,
+        WEB_CONCURRENCY="1",
+        GUNICORN_MAX_REQUESTS="3",
+        PROMETHEUS_MULTIPROC_DIR=str(folder),
+    )
+    try:
+        for _ in range(7):
+            status, _ = call("POST", f"{base}/v1/tables", {"players": ["A", "B", "C", "D"]})
+            assert status == 201
+        for _ in range(2):
+            assert metric(base, "referee_tables_created_total", variant="classic") == 7
+        assert metric(base, "referee_active_tables") == 7
+        # readyz + 7 creations + 2 scrapes at 3 requests a worker: 3 workers or more.
+        pids = {p.stem.rsplit("_", 1)[1] for p in folder.glob("counter_*.db")}
+        assert len(pids) >= 3
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
