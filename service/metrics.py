@@ -27,8 +27,12 @@ gunicorn master.
 :data:`ACTIVE_WINDOW_MINUTES` minutes, counted in Redis and not per process,
 so the number is the same whichever worker, machine or cluster node answers.
 A move adds its table id to a HyperLogLog for the current minute (``PFADD``,
-O(1), one round trip, a key that expires after the window); a scrape counts
-the union of the window's minutes (``PFCOUNT``). The HyperLogLogs are split
+O(1), a key that expires after the window); a scrape counts the union of the
+window's minutes (``PFCOUNT``). Each worker gathers the ids of its moves and
+adds them once a second (:data:`FLUSH_SECONDS`) from a background thread, in
+one pipeline, so that a move costs no Redis round trip for its metric; a
+scrape adds its own worker's pending ids first, and another worker's show
+within a second. The HyperLogLogs are split
 into :data:`ACTIVE_SHARDS` shards by table id, each shard under its own hash
 tag, so no single key or cluster node takes every move, and a scrape costs
 :data:`ACTIVE_SHARDS` commands in one pipeline, whatever the number of tables.
@@ -41,11 +45,13 @@ expiry, restarts or another worker's tables.)
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import logging
 import os
+import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import redis
@@ -57,6 +63,7 @@ if TYPE_CHECKING:  # prometheus_client is imported late; see the module docstrin
 
 ACTIVE_WINDOW_MINUTES = 15
 ACTIVE_SHARDS = 16
+FLUSH_SECONDS = 1.0
 # Request latency buckets (seconds): a move is two Redis round trips.
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 
@@ -81,22 +88,72 @@ class ActiveTables:
     seconds since the epoch.
     """
 
-    def __init__(self, client: Any, clock: Any = time.time) -> None:
+    def __init__(
+        self,
+        client: Any,
+        clock: Any = time.time,
+        on_error: Callable[[BaseException], None] | None = None,
+    ) -> None:
         self.client = client
         self.clock = clock
+        self.on_error = on_error
+        self._pending: dict[str, set[str]] = {}
+        self._lock = threading.Lock()
+        self._flusher: tuple[int, threading.Thread] | None = None
+
+    def _key(self, table_id: str) -> str:
+        digest = hashlib.blake2b(table_id.encode(), digest_size=4).digest()
+        return active_key(int.from_bytes(digest, "big") % ACTIVE_SHARDS, int(self.clock() // 60))
 
     def mark(self, table_id: str) -> None:
         """Record a move on ``table_id`` now; raises ``redis.RedisError``."""
-        digest = hashlib.blake2b(table_id.encode(), digest_size=4).digest()
-        key = active_key(int.from_bytes(digest, "big") % ACTIVE_SHARDS, int(self.clock() // 60))
+        self.note(table_id)
+        self.flush()
+
+    def note(self, table_id: str) -> None:
+        """Record a move on ``table_id``, to be added within :data:`FLUSH_SECONDS`
+        by this process's background thread (started on first use, after fork)."""
+        with self._lock:
+            self._pending.setdefault(self._key(table_id), set()).add(table_id)
+            if self._flusher is None or self._flusher[0] != os.getpid():
+                thread = threading.Thread(target=self._run, name="active-tables", daemon=True)
+                self._flusher = (os.getpid(), thread)
+                thread.start()
+                atexit.register(self._last_flush)  # a worker that exits keeps its marks
+
+    def flush(self) -> None:
+        """Add the pending table ids in one pipeline; raises ``redis.RedisError``
+        (the ids are then dropped: a metric, not a move)."""
+        with self._lock:
+            pending, self._pending = self._pending, {}
+        if not pending:
+            return
         pipe = self.client.pipeline(transaction=False)
-        pipe.pfadd(key, table_id)
-        pipe.expire(key, (ACTIVE_WINDOW_MINUTES + 1) * 60)
+        for key, table_ids in pending.items():
+            pipe.pfadd(key, *table_ids)
+            pipe.expire(key, (ACTIVE_WINDOW_MINUTES + 1) * 60)
         pipe.execute()
+
+    def _last_flush(self) -> None:
+        try:
+            self.flush()
+        except (redis.RedisError, redis.exceptions.RedisClusterException) as error:
+            log.warning("could not mark tables active: %s", error)
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(FLUSH_SECONDS)
+            try:
+                self.flush()
+            except (redis.RedisError, redis.exceptions.RedisClusterException) as error:
+                if self.on_error is not None:
+                    self.on_error(error)
+                log.warning("could not mark tables active: %s", error)
 
     def count(self) -> int:
         """Distinct tables moved in the last :data:`ACTIVE_WINDOW_MINUTES`
         minutes (this minute included); raises ``redis.RedisError``."""
+        self.flush()
         now = int(self.clock() // 60)
         minutes = range(now - ACTIVE_WINDOW_MINUTES + 1, now + 1)
         pipe = self.client.pipeline(transaction=False)
@@ -117,7 +174,7 @@ class Metrics:
 
         self.multiprocess = multiprocess_dir() is not None
         self.registry: CollectorRegistry | None = None if self.multiprocess else CollectorRegistry()
-        self.active = ActiveTables(client)
+        self.active = ActiveTables(client, on_error=self.redis_error)
         r = self.registry
         if r is not None:
             # First, so that a Redis error while counting shows in this very scrape.
@@ -165,8 +222,7 @@ class Metrics:
         self, table_id: str, variant: str | None, events: Iterable[dict[str, Any]]
     ) -> None:
         """Count what a committed move did (its public ``events``) and mark its
-        table active. A Redis failure here is counted and logged, never raised:
-        the move itself is already committed."""
+        table active (in the background: no Redis call here)."""
         for event in events:
             kind = event.get("type")
             if kind == "exchange-resolved":
@@ -181,11 +237,7 @@ class Metrics:
                 self.rounds_void.labels(variant or "unknown").inc()
             elif kind == "table-created":
                 self.tables_created.labels(variant or "unknown").inc()
-        try:
-            self.active.mark(table_id)
-        except (redis.RedisError, redis.exceptions.RedisClusterException) as error:
-            self.redis_error(error)
-            log.warning("could not mark table active: %s", error)
+        self.active.note(table_id)
 
     def exposition(self) -> tuple[bytes, str]:
         """The text exposition of every metric and its content type."""

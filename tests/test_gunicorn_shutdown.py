@@ -20,6 +20,8 @@ import pytest
 import redis
 from prometheus_client.parser import text_string_to_metric_families
 
+from service.metrics import FLUSH_SECONDS
+
 from .conftest import RedisProcess, free_port
 from .helpers import WORKED_HANDS, WORKED_PASSES
 from .test_serve import call
@@ -80,6 +82,9 @@ def test_sigterm_finishes_the_passes_in_flight(tmp_path: Path, own_redis: RedisP
         # table, then waits in its commit, in flight, while the service is
         # told to stop.
         admin = redis.Redis(port=own_redis.port)
+        # Let the workers add their pending active-table marks first: the
+        # count below is of the passes alone.
+        time.sleep(FLUSH_SECONDS + 0.5)
         admin.client_pause(PAUSE_MS, all=False)
         answers: dict[int, tuple[int, Any, float]] = {}
 
