@@ -66,6 +66,27 @@ def played_table(url: str, seats: int = 7, rounds: int = 5) -> dict[str, Any]:
     }
 
 
+def played_tables(url: str, tables: int = 5, seats: int = 7, rounds: int = 5) -> dict[str, Any]:
+    """:func:`played_table` for ``tables`` tables (deals are random, and a void
+    round plays 50 exchanges, so a match's length varies): the median and the
+    largest of each figure, and every table's."""
+    each = [played_table(url, seats, rounds) for _ in range(tables)]
+
+    def spread(pick: Any) -> dict[str, float]:
+        values = [pick(t) for t in each]
+        return {"median": statistics.median(values), "max": max(values)}
+
+    return {
+        "seats": seats,
+        "tables": tables,
+        "after_one_round": spread(lambda t: t["after_one_round"]["total"]),
+        "after_match": spread(lambda t: t["after_match"]["total"]),
+        "match_exchanges": spread(lambda t: t["match_exchanges"]),
+        "events": spread(lambda t: t["events"]),
+        "each": each,
+    }
+
+
 def _store_and_tools(url: str) -> tuple[Any, Any, Any, Any]:
     from service.api import auth
     from service.rules import engine

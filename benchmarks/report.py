@@ -113,13 +113,17 @@ def targets(figures: dict[str, Any]) -> list[Target]:
             f"503 under load: {busy}",
         )
     )
+    played = mem["played"]
     out.append(
         Target(
-            "Redis memory of a 7-seat table after a 5-round match",
-            mem["played"]["after_match"]["total"],
+            "Redis memory of a 7-seat table after a 5-round match (median)",
+            played["after_match"]["median"],
             4096,
             True,
             "B",
+            f"{played['tables']} tables; largest {played['after_match']['max']:,.0f} B; "
+            f"median {played['match_exchanges']['median']:g} exchanges, "
+            f"{played['events']['median']:g} events",
         )
     )
     exp = mem["expiry"]
@@ -265,14 +269,14 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     idle = mem["idle"]
     out += [
         (
-            "memory of a 7-seat table after 1 round (B)",
-            _n(played["after_one_round"]["total"]),
+            f"memory of a 7-seat table after 1 round (B, median of {played['tables']})",
+            _n(played["after_one_round"]["median"]),
             "–",
             "–",
         ),
         (
-            "memory of a 7-seat table after a 5-round match (B)",
-            _n(played["after_match"]["total"]),
+            f"memory of a 7-seat table after a 5-round match (B, median of {played['tables']})",
+            _n(played["after_match"]["median"]),
             "–",
             "–",
         ),

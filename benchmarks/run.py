@@ -332,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
             }
 
             log("memory…")
-            played = memory.played_table(url)
+            played = memory.played_tables(url)
             idle = memory.idle_tables(url, plan.idle_tables)
             expiry = memory.expiry(url)
             redis_info = rclient.info("server")

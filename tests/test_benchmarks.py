@@ -153,7 +153,13 @@ def _figures(passes_ratio: float, round_trips: int) -> dict[str, Any]:
         "extrapolated_used_memory_bytes": 200_000.0,
     }
     mem = {
-        "played": {"after_one_round": {"total": 3000}, "after_match": {"total": 3500}},
+        "played": {
+            "tables": 5,
+            "after_one_round": {"median": 3000, "max": 3100},
+            "after_match": {"median": 3500, "max": 3900},
+            "match_exchanges": {"median": 30, "max": 60},
+            "events": {"median": 250, "max": 300},
+        },
         "idle": idle,
         "expiry": {"tables": 2, "ttl_seconds": 1, "keys_left": 0, "keys_without_expiry": 0},
     }
