@@ -3,7 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: serve test lint openapi clean
+.PHONY: serve test lint openapi bench bench-quick clean
 
 serve: $(VENV)/.installed  ## install, then run the service on http://127.0.0.1:8000
 	$(BIN)/referee serve
@@ -12,12 +12,18 @@ test: $(VENV)/.installed-dev  ## install with the test tools, then run the whole
 	$(BIN)/pytest
 
 lint: $(VENV)/.installed-dev  ## ruff and mypy (strict on service/rules)
-	$(BIN)/ruff check service tests
-	$(BIN)/ruff format --check service tests
-	$(BIN)/mypy service
+	$(BIN)/ruff check service tests benchmarks
+	$(BIN)/ruff format --check service tests benchmarks
+	$(BIN)/mypy service benchmarks
 
 openapi: $(VENV)/.installed  ## regenerate openapi.yaml from the code
 	$(BIN)/referee openapi -o openapi.yaml
+
+bench: $(VENV)/.installed-bench  ## measure the referee against the floor (about 2 minutes)
+	$(BIN)/python -m benchmarks $(BENCH_ARGS)
+
+bench-quick: $(VENV)/.installed-bench  ## the same, a smoke run of about 20 s
+	$(BIN)/python -m benchmarks --quick $(BENCH_ARGS)
 
 $(VENV)/bin/pip:
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +35,10 @@ $(VENV)/.installed: pyproject.toml | $(VENV)/bin/pip
 
 $(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/pip
 	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.installed
+
+$(VENV)/.installed-bench: pyproject.toml | $(VENV)/bin/pip
+	$(BIN)/pip install --quiet -e '.[bench]'
 	touch $@ $(VENV)/.installed
 
 clean:

@@ -1,0 +1,411 @@
+"""``python -m benchmarks``: every figure of issue 6 in one run, against the floor.
+
+1. A private Redis (the settings of deploy/redis.conf that matter here:
+   append-only file fsynced every second, no eviction) on a free port.
+2. The service (``service.wsgi:app``) and the floor app
+   (``benchmarks.floor:create_floor_app()``) under ``gunicorn -c
+   deploy/gunicorn.conf.py``, with the same environment (``--env`` adds to it).
+3. The pure engine, in this process, before any load.
+4. Redis round trips and commands per request, in this process (exact counts).
+5. The load: a warm-up of each app, then ``--runs`` runs of each, alternated
+   service, floor, service, floor… so that drift hits both; medians over runs.
+6. Memory per table, idle tables, expiry.
+7. ``benchmarks/results/latest.json``, ``latest.md``, ``latest.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import redis
+
+from . import engine, memory, redis_cost, report
+from .floor import DEFAULT_KEY
+from .processes import (
+    CLOCK_TICKS,
+    ROOT,
+    Gunicorn,
+    RedisServer,
+    cpu_busy_ticks,
+    gunicorn_env,
+    machine_load,
+    redis_cpu_seconds,
+)
+
+RESULTS = Path(__file__).resolve().parent / "results"
+README = ROOT / "README.md"
+README_START = "<!-- benchmark results: start"
+README_END = "<!-- benchmark results: end -->"
+
+
+def update_readme(text: str, readme: Path = README) -> None:
+    """Put ``text`` (the Markdown report) between the README's two markers."""
+    content = readme.read_text()
+    start = content.index(README_START)
+    start = content.index("\n", start) + 1
+    end = content.index(README_END)
+    readme.write_text(content[:start] + "\n" + text + "\n" + content[end:])
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How long and how hard a run measures."""
+
+    mode: str
+    runs: int
+    duration: float
+    warmup: float
+    concurrency: int
+    tables: int
+    engine_seconds: float
+    engine_repeats: int
+    contended_exchanges: int
+    idle_tables: int
+    warmup_run: float  # seconds of the first, unrecorded run of each app
+
+
+FULL = Plan("full", 3, 10.0, 1.5, 16, 16, 0.5, 3, 100, 10_000, 2.0)
+QUICK = Plan("quick", 1, 3.0, 1.0, 16, 16, 0.2, 1, 30, 1_000, 1.0)
+
+
+def log(message: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def table_state_size(url: str) -> dict[str, Any]:
+    """Bytes of a 7-seat table's stored fields two exchanges into a round: the
+    fields a move reads (``HMGET v n s a``), so the floor's blob is as big."""
+    app = redis_cost.in_process_app(url)
+    table = redis_cost.HttpTable(app.test_client(), 7)
+    table.deal()
+    table.read_hands()
+    for _ in range(2):
+        passed = table.choices()
+        answer = None
+        for seat, cards in enumerate(passed):
+            answer = table.pass_(seat, cards)
+        table.resolved(passed, answer)
+    fields: dict[bytes, bytes] = redis.Redis.from_url(url).hgetall(f"referee:{{{table.id}}}:table")  # type: ignore[assignment]
+    sizes = {k.decode(): len(v) for k, v in fields.items()}
+    return {"fields": sizes, "blob_bytes": sum(sizes.values())}
+
+
+def load_run(
+    target: str, app: Gunicorn, rclient: redis.Redis, plan: Plan, duration: float, seed: int
+) -> tuple[dict[str, Any], dict[str, list[float]]]:
+    """One run of the load generator against ``app``; its summary and latencies."""
+    before_stats = redis_cost.commandstats(rclient)
+    before_cpu = app.cpu_seconds()
+    before_redis = redis_cpu_seconds(rclient)
+    busy0, _ = cpu_busy_ticks()
+    started = time.perf_counter()
+    command = [
+        sys.executable,
+        "-m",
+        "benchmarks.load",
+        target,
+        app.base,
+        "--concurrency",
+        str(plan.concurrency),
+        "--tables",
+        str(plan.tables),
+        "--duration",
+        str(duration),
+        "--warmup",
+        str(plan.warmup),
+        "--seed",
+        str(seed),
+    ]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"the load generator failed:\n{done.stderr}")
+    wall = time.perf_counter() - started
+    busy1, _ = cpu_busy_ticks()
+    result = json.loads(done.stdout)
+    server_cpu = app.cpu_seconds() - before_cpu
+    redis_cpu = redis_cpu_seconds(rclient) - before_redis
+    executed = redis_cost.executed_between(before_stats, redis_cost.commandstats(rclient))
+    # CPU of everything else on the machine meanwhile (other engineers' tests…).
+    ours = server_cpu + redis_cpu + result["client_cpu_s"]
+    others = max(0.0, (busy1 - busy0) / CLOCK_TICKS - ours)
+    window = result["window_s"]
+    lat = result["latencies_ms"]
+    statuses: Counter[str] = Counter()
+    for per_status in result["statuses"].values():
+        statuses.update(per_status)
+    ok = {
+        k: sum(n for s, n in v.items() if s.startswith("2")) for k, v in result["statuses"].items()
+    }
+    total_ok = sum(ok.values())
+    summary = {
+        "target": target,
+        "window_s": window,
+        "requests_per_s": total_ok / window,
+        "ok_by_kind": ok,
+        "statuses": result["statuses"],
+        "statuses_total": dict(statuses),
+        "notes": result["notes"],
+        # Whole run (warm-up included): server CPU per answered request.
+        "server_cpu_s": server_cpu,
+        "redis_cpu_s": redis_cpu,
+        "client_cpu_share": result["client_cpu_s"] / result["client_wall_s"],
+        "other_cpu_share": others / wall / (os.cpu_count() or 1),
+        "redis_commands": dict(executed),
+        "latency_ms": {k: report.latency_summary(v) for k, v in lat.items()},
+    }
+    # CPU and Redis counts cover the whole run, warm-up included: so do these.
+    answered = result["answered_whole_run"]
+    all_requests = sum(answered.values())
+    summary["cpu_ms_per_request"] = 1000 * (server_cpu + redis_cpu) / max(all_requests, 1)
+    if target == "service":
+        summary["passes_per_s"] = ok.get("pass", 0) / window
+        summary["redis_commands_per_pass"] = sum(executed.values()) / max(answered["pass"], 1)
+        writes = sum(answered.get(k, 0) for k in ("pass", "create", "deal", "claim"))
+        summary["commits_per_write"] = executed.get("EVALSHA", 0) / max(writes, 1)
+    else:
+        summary["redis_commands_per_request"] = sum(executed.values()) / max(all_requests, 1)
+    return summary, lat
+
+
+def combine(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Medians over the runs of one app."""
+    out: dict[str, Any] = {"runs": len(runs)}
+    for key in ("requests_per_s", "passes_per_s", "cpu_ms_per_request"):
+        if key in runs[0]:
+            out[key] = report.median([r[key] for r in runs])
+    kinds = {k for r in runs for k in r["latency_ms"]}
+    for kind in kinds:
+        out[kind] = {
+            f"p{q}": report.median(
+                [r["latency_ms"].get(kind, {}).get(f"p{q}", math.nan) for r in runs]
+            )
+            for q in report.PERCENTILES
+        }
+        out[kind]["n"] = sum(r["latency_ms"].get(kind, {}).get("n", 0) for r in runs)
+    totals: Counter[str] = Counter()
+    for r in runs:
+        totals.update(r["statuses_total"])
+    out["statuses_total"] = dict(totals)
+    out["throttled_429"] = totals.get("429", 0)
+    out["unavailable_503"] = totals.get("503", 0)
+    notes: Counter[str] = Counter()
+    for r in runs:
+        notes.update(r["notes"])
+    out["notes"] = dict(notes)
+    return out
+
+
+ONE_ADDRESS_ENV = {
+    "RATE_LIMIT_ANONYMOUS": "1000000/second",
+    "RATE_LIMIT_TABLES": "1000000/minute",
+}
+"""The load comes from one address playing for many people, so the per-address
+limits are lifted; the per-token limit (``RATE_LIMIT_PER_TOKEN``) stays as in
+production and costs its Redis round trip. ``--env`` overrides these."""
+
+
+def parse_env(pairs: list[str]) -> dict[str, str]:
+    env = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"--env wants KEY=VALUE, not {pair!r}")
+        env[key] = value
+    return env
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks",
+        description="Measure the referee against a Flask+Redis floor (issue 6).",
+    )
+    parser.add_argument("--quick", action="store_true", help="a smoke run of about 20 s")
+    parser.add_argument("--runs", type=int, help="load runs per app (median over them)")
+    parser.add_argument("--duration", type=float, help="seconds measured per load run")
+    parser.add_argument("--concurrency", type=int, help="requests in flight, both apps")
+    parser.add_argument("--tables", type=int, help="tables played at once")
+    parser.add_argument("--idle-tables", type=int, help="idle tables measured for memory")
+    parser.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="environment for both gunicorn apps and the in-process app (repeatable), "
+        "e.g. WEB_CONCURRENCY=3, GUNICORN_THREADS=8, or a rate limit",
+    )
+    parser.add_argument("--out", type=Path, default=RESULTS, help="folder for latest.*")
+    parser.add_argument(
+        "--update-readme", action="store_true", help="copy latest.md into README.md"
+    )
+    args = parser.parse_args(argv)
+    plan = QUICK if args.quick else FULL
+    overrides = {
+        "runs": args.runs,
+        "duration": args.duration,
+        "concurrency": args.concurrency,
+        "tables": args.tables,
+        "idle_tables": args.idle_tables,
+    }
+    plan = Plan(**{**plan.__dict__, **{k: v for k, v in overrides.items() if v is not None}})
+    extra_env = {**ONE_ADDRESS_ENV, **parse_env(args.env)}
+    os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    os.environ.update(extra_env)  # the in-process app reads its settings from here too
+
+    began = time.perf_counter()
+    load_before = machine_load()
+    log(f"{plan.mode} run: {plan}")
+    with tempfile.TemporaryDirectory(prefix="referee-bench-") as tmp:
+        folder = Path(tmp)
+        server = RedisServer(folder / "redis").start()
+        apps: list[Gunicorn] = []
+        try:
+            rclient = server.client()
+            url = server.url
+            env = gunicorn_env({"REDIS_URL": url, "FLOOR_KEY": DEFAULT_KEY, **extra_env})
+            state = table_state_size(url)
+            rclient.set(DEFAULT_KEY, os.urandom(state["blob_bytes"]))
+            log(f"a table's stored fields: {state['fields']} → floor blob {state['blob_bytes']} B")
+            service = Gunicorn("service.wsgi:app", env, folder / "service.log", "/readyz").start()
+            apps.append(service)
+            floor = Gunicorn(
+                "benchmarks.floor:create_floor_app()", env, folder / "floor.log", "/readyz"
+            ).start()
+            apps.append(floor)
+            log(f"service on {service.base}, floor on {floor.base}, Redis on {url}")
+
+            log("engine alone…")
+            engine_figures = engine.measure(plan.engine_seconds, plan.engine_repeats)
+
+            log("Redis round trips, uncontended and contended…")
+            uncontended = redis_cost.uncontended(url)
+            contended = redis_cost.contended(url, plan.contended_exchanges)
+
+            log("load: warm-up of each app…")
+            for target, app in (("service", service), ("floor", floor)):
+                load_run(target, app, rclient, plan, plan.warmup_run, seed=0)
+            runs: dict[str, list[dict[str, Any]]] = {"service": [], "floor": []}
+            latencies: dict[str, list[float]] = {
+                "referee pass": [],
+                "referee public view": [],
+                "floor GET": [],
+            }
+            for i in range(plan.runs):
+                for target, app in (("service", service), ("floor", floor)):
+                    summary, lat = load_run(target, app, rclient, plan, plan.duration, seed=i + 1)
+                    runs[target].append(summary)
+                    if target == "service":
+                        latencies["referee pass"] += lat.get("pass", [])
+                        latencies["referee public view"] += lat.get("view", [])
+                    else:
+                        latencies["floor GET"] += lat.get("floor", [])
+                    rps = summary.get("passes_per_s", summary["requests_per_s"])
+                    log(
+                        f"run {i + 1}/{plan.runs} {target}: {rps:.0f}/s "
+                        f"({'passes' if target == 'service' else 'GETs'}), "
+                        f"other processes {summary['other_cpu_share']:.0%} of the machine"
+                    )
+            svc, flo = combine(runs["service"]), combine(runs["floor"])
+            ratios = {
+                "passes_per_s": report.ratio(svc["passes_per_s"], flo["requests_per_s"]),
+                "requests_per_s": report.ratio(svc["requests_per_s"], flo["requests_per_s"]),
+                "cpu_ms_per_request": report.ratio(
+                    svc["cpu_ms_per_request"], flo["cpu_ms_per_request"]
+                ),
+            }
+            for q in report.PERCENTILES:
+                ratios[f"pass_p{q}"] = report.ratio(svc["pass"][f"p{q}"], flo["floor"][f"p{q}"])
+                ratios[f"view_p{q}"] = report.ratio(svc["view"][f"p{q}"], flo["floor"][f"p{q}"])
+            under_load = {
+                "commands_per_pass": report.median(
+                    [r["redis_commands_per_pass"] for r in runs["service"]]
+                ),
+                "commits_per_write": report.median(
+                    [r["commits_per_write"] for r in runs["service"]]
+                ),
+                "floor_commands_per_request": report.median(
+                    [r["redis_commands_per_request"] for r in runs["floor"]]
+                ),
+                "commands_of_last_service_run": runs["service"][-1]["redis_commands"],
+            }
+
+            log("memory…")
+            played = memory.played_tables(url)
+            idle = memory.idle_tables(url, plan.idle_tables)
+            expiry = memory.expiry(url)
+            redis_info = rclient.info("server")
+        finally:
+            for app in apps:
+                app.stop()
+            server.stop()
+
+    load_after = machine_load()
+    all_runs = runs["service"] + runs["floor"]
+    figures: dict[str, Any] = {
+        "meta": {
+            "finished": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "mode": plan.mode,
+            "plan": plan.__dict__,
+            "runs": plan.runs,
+            "duration_s": plan.duration,
+            "concurrency": plan.concurrency,
+            "tables": plan.tables,
+            "cores": os.cpu_count(),
+            "python": sys.version.split()[0],
+            "redis_version": redis_info["redis_version"],
+            "redis_settings": ", ".join(f"{k} {v}" for k, v in server.settings.items())
+            or "Redis defaults",
+            "gunicorn": ", ".join(
+                f"{k}={os.environ.get(k, default)}"
+                for k, default in (
+                    ("WEB_CONCURRENCY", "2"),
+                    ("GUNICORN_WORKER_CLASS", "gthread"),
+                    ("GUNICORN_THREADS", "4"),
+                )
+            ),
+            "extra_env": extra_env,
+            "load_before": load_before,
+            "load_after": load_after,
+            "other_cpu_share": report.median([r["other_cpu_share"] for r in all_runs]),
+            "client_cpu_share": report.median([r["client_cpu_share"] for r in all_runs]),
+            "note": "The load generator runs on the same machine and competes for its cores.",
+            "seconds": round(time.perf_counter() - began, 1),
+        },
+        "state_size": state,
+        "load": {"service": svc, "floor": flo, "ratios": ratios, "runs": runs},
+        "redis": {"uncontended": uncontended, "contended": contended, "under_load": under_load},
+        "memory": {"played": played, "idle": idle, "expiry": expiry},
+        "engine": engine_figures,
+    }
+    figures["targets"] = [t.to_json() for t in report.targets(figures)]
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "latest.json").write_text(json.dumps(figures, indent=1, default=str) + "\n")
+    text = report.markdown(figures)
+    (args.out / "latest.md").write_text(text)
+    if args.update_readme:
+        update_readme(text)
+    report.plot(
+        latencies,
+        args.out / "latest.png",
+        f"card-referee vs floor, {plan.concurrency} requests in flight, "
+        f"{plan.runs}×{plan.duration:g} s per app ({figures['meta']['finished']})",
+    )
+    print(report.console(figures))
+    print(
+        f"\nother processes used {figures['meta']['other_cpu_share']:.0%} of the machine during "
+        f"the load runs; the load generator itself {figures['meta']['client_cpu_share']:.0%} of a "
+        f"core (it competes with the servers for the {os.cpu_count()} cores)."
+    )
+    print(f"wrote {args.out}/latest.json, latest.md, latest.png in {figures['meta']['seconds']} s")
+    return 0

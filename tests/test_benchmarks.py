@@ -1,0 +1,224 @@
+"""The pieces of the benchmark harness (benchmarks/), small and fast, on the
+suite's private Redis. The benchmark itself, and its speed targets, run only
+with ``make bench``."""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+import redis
+
+from benchmarks import engine, memory, players, redis_cost, report
+from benchmarks.floor import create_floor_app
+from service.rules import engine as rules_engine
+
+from .conftest import RedisProcess
+
+
+def test_command_names_reads_one_command_and_a_pipeline() -> None:
+    conn = redis.Connection()
+    assert redis_cost.command_names(conn.pack_command("HMGET", "k", "v", "s")) == ["HMGET"]
+    packed = conn.pack_commands([("PFADD", "k", "x" * 10_000), ("EXPIRE", "k", 60)])
+    assert redis_cost.command_names(packed) == ["PFADD", "EXPIRE"]
+
+
+def test_a_pipeline_is_one_round_trip(redis_server: RedisProcess) -> None:
+    client = redis_cost.counting_client(redis_server.url)
+    client.ping()  # connect (the handshake is not counted anyway)
+    with redis_cost.counting() as tally:
+        pipe = client.pipeline(transaction=False)
+        pipe.set("bench:test", "1")
+        pipe.get("bench:test")
+        pipe.execute()
+        client.delete("bench:test")
+    assert tally.round_trips == 2
+    assert tally.commands == {"SET": 1, "GET": 1, "DEL": 1}
+
+
+def test_uncontended_counts_every_kind_of_request(redis_server: RedisProcess) -> None:
+    found = redis_cost.uncontended(redis_server.url, tables=1, seats=4)
+    assert {"create", "deal", "seat", "pass", "view"} <= set(found)
+    passes = found["pass"]
+    assert passes["requests"] >= 4
+    assert passes["round_trips"]["max"] >= 1
+    assert passes["commands_sent"]["mean"] >= passes["round_trips"]["mean"]
+    assert passes["commands_sent_by_name"]["EVALSHA"] == 1  # one commit, no retry
+    assert passes["commands_executed"] >= passes["commands_sent"]["mean"]
+
+
+def test_contended_passes_all_land(redis_server: RedisProcess) -> None:
+    found = redis_cost.contended(redis_server.url, exchanges=3, seats=4)
+    assert found["passes"] == 12
+    assert found["commit_attempts"]["mean"] >= 1
+    assert found["max_retries_of_one_pass"] >= 0
+
+
+def test_memory_of_a_played_table_and_idle_tables(redis_server: RedisProcess) -> None:
+    played = memory.played_table(redis_server.url, seats=4, rounds=2)
+    assert 0 < played["after_one_round"]["total"] <= played["after_match"]["total"]
+    assert played["match_rounds"] == 2
+    idle = memory.idle_tables(redis_server.url, 20, seats=4, extrapolate_to=200)
+    # The store shortcut stores what the HTTP API stores (deals differ a little).
+    assert math.isclose(
+        idle["memory_usage_per_table"], idle["memory_usage_per_table_via_http"], rel_tol=0.1
+    )
+    assert idle["extrapolated_memory_usage_bytes"] == 10 * idle["memory_usage_per_table"] * 20
+
+
+def test_expired_tables_leave_no_key(redis_server: RedisProcess) -> None:
+    found = memory.expiry(redis_server.url, tables=2, ttl_seconds=1)
+    assert found["keys_before"] >= 4
+    assert found["keys_without_expiry"] == 0
+    assert found["keys_left"] == 0
+
+
+def test_engine_rates_are_measured() -> None:
+    assert engine.resolution_rate(4, seconds=0.02, repeats=1) > 0
+    assert engine.exchange_rate(7, seconds=0.02, repeats=1) > 0
+    assert engine.round_rate(4, seconds=0.02, repeats=1) > 0
+
+
+def test_after_exchange_matches_the_engine() -> None:
+    rng = random.Random(3)
+    for seats in (4, 7):
+        table = rules_engine.create_table(
+            "classic", {"match": {"open": True}}, [f"P{i}" for i in range(seats)], 0, rng
+        ).table
+        table = rules_engine.start_round(table, rng, 0).table
+        hands = [list(h) for h in table.round.hands]
+        passed = [players.choose_cards(h, 1) for h in hands]
+        for seat, cards in enumerate(passed):
+            table = rules_engine.choose_pass(table, 1, 1, seat, cards, 0).table
+        mine = players.after_exchange(hands, passed, table.round.direction)
+        assert [sorted(h) for h in mine] == [sorted(h) for h in table.round.hands]
+
+
+def test_floor_reads_its_key(redis_server: RedisProcess, redis_client: redis.Redis) -> None:
+    redis_client.set("bench:test:floor", b"x" * 1500)
+    app = create_floor_app(redis_server.url, "bench:test:floor")
+    answer = app.test_client().get("/floor")
+    assert answer.status_code == 200
+    assert answer.get_json() == {"bytes": 1500}
+
+
+def _figures(passes_ratio: float, round_trips: int) -> dict[str, Any]:
+    lat = {"p50": 10.0, "p95": 20.0, "p99": 30.0, "n": 100}
+    load = {
+        "service": {
+            "passes_per_s": 500.0,
+            "requests_per_s": 700.0,
+            "pass": lat,
+            "view": lat,
+            "cpu_ms_per_request": 2.0,
+            "statuses_total": {"200": 10},
+        },
+        "floor": {"requests_per_s": 1000.0, "floor": lat, "cpu_ms_per_request": 0.5},
+        "ratios": {
+            "passes_per_s": passes_ratio,
+            "requests_per_s": 0.7,
+            "cpu_ms_per_request": 4.0,
+            **{f"{k}_p{q}": 1.0 for k in ("pass", "view") for q in (50, 95, 99)},
+        },
+    }
+    tally = {"mean": float(round_trips), "max": round_trips, "n": 7}
+    redis_figures = {
+        "uncontended": {
+            "pass": {
+                "round_trips": tally,
+                "commands_sent": tally,
+                "commands_executed": 9.0,
+                "commands_sent_by_name": {"EVALSHA": 1.0},
+            }
+        },
+        "contended": {
+            "seats": 7,
+            "round_trips": tally,
+            "retries": {"mean": 0.5, "max": 2, "n": 7},
+            "max_retries_of_one_pass": 2,
+            "commands_executed": 12.0,
+        },
+        "under_load": {
+            "commands_per_pass": 12.0,
+            "floor_commands_per_request": 1.0,
+            "commits_per_write": 1.2,
+        },
+    }
+    idle = {
+        "tables": 10,
+        "used_memory_delta_per_table": 2000.0,
+        "memory_usage_per_table": 1900.0,
+        "extrapolated_tables": 100,
+        "extrapolated_used_memory_bytes": 200_000.0,
+    }
+    mem = {
+        "played": {
+            "tables": 5,
+            "after_one_round": {"median": 3000, "max": 3100},
+            "after_match": {"median": 3500, "max": 3900},
+            "match_exchanges": {"median": 30, "max": 60},
+            "events": {"median": 250, "max": 300},
+        },
+        "idle": idle,
+        "expiry": {"tables": 2, "ttl_seconds": 1, "keys_left": 0, "keys_without_expiry": 0},
+    }
+    rates = {"resolutions_per_s": 60_000.0, "exchanges_via_choose_pass_per_s": 9000.0}
+    meta = {
+        "finished": "now",
+        "cores": 2,
+        "mode": "quick",
+        "runs": 1,
+        "duration_s": 1.0,
+        "concurrency": 16,
+        "tables": 16,
+        "gunicorn": "WEB_CONCURRENCY=2",
+        "redis_version": "7",
+        "redis_settings": "appendonly yes",
+        "load_before": {"load1": 0.5},
+        "load_after": {"load1": 1.5},
+        "other_cpu_share": 0.1,
+        "client_cpu_share": 0.3,
+    }
+    figures: dict[str, Any] = {
+        "meta": meta,
+        "state_size": {"blob_bytes": 1500},
+        "load": load,
+        "redis": redis_figures,
+        "memory": mem,
+        "engine": {s: {**rates, "rounds_per_s": 700.0} for s in ("4", "7")},
+    }
+    figures["targets"] = [t.to_json() for t in report.targets(figures)]
+    return figures
+
+
+def test_report_says_which_targets_are_met() -> None:
+    good = _figures(passes_ratio=0.6, round_trips=2)
+    assert all(t["met"] for t in good["targets"]), good["targets"]
+    bad = _figures(passes_ratio=0.3, round_trips=3)
+    missed = {t["name"] for t in bad["targets"] if not t["met"]}
+    assert missed == {
+        "pass submissions/s ÷ floor requests/s",
+        "Redis round trips of an uncontended pass (max)",
+    }
+    text = report.markdown(bad)
+    assert text.count("| MISS |") == 2 and text.count("| PASS |") == 5
+    assert "MISS  pass submissions/s" in report.console(bad)
+
+
+def test_percentile_interpolates() -> None:
+    assert report.percentile([1.0, 2.0, 3.0, 4.0, 5.0], 50) == 3.0
+    assert report.percentile([0.0, 10.0], 95) == 9.5
+    assert math.isnan(report.percentile([], 99))
+
+
+def test_update_readme_replaces_only_between_the_markers(tmp_path: Any) -> None:
+    from benchmarks.run import README_END, README_START, update_readme
+
+    readme = tmp_path / "README.md"
+    readme.write_text(f"before\n{README_START} (how) -->\nold\n{README_END}\nafter\n")
+    update_readme("| new |\n", readme)
+    update_readme("| newer |\n", readme)
+    assert readme.read_text() == (
+        f"before\n{README_START} (how) -->\n\n| newer |\n\n{README_END}\nafter\n"
+    )
