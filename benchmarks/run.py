@@ -207,15 +207,6 @@ def combine(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-ONE_ADDRESS_ENV = {
-    "RATE_LIMIT_ANONYMOUS": "1000000/second",
-    "RATE_LIMIT_TABLES": "1000000/minute",
-}
-"""The load comes from one address playing for many people, so the per-address
-limits are lifted; the per-token limit (``RATE_LIMIT_PER_TOKEN``) stays as in
-production and costs its Redis round trip. ``--env`` overrides these."""
-
-
 def parse_env(pairs: list[str]) -> dict[str, str]:
     env = {}
     for pair in pairs:
@@ -259,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
         "idle_tables": args.idle_tables,
     }
     plan = Plan(**{**plan.__dict__, **{k: v for k, v in overrides.items() if v is not None}})
-    extra_env = {**ONE_ADDRESS_ENV, **parse_env(args.env)}
+    extra_env = {**redis_cost.ONE_ADDRESS_ENV, **parse_env(args.env)}
     os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
     os.environ.update(extra_env)  # the in-process app reads its settings from here too
 
