@@ -138,7 +138,8 @@ class ActiveTables:
         try:
             self.flush()
         except (redis.RedisError, redis.exceptions.RedisClusterException) as error:
-            log.warning("could not mark tables active: %s", error)
+            # At exit the Redis may be gone on purpose (tests, shutdown): no alarm.
+            log.info("could not mark tables active at exit: %s", error)
 
     def _run(self) -> None:
         while True:

@@ -422,7 +422,7 @@ class Round(MethodView):
 
 @blp.route("/<table_id>/rounds/<int:round_no>/exchanges/<int:exchange_no>/passes/<int:seat>")
 class Pass(MethodView):
-    @blp.arguments(PassSchema)
+    @blp.arguments(PassSchema())  # one instance: webargs would build one per request
     @blp.response(200, PassOutcomeSchema)
     @blp.doc(security=SECURITY, **operation("choosePass"))
     @documented(blp, 400, 401, 403, 404, 409, 422)

@@ -8,6 +8,7 @@ classes (or a migration here) so that tables stored before it still decode.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -87,9 +88,15 @@ def _round_from(v: dict[str, Any]) -> Round:
     )
 
 
+@functools.lru_cache(maxsize=1024)
+def _options_json(options: Options) -> dict[str, Any]:
+    """A table's options never change: their JSON is made once (read only)."""
+    return options.to_json()
+
+
 def encode(table: Table) -> str:
     """The table as compact JSON text."""
-    options = table.options.to_json()
+    options = _options_json(table.options)
     data = {
         "fmt": FORMAT,
         "var": table.variant,
