@@ -22,7 +22,7 @@ openapi: $(VENV)/.installed  ## regenerate openapi.yaml from the code
 bench: $(VENV)/.installed-bench  ## measure the referee against the floor (about 2 minutes)
 	$(BIN)/python -m benchmarks $(BENCH_ARGS)
 
-bench-quick: $(VENV)/.installed-bench  ## the same, a smoke run of about 20 s
+bench-quick: $(VENV)/.installed-bench  ## the same, a smoke run of about 30 s (writes to benchmarks/results/quick)
 	$(BIN)/python -m benchmarks --quick $(BENCH_ARGS)
 
 $(VENV)/bin/pip:

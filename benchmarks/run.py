@@ -236,12 +236,19 @@ def main(argv: list[str] | None = None) -> int:
         help="environment for both gunicorn apps and the in-process app (repeatable), "
         "e.g. WEB_CONCURRENCY=3, GUNICORN_THREADS=8, or a rate limit",
     )
-    parser.add_argument("--out", type=Path, default=RESULTS, help="folder for latest.*")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="folder for latest.* (default benchmarks/results; with --quick, "
+        "benchmarks/results/quick, which git ignores, so a smoke run never replaces a full one)",
+    )
     parser.add_argument(
         "--update-readme", action="store_true", help="copy latest.md into README.md"
     )
     args = parser.parse_args(argv)
     plan = QUICK if args.quick else FULL
+    if args.out is None:
+        args.out = RESULTS / "quick" if args.quick else RESULTS
     overrides = {
         "runs": args.runs,
         "duration": args.duration,
