@@ -88,10 +88,22 @@ def token_scope() -> str:
 
 
 def _fingerprint() -> str:
+    """The request as a key's record remembers it: method, path, query and the
+    body. A JSON body counts as its parsed value, so a client that serialises
+    the same body anew on a retry (other key order, other spacing) sends the
+    same request; an empty body and ``{}`` stay different."""
     digest = hashlib.sha256()
     for part in (request.method, request.path, request.query_string.decode("latin-1")):
         digest.update(part.encode() + b"\0")
-    digest.update(request.get_data(cache=True))
+    body = request.get_data(cache=True)
+    try:
+        value = json.loads(body) if body else None
+    except (ValueError, RecursionError):  # not JSON (or too deep): the bytes themselves
+        digest.update(b"bytes\0" + body)
+    else:
+        if value is not None or body:
+            canonical = json.dumps(value, sort_keys=True, separators=(",", ":"))
+            digest.update(b"json\0" + canonical.encode())
     return digest.hexdigest()
 
 

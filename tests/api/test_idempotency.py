@@ -238,3 +238,33 @@ def test_a_retried_pass_after_a_lost_answer_never_moves_a_second_card(
     for seat in range(4):  # exactly one card left each hand and one arrived
         assert len(set(hands[seat]) - set(after[seat])) == 1
         assert picks[seat] not in after[seat]
+
+
+def test_the_same_json_serialised_anew_is_the_same_request(tables: TableClient) -> None:
+    # A client that builds the body again on a retry (key order, spacing) must
+    # get the replay, not 422; a body with another value is another request.
+    key = str(uuid.uuid4())
+    first = b'{"variant": "foster", "players": ["A", "B", "C"], "first_dealer": 0}'
+    again = b'{"first_dealer":0,"players":["A","B","C"],"variant":"foster"}'
+    other = b'{"first_dealer":1,"players":["A","B","C"],"variant":"foster"}'
+    send = {"headers": {"Idempotency-Key": key}, "content_type": "application/json"}
+    created = tables.client.post("/v1/tables", data=first, **send)
+    replayed = tables.client.post("/v1/tables", data=again, **send)
+    assert created.status_code == replayed.status_code == 201
+    assert replayed.headers["Idempotent-Replayed"] == "true"
+    assert replayed.get_json()["table_id"] == created.get_json()["table_id"]
+    reused = tables.client.post("/v1/tables", data=other, **send)
+    assert reused.status_code == 422 and reused.get_json()["code"] == "idempotency-key-reused"
+
+
+def test_a_claim_with_a_body_nested_too_deep_is_refused_not_crashed(tables: TableClient) -> None:
+    t = tables.create(4)
+    tables.deal(t, NOT_WINNING)
+    deep = b"[" * 100_000 + b"]" * 100_000
+    r = tables.client.post(
+        f"{t.url}/rounds/1/claims",
+        data=deep[:60_000],
+        content_type="application/json",
+        headers=keyed(t.seats[0], str(uuid.uuid4())),
+    )
+    assert r.status_code < 500
