@@ -298,10 +298,12 @@ def uncontended(url: str, tables: int = 4, seats: int = 7) -> dict[str, Any]:
 
 def contended(url: str, exchanges: int = 60, seats: int = 7) -> dict[str, Any]:
     """Every seat of a ``seats``-seat table passes at the same moment, from
-    its own thread, for ``exchanges`` exchanges (new rounds and tables as
-    needed): round trips, commit attempts and retries per pass."""
-    app = in_process_app(url)
-    setup = app.test_client()
+    its own thread and its own app (as from separate worker processes: one
+    process's moves on a table take turns, so only separate stores race),
+    for ``exchanges`` exchanges (new rounds and tables as needed): round
+    trips, commit attempts and retries per pass."""
+    apps = [in_process_app(url) for _ in range(seats)]
+    setup = apps[0].test_client()
     barrier = threading.Barrier(seats + 1)
     table: HttpTable | None = None
     passed: list[list[str]] = []
@@ -311,7 +313,7 @@ def contended(url: str, exchanges: int = 60, seats: int = 7) -> dict[str, Any]:
     stop = False
 
     def seat_thread(seat: int) -> None:
-        client = app.test_client()
+        client = apps[seat].test_client()
         client.get("/readyz")  # open this thread's connection before counting
         try:
             while True:

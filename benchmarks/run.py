@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -102,11 +103,22 @@ def table_state_size(url: str) -> dict[str, Any]:
     return {"fields": sizes, "blob_bytes": sum(sizes.values())}
 
 
+def commit_conflicts(app: Gunicorn) -> float:
+    """The service's ``referee_commit_conflicts_total``, summed over its workers."""
+    with urllib.request.urlopen(f"{app.base}/metrics", timeout=10) as response:
+        text = response.read().decode()
+    for line in text.splitlines():
+        if line.startswith("referee_commit_conflicts_total"):
+            return float(line.split()[-1])
+    return 0.0
+
+
 def load_run(
     target: str, app: Gunicorn, rclient: redis.Redis, plan: Plan, duration: float, seed: int
 ) -> tuple[dict[str, Any], dict[str, list[float]]]:
     """One run of the load generator against ``app``; its summary and latencies."""
     before_stats = redis_cost.commandstats(rclient)
+    before_conflicts = commit_conflicts(app) if target == "service" else 0.0
     before_cpu = app.cpu_seconds()
     before_redis = redis_cpu_seconds(rclient)
     busy0, _ = cpu_busy_ticks()
@@ -173,7 +185,11 @@ def load_run(
         summary["passes_per_s"] = ok.get("pass", 0) / window
         summary["redis_commands_per_pass"] = sum(executed.values()) / max(answered["pass"], 1)
         writes = sum(answered.get(k, 0) for k in ("pass", "create", "deal", "claim"))
-        summary["commits_per_write"] = executed.get("EVALSHA", 0) / max(writes, 1)
+        # Lost version races, from the service's own counter (EVALSHA counts
+        # would mix the commit with the rate limiter's script).
+        lost = commit_conflicts(app) - before_conflicts
+        summary["commit_conflicts"] = lost
+        summary["commits_per_write"] = 1 + lost / max(writes, 1)
     else:
         summary["redis_commands_per_request"] = sum(executed.values()) / max(all_requests, 1)
     return summary, lat

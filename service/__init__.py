@@ -55,8 +55,10 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
         MAX_CONTENT_LENGTH=64 * 1024,
     )
     client = client or redis_client(settings)
-    store = TableStore(client, codec, settings.table_ttl_seconds)
-    metrics.init_app(app, client)
+    measured = metrics.init_app(app, client)
+    store = TableStore(
+        client, codec, settings.table_ttl_seconds, on_conflict=measured.commit_conflicts.inc
+    )
     app.extensions["referee"] = Referee(
         settings, store, IdempotencyStore(client), random.SystemRandom()
     )

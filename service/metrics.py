@@ -9,6 +9,7 @@
 | ``referee_claims_total`` | counter | ``outcome`` (``accepted``, ``rejected``) |
 | ``referee_rounds_won_total``, ``referee_rounds_void_total`` | counter | ``variant`` |
 | ``referee_redis_errors_total`` | counter | ``error`` (the exception's class) |
+| ``referee_commit_conflicts_total`` | counter | none: moves that lost a table's version race and ran again |
 | ``referee_active_tables`` | gauge | none |
 
 The game counters come from the public events a move committed (a refused
@@ -207,6 +208,11 @@ class Metrics:
         )
         self.rounds_void = Counter(
             "referee_rounds_void", "Rounds ended with no winner.", ["variant"], registry=r
+        )
+        self.commit_conflicts = Counter(
+            "referee_commit_conflicts",
+            "Moves that lost their table's version race to another move and ran again.",
+            registry=r,
         )
         self.redis_errors = Counter(
             "referee_redis_errors",

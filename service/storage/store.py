@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import random
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -94,6 +95,11 @@ class TableNotFound(LookupError):
     """No table has this id (never created, deleted, or expired)."""
 
 
+TURN_STRIPES = 64
+"""Locks by which one process's moves on one table take turns (striped by
+table id: a few unrelated tables share a lock, which costs only overlap)."""
+
+
 class Contended(RuntimeError):
     """A move lost the version race too many times in a row; retry later."""
 
@@ -127,7 +133,9 @@ class TableStore:
 
     ``client`` is a ``redis.Redis`` or a ``redis.RedisCluster``; ``codec`` keeps the
     game's state; ``ttl_seconds`` is how long an untouched table lives;
-    ``max_attempts`` bounds the optimistic retries of one move.
+    ``max_attempts`` bounds the optimistic retries of one move;
+    ``on_conflict`` is told each time a move lost the version race and runs
+    again (the service counts them in its metrics).
     """
 
     def __init__(
@@ -136,8 +144,11 @@ class TableStore:
         codec: Codec,
         ttl_seconds: int,
         max_attempts: int = 64,
+        on_conflict: Callable[[], None] | None = None,
     ) -> None:
         self.client = client
+        self.on_conflict = on_conflict
+        self._turns = [threading.Lock() for _ in range(TURN_STRIPES)]
         self.codec = codec
         self.ttl_seconds = ttl_seconds
         self.max_attempts = max_attempts
@@ -213,37 +224,43 @@ class TableStore:
         or :class:`AlreadyRecorded` when ``record``'s key already holds an answer.
         """
         for attempt in range(self.max_attempts):
-            loaded = self.load(table_id)
-            try:
-                change = move(loaded)
-            except RuleViolation as refused:
-                if not refused.record and refused.settled is None:
-                    raise
-                if self._write(
-                    table_id,
-                    loaded.version,
-                    loaded.event_count,
-                    refused.settled,
-                    refused.record,
-                    None,
-                    loaded.now_ms,
-                    None if record is None else (record, record.make(loaded, refused)),
-                ):
-                    raise
-            else:
-                if change.table is loaded.table and not change.events:
-                    return loaded, change  # a repeat: nothing to write
-                if self._write(
-                    table_id,
-                    loaded.version,
-                    loaded.event_count,
-                    change.table,
-                    change.events,
-                    None,
-                    loaded.now_ms,
-                    None if record is None else (record, record.make(loaded, change)),
-                ):
-                    return loaded, change
+            # Moves on one table inside this process take turns, so that they
+            # do not lose the version race to each other and redo their work;
+            # the version check still settles races with other processes.
+            with self._turns[hash(table_id) % len(self._turns)]:
+                loaded = self.load(table_id)
+                try:
+                    change = move(loaded)
+                except RuleViolation as refused:
+                    if not refused.record and refused.settled is None:
+                        raise
+                    if self._write(
+                        table_id,
+                        loaded.version,
+                        loaded.event_count,
+                        refused.settled,
+                        refused.record,
+                        None,
+                        loaded.now_ms,
+                        None if record is None else (record, record.make(loaded, refused)),
+                    ):
+                        raise
+                else:
+                    if change.table is loaded.table and not change.events:
+                        return loaded, change  # a repeat: nothing to write
+                    if self._write(
+                        table_id,
+                        loaded.version,
+                        loaded.event_count,
+                        change.table,
+                        change.events,
+                        None,
+                        loaded.now_ms,
+                        None if record is None else (record, record.make(loaded, change)),
+                    ):
+                        return loaded, change
+            if self.on_conflict is not None:
+                self.on_conflict()
             # Jittered backoff so that seats racing for one table spread out.
             time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
         raise Contended(table_id)

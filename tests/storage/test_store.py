@@ -10,17 +10,22 @@ from typing import Any
 import redis
 from hypothesis import given, settings
 
+from service import create_app
 from service.storage.codec import decode, encode
 from service.storage.store import all_keys
 
+from ..conftest import RedisProcess, settings_for
 from ..helpers import TableClient, bearer
 from ..rules.test_invariants import GAMES, play_randomly
 
 
 def test_seven_seats_passing_at_once_resolve_each_exchange_exactly_once(
-    app: Any, redis_client: redis.Redis
+    app: Any, redis_server: RedisProcess
 ) -> None:
-    """Seven threads, each its own HTTP client, pass at the same moment, 50 times."""
+    """Seven threads pass at the same moment, 50 times, each through its own
+    app (its own store, as in its own process: one process's moves on a table
+    take turns, so only separate stores race on the version)."""
+    apps = [create_app(settings_for(redis_server.url)) for _ in range(7)]
     tables = TableClient(app.test_client())
     t = tables.create(7, "classic")
     assert tables.deal(t).status_code == 201
@@ -31,7 +36,7 @@ def test_seven_seats_passing_at_once_resolve_each_exchange_exactly_once(
     resolved_by: Counter[int] = Counter()
 
     def seat_player(seat: int) -> None:
-        client = app.test_client()
+        client = apps[seat].test_client()
         rng = random.Random(seat)
         for number in range(1, exchanges + 1):
             hand = client.get(f"{t.url}/seats/{seat}", headers=bearer(t.seats[seat])).get_json()[
@@ -137,3 +142,58 @@ def test_a_move_whose_answer_is_recorded_already_writes_nothing(
     store.apply(t.table_id, move, record)  # now it runs, and records in the same commit
     assert redis_client.get(record_key) == b'D{"fp":"y"}'
     assert tables.public(t)["match"]["status"] == "abandoned"
+
+
+def conflicts(app: Any) -> float:
+    """The app's ``referee_commit_conflicts_total``."""
+    text = app.test_client().get("/metrics").get_data(as_text=True)
+    line = next(x for x in text.splitlines() if x.startswith("referee_commit_conflicts_total"))
+    return float(line.split()[-1])
+
+
+def play_simultaneous_exchanges(apps: list[Any], exchanges: int) -> None:
+    """Seven seats, seat ``s`` through ``apps[s]``, pass at the same moment."""
+    tables = TableClient(apps[0].test_client())
+    t = tables.create(7, "classic")
+    tables.deal(t)
+    answers: list[int] = []
+
+    def put(seat: int, number: int, card: str, barrier: threading.Barrier) -> None:
+        barrier.wait()
+        r = (
+            apps[seat]
+            .test_client()
+            .put(
+                f"{t.url}/rounds/1/exchanges/{number}/passes/{seat}",
+                json={"cards": [card]},
+                headers=bearer(t.seats[seat]),
+            )
+        )
+        answers.append(r.status_code)
+
+    for number in range(1, exchanges + 1):
+        barrier = threading.Barrier(7)
+        threads = [
+            threading.Thread(target=put, args=(s, number, tables.hand(t, s)[0], barrier))
+            for s in range(7)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+    assert answers == [200] * 7 * exchanges
+    assert tables.public(t)["round"]["exchanges_resolved"] == exchanges
+
+
+def test_one_process_moves_on_a_table_take_turns(redis_server: RedisProcess) -> None:
+    app = create_app(settings_for(redis_server.url))
+    play_simultaneous_exchanges([app] * 7, 15)
+    assert conflicts(app) == 0
+
+
+def test_moves_of_separate_processes_race_and_the_losers_are_counted(
+    redis_server: RedisProcess,
+) -> None:
+    apps = [create_app(settings_for(redis_server.url)) for _ in range(7)]
+    play_simultaneous_exchanges(apps, 15)
+    assert sum(conflicts(a) for a in apps) > 0
