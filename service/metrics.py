@@ -9,7 +9,7 @@
 | ``referee_claims_total`` | counter | ``outcome`` (``accepted``, ``rejected``) |
 | ``referee_rounds_won_total``, ``referee_rounds_void_total`` | counter | ``variant`` |
 | ``referee_redis_errors_total`` | counter | ``error`` (the exception's class) |
-| ``referee_commit_conflicts_total`` | counter | none: moves that lost a table's version race and ran again |
+| ``referee_commit_conflicts_total`` | counter | none (moves that lost a version race, ran again) |
 | ``referee_active_tables`` | gauge | none |
 
 The game counters come from the public events a move committed (a refused

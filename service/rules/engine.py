@@ -46,6 +46,7 @@ from .state import (
     RoundResult,
     RoundStatus,
     Table,
+    evolve,
 )
 
 
@@ -237,10 +238,10 @@ def _choose_pass(
         )
     choices = list(exchange.choices)
     choices[seat] = chosen
-    exchange = replace(exchange, choices=tuple(choices))
+    exchange = evolve(exchange, choices=tuple(choices))
     if exchange.waiting_for:
-        rnd = replace(rnd, exchange=exchange)
-        table = replace(table, round=rnd)
+        rnd = evolve(rnd, exchange=exchange)
+        table = evolve(table, round=rnd)
         return Transition(
             table, tuple(events), _pass_outcome(rnd, exchange_no, seat, chosen, False)
         )
@@ -300,13 +301,13 @@ def _resolve_exchange(table: Table, exchange: Exchange) -> tuple[Table, list[Eve
     rnd = table.round
     assert rnd is not None
     hands = resolve(exchange, rnd.hands, rnd.direction)
-    rnd = replace(
+    rnd = evolve(
         rnd,
         hands=hands,
         passes=rnd.passes + (exchange.choices,),
         exchange=open_exchange(table.options, exchange.number + 1, table.seats, rnd.dealer),
     )
-    table = replace(table, round=rnd)
+    table = evolve(table, round=rnd)
     events: list[Event] = [
         {"type": "exchange-resolved", "round": rnd.number, "exchange": exchange.number}
     ]

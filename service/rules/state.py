@@ -10,10 +10,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any, TypeVar
 
 from .options import Options
 
 Cards = tuple[str, ...]
+R = TypeVar("R")
+
+
+def evolve(record: R, **changes: Any) -> R:
+    """``dataclasses.replace`` for these frozen, slotted records, without
+    running ``__init__`` again: the hot path of every pass and exchange, where
+    ``replace`` costs a third of the time. Unknown field names raise
+    ``TypeError``, as with ``replace``."""
+    kind = type(record)
+    slots: tuple[str, ...] = kind.__slots__  # type: ignore[attr-defined]
+    unknown = changes.keys() - set(slots)
+    if unknown:
+        raise TypeError(f"{kind.__name__} has no field {sorted(unknown)[0]!r}")
+    new = object.__new__(kind)
+    for name in slots:
+        object.__setattr__(new, name, changes[name] if name in changes else getattr(record, name))
+    return new
 
 
 class RoundStatus(StrEnum):

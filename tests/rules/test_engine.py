@@ -530,3 +530,16 @@ def test_a_hand_size_override_brings_win_count_along() -> None:
     assert (table.options.hand_size, table.options.win_count) == (5, 5)
     table = new_table("classic", 4, hand_size=5, win_count=4)
     assert (table.options.hand_size, table.options.win_count) == (5, 4)
+
+
+def test_evolve_is_replace_for_the_state_records() -> None:
+    from dataclasses import replace
+
+    from service.rules.state import evolve
+
+    table = dealt(WORKED_EXAMPLE, "circle")
+    assert evolve(table, wins=(1, 0, 0, 0)) == replace(table, wins=(1, 0, 0, 0))
+    assert table.round is not None
+    assert evolve(table.round, number=9) == replace(table.round, number=9)
+    with pytest.raises(TypeError):
+        evolve(table, winz=(1, 0, 0, 0))
