@@ -57,7 +57,11 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
     client = client or redis_client(settings)
     measured = metrics.init_app(app, client)
     store = TableStore(
-        client, codec, settings.table_ttl_seconds, on_conflict=measured.commit_conflicts.inc
+        client,
+        codec,
+        settings.table_ttl_seconds,
+        on_conflict=measured.commit_conflicts.inc,
+        turn_wait_seconds=settings.redis_timeout_seconds,
     )
     app.extensions["referee"] = Referee(
         settings, store, IdempotencyStore(client), random.SystemRandom()

@@ -151,6 +151,8 @@ class ActiveTables:
                 if self.on_error is not None:
                     self.on_error(error)
                 log.warning("could not mark tables active: %s", error)
+            except Exception:  # keep flushing whatever went wrong once
+                log.exception("could not mark tables active")
 
     def count(self) -> int:
         """Distinct tables moved in the last :data:`ACTIVE_WINDOW_MINUTES`

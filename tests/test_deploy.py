@@ -78,6 +78,8 @@ def test_compose_file_wires_the_service_proxy_and_redis() -> None:
     assert (DEPLOY / referee["build"]["context"] / referee["build"]["dockerfile"]).is_file()
     env = referee["environment"]
     assert set(env) <= settings_variables(), set(env) - settings_variables()
+    # Behind the proxy, per-address limits must read the client's address.
+    assert env["TRUSTED_PROXIES"] == "1"
     assert env["REDIS_URL"] == "redis://redis:6379/0"
     # gunicorn finishes requests in flight before docker's SIGKILL.
     assert int(referee["stop_grace_period"].removesuffix("s")) > int(
@@ -145,6 +147,7 @@ def test_kubernetes_manifests_fit_together_and_fit_the_service() -> None:
     config = r["ConfigMap"]
     assert container["envFrom"][0]["configMapRef"]["name"] == config["metadata"]["name"]
     assert set(config["data"]) <= settings_variables(), set(config["data"]) - settings_variables()
+    assert config["data"]["TRUSTED_PROXIES"] == "1"  # behind an Ingress
     # preStop, then gunicorn's graceful timeout, end before the kubelet's SIGKILL.
     pre_stop = int(container["lifecycle"]["preStop"]["exec"]["command"][-1])
     graceful = int(config["data"]["GUNICORN_GRACEFUL_TIMEOUT"])

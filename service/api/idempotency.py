@@ -3,8 +3,9 @@ Idempotency-Key HTTP Header Field"), HTTP side.
 
 Every POST that creates or changes something accepts the header. The first
 request with a key runs and its answer is recorded; a repeat with the same key
-and the same request (method, path, body bytes) gets that answer again, status,
-headers and body, with ``Idempotent-Replayed: true``, and acts no second time.
+and the same request (method, path, and body: a JSON body by its value) gets
+that answer again, status, headers and body, with ``Idempotent-Replayed:
+true``, and acts no second time.
 The same key with a different request is 422 ``idempotency-key-reused``; a
 repeat while the first still runs is 409 ``idempotency-key-in-use`` with
 ``Retry-After``.

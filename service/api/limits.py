@@ -26,7 +26,7 @@ from flask_limiter import ApplicationLimit, Limiter, RateLimitExceeded
 from redis.cluster import RedisCluster
 
 from ..config import Settings
-from ..storage.client import Client
+from ..storage.client import Client, cluster_call_options, parse_cluster_url
 from .auth import token_hash
 from .problems import Problem
 
@@ -59,15 +59,26 @@ def _unlimited() -> bool:
     return request.endpoint in UNLIMITED_ENDPOINTS or request.endpoint is None
 
 
+def cluster_storage(url: str, timeout_seconds: float) -> dict[str, Any]:
+    """flask-limiter's storage for the Redis Cluster of ``url`` (any form the
+    service takes: ``rediss+cluster://``, seeds without a port, an encoded
+    password): the limits library wants ``redis+cluster://host:port,…`` and
+    takes credentials, TLS, timeouts and retries as options."""
+    nodes, options = parse_cluster_url(url)
+    hosts = ",".join(f"[{h}]:{p}" if ":" in h else f"{h}:{p}" for h, p in nodes)
+    return {
+        "storage_uri": f"redis+cluster://{hosts}",
+        "storage_options": {**options, **cluster_call_options(timeout_seconds)},
+    }
+
+
 def init_app(app: Flask, settings: Settings, client: Client) -> Limiter:
     """Attach the limiter to ``app``: on one server it shares ``client``'s
     connection pool; on a Redis Cluster it keeps its counters in the same
     cluster through the limits library's own cluster storage."""
     if isinstance(client, RedisCluster):
-        storage: dict[str, Any] = {
-            "storage_uri": settings.redis_url,  # redis+cluster://… is the limits library's form too
-            "storage_options": {"socket_timeout": settings.redis_timeout_seconds},
-        }
+        assert settings.redis_url is not None  # a cluster client comes from a cluster URL
+        storage = cluster_storage(settings.redis_url, settings.redis_timeout_seconds)
     else:
         storage = {
             "storage_uri": "redis://",

@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import unquote
 
 import redis
-from redis.backoff import ExponentialBackoff
+from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.cluster import ClusterNode, RedisCluster
 from redis.retry import Retry
 
@@ -104,8 +104,17 @@ def connect(url: str, timeout_seconds: float) -> Client:
         )
     nodes, options = parse_cluster_url(url)
     seeds = [ClusterNode(host, port) for host, port in nodes]  # type: ignore[no-untyped-call]
-    return RedisCluster(
-        startup_nodes=seeds,
-        **options,
-        **common,
-    )
+    return RedisCluster(startup_nodes=seeds, **options, **cluster_call_options(timeout_seconds))
+
+
+def cluster_call_options(timeout_seconds: float) -> dict[str, Any]:
+    """Timeouts and retries for a cluster client: every call gives up after
+    ``timeout_seconds`` and is tried once more at most (redis-py's default of
+    10 tries, with the slot map reloaded between them, would hold a request
+    for half a minute while a primary is frozen, and would send a timed-out
+    commit again)."""
+    return {
+        "socket_timeout": timeout_seconds,
+        "socket_connect_timeout": timeout_seconds,
+        "retry": Retry(NoBackoff(), retries=1),
+    }

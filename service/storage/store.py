@@ -25,11 +25,12 @@ a move is anything that returns an object with ``table`` and ``events``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Protocol, TypeVar
@@ -145,8 +146,10 @@ class TableStore:
         ttl_seconds: int,
         max_attempts: int = 64,
         on_conflict: Callable[[], None] | None = None,
+        turn_wait_seconds: float = 1.0,
     ) -> None:
         self.client = client
+        self.turn_wait_seconds = turn_wait_seconds
         self.on_conflict = on_conflict
         self._turns = [threading.Lock() for _ in range(TURN_STRIPES)]
         self.codec = codec
@@ -154,6 +157,20 @@ class TableStore:
         self.max_attempts = max_attempts
         script = resources.files(__package__).joinpath("lua/commit.lua").read_text()
         self._commit = client.register_script(script)
+
+    @contextlib.contextmanager
+    def _turn(self, table_id: str) -> Iterator[None]:
+        """This process's turn on ``table_id``, waited for at most
+        ``turn_wait_seconds``: the turn only spares lost races (the version
+        check keeps moves right), so a move never waits long behind another
+        table's slow Redis call on the same stripe."""
+        turn = self._turns[hash(table_id) % len(self._turns)]
+        taken = turn.acquire(timeout=self.turn_wait_seconds)
+        try:
+            yield
+        finally:
+            if taken:
+                turn.release()
 
     def load(self, table_id: str) -> Loaded:
         """The table's current state and the Redis clock, in one round trip;
@@ -227,7 +244,7 @@ class TableStore:
             # Moves on one table inside this process take turns, so that they
             # do not lose the version race to each other and redo their work;
             # the version check still settles races with other processes.
-            with self._turns[hash(table_id) % len(self._turns)]:
+            with self._turn(table_id):
                 loaded = self.load(table_id)
                 try:
                     change = move(loaded)

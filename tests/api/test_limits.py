@@ -125,3 +125,28 @@ def test_successful_claims_do_not_count_as_failures(redis_server: RedisProcess) 
     tables.deal(t, WINNING_AT_DEAL)
     assert tables.claim(t, 1, 0).status_code == 200
     assert tables.claim(t, 1, 0).status_code == 200  # a repeated valid claim answers alike
+
+
+@pytest.mark.parametrize(
+    ("url", "uri", "options"),
+    [
+        ("redis+cluster://a:7000,b:7001", "redis+cluster://a:7000,b:7001", {"ssl": False}),
+        ("redis+cluster://seed1,seed2", "redis+cluster://seed1:6379,seed2:6379", {"ssl": False}),
+        (
+            "rediss+cluster://default:p%40ss@config.example:6380",
+            "redis+cluster://config.example:6380",
+            {"ssl": True, "username": "default", "password": "p@ss"},
+        ),
+    ],
+)
+def test_the_limiter_reaches_a_cluster_in_every_url_form_the_service_takes(
+    url: str, uri: str, options: dict[str, Any]
+) -> None:
+    from service.api.limits import cluster_storage
+
+    storage = cluster_storage(url, 1.0)
+    assert storage["storage_uri"] == uri
+    given = storage["storage_options"]
+    assert {k: given[k] for k in options} == options
+    assert given["socket_timeout"] == given["socket_connect_timeout"] == 1.0
+    assert given["retry"].get_retries() == 1

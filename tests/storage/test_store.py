@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from collections import Counter
 from typing import Any
 
@@ -197,3 +198,22 @@ def test_moves_of_separate_processes_race_and_the_losers_are_counted(
     apps = [create_app(settings_for(redis_server.url)) for _ in range(7)]
     play_simultaneous_exchanges(apps, 15)
     assert sum(conflicts(a) for a in apps) > 0
+
+
+def test_a_move_does_not_wait_long_behind_a_stuck_turn(app: Any) -> None:
+    # Another table's slow Redis call may hold the same stripe: the move goes
+    # on without its turn after turn_wait_seconds (the version check suffices).
+    store = app.extensions["referee"].store
+    store.turn_wait_seconds = 0.2
+    tables = TableClient(app.test_client())
+    t = tables.create(4, "classic")
+    tables.deal(t)
+    stuck = store._turns[hash(t.table_id) % len(store._turns)]
+    assert stuck.acquire()
+    try:
+        started = time.monotonic()
+        r = tables.pass_(t, 1, 1, 0, [tables.hand(t, 0)[0]])
+        waited = time.monotonic() - started
+    finally:
+        stuck.release()
+    assert r.status_code == 200 and 0.2 <= waited < 2
