@@ -139,13 +139,6 @@ def resolve(exchange: Exchange, hands: Sequence[Cards], direction: str) -> tuple
     return apply_transfers(hands, transfers(exchange.resolution, exchange.choices, direction))
 
 
-def rotate(hands: Sequence[Cards], passes: Sequence[Cards], direction: str) -> tuple[Cards, ...]:
-    """Resolve a simultaneous exchange (RULES.md 2.5): each seat gives its
-    passed cards to the neighbour in ``direction`` and receives its other
-    neighbour's. ``passes`` must already be checked against ``hands``."""
-    return apply_transfers(hands, transfers("rotate", passes, direction))
-
-
 def check_exchange(
     options: Options,
     hands: Sequence[Cards],
