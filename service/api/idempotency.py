@@ -40,6 +40,7 @@ import redis
 from cryptography.fernet import Fernet
 from flask import Response, current_app, request
 
+from ..rules.errors import RuleViolation
 from ..storage import idempotency as records
 from .auth import token_hash
 from .common import referee
@@ -133,8 +134,9 @@ class Pending:
             data["sealed"] = _fernet(self.seal).encrypt(text.encode()).decode()
         return "D" + json.dumps(data, separators=(",", ":"))
 
-    def problem_record(self, problem: Problem) -> str:
+    def refusal_record(self, refused: RuleViolation) -> str:
         """The record text of a refusal by the rules."""
+        problem = Problem.from_violation(refused)
         data = {
             "fp": self.fingerprint,
             "status": problem.status,
@@ -147,6 +149,10 @@ class Pending:
         """Store ``text`` unless an answer is already there; that answer, if so."""
         held = referee().idempotency.record(self.record_key, text)
         return None if held is None else answer_held(held, self.fingerprint, self.seal)
+
+    def record_refusal(self, refused: RuleViolation) -> Response | None:
+        """Store the rules' refusal as the answer; the answer already there, if any."""
+        return self.record(self.refusal_record(refused))
 
     def release(self) -> None:
         """Free the key (the request never reached the rules); best effort."""

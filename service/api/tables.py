@@ -131,7 +131,7 @@ def _move(
 
     def make(loaded: Loaded, result: Any) -> str:
         if isinstance(result, RuleViolation):
-            return pending.problem_record(Problem.from_violation(result))
+            return pending.refusal_record(result)
         body, status, headers = respond(result, loaded.now_ms)
         return pending.success_record(schema().dump(body), status, headers)
 
@@ -145,7 +145,7 @@ def _move(
         # A refusal that wrote (events, a settlement) was recorded in that
         # commit; one that wrote nothing is recorded here.
         if not refused.record and refused.settled is None:
-            held = pending.record(pending.problem_record(Problem.from_violation(refused)))
+            held = pending.record_refusal(refused)
             if held is not None:
                 return held
         raise
@@ -199,7 +199,7 @@ class Tables(MethodView):
         except AlreadyRecorded as done:
             return idempotency.answer_held(done.record, pending.fingerprint, key)
         except RuleViolation as refused:
-            held = pending.record(pending.problem_record(Problem.from_violation(refused)))
+            held = pending.record_refusal(refused)
             if held is not None:
                 return held
             raise
