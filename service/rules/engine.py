@@ -267,12 +267,6 @@ def _repeated_pass(
     return recorded if recorded == parsed and len(parsed) == options.pass_count else None
 
 
-def _any_winning_hand(table: Table) -> bool:
-    rnd = table.round
-    assert rnd is not None
-    return any(winning_suits(h, table.options.win_count) for h in rnd.hands)
-
-
 def _whose_turn(exchange: Exchange) -> str:
     """Who is awaited in ``exchange``, in words."""
     if exchange.resolution == "chain":
@@ -318,8 +312,7 @@ def _resolve_exchange(table: Table, exchange: Exchange) -> tuple[Table, list[Eve
     swaps = swaps_before_showdown(table.options, table.seats)
     max_exchanges = table.options.max_exchanges
     if still_passing and swaps is not None and exchange.number >= swaps:
-        # Seed 002: the two-card rule applies only if nobody holds three of a suit.
-        table, more = call_showdown(table, declared=_any_winning_hand(table))
+        table, more = call_showdown(table)
         events.extend(more)
     elif still_passing and max_exchanges is not None and exchange.number >= max_exchanges:
         table, more = end_round(table, (), "void")
@@ -400,7 +393,7 @@ def _claim(table: Table, round_no: int, seat: int, now_ms: int) -> Transition:
     window = table.options.claim_window_ms
     if table.options.passing == "swap":
         rnd = replace(rnd, exchange=cleared(rnd.exchange), claims=(claim_,))
-        table, more = call_showdown(replace(table, round=rnd), declared=True)
+        table, more = call_showdown(replace(table, round=rnd))
         events.extend(more)
     elif rnd.status is RoundStatus.PASSING:
         rnd = replace(rnd, exchange=cleared(rnd.exchange), claims=(claim_,))

@@ -35,15 +35,15 @@ def settle_automatic(table: Table) -> tuple[Table, list[Event]]:
     if not winners:
         return table, []
     if table.options.passing == "swap":
-        return call_showdown(table, declared=True)
+        return call_showdown(table)
     return end_round(table, winners, None)
 
 
-def call_showdown(table: Table, declared: bool) -> tuple[Table, list[Event]]:
+def call_showdown(table: Table) -> tuple[Table, list[Event]]:
     """Foster's showdown (RULES.md 2.9): every hand is shown and settled."""
     rnd = table.round
     assert rnd is not None
-    winners, settled_by = showdown(table.options, rnd.dealer, rnd.hands, declared)
+    winners, settled_by = showdown(table.options, rnd.dealer, rnd.hands)
     return _close_round(table, winners, tuple(enumerate(rnd.hands)), settled_by)
 
 

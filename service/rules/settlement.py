@@ -87,27 +87,27 @@ def best_pair_sum(hand: Sequence[str]) -> int | None:
 
 
 def showdown(
-    options: Options, dealer: int, hands: Sequence[Sequence[str]], declared: bool
+    options: Options, dealer: int, hands: Sequence[Sequence[str]]
 ) -> tuple[tuple[int, ...], str]:
-    """Foster's showdown over every hand (RULES.md 2.9).
+    """Foster's showdown over every hand (RULES.md 2.9), called by a valid
+    declaration or when the circuits run out.
 
-    After a valid declaration, or when the circuits ran out with a seat
-    holding ``win_count`` of a suit (``declared``), the seats holding
-    ``win_count`` of a suit compare the sum of that suit (Ace 11, court cards
-    10, others their pips); otherwise every seat compares its best two cards
-    of one suit, and a seat with no two of a suit has no score. Ties go to
-    the seat nearest the dealer's left. Returns ``((winner,), "showdown" |
+    While any seat holds ``win_count`` of a suit (always so after a
+    declaration; seed 002: the two-card rule is for when nobody holds three),
+    those seats compare the sum of that suit (Ace 11, court cards 10, others
+    their pips); otherwise every seat compares its best two cards of one
+    suit, and a seat with no two of a suit has no score. Ties go to the seat
+    nearest the dealer's left. Returns ``((winner,), "showdown" |
     "showdown-two-cards")``, with no winner (a void round) when no seat scores.
     """
     seats = len(hands)
-    if declared:
-        scores = {
-            s: highest_sum_key(h, options.win_count)
-            for s, h in enumerate(hands)
-            if winning_suits(h, options.win_count)
-        }
-        rule = "showdown"
-    else:
+    scores = {
+        s: highest_sum_key(h, options.win_count)
+        for s, h in enumerate(hands)
+        if winning_suits(h, options.win_count)
+    }
+    rule = "showdown"
+    if not scores:
         scores = {s: v for s, h in enumerate(hands) if (v := best_pair_sum(h)) is not None}
         rule = "showdown-two-cards"
     if not scores:

@@ -99,23 +99,23 @@ def test_chips_for_several_winners_each_paid_by_every_other_seat() -> None:
 def test_showdown_on_a_declaration_compares_only_winning_suits() -> None:
     options = resolve_options("foster", {}, 4)
     hands = [["AS", "KS", "QD"], ["2H", "3H", "4H"], ["5C", "6C", "7C"], ["AD", "KD", "QC"]]
-    assert showdown(options, 0, hands, declared=True) == ((2,), "showdown")
+    assert showdown(options, 0, hands) == ((2,), "showdown")
 
 
 def test_showdown_tie_goes_to_the_seat_nearest_the_dealers_left() -> None:
     options = resolve_options("foster", {}, 4)
     hands = [["2H", "3H", "4H"], ["2S", "3S", "4S"], ["2D", "3D", "4D"], ["5C", "6C", "8C"]]
     # Seats 0, 1, 2 tie on 9; seat 3 has 19 and wins outright.
-    assert showdown(options, 1, hands, declared=True) == ((3,), "showdown")
+    assert showdown(options, 1, hands) == ((3,), "showdown")
     hands[3] = ["2C", "3C", "4C"]
     # All four tie; dealer 1, so seat 2 is first clockwise.
-    assert showdown(options, 1, hands, declared=True) == ((2,), "showdown")
+    assert showdown(options, 1, hands) == ((2,), "showdown")
 
 
 def test_two_card_showdown_with_no_pair_anywhere_is_void() -> None:
     options = resolve_options("foster", {}, 3)
     hands = [["2H", "3S", "4D"], ["5H", "6S", "7D"], ["8H", "9S", "TC"]]
-    assert showdown(options, 0, hands, declared=False) == ((), "showdown-two-cards")
+    assert showdown(options, 0, hands) == ((), "showdown-two-cards")
     assert best_pair_sum(["AH", "KH", "QH"]) == 21
 
 
