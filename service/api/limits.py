@@ -9,10 +9,11 @@
 
 Over a limit the answer is 429 ``rate-limited`` with ``Retry-After`` (seconds
 until the window resets). Every limit uses the fixed-window strategy: one Lua
-call (``INCR`` and ``EXPIRE``) per request, so a request costs one Redis round
-trip more than its own work; the table and claim limits add theirs only on
-their route. Health checks, metrics and the spec are not limited. Counters are keyed by
-the token's SHA-256, never the token.
+call (``INCR`` and ``EXPIRE``) per request; on one Redis server, a request
+that reads a table sends that read in the same round trip (:mod:`.prefetch`),
+so the limit costs no round trip of its own. The table and claim limits add
+theirs only on their route. Health checks, metrics and the spec are not
+limited. Counters are keyed by the token's SHA-256, never the token.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from redis.cluster import RedisCluster
 
 from ..config import Settings
 from ..storage.client import Client, cluster_call_options, parse_cluster_url
+from . import prefetch
 from .auth import token_hash
 from .problems import Problem
 
@@ -74,14 +76,15 @@ def cluster_storage(url: str, timeout_seconds: float) -> dict[str, Any]:
 
 def init_app(app: Flask, settings: Settings, client: Client) -> Limiter:
     """Attach the limiter to ``app``: on one server it shares ``client``'s
-    connection pool; on a Redis Cluster it keeps its counters in the same
+    connection pool, and a request's table read rides on its counter's round
+    trip (:mod:`.prefetch`); on a Redis Cluster it keeps its counters in the same
     cluster through the limits library's own cluster storage."""
     if isinstance(client, RedisCluster):
         assert settings.redis_url is not None  # a cluster client comes from a cluster URL
         storage = cluster_storage(settings.redis_url, settings.redis_timeout_seconds)
     else:
         storage = {
-            "storage_uri": "redis://",
+            "storage_uri": "referee+redis://",
             "storage_options": {"connection_pool": client.connection_pool},
         }
 
@@ -91,6 +94,8 @@ def init_app(app: Flask, settings: Settings, client: Client) -> Limiter:
     def claiming() -> bool:
         return request.method == "POST" and request.endpoint == "tables.Claims"
 
+    if not isinstance(client, RedisCluster):
+        app.before_request(prefetch.plan)  # before the limiter's own hook
     limiter = Limiter(
         caller_key,
         app=app,

@@ -21,7 +21,7 @@ from ..rules.state import Table as TableState
 from ..rules.views import public_view, seat_view
 from ..storage.idempotency import KEEP_SECONDS, create_record_key, created_table_id
 from ..storage.store import AlreadyRecorded, Loaded, Record, TableNotFound
-from . import auth, idempotency
+from . import auth, idempotency, prefetch
 from .common import (
     SECURITY,
     RefereeBlueprint,
@@ -67,7 +67,7 @@ def _load(table_id: str, protected: bool = False) -> Loaded:
         auth.require_token()
     try:
         check_table_id(table_id)
-        return referee().store.load(table_id)
+        return referee().store.load(table_id, prefetch.take(table_id))
     except (TableNotFound, Problem):
         raise _missing(protected) from None
 
@@ -87,7 +87,9 @@ def _apply(
     auth.require_token()
     try:
         check_table_id(table_id)
-        loaded, transition = referee().store.apply(table_id, move)
+        loaded, transition = referee().store.apply(
+            table_id, move, prefetched=prefetch.take(table_id)
+        )
     except TableNotFound:
         raise _missing(True) from None
     except Problem as problem:
@@ -137,7 +139,7 @@ def _move(
 
     record = Record(pending.record_key, KEEP_SECONDS, make)
     try:
-        loaded, transition = referee().store.apply(table_id, move, record)
+        loaded, transition = referee().store.apply(table_id, move, record, prefetch.take(table_id))
     except AlreadyRecorded as done:
         return idempotency.answer_held(done.record, pending.fingerprint, None)
     except RuleViolation as refused:

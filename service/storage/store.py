@@ -10,8 +10,9 @@ touches one Redis Cluster slot::
                                   (``storage.idempotency``; not removed by
                                   ``delete``: they expire on their own)
 
-A move is one round trip to read (``HMGET`` and ``TIME``, pipelined) and one
-atomic commit (the ``commit.lua`` script: compare version, write state, append
+A move is one round trip to read (``HMGET`` and ``TIME``, pipelined; a caller
+can queue them on a round trip it makes anyway, see :meth:`TableStore.queue_load`)
+and one atomic commit (the ``commit.lua`` script: compare version, write state, append
 events, refresh expiry). When another move committed in between, the move is
 recomputed on the new state; that is what lets every seat pass at the same
 moment and still resolve the exchange exactly once.
@@ -92,6 +93,16 @@ class Loaded:
     now_ms: int
 
 
+@dataclass(frozen=True, slots=True)
+class Prefetched:
+    """A table read made ahead (:meth:`TableStore.queue_load`): the replies of
+    ``HMGET`` and ``TIME``, and how many turns on the table's stripe this
+    process had given when it was read (None: a move was in progress)."""
+
+    replies: list[Any]
+    turns: int | None
+
+
 class TableNotFound(LookupError):
     """No table has this id (never created, deleted, or expired)."""
 
@@ -152,34 +163,56 @@ class TableStore:
         self.turn_wait_seconds = turn_wait_seconds
         self.on_conflict = on_conflict
         self._turns = [threading.Lock() for _ in range(TURN_STRIPES)]
+        self._turns_given = [0] * TURN_STRIPES
         self.codec = codec
         self.ttl_seconds = ttl_seconds
         self.max_attempts = max_attempts
         script = resources.files(__package__).joinpath("lua/commit.lua").read_text()
         self._commit = client.register_script(script)
 
+    def _stripe(self, table_id: str) -> int:
+        return hash(table_id) % TURN_STRIPES
+
     @contextlib.contextmanager
-    def _turn(self, table_id: str) -> Iterator[None]:
+    def _turn(self, table_id: str) -> Iterator[int | None]:
         """This process's turn on ``table_id``, waited for at most
         ``turn_wait_seconds``: the turn only spares lost races (the version
         check keeps moves right), so a move never waits long behind another
-        table's slow Redis call on the same stripe."""
-        turn = self._turns[hash(table_id) % len(self._turns)]
+        table's slow Redis call on the same stripe. Yields how many turns the
+        stripe had given before this one (None when it was not taken)."""
+        stripe = self._stripe(table_id)
+        turn = self._turns[stripe]
         taken = turn.acquire(timeout=self.turn_wait_seconds)
+        before = self._turns_given[stripe] if taken else None
+        if taken:
+            self._turns_given[stripe] += 1
         try:
-            yield
+            yield before
         finally:
             if taken:
                 turn.release()
 
-    def load(self, table_id: str) -> Loaded:
-        """The table's current state and the Redis clock, in one round trip;
-        raises :class:`TableNotFound`."""
+    def queue_load(self, pipe: Any, table_id: str) -> Callable[[list[Any]], Prefetched]:
+        """Queue on ``pipe`` the commands of :meth:`load` (``HMGET`` and
+        ``TIME``), for a caller that makes a round trip anyway; returns what
+        turns the pipeline's replies into ``prefetched`` for :meth:`load` or
+        :meth:`apply`."""
         key = table_key(table_id)
-        pipe = self.client.pipeline(transaction=False)
         pipe.hmget(key, "v", "n", "s", "a")
         pipe.execute_command("TIME", **self._on_node_of(key))
-        (version, count, state, auth), clock = pipe.execute()
+        stripe = self._stripe(table_id)
+        # A move of this process in progress could commit after this read.
+        turns = None if self._turns[stripe].locked() else self._turns_given[stripe]
+        return lambda replies: Prefetched(replies[-2:], turns)
+
+    def load(self, table_id: str, prefetched: Prefetched | None = None) -> Loaded:
+        """The table's current state and the Redis clock, in one round trip
+        (none with ``prefetched``, see :meth:`queue_load`); raises
+        :class:`TableNotFound`."""
+        if prefetched is None:
+            pipe = self.client.pipeline(transaction=False)
+            prefetched = self.queue_load(pipe, table_id)(pipe.execute())
+        (version, count, state, auth), clock = prefetched.replies
         if version is None or state is None or auth is None:
             raise TableNotFound(table_id)
         return Loaded(
@@ -225,7 +258,11 @@ class TableStore:
                 raise RuntimeError(f"table id {table_id} already exists")
 
     def apply(
-        self, table_id: str, move: Callable[[Loaded], C], record: Record | None = None
+        self,
+        table_id: str,
+        move: Callable[[Loaded], C],
+        record: Record | None = None,
+        prefetched: Prefetched | None = None,
     ) -> tuple[Loaded, C]:
         """Run ``move`` on the current state and commit its result atomically.
 
@@ -239,13 +276,22 @@ class TableStore:
         when the move writes nothing, ``record`` is not written here (the
         caller records it). Raises :class:`TableNotFound`, :class:`Contended`,
         or :class:`AlreadyRecorded` when ``record``'s key already holds an answer.
+        ``prefetched`` (see :meth:`queue_load`) stands for the first read
+        unless a move of this process took a turn on the table since it was
+        read (then it is likely stale: reading again spares a lost race).
         """
         for attempt in range(self.max_attempts):
             # Moves on one table inside this process take turns, so that they
             # do not lose the version race to each other and redo their work;
             # the version check still settles races with other processes.
-            with self._turn(table_id):
-                loaded = self.load(table_id)
+            with self._turn(table_id) as before:
+                fresh = (
+                    prefetched is not None
+                    and prefetched.turns is not None
+                    and prefetched.turns == before
+                )
+                loaded = self.load(table_id, prefetched if fresh else None)
+                prefetched = None
                 try:
                     change = move(loaded)
                 except RuleViolation as refused:

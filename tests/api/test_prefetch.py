@@ -1,0 +1,95 @@
+"""A request's table read rides on its rate limiter's round trip (service.api.prefetch).
+
+Round trips are counted on the wire (the benchmark's counting connection);
+the limits stay on, so each count includes the limiter's counter.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import redis
+
+from benchmarks.redis_cost import counting, counting_client
+from service import create_app
+from service.rules import engine
+from service.storage.store import Loaded, table_key
+
+from ..conftest import RedisProcess, settings_for
+from ..helpers import TableClient, bearer
+from .test_limits import assert_429, client_at
+
+
+def counted_app(redis_server: RedisProcess, **limits: str) -> Any:
+    return create_app(settings_for(redis_server.url, **limits), counting_client(redis_server.url))
+
+
+def test_a_pass_costs_two_round_trips_and_a_view_one(redis_server: RedisProcess) -> None:
+    app = counted_app(redis_server)
+    tables = TableClient(app.test_client())
+    t = tables.create(4, "classic")
+    tables.deal(t)
+    card = tables.hand(t, 0)[0]
+    with counting() as passed:
+        r = tables.pass_(t, 1, 1, 0, [card])
+    assert r.status_code == 200
+    # The limiter's counter, the table and the clock; then the commit.
+    assert passed.round_trips == 2
+    assert passed.commands == {"EVALSHA": 2, "HMGET": 1, "TIME": 1}
+    with counting() as viewed:
+        view = tables.public(t)
+    assert viewed.round_trips == 1 and viewed.commands == {"EVALSHA": 1, "HMGET": 1, "TIME": 1}
+    assert view["awaiting"]["seats"] == [1, 2, 3]
+
+
+def test_the_limit_still_holds_and_a_refused_request_writes_no_table(
+    redis_server: RedisProcess, redis_client: redis.Redis
+) -> None:
+    app = counted_app(redis_server, rate_limit_per_token="2/minute")
+    tables = TableClient(client_at(app, "10.9.8.7"))
+    t = tables.create(4, "classic")
+    tables.deal(t)  # the host's token
+    hand = tables.hand(t, 0)  # seat 0's token: 1 of 2
+    assert tables.pass_(t, 1, 1, 0, [hand[0]]).status_code == 200  # 2 of 2
+    before = redis_client.dump(table_key(t.table_id))
+    assert_429(tables.pass_(t, 1, 1, 0, [hand[1]]), at_most=60)
+    assert redis_client.dump(table_key(t.table_id)) == before
+
+
+def test_a_read_made_stale_by_another_process_is_read_again(redis_server: RedisProcess) -> None:
+    # Two apps stand for two gunicorn workers: the second commits between
+    # the first's prefetched read and its commit; the version check catches it.
+    first = create_app(settings_for(redis_server.url))
+    second = create_app(settings_for(redis_server.url))
+    tables = TableClient(first.test_client())
+    t = tables.create(4, "classic")
+    tables.deal(t)
+    hands = [tables.hand(t, s) for s in range(4)]
+    store = first.extensions["referee"].store
+    pipe = store.client.pipeline(transaction=False)
+    stale = store.queue_load(pipe, t.table_id)(pipe.execute())
+    other = TableClient(second.test_client())
+    assert other.pass_(t, 1, 1, 1, [hands[1][0]]).status_code == 200
+    lost: list[int] = []
+    store.on_conflict = lambda: lost.append(1)
+
+    def move(loaded: Loaded) -> engine.Transition:
+        return engine.choose_pass(loaded.table, 1, 1, 0, [hands[0][0]], loaded.now_ms)
+
+    _, transition = store.apply(t.table_id, move, prefetched=stale)
+    assert lost == [1]  # the stale read lost the race once, then ran on the new state
+    assert transition.table.round.exchange.choices[:2] == ((hands[0][0],), (hands[1][0],))
+    assert tables.public(t)["awaiting"]["seats"] == [2, 3]
+
+
+def test_a_flushed_script_cache_is_loaded_again(
+    redis_server: RedisProcess, redis_client: redis.Redis
+) -> None:
+    app = counted_app(redis_server)
+    tables = TableClient(app.test_client())
+    t = tables.create(4, "classic")
+    redis_client.script_flush()
+    r = tables.deal(t)
+    assert r.status_code == 201, r.get_json()
+    seat = app.test_client().get(f"{t.url}/seats/0", headers=bearer(t.seats[0]))
+    assert seat.status_code == 200 and len(seat.get_json()["hand"]) == 7
