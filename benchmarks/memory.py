@@ -55,13 +55,15 @@ def played_table(url: str, seats: int = 7, rounds: int = 5) -> dict[str, Any]:
     assert view["match"]["status"] != "in-progress", view["match"]
     after_match = table_memory(client, table.id)
     stored = client.hget(f"referee:{{{table.id}}}:table", "s") or b""
+    written = int(client.hget(f"referee:{{{table.id}}}:table", "n") or 0)
     return {
         "seats": seats,
         "after_one_round": after_one,
         "after_match": after_match,
         "match_rounds": len(view["results"]),
         "match_exchanges": sum(r["exchanges"] for r in view["results"]),
-        "events": int(client.llen(f"referee:{{{table.id}}}:events")),
+        "events": written,
+        "events_kept": int(client.llen(f"referee:{{{table.id}}}:events")),
         "state_bytes_after_match": len(stored),
     }
 
@@ -83,18 +85,21 @@ def played_tables(url: str, tables: int = 5, seats: int = 7, rounds: int = 5) ->
         "after_match": spread(lambda t: t["after_match"]["total"]),
         "match_exchanges": spread(lambda t: t["match_exchanges"]),
         "events": spread(lambda t: t["events"]),
+        "events_kept": spread(lambda t: t["events_kept"]),
         "each": each,
     }
 
 
 def _store_and_tools(url: str) -> tuple[Any, Any, Any, Any]:
     from service.api import auth
+    from service.config import Settings
     from service.rules import engine
     from service.storage import codec
     from service.storage.store import TableStore
 
     client = redis.Redis.from_url(url)
-    return TableStore(client, codec, 3600), engine, auth, client
+    kept = Settings.from_env().events_kept  # as the in-process app (in_process_app)
+    return TableStore(client, codec, 3600, events_kept=kept), engine, auth, client
 
 
 def idle_tables(

@@ -123,7 +123,8 @@ def targets(figures: dict[str, Any]) -> list[Target]:
             "B",
             f"{played['tables']} tables; largest {played['after_match']['max']:,.0f} B; "
             f"median {played['match_exchanges']['median']:g} exchanges, "
-            f"{played['events']['median']:g} events",
+            f"{played['events']['median']:g} events, "
+            f"{played['events_kept']['median']:g} kept",
         )
     )
     exp = mem["expiry"]

@@ -124,6 +124,11 @@ UNLIMITED = {
 """Rate limits no test reaches unless it means to (tests/api/test_limits.py)."""
 
 
+EVERY_EVENT = 1_000_000
+"""``events_kept`` for the tests that check whole games against their event log
+(the service keeps only the newest ``EVENTS_KEPT``)."""
+
+
 def settings_for(url: str, **overrides: Any) -> Settings:
     """Settings for an app on the Redis at ``url``: short TTL, limits out of reach."""
     return Settings(redis_url=url, table_ttl_seconds=3600, **{**UNLIMITED, **overrides})

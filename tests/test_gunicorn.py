@@ -18,7 +18,7 @@ from typing import Any
 
 import redis
 
-from service.storage.codec import decode
+from service.storage.codec import decode, decode_event
 
 from .conftest import Served
 
@@ -129,7 +129,7 @@ def test_retries_after_killed_workers_take_effect_exactly_once(
     # Exactly one deal and one logged refusal per request, however often sent.
     for r in results:
         events = redis_client.lrange(f"referee:{{{r['table']}}}:events", 0, -1)
-        types = Counter(json.loads(e)["type"] for e in events)
+        types = Counter(decode_event(e)["type"] for e in events)
         assert types["round-dealt"] == 1 and types["claim-rejected"] == r["claims"], r
 
 

@@ -21,6 +21,7 @@ import redis
 from prometheus_client.parser import text_string_to_metric_families
 
 from service.metrics import FLUSH_SECONDS
+from service.storage.codec import decode_event
 
 from .conftest import RedisProcess, free_port
 from .helpers import WORKED_HANDS, WORKED_PASSES
@@ -145,7 +146,7 @@ def test_sigterm_finishes_the_passes_in_flight(tmp_path: Path, own_redis: RedisP
     events = redis.Redis(port=own_redis.port).lrange(
         f"referee:{{{created['table_id']}}}:events", 0, -1
     )
-    types = [e.decode().split('"type":"')[1].split('"')[0] for e in events]
+    types = [decode_event(e)["type"] for e in events]
     assert types.count("pass-chosen") == 4 and types.count("exchange-resolved") == 1
 
 

@@ -1,11 +1,14 @@
 """Bearer tokens: one for the host, one per seat, each shown once at creation.
 
 Only SHA-256 hashes are stored (a token has 256 random bits, so a plain hash is
-enough: there is nothing to guess). Comparison is constant-time.
+enough: there is nothing to guess), in the auth record as base64url without
+padding (43 characters; records written before held 64 hex digits, still read).
+Comparison is constant-time, on the 32-byte digests.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import secrets
@@ -30,13 +33,35 @@ def new_token() -> str:
 
 
 def token_hash(token: str) -> str:
-    """What is stored of a token."""
+    """A token's SHA-256 in hex: what rate-limit counters and idempotency
+    records are keyed by (unchanged, so that records made before still match)."""
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+def stored_digest(token: str) -> str:
+    """What the auth record keeps of a token: its SHA-256, base64url, no padding."""
+    return base64.urlsafe_b64encode(_digest(token)).rstrip(b"=").decode()
+
+
+def _digest_of(stored: str) -> bytes:
+    """The 32 bytes of a stored digest: base64url, or hex (records written
+    before the base64url form)."""
+    try:
+        if len(stored) == 64:
+            return bytes.fromhex(stored)
+        return base64.urlsafe_b64decode(stored + "=")
+    except ValueError:  # binascii.Error too: a damaged record matches no token
+        return b""
+
+
 def auth_record(host_token: str, seat_tokens: list[str]) -> dict[str, Any]:
-    """The stored auth record: ``{"h": host hash, "s": [seat hashes]}``."""
-    return {"h": token_hash(host_token), "s": [token_hash(t) for t in seat_tokens]}
+    """The stored auth record: ``{"h": host digest, "s": [seat digests]}``
+    (:func:`stored_digest`)."""
+    return {"h": stored_digest(host_token), "s": [stored_digest(t) for t in seat_tokens]}
 
 
 def _bearer() -> str:
@@ -84,12 +109,12 @@ def caller(auth: dict[str, Any]) -> str | int:
     Raises 401 ``token-missing``, ``token-malformed`` or ``token-unknown``.
     Every stored hash is compared, so the time taken does not tell which matched.
     """
-    digest = token_hash(_bearer())
+    digest = _digest(_bearer())
     found: str | int | None = None
-    if hmac.compare_digest(digest, auth["h"]):
+    if hmac.compare_digest(digest, _digest_of(auth["h"])):
         found = "host"
     for seat, stored in enumerate(auth["s"]):
-        if hmac.compare_digest(digest, stored):
+        if hmac.compare_digest(digest, _digest_of(stored)):
             found = seat
     if found is None:
         raise unknown_token()

@@ -361,6 +361,12 @@ class PublicTableSchema(DocumentedSchema):
         metadata={"description": "The seats by points, then chips, then seat number."},
     )
     match = fields.Nested(MatchViewSchema)
+    last_event = fields.Integer(
+        metadata={
+            "description": "The seq of the last event written so far (0: none): read "
+            "`/events?after=last_event` to follow the table from this view on."
+        }
+    )
 
 
 class SeatTokenSchema(DocumentedSchema):
@@ -405,6 +411,12 @@ class SeatViewSchema(DocumentedSchema):
             "description": "The cards this seat last received in this round (`passed`: last "
             "gave); under `simultaneous` both are from the last exchange."
         },
+    )
+    last_event = fields.Integer(
+        metadata={
+            "description": "The seq of the last event written so far (0: none): read "
+            "`/events?after=last_event` to follow the table from this view on."
+        }
     )
 
 
@@ -576,7 +588,8 @@ class ProblemErrorSchema(DocumentedSchema):
 
 
 class ProblemSchema(DocumentedSchema):
-    """RFC 9457 problem details; 409 answers add the current numbers."""
+    """RFC 9457 problem details; 409 answers add the current numbers, 410 the
+    oldest event kept."""
 
     class Meta:
         unknown = ma.INCLUDE
@@ -591,6 +604,9 @@ class ProblemSchema(DocumentedSchema):
     current_exchange = fields.Integer(allow_none=True)
     round_status = fields.String(allow_none=True)
     waiting_for = fields.List(fields.Integer())
+    oldest_seq = fields.Integer(
+        metadata={"description": "410 `events-gone`: the seq of the oldest event still kept."}
+    )
 
 
 class HealthSchema(DocumentedSchema):

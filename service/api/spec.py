@@ -62,6 +62,7 @@ whose pass is awaited).
 | 403 | `host-only`, `seat-only`, `wrong-seat` |
 | 404 | `not-found`, `table-not-found`, `seat-not-found`, `round-not-found` |
 | 409 | `idempotency-key-in-use` (with `Retry-After`), `round-in-play`, `no-round-in-play`, `stale-round`, `stale-exchange`, `not-your-turn`, `round-over`, `claim-window-closed`, `declaration-automatic`, `match-over` |
+| 410 | `events-gone` (with `oldest_seq`: the events after `after` are no longer all kept) |
 | 413 | `body-too-large` (64 KiB) |
 | 415 | `unsupported-media-type` (a body that is not `application/json`) |
 | 422 | `idempotency-key-reused`, `invalid-request` (schema), `unknown-variant`, `options-invalid`, `deal-invalid`, `pass-invalid`, `hand-invalid`, `claim-not-winning` |
@@ -71,7 +72,9 @@ whose pass is awaited).
 ## Events
 
 `GET /v1/tables/{table_id}/events` lists public events; each has `seq`, `at_ms`
-(server time, ms since the epoch) and `type`:
+(server time, ms since the epoch) and `type`. Only the newest events of a table
+are kept (48 by default): a cursor `after` older than those is 410 `events-gone`;
+re-read the table and read on from its `last_event`.
 
 | type | members |
 |---|---|

@@ -20,7 +20,7 @@ from ..rules.errors import RuleViolation
 from ..rules.state import Table as TableState
 from ..rules.views import public_view, seat_view
 from ..storage.idempotency import KEEP_SECONDS, create_record_key, created_table_id
-from ..storage.store import AlreadyRecorded, Loaded, Record, TableNotFound
+from ..storage.store import AlreadyRecorded, EventsGone, Loaded, Record, TableNotFound
 from . import auth, idempotency, prefetch
 from .common import (
     SECURITY,
@@ -81,9 +81,9 @@ def _count_refused(table_id: str, refused: RuleViolation) -> None:
 
 def _apply(
     table_id: str, move: Callable[[Loaded], engine.Transition]
-) -> tuple[engine.Transition, int]:
+) -> tuple[engine.Transition, Loaded]:
     """Commit ``move`` (every move needs a token); returns its transition and
-    the Redis clock it ran at."""
+    the state it ran on (with the Redis clock)."""
     auth.require_token()
     try:
         check_table_id(table_id)
@@ -100,7 +100,7 @@ def _apply(
         _count_refused(table_id, refused)
         raise
     metrics.current().committed(table_id, transition.table.variant, transition.events)
-    return transition, loaded.now_ms
+    return transition, loaded
 
 
 Answer = tuple[dict[str, Any], int, dict[str, str]]
@@ -109,10 +109,10 @@ Answer = tuple[dict[str, Any], int, dict[str, str]]
 def _move(
     table_id: str,
     move: Callable[[Loaded], engine.Transition],
-    respond: Callable[[engine.Transition, int], Answer],
+    respond: Callable[[engine.Transition, Loaded], Answer],
     schema: type[ma.Schema],
 ) -> Answer | Response:
-    """Commit ``move`` and answer ``respond(transition, redis clock ms)``.
+    """Commit ``move`` and answer ``respond(transition, the state it ran on)``.
 
     With an ``Idempotency-Key``, exactly once: the answer (``respond``'s body
     serialised by ``schema``, or the rules' refusal) is recorded in the same
@@ -120,8 +120,8 @@ def _move(
     """
     key = idempotency.request_key()
     if key is None:
-        transition, now = _apply(table_id, move)
-        return respond(transition, now)
+        transition, loaded = _apply(table_id, move)
+        return respond(transition, loaded)
     auth.require_token()
     try:
         check_table_id(table_id)
@@ -134,7 +134,7 @@ def _move(
     def make(loaded: Loaded, result: Any) -> str:
         if isinstance(result, RuleViolation):
             return pending.refusal_record(result)
-        body, status, headers = respond(result, loaded.now_ms)
+        body, status, headers = respond(result, loaded)
         return pending.success_record(schema().dump(body), status, headers)
 
     record = Record(pending.record_key, KEEP_SECONDS, make)
@@ -163,11 +163,18 @@ def _move(
         held = pending.record(make(loaded, transition))
         if held is not None:
             return held
-    return respond(transition, loaded.now_ms)
+    return respond(transition, loaded)
 
 
-def _public(table_id: str, table: TableState, now_ms: int) -> dict[str, Any]:
-    return {"table_id": table_id, **public_view(table, now_ms)}
+def _public(table_id: str, table: TableState, now_ms: int, last_event: int) -> dict[str, Any]:
+    """The public view; ``last_event`` is the seq of the last event written."""
+    return {"table_id": table_id, **public_view(table, now_ms), "last_event": last_event}
+
+
+def _after(loaded: Loaded, transition: engine.Transition) -> dict[str, Any]:
+    """The public view once ``transition`` is committed on ``loaded``."""
+    last_event = loaded.event_count + len(transition.events)
+    return _public(loaded.table_id, transition.table, loaded.now_ms, last_event)
 
 
 @blp.route("")
@@ -227,7 +234,8 @@ class Tables(MethodView):
                     {"seat": s, "name": n, "token": t}
                     for s, (n, t) in enumerate(zip(body["players"], seat_tokens, strict=True))
                 ],
-                "table": _public(table_id, transition.table, now_ms()),  # no round: any clock
+                # No round yet: any clock will do.
+                "table": _public(table_id, transition.table, now_ms(), len(transition.events)),
             },
             201,
             {
@@ -259,7 +267,7 @@ class Table(MethodView):
         It never holds a hidden card. Carries an `ETag`; `If-None-Match` gives 304.
         """
         loaded = _load(table_id)
-        return _public(table_id, loaded.table, loaded.now_ms)
+        return _public(table_id, loaded.table, loaded.now_ms, loaded.event_count)
 
     @blp.response(204)
     @blp.doc(security=SECURITY, **operation("deleteTable"))
@@ -294,8 +302,8 @@ class Finish(MethodView):
             auth.require_host(loaded.auth)
             return engine.finish(loaded.table, loaded.now_ms)
 
-        def respond(transition: engine.Transition, now: int) -> Answer:
-            return _public(table_id, transition.table, now), 200, {}
+        def respond(transition: engine.Transition, loaded: Loaded) -> Answer:
+            return _after(loaded, transition), 200, {}
 
         return _move(table_id, move, respond, PublicTableSchema)
 
@@ -326,11 +334,11 @@ class Rounds(MethodView):
             auth.require_host(loaded.auth)
             return engine.start_round(loaded.table, referee().rng, loaded.now_ms, hands)
 
-        def respond(transition: engine.Transition, now: int) -> Answer:
+        def respond(transition: engine.Transition, loaded: Loaded) -> Answer:
             number = transition.outcome["round"]
             location = url_for("tables.Round", table_id=table_id, round_no=number)
             return (
-                {**transition.outcome, "table": _public(table_id, transition.table, now)},
+                {**transition.outcome, "table": _after(loaded, transition)},
                 201,
                 {"Location": location},
             )
@@ -350,7 +358,7 @@ class Round(MethodView):
         round; `result` is set once it is over.
         """
         loaded = _load(table_id)
-        view = _public(table_id, loaded.table, loaded.now_ms)
+        view = public_view(loaded.table, loaded.now_ms)
         current = view["round"] if view["round"] and view["round"]["number"] == round_no else None
         result = next((r for r in view["results"] if r["round"] == round_no), None)
         if current is None and result is None:
@@ -391,7 +399,7 @@ class Pass(MethodView):
                 loaded.table, round_no, exchange_no, seat, body["cards"], loaded.now_ms
             )
 
-        transition, now = _apply(table_id, move)
+        transition, _ = _apply(table_id, move)
         rnd = transition.table.round
         assert rnd is not None
         return {**transition.outcome, "hand": list(rnd.hands[seat])}
@@ -422,7 +430,7 @@ class Claims(MethodView):
             seat = auth.require_seat(loaded.auth)
             return engine.claim(loaded.table, round_no, seat, loaded.now_ms)
 
-        def respond(transition: engine.Transition, now: int) -> Answer:
+        def respond(transition: engine.Transition, loaded: Loaded) -> Answer:
             return transition.outcome, 200, {}
 
         return _move(table_id, move, respond, ClaimOutcomeSchema)
@@ -445,7 +453,8 @@ class SeatView(MethodView):
         if seat >= loaded.table.seats:
             raise Problem(404, "seat-not-found", f"There is no seat {seat} at this table.")
         auth.require_seat(loaded.auth, seat)
-        return seat_view(loaded.table, seat, loaded.now_ms), 200, {"Cache-Control": "no-store"}
+        view = {**seat_view(loaded.table, seat, loaded.now_ms), "last_event": loaded.event_count}
+        return view, 200, {"Cache-Control": "no-store"}
 
 
 @blp.route("/<table_id>/events")
@@ -453,7 +462,7 @@ class Events(MethodView):
     @blp.arguments(EventsQuerySchema, location="query")
     @blp.response(200, EventListSchema)
     @blp.doc(**operation("getEvents"))
-    @documented(blp, 404, 422)
+    @documented(blp, 404, 410, 422)
     def get(self, query: dict[str, Any], table_id: str) -> dict[str, Any]:
         """Read the public event log
 
@@ -463,11 +472,28 @@ class Events(MethodView):
         first dealer drawn, round dealt, pass chosen (the seat, never the
         cards), exchange resolved, claim accepted (with the hand shown) or
         rejected, round won or void, match won, finished or abandoned.
+        Only a table's newest events are kept (the service's `EVENTS_KEPT`, 48
+        by default): when events after `after` are gone, the answer is 410
+        `events-gone` with `oldest_seq`, the first event still kept; re-read
+        the table and read on from its `last_event`.
         """
+        # 410 for a cursor older than the log, as a Kubernetes watch answers
+        # a resourceVersion too old.
         check_table_id(table_id)
-        store = referee().store
-        if not store.exists(table_id):
-            raise no_table()
-        events, more = store.events(table_id, query["after"], query["limit"])
-        next_after = events[-1]["seq"] if events else query["after"]
-        return {"events": events, "next_after": next_after, "more": more}
+        after = query["after"]
+        try:
+            page = referee().store.events(table_id, after, query["limit"])
+        except TableNotFound:
+            raise no_table() from None
+        except EventsGone as gone:
+            raise Problem(
+                410,
+                "events-gone",
+                f"Events after {after} are no longer all kept: the log keeps the newest "
+                f"{referee().store.events_kept}, from seq {gone.oldest} on. Re-read the table "
+                f"and read on from its last_event ({gone.last} now), or from {gone.oldest - 1} "
+                "for every event still kept.",
+                extra={"oldest_seq": gone.oldest},
+            ) from None
+        next_after = page.events[-1]["seq"] if page.events else after
+        return {"events": page.events, "next_after": next_after, "more": page.more}

@@ -1,9 +1,25 @@
-"""Table states to and from compact JSON, the form kept in Redis.
+"""Table states and public events to and from compact JSON, the form kept in Redis.
 
-The codec is exact: ``decode(encode(t)) == t`` for every table (a test checks
-it on random games). Keys are short because every byte is kept per table.
-``fmt`` numbers the layout: a field added later gets a default in the state
-classes (or a migration here) so that tables stored before it still decode.
+The codec is exact: ``decode(encode(t)) == t`` for every table and
+``decode_event(encode_event(e)) == e`` for every event (tests check both on
+random games). Keys are short because every byte is kept per table.
+
+``fmt`` numbers the state's layout; :func:`decode` reads every layout still
+stored (tables live ``TABLE_TTL_SECONDS``, across deploys). A field added later
+gets a default in the state classes (or a migration here).
+
+- fmt 1: ``o`` holds every option.
+- fmt 2: ``o`` holds only the options that differ from the preset ``var``
+  (usually ``{}``), so a preset's values are part of this format: changing a
+  preset's option needs a new ``fmt`` that keeps reading the old values. A
+  list of cards is one string of two-character codes (``"AS7H"``), not a
+  JSON array (the first-dealer draw, which may hold ``null``, stays a list).
+
+An event is kept as ``[code, at_ms, member values...]`` with the code and the
+member order of :data:`EVENT_LAYOUTS` (``seq`` is not kept: it follows from the
+event's place in the log). An event whose type or members are not in the table
+is kept as its whole JSON object, and so is every event written before this
+layout, which :func:`decode_event` also reads.
 """
 
 from __future__ import annotations
@@ -12,7 +28,7 @@ import functools
 import json
 from typing import Any
 
-from ..rules.options import Match, Options
+from ..rules.options import PRESETS, Match, Options
 from ..rules.state import (
     Claim,
     Exchange,
@@ -23,12 +39,46 @@ from ..rules.state import (
     Table,
 )
 
-FORMAT = 1
-"""The layout :func:`encode` writes."""
+FORMAT = 2
+"""The layout :func:`encode` writes; :func:`decode` also reads 1."""
+
+_RESULT = ("round", "dealer", "exchanges", "winners", "settled_by", "hands", "chips")
+_MATCH = ("status", "winners", "fastest_win")
+EVENT_LAYOUTS: dict[str, tuple[int, tuple[str, ...]]] = {
+    "table-created": (0, ("variant", "seats")),
+    "first-dealer-drawn": (1, ("draw",)),
+    "round-dealt": (2, ("round", "dealer", "direction", "submitted")),
+    "pass-chosen": (3, ("round", "exchange", "seat")),
+    "exchange-resolved": (4, ("round", "exchange")),
+    "claim-accepted": (5, ("round", "seat", "hand")),
+    "claim-rejected": (6, ("round", "seat")),
+    "round-won": (7, _RESULT),
+    "round-void": (8, _RESULT),
+    "round-abandoned": (9, ("round",)),
+    "match-won": (10, _MATCH),
+    "match-finished": (11, _MATCH),
+    "match-abandoned": (12, _MATCH),
+}
+"""Per event type: its code in the log and its members in the order kept.
+Codes are stored: never reuse or renumber one; add new types at the end."""
+
+_EVENT_OF_CODE = {code: (kind, members) for kind, (code, members) in EVENT_LAYOUTS.items()}
+
+
+def _to(cards: tuple[str, ...] | None) -> str | None:
+    """Cards (two characters each) as one string: ``"AS7H"``; ``None`` stays."""
+    return None if cards is None else "".join(cards)
+
+
+def _from(value: str | list[str]) -> tuple[str, ...]:
+    """Cards kept as one string (fmt 2) or as a list (fmt 1)."""
+    if isinstance(value, str):
+        return tuple(value[i : i + 2] for i in range(0, len(value), 2))
+    return tuple(value)
 
 
 def _cards(value: Any) -> tuple[str, ...] | None:
-    return None if value is None else tuple(value)
+    return None if value is None else _from(value)
 
 
 def _result_to(r: RoundResult) -> list[Any]:
@@ -37,14 +87,14 @@ def _result_to(r: RoundResult) -> list[Any]:
         r.dealer,
         r.exchanges,
         list(r.winners),
-        [[s, list(h)] for s, h in r.hands],
+        [[s, _to(h)] for s, h in r.hands],
         r.settled_by,
         *([list(r.chips)] if r.chips else []),
     ]
 
 
 def _result_from(v: list[Any]) -> RoundResult:
-    hands = tuple((s, tuple(h)) for s, h in v[4])
+    hands = tuple((s, _from(h)) for s, h in v[4])
     chips = tuple(v[6]) if len(v) > 6 else ()
     return RoundResult(v[0], v[1], v[2], tuple(v[3]), hands, v[5], chips)
 
@@ -55,17 +105,12 @@ def _round_to(r: Round) -> dict[str, Any]:
         "n": r.number,
         "d": r.dealer,
         "dir": r.direction,
-        "h": [list(h) for h in r.hands],
-        "sa": list(r.set_aside),
-        "x": [
-            x.number,
-            list(x.choosers),
-            [None if c is None else list(c) for c in x.choices],
-            x.resolution,
-        ],
-        "p": [[None if c is None else list(c) for c in e] for e in r.passes],
+        "h": [_to(h) for h in r.hands],
+        "sa": _to(r.set_aside),
+        "x": [x.number, list(x.choosers), [_to(c) for c in x.choices], x.resolution],
+        "p": [[_to(c) for c in e] for e in r.passes],
         "st": r.status.value,
-        "c": [[c.seat, c.at_ms, list(c.hand)] for c in r.claims],
+        "c": [[c.seat, c.at_ms, _to(c.hand)] for c in r.claims],
         "w": r.window_closes_at_ms,
         "r": None if r.result is None else _result_to(r.result),
     }
@@ -77,30 +122,45 @@ def _round_from(v: dict[str, Any]) -> Round:
         number=v["n"],
         dealer=v["d"],
         direction=v["dir"],
-        hands=tuple(tuple(h) for h in v["h"]),
-        set_aside=tuple(v["sa"]),
+        hands=tuple(_from(h) for h in v["h"]),
+        set_aside=_from(v["sa"]),
         exchange=Exchange(x[0], tuple(x[1]), tuple(_cards(c) for c in x[2]), x[3]),
         passes=tuple(tuple(_cards(c) for c in e) for e in v["p"]),
         status=RoundStatus(v["st"]),
-        claims=tuple(Claim(c[0], c[1], tuple(c[2])) for c in v["c"]),
+        claims=tuple(Claim(c[0], c[1], _from(c[2])) for c in v["c"]),
         window_closes_at_ms=v["w"],
         result=None if v["r"] is None else _result_from(v["r"]),
     )
 
 
+@functools.lru_cache(maxsize=64)
+def _preset_json(variant: str) -> dict[str, Any]:
+    """A preset's options as JSON (read only)."""
+    return PRESETS[variant].options.to_json()
+
+
 @functools.lru_cache(maxsize=1024)
-def _options_json(options: Options) -> dict[str, Any]:
-    """A table's options never change: their JSON is made once (read only)."""
-    return options.to_json()
+def _options_json(variant: str, options: Options) -> dict[str, Any]:
+    """The options that differ from ``variant``'s preset (a table's options
+    never change: made once, read only)."""
+    preset = _preset_json(variant)
+    return {k: v for k, v in options.to_json().items() if preset[k] != v}
+
+
+def _options_from(data: dict[str, Any]) -> Options:
+    """The options stored in ``data``: every one (fmt 1), or those that differ
+    from the preset (fmt 2)."""
+    o = dict(data["o"]) if data["fmt"] == 1 else {**_preset_json(data["var"]), **data["o"]}
+    ((kind, count),) = o.pop("match").items()
+    return Options(**o, match=Match(kind, None if kind == "open" else count))
 
 
 def encode(table: Table) -> str:
     """The table as compact JSON text."""
-    options = _options_json(table.options)
     data = {
         "fmt": FORMAT,
         "var": table.variant,
-        "o": options,
+        "o": _options_json(table.variant, table.options),
         "names": list(table.names),
         "fd": table.first_dealer,
         "draw": [list(p) for p in table.draw],
@@ -119,16 +179,14 @@ def encode(table: Table) -> str:
 
 
 def decode(text: str | bytes) -> Table:
-    """The table encoded by :func:`encode`."""
+    """The table encoded by :func:`encode` (this format or an earlier one)."""
     data = json.loads(text)
-    if data.get("fmt") != FORMAT:
-        raise ValueError(f"unknown state format {data.get('fmt')!r}; this service reads {FORMAT}")
-    o = dict(data["o"])
-    ((kind, count),) = o.pop("match").items()
-    options = Options(**o, match=Match(kind, None if kind == "open" else count))
+    if data.get("fmt") not in (1, FORMAT):
+        fmt = data.get("fmt")
+        raise ValueError(f"unknown state format {fmt!r}; this service reads 1..{FORMAT}")
     return Table(
         variant=data["var"],
-        options=options,
+        options=_options_from(data),
         names=tuple(data["names"]),
         first_dealer=data["fd"],
         draw=tuple(tuple(p) for p in data["draw"]),
@@ -140,3 +198,26 @@ def decode(text: str | bytes) -> Table:
         chips=tuple(data.get("chips") or [0] * len(data["names"])),
         fastest_win=tuple(data.get("fw", ())),
     )
+
+
+def encode_event(event: dict[str, Any]) -> str:
+    """A public event (``at_ms``, ``type`` and the type's members; no ``seq``)
+    as compact JSON text: ``[code, at_ms, values...]``, or the whole object for
+    a type or a set of members :data:`EVENT_LAYOUTS` does not know."""
+    layout = EVENT_LAYOUTS.get(event.get("type"))  # type: ignore[arg-type]
+    if layout is not None and "at_ms" in event and len(event) == len(layout[1]) + 2:
+        code, members = layout
+        if all(m in event for m in members):
+            values = [code, event["at_ms"], *(event[m] for m in members)]
+            return json.dumps(values, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(event, separators=(",", ":"), ensure_ascii=False)
+
+
+def decode_event(text: str | bytes) -> dict[str, Any]:
+    """The event encoded by :func:`encode_event`: ``{"at_ms", "type", members...}``
+    (an event kept before this layout also has its ``seq``)."""
+    data = json.loads(text)
+    if isinstance(data, dict):
+        return data
+    kind, members = _EVENT_OF_CODE[data[0]]
+    return {"at_ms": data[1], "type": kind, **dict(zip(members, data[2:], strict=True))}

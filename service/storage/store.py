@@ -3,25 +3,33 @@
 Keys of one table share the hash tag ``{<table id>}`` so that one Lua script
 touches one Redis Cluster slot::
 
-    referee:{<id>}:table    hash  v (version), n (event count), s (state JSON),
-                                  a (auth: token hashes)
-    referee:{<id>}:events   list  public events as JSON, oldest first
+    referee:{<id>}:table    hash  v (version), n (events ever written: the
+                                  last seq), s (state JSON), a (auth: token hashes)
+    referee:{<id>}:events   list  the last ``events_kept`` public events as the
+                                  codec's text, oldest first; no ``seq``: the
+                                  first kept is ``n - LLEN + 1``
     referee:{<id>}:idem:*   string  answers to Idempotency-Key requests, 24 h
                                   (``storage.idempotency``; not removed by
                                   ``delete``: they expire on their own)
 
 A move is one round trip to read (``HMGET`` and ``TIME``, pipelined; a caller
 can queue them on a round trip it makes anyway, see :meth:`TableStore.queue_load`)
-and one atomic commit (the ``commit.lua`` script: compare version, write state, append
-events, refresh expiry). When another move committed in between, the move is
-recomputed on the new state; that is what lets every seat pass at the same
-moment and still resolve the exchange exactly once.
+and one atomic commit (the ``commit.lua`` script: compare version, write state,
+append events and trim the list, refresh expiry). When another move committed
+in between, the move is recomputed on the new state; that is what lets every
+seat pass at the same moment and still resolve the exchange exactly once.
 
 The clock of a move is Redis's ``TIME``, read with the state, so that every
 worker and every machine agree on when a claim window closes.
 
-The store knows no game: a codec turns a game's state into text and back, and
-a move is anything that returns an object with ``table`` and ``events``.
+The event log keeps only the newest ``events_kept`` events, so that a long
+match costs no more memory than a short one; a page is read with the count in
+one atomic step (``events.lua``), and a cursor older than what is kept raises
+:class:`EventsGone`.
+
+The store knows no game: a codec turns a game's state and its events into text
+and back, and a move is anything that returns an object with ``table`` and
+``events``.
 """
 
 from __future__ import annotations
@@ -60,11 +68,17 @@ def all_keys(table_id: str) -> list[str]:
 
 
 class Codec(Protocol):
-    """How a game's state is kept: ``encode`` to text, ``decode`` back."""
+    """How a game's state is kept: ``encode`` to text, ``decode`` back; and its
+    events: ``encode_event`` (``at_ms``, ``type``, members) to text,
+    ``decode_event`` back (exactly)."""
 
     def encode(self, table: Any) -> str: ...
 
     def decode(self, text: str | bytes) -> Any: ...
+
+    def encode_event(self, event: dict[str, Any]) -> str: ...
+
+    def decode_event(self, text: str | bytes) -> dict[str, Any]: ...
 
 
 class Change(Protocol):
@@ -107,6 +121,26 @@ class TableNotFound(LookupError):
     """No table has this id (never created, deleted, or expired)."""
 
 
+class EventsGone(LookupError):
+    """The events after the cursor are no longer all kept: ``oldest`` is the
+    seq of the first event kept, ``last`` that of the last one."""
+
+    def __init__(self, oldest: int, last: int) -> None:
+        super().__init__(f"events before {oldest} are no longer kept")
+        self.oldest = oldest
+        self.last = last
+
+
+@dataclass(frozen=True, slots=True)
+class EventPage:
+    """A page of the event log: ``events`` (each with ``seq``), whether
+    ``more`` follow, and the seq of the last event so far (``last``)."""
+
+    events: list[dict[str, Any]]
+    more: bool
+    last: int
+
+
 TURN_STRIPES = 64
 """Locks by which one process's moves on one table take turns (striped by
 table id: a few unrelated tables share a lock, which costs only overlap)."""
@@ -147,7 +181,8 @@ class TableStore:
     game's state; ``ttl_seconds`` is how long an untouched table lives;
     ``max_attempts`` bounds the optimistic retries of one move;
     ``on_conflict`` is told each time a move lost the version race and runs
-    again (the service counts them in its metrics).
+    again (the service counts them in its metrics); ``events_kept`` (at least
+    1) is how many of a table's newest events the log keeps.
     """
 
     def __init__(
@@ -158,7 +193,12 @@ class TableStore:
         max_attempts: int = 64,
         on_conflict: Callable[[], None] | None = None,
         turn_wait_seconds: float = 1.0,
+        *,
+        events_kept: int,
     ) -> None:
+        if events_kept < 1:
+            raise ValueError(f"events_kept must be at least 1, not {events_kept}")
+        self.events_kept = events_kept
         self.client = client
         self.turn_wait_seconds = turn_wait_seconds
         self.on_conflict = on_conflict
@@ -167,8 +207,9 @@ class TableStore:
         self.codec = codec
         self.ttl_seconds = ttl_seconds
         self.max_attempts = max_attempts
-        script = resources.files(__package__).joinpath("lua/commit.lua").read_text()
-        self._commit = client.register_script(script)
+        lua = resources.files(__package__).joinpath("lua")
+        self._commit = client.register_script(lua.joinpath("commit.lua").read_text())
+        self._page = client.register_script(lua.joinpath("events.lua").read_text())
 
     def _stripe(self, table_id: str) -> int:
         return hash(table_id) % TURN_STRIPES
@@ -250,7 +291,7 @@ class TableStore:
         ``RuntimeError`` if the id is taken (128+ random bits make that a broken
         random source), :class:`AlreadyRecorded` if ``record``'s key holds an answer."""
         now = self.now_ms(table_id)
-        if not self._write(table_id, 0, 0, change.table, change.events, auth, now, record):
+        if not self._write(table_id, 0, change.table, change.events, auth, now, record):
             # A client retry after a lost reply can find the table written by
             # the first try; any other holder means a broken random source.
             stored = self.client.hget(table_key(table_id), "a")
@@ -300,7 +341,6 @@ class TableStore:
                     if self._write(
                         table_id,
                         loaded.version,
-                        loaded.event_count,
                         refused.settled,
                         refused.record,
                         None,
@@ -314,7 +354,6 @@ class TableStore:
                     if self._write(
                         table_id,
                         loaded.version,
-                        loaded.event_count,
                         change.table,
                         change.events,
                         None,
@@ -332,7 +371,6 @@ class TableStore:
         self,
         table_id: str,
         version: int,
-        event_count: int,
         table: Any,
         events: tuple[dict[str, Any], ...],
         auth: dict[str, Any] | None,
@@ -342,10 +380,7 @@ class TableStore:
         """Commit under the version check; False when another move won the race.
         With ``record`` (its key and text), raises :class:`AlreadyRecorded` if
         that key already holds an answer."""
-        payloads = [
-            json.dumps({"seq": event_count + i + 1, "at_ms": now_ms, **e}, separators=(",", ":"))
-            for i, e in enumerate(events)
-        ]
+        payloads = [self.codec.encode_event({"at_ms": now_ms, **e}) for e in events]
         keys = [table_key(table_id), events_key(table_id)]
         if record is not None:
             keys.append(record[0].key)
@@ -358,6 +393,7 @@ class TableStore:
                 "" if auth is None else json.dumps(auth, separators=(",", ":")),
                 "" if record is None else record[1],
                 0 if record is None else record[0].keep_seconds,
+                self.events_kept,
                 *payloads,
             ],
         )
@@ -366,15 +402,22 @@ class TableStore:
             raise AlreadyRecorded(held.decode() if isinstance(held, bytes) else held)
         return int(result[0]) >= 0
 
-    def events(self, table_id: str, after: int, limit: int) -> tuple[list[dict[str, Any]], bool]:
-        """Public events with ``seq > after``, oldest first, at most ``limit``,
-        and whether more follow."""
-        raw = self.client.lrange(events_key(table_id), after, after + limit)
-        return [json.loads(e) for e in raw[:limit]], len(raw) > limit
-
-    def exists(self, table_id: str) -> bool:
-        """Whether the table exists."""
-        return bool(self.client.exists(table_key(table_id)))
+    def events(self, table_id: str, after: int, limit: int) -> EventPage:
+        """Public events with ``seq > after``, oldest first, at most ``limit``
+        (one atomic read with the event count). Raises :class:`TableNotFound`,
+        or :class:`EventsGone` when an event after ``after`` is no longer kept."""
+        found = self._page(keys=[table_key(table_id), events_key(table_id)], args=[after, limit])
+        if found is None:
+            raise TableNotFound(table_id)
+        last, oldest, *raw = found
+        if after < oldest - 1:
+            raise EventsGone(oldest, last)
+        page = []
+        for seq, text in enumerate(raw[:limit], start=after + 1):
+            event = self.codec.decode_event(text)
+            event.pop("seq", None)  # kept by events written before the compact layout
+            page.append({"seq": seq, **event})
+        return EventPage(page, len(raw) > limit, last)
 
     def delete(self, table_id: str) -> bool:
         """Remove every key of the table; False if there was none."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import time
 from typing import Any
@@ -153,6 +155,23 @@ def test_tokens_are_stored_only_as_hashes(tables: TableClient, redis_client: red
     )
     for token in [t.host, *t.seats]:
         assert token.encode() not in stored
+    # SHA-256 digests, base64url without padding (43 characters each).
+    record = json.loads(redis_client.hget(f"referee:{{{t.table_id}}}:table", "a") or b"")
+    for token, digest in zip([t.host, *t.seats], [record["h"], *record["s"]], strict=True):
+        raw = hashlib.sha256(token.encode()).digest()
+        assert digest == base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+        assert len(digest) == 43
+
+
+def test_a_damaged_digest_matches_no_token(tables: TableClient, redis_client: redis.Redis) -> None:
+    t = tables.create(4)
+    key = f"referee:{{{t.table_id}}}:table"
+    record = json.loads(redis_client.hget(key, "a") or b"")
+    record["s"][1] = "not a digest!"
+    redis_client.hset(key, "a", json.dumps(record))
+    r = tables.client.get(f"{t.url}/seats/1", headers=bearer(t.seats[1]))
+    assert r.status_code == 401 and r.get_json()["code"] == "token-unknown"
+    assert tables.hand(t, 0) == []  # the others still match
 
 
 def test_invalid_claim_is_logged_without_cards(

@@ -18,7 +18,7 @@ from typing import Any
 
 from service import create_app
 
-from ..conftest import RedisProcess, settings_for
+from ..conftest import EVERY_EVENT, RedisProcess, settings_for
 from ..helpers import TableClient, bearer
 
 AOF = ("--appendonly", "yes", "--appendfsync", "everysec")
@@ -156,7 +156,9 @@ class Player:
 def test_a_redis_killed_mid_game_keeps_every_acknowledged_move(tmp_path: Path) -> None:
     server = RedisProcess(tmp_path / "redis", *AOF).start()
     try:
-        app = create_app(settings_for(server.url, redis_timeout_seconds=0.5))
+        app = create_app(
+            settings_for(server.url, redis_timeout_seconds=0.5, events_kept=EVERY_EVENT)
+        )
         tables = TableClient(app.test_client())
         games = [
             tables.create(4, declaration="automatic", max_exchanges=6, match={"deals": 10})

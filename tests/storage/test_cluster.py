@@ -20,7 +20,7 @@ from service.storage.client import connect, is_cluster_url, parse_cluster_url
 from service.storage.store import table_key
 
 from ..cluster import RedisClusterProcesses
-from ..conftest import settings_for
+from ..conftest import EVERY_EVENT, settings_for
 from ..helpers import Table, TableClient, bearer, play_worked_round
 from ..test_metrics import value
 
@@ -64,7 +64,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisClusterPr
 def cluster_app(cluster: RedisClusterProcesses) -> Any:
     # Two of the three nodes as seeds: the client discovers the third.
     seeds = "redis+cluster://" + ",".join(f"127.0.0.1:{p}" for p in cluster.ports[:2])
-    app = create_app(settings_for(seeds))
+    app = create_app(settings_for(seeds, events_kept=EVERY_EVENT))  # whole matches are checked
     assert isinstance(app.extensions["referee"].store.client, RedisCluster)
     return app
 

@@ -15,7 +15,7 @@ from service import create_app
 from service.storage.codec import decode, encode
 from service.storage.store import all_keys
 
-from ..conftest import RedisProcess, settings_for
+from ..conftest import EVERY_EVENT, RedisProcess, settings_for
 from ..helpers import TableClient, bearer
 from ..rules.test_invariants import GAMES, play_randomly
 
@@ -26,8 +26,8 @@ def test_seven_seats_passing_at_once_resolve_each_exchange_exactly_once(
     """Seven threads pass at the same moment, 50 times, each through its own
     app (its own store, as in its own process: one process's moves on a table
     take turns, so only separate stores race on the version)."""
-    apps = [create_app(settings_for(redis_server.url)) for _ in range(7)]
-    tables = TableClient(app.test_client())
+    apps = [create_app(settings_for(redis_server.url, events_kept=EVERY_EVENT)) for _ in range(7)]
+    tables = TableClient(apps[0].test_client())
     t = tables.create(7, "classic")
     assert tables.deal(t).status_code == 201
     start_cards = sorted(c for s in range(7) for c in tables.hand(t, s))

@@ -1,6 +1,7 @@
 -- Commit one transition of a table atomically: compare the version, write the
--- state, append the public events, refresh the expiry of every key, and, for a
--- request with an Idempotency-Key, record its response in the same step.
+-- state, append the public events and trim the log to the last ARGV[7], refresh
+-- the expiry of every key, and, for a request with an Idempotency-Key, record
+-- its response in the same step.
 --
 -- KEYS[1] the table hash {v, n, s, a}; KEYS[2] the event list;
 -- KEYS[3] (optional) the idempotency record, in the table's hash tag.
@@ -11,7 +12,8 @@
 -- ARGV[4] the auth record ("" keeps it)
 -- ARGV[5] the idempotency record ("D" + JSON; "" none) for KEYS[3]
 -- ARGV[6] its time to live in seconds
--- ARGV[7..] events, in order, as JSON text
+-- ARGV[7] how many events the list keeps (the newest; n still counts them all)
+-- ARGV[8..] events, in order, as the codec's text
 -- Returns {version, event count} on success, {-1, current version} on a
 -- conflict, {-2, record} when KEYS[3] already holds a response (the same
 -- request committed first: nothing is written, the caller replays it).
@@ -36,9 +38,10 @@ if ARGV[4] ~= '' then
   redis.call('HSET', KEYS[1], 'a', ARGV[4])
 end
 local count = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
-if #ARGV > 6 then
-  redis.call('RPUSH', KEYS[2], unpack(ARGV, 7))
-  count = count + #ARGV - 6
+if #ARGV > 7 then
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, 8))
+  redis.call('LTRIM', KEYS[2], '-' .. ARGV[7], -1)
+  count = count + #ARGV - 7
   redis.call('HSET', KEYS[1], 'n', count)
 end
 redis.call('EXPIRE', KEYS[1], ARGV[3])
