@@ -179,7 +179,20 @@ def encode(table: Table) -> str:
 
 
 def decode(text: str | bytes) -> Table:
-    """The table encoded by :func:`encode` (this format or an earlier one)."""
+    """The table encoded by :func:`encode` (this format or an earlier one).
+
+    Tables are immutable, so one text decodes once per process while it is
+    among the last :data:`DECODED_KEPT` decoded (a table's views between two
+    moves read the same state)."""
+    return _decode(text.encode() if isinstance(text, str) else text)
+
+
+DECODED_KEPT = 512
+"""Decoded states kept per process (about 10 KB each)."""
+
+
+@functools.lru_cache(maxsize=DECODED_KEPT)
+def _decode(text: bytes) -> Table:
     data = json.loads(text)
     if data.get("fmt") not in (1, FORMAT):
         fmt = data.get("fmt")

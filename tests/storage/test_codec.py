@@ -157,3 +157,17 @@ def test_fmt_2_keeps_only_the_options_that_differ_from_the_preset() -> None:
 def test_an_unknown_state_format_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown state format 99"):
         decode(json.dumps({"fmt": 99}))
+
+
+def test_one_state_text_decodes_once_per_process_as_str_or_bytes() -> None:
+    rng = random.Random(2)
+    table = engine.start_round(
+        engine.create_table("classic", {}, ["A", "B", "C", "D"], 0, rng).table, rng, 0
+    ).table
+    text = encode(table)
+    first = decode(text.encode())
+    assert decode(text) is first and first == table
+    # Another state (the same table one pass later) is another object.
+    hand = first.round.hands[0] if first.round else ()
+    passed = engine.choose_pass(first, 1, 1, 0, [hand[0]], 1).table
+    assert decode(encode(passed)) is not first and decode(encode(passed)) == passed
