@@ -31,10 +31,12 @@ from .redis_cost import HttpTable, in_process_app
 # (label, file suffix, function name): the layers of a pass, in request order.
 LAYERS = [
     ("the whole request in the app (Flask.wsgi_app)", "flask/app.py", "wsgi_app"),
+    ("  rate limit (flask-limiter)", "flask_limiter/_extension.py", "_check_request_limit"),
+    ("    its round trip: counter + table read", "service/api/prefetch.py", "incr"),
     ("  body parsing and validation (webargs)", "webargs/core.py", "parse"),
     ("  the view (Pass.put)", "service/api/tables.py", "put"),
     ("    TableStore.apply", "service/storage/store.py", "apply"),
-    ("      TableStore.load (HMGET+TIME, decode)", "service/storage/store.py", "load"),
+    ("      TableStore.load (decode; read with the limit)", "service/storage/store.py", "load"),
     ("        codec.decode (state JSON → Table)", "service/storage/codec.py", "decode"),
     ("        json.loads", "json/__init__.py", "loads"),
     ("      the move: auth + engine", "service/api/tables.py", "move"),
@@ -43,7 +45,7 @@ LAYERS = [
     ("      TableStore._write (encode, EVALSHA)", "service/storage/store.py", "_write"),
     ("        codec.encode (Table → state JSON)", "service/storage/codec.py", "encode"),
     ("        Script.__call__ (EVALSHA round trip)", "redis/commands/core.py", "__call__"),
-    ("    Metrics.committed (PFADD+EXPIRE round trip)", "service/metrics.py", "committed"),
+    ("    Metrics.committed (active-table marks, counters)", "service/metrics.py", "committed"),
     ("  answer serialisation (marshmallow dump)", "marshmallow/schema.py", "dump"),
     ("  metrics timer (after_request)", "service/metrics.py", "_observe"),
     ("Redis: socket reads (waiting for answers)", "redis/_parsers/socket.py", "_read_from_socket"),
