@@ -50,7 +50,7 @@ def plan() -> None:
     if (
         isinstance(table_id, str)
         and request.endpoint not in NOT_READING
-        and TABLE_ID.match(table_id)
+        and TABLE_ID.fullmatch(table_id)
     ):
         g.table_read = TableRead(table_id)
 

@@ -478,8 +478,19 @@ class EventsQuerySchema(StrictSchema):
     """A page of the event log: events after `after`, at most `limit`."""
 
     # Query values arrive as text, so these are not strict.
-    after = fields.Integer(load_default=0, validate=validate.Range(0, 2**53))
-    limit = fields.Integer(load_default=100, validate=validate.Range(1, 1000))
+    after = fields.Integer(
+        load_default=0,
+        validate=validate.Range(0, 2**53),
+        metadata={
+            "description": "Answer the events with a greater `seq`: 0 for the whole log, "
+            "a table's `last_event` to follow it, a page's `next_after` to read on."
+        },
+    )
+    limit = fields.Integer(
+        load_default=100,
+        validate=validate.Range(1, 1000),
+        metadata={"description": "At most this many events."},
+    )
 
 
 class EventListSchema(DocumentedSchema):
@@ -606,6 +617,9 @@ class ProblemSchema(DocumentedSchema):
     waiting_for = fields.List(fields.Integer())
     oldest_seq = fields.Integer(
         metadata={"description": "410 `events-gone`: the seq of the oldest event still kept."}
+    )
+    last_event = fields.Integer(
+        metadata={"description": "410 `events-gone`: the seq of the last event; read on from it."}
     )
 
 

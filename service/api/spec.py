@@ -62,7 +62,7 @@ whose pass is awaited).
 | 403 | `host-only`, `seat-only`, `wrong-seat` |
 | 404 | `not-found`, `table-not-found`, `seat-not-found`, `round-not-found` |
 | 409 | `idempotency-key-in-use` (with `Retry-After`), `round-in-play`, `no-round-in-play`, `stale-round`, `stale-exchange`, `not-your-turn`, `round-over`, `claim-window-closed`, `declaration-automatic`, `match-over` |
-| 410 | `events-gone` (with `oldest_seq`: the events after `after` are no longer all kept) |
+| 410 | `events-gone` (with `oldest_seq` and `last_event`: the events after `after` are no longer all kept, or `after` is past the last event) |
 | 413 | `body-too-large` (64 KiB) |
 | 415 | `unsupported-media-type` (a body that is not `application/json`) |
 | 422 | `idempotency-key-reused`, `invalid-request` (schema), `unknown-variant`, `options-invalid`, `deal-invalid`, `pass-invalid`, `hand-invalid`, `claim-not-winning` |

@@ -474,8 +474,12 @@ class Events(MethodView):
         rejected, round won or void, match won, finished or abandoned.
         Only a table's newest events are kept (the service's `EVENTS_KEPT`, 48
         by default): when events after `after` are gone, the answer is 410
-        `events-gone` with `oldest_seq`, the first event still kept; re-read
-        the table and read on from its `last_event`.
+        `events-gone` with `oldest_seq`, the first event still kept, and
+        `last_event`; re-read the table and read on from its `last_event`
+        (or from `oldest_seq - 1` for every event still kept). `after` past
+        `last_event` is 410 `events-gone` too: the log was reset (Redis lost
+        its newest writes) and its seqs will be reused, so a cursor from
+        before must not go on.
         """
         # 410 for a cursor older than the log, as a Kubernetes watch answers
         # a resourceVersion too old.
@@ -486,14 +490,24 @@ class Events(MethodView):
         except TableNotFound:
             raise no_table() from None
         except EventsGone as gone:
+            if gone.ahead:
+                detail = (
+                    f"This table's log has no event {after}: its last is {gone.last} (the log "
+                    "was reset, or the cursor is not this table's). Re-read the table and read "
+                    f"on from its last_event ({gone.last} now)."
+                )
+            else:
+                detail = (
+                    f"Events after {after} are no longer all kept: the log keeps the newest "
+                    f"{referee().store.events_kept}, from seq {gone.oldest} on. Re-read the table "
+                    f"and read on from its last_event ({gone.last} now), or from "
+                    f"{gone.oldest - 1} for every event still kept."
+                )
             raise Problem(
                 410,
                 "events-gone",
-                f"Events after {after} are no longer all kept: the log keeps the newest "
-                f"{referee().store.events_kept}, from seq {gone.oldest} on. Re-read the table "
-                f"and read on from its last_event ({gone.last} now), or from {gone.oldest - 1} "
-                "for every event still kept.",
-                extra={"oldest_seq": gone.oldest},
+                detail,
+                extra={"oldest_seq": gone.oldest, "last_event": gone.last},
             ) from None
         next_after = page.events[-1]["seq"] if page.events else after
         return {"events": page.events, "next_after": next_after, "more": page.more}

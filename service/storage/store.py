@@ -122,13 +122,16 @@ class TableNotFound(LookupError):
 
 
 class EventsGone(LookupError):
-    """The events after the cursor are no longer all kept: ``oldest`` is the
-    seq of the first event kept, ``last`` that of the last one."""
+    """The log cannot go on from the cursor: events after it are no longer all
+    kept, or the cursor is past the last event (the log was reset, e.g. Redis
+    lost its newest writes, so seqs after ``last`` will be reused).
+    ``oldest`` is the seq of the first event kept, ``last`` that of the last one."""
 
-    def __init__(self, oldest: int, last: int) -> None:
+    def __init__(self, oldest: int, last: int, ahead: bool = False) -> None:
         super().__init__(f"events before {oldest} are no longer kept")
         self.oldest = oldest
         self.last = last
+        self.ahead = ahead
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,8 +245,10 @@ class TableStore:
         pipe.hmget(key, "v", "n", "s", "a")
         pipe.execute_command("TIME", **self._on_node_of(key))
         stripe = self._stripe(table_id)
-        # A move of this process in progress could commit after this read.
-        turns = None if self._turns[stripe].locked() else self._turns_given[stripe]
+        # A move of this process in progress could commit after this read;
+        # one that takes its turn from now on moves the count.
+        given = self._turns_given[stripe]
+        turns = None if self._turns[stripe].locked() else given
         return lambda replies: Prefetched(replies[-2:], turns)
 
     def load(self, table_id: str, prefetched: Prefetched | None = None) -> Loaded:
@@ -405,13 +410,14 @@ class TableStore:
     def events(self, table_id: str, after: int, limit: int) -> EventPage:
         """Public events with ``seq > after``, oldest first, at most ``limit``
         (one atomic read with the event count). Raises :class:`TableNotFound`,
-        or :class:`EventsGone` when an event after ``after`` is no longer kept."""
+        or :class:`EventsGone` when an event after ``after`` is no longer kept
+        or ``after`` is past the last event."""
         found = self._page(keys=[table_key(table_id), events_key(table_id)], args=[after, limit])
         if found is None:
             raise TableNotFound(table_id)
         last, oldest, *raw = found
-        if after < oldest - 1:
-            raise EventsGone(oldest, last)
+        if after < oldest - 1 or after > last:
+            raise EventsGone(oldest, last, ahead=after > last)
         page = []
         for seq, text in enumerate(raw[:limit], start=after + 1):
             event = self.codec.decode_event(text)

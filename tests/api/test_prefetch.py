@@ -93,3 +93,13 @@ def test_a_flushed_script_cache_is_loaded_again(
     assert r.status_code == 201, r.get_json()
     seat = app.test_client().get(f"{t.url}/seats/0", headers=bearer(t.seats[0]))
     assert seat.status_code == 200 and len(seat.get_json()["hand"]) == 7
+
+
+def test_an_id_that_cannot_be_a_table_is_not_read(redis_server: RedisProcess) -> None:
+    app = counted_app(redis_server)
+    client = app.test_client()
+    for path in ("/v1/tables/aaaaaaaaaaaaaaaa%0A", "/v1/tables/short", "/v1/tables/" + "a" * 65):
+        with counting() as tally:
+            r = client.get(path)
+        assert r.status_code == 404 and r.get_json()["code"] == "table-not-found"
+        assert tally.commands == {"EVALSHA": 1}  # the rate limit's counter only

@@ -217,3 +217,56 @@ def test_a_move_does_not_wait_long_behind_a_stuck_turn(app: Any) -> None:
     finally:
         stuck.release()
     assert r.status_code == 200 and 0.2 <= waited < 2
+
+
+def test_a_read_made_while_a_move_takes_its_turn_is_not_used(app: Any) -> None:
+    # The worst interleaving for a prefetched read: a move of this process
+    # takes its turn just after the read saw the turn free, and commits after
+    # the read. The read must count as stale, so no race is lost.
+    from service.rules import engine
+
+    tables = TableClient(app.test_client())
+    t = tables.create(4, "classic")
+    tables.deal(t)
+    hands = [tables.hand(t, s) for s in range(4)]
+    store = app.extensions["referee"].store
+    stripe = store._stripe(t.table_id)
+    turn = store._turns[stripe]
+    in_move, go = threading.Event(), threading.Event()
+
+    def first_move(loaded: Any) -> Any:
+        in_move.set()
+        go.wait(5)
+        return engine.choose_pass(loaded.table, 1, 1, 1, [hands[1][0]], loaded.now_ms)
+
+    class TurnTakenRightAfterTheCheck:
+        def __init__(self) -> None:
+            self.checked = False
+
+        def acquire(self, *args: Any, **kwargs: Any) -> bool:
+            return turn.acquire(*args, **kwargs)
+
+        def release(self) -> None:
+            turn.release()
+
+        def locked(self) -> bool:
+            seen = turn.locked()
+            if not self.checked:
+                self.checked = True
+                threading.Thread(target=store.apply, args=(t.table_id, first_move)).start()
+                in_move.wait(5)
+            return seen
+
+    store._turns[stripe] = TurnTakenRightAfterTheCheck()
+    lost: list[int] = []
+    store.on_conflict = lambda: lost.append(1)
+    pipe = store.client.pipeline(transaction=False)
+    read = store.queue_load(pipe, t.table_id)(pipe.execute())
+    go.set()
+    loaded, _ = store.apply(
+        t.table_id,
+        lambda loaded: engine.choose_pass(loaded.table, 1, 1, 0, [hands[0][0]], loaded.now_ms),
+        prefetched=read,
+    )
+    assert int(read.replies[0][0]) == loaded.version - 1  # the first move committed between
+    assert lost == []
