@@ -187,8 +187,9 @@ def decode(text: str | bytes) -> Table:
     return _decode(text.encode() if isinstance(text, str) else text)
 
 
-DECODED_KEPT = 512
-"""Decoded states kept per process (about 10 KB each)."""
+DECODED_KEPT = 256
+"""Decoded states kept per process (a few KB each; a table's clients re-read
+its view after every move, so a state is often read several times at once)."""
 
 
 @functools.lru_cache(maxsize=DECODED_KEPT)
