@@ -24,8 +24,8 @@ worker and every machine agree on when a claim window closes.
 
 The event log keeps only the newest ``events_kept`` events, so that a long
 match costs no more memory than a short one; a page is read with the count in
-one atomic step (``events.lua``), and a cursor older than what is kept raises
-:class:`EventsGone`.
+one atomic step (``events.lua``), and a cursor older than what is kept, or
+past the last event, raises :class:`EventsGone`.
 
 The store knows no game: a codec turns a game's state and its events into text
 and back, and a move is anything that returns an object with ``table`` and
