@@ -168,10 +168,16 @@ def test_a_redis_killed_mid_game_keeps_every_acknowledged_move(tmp_path: Path) -
         threads = [threading.Thread(target=p.run, daemon=True) for p in players]
         for thread in threads:
             thread.start()
-        time.sleep(0.6)  # mid-game
-        acknowledged_before_kill = sum(
-            1 for p in players for e in list(p.log) if e["status"] and e["status"] < 300
-        )
+
+        def acknowledged() -> int:
+            return sum(1 for p in players for e in list(p.log) if e["status"] and e["status"] < 300)
+
+        # Mid-game: some moves made, far from the ~250 of each match (a fixed
+        # sleep let a fast machine finish a match before the kill).
+        deadline = time.monotonic() + 30
+        while acknowledged() < 40 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        acknowledged_before_kill = acknowledged()
         assert all(thread.is_alive() for thread in threads)
         # A move of the main thread's own, ready to go while Redis is dead.
         t = games[0]
