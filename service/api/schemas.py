@@ -502,6 +502,13 @@ class EventListSchema(DocumentedSchema):
     )
     next_after = fields.Integer(metadata={"description": "Pass as `after` to read on."})
     more = fields.Boolean(metadata={"description": "Whether events after this page exist now."})
+    last_event = fields.Integer(metadata={"description": "The seq of the last event so far."})
+    oldest_seq = fields.Integer(
+        metadata={
+            "description": "The seq of the oldest event still kept (only the newest "
+            "`EVENTS_KEPT` are); a cursor before `oldest_seq - 1` gets 410 `events-gone`."
+        }
+    )
 
 
 class CheckDealSchema(GameSchema):

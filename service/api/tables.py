@@ -510,4 +510,10 @@ class Events(MethodView):
                 extra={"oldest_seq": gone.oldest, "last_event": gone.last},
             ) from None
         next_after = page.events[-1]["seq"] if page.events else after
-        return {"events": page.events, "next_after": next_after, "more": page.more}
+        return {
+            "events": page.events,
+            "next_after": next_after,
+            "more": page.more,
+            "last_event": page.last,
+            "oldest_seq": page.oldest,
+        }

@@ -137,11 +137,13 @@ class EventsGone(LookupError):
 @dataclass(frozen=True, slots=True)
 class EventPage:
     """A page of the event log: ``events`` (each with ``seq``), whether
-    ``more`` follow, and the seq of the last event so far (``last``)."""
+    ``more`` follow, the seq of the last event so far (``last``) and that of
+    the oldest one kept (``oldest``)."""
 
     events: list[dict[str, Any]]
     more: bool
     last: int
+    oldest: int
 
 
 TURN_STRIPES = 64
@@ -423,7 +425,7 @@ class TableStore:
             event = self.codec.decode_event(text)
             event.pop("seq", None)  # kept by events written before the compact layout
             page.append({"seq": seq, **event})
-        return EventPage(page, len(raw) > limit, last)
+        return EventPage(page, len(raw) > limit, last, oldest)
 
     def delete(self, table_id: str) -> bool:
         """Remove every key of the table; False if there was none."""

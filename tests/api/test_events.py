@@ -62,7 +62,7 @@ def test_the_list_keeps_the_newest_events_and_the_hash_counts_them_all(
     assert redis_client.llen(events_key(t.table_id)) == KEPT
     kept = short.client.get(f"{t.url}/events?after=7").get_json()
     assert seqs(kept) == list(range(8, 18)) and kept["more"] is False
-    assert kept["next_after"] == 17
+    assert (kept["next_after"], kept["last_event"], kept["oldest_seq"]) == (17, 17, 8)
     # The last exchange: four passes, then its resolution.
     assert [(e["type"], e.get("seat")) for e in kept["events"][-5:]] == [
         ("pass-chosen", 0),
@@ -101,10 +101,22 @@ def test_reading_from_last_event_minus_3_gets_the_last_3(
     page = short.client.get(f"{long_table.url}/events?after={last - 3}").get_json()
     assert seqs(page) == [last - 2, last - 1, last]
     assert [e["type"] for e in page["events"]] == ["pass-chosen"] * 2 + ["exchange-resolved"]
-    assert page == {"events": page["events"], "next_after": last, "more": False}
+    assert page == {
+        "events": page["events"],
+        "next_after": last,
+        "more": False,
+        "last_event": last,
+        "oldest_seq": 8,
+    }
     # Nothing after the last event, as before.
     empty = short.client.get(f"{long_table.url}/events?after={last}").get_json()
-    assert empty == {"events": [], "next_after": last, "more": False}
+    assert empty == {
+        "events": [],
+        "next_after": last,
+        "more": False,
+        "last_event": last,
+        "oldest_seq": 8,
+    }
 
 
 @pytest.mark.parametrize("ahead", [1, 100])

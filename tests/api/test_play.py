@@ -326,4 +326,4 @@ def test_event_log_pages_with_a_cursor(tables: TableClient, client: Any) -> None
         after, more = page["next_after"], page["more"]
     assert pages == [[1, 2], [3, 4], [5]]
     last = client.get(f"{t.url}/events?after=5").get_json()
-    assert last == {"events": [], "next_after": 5, "more": False}
+    assert last == {"events": [], "next_after": 5, "more": False, "last_event": 5, "oldest_seq": 1}
