@@ -1,5 +1,6 @@
 """OpenAPI links between the table operations: how the answer of one call
-feeds the next (creation -> rounds -> passes -> claims). The stateful
+feeds the next (creation -> rounds -> passes -> claims; a table's view ->
+its events from ``last_event`` -> the next page). The stateful
 contract test (tests/contract) walks them with real tokens.
 """
 
@@ -47,6 +48,12 @@ LINKS: dict[str, dict[int, dict[str, Any]]] = {
             "getSeat": {"table_id": SAME_TABLE, "seat": "$request.path.seat"},
             "getRound": {"table_id": SAME_TABLE, "round_no": "$response.body#/round"},
         }
+    },
+    "getTable": {
+        200: {"getEvents": {"table_id": SAME_TABLE, "after": "$response.body#/last_event"}},
+    },
+    "getEvents": {
+        200: {"getEvents": {"table_id": SAME_TABLE, "after": "$response.body#/next_after"}},
     },
     "claim": {
         200: {
