@@ -31,8 +31,8 @@ ERROR_TEXT = {
     403: "Another seat's token, or a seat's token where the host's is needed (or the reverse).",
     404: "No such table (or seat, or round).",
     409: "The move does not fit the table's phase or its current round/exchange numbers.",
-    410: "Events after `after` are no longer kept: re-read the table, then read on from its "
-    "`last_event`.",
+    410: "Events after `after` are no longer kept, or `after` is past the last event: re-read "
+    "the table, then read on from its `last_event`.",
     413: "The body is larger than 64 KiB.",
     415: "A body that is not `application/json`.",
     422: "Invalid values, or a move the rules forbid; `errors` says where.",

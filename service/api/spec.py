@@ -73,8 +73,8 @@ whose pass is awaited).
 
 `GET /v1/tables/{table_id}/events` lists public events; each has `seq`, `at_ms`
 (server time, ms since the epoch) and `type`. Only the newest events of a table
-are kept (48 by default): a cursor `after` older than those is 410 `events-gone`;
-re-read the table and read on from its `last_event`.
+are kept (48 by default): a cursor `after` older than those, or past the last
+event, is 410 `events-gone`; re-read the table and read on from its `last_event`.
 
 | type | members |
 |---|---|
