@@ -13,7 +13,8 @@ gets a default in the state classes (or a migration here).
   (usually ``{}``), so a preset's values are part of this format: changing a
   preset's option needs a new ``fmt`` that keeps reading the old values. A
   list of cards is one string of two-character codes (``"AS7H"``), not a
-  JSON array (the first-dealer draw, which may hold ``null``, stays a list).
+  JSON array (the first-dealer draw, which may hold ``null``, stays a list);
+  a resolved exchange's passes are one string too (``"AS|7H|-|2C"``).
 
 An event is kept as ``[code, at_ms, member values...]`` with the code and the
 member order of :data:`EVENT_LAYOUTS` (``seq`` is not kept: it follows from the
@@ -81,6 +82,19 @@ def _cards(value: Any) -> tuple[str, ...] | None:
     return None if value is None else _from(value)
 
 
+def _choices_to(choices: tuple[tuple[str, ...] | None, ...]) -> str:
+    """One resolved exchange's passes by seat as one string: ``"AS|7H|-|2C"``
+    (``-``: the seat did not pass). A long round keeps one per exchange."""
+    return "|".join("-" if c is None else "".join(c) for c in choices)
+
+
+def _choices_from(value: str | list[Any]) -> tuple[tuple[str, ...] | None, ...]:
+    """The passes kept by :func:`_choices_to`, or as a list (fmt 1)."""
+    if isinstance(value, str):
+        return tuple(None if c == "-" else _from(c) for c in value.split("|"))
+    return tuple(_cards(c) for c in value)
+
+
 def _result_to(r: RoundResult) -> list[Any]:
     return [
         r.round,
@@ -108,7 +122,7 @@ def _round_to(r: Round) -> dict[str, Any]:
         "h": [_to(h) for h in r.hands],
         "sa": _to(r.set_aside),
         "x": [x.number, list(x.choosers), [_to(c) for c in x.choices], x.resolution],
-        "p": [[_to(c) for c in e] for e in r.passes],
+        "p": [_choices_to(e) for e in r.passes],
         "st": r.status.value,
         "c": [[c.seat, c.at_ms, _to(c.hand)] for c in r.claims],
         "w": r.window_closes_at_ms,
@@ -125,7 +139,7 @@ def _round_from(v: dict[str, Any]) -> Round:
         hands=tuple(_from(h) for h in v["h"]),
         set_aside=_from(v["sa"]),
         exchange=Exchange(x[0], tuple(x[1]), tuple(_cards(c) for c in x[2]), x[3]),
-        passes=tuple(tuple(_cards(c) for c in e) for e in v["p"]),
+        passes=tuple(_choices_from(e) for e in v["p"]),
         status=RoundStatus(v["st"]),
         claims=tuple(Claim(c[0], c[1], _from(c[2])) for c in v["c"]),
         window_closes_at_ms=v["w"],
