@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import redis
+
+from service.storage.store import all_keys
+
 
 @dataclass
 class Table:
@@ -18,6 +22,12 @@ class Table:
     @property
     def url(self) -> str:
         return f"/v1/tables/{self.table_id}"
+
+
+def snapshot(r: redis.Redis, t: Table) -> dict[str, Any]:
+    """Every key of the table, byte for byte (DUMP): what a refused request
+    must leave as it was."""
+    return {k: r.dump(k) for k in all_keys(t.table_id)}
 
 
 def bearer(token: str) -> dict[str, str]:

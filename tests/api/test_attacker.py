@@ -18,18 +18,14 @@ import pytest
 import redis
 
 from service.storage.codec import decode
-from service.storage.store import all_keys, table_key
+from service.storage.store import table_key
 
-from ..helpers import Table, TableClient, bearer
+from ..helpers import Table, TableClient, bearer, snapshot
 from .test_idempotency import NOT_WINNING
 
 CARD = re.compile(r"(?<![A-Za-z0-9_-])(?:10|[2-9TJQKA])[CDHS](?![A-Za-z0-9_-])")
 OPAQUE = {"table_id", "host_token", "token", "type"}  # random ids and URIs, not text
 SEATS = 4
-
-
-def snapshot(r: redis.Redis, t: Table) -> dict[str, Any]:
-    return {k: r.dump(k) for k in all_keys(t.table_id)}
 
 
 def cards_in(value: Any) -> set[str]:

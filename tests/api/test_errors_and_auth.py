@@ -13,15 +13,9 @@ import redis
 
 from service import create_app
 from service.config import Settings
-from service.storage.store import all_keys
 
-from ..helpers import Table, TableClient, bearer
+from ..helpers import TableClient, bearer, snapshot
 from .test_play import WINNING_AT_DEAL
-
-
-def snapshot(r: redis.Redis, t: Table) -> dict[str, Any]:
-    """Every key of the table, byte for byte (DUMP), with its TTL bucket."""
-    return {k: r.dump(k) for k in all_keys(t.table_id)}
 
 
 def test_passing_a_card_not_held_is_422_and_leaves_redis_byte_for_byte(

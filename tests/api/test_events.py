@@ -12,10 +12,10 @@ import redis
 
 from service import create_app
 from service.storage import codec
-from service.storage.store import TableStore, all_keys, events_key, table_key
+from service.storage.store import TableStore, events_key, table_key
 
 from ..conftest import RedisProcess, settings_for
-from ..helpers import Table, TableClient, bearer
+from ..helpers import Table, TableClient, bearer, snapshot
 from ..storage import layout_v1
 
 KEPT = 10
@@ -38,10 +38,6 @@ def play_exchanges(tables: TableClient, t: Table, first: int, last: int) -> None
 
 def seqs(page: dict[str, Any]) -> list[int]:
     return [e["seq"] for e in page["events"]]
-
-
-def snapshot(r: redis.Redis, t: Table) -> dict[str, Any]:
-    return {k: r.dump(k) for k in all_keys(t.table_id)}
 
 
 @pytest.fixture()

@@ -13,10 +13,10 @@ import redis
 from benchmarks.redis_cost import counting, counting_client
 from service import create_app
 from service.rules import engine
-from service.storage.store import Loaded, table_key
+from service.storage.store import Loaded
 
 from ..conftest import RedisProcess, settings_for
-from ..helpers import TableClient, bearer
+from ..helpers import TableClient, bearer, snapshot
 from .test_limits import assert_429, client_at
 
 
@@ -51,9 +51,9 @@ def test_the_limit_still_holds_and_a_refused_request_writes_no_table(
     tables.deal(t)  # the host's token
     hand = tables.hand(t, 0)  # seat 0's token: 1 of 2
     assert tables.pass_(t, 1, 1, 0, [hand[0]]).status_code == 200  # 2 of 2
-    before = redis_client.dump(table_key(t.table_id))
+    before = snapshot(redis_client, t)
     assert_429(tables.pass_(t, 1, 1, 0, [hand[1]]), at_most=60)
-    assert redis_client.dump(table_key(t.table_id)) == before
+    assert snapshot(redis_client, t) == before
 
 
 def test_a_read_made_stale_by_another_process_is_read_again(redis_server: RedisProcess) -> None:

@@ -16,7 +16,7 @@ from service.storage.codec import decode, encode
 from service.storage.store import all_keys
 
 from ..conftest import EVERY_EVENT, RedisProcess, settings_for
-from ..helpers import TableClient, bearer
+from ..helpers import TableClient, bearer, snapshot
 from ..rules.test_invariants import GAMES, play_randomly
 
 
@@ -126,7 +126,7 @@ def test_a_move_whose_answer_is_recorded_already_writes_nothing(
     t = tables.create(4)
     store = app.extensions["referee"].store
     record_key = f"referee:{{{t.table_id}}}:idem:test"
-    before = {k: redis_client.dump(k) for k in all_keys(t.table_id)}
+    before = snapshot(redis_client, t)
     redis_client.set(record_key, 'D{"fp":"x"}')
     from service.rules import engine
 
@@ -138,7 +138,7 @@ def test_a_move_whose_answer_is_recorded_already_writes_nothing(
         assert done.record == 'D{"fp":"x"}'
     else:
         raise AssertionError("the move ran although its answer was recorded")
-    assert {k: redis_client.dump(k) for k in all_keys(t.table_id)} == before
+    assert snapshot(redis_client, t) == before
     redis_client.delete(record_key)
     store.apply(t.table_id, move, record)  # now it runs, and records in the same commit
     assert redis_client.get(record_key) == b'D{"fp":"y"}'
