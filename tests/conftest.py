@@ -8,7 +8,6 @@ persistence, and stops it at the end.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -20,17 +19,12 @@ from typing import Any
 import pytest
 import redis
 
+from benchmarks.processes import free_port
 from service import create_app
 from service.config import Settings
 from service.storage.embedded import system_first_redis_server
 
 from .helpers import TableClient
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def redis_binary() -> str:
