@@ -39,17 +39,22 @@ def settings_variables() -> set[str]:
     return set(re.findall(r'"([A-Z][A-Z0-9_]+)"', source))
 
 
-def test_compose_file_matches_the_compose_spec() -> None:
-    result = subprocess.run(
+def check_compose(path: Path) -> subprocess.CompletedProcess[str]:
+    """check-jsonschema on ``path`` against the Compose specification."""
+    return subprocess.run(
         [
             Path(sys.executable).with_name("check-jsonschema"),
             "--builtin-schema",
             "vendor.compose-spec",
-            DEPLOY / "compose.yaml",
+            path,
         ],
         capture_output=True,
         text=True,
     )
+
+
+def test_compose_file_matches_the_compose_spec() -> None:
+    result = check_compose(DEPLOY / "compose.yaml")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -57,16 +62,7 @@ def test_compose_schema_check_rejects_a_broken_file(tmp_path: Path) -> None:
     broken = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
     broken["services"]["referee"]["stop_grace_priod"] = "30s"  # a typo
     (tmp_path / "compose.yaml").write_text(yaml.safe_dump(broken))
-    result = subprocess.run(
-        [
-            Path(sys.executable).with_name("check-jsonschema"),
-            "--builtin-schema",
-            "vendor.compose-spec",
-            tmp_path / "compose.yaml",
-        ],
-        capture_output=True,
-        text=True,
-    )
+    result = check_compose(tmp_path / "compose.yaml")
     assert result.returncode == 1 and "stop_grace_priod" in result.stdout + result.stderr
 
 
