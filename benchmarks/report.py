@@ -179,24 +179,16 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
             _n(rat["requests_per_s"]),
         ),
     ]
-    for q in PERCENTILES:
-        out.append(
-            (
-                f"pass latency p{q} (ms)",
-                _n(svc["pass"][f"p{q}"]),
-                _n(flo["floor"][f"p{q}"]),
-                _n(rat[f"pass_p{q}"]),
+    for kind, label in (("pass", "pass"), ("view", "public view")):
+        for q in PERCENTILES:
+            out.append(
+                (
+                    f"{label} latency p{q} (ms)",
+                    _n(svc[kind][f"p{q}"]),
+                    _n(flo["floor"][f"p{q}"]),
+                    _n(rat[f"{kind}_p{q}"]),
+                )
             )
-        )
-    for q in PERCENTILES:
-        out.append(
-            (
-                f"public view latency p{q} (ms)",
-                _n(svc["view"][f"p{q}"]),
-                _n(flo["floor"][f"p{q}"]),
-                _n(rat[f"view_p{q}"]),
-            )
-        )
     out.append(
         (
             "server CPU per request (ms; gunicorn + Redis)",
