@@ -11,7 +11,7 @@ serve: $(VENV)/.installed  ## install, then run the service on http://127.0.0.1:
 test: $(VENV)/.installed-dev  ## install with the test tools, then run the whole suite
 	$(BIN)/pytest
 
-lint: $(VENV)/.installed-dev  ## ruff and mypy (strict on service/rules)
+lint: $(VENV)/.installed-dev  ## ruff and mypy (strict on service/games)
 	$(BIN)/ruff check service tests benchmarks
 	$(BIN)/ruff format --check service tests benchmarks
 	$(BIN)/mypy service benchmarks

@@ -2,7 +2,7 @@
 
 - *resolution*: exchanges resolved per second by the engine's resolution
   step, given an exchange whose passes are all chosen
-  (``service.rules.engine._resolve_exchange``; the target applies here);
+  (``service.games.ship.engine._resolve_exchange``; the target applies here);
 - *exchange via the public API*: a whole exchange through
   ``engine.choose_pass``, one call per seat, the last one resolving (the
   work a pass request asks of the engine, summed over the seats);
@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from service.rules import engine
+from service.games.ship import engine
 from service.simulate import choose_cards, play_round
 
 PREPARED = 200

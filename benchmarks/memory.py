@@ -93,8 +93,8 @@ def played_tables(url: str, tables: int = 5, seats: int = 7, rounds: int = 5) ->
 def _store_and_tools(url: str) -> tuple[Any, Any, Any, Any]:
     from service.api import auth
     from service.config import Settings
-    from service.rules import engine
-    from service.storage import codec
+    from service.games import codec
+    from service.games.ship import engine
     from service.storage.store import TableStore
 
     client = redis.Redis.from_url(url)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from service.rules.passing import source_seat
-from service.rules.settlement import winning_suits
+from service.games.ship.passing import source_seat
+from service.games.ship.settlement import winning_suits
 from service.simulate import choose_cards
 
 __all__ = ["after_exchange", "choose_cards", "table_body", "winners"]

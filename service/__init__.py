@@ -1,6 +1,6 @@
 """card-referee: a rules referee for card games as a REST microservice.
 
-``create_app`` is the Flask app factory; ``service.rules`` is the pure referee,
+``create_app`` is the Flask app factory; ``service.games.ship`` is the pure referee,
 ``service.storage`` the Redis store, ``service.api`` the HTTP layer.
 """
 
@@ -20,7 +20,7 @@ from .api import catalog, limits, problems, tables
 from .api.common import Referee
 from .api.spec import DESCRIPTION, RefereeApi
 from .config import Settings
-from .storage import codec
+from .games import codec
 from .storage.client import Client, connect
 from .storage.embedded import ensure_embedded_redis
 from .storage.idempotency import IdempotencyStore

@@ -89,8 +89,8 @@ def _simulate(args: argparse.Namespace) -> int:
     """Play rounds with automatic players through the pure engine; print figures."""
     from concurrent.futures import ProcessPoolExecutor
 
-    from .rules.errors import RuleViolation
-    from .rules.options import PRESETS, resolve_options
+    from .games.errors import RuleViolation
+    from .games.ship.options import PRESETS, resolve_options
     from .simulate import as_json, markdown, player_counts, simulate
 
     variants = list(PRESETS) if args.variant == "all" else [args.variant]

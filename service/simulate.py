@@ -22,11 +22,11 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .rules import engine
-from .rules.cards import RANK_INDEX, SUIT_INDEX, suit_counts
-from .rules.options import PRESETS
-from .rules.settlement import winning_suits
-from .rules.state import RoundStatus, Table
+from .games.cards import RANK_INDEX, SUIT_INDEX, suit_counts
+from .games.ship import engine
+from .games.ship.options import PRESETS
+from .games.ship.settlement import winning_suits
+from .games.ship.state import RoundStatus, Table
 
 DEFAULT_MAX_EXCHANGES = 200
 
@@ -115,7 +115,7 @@ def simulate(
 ) -> Summary:
     """Play ``rounds`` rounds of ``variant`` at a table of ``players`` (an open
     match, so the dealer moves on every round) and sum them up. Raises
-    :class:`~service.rules.errors.RuleViolation` for a variant or table size
+    :class:`~service.games.errors.RuleViolation` for a variant or table size
     the preset does not allow."""
     rng = random.Random(seed)
     overrides = {"match": {"open": True}, "max_exchanges": max_exchanges}

@@ -13,7 +13,7 @@ import redis
 from benchmarks import engine, memory, players, redis_cost, report
 from benchmarks.floor import create_floor_app
 from service.config import Settings
-from service.rules import engine as rules_engine
+from service.games.ship import engine as rules_engine
 
 from .conftest import RedisProcess
 

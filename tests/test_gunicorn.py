@@ -18,7 +18,7 @@ from typing import Any
 
 import redis
 
-from service.storage.codec import decode, decode_event
+from service.games.codec import decode, decode_event
 
 from .conftest import Served
 

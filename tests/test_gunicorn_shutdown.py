@@ -20,8 +20,8 @@ import pytest
 import redis
 from prometheus_client.parser import text_string_to_metric_families
 
+from service.games.codec import decode_event
 from service.metrics import FLUSH_SECONDS
-from service.storage.codec import decode_event
 
 from .conftest import RedisProcess, free_port
 from .helpers import WORKED_HANDS, WORKED_PASSES

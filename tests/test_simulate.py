@@ -7,7 +7,7 @@ import json
 import pytest
 
 from service.cli import main
-from service.rules.options import PRESETS
+from service.games.ship.options import PRESETS
 from service.simulate import choose_cards, player_counts, simulate
 
 

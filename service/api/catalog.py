@@ -9,11 +9,11 @@ from typing import Any
 
 from flask.views import MethodView
 
-from ..rules import engine
-from ..rules.deal import validate_deal, validate_hand
-from ..rules.errors import FieldError, RuleViolation
-from ..rules.options import PRESETS, resolve_options
-from ..rules.passing import (
+from ..games.errors import FieldError, RuleViolation
+from ..games.ship import engine
+from ..games.ship.deal import validate_deal, validate_hand
+from ..games.ship.options import PRESETS, resolve_options
+from ..games.ship.passing import (
     apply_transfers,
     check_exchange,
     hand_sizes,
@@ -21,7 +21,7 @@ from ..rules.passing import (
     round_direction,
     transfers,
 )
-from ..rules.settlement import winning_suits
+from ..games.ship.settlement import winning_suits
 from .common import RefereeBlueprint, documented, referee
 from .problems import Problem
 from .schemas import (

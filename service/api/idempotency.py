@@ -40,7 +40,7 @@ import redis
 from cryptography.fernet import Fernet
 from flask import Response, current_app, request
 
-from ..rules.errors import RuleViolation
+from ..games.errors import RuleViolation
 from ..storage import idempotency as records
 from .auth import token_hash
 from .common import referee

@@ -16,7 +16,7 @@ from typing import Any
 from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException
 
-from ..rules.errors import Kind, RuleViolation
+from ..games.errors import Kind, RuleViolation
 
 PROBLEM_JSON = "application/problem+json"
 TYPE_BASE = "https://card-referee.readthedocs.io/problems/"

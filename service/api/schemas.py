@@ -8,7 +8,7 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from ..rules.options import (
+from ..games.ship.options import (
     DECKS,
     DECLARATIONS,
     DIRECTIONS,
@@ -124,7 +124,7 @@ class OptionsSchema(StrictSchema):
             "cannot be claimed."
         },
     )
-    # Checked, with a pointer, by the rules (service.rules.options).
+    # Checked, with a pointer, by the rules (service.games.ship.options).
     match = fields.Dict(metadata=MATCH_DOC)
     call = Text(1, 80)
     swap_circuits = Int(

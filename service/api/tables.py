@@ -15,10 +15,10 @@ from flask import Response, url_for
 from flask.views import MethodView
 
 from .. import metrics
-from ..rules import engine
-from ..rules.errors import RuleViolation
-from ..rules.state import Table as TableState
-from ..rules.views import public_view, seat_view
+from ..games.errors import RuleViolation
+from ..games.ship import engine
+from ..games.ship.state import Table as TableState
+from ..games.ship.views import public_view, seat_view
 from ..storage.idempotency import KEEP_SECONDS, create_record_key, created_table_id
 from ..storage.store import AlreadyRecorded, EventsGone, Loaded, Record, TableNotFound
 from . import auth, idempotency, prefetch

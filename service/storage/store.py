@@ -47,7 +47,7 @@ from typing import Any, Protocol, TypeVar
 import redis
 from redis.cluster import RedisCluster
 
-from ..rules.errors import RuleViolation
+from ..games.errors import RuleViolation
 
 KEY_PREFIX = "referee"
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import redis
 
-from service.storage.codec import decode
+from service.games.codec import decode
 from service.storage.store import table_key
 
 from ..helpers import Table, TableClient, bearer, snapshot

@@ -6,7 +6,7 @@ from typing import Any
 
 import redis
 
-from ..rules.test_engine import WORKED_EXAMPLE
+from ..ship.test_engine import WORKED_EXAMPLE
 
 
 def test_variants_list_every_preset_with_its_options(client: Any) -> None:

@@ -11,7 +11,7 @@ import pytest
 import redis
 
 from service import create_app
-from service.storage import codec
+from service.games import codec
 from service.storage.store import TableStore, events_key, table_key
 
 from ..conftest import RedisProcess, settings_for

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import redis
 
-from service.rules import engine
+from service.games.ship import engine
 from service.storage import idempotency as records
 
 from ..helpers import Table, TableClient, bearer

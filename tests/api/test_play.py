@@ -5,10 +5,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from service.rules.cards import STANDARD_DECK
+from service.games.cards import STANDARD_DECK
 
 from ..helpers import TableClient, bearer
-from ..rules.test_engine import SIMULTANEOUS_TRIMMED, WORKED_EXAMPLE
+from ..ship.test_engine import SIMULTANEOUS_TRIMMED, WORKED_EXAMPLE
 
 WINNING_AT_DEAL = [
     ["AH", "KH", "QH", "JH", "TH", "9H", "8H"],

@@ -12,7 +12,7 @@ import redis
 
 from benchmarks.redis_cost import counting, counting_client
 from service import create_app
-from service.rules import engine
+from service.games.ship import engine
 from service.storage.store import Loaded
 
 from ..conftest import RedisProcess, settings_for

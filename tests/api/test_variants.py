@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from ..helpers import Table, TableClient, bearer
-from ..rules.test_engine import WORKED_EXAMPLE
+from ..ship.test_engine import WORKED_EXAMPLE
 
 # --- the simultaneous presets ------------------------------------------------------
 

@@ -8,7 +8,7 @@ import hashlib
 import json
 from typing import Any
 
-from service.rules.state import Round, RoundResult, Table
+from service.games.ship.state import Round, RoundResult, Table
 
 
 def _result_to(r: RoundResult) -> list[Any]:

@@ -11,13 +11,14 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
-from service.rules import engine
-from service.rules.errors import RuleViolation
-from service.rules.options import PRESETS
-from service.rules.state import MatchStatus, RoundStatus
-from service.storage.codec import EVENT_LAYOUTS, decode, decode_event, encode, encode_event
+from service.games.codec import decode, decode_event, encode, encode_event
+from service.games.errors import RuleViolation
+from service.games.ship import engine
+from service.games.ship.codec import EVENT_LAYOUTS
+from service.games.ship.options import PRESETS
+from service.games.ship.state import MatchStatus, RoundStatus
 
-from ..rules.test_invariants import GAMES, play_randomly
+from ..ship.test_invariants import GAMES, play_randomly
 from . import layout_v1
 
 EPOCH_MS = 1_796_010_142_212

@@ -12,12 +12,12 @@ import redis
 from hypothesis import given, settings
 
 from service import create_app
-from service.storage.codec import decode, encode
+from service.games.codec import decode, encode
 from service.storage.store import all_keys
 
 from ..conftest import EVERY_EVENT, RedisProcess, settings_for
 from ..helpers import TableClient, bearer, snapshot
-from ..rules.test_invariants import GAMES, play_randomly
+from ..ship.test_invariants import GAMES, play_randomly
 
 
 def test_seven_seats_passing_at_once_resolve_each_exchange_exactly_once(
@@ -128,7 +128,7 @@ def test_a_move_whose_answer_is_recorded_already_writes_nothing(
     record_key = f"referee:{{{t.table_id}}}:idem:test"
     before = snapshot(redis_client, t)
     redis_client.set(record_key, 'D{"fp":"x"}')
-    from service.rules import engine
+    from service.games.ship import engine
 
     move = lambda loaded: engine.finish(loaded.table, loaded.now_ms)  # noqa: E731
     record = Record(record_key, 60, lambda loaded, change: 'D{"fp":"y"}')
@@ -223,7 +223,7 @@ def test_a_read_made_while_a_move_takes_its_turn_is_not_used(app: Any) -> None:
     # The worst interleaving for a prefetched read: a move of this process
     # takes its turn just after the read saw the turn free, and commits after
     # the read. The read must count as stale, so no race is lost.
-    from service.rules import engine
+    from service.games.ship import engine
 
     tables = TableClient(app.test_client())
     t = tables.create(4, "classic")

@@ -9,10 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # the state imports the options, which import this module
-    from .state import Table
+from typing import Any
 
 
 class Kind(Enum):
@@ -35,6 +32,7 @@ class FieldError:
 
 
 CODES: dict[str, Kind] = {
+    # shared by every game
     "unknown-variant": Kind.INVALID,
     "options-invalid": Kind.INVALID,
     "deal-invalid": Kind.INVALID,
@@ -52,7 +50,15 @@ CODES: dict[str, Kind] = {
     "declaration-automatic": Kind.CONFLICT,
     "match-over": Kind.CONFLICT,
 }
-"""Every code the engine raises, with its kind. Codes are part of the API contract."""
+"""Every code a game raises, with its kind. Codes are part of the API contract;
+a game adds its own with :func:`register_codes`."""
+
+
+def register_codes(codes: dict[str, Kind]) -> None:
+    """Add a game's refusal codes; a code may be shared only with the same kind."""
+    for code, kind in codes.items():
+        if CODES.setdefault(code, kind) is not kind:
+            raise ValueError(f"refusal code {code!r} is already a {CODES[code].value}")
 
 
 @dataclass(slots=True)
@@ -68,7 +74,7 @@ class RuleViolation(Exception):
     record: tuple[dict[str, Any], ...] = ()
     """Public events to log although the move is refused (RULES.md 2.6: an
     invalid declaration is recorded in the round's log)."""
-    settled: Table | None = None
+    settled: Any = None
     """The table as the clock left it (a claim window that closed by itself
     before the refused move), to keep; ``None`` when the clock changed nothing."""
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from service.rules.cards import CardError, parse_card, sort_cards, trimmed_deck
-from service.rules.errors import RuleViolation
-from service.rules.options import PRESETS, deck_for, resolve_options
+from service.games.cards import CardError, parse_card, sort_cards, trimmed_deck
+from service.games.errors import RuleViolation
+from service.games.ship.options import PRESETS, deck_for, resolve_options
 
 
 @pytest.mark.parametrize(

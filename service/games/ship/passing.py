@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .cards import parse_card_set, sort_cards
-from .errors import FieldError, RuleViolation
+from ..cards import parse_card_set, sort_cards
+from ..errors import FieldError, RuleViolation
 from .options import Options
 from .state import Cards, Exchange
 

@@ -2,7 +2,7 @@
 
 :func:`resolve_options` turns a preset name, a caller's overrides and a number
 of seats into a consistent :class:`Options`, or raises an
-:class:`~service.rules.errors.RuleViolation` that lists every inconsistency at
+:class:`~service.games.errors.RuleViolation` that lists every inconsistency at
 once, each with a JSON pointer into the request (``/options/deck_low_rank``).
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from .cards import (
+from ..cards import (
     SKAT32_DECK,
     STANDARD_DECK,
     CardError,
@@ -20,7 +20,7 @@ from .cards import (
     suit_counts,
     trimmed_deck,
 )
-from .errors import FieldError, RuleViolation
+from ..errors import FieldError, RuleViolation
 
 DECKS = ("trimmed", "full", "skat32")
 PASSINGS = ("simultaneous", "chain", "swap")

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.rules import engine
-from service.rules.errors import RuleViolation
-from service.rules.options import PRESETS, deck_for
-from service.rules.passing import hand_sizes, swaps_before_showdown
-from service.rules.settlement import winning_suits
-from service.rules.state import MatchStatus, RoundStatus, Table
+from service.games.errors import RuleViolation
+from service.games.ship import engine
+from service.games.ship.options import PRESETS, deck_for
+from service.games.ship.passing import hand_sizes, swaps_before_showdown
+from service.games.ship.settlement import winning_suits
+from service.games.ship.state import MatchStatus, RoundStatus, Table
 
 
 def check_invariants(table: Table, deck: Counter[str]) -> None:

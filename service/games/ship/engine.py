@@ -12,12 +12,13 @@ the epoch) and ``rng`` (an object with ``shuffle``; the service passes
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
-from .cards import CardError, describe_count, parse_card, sort_cards, suit_counts
-from .deal import Shuffler, draw_first_dealer, shuffle_and_deal, validate_deal
-from .errors import FieldError, RuleViolation
+from ..base import Shuffler, Transition, draw_first_dealer
+from ..cards import CardError, describe_count, parse_card, sort_cards, suit_counts
+from ..errors import FieldError, RuleViolation
+from .deal import shuffle_and_deal, validate_deal
 from .options import Options, deck_for, resolve_options
 from .passing import (
     open_exchange,
@@ -48,17 +49,6 @@ from .state import (
     Table,
     evolve,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Transition:
-    """The result of a move: the new table, its public events in order, and
-    the outcome to report to the caller (a JSON-ready dict)."""
-
-    table: Table
-    events: tuple[Event, ...] = ()
-    outcome: dict[str, Any] = field(default_factory=dict)
-
 
 # --- the table -----------------------------------------------------------
 

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from service.rules import engine
-from service.rules.cards import sort_cards
-from service.rules.deal import draw_first_dealer
-from service.rules.errors import RuleViolation
-from service.rules.state import MatchStatus, RoundStatus, Table
-from service.rules.views import public_view, seat_view
+from service.games.base import draw_first_dealer
+from service.games.cards import sort_cards
+from service.games.errors import RuleViolation
+from service.games.ship import engine
+from service.games.ship.state import MatchStatus, RoundStatus, Table
+from service.games.ship.views import public_view, seat_view
 
 T0 = 1_000_000
 
@@ -535,7 +535,7 @@ def test_a_hand_size_override_brings_win_count_along() -> None:
 def test_evolve_is_replace_for_the_state_records() -> None:
     from dataclasses import replace
 
-    from service.rules.state import evolve
+    from service.games.ship.state import evolve
 
     table = dealt(WORKED_EXAMPLE, "circle")
     assert evolve(table, wins=(1, 0, 0, 0)) == replace(table, wins=(1, 0, 0, 0))

@@ -7,13 +7,13 @@ import random
 
 import pytest
 
-from service.rules import engine
-from service.rules.errors import RuleViolation
-from service.rules.options import resolve_options
-from service.rules.passing import choosers_of, hand_sizes
-from service.rules.settlement import best_pair_sum, chips_paid, showdown
-from service.rules.state import MatchStatus, RoundStatus, Table
-from service.rules.views import public_view, seat_view
+from service.games.errors import RuleViolation
+from service.games.ship import engine
+from service.games.ship.options import resolve_options
+from service.games.ship.passing import choosers_of, hand_sizes
+from service.games.ship.settlement import best_pair_sum, chips_paid, showdown
+from service.games.ship.state import MatchStatus, RoundStatus, Table
+from service.games.ship.views import public_view, seat_view
 
 from ..api.test_variants import FOSTER_DECLARED, OCHSE_DEAL
 from .test_engine import SIMULTANEOUS_TRIMMED, T0, dealt, exchange, new_table

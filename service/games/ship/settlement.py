@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .cards import RANK_INDEX, SUITS, sort_cards, suit_counts
+from ..cards import RANK_INDEX, SUITS, sort_cards, suit_counts
 from .options import Options
 
 Cards = tuple[str, ...]

@@ -29,8 +29,8 @@ import functools
 import json
 from typing import Any
 
-from ..rules.options import PRESETS, Match, Options
-from ..rules.state import (
+from .options import PRESETS, Match, Options
+from .state import (
     Claim,
     Exchange,
     MatchStatus,
@@ -62,8 +62,6 @@ EVENT_LAYOUTS: dict[str, tuple[int, tuple[str, ...]]] = {
 }
 """Per event type: its code in the log and its members in the order kept.
 Codes are stored: never reuse or renumber one; add new types at the end."""
-
-_EVENT_OF_CODE = {code: (kind, members) for kind, (code, members) in EVENT_LAYOUTS.items()}
 
 
 def _to(cards: tuple[str, ...] | None) -> str | None:
@@ -229,23 +227,14 @@ def _decode(text: bytes) -> Table:
 
 
 def encode_event(event: dict[str, Any]) -> str:
-    """A public event (``at_ms``, ``type`` and the type's members; no ``seq``)
-    as compact JSON text: ``[code, at_ms, values...]``, or the whole object for
-    a type or a set of members :data:`EVENT_LAYOUTS` does not know."""
-    layout = EVENT_LAYOUTS.get(event.get("type"))  # type: ignore[arg-type]
-    if layout is not None and "at_ms" in event and len(event) == len(layout[1]) + 2:
-        code, members = layout
-        if all(m in event for m in members):
-            values = [code, event["at_ms"], *(event[m] for m in members)]
-            return json.dumps(values, separators=(",", ":"), ensure_ascii=False)
-    return json.dumps(event, separators=(",", ":"), ensure_ascii=False)
+    """A public event as compact JSON text (see :func:`service.games.codec.encode_event`)."""
+    from .. import codec
+
+    return codec.encode_event(event)
 
 
 def decode_event(text: str | bytes) -> dict[str, Any]:
-    """The event encoded by :func:`encode_event`: ``{"at_ms", "type", members...}``
-    (an event kept before this layout also has its ``seq``)."""
-    data = json.loads(text)
-    if isinstance(data, dict):
-        return data
-    kind, members = _EVENT_OF_CODE[data[0]]
-    return {"at_ms": data[1], "type": kind, **dict(zip(members, data[2:], strict=True))}
+    """The event encoded by :func:`encode_event` (see :mod:`service.games.codec`)."""
+    from .. import codec
+
+    return codec.decode_event(text)

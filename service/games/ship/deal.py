@@ -4,44 +4,18 @@ the check of a submitted deal. Pure: the random source is passed in."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
 
-from .cards import (
-    RANK_INDEX,
-    STANDARD_DECK,
+from ..base import Shuffler, deal_order
+from ..cards import (
     CardError,
     describe_deck,
     parse_card,
     parse_card_set,
     sort_cards,
 )
-from .errors import FieldError, RuleViolation
+from ..errors import FieldError, RuleViolation
 from .options import Options, deals_whole_deck, deck_for
 from .state import Cards
-
-
-class Shuffler(Protocol):
-    """What the engine needs of a random source."""
-
-    def shuffle(self, x: list[Any], /) -> None: ...
-
-
-def draw_first_dealer(seats: int, rng: Shuffler) -> tuple[int, tuple[tuple[str | None, ...], ...]]:
-    """Draw for the first dealer (RULES.md 1); returns the dealer and every pass
-    of the draw (each a card per seat, ``None`` for seats out of the draw)."""
-    drawing = list(range(seats))
-    passes: list[tuple[str | None, ...]] = []
-    while True:
-        deck = list(STANDARD_DECK)
-        rng.shuffle(deck)
-        drawn: list[str | None] = [None] * seats
-        for i, seat in enumerate(drawing):
-            drawn[seat] = deck[i]
-        passes.append(tuple(drawn))
-        low = min(RANK_INDEX[c[0]] for c in drawn if c is not None)
-        drawing = [s for s in drawing if (c := drawn[s]) is not None and RANK_INDEX[c[0]] == low]
-        if len(drawing) == 1:
-            return drawing[0], tuple(passes)
 
 
 def shuffle_and_deal(
@@ -51,8 +25,8 @@ def shuffle_and_deal(
     cards = list(deck)
     rng.shuffle(cards)
     hands: list[list[str]] = [[] for _ in range(seats)]
-    for i in range(hand_size * seats):
-        hands[(dealer + 1 + i) % seats].append(cards[i])
+    for card, seat in zip(cards, deal_order(seats, dealer, hand_size * seats), strict=False):
+        hands[seat].append(card)
     return tuple(sort_cards(h) for h in hands), sort_cards(cards[hand_size * seats :])
 
 

@@ -1,0 +1,128 @@
+"""What every game shares: a move's result, the random source, the first-dealer
+draw, dealing round the table, and the :class:`Game` interface that the API,
+the storage, the CLI, the metrics and the bench use without knowing the game.
+
+A game is a pure package (no Flask, no Redis, no clock, no random source of
+its own) that exports one :class:`Game`. Its states are frozen values that
+carry ``variant`` (a preset name, unique across games) and ``seats``; its
+transitions take a state and the move's arguments and return a
+:class:`Transition` or raise :class:`~.errors.RuleViolation`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .cards import RANK_INDEX, STANDARD_DECK
+
+Event = dict[str, Any]
+"""A public event: ``{"type": ..., members...}`` (the store adds ``at_ms`` and ``seq``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """The result of a move: the new table, its public events in order, and
+    the outcome to report to the caller (a JSON-ready dict)."""
+
+    table: Any
+    events: tuple[Event, ...] = ()
+    outcome: dict[str, Any] = field(default_factory=dict)
+
+
+class Shuffler(Protocol):
+    """What a game needs of a random source (the service passes
+    :class:`random.SystemRandom`, tests a seeded :class:`random.Random`)."""
+
+    def shuffle(self, x: list[Any], /) -> None: ...
+
+
+def draw_first_dealer(seats: int, rng: Shuffler) -> tuple[int, tuple[tuple[str | None, ...], ...]]:
+    """Draw for the first dealer (RULES.md 1); returns the dealer and every pass
+    of the draw (each a card per seat, ``None`` for seats out of the draw)."""
+    drawing = list(range(seats))
+    passes: list[tuple[str | None, ...]] = []
+    while True:
+        deck = list(STANDARD_DECK)
+        rng.shuffle(deck)
+        drawn: list[str | None] = [None] * seats
+        for i, seat in enumerate(drawing):
+            drawn[seat] = deck[i]
+        passes.append(tuple(drawn))
+        low = min(RANK_INDEX[c[0]] for c in drawn if c is not None)
+        drawing = [s for s in drawing if (c := drawn[s]) is not None and RANK_INDEX[c[0]] == low]
+        if len(drawing) == 1:
+            return drawing[0], tuple(passes)
+
+
+def deal_order(seats: int, dealer: int, cards: int) -> list[int]:
+    """The seat that gets each of ``cards`` cards dealt one at a time,
+    clockwise from the dealer's left (RULES.md 1)."""
+    return [(dealer + 1 + i) % seats for i in range(cards)]
+
+
+def leaders(points: Sequence[int], lowest: bool = False) -> tuple[int, ...]:
+    """Every seat with the best total (ties share), highest unless ``lowest``."""
+    best = min(points) if lowest else max(points)
+    return tuple(s for s, p in enumerate(points) if p == best)
+
+
+@dataclass(frozen=True, slots=True)
+class PresetInfo:
+    """What ``GET /v1/variants`` says of a preset: its name, seat range, seed
+    file, description and options (wire form)."""
+
+    name: str
+    min_players: int
+    max_players: int
+    source: str
+    description: str
+    options: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """One game behind the interface the service uses without knowing it.
+
+    ``name`` is the game's id on the wire (``"my-ship-sails"``, ``"sevens"``);
+    ``title`` its name in words; ``rules`` the slug of its page under
+    ``docs/rules/``. ``presets`` lists its variants (names unique across games).
+
+    - ``create_table(variant, overrides, names, first_dealer, rng)``: a new
+      table (``first_dealer`` a seat or ``None`` to draw); raises
+      ``unknown-variant`` / ``options-invalid``.
+    - ``start_round(table, rng, now_ms, deal)``: deal the next round;
+      ``deal`` is the request body (``hands`` for a submitted deal, else a
+      shuffle; a game may read more members, e.g. Sevens' ``opening_suit``).
+    - ``finish(table, now_ms)``: the host ends the match.
+    - ``public_view(table, now_ms)`` / ``seat_view(table, seat, now_ms)``:
+      JSON-ready views; the public one holds no hidden card.
+    - ``check_deal(variant, overrides, players, deal)``: the stateless check
+      of a deal (``{"valid", "problems", "hands"}``).
+    - ``encode(table) -> str`` / ``decode(text) -> table``: the stored form;
+      every game but the first writes ``{"g":"<name>",...}`` first so that
+      the state names its game. ``event_layouts``: the compact form of its
+      events (codes unique across games, see :mod:`.codec`).
+    - ``default_move(table, seat)``, ``bot(table, seat, rng)`` and
+      ``round_record(table, round_no)``: what a turn clock plays for a seat
+      that runs out of time, an automatic player's move, and a replayable
+      record of a finished round. ``None`` where a game has none yet.
+    """
+
+    name: str
+    title: str
+    rules: str
+    presets: Mapping[str, PresetInfo]
+    create_table: Callable[..., Transition]
+    start_round: Callable[..., Transition]
+    finish: Callable[[Any, int], Transition]
+    public_view: Callable[[Any, int], dict[str, Any]]
+    seat_view: Callable[[Any, int, int], dict[str, Any]]
+    check_deal: Callable[..., dict[str, Any]]
+    encode: Callable[[Any], str]
+    decode: Callable[[str | bytes], Any]
+    event_layouts: Mapping[str, tuple[int, tuple[str, ...]]]
+    default_move: Callable[..., Any] | None = None
+    bot: Callable[..., Any] | None = None
+    round_record: Callable[..., Any] | None = None

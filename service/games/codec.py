@@ -1,0 +1,64 @@
+"""The stored form of any game's table and events: each game's own codec,
+found without decoding twice.
+
+A state names its game by its first key, ``{"g":"<game>",...}``; a state
+without it is My Ship Sails' (every state stored before there were other
+games). Events are ``[code, at_ms, values...]`` with codes unique across
+games (a game's :attr:`~.base.Game.event_layouts`), or whole JSON objects.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from . import GAMES, SHIP, game_of
+
+_PREFIX = b'{"g":"'
+
+LAYOUTS: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
+"""Per event type, its layouts (one per game that uses the type with other members)."""
+_BY_CODE: dict[int, tuple[str, tuple[str, ...]]] = {}
+for _game in GAMES.values():
+    for _kind, (_code, _members) in _game.event_layouts.items():
+        known = _BY_CODE.get(_code)
+        if known is not None and known != (_kind, _members):  # pragma: no cover
+            raise RuntimeError(f"event code {_code} is used twice")
+        if known is None:
+            _BY_CODE[_code] = (_kind, _members)
+            LAYOUTS.setdefault(_kind, []).append((_code, _members))
+
+
+def encode(table: Any) -> str:
+    """The table as its game's compact JSON text."""
+    return game_of(table).encode(table)
+
+
+def decode(text: str | bytes) -> Any:
+    """The table :func:`encode` wrote, by the game its text names."""
+    raw = text.encode() if isinstance(text, str) else text
+    if raw.startswith(_PREFIX):
+        name = raw[len(_PREFIX) : raw.index(b'"', len(_PREFIX))].decode()
+        return GAMES[name].decode(raw)
+    return SHIP.decode(raw)
+
+
+def encode_event(event: dict[str, Any]) -> str:
+    """A public event (``at_ms``, ``type`` and its members; no ``seq``) as
+    ``[code, at_ms, values...]``, or the whole object for a type or a set of
+    members no layout knows."""
+    for code, members in LAYOUTS.get(event.get("type"), ()):  # type: ignore[arg-type]
+        if "at_ms" in event and len(event) == len(members) + 2 and all(m in event for m in members):
+            values = [code, event["at_ms"], *(event[m] for m in members)]
+            return json.dumps(values, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(event, separators=(",", ":"), ensure_ascii=False)
+
+
+def decode_event(text: str | bytes) -> dict[str, Any]:
+    """The event :func:`encode_event` wrote: ``{"at_ms", "type", members...}``
+    (an event kept before the compact layout also has its ``seq``)."""
+    data = json.loads(text)
+    if isinstance(data, dict):
+        return data
+    kind, members = _BY_CODE[data[0]]
+    return {"at_ms": data[1], "type": kind, **dict(zip(members, data[2:], strict=True))}

@@ -1,0 +1,77 @@
+"""My Ship Sails and its family (RULES.md 2): pure Python, no Flask, no Redis, no I/O.
+
+Modules: :mod:`.options` (RULES.md 2.2, 2.9), :mod:`.state` (frozen states),
+:mod:`.engine` (transitions), :mod:`.deal` (deal, deal check, 2.4),
+:mod:`.passing` (exchanges, 2.5), :mod:`.settlement` (winning hands, 2.6-2.7),
+:mod:`.scoring` (rounds and the match, 2.8), :mod:`.views` (who sees what),
+:mod:`.codec` (the stored form). The game's moves (passes, claims) have their
+own endpoints; everything else goes through :data:`GAME`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..base import Game, PresetInfo, Shuffler, Transition
+from ..errors import FieldError, RuleViolation
+from . import codec, engine, views
+from .deal import validate_deal
+from .options import PRESETS, resolve_options
+from .state import Table
+
+NAME = "my-ship-sails"
+
+
+def start_round(table: Table, rng: Shuffler, now_ms: int, deal: Mapping[str, Any]) -> Transition:
+    """Deal the next round (:func:`.engine.start_round`); ``deal`` may hold
+    ``hands`` (a submitted deal) and nothing else of use to this game."""
+    _only_hands(deal)
+    return engine.start_round(table, rng, now_ms, deal.get("hands"))
+
+
+def check_deal(
+    variant: str, overrides: Mapping[str, Any], players: int, deal: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Whether ``deal["hands"]`` is a valid deal (RULES.md 2.4): ``{"valid",
+    "problems", "hands"}``. Raises ``options-invalid`` for options that are not
+    one game."""
+    options = resolve_options(variant, overrides, players)
+    _only_hands(deal)
+    try:
+        hands = validate_deal(options, players, deal.get("hands") or [])
+    except RuleViolation as violation:
+        problems = [{"pointer": e.pointer, "detail": e.detail} for e in violation.errors]
+        return {"valid": False, "problems": problems, "hands": None}
+    return {"valid": True, "problems": [], "hands": [list(h) for h in hands]}
+
+
+def _only_hands(deal: Mapping[str, Any]) -> None:
+    if deal.get("opening_suit") is not None:
+        raise RuleViolation(
+            "deal-invalid",
+            "My Ship Sails has no opening suit; send only hands.",
+            [FieldError("/opening_suit", "only Sevens with opening dealer-choice names a suit")],
+        )
+
+
+GAME = Game(
+    name=NAME,
+    title="My Ship Sails",
+    rules="my-ship-sails",
+    presets={
+        p.name: PresetInfo(
+            p.name, p.min_seats, p.max_seats, p.source, p.description, p.options.to_json()
+        )
+        for p in PRESETS.values()
+    },
+    create_table=engine.create_table,
+    start_round=start_round,
+    finish=engine.finish,
+    public_view=views.public_view,
+    seat_view=views.seat_view,
+    check_deal=check_deal,
+    encode=codec.encode,
+    decode=codec.decode,
+    event_layouts=codec.EVENT_LAYOUTS,
+)
