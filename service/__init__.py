@@ -16,7 +16,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import logs, metrics
-from .api import catalog, limits, problems, tables
+from .api import blueprints, limits, problems
 from .api.common import Referee
 from .api.spec import DESCRIPTION, RefereeApi
 from .config import Settings
@@ -74,7 +74,7 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
     limits.init_app(app, settings, client)
     api = RefereeApi(app)
     api.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
-    for blp in (catalog.variants_blp, tables.blp, catalog.checks_blp, catalog.health_blp):
+    for blp in blueprints():
         api.register_blueprint(blp)
     _register_errors(app, settings)
 

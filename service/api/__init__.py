@@ -1,0 +1,17 @@
+"""HTTP only: blueprints, schemas, problem+json. The table endpoints
+(:mod:`.tables`) know no game; each game adds its move endpoints in a module
+of its own (:mod:`.ship`, :mod:`.sevens`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def blueprints() -> tuple[Any, ...]:
+    """Every blueprint of the API, in the order the spec lists them (a game's
+    move module is imported here, so that its routes exist before its
+    blueprint is registered)."""
+    from . import catalog, ship, tables
+
+    del ship  # its routes join tables.blp
+    return (catalog.variants_blp, tables.blp, catalog.checks_blp, catalog.health_blp)

@@ -9,10 +9,13 @@ from typing import Any
 
 from flask.views import MethodView
 
+from ..games import GAMES, VARIANTS, game_of_variant
+from ..games.base import Game, PresetInfo
 from ..games.errors import FieldError, RuleViolation
+from ..games.ship import GAME as SHIP
 from ..games.ship import engine
 from ..games.ship.deal import validate_deal, validate_hand
-from ..games.ship.options import PRESETS, resolve_options
+from ..games.ship.options import resolve_options
 from ..games.ship.passing import (
     apply_transfers,
     check_exchange,
@@ -31,12 +34,16 @@ from .schemas import (
     CheckDealSchema,
     CheckExchangeOutcomeSchema,
     CheckExchangeSchema,
+    GameListSchema,
     HealthSchema,
     VariantListSchema,
 )
 
 variants_blp = RefereeBlueprint(
-    "variants", __name__, url_prefix="/v1/variants", description="Presets (RULES.md 2.9)."
+    "variants",
+    __name__,
+    url_prefix="/v1",
+    description="The games and their presets (RULES.md 2.9, 3.6).",
 )
 checks_blp = RefereeBlueprint(
     "checks", __name__, url_prefix="/v1/checks", description="Stateless rule checks; no storage."
@@ -44,26 +51,49 @@ checks_blp = RefereeBlueprint(
 health_blp = RefereeBlueprint("health", __name__, description="Liveness and readiness probes.")
 
 
-@variants_blp.route("")
+def _preset_json(game: Game, preset: PresetInfo) -> dict[str, Any]:
+    return {
+        "name": preset.name,
+        "game": game.name,
+        "min_players": preset.min_players,
+        "max_players": preset.max_players,
+        "source": preset.source,
+        "description": preset.description,
+        "options": preset.options,
+    }
+
+
+@variants_blp.route("/variants")
 class Variants(MethodView):
     @variants_blp.response(200, VariantListSchema)
     def get(self) -> dict[str, Any]:
         """List the variant presets
 
-        Each preset's options and player range (RULES.md 2.9). Any option can
-        be overridden at table creation where the result is still one game.
+        Each preset's game, options and player range (RULES.md 2.9, 3.6).
+        Any option can be overridden at table creation where the result is
+        still one game. `POST /v1/tables` takes any preset of any game.
+        """
+        return {"variants": [_preset_json(game, preset) for game, preset in VARIANTS.values()]}
+
+
+@variants_blp.route("/games")
+class Games(MethodView):
+    @variants_blp.response(200, GameListSchema)
+    def get(self) -> dict[str, Any]:
+        """List the games
+
+        Each game the referee knows, its presets (as in `GET /v1/variants`)
+        and the page of its rules (`/docs/rules/<game>.md`).
         """
         return {
-            "variants": [
+            "games": [
                 {
-                    "name": p.name,
-                    "min_players": p.min_seats,
-                    "max_players": p.max_seats,
-                    "source": p.source,
-                    "description": p.description,
-                    "options": p.options.to_json(),
+                    "name": game.name,
+                    "title": game.title,
+                    "rules": f"/docs/rules/{game.rules}.md",
+                    "variants": [_preset_json(game, p) for p in game.presets.values()],
                 }
-                for p in PRESETS.values()
+                for game in GAMES.values()
             ]
         }
 
@@ -77,16 +107,13 @@ class CheckDeal(MethodView):
         """Check a deal
 
         Whether `hands` is a valid deal for `players` seats under the variant
-        and options (RULES.md 2.4). `valid: false` lists every problem; 422
-        only for options that are not one game.
+        and options, of any game (My Ship Sails: RULES.md 2.4; Sevens: 3.2,
+        with `opening_suit` under `dealer-choice`). `valid: false` lists every
+        problem; 422 only for options that are not one game.
         """
-        options = resolve_options(body["variant"], body["options"], body["players"])
-        try:
-            hands = validate_deal(options, body["players"], body["hands"])
-        except RuleViolation as violation:
-            problems = [{"pointer": e.pointer, "detail": e.detail} for e in violation.errors]
-            return {"valid": False, "problems": problems, "hands": None}
-        return {"valid": True, "problems": [], "hands": [list(h) for h in hands]}
+        game = game_of_variant(body["variant"])
+        deal = {k: body[k] for k in ("hands", "opening_suit") if k in body}
+        return game.check_deal(body["variant"], body["options"], body["players"], deal)
 
 
 @checks_blp.route("/claim")
@@ -101,6 +128,7 @@ class CheckClaim(MethodView):
         the reason in words. 422 `hand-invalid` when `hand` is not `hand_size`
         distinct cards of the deck of a `players`-seat round.
         """
+        only_game(body["variant"], SHIP, "claims")
         options = resolve_options(body["variant"], body["options"], body["players"])
         hand = validate_hand(options, body["players"], body["hand"])
         winning, reason = engine.check_hand(options, hand)
@@ -126,6 +154,7 @@ class CheckExchange(MethodView):
         give `null`) and, under `chain`, how many cards each hand holds.
         422 `deal-invalid` or `pass-invalid` with every problem.
         """
+        only_game(body["variant"], SHIP, "exchanges")
         seats = len(body["hands"])
         options = resolve_options(body["variant"], body["options"], seats, "/hands")
         dealer, number = body["dealer"], body["exchange"]
@@ -150,6 +179,17 @@ class CheckExchange(MethodView):
             "hands": [list(h) for h in apply_transfers(hands, moves)],
             "received": received,
         }
+
+
+def only_game(variant: str, wanted: Game, what: str) -> None:
+    """Refuse (422 ``wrong-game``) a check of ``wanted`` for another game's preset."""
+    game = game_of_variant(variant)
+    if game is not wanted:
+        raise RuleViolation(
+            "wrong-game",
+            f"{variant} is a preset of {game.title}; {what} are checks of {wanted.title}.",
+            [FieldError("/variant", f"{variant} is not a {wanted.title} preset")],
+        )
 
 
 @health_blp.route("/healthz")

@@ -8,6 +8,7 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import fields, validate
 
+from ..games import VARIANTS
 from ..games.ship.options import (
     DECKS,
     DECLARATIONS,
@@ -15,7 +16,6 @@ from ..games.ship.options import (
     MAX_SEATS,
     MIN_SEATS,
     PASSINGS,
-    PRESETS,
     SIMULTANEOUS_WINS,
 )
 
@@ -46,9 +46,10 @@ def Int(**kwargs: Any) -> fields.Integer:  # noqa: N802 - reads like a field cla
     return fields.Integer(strict=True, **kwargs)
 
 
-def Card() -> fields.String:  # noqa: N802
+def Card(**kwargs: Any) -> fields.String:  # noqa: N802
     """One card code as a player may write it."""
-    return fields.String(validate=validate.Length(1, 8), metadata={"description": CARD_PATTERN_DOC})
+    metadata = {"description": CARD_PATTERN_DOC, **kwargs.pop("metadata", {})}
+    return fields.String(validate=validate.Length(1, 8), metadata=metadata, **kwargs)
 
 
 def _printable(text: str) -> None:
@@ -63,8 +64,8 @@ def Text(low: int, high: int, **kwargs: Any) -> fields.String:  # noqa: N802
 
 
 MATCH_DOC = {
-    "description": 'How the match ends (RULES.md 2.8): exactly one of `{"target_wins": n}`, '
-    '`{"deals": n}`, `{"open": true}`.',
+    "description": 'How the match ends (RULES.md 2.8, 3.5): exactly one of `{"target_wins": n}`, '
+    '`{"deals": n}`, `{"open": true}`, and for Sevens also `{"target_points": n}`.',
     "oneOf": [
         {
             "type": "object",
@@ -77,6 +78,12 @@ MATCH_DOC = {
             "required": ["deals"],
             "additionalProperties": False,
             "properties": {"deals": {"type": "integer", "minimum": 1, "maximum": 1000}},
+        },
+        {
+            "type": "object",
+            "required": ["target_points"],
+            "additionalProperties": False,
+            "properties": {"target_points": {"type": "integer", "minimum": 1, "maximum": 10000}},
         },
         {
             "type": "object",
@@ -147,10 +154,48 @@ class OptionsSchema(StrictSchema):
             "chip per card its longest suit lacks of `win_count`."
         }
     )
+    # Sevens (RULES.md 3); the other game's table refuses them as unknown options.
+    decks = Int(
+        validate=validate.OneOf([1, 2]),
+        metadata={"description": "Sevens: 1, or 2 (Fan Tan with two decks, two rows per suit)."},
+    )
+    opening = fields.String(
+        validate=validate.OneOf(["7D", "7C", "any-seven", "dealer-choice"]),
+        metadata={
+            "description": "Sevens: who opens (RULES.md 3.4): the holder of `7D` or `7C` "
+            "plays it; `any-seven`: the dealer's left; `dealer-choice`: the deal names the "
+            "seven's suit (`opening_suit`)."
+        },
+    )
+    pass_chips = Int(
+        validate=validate.Range(0, 100),
+        metadata={"description": "Sevens: chips a pass pays into the pot."},
+    )
+    voluntary_pass = fields.Boolean(
+        metadata={"description": "Sevens: a seat may pass although it could play."}
+    )
+    voluntary_pass_limit = Int(
+        validate=validate.Range(0, 100),
+        metadata={"description": "Sevens: voluntary passes a seat may make per round."},
+    )
+    last_card = fields.Boolean(
+        metadata={
+            "description": "Sevens: a seat playing its second-to-last card announces it "
+            "(`last_card: true` in the move) or pays 2 chips."
+        }
+    )
+    turn_the_corner = fields.Boolean(
+        metadata={"description": "Sevens: ranks are cyclic; a row may go on past A to 2."}
+    )
+    points = fields.String(
+        validate=validate.OneOf(["none", "winner-scores", "losers-score"]),
+        metadata={"description": "Sevens: penalty points for the cards left (RULES.md 3.5)."},
+    )
 
 
 class OptionsOutSchema(DocumentedSchema):
-    """A complete option set."""
+    """A complete option set: My Ship Sails' members (RULES.md 2.2) or Sevens'
+    (`decks` to `points`, with `match`; RULES.md 3)."""
 
     hand_size = fields.Integer()
     win_count = fields.Integer()
@@ -168,12 +213,23 @@ class OptionsOutSchema(DocumentedSchema):
     swap_circuits = fields.Integer(allow_none=True)
     fastest_win_bonus = fields.Boolean()
     chips = fields.Boolean()
+    decks = fields.Integer()
+    opening = fields.String()
+    pass_chips = fields.Integer()
+    voluntary_pass = fields.Boolean()
+    voluntary_pass_limit = fields.Integer()
+    last_card = fields.Boolean()
+    turn_the_corner = fields.Boolean()
+    points = fields.String()
 
 
 class VariantSchema(DocumentedSchema):
     """A preset (RULES.md 2.9): its name, player range, source seed and options."""
 
     name = fields.String()
+    game = fields.String(
+        metadata={"description": "The game this preset belongs to: `my-ship-sails` or `sevens`."}
+    )
     min_players = fields.Integer()
     max_players = fields.Integer()
     source = fields.String(metadata={"description": "The seed file of RULES.md it comes from."})
@@ -187,13 +243,28 @@ class VariantListSchema(DocumentedSchema):
     variants = fields.List(fields.Nested(VariantSchema))
 
 
+class GameInfoSchema(DocumentedSchema):
+    """A game the referee knows."""
+
+    name = fields.String(metadata={"description": "Its id: `my-ship-sails`, `sevens`."})
+    title = fields.String()
+    rules = fields.String(metadata={"description": "The path of its rules page."})
+    variants = fields.List(fields.Nested(VariantSchema))
+
+
+class GameListSchema(DocumentedSchema):
+    """Every game."""
+
+    games = fields.List(fields.Nested(GameInfoSchema))
+
+
 class GameSchema(StrictSchema):
     """A game: a preset and overrides."""
 
     variant = fields.String(
         load_default="classic",
-        validate=validate.OneOf(list(PRESETS)),
-        metadata={"description": "A preset of `GET /v1/variants`."},
+        validate=validate.OneOf(list(VARIANTS)),
+        metadata={"description": "A preset of any game (`GET /v1/variants`)."},
     )
     options = fields.Nested(OptionsSchema, load_default=dict)
 
@@ -224,7 +295,8 @@ class CreateTableSchema(GameSchema):
 
 
 class SeatSchema(DocumentedSchema):
-    """A seat in the public view: name, score, whether it has chosen its pass."""
+    """A seat in the public view: name, score; in My Ship Sails whether it has
+    chosen its pass, in Sevens how many cards it holds."""
 
     seat = fields.Integer()
     name = fields.String()
@@ -238,6 +310,10 @@ class SeatSchema(DocumentedSchema):
     )
     chosen = fields.Boolean(
         metadata={"description": "Has chosen its pass in the current exchange (never which cards)."}
+    )
+    cards = fields.Integer(metadata={"description": "Sevens: how many cards the seat holds."})
+    voluntary_passes = fields.Integer(
+        metadata={"description": "Sevens: voluntary passes made in this round."}
     )
 
 
@@ -271,6 +347,28 @@ class RoundResultSchema(DocumentedSchema):
         fields.Integer(),
         metadata={"description": "Each seat's chip change in this round; empty without chips."},
     )
+    set_aside = fields.List(
+        fields.String(),
+        metadata={
+            "description": "The cards a `full` deck's deal set aside, shown once the round "
+            "is over (RULES.md 2.11); empty for the other decks."
+        },
+    )
+    winner = fields.Integer(
+        allow_none=True,
+        metadata={"description": "Sevens: the seat that played its last card first."},
+    )
+    pot = fields.Integer(metadata={"description": "Sevens: the chips the winner took."})
+    cards_left = fields.List(
+        fields.Integer(), metadata={"description": "Sevens: cards left in each hand, by seat."}
+    )
+    penalties = fields.List(
+        fields.Integer(),
+        metadata={"description": "Sevens: the value of each seat's cards left (RULES.md 3.5)."},
+    )
+    points = fields.List(
+        fields.Integer(), metadata={"description": "Sevens: the points each seat scored."}
+    )
 
 
 class ClaimShownSchema(DocumentedSchema):
@@ -281,8 +379,17 @@ class ClaimShownSchema(DocumentedSchema):
     at_ms = fields.Integer(metadata={"description": "When the claim arrived (Redis clock, ms)."})
 
 
+class LayoutRowSchema(DocumentedSchema):
+    """Sevens: one row of the layout, from its lowest to its highest card."""
+
+    suit = fields.String(metadata={"description": "`S`, `H`, `D` or `C`."})
+    low = fields.String(metadata={"description": "The lowest card, e.g. `5H`."})
+    high = fields.String(metadata={"description": "The highest card, e.g. `9H`."})
+
+
 class RoundViewSchema(DocumentedSchema):
-    """The round in play (or the last one) as the public may see it."""
+    """The round in play (or the last one) as the public may see it. My Ship
+    Sails: exchanges, choosers, claims; Sevens: the layout, whose turn, the pot."""
 
     number = fields.Integer()
     dealer = fields.Integer()
@@ -300,6 +407,23 @@ class RoundViewSchema(DocumentedSchema):
     waiting_for = fields.List(fields.Integer(), metadata={"description": "Seats yet to choose."})
     window_closes_at_ms = fields.Integer(allow_none=True)
     claims = fields.List(fields.Nested(ClaimShownSchema))
+    opening_suit = fields.String(metadata={"description": "Sevens: the opening seven's suit."})
+    opener = fields.Integer(
+        allow_none=True, metadata={"description": "Sevens: the seat that had the first turn."}
+    )
+    turn = fields.Integer(
+        allow_none=True,
+        metadata={"description": "Sevens: the number of the turn to play now (`null` once over)."},
+    )
+    on_turn = fields.Integer(
+        allow_none=True, metadata={"description": "Sevens: the seat on turn (`null` once over)."}
+    )
+    turns_taken = fields.Integer(metadata={"description": "Sevens: turns played this round."})
+    pot = fields.Integer(metadata={"description": "Sevens: chips paid into the pot this round."})
+    layout = fields.List(
+        fields.Nested(LayoutRowSchema),
+        metadata={"description": "Sevens: the rows on the table (two per suit with two decks)."},
+    )
 
 
 class RoundInfoSchema(DocumentedSchema):
@@ -344,6 +468,9 @@ class PublicTableSchema(DocumentedSchema):
     """The public view of a table: never a hidden card."""
 
     table_id = fields.String()
+    game = fields.String(
+        metadata={"description": "The game this table plays: `my-ship-sails` or `sevens`."}
+    )
     variant = fields.String()
     options = fields.Nested(OptionsOutSchema)
     seats = fields.List(fields.Nested(SeatSchema))
@@ -389,8 +516,13 @@ class CreatedTableSchema(DocumentedSchema):
 
 
 class SeatViewSchema(DocumentedSchema):
-    """What one seat may see: its hand, pending pass, last cards passed and received."""
+    """What one seat may see: its hand; in My Ship Sails its pending pass and
+    the last cards passed and received; in Sevens whether it is on turn and
+    which cards it may play."""
 
+    game = fields.String(
+        metadata={"description": "The game this table plays: `my-ship-sails` or `sevens`."}
+    )
     seat = fields.Integer()
     name = fields.String()
     round = fields.Integer(allow_none=True)
@@ -412,6 +544,30 @@ class SeatViewSchema(DocumentedSchema):
             "gave); under `simultaneous` both are from the last exchange."
         },
     )
+    turn = fields.Integer(
+        allow_none=True, metadata={"description": "Sevens: the number of the turn to play now."}
+    )
+    on_turn = fields.Boolean(metadata={"description": "Sevens: this seat is on turn."})
+    playable = fields.List(
+        fields.String(),
+        metadata={
+            "description": "Sevens: the cards this seat may play now (empty when not on turn); "
+            "a front end greys out the rest."
+        },
+    )
+    may_pass = fields.Boolean(metadata={"description": "Sevens: this seat may pass now."})
+    voluntary_passes_left = fields.Integer(
+        allow_none=True,
+        metadata={
+            "description": "Sevens: voluntary passes left this round (`null`: none allowed)."
+        },
+    )
+    must_announce = fields.Boolean(
+        metadata={
+            "description": "Sevens with `last_card`: its next play leaves one card, so the "
+            "play must carry `last_card: true`."
+        }
+    )
     last_event = fields.Integer(
         metadata={
             "description": "The seq of the last event written so far (0: none): read "
@@ -427,6 +583,13 @@ class DealSchema(StrictSchema):
         fields.List(Card()),
         validate=validate.Length(1, MAX_SEATS),
         metadata={"description": "A submitted deal, one hand per seat; omit to shuffle."},
+    )
+    opening_suit = fields.String(
+        validate=validate.Length(1, 8),
+        metadata={
+            "description": "Sevens with `opening: dealer-choice` only: the suit of the opening "
+            "seven (`S`, `H`, `D`, `C`); diamonds when omitted (RULES.md 3.4)."
+        },
     )
 
 
@@ -519,6 +682,10 @@ class CheckDealSchema(GameSchema):
         fields.List(Card()),
         required=True,
         validate=validate.Length(1, MAX_SEATS),
+    )
+    opening_suit = fields.String(
+        validate=validate.Length(1, 8),
+        metadata={"description": "Sevens with `opening: dealer-choice`: the opening suit."},
     )
 
 

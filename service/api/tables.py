@@ -1,27 +1,27 @@
-"""Tables, rounds, passes, claims, seat views and the event log (HTTP only).
+"""Tables of every game: create, read, delete, finish, deal, a round, a seat's
+view and the event log (HTTP only; the games' own moves are in
+:mod:`.ship` and :mod:`.sevens`).
 
 Each view: the schema has validated the body → the store loads the table →
-the engine computes the move (or refuses it) → the store commits atomically →
-the caller's view is serialised. No rule lives here.
+the table's game computes the move (or refuses it) → the store commits
+atomically → the caller's view is serialised. No rule lives here, and no
+game is named: a table's game is found by its variant (:mod:`service.games`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-import marshmallow as ma
 from flask import Response, url_for
 from flask.views import MethodView
 
 from .. import metrics
+from ..games import game_of, game_of_variant
+from ..games.base import Transition
 from ..games.errors import RuleViolation
-from ..games.ship import engine
-from ..games.ship.state import Table as TableState
-from ..games.ship.views import public_view, seat_view
 from ..storage.idempotency import KEEP_SECONDS, create_record_key, created_table_id
 from ..storage.store import AlreadyRecorded, EventsGone, Loaded, Record, TableNotFound
-from . import auth, idempotency, prefetch
+from . import auth, idempotency
 from .common import (
     SECURITY,
     RefereeBlueprint,
@@ -32,16 +32,14 @@ from .common import (
     referee,
 )
 from .links import operation
+from .moves import Answer, after, commit_move, load, public
 from .problems import Problem
 from .schemas import (
-    ClaimOutcomeSchema,
     CreatedTableSchema,
     CreateTableSchema,
     DealSchema,
     EventListSchema,
     EventsQuerySchema,
-    PassOutcomeSchema,
-    PassSchema,
     PublicTableSchema,
     RoundInfoSchema,
     RoundStartedSchema,
@@ -52,129 +50,8 @@ blp = RefereeBlueprint(
     "tables",
     __name__,
     url_prefix="/v1/tables",
-    description="Tables of My Ship Sails: deal, pass, claim, score (RULES.md 2).",
+    description="Tables of every game: create, deal, read, score; each game's moves.",
 )
-
-
-def _missing(protected: bool) -> Problem:
-    # A call that needs a token cannot check one without its table (auth.require_token).
-    return auth.unknown_token() if protected else no_table()
-
-
-def _load(table_id: str, protected: bool = False) -> Loaded:
-    """The table; 404 if missing, or for a ``protected`` call 401 first."""
-    if protected:
-        auth.require_token()
-    try:
-        check_table_id(table_id)
-        return referee().store.load(table_id, prefetch.take(table_id))
-    except (TableNotFound, Problem):
-        raise _missing(protected) from None
-
-
-def _count_refused(table_id: str, refused: RuleViolation) -> None:
-    """Count what a refused move still wrote (a logged claim, a settlement)."""
-    if refused.record or refused.settled is not None:
-        variant = refused.settled.variant if refused.settled is not None else None
-        metrics.current().committed(table_id, variant, refused.record)
-
-
-def _apply(
-    table_id: str, move: Callable[[Loaded], engine.Transition]
-) -> tuple[engine.Transition, Loaded]:
-    """Commit ``move`` (every move needs a token); returns its transition and
-    the state it ran on (with the Redis clock)."""
-    auth.require_token()
-    try:
-        check_table_id(table_id)
-        loaded, transition = referee().store.apply(
-            table_id, move, prefetched=prefetch.take(table_id)
-        )
-    except TableNotFound:
-        raise _missing(True) from None
-    except Problem as problem:
-        if problem.code == "table-not-found":
-            raise _missing(True) from None
-        raise
-    except RuleViolation as refused:
-        _count_refused(table_id, refused)
-        raise
-    metrics.current().committed(table_id, transition.table.variant, transition.events)
-    return transition, loaded
-
-
-Answer = tuple[dict[str, Any], int, dict[str, str]]
-
-
-def _move(
-    table_id: str,
-    move: Callable[[Loaded], engine.Transition],
-    respond: Callable[[engine.Transition, Loaded], Answer],
-    schema: type[ma.Schema],
-) -> Answer | Response:
-    """Commit ``move`` and answer ``respond(transition, the state it ran on)``.
-
-    With an ``Idempotency-Key``, exactly once: the answer (``respond``'s body
-    serialised by ``schema``, or the rules' refusal) is recorded in the same
-    Lua call that commits the move; a repeat replays it (see ``idempotency``).
-    """
-    key = idempotency.request_key()
-    if key is None:
-        transition, loaded = _apply(table_id, move)
-        return respond(transition, loaded)
-    auth.require_token()
-    try:
-        check_table_id(table_id)
-    except Problem:
-        raise _missing(True) from None
-    pending = idempotency.begin(idempotency.table_record_key(table_id, key))
-    if isinstance(pending, Response):
-        return pending
-
-    def make(loaded: Loaded, result: Any) -> str:
-        if isinstance(result, RuleViolation):
-            return pending.refusal_record(result)
-        body, status, headers = respond(result, loaded)
-        return pending.success_record(schema().dump(body), status, headers)
-
-    record = Record(pending.record_key, KEEP_SECONDS, make)
-    try:
-        loaded, transition = referee().store.apply(table_id, move, record, prefetch.take(table_id))
-    except AlreadyRecorded as done:
-        return idempotency.answer_held(done.record, pending.fingerprint, None)
-    except RuleViolation as refused:
-        _count_refused(table_id, refused)
-        # A refusal that wrote (events, a settlement) was recorded in that
-        # commit; one that wrote nothing is recorded here.
-        if not refused.record and refused.settled is None:
-            held = pending.record_refusal(refused)
-            if held is not None:
-                return held
-        raise
-    except TableNotFound:
-        pending.release()
-        raise _missing(True) from None
-    except BaseException:
-        pending.release()
-        raise
-    metrics.current().committed(table_id, transition.table.variant, transition.events)
-    if transition.table is loaded.table and not transition.events:
-        # A repeat that wrote nothing: the commit did not record it.
-        held = pending.record(make(loaded, transition))
-        if held is not None:
-            return held
-    return respond(transition, loaded)
-
-
-def _public(table_id: str, table: TableState, now_ms: int, last_event: int) -> dict[str, Any]:
-    """The public view; ``last_event`` is the seq of the last event written."""
-    return {"table_id": table_id, **public_view(table, now_ms), "last_event": last_event}
-
-
-def _after(loaded: Loaded, transition: engine.Transition) -> dict[str, Any]:
-    """The public view once ``transition`` is committed on ``loaded``."""
-    last_event = loaded.event_count + len(transition.events)
-    return _public(loaded.table_id, transition.table, loaded.now_ms, last_event)
 
 
 @blp.route("")
@@ -221,7 +98,8 @@ class Tables(MethodView):
         """Make the table; with ``pending``, its answer is committed with it."""
         ref = referee()
         first = None if body["first_dealer"] == "draw" else body["first_dealer"]
-        transition = engine.create_table(
+        game = game_of_variant(body["variant"])
+        transition = game.create_table(
             body["variant"], body["options"], body["players"], first, ref.rng
         )
         host_token = auth.new_token()
@@ -235,7 +113,7 @@ class Tables(MethodView):
                     for s, (n, t) in enumerate(zip(body["players"], seat_tokens, strict=True))
                 ],
                 # No round yet: any clock will do.
-                "table": _public(table_id, transition.table, now_ms(), len(transition.events)),
+                "table": public(table_id, transition.table, now_ms(), len(transition.events)),
             },
             201,
             {
@@ -266,8 +144,8 @@ class Table(MethodView):
         (never which cards), finished rounds with the hands shown, the match.
         It never holds a hidden card. Carries an `ETag`; `If-None-Match` gives 304.
         """
-        loaded = _load(table_id)
-        return _public(table_id, loaded.table, loaded.now_ms, loaded.event_count)
+        loaded = load(table_id)
+        return public(table_id, loaded.table, loaded.now_ms, loaded.event_count)
 
     @blp.response(204)
     @blp.doc(security=SECURITY, **operation("deleteTable"))
@@ -279,7 +157,7 @@ class Table(MethodView):
         `Idempotency-Key` retries expire on their own within 24 hours; they
         hold nothing hidden, and only the token that made them reads them.
         """
-        loaded = _load(table_id, protected=True)
+        loaded = load(table_id, protected=True)
         auth.require_host(loaded.auth)
         referee().store.delete(table_id)
         return Response(status=204)
@@ -298,14 +176,14 @@ class Finish(MethodView):
         (RULES.md 2.8). 409 `match-over` if it has already ended.
         """
 
-        def move(loaded: Loaded) -> engine.Transition:
+        def move(loaded: Loaded) -> Transition:
             auth.require_host(loaded.auth)
-            return engine.finish(loaded.table, loaded.now_ms)
+            return game_of(loaded.table).finish(loaded.table, loaded.now_ms)
 
-        def respond(transition: engine.Transition, loaded: Loaded) -> Answer:
-            return _after(loaded, transition), 200, {}
+        def respond(transition: Transition, loaded: Loaded) -> Answer:
+            return after(loaded, transition), 200, {}
 
-        return _move(table_id, move, respond, PublicTableSchema)
+        return commit_move(table_id, move, respond, PublicTableSchema)
 
 
 @blp.route("/<table_id>/rounds")
@@ -328,22 +206,23 @@ class Rounds(MethodView):
         `round-in-play` while the current round is not over, `match-over` after
         the match.
         """
-        hands = (body or {}).get("hands")
+        deal = body or {}
 
-        def move(loaded: Loaded) -> engine.Transition:
+        def move(loaded: Loaded) -> Transition:
             auth.require_host(loaded.auth)
-            return engine.start_round(loaded.table, referee().rng, loaded.now_ms, hands)
+            game = game_of(loaded.table)
+            return game.start_round(loaded.table, referee().rng, loaded.now_ms, deal)
 
-        def respond(transition: engine.Transition, loaded: Loaded) -> Answer:
+        def respond(transition: Transition, loaded: Loaded) -> Answer:
             number = transition.outcome["round"]
             location = url_for("tables.Round", table_id=table_id, round_no=number)
             return (
-                {**transition.outcome, "table": _after(loaded, transition)},
+                {**transition.outcome, "table": after(loaded, transition)},
                 201,
                 {"Location": location},
             )
 
-        return _move(table_id, move, respond, RoundStartedSchema)
+        return commit_move(table_id, move, respond, RoundStartedSchema)
 
 
 @blp.route("/<table_id>/rounds/<int:round_no>")
@@ -357,83 +236,13 @@ class Round(MethodView):
         `current` is the round as in the table's view while it is the latest
         round; `result` is set once it is over.
         """
-        loaded = _load(table_id)
-        view = public_view(loaded.table, loaded.now_ms)
+        loaded = load(table_id)
+        view = game_of(loaded.table).public_view(loaded.table, loaded.now_ms)
         current = view["round"] if view["round"] and view["round"]["number"] == round_no else None
         result = next((r for r in view["results"] if r["round"] == round_no), None)
         if current is None and result is None:
             raise Problem(404, "round-not-found", f"This table has no round {round_no}.")
         return {"number": round_no, "current": current, "result": result}
-
-
-@blp.route("/<table_id>/rounds/<int:round_no>/exchanges/<int:exchange_no>/passes/<int:seat>")
-class Pass(MethodView):
-    @blp.arguments(PassSchema())  # one instance: webargs would build one per request
-    @blp.response(200, PassOutcomeSchema)
-    @blp.doc(security=SECURITY, **operation("choosePass"))
-    @documented(blp, 400, 401, 403, 404, 409, 422)
-    def put(
-        self, body: dict[str, Any], table_id: str, round_no: int, exchange_no: int, seat: int
-    ) -> dict[str, Any]:
-        """Choose or replace a seat's pass (seat)
-
-        The seat's token chooses `pass_count` cards of its hand for this
-        exchange; it may replace them until the last chooser has chosen, when
-        the exchange resolves at once (RULES.md 2.5). Who chooses depends on
-        `passing`: every seat (`simultaneous`), the seat on turn (`chain`, one
-        card to its left neighbour), or the two seats of the swap (`swap`);
-        the table's `round.choosers` names them. `resolved` says whether the
-        exchange has resolved. Repeating the same request changes nothing and
-        answers alike, also after the exchange resolved. 409 `stale-exchange`
-        or `stale-round` with `current_round` and `current_exchange` when the
-        numbers are not the current ones, `not-your-turn` with `waiting_for`
-        when this seat does not pass in this exchange; 422 `pass-invalid` for
-        cards the seat does not hold, the same card twice or the wrong count.
-        """
-
-        def move(loaded: Loaded) -> engine.Transition:
-            if seat >= loaded.table.seats:
-                raise Problem(404, "seat-not-found", f"There is no seat {seat} at this table.")
-            auth.require_seat(loaded.auth, seat)
-            return engine.choose_pass(
-                loaded.table, round_no, exchange_no, seat, body["cards"], loaded.now_ms
-            )
-
-        transition, _ = _apply(table_id, move)
-        rnd = transition.table.round
-        assert rnd is not None
-        return {**transition.outcome, "hand": list(rnd.hands[seat])}
-
-
-@blp.route("/<table_id>/rounds/<int:round_no>/claims")
-class Claims(MethodView):
-    @blp.response(200, ClaimOutcomeSchema)
-    @blp.doc(security=SECURITY, parameters=[idempotency.HEADER_DOC], **operation("claim"))
-    @documented(blp, 400, 401, 403, 404, 409, 422)
-    def post(self, table_id: str, round_no: int) -> Answer | Response:
-        """Declare a win (seat)
-
-        The token's seat declares that its hand holds `win_count` cards of one
-        suit (RULES.md 2.6). A valid claim ends the passing (chosen passes are
-        cancelled) and answers with the settlement, or, with a claim window, the
-        time it closes. Under `swap` passing a valid claim calls Foster's
-        showdown (RULES.md 2.9): every hand is shown and the best sum wins, which
-        may be another seat. Under `chain` the seat that has just received (and
-        holds `hand_size + 1` cards) may declare before it passes. An invalid
-        claim is refused (422 `claim-not-winning`)
-        with the reason, e.g. "The hand holds 6 hearts; 7 cards of one suit are
-        needed.", changes nothing, and is recorded in the event log as
-        `claim-rejected` (naming no card).
-        """
-
-        def move(loaded: Loaded) -> engine.Transition:
-            seat = auth.require_seat(loaded.auth)
-            return engine.claim(loaded.table, round_no, seat, loaded.now_ms)
-
-        def respond(transition: engine.Transition, loaded: Loaded) -> Answer:
-            return transition.outcome, 200, {}
-
-        return _move(table_id, move, respond, ClaimOutcomeSchema)
 
 
 @blp.route("/<table_id>/seats/<int:seat>")
@@ -449,11 +258,16 @@ class SeatView(MethodView):
         cards it last gave (`passed`) and last received (`received`) in this
         round; under `simultaneous` both are those of the last exchange.
         """
-        loaded = _load(table_id, protected=True)
+        loaded = load(table_id, protected=True)
         if seat >= loaded.table.seats:
             raise Problem(404, "seat-not-found", f"There is no seat {seat} at this table.")
         auth.require_seat(loaded.auth, seat)
-        view = {**seat_view(loaded.table, seat, loaded.now_ms), "last_event": loaded.event_count}
+        game = game_of(loaded.table)
+        view = {
+            "game": game.name,
+            **game.seat_view(loaded.table, seat, loaded.now_ms),
+            "last_event": loaded.event_count,
+        }
         return view, 200, {"Cache-Control": "no-store"}
 
 

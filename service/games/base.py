@@ -103,7 +103,8 @@ class Game:
     - ``encode(table) -> str`` / ``decode(text) -> table``: the stored form;
       every game but the first writes ``{"g":"<name>",...}`` first so that
       the state names its game. ``event_layouts``: the compact form of its
-      events (codes unique across games, see :mod:`.codec`).
+      events (codes unique across games, see :mod:`.codec`);
+      ``legacy_event_codes``: codes it no longer writes but still reads.
     - ``default_move(table, seat)``, ``bot(table, seat, rng)`` and
       ``round_record(table, round_no)``: what a turn clock plays for a seat
       that runs out of time, an automatic player's move, and a replayable
@@ -123,6 +124,7 @@ class Game:
     encode: Callable[[Any], str]
     decode: Callable[[str | bytes], Any]
     event_layouts: Mapping[str, tuple[int, tuple[str, ...]]]
+    legacy_event_codes: Mapping[int, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
     default_move: Callable[..., Any] | None = None
     bot: Callable[..., Any] | None = None
     round_record: Callable[..., Any] | None = None

@@ -27,6 +27,9 @@ for _game in GAMES.values():
         if known is None:
             _BY_CODE[_code] = (_kind, _members)
             LAYOUTS.setdefault(_kind, []).append((_code, _members))
+    for _code, _layout in _game.legacy_event_codes.items():
+        if _BY_CODE.setdefault(_code, _layout) != _layout:  # pragma: no cover
+            raise RuntimeError(f"event code {_code} is used twice")
 
 
 def encode(table: Any) -> str:

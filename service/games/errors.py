@@ -49,6 +49,8 @@ CODES: dict[str, Kind] = {
     "claim-window-closed": Kind.CONFLICT,
     "declaration-automatic": Kind.CONFLICT,
     "match-over": Kind.CONFLICT,
+    "wrong-game": Kind.INVALID,
+    "move-not-in-game": Kind.NOT_FOUND,
 }
 """Every code a game raises, with its kind. Codes are part of the API contract;
 a game adds its own with :func:`register_codes`."""

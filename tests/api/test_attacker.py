@@ -128,6 +128,7 @@ class Oracle:
         self.shown |= {c for claim in rnd.claims for c in claim.hand}
         for result in table.results:
             self.shown |= {c for _, hand in result.hands for c in hand}
+            self.shown |= set(result.set_aside)  # shown once the round is over (RULES.md 2.11)
 
     def hidden_from(self, seat: int | None) -> set[str]:
         mine = self.held[seat] if seat is not None else set()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from service.games.cards import STANDARD_DECK
+from service.games.cards import STANDARD_DECK, sort_cards
 
 from ..helpers import TableClient, bearer
 from ..ship.test_engine import SIMULTANEOUS_TRIMMED, WORKED_EXAMPLE
@@ -58,6 +58,9 @@ def test_worked_example_of_rules_2_10_over_http(tables: TableClient) -> None:
             "settled_by": "sole",
             "hands": [{"seat": 0, "cards": ["AH", "KH", "JH", "9H", "8H", "5H", "2H"]}],
             "chips": [],
+            "set_aside": list(
+                sort_cards(c for c in STANDARD_DECK if all(c not in h for h in WORKED_EXAMPLE))
+            ),
         }
     ]
     assert [s["wins"] for s in view["seats"]] == [1, 0, 0, 0]
@@ -291,12 +294,10 @@ def test_no_hidden_card_after_a_claim_or_a_void_round(tables: TableClient, clien
     t = tables.create(4, "mein-schiff", max_exchanges=1, first_dealer=3)
     tables.deal(t, hands)
     tables.claim(t, 1, 0)  # seat 0's hand is shown; the rest stays hidden
-    tables.deal(t)  # round 2: shuffled, played to a void
-    hands2 = {s: tables.hand(t, s) for s in range(4)}
-    for seat in range(4):
-        tables.pass_(t, 2, 1, seat, [hands2[seat][0]])
-    assert tables.public(t)["results"][1]["settled_by"] == "void"
-    shown = set(hands[0])
+    # RULES.md 2.11: the cards the full deck set aside are shown once the round is over.
+    set_aside = [c for c in STANDARD_DECK if not any(c in h for h in hands)]
+    assert len(set_aside) == 24
+    shown = set(hands[0]) | set(set_aside)
     public = (
         client.get(t.url).get_data(as_text=True)
         + client.get(f"{t.url}/events").get_data(as_text=True)
@@ -304,6 +305,15 @@ def test_no_hidden_card_after_a_claim_or_a_void_round(tables: TableClient, clien
     )
     for card in STANDARD_DECK:
         assert (f'"{card}"' in public) == (card in shown), card
+    assert set(tables.public(t)["results"][0]["set_aside"]) == set(set_aside)
+    tables.deal(t)  # round 2: shuffled, played to a void
+    hands2 = {s: tables.hand(t, s) for s in range(4)}
+    for seat in range(4):
+        tables.pass_(t, 2, 1, seat, [hands2[seat][0]])
+    void = tables.public(t)["results"][1]
+    assert void["settled_by"] == "void" and void["hands"] == []
+    dealt2 = {c for h in hands2.values() for c in h}
+    assert set(void["set_aside"]) == set(STANDARD_DECK) - dealt2
     for seat in range(4):  # a seat sees its own cards and what it passed and received only
         mine = client.get(f"{t.url}/seats/{seat}", headers=bearer(t.seats[seat])).get_data(
             as_text=True

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from service.games.base import draw_first_dealer
-from service.games.cards import sort_cards
+from service.games.cards import STANDARD_DECK, sort_cards
 from service.games.errors import RuleViolation
 from service.games.ship import engine
 from service.games.ship.state import MatchStatus, RoundStatus, Table
@@ -74,7 +74,12 @@ def test_worked_example_of_rules_2_10() -> None:
         "settled_by": "sole",
         "hands": [{"seat": 0, "cards": ["AH", "KH", "JH", "9H", "8H", "5H", "2H"]}],
         "chips": [],
+        # RULES.md 2.11: the 24 cards the full deck set aside, shown once it is over.
+        "set_aside": list(
+            sort_cards(c for c in STANDARD_DECK if all(c not in h for h in WORKED_EXAMPLE))
+        ),
     }
+    assert len(done.outcome["result"]["set_aside"]) == 24
     assert done.table.wins == (1, 0, 0, 0)
     # The received cards came from seat 3's hand, never from the cards set aside.
     assert done.table.round is not None

@@ -4,6 +4,7 @@ fastest-win bonus (RULES.md 2.5, 2.8, 2.9), edge cases included."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -240,3 +241,19 @@ def test_an_abandoned_round_of_a_chips_table_moves_no_chips() -> None:
     assert table.round is not None and table.round.result is not None
     assert table.round.result.settled_by == "abandoned"
     assert table.round.result.chips == (0, 0, 0, 0) and table.chips == (0, 0, 0, 0)
+
+
+def test_with_chips_standings_rank_by_net_chips_first_then_wins() -> None:
+    """RULES.md 2.11: Ochse is played for chips; a seat with more round wins
+    but fewer chips ranks lower, and an open match is won by the most chips."""
+    table = engine.create_table("ochse", {}, ["A", "B", "C", "D"], 0, random.Random(3)).table
+    table = replace(table, chips=(5, -10, 3, 2), wins=(0, 3, 1, 0))
+    view = public_view(table, 0)
+    assert [s["seat"] for s in view["standings"]] == [0, 2, 3, 1]
+    finished = engine.finish(table, 0).table
+    assert finished.match_status is MatchStatus.FINISHED and finished.match_winners == (0,)
+    # A tie on chips is broken by round wins; a tie on both is shared.
+    table = replace(table, chips=(3, 3, -3, -3), wins=(0, 1, 0, 0))
+    assert [s["seat"] for s in public_view(table, 0)["standings"]] == [1, 0, 2, 3]
+    table = replace(table, wins=(1, 1, 0, 0))
+    assert engine.finish(table, 0).table.match_winners == (0, 1)

@@ -74,4 +74,5 @@ GAME = Game(
     encode=codec.encode,
     decode=codec.decode,
     event_layouts=codec.EVENT_LAYOUTS,
+    legacy_event_codes=codec.LEGACY_EVENT_CODES,
 )

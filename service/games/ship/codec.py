@@ -43,7 +43,8 @@ from .state import (
 FORMAT = 2
 """The layout :func:`encode` writes; :func:`decode` also reads 1."""
 
-_RESULT = ("round", "dealer", "exchanges", "winners", "settled_by", "hands", "chips")
+_RESULT = ("round", "dealer", "exchanges", "winners", "settled_by", "hands", "chips", "set_aside")
+_RESULT_1 = _RESULT[:-1]
 _MATCH = ("status", "winners", "fastest_win")
 EVENT_LAYOUTS: dict[str, tuple[int, tuple[str, ...]]] = {
     "table-created": (0, ("variant", "seats")),
@@ -53,8 +54,8 @@ EVENT_LAYOUTS: dict[str, tuple[int, tuple[str, ...]]] = {
     "exchange-resolved": (4, ("round", "exchange")),
     "claim-accepted": (5, ("round", "seat", "hand")),
     "claim-rejected": (6, ("round", "seat")),
-    "round-won": (7, _RESULT),
-    "round-void": (8, _RESULT),
+    "round-won": (13, _RESULT),
+    "round-void": (14, _RESULT),
     "round-abandoned": (9, ("round",)),
     "match-won": (10, _MATCH),
     "match-finished": (11, _MATCH),
@@ -62,6 +63,12 @@ EVENT_LAYOUTS: dict[str, tuple[int, tuple[str, ...]]] = {
 }
 """Per event type: its code in the log and its members in the order kept.
 Codes are stored: never reuse or renumber one; add new types at the end."""
+
+LEGACY_EVENT_CODES: dict[int, tuple[str, tuple[str, ...]]] = {
+    7: ("round-won", _RESULT_1),
+    8: ("round-void", _RESULT_1),
+}
+"""Codes no longer written but still read: results before ``set_aside`` (RULES.md 2.11)."""
 
 
 def _to(cards: tuple[str, ...] | None) -> str | None:
@@ -101,14 +108,16 @@ def _result_to(r: RoundResult) -> list[Any]:
         list(r.winners),
         [[s, _to(h)] for s, h in r.hands],
         r.settled_by,
-        *([list(r.chips)] if r.chips else []),
+        *([list(r.chips)] if r.chips or r.set_aside else []),
+        *([_to(r.set_aside)] if r.set_aside else []),
     ]
 
 
 def _result_from(v: list[Any]) -> RoundResult:
     hands = tuple((s, _from(h)) for s, h in v[4])
     chips = tuple(v[6]) if len(v) > 6 else ()
-    return RoundResult(v[0], v[1], v[2], tuple(v[3]), hands, v[5], chips)
+    set_aside = _from(v[7]) if len(v) > 7 else ()
+    return RoundResult(v[0], v[1], v[2], tuple(v[3]), hands, v[5], chips, set_aside)
 
 
 def _round_to(r: Round) -> dict[str, Any]:

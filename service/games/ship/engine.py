@@ -32,8 +32,8 @@ from .scoring import (
     call_showdown,
     cleared,
     end_round,
-    leaders,
     match_json,
+    match_leaders,
     result_json,
     settle_automatic,
 )
@@ -136,7 +136,7 @@ def _start_round(table: Table, rng: Shuffler, hands: Sequence[Sequence[str]] | N
     else:
         dealt = validate_deal(options, table.seats, hands)
         in_hands = {c for h in dealt for c in h}
-        set_aside = tuple(c for c in deck if c not in in_hands)
+        set_aside = sort_cards(c for c in deck if c not in in_hands)
     direction = round_direction(options, number)
     rnd = Round(
         number=number,
@@ -473,7 +473,14 @@ def _finish(table: Table) -> Transition:
     if rnd is not None and rnd.status is not RoundStatus.OVER:
         no_chips = (0,) * table.seats if table.options.chips else ()
         cancelled = RoundResult(
-            rnd.number, rnd.dealer, len(rnd.passes), (), (), "abandoned", no_chips
+            rnd.number,
+            rnd.dealer,
+            len(rnd.passes),
+            (),
+            (),
+            "abandoned",
+            no_chips,
+            sort_cards(rnd.set_aside),
         )
         rnd = replace(
             rnd,
@@ -485,7 +492,7 @@ def _finish(table: Table) -> Transition:
         events.append({"type": "round-abandoned", "round": rnd.number})
     if table.options.match.kind == "open":
         table = replace(
-            table, match_status=MatchStatus.FINISHED, match_winners=leaders(table.points)
+            table, match_status=MatchStatus.FINISHED, match_winners=match_leaders(table)
         )
     else:
         table = replace(table, match_status=MatchStatus.ABANDONED, match_winners=())

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from ..cards import sort_cards
 from .settlement import chips_paid, settle, showdown, winning_suits
 from .state import Cards, Claim, Exchange, MatchStatus, RoundResult, RoundStatus, Table
 
@@ -83,6 +84,7 @@ def _close_round(
         hands=shown,
         settled_by=settled_by,
         chips=chips,
+        set_aside=sort_cards(rnd.set_aside),
     )
     rnd = replace(rnd, status=RoundStatus.OVER, exchange=cleared(rnd.exchange), result=result)
     wins = tuple(w + (1 if s in winners else 0) for s, w in enumerate(table.wins))
@@ -110,7 +112,7 @@ def _check_match(table: Table) -> tuple[Table, list[Event]]:
             return table, []
         if table.options.fastest_win_bonus:
             table = replace(table, fastest_win=_fastest_winners(table.results))
-        winners = leaders(table.points)
+        winners = match_leaders(table)
     else:
         return table, []
     table = replace(table, match_status=MatchStatus.WON, match_winners=winners)
@@ -122,6 +124,20 @@ def leaders(points: Sequence[int]) -> tuple[int, ...]:
     a tie at zero when no round was won."""
     top = max(points)
     return tuple(s for s, w in enumerate(points) if w == top)
+
+
+def ranking_key(table: Table, seat: int) -> tuple[int, int]:
+    """How a seat ranks, best first when sorted: by net chips, then points,
+    with ``chips`` on (RULES.md 2.11); by points alone otherwise."""
+    chips = table.chips[seat] if table.options.chips else 0
+    return -chips, -table.points[seat]
+
+
+def match_leaders(table: Table) -> tuple[int, ...]:
+    """The seats that lead the standings (:func:`ranking_key`); ties are shared."""
+    keys = [ranking_key(table, s) for s in range(table.seats)]
+    best = min(keys)
+    return tuple(s for s, k in enumerate(keys) if k == best)
 
 
 def _fastest_winners(results: Sequence[RoundResult]) -> tuple[int, ...]:
@@ -150,6 +166,7 @@ def result_dict(result: RoundResult) -> dict[str, Any]:
         "settled_by": result.settled_by,
         "hands": [{"seat": s, "cards": list(h)} for s, h in result.hands],
         "chips": list(result.chips),
+        "set_aside": list(result.set_aside),
     }
 
 

@@ -103,6 +103,8 @@ class RoundResult:
     ``"showdown"`` / ``"showdown-two-cards"`` for Foster's showdown (2.9), which
     shows every hand. ``chips`` is each seat's chip change in this round
     (RULES.md 2.8 ``chips``; empty when the table plays without chips).
+    ``set_aside`` is what a ``full`` deck's deal left out, shown once the
+    round is over (RULES.md 2.11; empty for the other decks).
     """
 
     round: int
@@ -112,6 +114,7 @@ class RoundResult:
     hands: tuple[tuple[int, Cards], ...]
     settled_by: str
     chips: tuple[int, ...] = ()
+    set_aside: Cards = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +122,8 @@ class Round:
     """One deal and its play.
 
     ``hands`` is indexed by seat. ``set_aside`` holds the cards of a ``full``
-    deck that nobody was dealt; they take no part and are never shown.
+    deck that nobody was dealt; they take no part and are shown only in the
+    round's result, once it is over (RULES.md 2.11).
     ``passes`` records every resolved exchange's choices (indexed like
     ``hands``), which replays the round exactly and tells each seat what it
     received last. ``exchange`` is the current exchange; it is kept (with its

@@ -12,7 +12,7 @@ from typing import Any
 
 from .engine import settle_due
 from .passing import transfers
-from .scoring import match_json, result_json
+from .scoring import match_json, ranking_key, result_json
 from .state import Cards, MatchStatus, Round, RoundStatus, Table
 
 
@@ -72,7 +72,7 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
         "awaiting": awaiting(table),
         "round": round_view,
         "results": [result_json(r) for r in table.results],
-        "standings": sorted(seats, key=lambda s: (-s["points"], -(s["chips"] or 0), s["seat"])),
+        "standings": sorted(seats, key=lambda s: (*ranking_key(table, s["seat"]), s["seat"])),
         "match": match_json(table),
     }
 

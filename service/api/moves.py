@@ -1,0 +1,158 @@
+"""How every move is made, whatever the game (HTTP only): load the table,
+run the game's transition, commit it atomically (exactly once with an
+``Idempotency-Key``), count it, and answer. Each game's move endpoints and the
+table endpoints use these; no rule lives here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import marshmallow as ma
+from flask import Response
+
+from .. import metrics
+from ..games import game_of
+from ..games.base import Game, Transition
+from ..games.errors import RuleViolation
+from ..storage.idempotency import KEEP_SECONDS
+from ..storage.store import AlreadyRecorded, Loaded, Record, TableNotFound
+from . import auth, idempotency, prefetch
+from .common import check_table_id, no_table, referee
+from .problems import Problem
+
+Answer = tuple[dict[str, Any], int, dict[str, str]]
+
+
+def missing(protected: bool) -> Problem:
+    # A call that needs a token cannot check one without its table (auth.require_token).
+    return auth.unknown_token() if protected else no_table()
+
+
+def load(table_id: str, protected: bool = False) -> Loaded:
+    """The table; 404 if missing, or for a ``protected`` call 401 first."""
+    if protected:
+        auth.require_token()
+    try:
+        check_table_id(table_id)
+        return referee().store.load(table_id, prefetch.take(table_id))
+    except (TableNotFound, Problem):
+        raise missing(protected) from None
+
+
+def count_refused(table_id: str, refused: RuleViolation) -> None:
+    """Count what a refused move still wrote (a logged claim, a settlement)."""
+    if refused.record or refused.settled is not None:
+        variant = refused.settled.variant if refused.settled is not None else None
+        metrics.current().committed(table_id, variant, refused.record)
+
+
+def apply_move(table_id: str, move: Callable[[Loaded], Transition]) -> tuple[Transition, Loaded]:
+    """Commit ``move`` (every move needs a token); returns its transition and
+    the state it ran on (with the Redis clock)."""
+    auth.require_token()
+    try:
+        check_table_id(table_id)
+        loaded, transition = referee().store.apply(
+            table_id, move, prefetched=prefetch.take(table_id)
+        )
+    except TableNotFound:
+        raise missing(True) from None
+    except Problem as problem:
+        if problem.code == "table-not-found":
+            raise missing(True) from None
+        raise
+    except RuleViolation as refused:
+        count_refused(table_id, refused)
+        raise
+    metrics.current().committed(table_id, transition.table.variant, transition.events)
+    return transition, loaded
+
+
+def commit_move(
+    table_id: str,
+    move: Callable[[Loaded], Transition],
+    respond: Callable[[Transition, Loaded], Answer],
+    schema: type[ma.Schema],
+) -> Answer | Response:
+    """Commit ``move`` and answer ``respond(transition, the state it ran on)``.
+
+    With an ``Idempotency-Key``, exactly once: the answer (``respond``'s body
+    serialised by ``schema``, or the rules' refusal) is recorded in the same
+    Lua call that commits the move; a repeat replays it (see ``idempotency``).
+    """
+    key = idempotency.request_key()
+    if key is None:
+        transition, loaded = apply_move(table_id, move)
+        return respond(transition, loaded)
+    auth.require_token()
+    try:
+        check_table_id(table_id)
+    except Problem:
+        raise missing(True) from None
+    pending = idempotency.begin(idempotency.table_record_key(table_id, key))
+    if isinstance(pending, Response):
+        return pending
+
+    def make(loaded: Loaded, result: Any) -> str:
+        if isinstance(result, RuleViolation):
+            return pending.refusal_record(result)
+        body, status, headers = respond(result, loaded)
+        return pending.success_record(schema().dump(body), status, headers)
+
+    record = Record(pending.record_key, KEEP_SECONDS, make)
+    try:
+        loaded, transition = referee().store.apply(table_id, move, record, prefetch.take(table_id))
+    except AlreadyRecorded as done:
+        return idempotency.answer_held(done.record, pending.fingerprint, None)
+    except RuleViolation as refused:
+        count_refused(table_id, refused)
+        # A refusal that wrote (events, a settlement) was recorded in that
+        # commit; one that wrote nothing is recorded here.
+        if not refused.record and refused.settled is None:
+            held = pending.record_refusal(refused)
+            if held is not None:
+                return held
+        raise
+    except TableNotFound:
+        pending.release()
+        raise missing(True) from None
+    except BaseException:
+        pending.release()
+        raise
+    metrics.current().committed(table_id, transition.table.variant, transition.events)
+    if transition.table is loaded.table and not transition.events:
+        # A repeat that wrote nothing: the commit did not record it.
+        held = pending.record(make(loaded, transition))
+        if held is not None:
+            return held
+    return respond(transition, loaded)
+
+
+def public(table_id: str, table: Any, now_ms: int, last_event: int) -> dict[str, Any]:
+    """The public view of a table of any game (its game's ``public_view``)
+    with its id, its game and ``last_event``, the seq of the last event written."""
+    game = game_of(table)
+    return {
+        "table_id": table_id,
+        "game": game.name,
+        **game.public_view(table, now_ms),
+        "last_event": last_event,
+    }
+
+
+def require_game(table: Any, game: Game, what: str) -> None:
+    """Refuse (404 ``move-not-in-game``) a move of ``game`` on a table of another game."""
+    other = game_of(table)
+    if other is not game:
+        raise RuleViolation(
+            "move-not-in-game",
+            f"This table plays {other.title} ({table.variant}); {what} are moves of {game.title}.",
+        )
+
+
+def after(loaded: Loaded, transition: Transition) -> dict[str, Any]:
+    """The public view once ``transition`` is committed on ``loaded``."""
+    last_event = loaded.event_count + len(transition.events)
+    return public(loaded.table_id, transition.table, loaded.now_ms, last_event)
