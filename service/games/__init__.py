@@ -17,9 +17,10 @@ from typing import Any
 
 from .base import Game, PresetInfo
 from .errors import FieldError, RuleViolation
+from .sevens import GAME as SEVENS
 from .ship import GAME as SHIP
 
-GAMES: dict[str, Game] = {g.name: g for g in (SHIP,)}
+GAMES: dict[str, Game] = {g.name: g for g in (SHIP, SEVENS)}
 """Every game, by its wire name."""
 
 VARIANTS: dict[str, tuple[Game, PresetInfo]] = {}

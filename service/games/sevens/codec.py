@@ -1,0 +1,189 @@
+"""Sevens table states to and from compact JSON, the form kept in Redis.
+
+The text starts with ``{"g":"sevens",`` so that the shared codec
+(:mod:`service.games.codec`) finds this game; ``fmt`` numbers the layout.
+Exact: ``decode(encode(t)) == t`` for every table (tests check it on random
+matches). Keys are short because every byte is kept per table.
+
+- fmt 1: ``o`` holds the options that differ from the preset ``var`` (a
+  preset's values are part of the format: changing one needs a new ``fmt``);
+  a hand is one string of two-character codes (``"AS7H7H"``); a row is
+  suit, lowest rank and size in hex (``"S63"``: 6S..8S); the moves are one
+  string, comma-separated (see :data:`~.state.Move`).
+
+Events are kept as ``[code, at_ms, values...]`` with the codes of
+:data:`EVENT_LAYOUTS` (codes 100..199 for Sevens; ``table-created``,
+``first-dealer-drawn`` and ``round-abandoned`` share My Ship Sails' layouts).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any
+
+from ..cards import RANK_INDEX, RANKS
+from .options import PRESETS, Match, Options
+from .state import MatchStatus, Round, RoundResult, RoundStatus, Row, Table
+
+FORMAT = 1
+
+_MATCH = ("status", "winners")
+EVENT_LAYOUTS: dict[str, tuple[int, tuple[str, ...]]] = {
+    # The same type, members and code as My Ship Sails': one shared layout.
+    "table-created": (0, ("variant", "seats")),
+    "first-dealer-drawn": (1, ("draw",)),
+    "round-abandoned": (9, ("round",)),
+    # Sevens' own, 100..199. Codes are stored: never reuse or renumber one.
+    "round-dealt": (100, ("round", "dealer", "submitted", "opening_suit", "opener")),
+    "card-played": (101, ("round", "turn", "seat", "card", "last_card")),
+    "passed": (102, ("round", "turn", "seat", "chips", "voluntary")),
+    "last-card-missed": (103, ("round", "turn", "seat", "chips")),
+    "round-won": (
+        104,
+        ("round", "dealer", "winner", "pot", "cards_left", "penalties", "points"),
+    ),
+    "match-won": (105, _MATCH),
+    "match-finished": (106, _MATCH),
+    "match-abandoned": (107, _MATCH),
+}
+"""Per event type: its code in the log and its members in the order kept."""
+
+
+def _cards(text: str) -> tuple[str, ...]:
+    return tuple(text[i : i + 2] for i in range(0, len(text), 2))
+
+
+def _row_to(row: Row) -> str:
+    return f"{row.suit}{RANKS[row.low]}{row.size:x}"
+
+
+def _row_from(text: str) -> Row:
+    return Row(text[0], RANK_INDEX[text[1]], int(text[2:], 16))
+
+
+def _result_to(r: RoundResult) -> list[Any]:
+    return [
+        r.round,
+        r.dealer,
+        r.opener,
+        r.winner,
+        r.pot,
+        r.turns,
+        list(r.cards_left),
+        list(r.penalties),
+        list(r.points),
+        list(r.chips),
+    ]
+
+
+def _result_from(v: list[Any]) -> RoundResult:
+    return RoundResult(
+        v[0], v[1], v[2], v[3], v[4], v[5], tuple(v[6]), tuple(v[7]), tuple(v[8]), tuple(v[9])
+    )
+
+
+def _round_to(r: Round) -> dict[str, Any]:
+    return {
+        "n": r.number,
+        "d": r.dealer,
+        "os": r.opening_suit,
+        "op": r.opener,
+        "h": ["".join(h) for h in r.hands],
+        "l": [_row_to(row) for row in r.layout],
+        "m": ",".join(r.moves),
+        "pd": list(r.paid),
+        "v": list(r.voluntary),
+        "sub": r.submitted,
+        "st": r.status.value,
+        "r": None if r.result is None else _result_to(r.result),
+    }
+
+
+def _round_from(v: dict[str, Any]) -> Round:
+    return Round(
+        number=v["n"],
+        dealer=v["d"],
+        opening_suit=v["os"],
+        opener=v["op"],
+        hands=tuple(_cards(h) for h in v["h"]),
+        layout=tuple(_row_from(row) for row in v["l"]),
+        moves=tuple(v["m"].split(",")) if v["m"] else (),
+        paid=tuple(v["pd"]),
+        voluntary=tuple(v["v"]),
+        submitted=v["sub"],
+        status=RoundStatus(v["st"]),
+        result=None if v["r"] is None else _result_from(v["r"]),
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _preset_json(variant: str) -> dict[str, Any]:
+    """A preset's options as JSON (read only)."""
+    return PRESETS[variant].options.to_json()
+
+
+@functools.lru_cache(maxsize=1024)
+def _options_json(variant: str, options: Options) -> dict[str, Any]:
+    """The options that differ from the preset's (made once, read only)."""
+    preset = _preset_json(variant)
+    return {k: v for k, v in options.to_json().items() if preset[k] != v}
+
+
+def _options_from(variant: str, stored: dict[str, Any]) -> Options:
+    o = {**_preset_json(variant), **stored}
+    ((kind, count),) = o.pop("match").items()
+    return Options(**o, match=Match(kind, None if kind == "open" else count))
+
+
+def encode(table: Table) -> str:
+    """The table as compact JSON text, starting ``{"g":"sevens",``."""
+    data = {
+        "g": "sevens",
+        "fmt": FORMAT,
+        "var": table.variant,
+        "o": _options_json(table.variant, table.options),
+        "names": list(table.names),
+        "fd": table.first_dealer,
+        "draw": [list(p) for p in table.draw],
+        "wins": list(table.wins),
+        "pts": list(table.points),
+        "chips": list(table.chips),
+        "res": [_result_to(r) for r in table.results],
+        "rnd": None if table.round is None else _round_to(table.round),
+        "ms": table.match_status.value,
+        "mw": list(table.match_winners),
+    }
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def decode(text: str | bytes) -> Table:
+    """The table :func:`encode` wrote (decoded once per text while among the
+    last :data:`DECODED_KEPT`: tables are immutable)."""
+    return _decode(text.encode() if isinstance(text, str) else text)
+
+
+DECODED_KEPT = 256
+
+
+@functools.lru_cache(maxsize=DECODED_KEPT)
+def _decode(text: bytes) -> Table:
+    data = json.loads(text)
+    if data.get("g") != "sevens" or data.get("fmt") != FORMAT:
+        raise ValueError(
+            f"not a Sevens state of format {FORMAT}: {data.get('g')!r} {data.get('fmt')!r}"
+        )
+    return Table(
+        variant=data["var"],
+        options=_options_from(data["var"], data["o"]),
+        names=tuple(data["names"]),
+        first_dealer=data["fd"],
+        draw=tuple(tuple(p) for p in data["draw"]),
+        wins=tuple(data["wins"]),
+        points=tuple(data["pts"]),
+        chips=tuple(data["chips"]),
+        results=tuple(_result_from(r) for r in data["res"]),
+        round=None if data["rnd"] is None else _round_from(data["rnd"]),
+        match_status=MatchStatus(data["ms"]),
+        match_winners=tuple(data["mw"]),
+    )

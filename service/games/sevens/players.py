@@ -1,0 +1,110 @@
+"""Automatic players: the bot, what a turn clock plays for a seat out of
+time, and a round's record for replay."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import Shuffler
+from ..cards import RANK_INDEX, STANDARD_DECK
+from .layout import SEVEN
+from .state import RoundStatus, Table
+from .views import may_pass, playable_now
+
+_DECK_ORDER = {card: i for i, card in enumerate(STANDARD_DECK)}
+"""The fixed order of :func:`default_move`: spades 2..A, hearts, diamonds, clubs."""
+
+
+def _move(table: Table, seat: int, card: str) -> dict[str, Any]:
+    rnd = table.round
+    assert rnd is not None
+    announce = table.options.last_card and len(rnd.hands[seat]) == 2
+    return {"action": "play", "card": card, "last_card": announce}
+
+
+def default_move(table: Table, seat: int) -> dict[str, Any]:
+    """What a turn clock plays for ``seat`` (on turn) when its time runs out:
+    the pass when the rules allow it, else its lowest playable card in the
+    fixed order spades 2..A, hearts, diamonds, clubs (announced when due)."""
+    if may_pass(table, seat):
+        return {"action": "pass"}
+    cards = playable_now(table, seat)
+    if not cards:
+        raise ValueError(f"seat {seat} is not on turn")
+    return _move(table, seat, min(cards, key=_DECK_ORDER.__getitem__))
+
+
+def _beyond(hand: tuple[str, ...], card: str) -> int:
+    """How many of the hand's cards of the card's suit lie further out from
+    the 7 than ``card`` (the cards it unblocks for its holder); for a 7, every
+    other card of its suit in the hand."""
+    rank = RANK_INDEX[card[0]]
+    others = [RANK_INDEX[c[0]] for c in hand if c[1] == card[1] and c != card]
+    if rank == SEVEN:
+        return len(others)
+    if rank > SEVEN:
+        return sum(r > rank for r in others)
+    return sum(r < rank for r in others)
+
+
+def bot(table: Table, seat: int, rng: Shuffler) -> dict[str, Any]:
+    """A legal move for the seat on turn, after the seed's tips: play Aces
+    and 2s early (nothing lies beyond them); prefer the card that unblocks
+    most of the seat's own cards; hold a 7, and a card beyond which the seat
+    holds nothing, while they block others; with voluntary passes left,
+    pass rather than give up such a blocker. Announces the last card when
+    due. ``rng`` breaks ties."""
+    cards = playable_now(table, seat)
+    if not cards:
+        return {"action": "pass"}
+    rnd = table.round
+    assert rnd is not None
+    hand = rnd.hands[seat]
+
+    def score(card: str) -> int:
+        rank = RANK_INDEX[card[0]]
+        beyond = _beyond(hand, card)
+        if rank in (0, 12):  # a 2 or an Ace: an end, easy to be stuck with
+            return 100
+        if rank == SEVEN:
+            # A 7 opens a whole row for everyone: worth it only for a long run.
+            return 10 * beyond - 25
+        return 10 * beyond if beyond else -10
+
+    scores = {c: score(c) for c in cards}
+    best = max(scores.values())
+    if best < 0 and may_pass(table, seat) and len(hand) > 2:
+        return {"action": "pass"}  # every play gives a blocker away
+    top = [c for c in cards if scores[c] == best]
+    rng.shuffle(top)
+    return _move(table, seat, top[0])
+
+
+def round_record(table: Table, round_no: int) -> dict[str, Any] | None:
+    """The record of the current (or last) round, ``None`` for any other
+    number: ``{"round", "dealer", "opener", "opening_suit", "status",
+    "moves": [{"turn", "seat", "action", "card", "last_card"}]}``. The
+    hands stay hidden (a verifiable deal will add them)."""
+    rnd = table.round
+    if rnd is None or rnd.number != round_no:
+        return None
+    moves = []
+    for i, move in enumerate(rnd.moves):
+        passed = move in ("P", "V")
+        moves.append(
+            {
+                "turn": i + 1,
+                "seat": rnd.seat_of(i + 1),
+                "action": "pass" if passed else "play",
+                "card": None if passed else move[:2],
+                "last_card": move.endswith("!"),
+            }
+        )
+    return {
+        "round": rnd.number,
+        "dealer": rnd.dealer,
+        "opener": rnd.opener,
+        "opening_suit": rnd.opening_suit,
+        "status": rnd.status.value if rnd.status is RoundStatus.PLAYING else "over",
+        "moves": moves,
+    }
