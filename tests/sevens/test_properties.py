@@ -63,6 +63,11 @@ def check_table(table: Table) -> None:
         assert all(v <= o.voluntary_pass_limit for v in rnd.voluntary)
     standings = [s["seat"] for s in view["standings"]]
     assert sorted(standings) == list(range(table.seats))
+    # Standings as the rule book 3.5: the first place is the leaders', and
+    # places never go down the list.
+    places = [s["rank"] for s in view["standings"]]
+    assert places == sorted(places)
+    assert [s["seat"] for s in view["standings"] if s["rank"] == 1] == expected_leaders(table)
     if table.match_status is MatchStatus.WON:
         assert set(table.match_winners) == set(expected_leaders(table))
 
