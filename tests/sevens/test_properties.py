@@ -172,6 +172,7 @@ def play_match(variant: str, seats: int, seed: int, use_bot: bool = False) -> Ta
                 assert after.turn == turn + 1 == out["next_turn"]
                 paid = [a - b for a, b in zip(after.paid, paid_before, strict=True)]
                 assert paid[seat] == out["chips_paid"] and sum(paid) == out["chips_paid"]
+                assert out["pot"] == after.pot
             else:
                 result = after.result
                 assert result is not None and result.winner == seat
