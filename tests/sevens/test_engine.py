@@ -296,7 +296,8 @@ def test_a_repeat_answers_alike_and_changes_nothing() -> None:
     again = engine.play(first.table, 1, 1, 1, "7d", False, T0 + 5)
     assert again.table is first.table and again.events == ()
     assert again.outcome == first.outcome
-    second = play(first.table, "8D") if on_turn(first.table) == 1 else pass_or_play(first.table)
+    assert on_turn(first.table) == 2
+    second = pass_or_play(first.table)
     # Still the same answer after later turns.
     assert engine.play(second.table, 1, 1, 1, "7D", False, T0).outcome == first.outcome
     # Not a repeat: another card at an old turn is stale.

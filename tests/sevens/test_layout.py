@@ -74,6 +74,9 @@ def test_check_play_answers_with_the_reason() -> None:
     corner = [{"suit": "D", "low": "7D", "high": "AD"}]
     assert check_play("sevens-corner", {}, ["2D", "6D"], corner, "2D")["playable"] is True
     assert check_play("sevens", {}, ["2D", "6D"], corner, "2D")["playable"] is False
+    # Two decks: a second 7S starts the second spades row; 5S is in the hand twice.
+    two = check_play("sevens", {"decks": 2}, ["7S", "8H", "5S", "5S"], layout, "7S")
+    assert two == {"playable": True, "reason": "7S may be played.", "playable_cards": ["7S", "5S"]}
 
 
 def test_check_play_refuses_a_malformed_position() -> None:

@@ -63,6 +63,11 @@ def check_table(table: Table) -> None:
         assert all(v <= o.voluntary_pass_limit for v in rnd.voluntary)
     standings = [s["seat"] for s in view["standings"]]
     assert sorted(standings) == list(range(table.seats))
+    # Standings as the rule book 3.5: the first place is the leaders', and
+    # places never go down the list.
+    places = [s["rank"] for s in view["standings"]]
+    assert places == sorted(places)
+    assert [s["seat"] for s in view["standings"] if s["rank"] == 1] == expected_leaders(table)
     if table.match_status is MatchStatus.WON:
         assert set(table.match_winners) == set(expected_leaders(table))
 
@@ -167,6 +172,7 @@ def play_match(variant: str, seats: int, seed: int, use_bot: bool = False) -> Ta
                 assert after.turn == turn + 1 == out["next_turn"]
                 paid = [a - b for a, b in zip(after.paid, paid_before, strict=True)]
                 assert paid[seat] == out["chips_paid"] and sum(paid) == out["chips_paid"]
+                assert out["pot"] == after.pot
             else:
                 result = after.result
                 assert result is not None and result.winner == seat

@@ -95,8 +95,10 @@ def check_play(
     preset = PRESETS.get(variant)
     if preset is None:
         raise unknown_variant(variant)
-    options = resolve_options(variant, overrides, preset.min_seats)
-    o = options
+    # No table: any seat count the decks allow will do (none of the rules
+    # of a single play depends on it).
+    decks = overrides.get("decks", preset.options.decks)
+    o = resolve_options(variant, overrides, 6 if decks == 2 else 3)
     problems: list[FieldError] = []
     rows = _parse_rows(layout, o.decks, o.turn_the_corner, problems)
     on_table = Counter(c for r in rows for c in row_cards(r))
