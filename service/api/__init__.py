@@ -11,7 +11,13 @@ def blueprints() -> tuple[Any, ...]:
     """Every blueprint of the API, in the order the spec lists them (a game's
     move module is imported here, so that its routes exist before its
     blueprint is registered)."""
-    from . import catalog, ship, tables
+    from . import catalog, sevens, ship, tables
 
     del ship  # its routes join tables.blp
-    return (catalog.variants_blp, tables.blp, catalog.checks_blp, catalog.health_blp)
+    return (
+        catalog.variants_blp,
+        tables.blp,
+        sevens.blp,
+        catalog.checks_blp,
+        catalog.health_blp,
+    )

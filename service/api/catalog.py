@@ -112,7 +112,7 @@ class CheckDeal(MethodView):
         problem; 422 only for options that are not one game.
         """
         game = game_of_variant(body["variant"])
-        deal = {k: body[k] for k in ("hands", "opening_suit") if k in body}
+        deal = {k: body[k] for k in ("hands", "opening_suit", "dealer") if k in body}
         return game.check_deal(body["variant"], body["options"], body["players"], deal)
 
 

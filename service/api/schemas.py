@@ -315,6 +315,9 @@ class SeatSchema(DocumentedSchema):
     voluntary_passes = fields.Integer(
         metadata={"description": "Sevens: voluntary passes made in this round."}
     )
+    rank = fields.Integer(
+        metadata={"description": "Sevens, in `standings`: the place (1 first; ties share)."}
+    )
 
 
 class ShownHandSchema(DocumentedSchema):
@@ -358,6 +361,11 @@ class RoundResultSchema(DocumentedSchema):
         allow_none=True,
         metadata={"description": "Sevens: the seat that played its last card first."},
     )
+    opener = fields.Integer(metadata={"description": "Sevens: the seat that had the first turn."})
+    abandoned = fields.Boolean(
+        metadata={"description": "Sevens: the host ended the match during this round."}
+    )
+    turns = fields.Integer(metadata={"description": "Sevens: turns played in the round."})
     pot = fields.Integer(metadata={"description": "Sevens: the chips the winner took."})
     cards_left = fields.List(
         fields.Integer(), metadata={"description": "Sevens: cards left in each hand, by seat."}
@@ -682,6 +690,13 @@ class CheckDealSchema(GameSchema):
         fields.List(Card()),
         required=True,
         validate=validate.Length(1, MAX_SEATS),
+    )
+    dealer = Int(
+        validate=validate.Range(0, MAX_SEATS - 1),
+        metadata={
+            "description": "Sevens: the dealer, whose left neighbour is dealt first (the "
+            "first-dealt seats hold one card more); the last seat when omitted."
+        },
     )
     opening_suit = fields.String(
         validate=validate.Length(1, 8),

@@ -20,6 +20,8 @@ from .errors import FieldError, RuleViolation
 from .sevens import GAME as SEVENS
 from .ship import GAME as SHIP
 
+__all__ = ["GAMES", "SEVENS", "SHIP", "VARIANTS", "Game", "game_of", "game_of_variant"]
+
 GAMES: dict[str, Game] = {g.name: g for g in (SHIP, SEVENS)}
 """Every game, by its wire name."""
 

@@ -96,3 +96,14 @@ def test_check_play_refuses_a_malformed_position() -> None:
         "/hand/2",
         "/card",
     ]
+
+
+def test_a_two_below_a_row_that_reaches_the_ace_goes_at_the_bottom() -> None:
+    """Without the corner, 2S under 3S..AS completes the row as 2S..AS; it is
+    not put above the Ace (a bug the HTTP match test found: the view showed 2S..2S)."""
+    row = Row("S", 1, 12)  # 3S..AS
+    (full,) = place("2S", (row,), 1, False)
+    assert (full.low, full.size) == (0, 13)
+    assert row_json(full) == {"suit": "S", "low": "2S", "high": "AS"}
+    (corner,) = place("2S", (row,), 1, True)
+    assert row_json(corner) == {"suit": "S", "low": "2S", "high": "AS"}

@@ -62,7 +62,11 @@ def place(card: str, layout: Sequence[Row], decks: int, corner: bool) -> tuple[R
     rows = list(layout)
     for i, row in enumerate(rows):
         if row.suit == suit and fits(row, rank, corner):
-            if rank == (row.high + 1) % 13:
+            # Without the corner a 2 is never above an Ace. With it, the last
+            # missing rank fits both ends: a 2 goes below, so that a full
+            # row that never turned reads 2..A.
+            above = (row.high + 1) % 13 if corner else row.high + 1
+            if rank == above and not (rank == 0 and row.low == 1):
                 rows[i] = Row(suit, row.low, row.size + 1)
             else:
                 rows[i] = Row(suit, (row.low - 1) % 13, row.size + 1)

@@ -47,12 +47,14 @@ def check_deal(
 
 
 def _only_hands(deal: Mapping[str, Any]) -> None:
-    if deal.get("opening_suit") is not None:
-        raise RuleViolation(
-            "deal-invalid",
-            "My Ship Sails has no opening suit; send only hands.",
-            [FieldError("/opening_suit", "only Sevens with opening dealer-choice names a suit")],
-        )
+    """Refuse the members of a deal that only Sevens reads."""
+    problems = [
+        FieldError(f"/{name}", f"{name} is a Sevens member; My Ship Sails deals take only hands")
+        for name in ("opening_suit", "dealer")
+        if deal.get(name) is not None
+    ]
+    if problems:
+        raise RuleViolation("deal-invalid", "My Ship Sails' deals take only hands.", problems)
 
 
 GAME = Game(

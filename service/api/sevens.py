@@ -1,0 +1,104 @@
+"""Sevens' own endpoints (HTTP only): a seat's numbered turn, and the
+stateless check of a play (RULES.md 3). Everything else a Sevens table needs
+(create, deal, views, events, finish) is the table endpoints'.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response
+from flask.views import MethodView
+
+from ..games.base import Transition
+from ..games.sevens import GAME as SEVENS
+from ..games.sevens import check_play, engine
+from ..storage.store import Loaded
+from . import auth, idempotency
+from .catalog import checks_blp, only_game
+from .common import SECURITY, RefereeBlueprint, documented
+from .links import operation
+from .moves import Answer, commit_move, require_game
+from .schemas_sevens import (
+    CheckPlayOutcomeSchema,
+    CheckPlaySchema,
+    TurnOutcomeSchema,
+    TurnSchema,
+)
+
+blp = RefereeBlueprint(
+    "sevens",
+    __name__,
+    url_prefix="/v1/tables",
+    description="Sevens (Parliament, Fan Tan): a seat's numbered turns (RULES.md 3). "
+    "Create, deal and read a Sevens table with the table endpoints.",
+)
+
+
+@blp.route("/<table_id>/rounds/<int:round_no>/turns/<int:turn_no>")
+class Turn(MethodView):
+    @blp.arguments(TurnSchema())
+    @blp.response(200, TurnOutcomeSchema)
+    @blp.doc(security=SECURITY, parameters=[idempotency.HEADER_DOC], **operation("playTurn"))
+    @documented(blp, 400, 401, 403, 404, 409, 422)
+    def put(
+        self, body: dict[str, Any], table_id: str, round_no: int, turn_no: int
+    ) -> Answer | Response:
+        """Play or pass a turn (seat)
+
+        The seat on turn (by its token) plays one card that fits the layout
+        (`{"play": "8S"}`) or passes (`{"pass": true}`, paying `pass_chips`
+        into the pot), RULES.md 3.4. Turns are numbered from 1 in each round;
+        the table's `round.turn` and `round.on_turn` say whose turn it is.
+        With `last_card`, the play that leaves one card carries
+        `"last_card": true` (else 2 chips go to the pot). Repeating a turn
+        already taken answers as the first time and changes nothing. 409
+        `stale-turn` or `stale-round` (with the current numbers),
+        `not-your-turn` (with `waiting_for`); 422 `not-playable` (with the
+        rows of its suit), `must-play` (with `playable_count`, never which
+        cards), `must-open`, `voluntary-pass-limit`, `last-card-invalid`,
+        `play-invalid`. See `/docs/rules/sevens.md`.
+        """
+
+        def move(loaded: Loaded) -> Transition:
+            seat = auth.require_seat(loaded.auth)
+            require_game(loaded.table, SEVENS, "turns")
+            if "play" in body:
+                return engine.play(
+                    loaded.table,
+                    round_no,
+                    turn_no,
+                    seat,
+                    body["play"],
+                    body["last_card"],
+                    loaded.now_ms,
+                )
+            return engine.pass_turn(loaded.table, round_no, turn_no, seat, loaded.now_ms)
+
+        def respond(transition: Transition, loaded: Loaded) -> Answer:
+            outcome = transition.outcome
+            seat = outcome["seat"]
+            hand = SEVENS.seat_view(transition.table, seat, loaded.now_ms)["hand"]
+            return {**outcome, "hand": hand}, 200, {}
+
+        return commit_move(table_id, move, respond, TurnOutcomeSchema)
+
+
+@checks_blp.route("/sevens/play")
+class CheckPlay(MethodView):
+    @checks_blp.arguments(CheckPlaySchema)
+    @checks_blp.response(200, CheckPlayOutcomeSchema)
+    @documented(checks_blp, 400, 422)
+    def post(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Check a Sevens play
+
+        May `hand` play `card` on `layout` (each row `{suit, low, high}`)
+        under the preset and options (RULES.md 3.3)? With the reason, and
+        every card of the hand that may be played. 422 `play-invalid` for a
+        malformed hand, layout or card; `wrong-game` for a preset of another
+        game.
+        """
+        only_game(body["variant"], SEVENS, "plays")
+        return check_play(
+            body["variant"], body["options"], body["hand"], body["layout"], body["card"]
+        )
