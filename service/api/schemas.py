@@ -18,6 +18,7 @@ from ..games.ship.options import (
     PRESETS,
     SIMULTANEOUS_WINS,
 )
+from .inputs import AsciiInteger
 
 CARD_PATTERN_DOC = "A card: rank then suit, e.g. `TH`, `10H`, `A♥` (any case); answers use `TH`."
 MAX_NAME = 40
@@ -477,8 +478,8 @@ class ClaimOutcomeSchema(DocumentedSchema):
 class EventsQuerySchema(StrictSchema):
     """A page of the event log: events after `after`, at most `limit`."""
 
-    # Query values arrive as text, so these are not strict.
-    after = fields.Integer(
+    # Query values arrive as text, so these are not strict (but ASCII digits only).
+    after = AsciiInteger(
         load_default=0,
         validate=validate.Range(0, 2**53),
         metadata={
@@ -486,7 +487,7 @@ class EventsQuerySchema(StrictSchema):
             "a table's `last_event` to follow it, a page's `next_after` to read on."
         },
     )
-    limit = fields.Integer(
+    limit = AsciiInteger(
         load_default=100,
         validate=validate.Range(1, 1000),
         metadata={"description": "At most this many events."},
