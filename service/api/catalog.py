@@ -23,7 +23,7 @@ from ..games.ship.passing import (
 )
 from ..games.ship.settlement import winning_suits
 from .common import RefereeBlueprint, documented, referee
-from .problems import Problem
+from .problems import Problem, capped
 from .schemas import (
     CheckClaimOutcomeSchema,
     CheckClaimSchema,
@@ -77,16 +77,20 @@ class CheckDeal(MethodView):
         """Check a deal
 
         Whether `hands` is a valid deal for `players` seats under the variant
-        and options (RULES.md 2.4). `valid: false` lists every problem; 422
+        and options (RULES.md 2.4). `valid: false` lists the problems (the
+        first 50; `problems_total` counts them all); 422
         only for options that are not one game.
         """
         options = resolve_options(body["variant"], body["options"], body["players"])
         try:
             hands = validate_deal(options, body["players"], body["hands"])
         except RuleViolation as violation:
-            problems = [{"pointer": e.pointer, "detail": e.detail} for e in violation.errors]
-            return {"valid": False, "problems": problems, "hands": None}
-        return {"valid": True, "problems": [], "hands": [list(h) for h in hands]}
+            problems, total = capped(
+                [{"pointer": e.pointer, "detail": e.detail} for e in violation.errors]
+            )
+            return {"valid": False, "problems": problems, "problems_total": total, "hands": None}
+        canonical = [list(h) for h in hands]
+        return {"valid": True, "problems": [], "problems_total": 0, "hands": canonical}
 
 
 @checks_blp.route("/claim")

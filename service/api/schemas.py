@@ -527,7 +527,10 @@ class CheckDealOutcomeSchema(DocumentedSchema):
     """Whether the deal is valid, every problem, and the hands in canonical form."""
 
     valid = fields.Boolean()
-    problems = fields.List(fields.Dict(), metadata={"description": "`{pointer, detail}` each."})
+    problems = fields.List(
+        fields.Dict(), metadata={"description": "`{pointer, detail}` each; the first 50."}
+    )
+    problems_total = fields.Integer(metadata={"description": "How many problems in all."})
     hands = fields.List(fields.List(fields.String()), allow_none=True)
 
 
@@ -618,7 +621,10 @@ class ProblemSchema(DocumentedSchema):
     status = fields.Integer()
     detail = fields.String()
     code = fields.String(metadata={"description": "Stable, machine-readable."})
-    errors = fields.List(fields.Nested(ProblemErrorSchema))
+    errors = fields.List(
+        fields.Nested(ProblemErrorSchema), metadata={"description": "The first 50 problems."}
+    )
+    errors_total = fields.Integer(metadata={"description": "How many problems in all."})
     current_round = fields.Integer(allow_none=True)
     current_exchange = fields.Integer(allow_none=True)
     round_status = fields.String(allow_none=True)
