@@ -44,7 +44,8 @@ simultaneous exchanges, validates claims and keeps score. Tokens go only in
 
 Every POST accepts an `Idempotency-Key` header (IETF httpapi draft): a retry
 with the same key and request gets the first answer again, marked
-`Idempotent-Replayed: true`, and acts no second time. `PUT` of a pass is
+`Idempotent-Replayed: true`, and acts no second time (for 24 hours, the
+newest 32 answers per token and table; deleting the table deletes them). `PUT` of a pass is
 idempotent by itself. Every answer carries `X-Request-Id` (yours, if you sent
 one of 1..64 characters `A-Z a-z 0-9 . _ -`).
 

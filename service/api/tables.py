@@ -127,7 +127,7 @@ def _move(
         check_table_id(table_id)
     except Problem:
         raise _missing(True) from None
-    pending = idempotency.begin(idempotency.table_record_key(table_id, key))
+    pending = idempotency.begin_on_table(table_id, key)
     if isinstance(pending, Response):
         return pending
 
@@ -137,7 +137,7 @@ def _move(
         body, status, headers = respond(result, loaded)
         return pending.success_record(schema().dump(body), status, headers)
 
-    record = Record(pending.record_key, KEEP_SECONDS, make)
+    record = pending.as_record(make)
     try:
         loaded, transition = referee().store.apply(table_id, move, record, prefetch.take(table_id))
     except AlreadyRecorded as done:
@@ -275,13 +275,12 @@ class Table(MethodView):
     def delete(self, table_id: str) -> Response:
         """Delete a table (host)
 
-        Removes the table and every key it owns. Answers kept for
-        `Idempotency-Key` retries expire on their own within 24 hours; they
-        hold nothing hidden, and only the token that made them reads them.
+        Removes the table and every key it owns, with the answers kept for
+        `Idempotency-Key` retries (of its creation and of every move).
         """
         loaded = _load(table_id, protected=True)
         auth.require_host(loaded.auth)
-        referee().store.delete(table_id)
+        idempotency.delete_table(table_id, loaded.auth)
         return Response(status=204)
 
 
