@@ -107,3 +107,51 @@ def test_deleting_a_table_deletes_every_record_it_had(
     # A retry of the creation now makes the table anew (its answer went with it).
     again = tables.client.post("/v1/tables", json=body, headers={"Idempotency-Key": key})
     assert again.status_code == 201 and "Idempotent-Replayed" not in again.headers
+
+
+def test_refused_requests_leave_the_table_and_its_records_as_they_were(
+    redis_server: RedisProcess, redis_client: redis.Redis
+) -> None:
+    from ..helpers import snapshot
+    from .test_limits import client_at
+
+    app = create_app(
+        settings_for(
+            redis_server.url, rate_limit_per_token="3/minute", rate_limit_anonymous="1000/minute"
+        )
+    )
+    tables = TableClient(client_at(app, f"10.77.{uuid.uuid4().int % 250}.1"))
+    t = tables.create(4)
+    first = tables.client.post(
+        f"{t.url}/rounds", json={"hands": NOT_WINNING}, headers=keyed(t.host, str(uuid.uuid4()))
+    )
+    assert first.status_code == 201
+    assert claim(tables, t, 0, str(uuid.uuid4())).status_code == 422  # a record, an event
+    before = snapshot(redis_client, t)
+    assert any(b":idem-index:" in k.encode() for k in before)
+    huge = '{"hands": [[' + "9" * 5000 + "]]}"
+    refused = [
+        # a bearer value that is no token of the table (401), keyed
+        tables.client.post(f"{t.url}/rounds/1/claims", headers=keyed("junk", str(uuid.uuid4()))),
+        # an integer past 4,300 digits (400), keyed
+        tables.client.post(
+            f"{t.url}/rounds",
+            data=huge,
+            content_type="application/json",
+            headers=keyed(t.host, str(uuid.uuid4())),
+        ),
+        # a body over 64 KiB (413), keyed
+        tables.client.post(
+            f"{t.url}/rounds",
+            data=" " * (65 * 1024),
+            content_type="application/json",
+            headers=keyed(t.host, str(uuid.uuid4())),
+        ),
+    ]
+    assert [r.status_code for r in refused] == [401, 400, 413]
+    # Seat 0's token: 3 requests a minute, the claim above and these two.
+    tables.client.get(f"{t.url}/seats/0", headers=bearer(t.seats[0]))
+    tables.client.get(f"{t.url}/seats/0", headers=bearer(t.seats[0]))
+    limited = claim(tables, t, 0, str(uuid.uuid4()))
+    assert limited.status_code == 429
+    assert snapshot(redis_client, t) == before
