@@ -30,7 +30,9 @@ route it hits, and a valid token never spends the address's budget (players
 behind one NAT do not share it). A request that names no table cannot carry
 a token of its table: it counts on its address, whatever bearer value it
 sends. The refused-claims counter is read in the same pipeline, and
-incremented after a claim answered 4xx.
+incremented after a claim with a token of the table answered 4xx. A made-up
+bearer value leaves at most one counter key of its own, for one window of
+``RATE_LIMIT_PER_TOKEN`` (a second by default).
 
 On a Redis Cluster the counters are in other slots than the table: they go
 through the library's cluster storage (a round trip each), then the table is
@@ -195,6 +197,9 @@ class RateLimits:
             g.table_read = prefetch.TableRead(table_id, sent=True, read=read)
             auth_text = read.replies[0][3]
         if by_token and token is not None and not token_of(auth_text, token):
+            # Not the table's token: no refused-claims counter of its own
+            # (a new key per made-up value); its address's budget holds it.
+            g.pop("failed_claims", None)
             anonymous = self.counter(self.anonymous, address, "anonymous")
             if self.storage.incr(anonymous.key, anonymous.limit.get_expiry()) > (
                 anonymous.limit.amount

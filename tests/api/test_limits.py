@@ -249,3 +249,16 @@ def test_counters_keep_flask_limiters_keys(redis_server: RedisProcess) -> None:
     ]
     assert [r.get(k) for k in keys] == [b"1", b"1", b"1"]
     assert all(0 < r.ttl(k) <= 60 for k in keys)
+
+
+def test_claims_with_made_up_tokens_leave_no_refused_claims_counters(
+    redis_server: RedisProcess, redis_client: redis.Redis
+) -> None:
+    c = limited_client(redis_server, rate_limit_failed_claims="3/minute")
+    t = TableClient(c).create(4)
+    junk = [secrets.token_urlsafe(32) for _ in range(10)]
+    for value in junk:
+        assert c.post(f"{t.url}/rounds/1/claims", headers=bearer(value)).status_code == 401
+    for value in junk:
+        digest = hashlib.sha256(value.encode()).hexdigest()
+        assert not list(redis_client.scan_iter(match=f"*token:{digest}/failed-claims*"))
