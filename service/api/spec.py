@@ -62,13 +62,13 @@ whose pass is awaited).
 | 400 | `malformed-request` (not JSON, nested too deep, or an integer of more than 4,300 digits), `idempotency-key-invalid` |
 | 401 | `token-missing`, `token-malformed`, `token-unknown` (also: a call that needs a token, on a table that does not exist) |
 | 403 | `host-only`, `seat-only`, `wrong-seat` |
-| 404 | `not-found`, `table-not-found`, `seat-not-found`, `round-not-found` |
+| 404 | `not-found` (also: a path number in digits other than ASCII `0-9`), `table-not-found`, `seat-not-found`, `round-not-found` |
 | 409 | `idempotency-key-in-use` (with `Retry-After`), `round-in-play`, `no-round-in-play`, `stale-round`, `stale-exchange`, `not-your-turn`, `round-over`, `claim-window-closed`, `declaration-automatic`, `match-over` |
 | 410 | `events-gone` (with `oldest_seq` and `last_event`: the events after `after` are no longer all kept, or `after` is past the last event) |
 | 413 | `body-too-large` (64 KiB, with a `Content-Length` or chunked) |
 | 415 | `unsupported-media-type` (a body that is not `application/json`) |
 | 422 | `idempotency-key-reused`, `invalid-request` (schema), `unknown-variant`, `options-invalid`, `deal-invalid`, `pass-invalid`, `hand-invalid`, `claim-not-winning` |
-| 429 | `rate-limited` (with `Retry-After`) |
+| 429 | `rate-limited` (with `Retry-After`): per valid token of the table a request names; any other request (no token, a bearer value that is not a token of that table, a route without a table, an unknown path or method) per client address |
 | 503 | `redis-unavailable`, `table-busy` (with `Retry-After`) |
 
 ## Events
