@@ -31,8 +31,8 @@ from .redis_cost import HttpTable, in_process_app
 # (label, file suffix, function name): the layers of a pass, in request order.
 LAYERS = [
     ("the whole request in the app (Flask.wsgi_app)", "flask/app.py", "wsgi_app"),
-    ("  rate limit (flask-limiter)", "flask_limiter/_extension.py", "_check_request_limit"),
-    ("    its round trip: counter + table read", "service/api/prefetch.py", "incr"),
+    ("  rate limit (our hook, the limits library)", "service/api/limits.py", "check"),
+    ("    its round trip: counter + table read", "service/api/limits.py", "_send"),
     ("  body parsing and validation (webargs)", "webargs/core.py", "parse"),
     ("  the view (Pass.put)", "service/api/tables.py", "put"),
     ("    TableStore.apply", "service/storage/store.py", "apply"),

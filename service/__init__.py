@@ -12,11 +12,12 @@ import redis
 import yaml
 from flask import Flask, Response
 from flask_smorest import Api
+from flask_smorest.spec.plugins import integerconverter2paramschema
 from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import logs, metrics
-from .api import blueprints, limits, problems
+from .api import blueprints, inputs, limits, problems
 from .api.common import Referee
 from .api.spec import DESCRIPTION, RefereeApi
 from .config import Settings
@@ -52,7 +53,7 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
         OPENAPI_SWAGGER_UI_PATH="/docs",
         OPENAPI_SWAGGER_UI_URL="https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/",
         API_SPEC_OPTIONS={"info": {"description": DESCRIPTION}},
-        MAX_CONTENT_LENGTH=64 * 1024,
+        MAX_CONTENT_LENGTH=inputs.MAX_BODY,
     )
     client = client or redis_client(settings)
     measured = metrics.init_app(app, client)
@@ -72,7 +73,9 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
     logs.configure()
     logs.init_app(app)  # before the limiter, so that a 429 has a request id too
     limits.init_app(app, settings, client)
+    inputs.init_app(app)  # after the limiter: an oversized body still counts
     api = RefereeApi(app)
+    api.register_converter(inputs.AsciiIntegerConverter, integerconverter2paramschema)
     api.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
     for blp in blueprints():
         api.register_blueprint(blp)

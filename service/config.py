@@ -9,6 +9,7 @@
 | ``REDIS_TIMEOUT_SECONDS`` | ``1.0`` | connect and command timeout towards Redis |
 | ``RETRY_AFTER_SECONDS`` | ``2`` | the ``Retry-After`` sent with a 503 |
 | ``IDEMPOTENCY_LOCK_SECONDS`` | ``10`` | how long a running Idempotency-Key request holds its key |
+| ``IDEMPOTENCY_RECORDS_PER_TOKEN`` | ``32`` | answers kept per token and table (the oldest go) |
 | ``RATE_LIMIT_PER_TOKEN`` | ``20/second`` | requests with a token, per token |
 | ``RATE_LIMIT_ANONYMOUS`` | ``50/second`` | requests without a token, per client address |
 | ``RATE_LIMIT_TABLES`` | ``10/minute`` | table creations per client address |
@@ -36,6 +37,7 @@ class Settings:
     redis_timeout_seconds: float = 1.0
     retry_after_seconds: int = 2
     idempotency_lock_seconds: float = 10.0
+    idempotency_records_per_token: int = 32
     rate_limit_per_token: str = "20/second"
     rate_limit_anonymous: str = "50/second"
     rate_limit_tables: str = "10/minute"
@@ -57,6 +59,7 @@ class Settings:
             "redis_timeout_seconds": "REDIS_TIMEOUT_SECONDS",
             "retry_after_seconds": "RETRY_AFTER_SECONDS",
             "idempotency_lock_seconds": "IDEMPOTENCY_LOCK_SECONDS",
+            "idempotency_records_per_token": "IDEMPOTENCY_RECORDS_PER_TOKEN",
             "rate_limit_per_token": "RATE_LIMIT_PER_TOKEN",
             "rate_limit_anonymous": "RATE_LIMIT_ANONYMOUS",
             "rate_limit_tables": "RATE_LIMIT_TABLES",

@@ -12,6 +12,10 @@
 | ``referee_commit_conflicts_total`` | counter | none (moves that lost a version race, ran again) |
 | ``referee_active_tables`` | gauge | none |
 
+``method`` is one of :data:`METHODS` (any other method counts as ``OTHER``)
+and ``endpoint`` one of the app's URL rules (``unmatched`` for a request that
+matched none), so no client can add series.
+
 The game counters come from the public events a move committed (a refused
 claim is committed too, as ``claim-rejected``), so a retried or repeated
 request that wrote nothing counts nothing.
@@ -68,7 +72,24 @@ FLUSH_SECONDS = 1.0
 # Request latency buckets (seconds): a move is two Redis round trips.
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+"""The ``method`` label's values; any other method is counted as ``OTHER``, so
+that a client inventing methods cannot add series (each is a file entry in
+every worker's multiprocess folder, read by every scrape)."""
+
 log = logging.getLogger(__name__)
+
+
+def method_label(method: str) -> str:
+    """The ``method`` label of a request: a fixed set of values."""
+    return method if method in METHODS else "OTHER"
+
+
+def endpoint_label() -> str:
+    """The ``endpoint`` label: the URL rule matched (a fixed set: the app's
+    routes), ``unmatched`` for a request that matched none (404, 405)."""
+    rule = request.url_rule
+    return rule.rule if rule is not None else "unmatched"
 
 
 def multiprocess_dir() -> str | None:
@@ -307,9 +328,9 @@ def init_app(app: Flask, client: Any) -> Metrics:
     def _observe(response: Response) -> Response:
         started = g.pop("referee_started", None)
         if started is not None:
-            rule = request.url_rule.rule if request.url_rule else "unmatched"
-            metrics.latency.labels(request.method, rule).observe(time.perf_counter() - started)
-            metrics.requests.labels(request.method, rule, str(response.status_code)).inc()
+            method, rule = method_label(request.method), endpoint_label()
+            metrics.latency.labels(method, rule).observe(time.perf_counter() - started)
+            metrics.requests.labels(method, rule, str(response.status_code)).inc()
         return response
 
     def _unhandled(sender: Flask, exception: BaseException, **extra: Any) -> None:

@@ -25,9 +25,14 @@ class Table:
 
 
 def snapshot(r: redis.Redis, t: Table) -> dict[str, Any]:
-    """Every key of the table, byte for byte (DUMP): what a refused request
-    must leave as it was."""
-    return {k: r.dump(k) for k in all_keys(t.table_id)}
+    """Every key in the table's hash tag (its state, its events, its
+    idempotency records and their index), byte for byte (DUMP), with its
+    expiry: what a refused request must leave as it was. The expiry is the
+    absolute ``PEXPIRETIME`` (ms since the epoch; -1 none), the PTTL that does
+    not shrink while the test runs."""
+    keys = {*all_keys(t.table_id), *r.scan_iter(match=f"*{{{t.table_id}}}*", count=1000)}
+    names = sorted(k.decode() if isinstance(k, bytes) else k for k in keys)
+    return {k: (r.dump(k), r.execute_command("PEXPIRETIME", k)) for k in names}
 
 
 def bearer(token: str) -> dict[str, str]:

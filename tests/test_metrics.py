@@ -158,3 +158,26 @@ def test_other_redis_errors_are_counted(own_redis: RedisProcess) -> None:
     assert client.get(f"/v1/tables/{table_id}").status_code == 500
     m = scrape(client)
     assert value(m, "referee_redis_errors_total", error="ResponseError") == 1
+
+
+def test_invented_methods_and_paths_add_no_series(own_redis: RedisProcess) -> None:
+    # The report: 3,000 random ten-letter methods to /v1/variants grew the
+    # metrics folder from 266 KB to 18 MB (one series per method).
+    import random
+    import string
+
+    client = create_app(settings_for(own_redis.url)).test_client()
+    for _ in range(30):
+        method = "".join(random.choice(string.ascii_uppercase) for _ in range(10))
+        assert client.open("/v1/variants", method=method).status_code == 405
+        assert client.get(f"/v1/{method}/{random.random()}").status_code == 404
+    m = scrape(client)
+    methods = {dict(labels).get("method") for (name, labels) in m if name.startswith("referee_req")}
+    assert methods <= {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "OTHER"}
+    endpoints = {dict(labels)["endpoint"] for (name, labels) in m if name.startswith("referee_req")}
+    assert "unmatched" in endpoints and not any("/v1/" in e and "<" not in e for e in endpoints)
+    other = value(m, "referee_requests_total", method="OTHER", endpoint="unmatched", status="405")
+    assert other == 30
+    assert (
+        value(m, "referee_requests_total", method="GET", endpoint="unmatched", status="404") == 30
+    )

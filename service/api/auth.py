@@ -58,6 +58,11 @@ def _digest_of(stored: str) -> bytes:
         return b""
 
 
+def digest_of_stored(stored: str) -> bytes:
+    """The 32 bytes of a digest as the auth record keeps it (b"" when damaged)."""
+    return _digest_of(stored)
+
+
 def auth_record(host_token: str, seat_tokens: list[str]) -> dict[str, Any]:
     """The stored auth record: ``{"h": host digest, "s": [seat digests]}``
     (:func:`stored_digest`)."""

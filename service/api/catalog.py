@@ -26,7 +26,7 @@ from ..games.ship.passing import (
 )
 from ..games.ship.settlement import winning_suits
 from .common import RefereeBlueprint, documented, referee
-from .problems import Problem
+from .problems import Problem, capped
 from .schemas import (
     CheckClaimOutcomeSchema,
     CheckClaimSchema,
@@ -108,12 +108,15 @@ class CheckDeal(MethodView):
 
         Whether `hands` is a valid deal for `players` seats under the variant
         and options, of any game (My Ship Sails: RULES.md 2.4; Sevens: 3.2,
-        with `opening_suit` under `dealer-choice`). `valid: false` lists every
-        problem; 422 only for options that are not one game.
+        with `opening_suit` under `dealer-choice`). `valid: false` lists the
+        problems (the first 50; `problems_total` counts them all); 422 only
+        for options that are not one game.
         """
         game = game_of_variant(body["variant"])
         deal = {k: body[k] for k in ("hands", "opening_suit", "dealer") if k in body}
-        return game.check_deal(body["variant"], body["options"], body["players"], deal)
+        checked = game.check_deal(body["variant"], body["options"], body["players"], deal)
+        problems, total = capped(checked["problems"])
+        return {**checked, "problems": problems, "problems_total": total}
 
 
 @checks_blp.route("/claim")

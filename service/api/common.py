@@ -11,12 +11,13 @@ from typing import Any, TypeVar
 
 from flask import Request, current_app
 from flask_smorest import Blueprint
-from webargs.core import missing, parse_json
+from webargs.core import missing
 from webargs.flaskparser import FlaskParser, is_json_request
 
 from ..config import Settings
 from ..storage.idempotency import IdempotencyStore
 from ..storage.store import TableStore
+from .inputs import load_json
 from .problems import PROBLEM_JSON, Problem
 from .schemas import ProblemSchema
 
@@ -77,7 +78,8 @@ class BodyParser(FlaskParser):
     """webargs' parser, stricter about the body it is given: a body that is not
     JSON is 415 rather than ignored (a submitted deal sent as a form must not
     become a shuffled deal), and JSON nested too deep for the parser is 400
-    rather than a RecursionError. The body is parsed once, here."""
+    rather than a RecursionError, and so is a number Python cannot hold
+    (:func:`.inputs.load_json`). The body is parsed once, here."""
 
     def _raw_load_json(self, req: Request) -> Any:
         data = req.get_data(cache=True)  # over MAX_CONTENT_LENGTH: 413
@@ -90,7 +92,7 @@ class BodyParser(FlaskParser):
                 )
             return missing
         try:
-            return parse_json(data)
+            return load_json(data)
         except RecursionError:
             raise Problem(
                 400, "malformed-request", "The request body is nested too deep."

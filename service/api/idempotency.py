@@ -14,6 +14,10 @@ What is recorded: every answer of a request that reached the rules (2xx, and
 the 409/422 refusals of the rules). An answer given before that (400, 401, 403,
 404, 413, 415, 429, 503) records nothing and frees the key, so a retry runs.
 
+Bounds: a token keeps at most ``IDEMPOTENCY_RECORDS_PER_TOKEN`` records on
+a table; the commit of a newer one deletes the oldest (see
+``service.storage.idempotency``), and deleting the table deletes them all.
+
 Scope: on a table, a key belongs to the token it came with (the record key
 hashes the token's hash with the key) and lives in the table's hash tag,
 written in the same Lua call as the move. ``POST /v1/tables`` has no token:
@@ -33,6 +37,7 @@ import hashlib
 import json
 import re
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,7 +47,8 @@ from flask import Response, current_app, request
 
 from ..games.errors import RuleViolation
 from ..storage import idempotency as records
-from .auth import token_hash
+from ..storage.store import Loaded, Record, table_key
+from .auth import digest_of_stored, token_hash
 from .common import referee
 from .problems import PROBLEM_JSON, Problem
 
@@ -57,7 +63,8 @@ HEADER_DOC = {
     "required": False,
     "description": "16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the "
     "same key and request gets the first answer again (`Idempotent-Replayed: true`) without "
-    "acting twice, for 24 hours; the same key with another request is 422 "
+    "acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key "
+    "with another request is 422 "
     "`idempotency-key-reused`; a repeat while the first still runs is 409 "
     "`idempotency-key-in-use`.",
     "schema": {"type": "string", "minLength": 16, "maxLength": 255, "pattern": "^[!-~]+$"},
@@ -116,12 +123,28 @@ def _fernet(key: str) -> Fernet:
 
 @dataclass
 class Pending:
-    """A request that holds its key's lock: it records its answer or releases."""
+    """A request that holds its key's lock: it records its answer or releases.
+    ``table`` names the table and the token's index of a move's record."""
 
     record_key: str
     fingerprint: str
     lock: str
     seal: str | None  # the Idempotency-Key, when the answer must be encrypted
+    table: tuple[str, str] | None = None  # (table id, token scope) of a move
+
+    def _index(self) -> tuple[str, str, int] | None:
+        if self.table is None:
+            return None
+        table_id, scope = self.table
+        cap = referee().settings.idempotency_records_per_token
+        return records.index_key(table_id, scope), table_key(table_id), cap
+
+    def as_record(self, make: Callable[[Loaded, Any], str]) -> Record:
+        """The record a move commits with it (listed in its token's index)."""
+        index = self._index()
+        if index is None:
+            return Record(self.record_key, records.KEEP_SECONDS, make)
+        return Record(self.record_key, records.KEEP_SECONDS, make, index[0], index[2])
 
     def success_record(self, body: Any, status: int, headers: dict[str, str]) -> str:
         """The record text of a success answer (``body`` as serialised)."""
@@ -147,7 +170,9 @@ class Pending:
 
     def record(self, text: str) -> Response | None:
         """Store ``text`` unless an answer is already there; that answer, if so."""
-        held = referee().idempotency.record(self.record_key, text)
+        held = referee().idempotency.record(
+            self.record_key, text, records.KEEP_SECONDS, self._index()
+        )
         return None if held is None else answer_held(held, self.fingerprint, self.seal)
 
     def record_refusal(self, refused: RuleViolation) -> Response | None:
@@ -158,6 +183,24 @@ class Pending:
         """Free the key (the request never reached the rules); best effort."""
         with contextlib.suppress(redis.RedisError):  # the lock expires by itself
             referee().idempotency.release(self.record_key, self.lock)
+
+
+def begin_on_table(table_id: str, key: str) -> Pending | Response:
+    """:func:`begin` for a move on ``table_id`` with the Idempotency-Key ``key``
+    (the record is this token's, listed in its index on the table)."""
+    scope = token_scope()
+    pending = begin(records.table_record_key(table_id, scope, key))
+    if isinstance(pending, Pending):
+        pending.table = (table_id, scope)
+    return pending
+
+
+def delete_table(table_id: str, auth_record: dict[str, Any]) -> bool:
+    """Delete ``table_id`` with every idempotency record of its tokens (those
+    of ``auth_record``, the table's) and of its creation."""
+    scopes = [digest_of_stored(d).hex() for d in [auth_record["h"], *auth_record["s"]]]
+    ref = referee()
+    return ref.idempotency.delete_table(ref.store, table_id, scopes)
 
 
 def begin(record_key: str, seal: str | None = None) -> Pending | Response:

@@ -1,35 +1,66 @@
-"""Rate limits (flask-limiter, counters in the service's Redis).
+"""Rate limits, counted with the ``limits`` library from one hook of our own.
 
 | limit | key | setting |
 |---|---|---|
-| requests with a token, every route together | the token's hash | ``RATE_LIMIT_PER_TOKEN`` |
-| requests without a token, every route together | the client address | ``RATE_LIMIT_ANONYMOUS`` |
+| requests with a valid token of the table they name | the token's hash | ``RATE_LIMIT_PER_TOKEN`` |
+| every other request (see below) | the client address | ``RATE_LIMIT_ANONYMOUS`` |
 | ``POST /v1/tables`` | the client address | ``RATE_LIMIT_TABLES`` |
 | refused claims (4xx of ``POST …/claims``) | the token's hash | ``RATE_LIMIT_FAILED_CLAIMS`` |
 
+"Every other request": no token, a bearer value that is not a token of the
+table, a route that names no table, a request that matches no route.
+
 Over a limit the answer is 429 ``rate-limited`` with ``Retry-After`` (seconds
-until the window resets). Every limit uses the fixed-window strategy: one Lua
-call (``INCR`` and ``EXPIRE``) per request; on one Redis server, a request
-that reads a table sends that read in the same round trip (:mod:`.prefetch`),
-so the limit costs no round trip of its own. The table and claim limits add
-theirs only on their route. Health checks, metrics and the spec are not
-limited. Counters are keyed by the token's SHA-256, never the token.
+until the window resets). Every limit is a fixed window: the ``limits``
+library's ``incr_expire`` script (``INCRBY``, ``EXPIRE`` on the first hit) on
+the keys flask-limiter used before (``LIMITS:LIMITER/referee-limits/<who>/
+<scope>/<amount>/<multiples>/<unit>``), so counters carry over a deploy.
+Health checks, metrics and the spec are not limited; a request that matches no
+route (an unknown path or method) is, on its address.
+
+**Which counter.** A token is known valid only once its table is read. A
+request that names a table and carries a bearer value counts on the token's
+counter, and the table's read rides in the same pipeline (one round trip, on
+one Redis server: :mod:`.prefetch`). When the read shows that the value is not
+a token of that table (junk, another table's, a table that does not exist),
+the request also counts on its address's anonymous counter (one more round
+trip, paid only by such requests) and is refused when that is spent. So a
+flood of made-up bearer values is held by the address's budget, whatever
+route it hits, and a valid token never spends the address's budget (players
+behind one NAT do not share it). A request that names no table cannot carry
+a token of its table: it counts on its address, whatever bearer value it
+sends. The refused-claims counter is read in the same pipeline, and
+incremented after a claim with a token of the table answered 4xx. A made-up
+bearer value leaves at most one counter key of its own, for one window of
+``RATE_LIMIT_PER_TOKEN`` (a second by default).
+
+On a Redis Cluster the counters are in other slots than the table: they go
+through the library's cluster storage (a round trip each), then the table is
+read (one round trip), and the view uses that read.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
 import math
 import time
+from dataclasses import dataclass
 from typing import Any
 
-from flask import Flask, Response, request
-from flask_limiter import ApplicationLimit, Limiter, RateLimitExceeded
+import redis
+from flask import Flask, Response, g, request
+from limits import RateLimitItem, parse
+from limits.storage import RedisStorage, storage_from_string
 from redis.cluster import RedisCluster
 
 from ..config import Settings
 from ..storage.client import Client, cluster_call_options, parse_cluster_url
+from ..storage.store import table_key
 from . import prefetch
-from .auth import token_hash
+from .auth import digest_of_stored, token_hash
+from .common import TABLE_ID, referee
 from .problems import Problem
 
 UNLIMITED_ENDPOINTS = {
@@ -39,6 +70,8 @@ UNLIMITED_ENDPOINTS = {
     "openapi_yaml",
     "api-docs.openapi_json",
 }
+KEY_PREFIX = "referee-limits"
+"""The second part of every counter's key (flask-limiter's ``key_prefix``)."""
 
 
 def _token() -> str | None:
@@ -47,9 +80,9 @@ def _token() -> str | None:
 
 
 def caller_key() -> str:
-    """Whose counter a request counts on: its token's hash, else its address."""
+    """Whose counter a request with a token counts on: its token's hash, else its address."""
     token = _token()
-    return f"token:{token_hash(token)}" if token else f"addr:{request.remote_addr}"
+    return f"token:{token_hash(token)}" if token else client_address()
 
 
 def client_address() -> str:
@@ -57,15 +90,28 @@ def client_address() -> str:
     return f"addr:{request.remote_addr}"
 
 
-def _unlimited() -> bool:
-    return request.endpoint in UNLIMITED_ENDPOINTS or request.endpoint is None
+def token_of(auth_text: bytes | str | None, token: str) -> bool:
+    """Whether ``token`` is the host's or a seat's token in the stored auth
+    record ``auth_text`` (None: no such table). Every digest is compared."""
+    if auth_text is None:
+        return False
+    try:
+        auth = json.loads(auth_text)
+        stored = [auth["h"], *auth["s"]]
+    except (ValueError, KeyError, TypeError):
+        return False
+    digest = hashlib.sha256(token.encode()).digest()
+    found = False
+    for one in stored:
+        found |= hmac.compare_digest(digest, digest_of_stored(one))
+    return found
 
 
 def cluster_storage(url: str, timeout_seconds: float) -> dict[str, Any]:
-    """flask-limiter's storage for the Redis Cluster of ``url`` (any form the
-    service takes: ``rediss+cluster://``, seeds without a port, an encoded
-    password): the limits library wants ``redis+cluster://host:port,…`` and
-    takes credentials, TLS, timeouts and retries as options."""
+    """The limits library's storage for the Redis Cluster of ``url`` (any form
+    the service takes: ``rediss+cluster://``, seeds without a port, an encoded
+    password): the library wants ``redis+cluster://host:port,…`` and takes
+    credentials, TLS, timeouts and retries as options."""
     nodes, options = parse_cluster_url(url)
     hosts = ",".join(f"[{h}]:{p}" if ":" in h else f"{h}:{p}" for h, p in nodes)
     return {
@@ -74,73 +120,164 @@ def cluster_storage(url: str, timeout_seconds: float) -> dict[str, Any]:
     }
 
 
-def init_app(app: Flask, settings: Settings, client: Client) -> Limiter:
-    """Attach the limiter to ``app``: on one server it shares ``client``'s
-    connection pool, and a request's table read rides on its counter's round
-    trip (:mod:`.prefetch`); on a Redis Cluster it keeps its counters in the same
-    cluster through the limits library's own cluster storage."""
-    if isinstance(client, RedisCluster):
-        assert settings.redis_url is not None  # a cluster client comes from a cluster URL
-        storage = cluster_storage(settings.redis_url, settings.redis_timeout_seconds)
-    else:
-        storage = {
-            "storage_uri": "referee+redis://",
-            "storage_options": {"connection_pool": client.connection_pool},
-        }
+@dataclass(frozen=True, slots=True)
+class Counter:
+    """One limit on one caller: the limit and its key (without the storage's prefix)."""
 
-    def creating() -> bool:
-        return request.method == "POST" and request.endpoint == "tables.Tables"
+    limit: RateLimitItem
+    key: str
 
-    def claiming() -> bool:
-        return request.method == "POST" and request.endpoint == "tables.Claims"
 
-    if not isinstance(client, RedisCluster):
-        app.before_request(prefetch.plan)  # before the limiter's own hook
-    limiter = Limiter(
-        caller_key,
-        app=app,
-        **storage,
-        strategy="fixed-window",
-        key_prefix="referee-limits",
-        headers_enabled=False,
-        application_limits=[
-            ApplicationLimit(
-                settings.rate_limit_per_token,
-                key_function=caller_key,
-                scope="token",
-                exempt_when=lambda: _unlimited() or _token() is None,
-            ),
-            ApplicationLimit(
-                settings.rate_limit_anonymous,
-                key_function=caller_key,
-                scope="anonymous",
-                exempt_when=lambda: _unlimited() or _token() is not None,
-            ),
-            ApplicationLimit(
-                settings.rate_limit_tables,
-                key_function=client_address,
-                scope="tables",
-                exempt_when=lambda: not creating(),
-            ),
-            ApplicationLimit(
-                settings.rate_limit_failed_claims,
-                key_function=caller_key,
-                scope="failed-claims",
-                exempt_when=lambda: not claiming(),
-                deduct_when=lambda response: 400 <= response.status_code < 500,
-            ),
-        ],
-    )
+class RateLimits:
+    """The service's limits on ``client``'s Redis (see the module docstring)."""
 
-    @app.errorhandler(RateLimitExceeded)
-    def _limited(error: RateLimitExceeded) -> Response:
-        current = limiter.current_limit
-        wait = max(1, math.ceil(current.window.reset_time - time.time())) if current else 1
+    def __init__(self, settings: Settings, client: Client) -> None:
+        self.client = client
+        self.cluster = isinstance(client, RedisCluster)
+        self.per_token = parse(settings.rate_limit_per_token)
+        self.anonymous = parse(settings.rate_limit_anonymous)
+        self.tables = parse(settings.rate_limit_tables)
+        self.failed_claims = parse(settings.rate_limit_failed_claims)
+        if self.cluster:
+            assert settings.redis_url is not None  # a cluster client comes from a cluster URL
+            where = cluster_storage(settings.redis_url, settings.redis_timeout_seconds)
+            self.storage: RedisStorage = storage_from_string(  # type: ignore[assignment]
+                where["storage_uri"], **where["storage_options"]
+            )
+        else:
+            assert isinstance(client, redis.Redis)
+            self.storage = RedisStorage("redis://", connection_pool=client.connection_pool)
+
+    def counter(self, limit: RateLimitItem, who: str, scope: str) -> Counter:
+        return Counter(limit, limit.key_for(KEY_PREFIX, who, scope))
+
+    def _refuse(self, counter: Counter) -> Problem:
+        reset = self.storage.get_expiry(counter.key)
+        wait = max(1, math.ceil(reset - time.time()))
         return Problem(
             429,
             "rate-limited",
-            f"Too many requests ({error.limit.limit}); retry in {wait} s.",
+            f"Too many requests ({counter.limit}); retry in {wait} s.",
             headers={"Retry-After": str(wait)},
-        ).response()
+        )
 
-    return limiter
+    def check(self) -> None:
+        """Before every request: count it, read its table on the way, or 429."""
+        endpoint = request.endpoint
+        if endpoint in UNLIMITED_ENDPOINTS:
+            return
+        token = _token()
+        address = client_address()
+        table_id = (request.view_args or {}).get("table_id")
+        if not (isinstance(table_id, str) and TABLE_ID.fullmatch(table_id)):
+            table_id = None
+        by_token = token is not None and table_id is not None
+        hits = [
+            self.counter(self.per_token, f"token:{token_hash(token)}", "token")
+            if by_token and token is not None
+            else self.counter(self.anonymous, address, "anonymous")
+        ]
+        if request.method == "POST" and endpoint == "tables.Tables":
+            hits.append(self.counter(self.tables, address, "tables"))
+        tested = None
+        if request.method == "POST" and endpoint == "tables.Claims":
+            tested = self.counter(self.failed_claims, caller_key(), "failed-claims")
+            g.failed_claims = tested
+        reads = table_id is not None and endpoint not in prefetch.NOT_READING
+        counts, failed, read, auth_text = self._send(
+            hits, tested, table_id if reads else None, table_id if by_token and not reads else None
+        )
+        for counter, count in zip(hits, counts, strict=True):
+            if count > counter.limit.amount:
+                raise self._refuse(counter)
+        if tested is not None and failed >= tested.limit.amount:
+            raise self._refuse(tested)
+        if read is not None:
+            assert table_id is not None
+            g.table_read = prefetch.TableRead(table_id, sent=True, read=read)
+            auth_text = read.replies[0][3]
+        if by_token and token is not None and not token_of(auth_text, token):
+            # Not the table's token: no refused-claims counter of its own
+            # (a new key per made-up value); its address's budget holds it.
+            g.pop("failed_claims", None)
+            anonymous = self.counter(self.anonymous, address, "anonymous")
+            if self.storage.incr(anonymous.key, anonymous.limit.get_expiry()) > (
+                anonymous.limit.amount
+            ):
+                raise self._refuse(anonymous)
+
+    def _send(
+        self,
+        hits: list[Counter],
+        tested: Counter | None,
+        read_id: str | None,
+        auth_id: str | None,
+    ) -> tuple[list[int], int, Any, Any]:
+        """Count ``hits``, read ``tested``'s counter, read the table
+        ``read_id`` (as :meth:`TableStore.load` does) or only the auth record
+        of ``auth_id``: in one pipeline on one server. Returns the counts,
+        ``tested``'s count, the read (a ``Prefetched``, or None when it failed)
+        and the auth record read alone."""
+        store = referee().store
+        if self.cluster:
+            counts = [self.storage.incr(c.key, c.limit.get_expiry()) for c in hits]
+            failed = self.storage.get(tested.key) if tested is not None else 0
+            read = auth_text = None
+            if read_id is not None:
+                pipe = self.client.pipeline(transaction=False)
+                read = store.queue_load(pipe, read_id)(pipe.execute())
+            elif auth_id is not None:
+                auth_text = self.client.hget(table_key(auth_id), "a")
+            return counts, failed, read, auth_text
+        storage = self.storage
+        pipe = self.client.pipeline(transaction=False)
+        for c in hits:
+            pipe.evalsha(
+                storage.lua_incr_expire.sha, 1, storage.prefixed_key(c.key), c.limit.get_expiry(), 1
+            )
+        if tested is not None:
+            pipe.get(storage.prefixed_key(tested.key))
+        prefetched = store.queue_load(pipe, read_id) if read_id is not None else None
+        if auth_id is not None:
+            pipe.hget(table_key(auth_id), "a")
+        replies = pipe.execute(raise_on_error=False)
+        counts = []
+        for c, reply in zip(hits, replies, strict=False):
+            if isinstance(reply, redis.exceptions.NoScriptError):
+                # Redis lost its script cache (a restart): the library loads it.
+                reply = storage.incr(c.key, c.limit.get_expiry())
+            if isinstance(reply, Exception):
+                raise reply
+            counts.append(int(reply))
+        rest = replies[len(hits) :]
+        failed = 0
+        if tested is not None:
+            reply, rest = rest[0], rest[1:]
+            if isinstance(reply, Exception):
+                raise reply
+            failed = int(reply or 0)
+        read = auth_text = None
+        if prefetched is not None and not any(isinstance(r, Exception) for r in rest):
+            read = prefetched(rest)
+        if auth_id is not None:
+            if isinstance(rest[0], Exception):
+                raise rest[0]
+            auth_text = rest[0]
+        return counts, failed, read, auth_text
+
+    def after(self, response: Response) -> Response:
+        """After a claim answered 4xx: count it on the refused-claims counter."""
+        tested: Counter | None = g.pop("failed_claims", None)
+        if tested is not None and 400 <= response.status_code < 500:
+            self.storage.incr(tested.key, tested.limit.get_expiry())
+        return response
+
+
+def init_app(app: Flask, settings: Settings, client: Client) -> RateLimits:
+    """Count every request's limits in a ``before_request`` of ``app`` (the
+    first the limiter adds: register it before any hook that reads a body)."""
+    limits = RateLimits(settings, client)
+    app.before_request(limits.check)
+    app.after_request(limits.after)
+    app.extensions["referee_limits"] = limits
+    return limits

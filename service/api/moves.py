@@ -16,8 +16,7 @@ from .. import metrics
 from ..games import game_of
 from ..games.base import Game, Transition
 from ..games.errors import RuleViolation
-from ..storage.idempotency import KEEP_SECONDS
-from ..storage.store import AlreadyRecorded, Loaded, Record, TableNotFound
+from ..storage.store import AlreadyRecorded, Loaded, TableNotFound
 from . import auth, idempotency, prefetch
 from .common import check_table_id, no_table, referee
 from .problems import Problem
@@ -91,7 +90,7 @@ def commit_move(
         check_table_id(table_id)
     except Problem:
         raise missing(True) from None
-    pending = idempotency.begin(idempotency.table_record_key(table_id, key))
+    pending = idempotency.begin_on_table(table_id, key)
     if isinstance(pending, Response):
         return pending
 
@@ -101,7 +100,7 @@ def commit_move(
         body, status, headers = respond(result, loaded)
         return pending.success_record(schema().dump(body), status, headers)
 
-    record = Record(pending.record_key, KEEP_SECONDS, make)
+    record = pending.as_record(make)
     try:
         loaded, transition = referee().store.apply(table_id, move, record, prefetch.take(table_id))
     except AlreadyRecorded as done:

@@ -4,14 +4,18 @@ A problem body is ``{"type", "title", "status", "detail", "code", "errors"?,
 ...extra}`` with media type ``application/problem+json``. ``code`` is stable and
 machine-readable; ``errors`` lists ``{"pointer", "detail"}`` for body fields
 (RFC 6901 JSON pointers) or ``{"parameter", "detail"}`` for query, path and
-header parameters.
+header parameters. ``errors`` lists at most :data:`MAX_LISTED` of them, the
+first ones; ``errors_total`` says how many there were (a 54 KB body of 9,000
+bad cards once answered 1.4 MB of errors). Every list of problems an answer
+carries is cut the same way (:func:`capped`: the checks' ``problems`` with
+``problems_total``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from http import HTTPStatus
-from typing import Any
+from typing import Any, TypeVar
 
 from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException
@@ -21,6 +25,17 @@ from ..games.errors import Kind, RuleViolation
 PROBLEM_JSON = "application/problem+json"
 TYPE_BASE = "https://card-referee.readthedocs.io/problems/"
 """Problem ``type`` URIs are this base plus the code; they identify, they need not resolve."""
+
+MAX_LISTED = 50
+"""The most problems one answer lists (``errors``, ``problems``)."""
+
+T = TypeVar("T")
+
+
+def capped(items: Sequence[T]) -> tuple[list[T], int]:
+    """The first :data:`MAX_LISTED` of ``items`` and how many there are in all."""
+    return list(items[:MAX_LISTED]), len(items)
+
 
 STATUS_OF_KIND = {Kind.INVALID: 422, Kind.CONFLICT: 409, Kind.NOT_FOUND: 404}
 
@@ -67,9 +82,9 @@ class Problem(Exception):
             "detail": self.detail,
             "code": self.code,
         }
-        if self.errors:
-            body["errors"] = self.errors
         body.update(self.extra)
+        if self.errors:
+            body["errors"], body["errors_total"] = capped(self.errors)
         return body
 
     def response(self) -> Response:
@@ -139,9 +154,12 @@ def _problem_of(error: HTTPException) -> Problem:
     messages = data.get("messages") or data.get("errors")
     if status == 422 and messages:
         errors = validation_errors(messages)
+        listed, total = capped(errors)
         detail = "The request has invalid values: " + "; ".join(
-            f"{e.get('pointer') or e.get('parameter') or '/'}: {e['detail']}" for e in errors
+            f"{e.get('pointer') or e.get('parameter') or '/'}: {e['detail']}" for e in listed
         )
+        if total > len(listed):
+            detail += f"; and {total - len(listed)} more"
         return Problem(422, "invalid-request", detail, errors)
     if status == 400:
         detail = data.get("message") or "The request body is not valid JSON."

@@ -18,6 +18,7 @@ from ..games.ship.options import (
     PASSINGS,
     SIMULTANEOUS_WINS,
 )
+from .inputs import AsciiInteger
 
 CARD_PATTERN_DOC = "A card: rank then suit, e.g. `TH`, `10H`, `A♥` (any case); answers use `TH`."
 MAX_NAME = 40
@@ -648,8 +649,8 @@ class ClaimOutcomeSchema(DocumentedSchema):
 class EventsQuerySchema(StrictSchema):
     """A page of the event log: events after `after`, at most `limit`."""
 
-    # Query values arrive as text, so these are not strict.
-    after = fields.Integer(
+    # Query values arrive as text, so these are not strict (but ASCII digits only).
+    after = AsciiInteger(
         load_default=0,
         validate=validate.Range(0, 2**53),
         metadata={
@@ -657,7 +658,7 @@ class EventsQuerySchema(StrictSchema):
             "a table's `last_event` to follow it, a page's `next_after` to read on."
         },
     )
-    limit = fields.Integer(
+    limit = AsciiInteger(
         load_default=100,
         validate=validate.Range(1, 1000),
         metadata={"description": "At most this many events."},
@@ -708,7 +709,10 @@ class CheckDealOutcomeSchema(DocumentedSchema):
     """Whether the deal is valid, every problem, and the hands in canonical form."""
 
     valid = fields.Boolean()
-    problems = fields.List(fields.Dict(), metadata={"description": "`{pointer, detail}` each."})
+    problems = fields.List(
+        fields.Dict(), metadata={"description": "`{pointer, detail}` each; the first 50."}
+    )
+    problems_total = fields.Integer(metadata={"description": "How many problems in all."})
     hands = fields.List(fields.List(fields.String()), allow_none=True)
 
 
@@ -799,7 +803,10 @@ class ProblemSchema(DocumentedSchema):
     status = fields.Integer()
     detail = fields.String()
     code = fields.String(metadata={"description": "Stable, machine-readable."})
-    errors = fields.List(fields.Nested(ProblemErrorSchema))
+    errors = fields.List(
+        fields.Nested(ProblemErrorSchema), metadata={"description": "The first 50 problems."}
+    )
+    errors_total = fields.Integer(metadata={"description": "How many problems in all."})
     current_round = fields.Integer(allow_none=True)
     current_exchange = fields.Integer(allow_none=True)
     round_status = fields.String(allow_none=True)

@@ -44,29 +44,31 @@ simultaneous exchanges, validates claims and keeps score. Tokens go only in
 
 Every POST accepts an `Idempotency-Key` header (IETF httpapi draft): a retry
 with the same key and request gets the first answer again, marked
-`Idempotent-Replayed: true`, and acts no second time. `PUT` of a pass is
+`Idempotent-Replayed: true`, and acts no second time (for 24 hours, the
+newest 32 answers per token and table; deleting the table deletes them). `PUT` of a pass is
 idempotent by itself. Every answer carries `X-Request-Id` (yours, if you sent
 one of 1..64 characters `A-Z a-z 0-9 . _ -`).
 
 ## Errors
 
 Every error is RFC 9457 `application/problem+json` with a stable `code`; invalid
-input adds `errors: [{pointer | parameter, detail}]`; every 409 adds
+input adds `errors: [{pointer | parameter, detail}]` (the first 50) and
+`errors_total` (how many in all); every 409 adds
 `current_round`, `current_exchange`, `round_status` and `waiting_for` (the seats
 whose pass is awaited).
 
 | status | codes |
 |---|---|
-| 400 | `malformed-request` (not JSON, or nested too deep), `idempotency-key-invalid` |
+| 400 | `malformed-request` (not JSON, nested too deep, or an integer of more than 4,300 digits), `idempotency-key-invalid` |
 | 401 | `token-missing`, `token-malformed`, `token-unknown` (also: a call that needs a token, on a table that does not exist) |
 | 403 | `host-only`, `seat-only`, `wrong-seat` |
-| 404 | `not-found`, `table-not-found`, `seat-not-found`, `round-not-found` |
+| 404 | `not-found` (also: a path number in digits other than ASCII `0-9`), `table-not-found`, `seat-not-found`, `round-not-found` |
 | 409 | `idempotency-key-in-use` (with `Retry-After`), `round-in-play`, `no-round-in-play`, `stale-round`, `stale-exchange`, `not-your-turn`, `round-over`, `claim-window-closed`, `declaration-automatic`, `match-over` |
 | 410 | `events-gone` (with `oldest_seq` and `last_event`: the events after `after` are no longer all kept, or `after` is past the last event) |
-| 413 | `body-too-large` (64 KiB) |
+| 413 | `body-too-large` (64 KiB, with a `Content-Length` or chunked) |
 | 415 | `unsupported-media-type` (a body that is not `application/json`) |
 | 422 | `idempotency-key-reused`, `invalid-request` (schema), `unknown-variant`, `options-invalid`, `deal-invalid`, `pass-invalid`, `hand-invalid`, `claim-not-winning` |
-| 429 | `rate-limited` (with `Retry-After`) |
+| 429 | `rate-limited` (with `Retry-After`): per valid token of the table a request names; any other request (no token, a bearer value that is not a token of that table, a route without a table, an unknown path or method) per client address |
 | 503 | `redis-unavailable`, `table-busy` (with `Retry-After`) |
 
 ## Events

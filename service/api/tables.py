@@ -153,13 +153,12 @@ class Table(MethodView):
     def delete(self, table_id: str) -> Response:
         """Delete a table (host)
 
-        Removes the table and every key it owns. Answers kept for
-        `Idempotency-Key` retries expire on their own within 24 hours; they
-        hold nothing hidden, and only the token that made them reads them.
+        Removes the table and every key it owns, with the answers kept for
+        `Idempotency-Key` retries (of its creation and of every move).
         """
         loaded = load(table_id, protected=True)
         auth.require_host(loaded.auth)
-        referee().store.delete(table_id)
+        idempotency.delete_table(table_id, loaded.auth)
         return Response(status=204)
 
 

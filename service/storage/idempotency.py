@@ -10,6 +10,15 @@ is recorded" never diverge; the key therefore lives in the table's hash tag::
 
     referee:{<table id>}:idem:<sha256(token hash, key)>   a move on a table
     referee:{<table id>}:idem:create                      its creation
+    referee:{<table id>}:idem-index:<token hash>          the token's records (zset)
+
+What one token can keep on one table is bounded: its records are listed in
+its index, scored by when they were written, and the commit that writes a
+record deletes the oldest beyond the cap (``IDEMPOTENCY_RECORDS_PER_TOKEN``),
+in the same Lua call. A table has at most one token per seat and the host's,
+so what a table keeps is bounded too; deleting the table deletes the records
+listed in its tokens' indexes, the indexes and its creation's record
+(:meth:`IdempotencyStore.delete_table`), all in its hash tag, without a SCAN.
 
 A creation has no token and no table yet: the key alone names it (see
 ``service.api.idempotency``), and the new table's id is derived from the key
@@ -25,7 +34,7 @@ from importlib import resources
 import redis
 
 from .client import Client
-from .store import KEY_PREFIX
+from .store import KEY_PREFIX, TableStore
 
 KEEP_SECONDS = 24 * 3600
 """How long an answer is kept for replay (the IETF draft's suggestion: 24 hours)."""
@@ -35,6 +44,11 @@ def table_record_key(table_id: str, scope: str, key: str) -> str:
     """The record of ``key`` sent with the token whose hash is ``scope``, on a table."""
     digest = hashlib.sha256(f"{scope}\0{key}".encode()).hexdigest()
     return f"{KEY_PREFIX}:{{{table_id}}}:idem:{digest}"
+
+
+def index_key(table_id: str, scope: str) -> str:
+    """The sorted set of the records of the token whose hash is ``scope`` on a table."""
+    return f"{KEY_PREFIX}:{{{table_id}}}:idem-index:{scope}"
 
 
 def created_table_id(key: str) -> str:
@@ -47,7 +61,12 @@ def created_table_id(key: str) -> str:
 def create_record_key(key: str) -> str:
     """The record of ``key`` sent with a table creation: in the new table's
     hash tag, so that the table and its answer are written in one commit."""
-    return f"{KEY_PREFIX}:{{{created_table_id(key)}}}:idem:create"
+    return create_record_key_of(created_table_id(key))
+
+
+def create_record_key_of(table_id: str) -> str:
+    """The record of the creation of ``table_id`` (made with a key, else none)."""
+    return f"{KEY_PREFIX}:{{{table_id}}}:idem:create"
 
 
 def _script(client: Client, name: str) -> redis.commands.core.Script:
@@ -70,11 +89,31 @@ class IdempotencyStore:
         held = self._begin(keys=[record_key], args=[lock, lock_ms])
         return None if held is None else _text(held)
 
-    def record(self, record_key: str, record: str, keep_seconds: int = KEEP_SECONDS) -> str | None:
+    def record(
+        self,
+        record_key: str,
+        record: str,
+        keep_seconds: int = KEEP_SECONDS,
+        index: tuple[str, str, int] | None = None,
+    ) -> str | None:
         """Store ``record`` (``"D..."``); ``None`` when stored, else the record
-        that was already there and stands."""
-        held = self._record(keys=[record_key], args=[record, keep_seconds])
+        that was already there and stands. With ``index`` (the token's index,
+        the table's hash, the cap), the record is listed in the index, the
+        oldest beyond the cap are deleted, and nothing is stored when the table
+        is gone."""
+        keys = [record_key] if index is None else [record_key, index[0], index[1]]
+        cap = 0 if index is None else index[2]
+        held = self._record(keys=keys, args=[record, keep_seconds, cap])
         return None if held is None else _text(held)
+
+    def delete_table(self, store: TableStore, table_id: str, scopes: list[str]) -> bool:
+        """Delete the table with its creation's record and the records of the
+        tokens whose hashes are ``scopes`` (one atomic step)."""
+        return store.delete(
+            table_id,
+            owned=[create_record_key_of(table_id)],
+            indexes=[index_key(table_id, scope) for scope in scopes],
+        )
 
     def release(self, record_key: str, lock: str) -> None:
         """Drop the lock ``lock`` if the key still holds it."""

@@ -8,9 +8,10 @@ touches one Redis Cluster slot::
     referee:{<id>}:events   list  the last ``events_kept`` public events as the
                                   codec's text, oldest first; no ``seq``: the
                                   first kept is ``n - LLEN + 1``
-    referee:{<id>}:idem:*   string  answers to Idempotency-Key requests, 24 h
-                                  (``storage.idempotency``; not removed by
-                                  ``delete``: they expire on their own)
+    referee:{<id>}:idem:*   string  answers to Idempotency-Key requests, 24 h,
+                                  and the index of each token's answers
+                                  (``storage.idempotency``; removed by
+                                  ``delete`` with the table)
 
 A move is one round trip to read (``HMGET`` and ``TIME``, pipelined; a caller
 can queue them on a round trip it makes anyway, see :meth:`TableStore.queue_load`)
@@ -39,7 +40,7 @@ import json
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Protocol, TypeVar
@@ -165,6 +166,10 @@ class Record:
     key: str
     keep_seconds: int
     make: Callable[[Loaded, Any], str]
+    index: str | None = None
+    """The sorted set of the records of the same token on the table: the
+    commit adds this one and deletes the oldest beyond ``cap``."""
+    cap: int = 0
 
 
 class AlreadyRecorded(Exception):
@@ -215,6 +220,7 @@ class TableStore:
         lua = resources.files(__package__).joinpath("lua")
         self._commit = client.register_script(lua.joinpath("commit.lua").read_text())
         self._page = client.register_script(lua.joinpath("events.lua").read_text())
+        self._delete = client.register_script(lua.joinpath("delete_table.lua").read_text())
 
     def _stripe(self, table_id: str) -> int:
         return hash(table_id) % TURN_STRIPES
@@ -389,8 +395,12 @@ class TableStore:
         that key already holds an answer."""
         payloads = [self.codec.encode_event({"at_ms": now_ms, **e}) for e in events]
         keys = [table_key(table_id), events_key(table_id)]
+        index = record[0].index if record is not None and record[0].cap > 0 else None
+        indexed = index is not None
         if record is not None:
             keys.append(record[0].key)
+            if index is not None:
+                keys.append(index)
         result = self._commit(
             keys=keys,
             args=[
@@ -401,6 +411,8 @@ class TableStore:
                 "" if record is None else record[1],
                 0 if record is None else record[0].keep_seconds,
                 self.events_kept,
+                record[0].cap if record is not None and indexed else 0,
+                now_ms,
                 *payloads,
             ],
         )
@@ -427,9 +439,12 @@ class TableStore:
             page.append({"seq": seq, **event})
         return EventPage(page, len(raw) > limit, last, oldest)
 
-    def delete(self, table_id: str) -> bool:
-        """Remove every key of the table; False if there was none."""
-        return bool(self.client.delete(*all_keys(table_id)))
+    def delete(self, table_id: str, owned: Sequence[str] = (), indexes: Sequence[str] = ()) -> bool:
+        """Remove every key of the table, the keys ``owned`` (in its hash tag),
+        and the keys listed in the sorted sets ``indexes`` with the sets, in
+        one atomic step; False if there was none."""
+        keys = [*all_keys(table_id), *owned]
+        return bool(self._delete(keys=[*keys, *indexes], args=[len(keys)]))
 
     def ping(self) -> bool:
         """Whether Redis answers."""

@@ -42,6 +42,7 @@ def test_check_deal_lists_problems_without_storing(client: Any, redis_client: re
     assert ok.get_json() == {
         "valid": True,
         "problems": [],
+        "problems_total": 0,
         "hands": [
             ["4S", "AH", "KH", "8H", "5H", "2H", "QC"],
             ["9C", "8C", "7C", "6C", "5C", "4C", "3C"],

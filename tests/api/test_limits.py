@@ -6,10 +6,15 @@ come from an address of their own, so that no two tests share a counter.
 
 from __future__ import annotations
 
+import hashlib
+import random
+import secrets
+import string
 import uuid
 from typing import Any
 
 import pytest
+import redis
 
 from service import create_app
 
@@ -150,3 +155,110 @@ def test_the_limiter_reaches_a_cluster_in_every_url_form_the_service_takes(
     assert {k: given[k] for k in options} == options
     assert given["socket_timeout"] == given["socket_connect_timeout"] == 1.0
     assert given["retry"].get_retries() == 1
+
+
+def random_method() -> str:
+    return "".join(random.choice(string.ascii_uppercase) for _ in range(10))
+
+
+def test_requests_that_match_no_route_count_on_the_address(redis_server: RedisProcess) -> None:
+    # The report: random ten-letter methods to /v1/variants answered 405, never 429.
+    c = limited_client(redis_server, rate_limit_anonymous="4/minute")
+    answers = [c.open("/v1/variants", method=random_method()).status_code for _ in range(4)]
+    assert answers == [405] * 4
+    assert_429(c.open("/v1/variants", method=random_method()), 60)
+    assert_429(c.get("/v1/no-such-path"), 60)  # the same address's counter
+    assert_429(c.get("/v1/variants"), 60)
+    assert c.get("/healthz").status_code == 200
+
+
+def test_unknown_paths_with_a_bearer_value_count_on_the_address(
+    redis_server: RedisProcess,
+) -> None:
+    c = limited_client(redis_server, rate_limit_anonymous="3/minute")
+    for _ in range(3):
+        assert c.get(f"/v1/{uuid.uuid4().hex}", headers=bearer(uuid.uuid4().hex)).status_code == 404
+    assert_429(c.get(f"/v1/{uuid.uuid4().hex}", headers=bearer(uuid.uuid4().hex)), 60)
+
+
+@pytest.mark.parametrize("route", ["table", "seat", "events", "variants", "deal", "create"])
+def test_junk_bearer_values_count_on_the_address_once_its_budget_is_spent(
+    redis_server: RedisProcess, route: str
+) -> None:
+    # The report: after the address's anonymous budget was spent, 120 requests
+    # with random junk bearer values in under a second all got 200.
+    c = limited_client(
+        redis_server,
+        rate_limit_anonymous="5/minute",
+        rate_limit_per_token="1000/minute",
+        rate_limit_tables="1000/minute",
+    )
+    tables = TableClient(c)
+    t = tables.create(4)  # anonymous: 1 of 5
+    requests = {
+        "table": lambda h: c.get(t.url, headers=h),
+        "seat": lambda h: c.get(f"{t.url}/seats/0", headers=h),
+        "events": lambda h: c.get(f"{t.url}/events", headers=h),
+        "variants": lambda h: c.get("/v1/variants", headers=h),
+        "deal": lambda h: c.post(f"{t.url}/rounds", headers=h),
+        "create": lambda h: c.post("/v1/tables", json=PLAYERS, headers=h),
+    }
+    send = requests[route]
+    for _ in range(4):  # the rest of the address's budget
+        assert c.get("/v1/variants").status_code == 200
+    for _ in range(120):
+        assert_429(send(bearer(secrets.token_urlsafe(32))), 60)
+    # A token of the table is not held by its address's budget.
+    assert c.get(t.url, headers=bearer(t.seats[0])).status_code == 200
+    assert c.get(f"{t.url}/seats/0", headers=bearer(t.seats[0])).status_code == 200
+    assert tables.deal(t).status_code == 201
+
+
+def test_another_tables_token_counts_on_the_address(redis_server: RedisProcess) -> None:
+    c = limited_client(
+        redis_server, rate_limit_anonymous="4/minute", rate_limit_tables="1000/minute"
+    )
+    tables = TableClient(c)
+    mine, other = tables.create(4), tables.create(4)  # 2 of 4
+    assert c.get(mine.url, headers=bearer(other.host)).status_code == 200  # 3 of 4
+    r = c.get(f"{mine.url}/seats/0", headers=bearer(other.seats[0]))  # 4 of 4
+    assert r.status_code == 401
+    assert_429(c.get(mine.url, headers=bearer(other.host)), 60)
+    assert_429(c.get(f"{mine.url}/seats/0", headers=bearer(other.seats[0])), 60)
+    assert c.get(mine.url, headers=bearer(mine.host)).status_code == 200
+
+
+def test_counters_keep_flask_limiters_keys(redis_server: RedisProcess) -> None:
+    every = "100/minute"
+    c = limited_client(
+        redis_server,
+        rate_limit_per_token=every,
+        rate_limit_anonymous=every,
+        rate_limit_tables=every,
+    )
+    t = TableClient(c).create(4)
+    r = redis.Redis.from_url(redis_server.url)
+    address = c.environ_base["REMOTE_ADDR"]
+    assert c.get(t.url, headers=bearer(t.seats[0])).status_code == 200
+    digest = hashlib.sha256(t.seats[0].encode()).hexdigest()
+    prefix = "LIMITS:LIMITER/referee-limits"
+    keys = [
+        f"{prefix}/token:{digest}/token/100/1/minute",
+        f"{prefix}/addr:{address}/anonymous/100/1/minute",
+        f"{prefix}/addr:{address}/tables/100/1/minute",
+    ]
+    assert [r.get(k) for k in keys] == [b"1", b"1", b"1"]
+    assert all(0 < r.ttl(k) <= 60 for k in keys)
+
+
+def test_claims_with_made_up_tokens_leave_no_refused_claims_counters(
+    redis_server: RedisProcess, redis_client: redis.Redis
+) -> None:
+    c = limited_client(redis_server, rate_limit_failed_claims="3/minute")
+    t = TableClient(c).create(4)
+    junk = [secrets.token_urlsafe(32) for _ in range(10)]
+    for value in junk:
+        assert c.post(f"{t.url}/rounds/1/claims", headers=bearer(value)).status_code == 401
+    for value in junk:
+        digest = hashlib.sha256(value.encode()).hexdigest()
+        assert not list(redis_client.scan_iter(match=f"*token:{digest}/failed-claims*"))

@@ -103,3 +103,38 @@ def test_an_id_that_cannot_be_a_table_is_not_read(redis_server: RedisProcess) ->
             r = client.get(path)
         assert r.status_code == 404 and r.get_json()["code"] == "table-not-found"
         assert tally.commands == {"EVALSHA": 1}  # the rate limit's counter only
+
+
+def test_a_claim_reads_its_refused_claims_counter_on_the_same_round_trip(
+    redis_server: RedisProcess,
+) -> None:
+    app = counted_app(redis_server)
+    tables = TableClient(app.test_client())
+    t = tables.create(4, "classic")
+    tables.deal(t)
+    with counting() as claimed:
+        r = tables.claim(t, 1, 0)
+    assert r.status_code == 422
+    # Counter, refused-claims count, table and clock; the refusal's commit;
+    # then the refused-claims counter.
+    assert claimed.round_trips == 3
+    assert claimed.commands == {"EVALSHA": 3, "GET": 1, "HMGET": 1, "TIME": 1}
+
+
+def test_a_bearer_value_that_is_no_token_of_the_table_costs_one_more_round_trip(
+    redis_server: RedisProcess,
+) -> None:
+    app = counted_app(redis_server)
+    client = app.test_client()
+    t = TableClient(client).create(4, "classic")
+    with counting() as junk:
+        r = client.get(t.url, headers=bearer("not-a-token"))
+    assert r.status_code == 200
+    # The token's counter with the read; then the address's counter.
+    assert junk.round_trips == 2 and junk.commands == {"EVALSHA": 2, "HMGET": 1, "TIME": 1}
+    assert client.get(f"{t.url}/events").status_code == 200  # loads the page's script
+    with counting() as events:
+        r = client.get(f"{t.url}/events", headers=bearer(t.host))
+    assert r.status_code == 200
+    # The events do not read the table: the limiter reads its auth record alone.
+    assert events.round_trips == 2 and events.commands == {"EVALSHA": 2, "HGET": 1}

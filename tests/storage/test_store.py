@@ -126,8 +126,8 @@ def test_a_move_whose_answer_is_recorded_already_writes_nothing(
     t = tables.create(4)
     store = app.extensions["referee"].store
     record_key = f"referee:{{{t.table_id}}}:idem:test"
-    before = snapshot(redis_client, t)
     redis_client.set(record_key, 'D{"fp":"x"}')
+    before = snapshot(redis_client, t)  # the record too: it must stay as it is
     from service.games.ship import engine
 
     move = lambda loaded: engine.finish(loaded.table, loaded.now_ms)  # noqa: E731

@@ -1,0 +1,114 @@
+"""What every request's input must be before any view reads it.
+
+* Numbers are ASCII digits only, wherever they arrive: a path's ``<int:…>``
+  (:class:`AsciiIntegerConverter` replaces werkzeug's ``int``, whose ``\\d``
+  and ``int()`` take any Unicode digit, so ``/rounds/١`` was round 1), a query
+  parameter (:class:`AsciiInteger`), a body (JSON numbers are ASCII by the
+  grammar; body fields refuse strings).
+* A body is at most :data:`MAX_BODY` bytes whatever its framing: werkzeug
+  enforces ``MAX_CONTENT_LENGTH`` on a ``Content-Length``, but a chunked body
+  (no length) is cut at the limit, silently; :func:`guard_body` reads such a
+  body itself and answers 413 ``body-too-large`` when there is more.
+* A JSON body whose value Python cannot hold (an integer of more than 4,300
+  digits: ``ValueError`` from ``int``) is 400 like any malformed JSON
+  (:func:`load_json`), not a 500.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+from flask import Flask, request
+from marshmallow import ValidationError, fields
+from werkzeug.routing import IntegerConverter
+
+from .problems import Problem
+
+MAX_BODY = 64 * 1024
+"""The largest body accepted, in bytes (also ``MAX_CONTENT_LENGTH``)."""
+
+
+def too_large() -> Problem:
+    """The 413 for a body over :data:`MAX_BODY`."""
+    return Problem(413, "body-too-large", f"The request body is larger than {MAX_BODY} bytes.")
+
+
+class AsciiIntegerConverter(IntegerConverter):
+    """``<int:…>`` with ASCII digits only (werkzeug's matches ``\\d``: any script)."""
+
+    regex = r"[0-9]+"
+
+
+class AsciiInteger(fields.Integer):
+    """A whole number given as text (a query parameter): ASCII digits only,
+    an optional leading ``-``; ``int()`` would read ``"١٢"`` as 12."""
+
+    def _validated(self, value: Any) -> int:
+        if isinstance(value, str) and not (
+            value.isascii() and value.lstrip("-").isdigit() and value.count("-") <= 1
+        ):
+            raise self.make_error("invalid")
+        try:
+            return super()._validated(value)
+        except ValueError:  # more than 4,300 digits
+            raise ValidationError("Not a valid integer.") from None
+
+
+def load_json(data: bytes) -> Any:
+    """``data`` as JSON; a value Python cannot hold (an integer of more than
+    4,300 digits) is 400 ``malformed-request``. Other malformed JSON raises
+    ``json.JSONDecodeError`` for webargs to answer (400)."""
+    try:
+        return json.loads(data)
+    except json.JSONDecodeError:
+        raise
+    except UnicodeDecodeError as error:
+        raise json.JSONDecodeError(f"Bytes decoding error: {error.reason}", "-", 0) from None
+    except ValueError:
+        raise Problem(
+            400,
+            "malformed-request",
+            "The request body holds a number too long to read (more than 4,300 digits).",
+        ) from None
+
+
+def guard_body() -> None:
+    """Before any view: refuse a body over :data:`MAX_BODY` (413), however framed.
+
+    With a ``Content-Length`` werkzeug's check applies (here, before the view
+    reads anything). Without one, a server that terminates the stream (gunicorn
+    and werkzeug's own for ``Transfer-Encoding: chunked``) hands the body as a
+    stream of unknown length: read up to one byte more than the limit; more is
+    413, else the body read stands in for the stream, with its length."""
+    environ = request.environ
+    length = request.content_length
+    if length is not None:
+        if length > MAX_BODY:
+            raise too_large()
+        return
+    if not environ.get("wsgi.input_terminated"):
+        return  # werkzeug reads no body of unknown length from such a server
+    stream = environ["wsgi.input"]
+    chunks: list[bytes] = []
+    size = 0
+    while size <= MAX_BODY:
+        chunk = stream.read(MAX_BODY + 1 - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    if size > MAX_BODY:
+        raise too_large()
+    body = b"".join(chunks)
+    environ["wsgi.input"] = io.BytesIO(body)
+    environ["CONTENT_LENGTH"] = str(len(body))
+    environ.pop("HTTP_TRANSFER_ENCODING", None)
+
+
+def init_app(app: Flask) -> None:
+    """ASCII path integers (before any route is added) and the body guard."""
+    app.url_map.converters["int"] = AsciiIntegerConverter
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
+    app.before_request(guard_body)

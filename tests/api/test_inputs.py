@@ -1,0 +1,144 @@
+"""Input every request must meet before a view reads it (service/api/inputs.py):
+ASCII digits only, bodies up to 64 KiB however framed, JSON numbers Python can
+hold. Each refusal leaves the table's keys as they were."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import pytest
+import redis
+
+from ..helpers import Table, TableClient, bearer, snapshot
+from .test_idempotency import NOT_WINNING
+
+HUGE = "9" * 5000  # past Python's 4,300-digit int-string limit
+
+
+def chunked(client: Any, method: str, url: str, body: bytes, **headers: str) -> Any:
+    """``body`` sent with no Content-Length, as a server that terminates a
+    chunked stream (gunicorn, werkzeug's) hands it to the app."""
+    return client.open(
+        url,
+        method=method,
+        input_stream=io.BytesIO(body),
+        content_type="application/json",
+        headers=headers,
+        environ_overrides={"wsgi.input_terminated": True, "HTTP_TRANSFER_ENCODING": "chunked"},
+    )
+
+
+def test_a_query_number_in_other_digits_is_422(tables: TableClient) -> None:
+    t = tables.create(4)
+    r = tables.client.get(f"{t.url}/events?after=\u0661\u0662")  # Arabic-Indic 12
+    assert r.status_code == 422, r.get_json()
+    assert r.get_json()["errors"][0]["parameter"] == "query:after"
+    r = tables.client.get(f"{t.url}/events?limit=\u0661")
+    assert r.status_code == 422
+    assert tables.client.get(f"{t.url}/events?after=1").status_code == 200
+
+
+def test_a_query_number_of_5000_digits_is_422_not_500(tables: TableClient) -> None:
+    t = tables.create(4)
+    r = tables.client.get(f"{t.url}/events?after={HUGE}")
+    assert r.status_code == 422
+
+
+def test_a_path_number_in_other_digits_is_404(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    t = tables.create(4)
+    assert tables.deal(t, NOT_WINNING).status_code == 201
+    before = snapshot(redis_client, t)
+    assert tables.client.get(f"{t.url}/rounds/\u0661").status_code == 404
+    r = tables.client.put(
+        f"{t.url}/rounds/\u0661/exchanges/\u0661/passes/\u0660",
+        json={"cards": ["8D"]},
+        headers=bearer(t.seats[0]),
+    )
+    assert r.status_code == 404
+    r = tables.client.get(f"{t.url}/seats/\u0660", headers=bearer(t.seats[0]))
+    assert r.status_code == 404
+    assert snapshot(redis_client, t) == before
+    assert tables.client.get(f"{t.url}/rounds/1").status_code == 200
+
+
+def test_the_spec_still_says_path_numbers_are_integers(client: Any) -> None:
+    spec = client.get("/openapi.json").get_json()
+    path = "/v1/tables/{table_id}/rounds/{round_no}"
+    params = spec["paths"][path]["parameters"]
+    assert {p["name"]: p["schema"]["type"] for p in params}["round_no"] == "integer"
+
+
+def _huge_int_bodies(t: Table) -> list[tuple[str, str, str, str | None]]:
+    huge_deal = json.dumps({"hands": [["AH"]]}).replace('"AH"', HUGE)
+    return [
+        ("POST", "/v1/tables", f'{{"players": ["a", "b"], "first_dealer": {HUGE}}}', None),
+        ("POST", f"{t.url}/rounds", huge_deal, t.host),
+        ("POST", f"{t.url}/rounds", f'{{"hands": [], "x": {HUGE}}}', t.host),
+        (
+            "PUT",
+            f"{t.url}/rounds/1/exchanges/1/passes/0",
+            f'{{"cards": [{HUGE}]}}',
+            t.seats[0],
+        ),
+        ("POST", "/v1/checks/deal", f'{{"players": 4, "hands": [[{HUGE}]]}}', None),
+        ("POST", "/v1/checks/claim", f'{{"players": {HUGE}, "hand": []}}', None),
+        ("POST", "/v1/checks/exchange", f'{{"hands": [], "dealer": {HUGE}}}', None),
+    ]
+
+
+def test_a_json_integer_of_5000_digits_is_400_in_every_body(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    t = tables.create(4)
+    assert tables.deal(t, NOT_WINNING).status_code == 201
+    before = snapshot(redis_client, t)
+    for method, url, body, token in _huge_int_bodies(t):
+        headers = bearer(token) if token else {}
+        r = tables.client.open(
+            url, method=method, data=body, content_type="application/json", headers=headers
+        )
+        assert r.status_code == 400, (url, r.status_code, r.get_data()[:200])
+        assert r.content_type == "application/problem+json"
+        assert r.get_json()["code"] == "malformed-request"
+    assert snapshot(redis_client, t) == before
+
+
+def test_a_chunked_body_over_64_kib_is_413_not_cut(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    # The report: a valid create body, then 70,000 spaces and garbage, chunked: 201.
+    body = json.dumps({"players": ["a", "b", "c", "d"]}).encode() + b" " * 70_000 + b"garbage"
+    made = set(redis_client.scan_iter(match="referee:{*}:table", count=1000))
+    r = chunked(tables.client, "POST", "/v1/tables", body)
+    assert r.status_code == 413
+    assert r.content_type == "application/problem+json"
+    assert r.get_json()["code"] == "body-too-large"
+    assert set(redis_client.scan_iter(match="referee:{*}:table", count=1000)) <= made
+
+
+@pytest.mark.parametrize("size", [64 * 1024 + 1, 200_000])
+def test_every_chunked_body_over_the_limit_is_413(
+    tables: TableClient, redis_client: redis.Redis, size: int
+) -> None:
+    t = tables.create(4)
+    before = snapshot(redis_client, t)
+    hands = json.dumps({"hands": NOT_WINNING}).encode()
+    body = hands + b" " * (size - len(hands))
+    r = chunked(tables.client, "POST", f"{t.url}/rounds", body, Authorization=f"Bearer {t.host}")
+    assert r.status_code == 413 and r.get_json()["code"] == "body-too-large"
+    assert snapshot(redis_client, t) == before
+
+
+def test_a_chunked_body_of_exactly_64_kib_is_read_whole(tables: TableClient) -> None:
+    t = tables.create(4)
+    hands = json.dumps({"hands": NOT_WINNING}).encode()
+    body = hands + b" " * (64 * 1024 - len(hands))
+    r = chunked(tables.client, "POST", f"{t.url}/rounds", body, Authorization=f"Bearer {t.host}")
+    assert r.status_code == 201, r.get_json()
+    small = json.dumps({"players": 4, "hands": NOT_WINNING}).encode()
+    r = chunked(tables.client, "POST", "/v1/checks/deal", small)
+    assert r.status_code == 200 and r.get_json()["valid"] is True, r.get_json()

@@ -1,0 +1,71 @@
+"""Every list of problems an answer carries is cut at 50, with the total
+(service/api/problems.py: ``errors``/``errors_total`` of problem+json and the
+checks' ``problems``/``problems_total``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import redis
+
+from ..helpers import TableClient, bearer, snapshot
+from .test_idempotency import NOT_WINNING
+
+BAD = ["XX"] * 9000  # the report: 9,000 invalid cards in a 54 KB anonymous body
+
+
+def test_a_deal_check_of_9000_bad_cards_lists_50_problems(client: Any) -> None:
+    body = json.dumps({"variant": "classic", "players": 4, "hands": [BAD, [], [], []]})
+    assert len(body) < 64 * 1024
+    r = client.post("/v1/checks/deal", data=body, content_type="application/json")
+    assert r.status_code == 200, r.get_data()[:300]
+    answer = r.get_json()
+    assert answer["valid"] is False
+    assert len(answer["problems"]) == 50
+    assert answer["problems_total"] > 9000
+    assert len(r.get_data()) < 20_000  # was 1.42 MB
+
+
+def test_a_deal_of_9000_bad_cards_answers_50_errors(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    t = tables.create(4)
+    before = snapshot(redis_client, t)
+    r = tables.deal(t, [BAD, [], [], []])
+    assert r.status_code == 422
+    problem = r.get_json()
+    assert problem["code"] == "deal-invalid"
+    assert len(problem["errors"]) == 50 and problem["errors_total"] > 9000
+    assert len(r.get_data()) < 20_000
+    assert snapshot(redis_client, t) == before
+
+
+def test_a_body_with_9000_invalid_values_answers_50_errors(tables: TableClient) -> None:
+    t = tables.create(4)
+    tables.deal(t, NOT_WINNING)
+    r = tables.client.put(
+        f"{t.url}/rounds/1/exchanges/1/passes/0",
+        json={"cards": [1] * 9000},  # not strings: the schema refuses each
+        headers=bearer(t.seats[0]),
+    )
+    assert r.status_code == 422
+    problem = r.get_json()
+    assert len(problem["errors"]) == 50 and problem["errors_total"] == 9000
+    assert problem["detail"].endswith("and 8950 more")
+    assert len(r.get_data()) < 20_000
+
+
+def test_an_exchange_check_of_many_bad_cards_answers_50_errors(client: Any) -> None:
+    hands = [["XX"] * 2000 for _ in range(4)]
+    body = {"variant": "classic", "hands": hands, "passes": [["AH"]] * 4}
+    r = client.post("/v1/checks/exchange", json=body)
+    assert r.status_code == 422
+    assert len(r.get_json()["errors"]) == 50 and r.get_json()["errors_total"] > 50
+
+
+def test_a_short_list_is_whole_with_its_total(client: Any) -> None:
+    r = client.post("/v1/tables", json={"players": ["a"], "first_dealer": 5})
+    assert r.status_code == 422
+    problem = r.get_json()
+    assert problem["errors_total"] == len(problem["errors"]) >= 1
