@@ -25,11 +25,15 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from .workers import CLASSES
+
 bind = os.environ.get(
     "GUNICORN_BIND", f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 )
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
-worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gthread")
+# gunicorn's name (gthread, gevent, sync) -> its version in service/workers.py.
+_worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gthread")
+worker_class = CLASSES.get(_worker_class, _worker_class)
 threads = int(os.environ.get("GUNICORN_THREADS", "4"))
 # A request waits on Redis for at most REDIS_TIMEOUT_SECONDS per command; a
 # worker silent for this long is stuck and is replaced.

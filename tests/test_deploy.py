@@ -206,5 +206,5 @@ def test_gunicorn_accepts_the_containers_configuration(tmp_path: Path) -> None:
         for key, _, value in (line.partition(" = ") for line in result.stdout.splitlines())
     }
     assert printed["workers"] == "3"
-    assert printed["worker_class"] == "gthread"
+    assert printed["worker_class"] == "service.workers.ThreadWorker"
     assert "child_exit" in printed["child_exit"]  # the hook that keeps metrics right

@@ -1,13 +1,95 @@
-"""How a real gunicorn serves: a busy port fails before claiming to serve."""
+"""How a real gunicorn serves, without a proxy in front: gunicorn's own errors
+are problem+json, Ctrl-C with a stalled client stops at once, a busy port
+fails before claiming to serve."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import signal
 import socket
 import subprocess
 import sys
+import time
+import urllib.request
+from pathlib import Path
 
-from .conftest import RedisProcess, free_port
+import pytest
+
+from .conftest import RedisProcess, Served, free_port
+
+SLOW_CLIENTS = 24  # three times the threads of the reported set-up (2 x 4)
+TRICKLE_SECONDS = 20.0  # how long each slow client keeps trickling, at most
+
+
+def raw(port: int, data: bytes, timeout: float = 5.0) -> tuple[int, dict[str, str], bytes]:
+    """Send ``data`` on a fresh connection; read the whole answer (the server closes)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall(data)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    return int(lines[0].split()[1]), headers, body
+
+
+def healthz(port: int, timeout: float) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=timeout) as r:
+            return r.status == 200
+    except OSError:
+        return False
+
+
+def test_gunicorns_own_errors_are_problem_json(served: Served) -> None:
+    long_line = b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n"
+    bad_header = b"GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n"
+    many_headers = b"GET /healthz HTTP/1.1\r\n" + b"X-N: y\r\n" * 120 + b"\r\n"
+    for request, status in ((long_line, 414), (bad_header, 400), (many_headers, 431)):
+        got, headers, body = raw(served.port, request)
+        assert got == status
+        assert headers["content-type"] == "application/problem+json"
+        assert re.fullmatch(r"[0-9a-f]{32}", headers["x-request-id"])
+        problem = json.loads(body)
+        assert problem["status"] == status and problem["code"] and problem["detail"]
+        assert int(headers["content-length"]) == len(body)
+    time.sleep(0.3)
+    logged = [json.loads(line) for line in served.log.read_text().splitlines() if line.strip()]
+    assert any(r.get("request_id") == headers["x-request-id"] for r in logged)
+
+
+def test_ctrl_c_with_a_stalled_client_stops_at_once(
+    redis_server: RedisProcess, tmp_path: Path
+) -> None:
+    service = Served(redis_server.url, tmp_path, WEB_CONCURRENCY="2")
+    stalled = socket.create_connection(("127.0.0.1", service.port), timeout=5)
+    try:
+        stalled.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Stalled: ")
+        time.sleep(0.5)
+        # Ctrl-C: the terminal sends SIGINT to the master and its workers.
+        for pid in (service.proc.pid, *service.workers()):
+            os.kill(pid, signal.SIGINT)
+        started = time.monotonic()
+        try:
+            service.proc.wait(8)
+        except subprocess.TimeoutExpired:
+            pytest.fail("referee serve did not stop within 8 s of Ctrl-C")
+        took = time.monotonic() - started
+    finally:
+        stalled.close()
+        if service.proc.poll() is None:
+            service.proc.kill()
+        service.stop()
+    log = service.log.read_text()
+    assert took < 5, took
+    assert "out of memory" not in log.lower()
+    assert "SIGKILL" not in log
 
 
 def test_a_busy_port_fails_before_claiming_to_serve(redis_server: RedisProcess) -> None:
