@@ -31,10 +31,12 @@ bind = os.environ.get(
     "GUNICORN_BIND", f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 )
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
-# gunicorn's name (gthread, gevent, sync) -> its version in service/workers.py.
-_worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gthread")
+# gevent: a greenlet per connection, so that slow clients (and, soon, event
+# streams) hold no thread; gthread and sync hold one per connection. Each is
+# gunicorn's, with the changes of service/workers.py. See deploy/README.md.
+_worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gevent")
 worker_class = CLASSES.get(_worker_class, _worker_class)
-threads = int(os.environ.get("GUNICORN_THREADS", "4"))
+threads = int(os.environ.get("GUNICORN_THREADS", "4"))  # gthread only
 # A request waits on Redis for at most REDIS_TIMEOUT_SECONDS per command; a
 # worker silent for this long is stuck and is replaced.
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))

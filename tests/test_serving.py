@@ -1,6 +1,6 @@
-"""How a real gunicorn serves, without a proxy in front: gunicorn's own errors
-are problem+json, Ctrl-C with a stalled client stops at once, a busy port
-fails before claiming to serve."""
+"""How a real gunicorn serves, without a proxy in front: slow clients do not
+starve the others, gunicorn's own errors are problem+json, Ctrl-C with a
+stalled client stops at once, a busy port fails before claiming to serve."""
 
 from __future__ import annotations
 
@@ -11,8 +11,10 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -45,6 +47,54 @@ def healthz(port: int, timeout: float) -> bool:
             return r.status == 200
     except OSError:
         return False
+
+
+@pytest.fixture()
+def slow_served(redis_server: RedisProcess, tmp_path: Path) -> Iterator[Served]:
+    # The report's set-up (2 processes; 4 threads each under gthread), no proxy in front.
+    service = Served(redis_server.url, tmp_path, WEB_CONCURRENCY="2", GUNICORN_THREADS="4")
+    yield service
+    service.stop()
+
+
+def test_slow_clients_do_not_block_healthz(slow_served: Served) -> None:
+    stop = threading.Event()
+
+    def trickle(number: int) -> None:
+        """Headers begun (or a body announced), then one byte a second: a slowloris."""
+        start = (
+            b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: "
+            if number % 2
+            else b"POST /v1/checks/deal HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+            b"\r\nContent-Length: 100\r\n\r\n "
+        )
+        try:
+            with socket.create_connection(("127.0.0.1", slow_served.port), timeout=5) as sock:
+                sock.sendall(start)
+                deadline = time.monotonic() + TRICKLE_SECONDS
+                while time.monotonic() < deadline and not stop.wait(1.0):
+                    sock.sendall(b"a")
+        except OSError:
+            pass  # the server may close a slow connection: that is fine too
+
+    clients = [
+        threading.Thread(target=trickle, args=(n,), daemon=True) for n in range(SLOW_CLIENTS)
+    ]
+    try:
+        for client in clients:  # one at a time, so that every worker takes its share
+            client.start()
+            time.sleep(0.05)
+        time.sleep(1)  # every slow client has connected and sent its first bytes
+        started = time.monotonic()
+        served = False
+        while not served and time.monotonic() - started < TRICKLE_SECONDS - 5:
+            served = healthz(slow_served.port, timeout=2)
+        assert served, "/healthz was not answered while slow clients held connections"
+        assert any(c.is_alive() for c in clients), "the slow clients finished first"
+    finally:
+        stop.set()
+        for client in clients:
+            client.join(10)
 
 
 def test_gunicorns_own_errors_are_problem_json(served: Served) -> None:
