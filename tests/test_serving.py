@@ -160,3 +160,42 @@ def test_a_busy_port_fails_before_claiming_to_serve(redis_server: RedisProcess) 
     assert '"serving"' not in output
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and f"127.0.0.1:{port}" in lines[0] and "in use" in lines[0], output
+
+
+@pytest.mark.parametrize("worker_class", ["gevent", "gthread"])
+def test_sigterm_with_a_stalled_client_ends_without_sigkill(
+    redis_server: RedisProcess, tmp_path: Path, worker_class: str
+) -> None:
+    service = Served(
+        redis_server.url,
+        tmp_path,
+        WEB_CONCURRENCY="1",
+        GUNICORN_WORKER_CLASS=worker_class,
+        GUNICORN_GRACEFUL_TIMEOUT="4",
+    )
+    stalled = socket.create_connection(("127.0.0.1", service.port), timeout=5)
+    try:  # a body announced and never sent: the request is in flight
+        stalled.sendall(
+            b"POST /v1/checks/deal HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 50\r\n\r\n{"
+        )
+        time.sleep(0.5)
+        service.proc.send_signal(signal.SIGTERM)
+        assert service.proc.wait(15) == 0
+    finally:
+        stalled.close()
+        if service.proc.poll() is None:
+            service.proc.kill()
+        service.stop()
+    log = service.log.read_text()
+    assert "out of memory" not in log.lower() and "SIGKILL" not in log
+    assert "graceful timeout" in log.lower()  # it says why it ended the connection
+
+
+def test_make_says_what_it_installs() -> None:
+    makefile = (Path(__file__).resolve().parent.parent / "Makefile").read_text()
+    installs = [line for line in makefile.splitlines() if "pip install" in line]
+    assert installs and not any("--quiet" in line or " -q" in line for line in installs)
+    for target in (".installed:", ".installed-dev:", ".installed-bench:"):
+        recipe = makefile.split(target, 1)[1].split("\n\n", 1)[0]
+        assert "@echo" in recipe, target
