@@ -14,7 +14,9 @@ start, and the files of a worker that exits are kept (its counts stay in the
 totals) except its live gauges.
 
 On SIGTERM gunicorn stops accepting connections, lets each worker finish the
-requests it is serving for up to ``graceful_timeout`` seconds, and exits.
+requests it is serving for up to ``graceful_timeout`` seconds (less 3: a worker
+then closes what is left, logs it, and exits before the master would SIGKILL it;
+see ``service/workers.py``), and exits. Ctrl-C (SIGINT) stops at once.
 """
 
 from __future__ import annotations
