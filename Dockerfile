@@ -28,7 +28,7 @@ COPY deploy/gunicorn.conf.py /app/gunicorn.conf.py
 # and read-only; the service writes only temporary files (under /tmp).
 USER 10001:10001
 ENV HOST=0.0.0.0 PORT=8000 \
-    WEB_CONCURRENCY=2 GUNICORN_WORKER_CLASS=gthread GUNICORN_THREADS=4 \
+    WEB_CONCURRENCY=2 GUNICORN_WORKER_CLASS=gevent \
     GUNICORN_GRACEFUL_TIMEOUT=20
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \

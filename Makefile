@@ -9,6 +9,7 @@ serve: $(VENV)/.installed  ## install, then run the service on http://127.0.0.1:
 	$(BIN)/referee serve
 
 test: $(VENV)/.installed-dev  ## install with the test tools, then run the whole suite
+	@echo "make: running the test suite (about 2 minutes)"
 	$(BIN)/pytest
 
 lint: $(VENV)/.installed-dev  ## ruff and mypy (strict on service/games)
@@ -25,20 +26,25 @@ bench: $(VENV)/.installed-bench  ## measure the referee against the floor (about
 bench-quick: $(VENV)/.installed-bench  ## the same, a smoke run of about 30 s (writes to benchmarks/results/quick)
 	$(BIN)/python -m benchmarks --quick $(BENCH_ARGS)
 
+# Installing takes up to a minute the first time: pip shows what it fetches.
 $(VENV)/bin/pip:
+	@echo "make: creating $(VENV) with $(PYTHON)"
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --upgrade pip
 
 $(VENV)/.installed: pyproject.toml | $(VENV)/bin/pip
-	$(BIN)/pip install --quiet -e .
+	@echo "make: installing the service and its dependencies into $(VENV)"
+	$(BIN)/pip install -e .
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	@echo "make: installing the service with the test and lint tools into $(VENV)"
+	$(BIN)/pip install -e '.[dev]'
 	touch $@ $(VENV)/.installed
 
 $(VENV)/.installed-bench: pyproject.toml | $(VENV)/bin/pip
-	$(BIN)/pip install --quiet -e '.[bench]'
+	@echo "make: installing the service with the benchmark's tools into $(VENV)"
+	$(BIN)/pip install -e '.[bench]'
 	touch $@ $(VENV)/.installed
 
 clean:

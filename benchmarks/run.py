@@ -384,8 +384,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{k}={os.environ.get(k, default)}"
                 for k, default in (
                     ("WEB_CONCURRENCY", "2"),
-                    ("GUNICORN_WORKER_CLASS", "gthread"),
-                    ("GUNICORN_THREADS", "4"),
+                    ("GUNICORN_WORKER_CLASS", "gevent"),
                 )
             ),
             "extra_env": extra_env,

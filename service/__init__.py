@@ -10,10 +10,11 @@ import random
 
 import redis
 import yaml
-from flask import Flask, Response
+from flask import Flask, Response, send_from_directory
 from flask_smorest import Api
 from flask_smorest.spec.plugins import integerconverter2paramschema
-from werkzeug.exceptions import HTTPException
+from swagger_ui_bundle import swagger_ui_path
+from werkzeug.exceptions import HTTPException, NotFound
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import logs, metrics
@@ -28,6 +29,10 @@ from .storage.idempotency import IdempotencyStore
 from .storage.store import Contended, TableStore
 
 API_VERSION = "1.0.0"
+
+SWAGGER_UI_ASSETS = "/docs/assets"
+SWAGGER_UI_FILES = ("swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js")
+"""What flask-smorest's /docs page loads, served from the swagger-ui-bundle package."""
 
 
 def redis_client(settings: Settings) -> Client:
@@ -51,7 +56,9 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
         OPENAPI_SWAGGER_UI_PATH="/docs",
-        OPENAPI_SWAGGER_UI_URL="https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/",
+        # Swagger UI's files come from this service (the swagger-ui-bundle
+        # package), so that /docs works on a machine without internet.
+        OPENAPI_SWAGGER_UI_URL=SWAGGER_UI_ASSETS + "/",
         API_SPEC_OPTIONS={"info": {"description": DESCRIPTION}},
         MAX_CONTENT_LENGTH=inputs.MAX_BODY,
     )
@@ -80,6 +87,13 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
     for blp in blueprints():
         api.register_blueprint(blp)
     _register_errors(app, settings)
+
+    @app.get(f"{SWAGGER_UI_ASSETS}/<name>")
+    def swagger_ui_asset(name: str) -> Response:
+        """A file of Swagger UI, for /docs (not part of the API)."""
+        if name not in SWAGGER_UI_FILES:
+            raise NotFound()
+        return send_from_directory(swagger_ui_path, name, max_age=86400)
 
     @app.get("/openapi.yaml")
     def openapi_yaml() -> Response:

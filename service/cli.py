@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
+import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,15 +20,6 @@ def _serve(args: argparse.Namespace) -> int:
     from . import gunicorn_settings, logs
     from .storage.embedded import ensure_embedded_redis, stop_embedded_redis
 
-    logs.configure()  # every line the service writes is JSON
-    settings = Settings.from_env()
-    started_pid = None
-    if not settings.redis_url:
-        url, started_pid = ensure_embedded_redis(settings.data_dir)
-        os.environ["REDIS_URL"] = url  # the workers share this one server
-        logs.logger.info(
-            "embedded redis", extra={"url": url, "data": str(Path(settings.data_dir).resolve())}
-        )
     # Every setting and server hook of the shared module; load_config skips
     # what gunicorn lacks (and the module's imports, which are no settings).
     options: dict[str, Any] = {
@@ -39,6 +32,22 @@ def _serve(args: argparse.Namespace) -> int:
         options["bind"] = f"{args.host or host}:{args.port or port}"
     if args.workers:
         options["workers"] = args.workers
+    # Before any "serving" line: a second `make serve` says why it cannot.
+    refused = _cannot_listen(options["bind"])
+    if refused:
+        print(f"referee: cannot serve on {options['bind']}: {refused}", file=sys.stderr)
+        gunicorn_settings.on_exit(None)  # the metrics folder it made at import
+        return 1
+
+    logs.configure()  # every line the service writes is JSON
+    settings = Settings.from_env()
+    started_pid = None
+    if not settings.redis_url:
+        url, started_pid = ensure_embedded_redis(settings.data_dir)
+        os.environ["REDIS_URL"] = url  # the workers share this one server
+        logs.logger.info(
+            "embedded redis", extra={"url": url, "data": str(Path(settings.data_dir).resolve())}
+        )
 
     class Referee(BaseApplication):  # type: ignore[misc]
         def load_config(self) -> None:
@@ -58,6 +67,28 @@ def _serve(args: argparse.Namespace) -> int:
         if started_pid is not None:
             stop_embedded_redis(os.environ["REDIS_URL"])
     return 0
+
+
+def _cannot_listen(bind: str) -> str | None:
+    """Why gunicorn could not listen at ``bind`` (``host:port``), or None.
+
+    It binds the address the way gunicorn will (``SO_REUSEADDR``) and lets it
+    go at once: a port another process listens on is refused here.
+    """
+    host, colon, port = bind.rpartition(":")
+    if not colon or not port.isdigit() or bind.startswith(("unix:", "fd://")):
+        return None  # a Unix socket or a file descriptor: gunicorn says it
+    host = host.strip("[]") or "0.0.0.0"
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, int(port)))
+        except OSError as error:
+            if error.errno == errno.EADDRINUSE:
+                return "the address is already in use (is the service running already?)"
+            return error.strerror or str(error)
+    return None
 
 
 def _openapi(args: argparse.Namespace) -> int:

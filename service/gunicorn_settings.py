@@ -14,7 +14,9 @@ start, and the files of a worker that exits are kept (its counts stay in the
 totals) except its live gauges.
 
 On SIGTERM gunicorn stops accepting connections, lets each worker finish the
-requests it is serving for up to ``graceful_timeout`` seconds, and exits.
+requests it is serving for up to ``graceful_timeout`` seconds (less 3: a worker
+then closes what is left, logs it, and exits before the master would SIGKILL it;
+see ``service/workers.py``), and exits. Ctrl-C (SIGINT) stops at once.
 """
 
 from __future__ import annotations
@@ -25,12 +27,18 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from .workers import CLASSES
+
 bind = os.environ.get(
     "GUNICORN_BIND", f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 )
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
-worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gthread")
-threads = int(os.environ.get("GUNICORN_THREADS", "4"))
+# gevent: a greenlet per connection, so that slow clients (and, soon, event
+# streams) hold no thread; gthread and sync hold one per connection. Each is
+# gunicorn's, with the changes of service/workers.py. See deploy/README.md.
+_worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gevent")
+worker_class = CLASSES.get(_worker_class, _worker_class)
+threads = int(os.environ.get("GUNICORN_THREADS", "4"))  # gthread only
 # A request waits on Redis for at most REDIS_TIMEOUT_SECONDS per command; a
 # worker silent for this long is stuck and is replaced.
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))

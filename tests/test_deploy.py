@@ -182,7 +182,7 @@ def test_gunicorn_accepts_the_containers_configuration(tmp_path: Path) -> None:
         **os.environ,
         "REDIS_URL": "redis://127.0.0.1:1/0",
         "PROMETHEUS_MULTIPROC_DIR": str(tmp_path),
-        "GUNICORN_WORKER_CLASS": "gthread",
+        "GUNICORN_WORKER_CLASS": "gevent",
         "WEB_CONCURRENCY": "3",
     }
     result = subprocess.run(
@@ -206,5 +206,5 @@ def test_gunicorn_accepts_the_containers_configuration(tmp_path: Path) -> None:
         for key, _, value in (line.partition(" = ") for line in result.stdout.splitlines())
     }
     assert printed["workers"] == "3"
-    assert printed["worker_class"] == "gthread"
+    assert printed["worker_class"] == "service.workers.GeventWorker"
     assert "child_exit" in printed["child_exit"]  # the hook that keeps metrics right

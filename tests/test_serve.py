@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -96,3 +97,20 @@ def test_served_spec_and_docs_page(client: Any) -> None:
     assert served.get_data(as_text=True) == (ROOT / "openapi.yaml").read_text()
     docs = client.get("/docs")
     assert docs.status_code == 200 and "swagger-ui" in docs.get_data(as_text=True)
+
+
+def test_docs_load_swagger_ui_from_this_service(client: object) -> None:
+    page = client.get("/docs")  # type: ignore[attr-defined]
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    urls = re.findall(r'(?:src|href)="([^"]+)"', html)
+    assert urls and all(u.startswith("/") and not u.startswith("//") for u in urls), urls
+    assert "http://" not in html and "https://" not in html
+    kinds = set()
+    for url in urls:
+        with client.get(url) as asset:  # type: ignore[attr-defined]
+            assert asset.status_code == 200, url
+            assert asset.mimetype in ("text/javascript", "text/css"), url
+            assert len(asset.get_data()) > 1000
+            kinds.add(asset.mimetype)
+    assert "text/css" in kinds and len(kinds) == 2

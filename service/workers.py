@@ -1,0 +1,210 @@
+"""The gunicorn worker classes the service runs: gunicorn's own, changed in three ways.
+
+- **Errors gunicorn answers itself** (a request line over ``limit_request_line``,
+  a malformed header, headers too large): RFC 9457 ``application/problem+json``
+  with an ``X-Request-Id`` and a JSON log line of that id, like every answer of
+  the app, instead of gunicorn's ``text/html`` page.
+- **Ctrl-C** (SIGINT, or SIGQUIT) stops a worker at once. gunicorn's own
+  handler ends with ``sys.exit``, which waits for every thread: one thread
+  blocked on a stalled client kept the worker alive until the master's
+  SIGKILL at ``graceful_timeout`` (20 s), logged as "Perhaps out of memory?".
+- **SIGTERM** (graceful): a worker ends the connections still open when its
+  grace ends a little before the master's own deadline, and says so, so the
+  master never has to SIGKILL it.
+
+``GUNICORN_WORKER_CLASS`` picks one of :data:`CLASSES` by its gunicorn name
+(``gevent``, ``gthread``, ``sync``); see ``service/gunicorn_settings.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import json
+import os
+import re
+import sys
+import uuid
+import warnings
+from typing import Any
+
+from gunicorn.workers.gthread import ThreadWorker as _ThreadWorker
+from gunicorn.workers.sync import SyncWorker as _SyncWorker
+
+CLASSES = {
+    "gevent": "service.workers.GeventWorker",
+    "gthread": "service.workers.ThreadWorker",
+    "sync": "service.workers.SyncWorker",
+}
+"""gunicorn's name of a worker class -> the service's version of it."""
+
+GRACE_MARGIN_SECONDS = 3
+"""A stopping worker gives up this long before the master's SIGKILL deadline
+(gevent's worker takes up to 2 s more to stop its last connections)."""
+
+_CODES = {
+    400: "malformed-request",
+    403: "forbidden",
+    414: "request-line-too-long",
+    417: "expectation-failed",
+    431: "headers-too-large",
+    500: "internal-error",
+    501: "not-implemented",
+}
+"""The problem ``code`` of each status gunicorn answers by itself."""
+
+_STATUS_LINE = re.compile(rb"HTTP/1\.[01] (\d{3}) ([^\r\n]*)\r\n")
+_MESSAGE = re.compile(rb"</h1>\s*(.*?)\s*</body>", re.S)
+
+
+class _Captured:
+    """Stands in for the client's socket while gunicorn writes its error page."""
+
+    def __init__(self) -> None:
+        self.data = b""
+
+    def gettimeout(self) -> float:
+        return 0.0
+
+    def setblocking(self, flag: bool) -> None:
+        pass
+
+    def sendall(self, data: bytes) -> None:
+        self.data += bytes(data)
+
+    def send(self, data: bytes) -> int:
+        self.data += bytes(data)
+        return len(data)
+
+
+def problem_answer(page: bytes, request_id: str) -> tuple[bytes, int]:
+    """gunicorn's HTML error answer ``page`` as a problem+json answer, and its status."""
+    status_line = _STATUS_LINE.match(page)
+    status = int(status_line.group(1)) if status_line else 500
+    reason = status_line.group(2).decode("latin-1") if status_line else "Internal Server Error"
+    message = _MESSAGE.search(page)
+    detail = html.unescape(message.group(1).decode("latin-1")) if message else ""
+    code = _CODES.get(status, "http-error")
+    body = json.dumps(
+        {
+            "type": f"https://card-referee.readthedocs.io/problems/{code}",
+            "title": reason,
+            "status": status,
+            "detail": detail or f"{reason}.",
+            "code": code,
+        }
+    ).encode()
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\n"
+        "Connection: close\r\n"
+        "Content-Type: application/problem+json\r\n"
+        f"Content-Length: {len(body)}\r\n"
+        f"X-Request-Id: {request_id}\r\n\r\n"
+    )
+    return head.encode("latin-1") + body, status
+
+
+class _Referee:
+    """What the service changes in each of gunicorn's worker classes."""
+
+    # Supplied by gunicorn's Worker.
+    alive: bool
+    cfg: Any
+    log: Any
+    pid: int
+
+    def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
+        # gunicorn picks the status and logs; its page is rewritten as problem+json.
+        captured = _Captured()
+        super().handle_error(req, captured, addr, exc)  # type: ignore[misc]
+        request_id = uuid.uuid4().hex
+        answer, status = problem_answer(captured.data, request_id)
+        self.log.info(
+            "request",
+            extra={
+                "request_id": request_id,
+                "method": getattr(req, "method", None),
+                "path": getattr(req, "path", None),
+                "status": status,
+                "answered_by": "gunicorn",
+            },
+        )
+        try:
+            client.settimeout(5.0)  # a client that reads nothing does not hold us
+            client.sendall(answer)
+        except Exception:  # noqa: BLE001 - the client is gone: nothing to tell it
+            self.log.debug("Failed to send error message.")
+
+    def handle_quit(self, sig: int, frame: Any) -> None:
+        # Ctrl-C: stop now. Every move is one atomic commit in Redis, so a
+        # request cut here either committed or left nothing behind.
+        self.alive = False
+        self.cfg.worker_int(self)
+        self.log.info("Worker stopping at once (pid: %s)", self.pid)
+        _flush_and_exit(0)
+
+    def _stop_in_grace(self, run: Any, open_connections: Any) -> None:
+        """Run ``run`` with the grace shortened by the margin; then exit,
+        ending the connections still open (``open_connections()`` of them)."""
+        graceful = self.cfg.graceful_timeout
+        self.cfg.set("graceful_timeout", max(graceful - GRACE_MARGIN_SECONDS, 1))
+        run()
+        left = open_connections()
+        if left:
+            self.log.warning(
+                "Worker graceful timeout (pid: %s): closing %s connection(s) still open",
+                self.pid,
+                left,
+            )
+            _flush_and_exit(0)
+
+
+def _flush_and_exit(code: int) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):  # exiting anyway
+            stream.flush()
+    os._exit(code)
+
+
+class ThreadWorker(_Referee, _ThreadWorker):  # type: ignore[misc]
+    """gunicorn's ``gthread``: a thread per request being read or served."""
+
+    def run(self) -> None:
+        self._stop_in_grace(super().run, lambda: self.nr_conns)
+
+
+class SyncWorker(_Referee, _SyncWorker):  # type: ignore[misc]
+    """gunicorn's ``sync``: one request at a time; only behind a buffering proxy."""
+
+
+def _gevent_worker() -> type:
+    from gunicorn.workers.ggevent import GeventWorker as _GeventWorker
+
+    class GeventWorker(_Referee, _GeventWorker):  # type: ignore[misc]
+        """gunicorn's ``gevent``: a greenlet per connection (``worker_connections``)."""
+
+        def patch(self) -> None:
+            from gevent import monkey
+
+            # The master imported ssl (redis-py does) before this fork; redis-py
+            # makes its SSL contexts when it connects, after the patch, so the
+            # warning about it does not apply (and would be a non-JSON line).
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", monkey.MonkeyPatchWarning)
+                super().patch()
+
+        def handle_quit(self, sig: int, frame: Any) -> None:
+            _Referee.handle_quit(self, sig, frame)
+
+        def run(self) -> None:
+            # gevent's run ends the connections left at the end of its grace.
+            self._stop_in_grace(super().run, lambda: 0)
+
+    return GeventWorker
+
+
+def __getattr__(name: str) -> Any:
+    # gevent is imported only when its worker class is asked for.
+    if name == "GeventWorker":
+        return _gevent_worker()
+    raise AttributeError(name)
