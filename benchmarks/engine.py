@@ -6,7 +6,7 @@
 - *exchange via the public API*: a whole exchange through
   ``engine.choose_pass``, one call per seat, the last one resolving (the
   work a pass request asks of the engine, summed over the seats);
-- *rounds*: full rounds simulated per second by ``service.simulate.play_round``
+- *rounds*: full rounds simulated per second by ``service.games.ship.simulate.play_round``
   (deal, the automatic players' choices, passes, claims), the work of
   ``referee simulate``.
 
@@ -24,7 +24,7 @@ from dataclasses import replace
 from typing import Any
 
 from service.games.ship import engine
-from service.simulate import choose_cards, play_round
+from service.games.ship.simulate import choose_cards, play_round
 
 PREPARED = 200
 
@@ -101,7 +101,7 @@ def exchange_rate(seats: int, seconds: float = 1.0, repeats: int = 3) -> float:
 
 
 def round_rate(seats: int, seconds: float = 1.0, repeats: int = 3) -> float:
-    """Full rounds per second through ``service.simulate.play_round``."""
+    """Full rounds per second through ``service.games.ship.simulate.play_round``."""
     rng = random.Random(seats)
     overrides = {"match": {"open": True}, "max_exchanges": 50}
     table = engine.create_table("classic", overrides, [f"P{i}" for i in range(seats)], 0, rng).table

@@ -1,6 +1,6 @@
 """The automatic players every part of the harness uses (no I/O here).
 
-The same simple strategy as ``referee simulate`` (service/simulate.py): keep
+The same simple strategy as ``referee simulate`` (service/games/ship/simulate.py): keep
 the longest suit, pass the lowest card of the shortest other suit, declare as
 soon as the hand holds ``win_count`` cards of one suit.
 """
@@ -12,7 +12,7 @@ from typing import Any
 
 from service.games.ship.passing import source_seat
 from service.games.ship.settlement import winning_suits
-from service.simulate import choose_cards
+from service.games.ship.simulate import choose_cards
 
 __all__ = ["after_exchange", "choose_cards", "table_body", "winners"]
 

@@ -116,41 +116,75 @@ def _players(text: str) -> list[int]:
     return numbers
 
 
+def _run_simulation(
+    variant: str, players: int, rounds: int, seed: int, options: dict[str, Any]
+) -> Any:
+    """One job of ``referee simulate`` (in a worker process): the variant's game plays it."""
+    from .games import game_of_variant
+
+    simulation = game_of_variant(variant).simulation
+    assert simulation is not None
+    return simulation.run(variant, players, rounds, seed, options)
+
+
 def _simulate(args: argparse.Namespace) -> int:
     """Play rounds with automatic players through the pure engine; print figures."""
+    import json
     from concurrent.futures import ProcessPoolExecutor
 
+    from .games import GAMES, VARIANTS
     from .games.errors import RuleViolation
-    from .games.ship.options import PRESETS, resolve_options
-    from .simulate import as_json, markdown, player_counts, simulate
 
-    variants = list(PRESETS) if args.variant == "all" else [args.variant]
-    unknown = [v for v in variants if v not in PRESETS]
+    if args.game is not None and args.game not in GAMES:
+        print(f"referee: no game {args.game!r}; known: {', '.join(GAMES)}", file=sys.stderr)
+        return 2
+    if args.variant != "all":
+        variants = [args.variant]
+    else:  # every preset (of --game), less the ones that only rename another
+        games = [GAMES[args.game]] if args.game else list(GAMES.values())
+        variants, seen = [], set()
+        for game in games:
+            for preset in game.presets.values():
+                played = (game.name, repr(sorted(preset.options.items())))
+                if played not in seen:
+                    seen.add(played)
+                    variants.append(preset.name)
+    unknown = [v for v in variants if v not in VARIANTS]
     if unknown:
-        print(f"referee: no variant {unknown[0]!r}; known: {', '.join(PRESETS)}", file=sys.stderr)
+        print(f"referee: no variant {unknown[0]!r}; known: {', '.join(VARIANTS)}", file=sys.stderr)
         return 2
     if args.rounds < 1:
         print("referee: --rounds must be at least 1", file=sys.stderr)
         return 2
+    options = {"max_exchanges": args.max_exchanges}
+    jobs = []
+    for variant in variants:
+        game = VARIANTS[variant][0]
+        if game.simulation is None:
+            continue
+        for n in game.simulation.player_counts(variant, args.players):
+            jobs.append((variant, n, args.rounds, args.seed, options))
     try:  # refuse bad numbers here, with the rules' reason, not inside a worker
-        for variant in variants:
-            for n in player_counts(variant, args.players):
-                resolve_options(variant, {"max_exchanges": args.max_exchanges}, n)
+        for variant, n, *_ in jobs:
+            _run_simulation(variant, n, 1, args.seed, options)
     except RuleViolation as refused:
         print(f"referee: {refused.detail}", file=sys.stderr)
         return 2
-    jobs = [
-        (variant, n, args.rounds, args.seed, args.max_exchanges)
-        for variant in variants
-        for n in player_counts(variant, args.players)
-    ]
     # Each job is deterministic on its own, so the processes cannot change the figures.
     with ProcessPoolExecutor(max_workers=args.jobs or os.cpu_count()) as pool:
-        summaries = list(pool.map(simulate, *zip(*jobs, strict=True))) if jobs else []
+        summaries = list(pool.map(_run_simulation, *zip(*jobs, strict=True))) if jobs else []
     if not summaries:
         print("referee: no variant is played with those numbers of players", file=sys.stderr)
         return 2
-    sys.stdout.write(as_json(summaries) if args.format == "json" else markdown(summaries))
+    if args.format == "json":
+        sys.stdout.write(json.dumps([s.to_json() for s in summaries], indent=2) + "\n")
+        return 0
+    tables = []
+    for game in GAMES.values():  # one table per game, as each game sums rounds its own way
+        mine = [s for s, job in zip(summaries, jobs, strict=True) if VARIANTS[job[0]][0] is game]
+        if mine and game.simulation is not None:
+            tables.append(f"{game.title}\n\n" + game.simulation.markdown(mine))
+    sys.stdout.write("\n".join(tables))
     return 0
 
 
@@ -171,10 +205,14 @@ def main(argv: list[str] | None = None) -> int:
     sim = sub.add_parser(
         "simulate",
         help="play rounds with automatic players through the pure engine and print figures",
-        description="Each automatic player keeps its longest suit and passes from its "
-        "shortest; a winning hand declares at once. Deterministic for a given seed.",
+        description="Each game's automatic players play it (My Ship Sails: keep the longest "
+        "suit, pass from the shortest, declare at once; Sevens: the seed's tips). "
+        "Deterministic for a given seed.",
     )
     sim.add_argument("--variant", default="all", help="a preset name, or all (default)")
+    sim.add_argument(
+        "--game", help="with --variant all: only this game's presets (my-ship-sails, sevens)"
+    )
     sim.add_argument(
         "--players",
         type=_players,
@@ -187,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
         "--max-exchanges",
         type=int,
         default=200,
-        help="a round with no winner after this many exchanges is void (200)",
+        help="My Ship Sails: a round with no winner after this many exchanges is void (200)",
     )
     sim.add_argument("--format", choices=["markdown", "json"], default="markdown")
     sim.add_argument("--jobs", type=int, help="processes (default: one per CPU)")

@@ -8,7 +8,7 @@ import pytest
 
 from service.cli import main
 from service.games.ship.options import PRESETS
-from service.simulate import choose_cards, player_counts, simulate
+from service.games.ship.simulate import choose_cards, player_counts, simulate
 
 
 def test_the_automatic_player_keeps_its_longest_suit_and_passes_from_its_shortest() -> None:
@@ -57,3 +57,25 @@ def test_cli_refuses_numbers_the_rules_refuse(capsys: pytest.CaptureFixture[str]
     assert "--rounds must be at least 1" in capsys.readouterr().err
     assert main(["simulate", "--variant", "foster", "--max-exchanges", "0", "--jobs", "1"]) == 2
     assert "max_exchanges must be 1..10000 or null" in capsys.readouterr().err
+
+
+def test_simulate_plays_sevens_from_three_to_eight_players(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["simulate", "--variant", "sevens", "--players", "3-8", "--rounds", "5"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("| sevens |")]
+    assert [int(r.split("|")[2]) for r in rows] == [3, 4, 5, 6, 7, 8]
+    assert out.startswith("Sevens\n")
+    # Wins by seat from the opener: one share per seat.
+    assert all(len(r.split("|")[9].split()) == int(r.split("|")[2]) for r in rows)
+
+
+def test_simulate_one_game_skips_presets_that_only_rename_another(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["simulate", "--game", "sevens", "--players", "4", "--rounds", "3"]) == 0
+    out = capsys.readouterr().out
+    names = [line.split("|")[1].strip() for line in out.splitlines()[4:] if line.startswith("|")]
+    assert names[0] == "sevens" and "parliament" not in names and "fan-tan-two-decks" not in names
+    assert main(["simulate", "--game", "chess"]) == 2

@@ -82,6 +82,20 @@ class PresetInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class Simulation:
+    """How ``referee simulate`` plays a game with its automatic players
+    through the pure engine: ``run(variant, players, rounds, seed, options)``
+    returns a summary (with ``to_json()``); ``options`` holds the CLI's
+    game-specific settings (``max_exchanges`` for My Ship Sails).
+    ``player_counts(variant, wanted)`` keeps the table sizes the preset
+    allows; ``markdown(summaries)`` is the table the CLI prints."""
+
+    run: Callable[[str, int, int, int, Mapping[str, Any]], Any]
+    player_counts: Callable[[str, Sequence[int]], list[int]]
+    markdown: Callable[[Sequence[Any]], str]
+
+
+@dataclass(frozen=True, slots=True)
 class Game:
     """One game behind the interface the service uses without knowing it.
 
@@ -109,6 +123,7 @@ class Game:
       ``round_record(table, round_no)``: what a turn clock plays for a seat
       that runs out of time, an automatic player's move, and a replayable
       record of a finished round. ``None`` where a game has none yet.
+    - ``simulation``: how ``referee simulate`` plays it (:class:`Simulation`).
     """
 
     name: str
@@ -128,3 +143,4 @@ class Game:
     default_move: Callable[..., Any] | None = None
     bot: Callable[..., Any] | None = None
     round_record: Callable[..., Any] | None = None
+    simulation: Simulation | None = None

@@ -13,12 +13,23 @@ through :data:`GAME`.
 
 from __future__ import annotations
 
-from ..base import Game, PresetInfo
-from . import codec, engine, players, views
+from collections.abc import Mapping
+from typing import Any
+
+from ..base import Game, PresetInfo, Simulation
+from . import codec, engine, players, simulate, views
 from .checks import check_deal, check_play
 from .options import PRESETS
 
 NAME = "sevens"
+
+
+def _simulate(
+    variant: str, players: int, rounds: int, seed: int, options: Mapping[str, Any]
+) -> simulate.Summary:
+    """``referee simulate``'s run (:func:`.simulate.simulate`)."""
+    return simulate.simulate(variant, players, rounds, seed)
+
 
 GAME = Game(
     name=NAME,
@@ -39,6 +50,11 @@ GAME = Game(
     encode=codec.encode,
     decode=codec.decode,
     event_layouts=codec.EVENT_LAYOUTS,
+    simulation=Simulation(
+        run=_simulate,
+        player_counts=simulate.player_counts,
+        markdown=simulate.markdown,
+    ),
     default_move=players.default_move,
     bot=players.bot,
     round_record=players.round_record,

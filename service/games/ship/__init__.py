@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..base import Game, PresetInfo, Shuffler, Transition
+from ..base import Game, PresetInfo, Shuffler, Simulation, Transition
 from ..errors import FieldError, RuleViolation
-from . import codec, engine, views
+from . import codec, engine, simulate, views
 from .deal import validate_deal
 from .options import PRESETS, resolve_options
 from .state import Table
@@ -57,6 +57,15 @@ def _only_hands(deal: Mapping[str, Any]) -> None:
         raise RuleViolation("deal-invalid", "My Ship Sails' deals take only hands.", problems)
 
 
+def _simulate(
+    variant: str, players: int, rounds: int, seed: int, options: Mapping[str, Any]
+) -> simulate.Summary:
+    """``referee simulate``'s run (:func:`.simulate.simulate`)."""
+    return simulate.simulate(
+        variant, players, rounds, seed, options.get("max_exchanges", simulate.DEFAULT_MAX_EXCHANGES)
+    )
+
+
 GAME = Game(
     name=NAME,
     title="My Ship Sails",
@@ -76,5 +85,10 @@ GAME = Game(
     encode=codec.encode,
     decode=codec.decode,
     event_layouts=codec.EVENT_LAYOUTS,
+    simulation=Simulation(
+        run=_simulate,
+        player_counts=simulate.player_counts,
+        markdown=simulate.markdown,
+    ),
     legacy_event_codes=codec.LEGACY_EVENT_CODES,
 )

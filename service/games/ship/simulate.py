@@ -22,11 +22,11 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .games.cards import RANK_INDEX, SUIT_INDEX, suit_counts
-from .games.ship import engine
-from .games.ship.options import PRESETS
-from .games.ship.settlement import winning_suits
-from .games.ship.state import RoundStatus, Table
+from ..cards import RANK_INDEX, SUIT_INDEX, suit_counts
+from . import engine
+from .options import PRESETS
+from .settlement import winning_suits
+from .state import RoundStatus, Table
 
 DEFAULT_MAX_EXCHANGES = 200
 
