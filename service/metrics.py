@@ -8,13 +8,16 @@
 | ``referee_exchanges_resolved_total`` | counter | ``variant`` |
 | ``referee_claims_total`` | counter | ``outcome`` (``accepted``, ``rejected``) |
 | ``referee_rounds_won_total``, ``referee_rounds_void_total`` | counter | ``variant`` |
+| ``referee_events_total`` | counter | ``game``, ``type`` (every public event) |
 | ``referee_redis_errors_total`` | counter | ``error`` (the exception's class) |
 | ``referee_commit_conflicts_total`` | counter | none (moves that lost a version race, ran again) |
 | ``referee_active_tables`` | gauge | none |
 
 ``method`` is one of :data:`METHODS` (any other method counts as ``OTHER``)
 and ``endpoint`` one of the app's URL rules (``unmatched`` for a request that
-matched none), so no client can add series.
+matched none), so no client can add series; ``game`` is a game of
+:mod:`service.games` and ``type`` one of its events' types (the games'
+event layouts: a fixed set).
 
 The game counters come from the public events a move committed (a refused
 claim is committed too, as ``claim-rejected``), so a retried or repeated
@@ -62,9 +65,15 @@ from typing import TYPE_CHECKING, Any
 import redis
 from flask import Flask, Response, current_app, g, got_request_exception, request
 
+from .games import VARIANTS
+from .games.codec import LAYOUTS
+
 if TYPE_CHECKING:  # prometheus_client is imported late; see the module docstring
     from prometheus_client import CollectorRegistry
     from prometheus_client.core import Metric
+
+EVENT_TYPES = frozenset(LAYOUTS)
+"""Every public event type of every game (the label ``type`` takes no other)."""
 
 ACTIVE_WINDOW_MINUTES = 15
 ACTIVE_SHARDS = 16
@@ -232,6 +241,12 @@ class Metrics:
         self.rounds_void = Counter(
             "referee_rounds_void", "Rounds ended with no winner.", ["variant"], registry=r
         )
+        self.events = Counter(
+            "referee_events",
+            "Public events committed, by game and event type.",
+            ["game", "type"],
+            registry=r,
+        )
         self.commit_conflicts = Counter(
             "referee_commit_conflicts",
             "Moves that lost their table's version race to another move and ran again.",
@@ -253,8 +268,12 @@ class Metrics:
     ) -> None:
         """Count what a committed move did (its public ``events``) and mark its
         table active (in the background: no Redis call here)."""
+        found = VARIANTS.get(variant or "")
+        game = found[0].name if found is not None else "unknown"
         for event in events:
             kind = event.get("type")
+            if kind in EVENT_TYPES:
+                self.events.labels(game, kind).inc()
             if kind == "exchange-resolved":
                 self.exchanges.labels(variant or "unknown").inc()
             elif kind == "claim-accepted":

@@ -181,3 +181,29 @@ def test_invented_methods_and_paths_add_no_series(own_redis: RedisProcess) -> No
     assert (
         value(m, "referee_requests_total", method="GET", endpoint="unmatched", status="404") == 30
     )
+
+
+def test_events_are_counted_by_game_and_type(own_redis: RedisProcess) -> None:
+    from .api.test_sevens import DEAL, turn
+
+    app = create_app(settings_for(own_redis.url))
+    client = app.test_client()
+    tables = TableClient(client)
+    t = tables.create(4, "sevens", first_dealer=0)
+    assert tables.deal(t, DEAL).status_code == 201
+    for turn_no, (seat, card) in enumerate([(2, "7D"), (3, "6D")], start=1):
+        assert turn(tables, t, 1, turn_no, seat, play=card).status_code == 200
+    assert turn(tables, t, 1, 3, 0, **{"pass": True}).status_code == 200
+    assert turn(tables, t, 1, 3, 0, **{"pass": True}).status_code == 200  # a repeat: nothing
+    assert turn(tables, t, 1, 4, 1, play="KH").status_code == 422
+    m = scrape(client)
+    assert value(m, "referee_events_total", game="sevens", type="card-played") == 2
+    assert value(m, "referee_events_total", game="sevens", type="passed") == 1
+    assert value(m, "referee_events_total", game="sevens", type="round-dealt") == 1
+    assert value(m, "referee_tables_created_total", variant="sevens") == 1
+    ship = tables.create(4, "classic")
+    assert ship.table_id
+    m = scrape(client)
+    assert value(m, "referee_events_total", game="my-ship-sails", type="table-created") == 1
+    turn_rule = "/v1/tables/<table_id>/rounds/<int:round_no>/turns/<int:turn_no>"
+    assert value(m, "referee_requests_total", method="PUT", endpoint=turn_rule, status="200") == 4

@@ -1,5 +1,6 @@
 """OpenAPI links between the table operations: how the answer of one call
-feeds the next (creation -> rounds -> passes -> claims; a table's view ->
+feeds the next (creation -> rounds -> passes -> claims, or Sevens' turns;
+a table's view ->
 its events from ``last_event`` -> the next page). The stateful
 contract test (tests/contract) walks them with real tokens.
 """
@@ -34,6 +35,23 @@ LINKS: dict[str, dict[int, dict[str, Any]]] = {
             },
             "claim": {"table_id": SAME_TABLE, "round_no": "$response.body#/round"},
             "getSeat": {"table_id": SAME_TABLE, "seat": "$response.body#/dealer"},
+            "playTurn": {
+                "table_id": SAME_TABLE,
+                "round_no": "$response.body#/round",
+                "turn_no": "$response.body#/table/round/turn",
+            },
+        }
+    },
+    "playTurn": {
+        200: {
+            "playTurn": {
+                "table_id": SAME_TABLE,
+                "round_no": "$response.body#/round",
+                "turn_no": "$response.body#/next_turn",
+            },
+            "getSeat": {"table_id": SAME_TABLE, "seat": "$response.body#/next_seat"},
+            "getRound": {"table_id": SAME_TABLE, "round_no": "$response.body#/round"},
+            "getTable": {"table_id": SAME_TABLE},
         }
     },
     "choosePass": {
