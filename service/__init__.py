@@ -18,7 +18,7 @@ from werkzeug.exceptions import HTTPException, NotFound
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import logs, metrics
-from .api import blueprints, inputs, limits, problems
+from .api import blueprints, inputs, limits, problems, rules_pages
 from .api.common import Referee
 from .api.spec import DESCRIPTION, RefereeApi
 from .config import Settings
@@ -87,6 +87,7 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
     for blp in blueprints():
         api.register_blueprint(blp)
     _register_errors(app, settings)
+    rules_pages.init_app(app, settings.rules_docs_dir)
 
     @app.get(f"{SWAGGER_UI_ASSETS}/<name>")
     def swagger_ui_asset(name: str) -> Response:

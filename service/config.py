@@ -17,12 +17,14 @@
 | ``TRUSTED_PROXIES`` | ``0`` | proxies in front whose ``X-Forwarded-For`` names the client |
 | ``HOST`` / ``PORT`` | ``127.0.0.1`` / ``8000`` | where ``referee serve`` listens |
 | ``WEB_CONCURRENCY`` | ``2`` | gunicorn worker processes |
+| ``RULES_DOCS_DIR`` | ``docs/rules`` of the checkout | the rules pages served at ``/docs/rules/`` |
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import Any
 
 
@@ -46,6 +48,7 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8000
     workers: int = 2
+    rules_docs_dir: str = str(Path(__file__).resolve().parents[1] / "docs" / "rules")
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, **overrides: Any) -> Settings:
@@ -68,6 +71,7 @@ class Settings:
             "host": "HOST",
             "port": "PORT",
             "workers": "WEB_CONCURRENCY",
+            "rules_docs_dir": "RULES_DOCS_DIR",
         }
         values: dict[str, Any] = {}
         types = {f.name: f.type for f in fields(cls)}

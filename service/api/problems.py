@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException
 
-from ..games.errors import Kind, RuleViolation
+from ..games.errors import RULES_OF_CODE, Kind, RuleViolation
 
 PROBLEM_JSON = "application/problem+json"
 TYPE_BASE = "https://card-referee.readthedocs.io/problems/"
@@ -64,13 +64,17 @@ class Problem(Exception):
 
     @classmethod
     def from_violation(cls, violation: RuleViolation) -> Problem:
-        """The answer to a refused move."""
+        """The answer to a refused move, with ``rules``: the rules page that
+        explains the refusal (the index of the games' pages when the code is
+        not one game's)."""
+        page, _, anchor = RULES_OF_CODE.get(violation.code, "").partition("#")
+        rules = f"/docs/rules/{page}.md" + (f"#{anchor}" if anchor else "") if page else None
         return cls(
             STATUS_OF_KIND[violation.kind],
             violation.code,
             violation.detail,
             [{"pointer": e.pointer, "detail": e.detail} for e in violation.errors] or None,
-            violation.extra,
+            {"rules": rules or "/docs/rules/", **violation.extra},
         )
 
     def body(self) -> dict[str, Any]:

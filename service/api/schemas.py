@@ -233,7 +233,11 @@ class VariantSchema(DocumentedSchema):
     )
     min_players = fields.Integer()
     max_players = fields.Integer()
-    source = fields.String(metadata={"description": "The seed file of RULES.md it comes from."})
+    source = fields.String(
+        metadata={
+            "description": "The source text it comes from (a seed of the rule book, e.g. `004`)."
+        }
+    )
     description = fields.String()
     options = fields.Nested(OptionsOutSchema)
 
@@ -816,6 +820,19 @@ class ProblemSchema(DocumentedSchema):
     )
     last_event = fields.Integer(
         metadata={"description": "410 `events-gone`: the seq of the last event; read on from it."}
+    )
+    rules = fields.String(
+        metadata={
+            "description": "A refusal by a game's rules: the rules page that explains it, "
+            "e.g. `/docs/rules/sevens.md#the-layout`."
+        }
+    )
+    current_turn = fields.Integer(
+        allow_none=True, metadata={"description": "Sevens: the turn now."}
+    )
+    on_turn = fields.Integer(allow_none=True, metadata={"description": "Sevens: the seat on turn."})
+    playable_count = fields.Integer(
+        metadata={"description": "422 `must-play`: how many cards the seat could play."}
     )
 
 

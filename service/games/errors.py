@@ -56,11 +56,17 @@ CODES: dict[str, Kind] = {
 a game adds its own with :func:`register_codes`."""
 
 
-def register_codes(codes: dict[str, Kind]) -> None:
-    """Add a game's refusal codes; a code may be shared only with the same kind."""
+RULES_OF_CODE: dict[str, str] = {}
+"""Where a code's rule is explained: a rules page and anchor (``"sevens#the-layout"``)."""
+
+
+def register_codes(codes: dict[str, Kind], rules: dict[str, str] | None = None) -> None:
+    """Add a game's refusal codes (a code may be shared only with the same
+    kind) and, in ``rules``, the rules page section that explains each."""
     for code, kind in codes.items():
         if CODES.setdefault(code, kind) is not kind:
             raise ValueError(f"refusal code {code!r} is already a {CODES[code].value}")
+    RULES_OF_CODE.update(rules or {})
 
 
 @dataclass(slots=True)

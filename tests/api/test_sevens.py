@@ -340,3 +340,24 @@ def test_a_whole_match_of_every_preset(
     preset = PRESETS[variant]
     players = min(preset.min_seats + extra, preset.max_seats)
     play_match(tables, variant, players, random.Random(seed))
+
+
+def test_refusals_link_the_rules_page_that_explains_them(tables: TableClient, dealt: Table) -> None:
+    r = turn(tables, dealt, 1, 1, 2, play="8D")
+    assert r.get_json()["rules"] == "/docs/rules/sevens.md#opening-and-turns"
+    page = tables.client.get(r.get_json()["rules"].partition("#")[0])
+    assert page.status_code == 200 and page.mimetype == "text/markdown"
+    assert "## Opening and turns" in page.get_data(as_text=True)
+    r = tables.pass_(dealt, 1, 1, 2, ["7D"])
+    assert r.get_json()["rules"] == "/docs/rules/"  # not one game's refusal
+    index = tables.client.get("/docs/rules/")
+    assert index.status_code == 200 and "sevens.md" in index.get_data(as_text=True)
+    assert tables.client.get("/docs/rules/../README.md").status_code == 404
+    assert tables.client.get("/docs/rules/chess.md").status_code == 404
+
+
+def test_the_spec_links_the_rules_pages_not_the_rule_book(client: Any) -> None:
+    spec = client.get("/openapi.json").get_data(as_text=True)
+    assert "RULES.md" not in spec
+    assert "(/docs/rules/sevens.md#the-layout)" in spec
+    assert "(/docs/rules/my-ship-sails.md#the-deal)" in spec

@@ -30,7 +30,16 @@ register_codes(
         "last-card-invalid": Kind.INVALID,
         "play-invalid": Kind.INVALID,
         "not-playable": Kind.INVALID,
-    }
+    },
+    rules={
+        "stale-turn": "sevens#opening-and-turns",
+        "must-open": "sevens#opening-and-turns",
+        "must-play": "sevens#opening-and-turns",
+        "voluntary-pass-limit": "sevens#opening-and-turns",
+        "last-card-invalid": "sevens#opening-and-turns",
+        "play-invalid": "sevens#the-layout",
+        "not-playable": "sevens#the-layout",
+    },
 )
 
 # --- the table -----------------------------------------------------------

@@ -14,13 +14,25 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..base import Game, PresetInfo, Shuffler, Simulation, Transition
-from ..errors import FieldError, RuleViolation
+from ..errors import FieldError, RuleViolation, register_codes
 from . import codec, engine, simulate, views
 from .deal import validate_deal
 from .options import PRESETS, resolve_options
 from .state import Table
 
 NAME = "my-ship-sails"
+
+register_codes(
+    {},
+    rules={
+        "pass-invalid": "my-ship-sails#passing",
+        "stale-exchange": "my-ship-sails#passing",
+        "hand-invalid": "my-ship-sails#declaring",
+        "claim-not-winning": "my-ship-sails#declaring",
+        "declaration-automatic": "my-ship-sails#declaring",
+        "claim-window-closed": "my-ship-sails#claim-window",
+    },
+)
 
 
 def start_round(table: Table, rng: Shuffler, now_ms: int, deal: Mapping[str, Any]) -> Transition:
