@@ -6,17 +6,41 @@ from __future__ import annotations
 import http
 from typing import Any
 
+from apispec.ext.marshmallow import MarshmallowPlugin
+from apispec.ext.marshmallow.common import resolve_schema_instance
+from apispec.ext.marshmallow.openapi import OpenAPIConverter
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 
 from .problems import PROBLEM_JSON
-from .schemas import ProblemSchema
+from .schemas import ProblemSchema, StrictSchema
+
+
+class StrictConverter(OpenAPIConverter):
+    """apispec's converter, writing ``additionalProperties: false`` for every
+    request schema (``StrictSchema``: unknown members are refused). apispec
+    itself leaves it out of any schema that has a description."""
+
+    def schema2jsonschema(self, schema: Any) -> dict[str, Any]:
+        jsonschema: dict[str, Any] = super().schema2jsonschema(schema)  # type: ignore[no-untyped-call]
+        if isinstance(resolve_schema_instance(schema), StrictSchema):
+            jsonschema["additionalProperties"] = False
+        return jsonschema
+
+
+class StrictMarshmallowPlugin(MarshmallowPlugin):
+    Converter = StrictConverter
 
 
 class RefereeApi(Api):  # type: ignore[misc]
-    """flask-smorest's ``Api``, documenting every error as RFC 9457 problem+json."""
+    """flask-smorest's ``Api``, documenting every error as RFC 9457 problem+json
+    and every request schema as closed (``additionalProperties: false``)."""
 
     ERROR_SCHEMA = ProblemSchema
+
+    def _init_spec(self, **kwargs: Any) -> None:
+        kwargs.setdefault("marshmallow_plugin", StrictMarshmallowPlugin())
+        super()._init_spec(**kwargs)
 
     def _register_responses(self) -> None:
         # flask-smorest's own method, with the error media type ours.
@@ -47,6 +71,19 @@ with the same key and request gets the first answer again, marked
 `Idempotent-Replayed: true`, and acts no second time. `PUT` of a pass is
 idempotent by itself. Every answer carries `X-Request-Id` (yours, if you sent
 one of 1..64 characters `A-Z a-z 0-9 . _ -`).
+
+## Input
+
+Request bodies are strict JSON: a member has the JSON type the schema gives it,
+never a string standing for it. Integers are JSON numbers without a fraction
+(`"5"` and `5.5` are refused), booleans are `true` or `false` only (`"yes"`,
+`"false"`, `1` and `0` are refused), strings are JSON strings. Members a schema
+does not name are refused (422 `invalid-request`, "Unknown field"): every
+request schema says `additionalProperties: false`. Player names and `call` are
+kept as typed but refused when they hold a character of Unicode category Cc,
+Cf, Co, Cs, Cn, Zl or Zp (controls, format and direction-changing characters
+such as U+202E, private use, lone surrogates, unassigned, separators) or have no
+visible character (blank). `hands: null` on a deal shuffles, as no `hands` does.
 
 ## Errors
 
