@@ -106,6 +106,14 @@ def _apply(
 Answer = tuple[dict[str, Any], int, dict[str, str]]
 
 
+def _replay(table_id: str, replay: Response, gone: Problem) -> Response:
+    """A recorded answer, unless its table has since gone (deleted, expired):
+    then the answer is as the table is now, ``gone``, not the dead table's."""
+    if referee().store.exists(table_id):
+        return replay
+    raise gone
+
+
 def _move(
     table_id: str,
     move: Callable[[Loaded], engine.Transition],
@@ -129,7 +137,7 @@ def _move(
         raise _missing(True) from None
     pending = idempotency.begin(idempotency.table_record_key(table_id, key))
     if isinstance(pending, Response):
-        return pending
+        return _replay(table_id, pending, _missing(True))
 
     def make(loaded: Loaded, result: Any) -> str:
         if isinstance(result, RuleViolation):
@@ -186,7 +194,7 @@ class Tables(MethodView):
         headers={"Location": {"description": "The table's URL.", "schema": {"type": "string"}}},
     )
     @blp.doc(parameters=[idempotency.HEADER_DOC], **operation("createTable"))
-    @documented(blp, 400, 409, 422)
+    @documented(blp, 400, 404, 409, 422)
     def post(self, body: dict[str, Any]) -> Answer | Response:
         """Create a table
 
@@ -194,15 +202,18 @@ class Tables(MethodView):
         order and the first dealer (a seat or `"draw"`). The answer holds the
         host's token and one token per seat: they are shown only this once
         (and to a retry with the same `Idempotency-Key` within 24 hours, which
-        gets the same table, not a new one). Refuses (422 `options-invalid`) an
-        inconsistent mix, with every reason.
+        gets the same table, not a new one; once the table is deleted or
+        expired, such a retry is 404 `table-not-found`). Refuses (422
+        `options-invalid`) an inconsistent mix, with every reason.
         """
         key = idempotency.request_key()
         if key is None:
             return self._create(body, auth.new_table_id(), None)
         pending = idempotency.begin(create_record_key(key), seal=key)
         if isinstance(pending, Response):
-            return pending
+            if pending.status_code != 201:  # a refusal: no table was made
+                return pending
+            return _replay(created_table_id(key), pending, no_table())
         try:
             return self._create(body, created_table_id(key), pending)
         except AlreadyRecorded as done:
@@ -276,8 +287,9 @@ class Table(MethodView):
         """Delete a table (host)
 
         Removes the table and every key it owns. Answers kept for
-        `Idempotency-Key` retries expire on their own within 24 hours; they
-        hold nothing hidden, and only the token that made them reads them.
+        `Idempotency-Key` retries expire on their own within 24 hours, but
+        are no longer given: a retry after the deletion is answered as the
+        table is now, 404 `table-not-found` for its creation, 401 for a move.
         """
         loaded = _load(table_id, protected=True)
         auth.require_host(loaded.auth)

@@ -431,6 +431,10 @@ class TableStore:
         """Remove every key of the table; False if there was none."""
         return bool(self.client.delete(*all_keys(table_id)))
 
+    def exists(self, table_id: str) -> bool:
+        """Whether the table is there (not deleted, not expired)."""
+        return bool(self.client.exists(table_key(table_id)))
+
     def ping(self) -> bool:
         """Whether Redis answers."""
         return bool(self.client.ping())

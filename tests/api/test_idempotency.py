@@ -268,3 +268,36 @@ def test_a_claim_with_a_body_nested_too_deep_is_refused_not_crashed(tables: Tabl
         headers=keyed(t.seats[0], str(uuid.uuid4())),
     )
     assert r.status_code < 500
+
+
+def test_a_retried_creation_of_a_deleted_table_is_404_not_its_tokens(client: Any) -> None:
+    body = {"players": ["Ann", "Ben", "Cat", "Dan"], "first_dealer": 0}
+    key = {"Idempotency-Key": str(uuid.uuid4())}
+    first = client.post("/v1/tables", json=body, headers=key)
+    assert first.status_code == 201
+    created = first.get_json()
+    gone = client.delete(first.headers["Location"], headers=bearer(created["host_token"]))
+    assert gone.status_code == 204
+    again = client.post("/v1/tables", json=body, headers=key)
+    assert again.status_code == 404, again.get_json()
+    assert again.get_json()["code"] == "table-not-found"
+    text = again.get_data(as_text=True)
+    assert created["host_token"] not in text and created["table_id"] not in text
+    # A refused creation made no table: its retry still gets the refusal.
+    refused = {"players": ["Ann"], "first_dealer": 0}
+    key = {"Idempotency-Key": str(uuid.uuid4())}
+    assert client.post("/v1/tables", json=refused, headers=key).status_code == 422
+
+
+def test_a_retried_move_on_a_deleted_table_is_answered_as_the_table_is_now(
+    tables: TableClient,
+) -> None:
+    t = tables.create(4)
+    key = {"Idempotency-Key": str(uuid.uuid4()), **bearer(t.host)}
+    first = tables.client.post(f"{t.url}/rounds", headers=key)
+    assert first.status_code == 201
+    assert tables.client.delete(t.url, headers=bearer(t.host)).status_code == 204
+    again = tables.client.post(f"{t.url}/rounds", headers=key)
+    # As without a key: a call that needs a token, on a table that is not there.
+    assert again.status_code == 401, again.get_json()
+    assert again.get_json()["code"] == "token-unknown"
