@@ -117,6 +117,7 @@ _CODES_OF_STATUS = {
     405: "method-not-allowed",
     406: "not-acceptable",
     409: "conflict",
+    412: "precondition-failed",
     413: "body-too-large",
     415: "unsupported-media-type",
     422: "invalid-request",

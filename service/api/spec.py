@@ -72,6 +72,15 @@ with the same key and request gets the first answer again, marked
 idempotent by itself. Every answer carries `X-Request-Id` (yours, if you sent
 one of 1..64 characters `A-Z a-z 0-9 . _ -`).
 
+## Conditional requests
+
+`GET /v1/tables/{table_id}` carries an `ETag` and `Cache-Control: no-cache`.
+`If-None-Match` (RFC 9110 13.1.2) takes a list of entity tags or `*`, compared
+weakly (`W/"x"` matches `"x"`): on a `GET` or `HEAD` a match is 304 with the
+same `ETag` and `Cache-Control`, no body; on `DELETE` of the table a match is
+412 `precondition-failed` and nothing is deleted. Other resources have no
+validators and ignore the header.
+
 ## Input
 
 Request bodies are strict JSON: a member has the JSON type the schema gives it,
@@ -100,6 +109,7 @@ whose pass is awaited).
 | 404 | `not-found`, `table-not-found`, `seat-not-found`, `round-not-found` |
 | 409 | `idempotency-key-in-use` (with `Retry-After`), `round-in-play`, `no-round-in-play`, `stale-round`, `stale-exchange`, `not-your-turn`, `round-over`, `claim-window-closed`, `declaration-automatic`, `match-over` |
 | 410 | `events-gone` (with `oldest_seq` and `last_event`: the events after `after` are no longer all kept, or `after` is past the last event) |
+| 412 | `precondition-failed` (`If-None-Match` on a `DELETE` matches the table's `ETag`) |
 | 413 | `body-too-large` (64 KiB) |
 | 415 | `unsupported-media-type` (a body that is not `application/json`) |
 | 422 | `idempotency-key-reused`, `invalid-request` (schema), `unknown-variant`, `options-invalid`, `deal-invalid`, `pass-invalid`, `hand-invalid`, `claim-not-winning` |

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import marshmallow as ma
-from flask import Response, url_for
+from flask import Response, request, url_for
 from flask.views import MethodView
 
 from .. import metrics
@@ -28,6 +28,7 @@ from .common import (
     check_table_id,
     documented,
     no_table,
+    none_match,
     now_ms,
     referee,
 )
@@ -275,14 +276,30 @@ class Table(MethodView):
         Anyone with the id may read it: options, seats and names, standings,
         dealer, round and exchange numbers, which seats have chosen their pass
         (never which cards), finished rounds with the hands shown, the match.
-        It never holds a hidden card. Carries an `ETag`; `If-None-Match` gives 304.
+        It never holds a hidden card. Carries an `ETag` and `Cache-Control:
+        no-cache`; `If-None-Match` (entity tags or `*`, compared weakly as RFC
+        9110 says, so `W/"x"` matches `"x"`) gives 304 with the same `ETag` and
+        `Cache-Control`.
         """
         loaded = _load(table_id)
         return _public(table_id, loaded.table, loaded.now_ms, loaded.event_count)
 
     @blp.response(204)
-    @blp.doc(security=SECURITY, **operation("deleteTable"))
-    @documented(blp, 401, 403, 404)
+    @blp.doc(
+        security=SECURITY,
+        parameters=[
+            {
+                "in": "header",
+                "name": "If-None-Match",
+                "required": False,
+                "description": "Entity tags (or `*`): a match with the table's current "
+                "`ETag` (weak comparison) is 412 and deletes nothing.",
+                "schema": {"type": "string"},
+            }
+        ],
+        **operation("deleteTable"),
+    )
+    @documented(blp, 401, 403, 404, 412)
     def delete(self, table_id: str) -> Response:
         """Delete a table (host)
 
@@ -293,6 +310,14 @@ class Table(MethodView):
         """
         loaded = _load(table_id, protected=True)
         auth.require_host(loaded.auth)
+        if "If-None-Match" in request.headers:  # RFC 9110 13.1.2: a match is 412
+            view = _public(table_id, loaded.table, loaded.now_ms, loaded.event_count)
+            if none_match(blp._generate_etag(PublicTableSchema().dump(view))):
+                raise Problem(
+                    412,
+                    "precondition-failed",
+                    "If-None-Match matches the table's current ETag (or is *); not deleted.",
+                )
         referee().store.delete(table_id)
         return Response(status=204)
 
