@@ -16,7 +16,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import logs, metrics
-from .api import catalog, limits, problems, tables
+from .api import catalog, limits, problem_pages, problems, tables
 from .api.common import Referee
 from .api.spec import DESCRIPTION, RefereeApi
 from .config import Settings
@@ -76,6 +76,7 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
     api.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
     for blp in (catalog.variants_blp, tables.blp, catalog.checks_blp, catalog.health_blp):
         api.register_blueprint(blp)
+    app.register_blueprint(problem_pages.pages_blp)  # the problem types' pages, not in the spec
     _register_errors(app, settings)
 
     @app.get("/openapi.yaml")

@@ -19,8 +19,9 @@ from werkzeug.exceptions import HTTPException
 from ..games.errors import Kind, RuleViolation
 
 PROBLEM_JSON = "application/problem+json"
-TYPE_BASE = "https://card-referee.readthedocs.io/problems/"
-"""Problem ``type`` URIs are this base plus the code; they identify, they need not resolve."""
+TYPE_BASE = "/problems/"
+"""Problem ``type`` URIs are this absolute path plus the code: the service serves
+the code's page there (:mod:`.problem_pages`)."""
 
 STATUS_OF_KIND = {Kind.INVALID: 422, Kind.CONFLICT: 409, Kind.NOT_FOUND: 404}
 

@@ -668,7 +668,12 @@ class ProblemSchema(DocumentedSchema):
     class Meta:
         unknown = ma.INCLUDE
 
-    type = fields.String()
+    type = fields.String(
+        metadata={
+            "description": "`/problems/{code}`, a page of this service (resolve it against "
+            "the request's URL) saying what the code means and what to do."
+        }
+    )
     title = fields.String()
     status = fields.Integer()
     detail = fields.String()

@@ -96,7 +96,9 @@ visible character (blank). `hands: null` on a deal shuffles, as no `hands` does.
 
 ## Errors
 
-Every error is RFC 9457 `application/problem+json` with a stable `code`; invalid
+Every error is RFC 9457 `application/problem+json` with a stable `code` and a
+`type` of `/problems/{code}`: `GET` that page (HTML, served here) for what the
+code means and what to do. Invalid
 input adds `errors: [{pointer | parameter, detail}]`; every 409 adds
 `current_round`, `current_exchange`, `round_status` and `waiting_for` (the seats
 whose pass is awaited).
