@@ -25,9 +25,11 @@ class Table:
 
 
 def snapshot(r: redis.Redis, t: Table) -> dict[str, Any]:
-    """Every key of the table, byte for byte (DUMP): what a refused request
-    must leave as it was."""
-    return {k: r.dump(k) for k in all_keys(t.table_id)}
+    """Every key of the table, byte for byte (DUMP), and its expiry, which DUMP
+    leaves out: what a refused request must leave as it was. The expiry is the
+    key's PTTL as an instant (PEXPIRETIME, ms), so that time passing between
+    two snapshots changes nothing but a TTL set anew does."""
+    return {k: (r.dump(k), r.pexpiretime(k)) for k in all_keys(t.table_id)}
 
 
 def bearer(token: str) -> dict[str, str]:
