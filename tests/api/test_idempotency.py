@@ -6,6 +6,7 @@ these tests send it again and check that nothing acted twice.
 
 from __future__ import annotations
 
+import json
 import threading
 import uuid
 from typing import Any
@@ -257,17 +258,25 @@ def test_the_same_json_serialised_anew_is_the_same_request(tables: TableClient) 
     assert reused.status_code == 422 and reused.get_json()["code"] == "idempotency-key-reused"
 
 
-def test_a_claim_with_a_body_nested_too_deep_is_refused_not_crashed(tables: TableClient) -> None:
+def test_a_deal_with_a_body_nested_too_deep_is_400_and_frees_its_key(tables: TableClient) -> None:
+    # Well-formed JSON, too deep for the parser, to a call that reads its body,
+    # with a key: both the key's fingerprint and the body parser meet it.
     t = tables.create(4)
-    tables.deal(t, NOT_WINNING)
-    deep = b"[" * 100_000 + b"]" * 100_000
+    depth = 30_000
+    deep = '{"hands": ' + "[" * depth + "]" * depth + "}"
+    assert len(deep) < 64 * 1024  # not a 413
+    json.loads('{"hands": ' + "[" * 500 + "]" * 500 + "}")  # well-formed, only deep
+    key = str(uuid.uuid4())
     r = tables.client.post(
-        f"{t.url}/rounds/1/claims",
-        data=deep[:60_000],
-        content_type="application/json",
-        headers=keyed(t.seats[0], str(uuid.uuid4())),
+        f"{t.url}/rounds", data=deep, content_type="application/json", headers=keyed(t.host, key)
     )
-    assert r.status_code < 500
+    assert r.status_code == 400, r.get_json()
+    assert r.get_json()["code"] == "malformed-request"
+    assert "deep" in r.get_json()["detail"]
+    assert tables.public(t)["round"] is None
+    # Refused before the rules: nothing recorded, the key runs the next request.
+    r = tables.client.post(f"{t.url}/rounds", json={}, headers=keyed(t.host, key))
+    assert r.status_code == 201, r.get_json()
 
 
 def test_a_retried_creation_of_a_deleted_table_is_404_not_its_tokens(client: Any) -> None:
