@@ -155,7 +155,17 @@ def look_as_everyone(
     return reads
 
 
-@pytest.mark.parametrize(("variant", "seed"), [("pass-two", 1), ("circle", 2), ("whehee", 3)])
+@pytest.mark.parametrize(
+    ("variant", "seed"),
+    [
+        ("pass-two", 1),
+        ("circle", 2),
+        ("whehee", 3),
+        ("ochse", 4),  # chain: one seat at a time gives a card to its left
+        ("matrimony", 5),  # chain, the whole deck dealt
+        ("foster", 6),  # swap: two seats trade blind, then the showdown
+    ],
+)
 def test_no_answer_and_no_event_shows_a_hidden_card(
     tables: TableClient, redis_client: redis.Redis, variant: str, seed: int
 ) -> None:
@@ -165,9 +175,9 @@ def test_no_answer_and_no_event_shows_a_hidden_card(
     t = tables.create(SEATS, variant, max_exchanges=8, claim_window_ms=0, match={"open": True})
     oracle = Oracle(redis_client, t)
     c = tables.client
-    reads = 0
+    reads = resolved = 0
     for _ in range(30):
-        if reads > 50:
+        if reads > 50 and resolved >= 4:
             break
         dealt = tables.deal(t)
         assert dealt.status_code == 201
@@ -179,11 +189,16 @@ def test_no_answer_and_no_event_shows_a_hidden_card(
                 hand = tables.hand(t, seat)
                 count = 2 if variant == "pass-two" else 1
                 r = tables.pass_(t, view["number"], view["exchange"], seat, rng.sample(hand, count))
+                assert r.status_code == 200, r.get_json()
                 answers.append((seat, r.get_json()))
+                # Before and after the exchange resolves: every seat, the public.
+                reads += look_as_everyone(c, t, oracle, answers)
+            resolved += any(body.get("resolved") for _, body in answers)
             claimant = rng.randrange(SEATS)
             answers.append((claimant, tables.claim(t, view["number"], claimant).get_json()))
             reads += look_as_everyone(c, t, oracle, answers)
     assert reads > 50
+    assert resolved >= 4  # exchanges did resolve, and were looked at after
     assert oracle.every_card - oracle.shown  # something stayed hidden to check against
 
 
