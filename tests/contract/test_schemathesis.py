@@ -228,6 +228,8 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
         def validate_response(self, response: Any, case: Any, **kwargs: Any) -> None:
             # Collected, not raised: a live server's state cannot be replayed,
             # so Hypothesis could not shrink a failure, only call it flaky.
+            if gunicorn_refused(response):
+                return
             try:
                 super().validate_response(
                     response, case, additional_checks=[schema_valid_is_accepted], **kwargs
