@@ -313,7 +313,10 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
         assert seen[answer] > 0, (str(sorted(seen.items())), REPLAY)
     # And it went there by the links: each step below took a link's values
     # from the answer before it (the table's id, the round, the exchange...).
-    explicit = {name for name in followed if "createTable-" in name or "dealRound-" in name}
     assert sum(followed.values()) >= 100, (dict(followed), REPLAY)
-    for link in ("createTable-dealRound", "createTable-getTable", "dealRound-choosePass"):
-        assert any(link in name for name in explicit), (link, sorted(followed), REPLAY)
+    for link in ("createTable-dealRound", "createTable-getTable", "createTable-getSeat"):
+        assert any(f"] {link} ->" in name for name in followed), (link, sorted(followed), REPLAY)
+    # And one level further: from a deal's or a pass's answer (round, exchange, seat).
+    sources = ("POST /v1/tables/{table_id}/rounds ->", "PUT /v1/tables/{table_id}/rounds/")
+    second = [name for name in followed if name.startswith(sources)]
+    assert second, (sorted(followed), REPLAY)
