@@ -18,7 +18,7 @@ from werkzeug.exceptions import HTTPException, NotFound
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import logs, metrics
-from .api import blueprints, inputs, limits, problems, rules_pages
+from .api import blueprints, inputs, limits, problem_pages, problems, rules_pages
 from .api.common import Referee
 from .api.spec import DESCRIPTION, RefereeApi
 from .config import Settings
@@ -86,6 +86,7 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
     api.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
     for blp in blueprints():
         api.register_blueprint(blp)
+    app.register_blueprint(problem_pages.pages_blp)  # the problem types' pages, not in the spec
     _register_errors(app, settings)
     rules_pages.init_app(app, settings.rules_docs_dir)
 

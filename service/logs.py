@@ -22,7 +22,8 @@ from pythonjsonlogger.json import JsonFormatter
 
 LOGGER = "referee"
 REQUEST_ID_HEADER = "X-Request-Id"
-_SAFE_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+_SAFE_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+"""A client's request id (``fullmatch``: ``$`` would let a trailing newline in)."""
 ACCESS_FIELDS = ("request_id", "method", "path", "status", "duration_ms")
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s"
 
@@ -63,7 +64,7 @@ def init_app(app: Flask) -> None:
     @app.before_request
     def _start() -> None:
         given = request.headers.get(REQUEST_ID_HEADER, "")
-        g.request_id = given if _SAFE_ID.match(given) else uuid.uuid4().hex
+        g.request_id = given if _SAFE_ID.fullmatch(given) else uuid.uuid4().hex
         g.started = time.perf_counter()
 
     @app.after_request

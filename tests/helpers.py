@@ -62,6 +62,7 @@ class TableClient:
         r = self.client.post("/v1/tables", json=body)
         assert r.status_code == 201, r.get_json()
         data = r.get_json()
+        assert r.headers["Location"] == f"/v1/tables/{data['table_id']}"
         return Table(
             data["table_id"], data["host_token"], [s["token"] for s in data["seat_tokens"]], data
         )

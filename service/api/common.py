@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from flask import Request, current_app
+from flask import Request, Response, current_app, request
 from flask_smorest import Blueprint
 from webargs.core import missing
 from webargs.flaskparser import FlaskParser, is_json_request
@@ -31,6 +31,8 @@ ERROR_TEXT = {
     401: "No token, a malformed one, or one that is not this table's.",
     403: "Another seat's token, or a seat's token where the host's is needed (or the reverse).",
     404: "No such table (or seat, or round).",
+    412: "`If-None-Match` matches the table's current `ETag` (or is `*`): the table is as "
+    "the caller last saw it, so the request was not carried out.",
     409: "The move does not fit the table's phase or its current round/exchange numbers.",
     410: "Events after `after` are no longer kept, or `after` is past the last event: re-read "
     "the table, then read on from its `last_event`.",
@@ -99,10 +101,39 @@ class BodyParser(FlaskParser):
             ) from None
 
 
+CACHE_REVALIDATE = "no-cache"
+"""``Cache-Control`` of a view with an ETag: a cache may keep it but must ask
+again (``If-None-Match``) before each use: a table changes with every move."""
+
+
+def none_match(etag: str) -> bool:
+    """Whether the request's ``If-None-Match`` matches ``etag`` (RFC 9110 13.1.2:
+    a list of entity tags or ``*``, compared weakly, so ``W/"x"`` matches ``"x"``)."""
+    return request.if_none_match.contains_weak(etag)
+
+
 class RefereeBlueprint(Blueprint):  # type: ignore[misc]
-    """flask-smorest's Blueprint with :class:`BodyParser`."""
+    """flask-smorest's Blueprint with :class:`BodyParser`, and conditional GETs
+    as RFC 9110 has them: ``If-None-Match`` compared weakly, over a list or
+    ``*``; the 304 carries the ``ETag``, ``Cache-Control`` and ``Vary`` the 200
+    would have (flask-smorest compares strongly and answers a bare 304)."""
 
     ARGUMENTS_PARSER = BodyParser()
+
+    def _check_not_modified(self, etag: str) -> None:
+        """Decided in :meth:`_set_etag_in_response`, once the 200 is built."""
+
+    def _set_etag_in_response(self, response: Response) -> None:
+        super()._set_etag_in_response(response)
+        if request.method not in ("GET", "HEAD") or response.status_code != 200:
+            return
+        response.headers.setdefault("Cache-Control", CACHE_REVALIDATE)
+        etag, _ = response.get_etag()
+        if etag is not None and none_match(etag):
+            response.status_code = 304
+            response.set_data(b"")
+            for name in ("Content-Type", "Content-Length"):
+                response.headers.pop(name, None)
 
 
 def documented(blp: Blueprint, *statuses: int) -> Callable[[F], F]:

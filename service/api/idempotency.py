@@ -54,7 +54,8 @@ from .problems import PROBLEM_JSON, Problem
 
 HEADER = "Idempotency-Key"
 REPLAYED = "Idempotent-Replayed"
-KEY_PATTERN = re.compile(r"^[\x21-\x7e]{16,255}$")
+KEY_PATTERN = re.compile(r"[\x21-\x7e]{16,255}")
+"""An Idempotency-Key (``fullmatch``: ``$`` would let a trailing newline in)."""
 KEPT_HEADERS = ("Location", "Cache-Control")
 
 HEADER_DOC = {
@@ -81,7 +82,7 @@ def request_key() -> str | None:
     value = raw.strip()
     if len(value) >= 2 and value[0] == value[-1] == '"':
         value = value[1:-1]
-    if not KEY_PATTERN.match(value):
+    if not KEY_PATTERN.fullmatch(value):
         raise Problem(
             400,
             "idempotency-key-invalid",

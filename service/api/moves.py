@@ -69,6 +69,14 @@ def apply_move(table_id: str, move: Callable[[Loaded], Transition]) -> tuple[Tra
     return transition, loaded
 
 
+def replay_unless_gone(table_id: str, replay: Response, gone: Problem) -> Response:
+    """A recorded answer, unless its table has since gone (deleted, expired):
+    then the answer is as the table is now, ``gone``, not the dead table's."""
+    if referee().store.exists(table_id):
+        return replay
+    raise gone
+
+
 def commit_move(
     table_id: str,
     move: Callable[[Loaded], Transition],
@@ -92,7 +100,7 @@ def commit_move(
         raise missing(True) from None
     pending = idempotency.begin_on_table(table_id, key)
     if isinstance(pending, Response):
-        return pending
+        return replay_unless_gone(table_id, pending, missing(True))
 
     def make(loaded: Loaded, result: Any) -> str:
         if isinstance(result, RuleViolation):

@@ -23,8 +23,9 @@ from werkzeug.exceptions import HTTPException
 from ..games.errors import RULES_OF_CODE, Kind, RuleViolation
 
 PROBLEM_JSON = "application/problem+json"
-TYPE_BASE = "https://card-referee.readthedocs.io/problems/"
-"""Problem ``type`` URIs are this base plus the code; they identify, they need not resolve."""
+TYPE_BASE = "/problems/"
+"""Problem ``type`` URIs are this absolute path plus the code: the service serves
+the code's page there (:mod:`.problem_pages`)."""
 
 MAX_LISTED = 50
 """The most problems one answer lists (``errors``, ``problems``)."""
@@ -136,6 +137,7 @@ _CODES_OF_STATUS = {
     405: "method-not-allowed",
     406: "not-acceptable",
     409: "conflict",
+    412: "precondition-failed",
     413: "body-too-large",
     415: "unsupported-media-type",
     422: "invalid-request",

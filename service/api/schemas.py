@@ -47,21 +47,74 @@ def Int(**kwargs: Any) -> fields.Integer:  # noqa: N802 - reads like a field cla
     return fields.Integer(strict=True, **kwargs)
 
 
+class StrictBoolean(fields.Boolean):
+    """A JSON ``true`` or ``false`` only."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
+def Bool(**kwargs: Any) -> fields.Boolean:  # noqa: N802 - reads like a field class
+    """A JSON ``true`` or ``false`` that refuses ``"yes"``, ``"false"``, ``1`` and ``0``
+    (marshmallow's own Boolean takes them all), as ``Int()`` refuses ``"7"``."""
+    return StrictBoolean(**kwargs)
+
+
 def Card(**kwargs: Any) -> fields.String:  # noqa: N802
     """One card code as a player may write it."""
     metadata = {"description": CARD_PATTERN_DOC, **kwargs.pop("metadata", {})}
     return fields.String(validate=validate.Length(1, 8), metadata=metadata, **kwargs)
 
 
+INVISIBLE = ("Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp")
+"""Unicode general categories refused in names and texts: controls (Cc), format
+characters such as the bidirectional overrides and isolates, zero-width joiners
+and the BOM (Cf), private use (Co), lone surrogates (Cs), unassigned code points
+(Cn), line and paragraph separators (Zl, Zp)."""
+
+TEXT_DOC = (
+    "Kept as typed, but refused (422) when it holds a character of Unicode category "
+    + ", ".join(INVISIBLE)
+    + " (controls, format and direction-changing characters such as U+202E, private use, "
+    "lone surrogates, unassigned code points, line and paragraph separators), or when it "
+    "has no visible character (only spaces, combining marks or blank fillers)."
+)
+
+
 def _printable(text: str) -> None:
-    # Lone surrogates cannot be stored as UTF-8; control characters have no place in a name.
-    if any(unicodedata.category(ch) in ("Cs", "Cc") for ch in text):
-        raise ma.ValidationError("must not hold control characters or lone surrogates")
+    # Lone surrogates cannot be stored as UTF-8; invisible or direction-changing
+    # characters let a name pass for another; a blank name names no one.
+    if any(unicodedata.category(ch) in INVISIBLE for ch in text):
+        raise ma.ValidationError(
+            "must not hold control, format (such as direction overrides), private-use, "
+            "unassigned or separator characters, nor lone surrogates"
+        )
+    if not any(_visible(ch) for ch in text):
+        raise ma.ValidationError("must hold a visible character")
+
+
+BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+"""Letters and symbols that draw nothing (Hangul fillers, the blank Braille pattern)."""
+
+
+def _visible(ch: str) -> bool:
+    """Whether ``ch`` draws something by itself: not a space, separator, mark,
+    invisible character or blank letter."""
+    category = unicodedata.category(ch)
+    return not (category[0] in "ZC" or category in ("Mn", "Me") or ch in BLANK_LETTERS)
 
 
 def Text(low: int, high: int, **kwargs: Any) -> fields.String:  # noqa: N802
-    """A string of ``low``..``high`` printable characters."""
-    return fields.String(validate=[validate.Length(low, high), _printable], **kwargs)
+    """A string of ``low``..``high`` characters, at least one visible (see ``TEXT_DOC``)."""
+    metadata = kwargs.pop("metadata", {})
+    description = " ".join(filter(None, [metadata.get("description"), TEXT_DOC]))
+    return fields.String(
+        validate=[validate.Length(low, high), _printable],
+        metadata={**metadata, "description": description},
+        **kwargs,
+    )
 
 
 MATCH_DOC = {
@@ -143,13 +196,13 @@ class OptionsSchema(StrictSchema):
             "`swap` is chosen without it); `null` for the other modes."
         },
     )
-    fastest_win_bonus = fields.Boolean(
+    fastest_win_bonus = Bool(
         metadata={
             "description": "One extra point at the end of a `deals` match to the seat(s) whose "
             "round win took the fewest exchanges (RULES.md 2.8). Only with `deals`."
         }
     )
-    chips = fields.Boolean(
+    chips = Bool(
         metadata={
             "description": "Ochse scoring (RULES.md 2.8): every other seat pays each winner one "
             "chip per card its longest suit lacks of `win_count`."
@@ -172,20 +225,20 @@ class OptionsSchema(StrictSchema):
         validate=validate.Range(0, 100),
         metadata={"description": "Sevens: chips a pass pays into the pot."},
     )
-    voluntary_pass = fields.Boolean(
+    voluntary_pass = Bool(
         metadata={"description": "Sevens: a seat may pass although it could play."}
     )
     voluntary_pass_limit = Int(
         validate=validate.Range(0, 100),
         metadata={"description": "Sevens: voluntary passes a seat may make per round."},
     )
-    last_card = fields.Boolean(
+    last_card = Bool(
         metadata={
             "description": "Sevens: a seat playing its second-to-last card announces it "
             "(`last_card: true` in the move) or pays 2 chips."
         }
     )
-    turn_the_corner = fields.Boolean(
+    turn_the_corner = Bool(
         metadata={"description": "Sevens: ranks are cyclic; a row may go on past A to 2."}
     )
     points = fields.String(
@@ -590,12 +643,15 @@ class SeatViewSchema(DocumentedSchema):
 
 
 class DealSchema(StrictSchema):
-    """The next round: no `hands` to shuffle, or a submitted deal to check."""
+    """The next round: no `hands` (or `null`) to shuffle, or a submitted deal to check."""
 
     hands = fields.List(
         fields.List(Card()),
         validate=validate.Length(1, MAX_SEATS),
-        metadata={"description": "A submitted deal, one hand per seat; omit to shuffle."},
+        allow_none=True,
+        metadata={
+            "description": "A submitted deal, one hand per seat; omit it or send `null` to shuffle."
+        },
     )
     opening_suit = fields.String(
         validate=validate.Length(1, 8),
@@ -802,7 +858,12 @@ class ProblemSchema(DocumentedSchema):
     class Meta:
         unknown = ma.INCLUDE
 
-    type = fields.String()
+    type = fields.String(
+        metadata={
+            "description": "`/problems/{code}`, a page of this service (resolve it against "
+            "the request's URL) saying what the code means and what to do."
+        }
+    )
     title = fields.String()
     status = fields.Integer()
     detail = fields.String()

@@ -7,18 +7,42 @@ import http
 import re
 from typing import Any
 
+from apispec.ext.marshmallow import MarshmallowPlugin
+from apispec.ext.marshmallow.common import resolve_schema_instance
+from apispec.ext.marshmallow.openapi import OpenAPIConverter
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 
 from .problems import PROBLEM_JSON
-from .schemas import ProblemSchema
+from .schemas import ProblemSchema, StrictSchema
+
+
+class StrictConverter(OpenAPIConverter):
+    """apispec's converter, writing ``additionalProperties: false`` for every
+    request schema (``StrictSchema``: unknown members are refused). apispec
+    itself leaves it out of any schema that has a description."""
+
+    def schema2jsonschema(self, schema: Any) -> dict[str, Any]:
+        jsonschema: dict[str, Any] = super().schema2jsonschema(schema)  # type: ignore[no-untyped-call]
+        if isinstance(resolve_schema_instance(schema), StrictSchema):
+            jsonschema["additionalProperties"] = False
+        return jsonschema
+
+
+class StrictMarshmallowPlugin(MarshmallowPlugin):
+    Converter = StrictConverter
 
 
 class RefereeApi(Api):  # type: ignore[misc]
-    """flask-smorest's ``Api``, documenting every error as RFC 9457 problem+json;
-    its spec cites the rules as links to the served rules pages (:func:`link_rules`)."""
+    """flask-smorest's ``Api``, documenting every error as RFC 9457 problem+json
+    and every request schema as closed (``additionalProperties: false``); its
+    spec cites the rules as links to the served rules pages (:func:`link_rules`)."""
 
     ERROR_SCHEMA = ProblemSchema
+
+    def _init_spec(self, **kwargs: Any) -> None:
+        kwargs.setdefault("marshmallow_plugin", StrictMarshmallowPlugin())
+        super()._init_spec(**kwargs)
 
     def init_app(self, app: Any, *args: Any, **kwargs: Any) -> None:
         super().init_app(app, *args, **kwargs)
@@ -61,11 +85,34 @@ newest 32 answers per token and table; deleting the table deletes them). `PUT` o
 of a Sevens turn is idempotent by itself. Every answer carries `X-Request-Id` (yours, if you sent
 one of 1..64 characters `A-Z a-z 0-9 . _ -`).
 
+## Conditional requests
+
+`GET /v1/tables/{table_id}` carries an `ETag` and `Cache-Control: no-cache`.
+`If-None-Match` (RFC 9110 13.1.2) takes a list of entity tags or `*`, compared
+weakly (`W/"x"` matches `"x"`): on a `GET` or `HEAD` a match is 304 with the
+same `ETag` and `Cache-Control`, no body; on `DELETE` of the table a match is
+412 `precondition-failed` and nothing is deleted. Other resources have no
+validators and ignore the header.
+
+## Input
+
+Request bodies are strict JSON: a member has the JSON type the schema gives it,
+never a string standing for it. Integers are JSON numbers without a fraction
+(`"5"` and `5.5` are refused), booleans are `true` or `false` only (`"yes"`,
+`"false"`, `1` and `0` are refused), strings are JSON strings. Members a schema
+does not name are refused (422 `invalid-request`, "Unknown field"): every
+request schema says `additionalProperties: false`. Player names and `call` are
+kept as typed but refused when they hold a character of Unicode category Cc,
+Cf, Co, Cs, Cn, Zl or Zp (controls, format and direction-changing characters
+such as U+202E, private use, lone surrogates, unassigned, separators) or have no
+visible character (blank). `hands: null` on a deal shuffles, as no `hands` does.
+
 ## Errors
 
-Every error is RFC 9457 `application/problem+json` with a stable `code`; invalid
-input adds `errors: [{pointer | parameter, detail}]` (the first 50) and
-`errors_total` (how many in all); every 409 adds
+Every error is RFC 9457 `application/problem+json` with a stable `code` and a
+`type` of `/problems/{code}`: `GET` that page (HTML, served here) for what the
+code means and what to do. Invalid input adds `errors: [{pointer | parameter,
+detail}]` (the first 50) and `errors_total` (how many in all); every 409 adds
 `current_round`, `round_status` and `waiting_for` (the seats whose move is
 awaited), with `current_exchange` (My Ship Sails) or `current_turn` and
 `on_turn` (Sevens). A refusal by a game's rules carries `rules`, the link to
@@ -79,6 +126,7 @@ the rules page that explains it.
 | 404 | `not-found` (also: a path number in digits other than ASCII `0-9`), `table-not-found`, `seat-not-found`, `round-not-found`, `move-not-in-game` (a move of one game on a table of another) |
 | 409 | `idempotency-key-in-use` (with `Retry-After`), `round-in-play`, `no-round-in-play`, `stale-round`, `stale-exchange`, `stale-turn`, `not-your-turn`, `round-over`, `claim-window-closed`, `declaration-automatic`, `match-over` |
 | 410 | `events-gone` (with `oldest_seq` and `last_event`: the events after `after` are no longer all kept, or `after` is past the last event) |
+| 412 | `precondition-failed` (`If-None-Match` on a `DELETE` matches the table's `ETag`) |
 | 413 | `body-too-large` (64 KiB, with a `Content-Length` or chunked) |
 | 415 | `unsupported-media-type` (a body that is not `application/json`) |
 | 422 | `idempotency-key-reused`, `invalid-request` (schema), `unknown-variant`, `options-invalid`, `deal-invalid`, `wrong-game` (a check of one game for another's preset); My Ship Sails: `pass-invalid`, `hand-invalid`, `claim-not-winning`; Sevens: `play-invalid`, `not-playable` (with the `rows` of its suit), `must-open`, `must-play` (with `playable_count`, never which cards), `voluntary-pass-limit`, `last-card-invalid` |

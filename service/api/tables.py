@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, url_for
+from flask import Response, request, url_for
 from flask.views import MethodView
 
 from .. import metrics
@@ -28,11 +28,12 @@ from .common import (
     check_table_id,
     documented,
     no_table,
+    none_match,
     now_ms,
     referee,
 )
 from .links import operation
-from .moves import Answer, after, commit_move, load, public
+from .moves import Answer, after, commit_move, load, public, replay_unless_gone
 from .problems import Problem
 from .schemas import (
     CreatedTableSchema,
@@ -63,7 +64,7 @@ class Tables(MethodView):
         headers={"Location": {"description": "The table's URL.", "schema": {"type": "string"}}},
     )
     @blp.doc(parameters=[idempotency.HEADER_DOC], **operation("createTable"))
-    @documented(blp, 400, 409, 422)
+    @documented(blp, 400, 404, 409, 422)
     def post(self, body: dict[str, Any]) -> Answer | Response:
         """Create a table
 
@@ -71,15 +72,18 @@ class Tables(MethodView):
         order and the first dealer (a seat or `"draw"`). The answer holds the
         host's token and one token per seat: they are shown only this once
         (and to a retry with the same `Idempotency-Key` within 24 hours, which
-        gets the same table, not a new one). Refuses (422 `options-invalid`) an
-        inconsistent mix, with every reason.
+        gets the same table, not a new one; once the table is deleted or
+        expired, such a retry is 404 `table-not-found`). Refuses (422
+        `options-invalid`) an inconsistent mix, with every reason.
         """
         key = idempotency.request_key()
         if key is None:
             return self._create(body, auth.new_table_id(), None)
         pending = idempotency.begin(create_record_key(key), seal=key)
         if isinstance(pending, Response):
-            return pending
+            if pending.status_code != 201:  # a refusal: no table was made
+                return pending
+            return replay_unless_gone(created_table_id(key), pending, no_table())
         try:
             return self._create(body, created_table_id(key), pending)
         except AlreadyRecorded as done:
@@ -142,22 +146,49 @@ class Table(MethodView):
         Anyone with the id may read it: options, seats and names, standings,
         dealer, round and exchange numbers, which seats have chosen their pass
         (never which cards), finished rounds with the hands shown, the match.
-        It never holds a hidden card. Carries an `ETag`; `If-None-Match` gives 304.
+        It never holds a hidden card. Carries an `ETag` and `Cache-Control:
+        no-cache`; `If-None-Match` (entity tags or `*`, compared weakly as RFC
+        9110 says, so `W/"x"` matches `"x"`) gives 304 with the same `ETag` and
+        `Cache-Control`.
         """
         loaded = load(table_id)
         return public(table_id, loaded.table, loaded.now_ms, loaded.event_count)
 
     @blp.response(204)
-    @blp.doc(security=SECURITY, **operation("deleteTable"))
-    @documented(blp, 401, 403, 404)
+    @blp.doc(
+        security=SECURITY,
+        parameters=[
+            {
+                "in": "header",
+                "name": "If-None-Match",
+                "required": False,
+                "description": "Entity tags (or `*`): a match with the table's current "
+                "`ETag` (weak comparison) is 412 and deletes nothing.",
+                "schema": {"type": "string"},
+            }
+        ],
+        **operation("deleteTable"),
+    )
+    @documented(blp, 401, 403, 404, 412)
     def delete(self, table_id: str) -> Response:
         """Delete a table (host)
 
         Removes the table and every key it owns, with the answers kept for
-        `Idempotency-Key` retries (of its creation and of every move).
+        `Idempotency-Key` retries of its moves. The answer of its creation
+        stays (sealed with its key) until it expires, so that a retry of the
+        creation is 404 `table-not-found`, never a second table; a retried
+        move is 401, as on any table that does not exist.
         """
         loaded = load(table_id, protected=True)
         auth.require_host(loaded.auth)
+        if "If-None-Match" in request.headers:  # RFC 9110 13.1.2: a match is 412
+            view = public(table_id, loaded.table, loaded.now_ms, loaded.event_count)
+            if none_match(blp._generate_etag(PublicTableSchema().dump(view))):
+                raise Problem(
+                    412,
+                    "precondition-failed",
+                    "If-None-Match matches the table's current ETag (or is *); not deleted.",
+                )
         idempotency.delete_table(table_id, loaded.auth)
         return Response(status=204)
 

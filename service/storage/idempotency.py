@@ -107,11 +107,13 @@ class IdempotencyStore:
         return None if held is None else _text(held)
 
     def delete_table(self, store: TableStore, table_id: str, scopes: list[str]) -> bool:
-        """Delete the table with its creation's record and the records of the
-        tokens whose hashes are ``scopes`` (one atomic step)."""
+        """Delete the table with the records of the tokens whose hashes are
+        ``scopes`` (one atomic step). Its creation's record stays until it
+        expires (one per table, sealed): a retried creation then finds the
+        table gone and is answered so, instead of making the table again."""
         return store.delete(
             table_id,
-            owned=[create_record_key_of(table_id)],
+            owned=[],
             indexes=[index_key(table_id, scope) for scope in scopes],
         )
 

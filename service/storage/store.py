@@ -446,6 +446,10 @@ class TableStore:
         keys = [*all_keys(table_id), *owned]
         return bool(self._delete(keys=[*keys, *indexes], args=[len(keys)]))
 
+    def exists(self, table_id: str) -> bool:
+        """Whether the table is there (not deleted, not expired)."""
+        return bool(self.client.exists(table_key(table_id)))
+
     def ping(self) -> bool:
         """Whether Redis answers."""
         return bool(self.client.ping())

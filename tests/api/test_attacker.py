@@ -156,7 +156,17 @@ def look_as_everyone(
     return reads
 
 
-@pytest.mark.parametrize(("variant", "seed"), [("pass-two", 1), ("circle", 2), ("whehee", 3)])
+@pytest.mark.parametrize(
+    ("variant", "seed"),
+    [
+        ("pass-two", 1),
+        ("circle", 2),
+        ("whehee", 3),
+        ("ochse", 4),  # chain: one seat at a time gives a card to its left
+        ("matrimony", 5),  # chain, the whole deck dealt
+        ("foster", 6),  # swap: two seats trade blind, then the showdown
+    ],
+)
 def test_no_answer_and_no_event_shows_a_hidden_card(
     tables: TableClient, redis_client: redis.Redis, variant: str, seed: int
 ) -> None:
@@ -166,9 +176,9 @@ def test_no_answer_and_no_event_shows_a_hidden_card(
     t = tables.create(SEATS, variant, max_exchanges=8, claim_window_ms=0, match={"open": True})
     oracle = Oracle(redis_client, t)
     c = tables.client
-    reads = 0
+    reads = resolved = 0
     for _ in range(30):
-        if reads > 50:
+        if reads > 50 and resolved >= 4:
             break
         dealt = tables.deal(t)
         assert dealt.status_code == 201
@@ -180,11 +190,16 @@ def test_no_answer_and_no_event_shows_a_hidden_card(
                 hand = tables.hand(t, seat)
                 count = 2 if variant == "pass-two" else 1
                 r = tables.pass_(t, view["number"], view["exchange"], seat, rng.sample(hand, count))
+                assert r.status_code == 200, r.get_json()
                 answers.append((seat, r.get_json()))
+                # Before and after the exchange resolves: every seat, the public.
+                reads += look_as_everyone(c, t, oracle, answers)
+            resolved += any(body.get("resolved") for _, body in answers)
             claimant = rng.randrange(SEATS)
             answers.append((claimant, tables.claim(t, view["number"], claimant).get_json()))
             reads += look_as_everyone(c, t, oracle, answers)
     assert reads > 50
+    assert resolved >= 4  # exchanges did resolve, and were looked at after
     assert oracle.every_card - oracle.shown  # something stayed hidden to check against
 
 
@@ -214,7 +229,7 @@ def test_the_order_a_seat_picked_its_cards_shows_nowhere(tables: TableClient) ->
     assert seen[0][1][0]["pending"] == ["AH", "8D"]  # canonical order, not the order picked
 
 
-def test_tokens_hold_at_least_128_random_bits_and_show_only_at_creation(
+def test_tokens_hold_256_random_bits_and_show_only_at_creation(
     tables: TableClient,
 ) -> None:
     import base64
@@ -222,19 +237,32 @@ def test_tokens_hold_at_least_128_random_bits_and_show_only_at_creation(
     made = [tables.create(SEATS) for _ in range(20)]
     tokens = [tok for t in made for tok in (t.host, *t.seats)]
     assert len(set(tokens)) == len(tokens)
+    bits = []
     for token in tokens:
-        assert len(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))) * 8 >= 128
+        # 256 bits are 43 base64url characters (258 bits' room) without padding.
+        assert re.fullmatch(r"[A-Za-z0-9_-]{43}", token), token
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        assert len(raw) * 8 == 256
+        bits.append(int.from_bytes(raw, "big"))
+    # Every one of the 256 bits varies: 128 random bits padded to 256 would not.
+    for position in range(256):
+        ones = sum(b >> position & 1 for b in bits)
+        assert 0 < ones < len(bits), position
+    share = sum(bin(b).count("1") for b in bits) / (256 * len(bits))
+    assert 0.47 < share < 0.53, share
     # Only the creation answer holds them: no URL, no header, no other answer.
     t = made[0]
-    tables.deal(t)
+    assert t.created["table"]["table_id"] == t.table_id
     answers = [
+        tables.deal(t),
         tables.client.get(t.url),
         tables.client.get(f"{t.url}/seats/0", headers=bearer(t.seats[0])),
         tables.client.get(f"{t.url}/events?after=0"),
-        tables.deal(t),
     ]
+    assert [r.status_code for r in answers] == [201, 200, 200, 200]
     for r in answers:
         text = r.get_data(as_text=True) + str(dict(r.headers))
         assert not any(tok in text for tok in (t.host, *t.seats))
     assert t.host not in t.created["seat_tokens"][0]["token"]
-    assert all(t.table_id in r.headers.get("Location", t.table_id) for r in answers)
+    # The one answer with a Location (the deal's 201) names the round, not a token.
+    assert [r.headers.get("Location") for r in answers] == [f"{t.url}/rounds/1", None, None, None]

@@ -272,3 +272,18 @@ def test_finish_during_a_claim_window_settles_the_claims_made(tables: TableClien
     r = tables.client.post(f"{t.url}/finish", headers=bearer(t.host))
     assert r.get_json()["match"] == {"status": "finished", "winners": [1], "fastest_win": []}
     assert r.get_json()["results"][0]["winners"] == [1]
+
+
+def test_the_snapshot_sees_a_refusal_that_changes_a_ttl(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    # What a planted bug did: a refused request set the table's TTL anew.
+    t = tables.create(4)
+    tables.deal(t, WINNING_AT_DEAL)
+    before = snapshot(redis_client, t)
+    assert all(expiry > 0 for _, expiry in before.values())
+    assert snapshot(redis_client, t) == before  # time passing is no change
+    time.sleep(0.01)
+    for key in before:
+        redis_client.expire(key, 3600)
+    assert snapshot(redis_client, t) != before

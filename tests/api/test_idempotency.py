@@ -6,6 +6,7 @@ these tests send it again and check that nothing acted twice.
 
 from __future__ import annotations
 
+import json
 import threading
 import uuid
 from typing import Any
@@ -257,14 +258,55 @@ def test_the_same_json_serialised_anew_is_the_same_request(tables: TableClient) 
     assert reused.status_code == 422 and reused.get_json()["code"] == "idempotency-key-reused"
 
 
-def test_a_claim_with_a_body_nested_too_deep_is_refused_not_crashed(tables: TableClient) -> None:
+def test_a_deal_with_a_body_nested_too_deep_is_400_and_frees_its_key(tables: TableClient) -> None:
+    # Well-formed JSON, too deep for the parser, to a call that reads its body,
+    # with a key: both the key's fingerprint and the body parser meet it.
     t = tables.create(4)
-    tables.deal(t, NOT_WINNING)
-    deep = b"[" * 100_000 + b"]" * 100_000
+    depth = 30_000
+    deep = '{"hands": ' + "[" * depth + "]" * depth + "}"
+    assert len(deep) < 64 * 1024  # not a 413
+    json.loads('{"hands": ' + "[" * 500 + "]" * 500 + "}")  # well-formed, only deep
+    key = str(uuid.uuid4())
     r = tables.client.post(
-        f"{t.url}/rounds/1/claims",
-        data=deep[:60_000],
-        content_type="application/json",
-        headers=keyed(t.seats[0], str(uuid.uuid4())),
+        f"{t.url}/rounds", data=deep, content_type="application/json", headers=keyed(t.host, key)
     )
-    assert r.status_code < 500
+    assert r.status_code == 400, r.get_json()
+    assert r.get_json()["code"] == "malformed-request"
+    assert "deep" in r.get_json()["detail"]
+    assert tables.public(t)["round"] is None
+    # Refused before the rules: nothing recorded, the key runs the next request.
+    r = tables.client.post(f"{t.url}/rounds", json={}, headers=keyed(t.host, key))
+    assert r.status_code == 201, r.get_json()
+
+
+def test_a_retried_creation_of_a_deleted_table_is_404_not_its_tokens(client: Any) -> None:
+    body = {"players": ["Ann", "Ben", "Cat", "Dan"], "first_dealer": 0}
+    key = {"Idempotency-Key": str(uuid.uuid4())}
+    first = client.post("/v1/tables", json=body, headers=key)
+    assert first.status_code == 201
+    created = first.get_json()
+    gone = client.delete(first.headers["Location"], headers=bearer(created["host_token"]))
+    assert gone.status_code == 204
+    again = client.post("/v1/tables", json=body, headers=key)
+    assert again.status_code == 404, again.get_json()
+    assert again.get_json()["code"] == "table-not-found"
+    text = again.get_data(as_text=True)
+    assert created["host_token"] not in text and created["table_id"] not in text
+    # A refused creation made no table: its retry still gets the refusal.
+    refused = {"players": ["Ann"], "first_dealer": 0}
+    key = {"Idempotency-Key": str(uuid.uuid4())}
+    assert client.post("/v1/tables", json=refused, headers=key).status_code == 422
+
+
+def test_a_retried_move_on_a_deleted_table_is_answered_as_the_table_is_now(
+    tables: TableClient,
+) -> None:
+    t = tables.create(4)
+    key = {"Idempotency-Key": str(uuid.uuid4()), **bearer(t.host)}
+    first = tables.client.post(f"{t.url}/rounds", headers=key)
+    assert first.status_code == 201
+    assert tables.client.delete(t.url, headers=bearer(t.host)).status_code == 204
+    again = tables.client.post(f"{t.url}/rounds", headers=key)
+    # As without a key: a call that needs a token, on a table that is not there.
+    assert again.status_code == 401, again.get_json()
+    assert again.get_json()["code"] == "token-unknown"

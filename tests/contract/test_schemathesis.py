@@ -1,37 +1,126 @@
 """Schemathesis over the committed openapi.yaml, against a real gunicorn over
-HTTP, with every check on (schemathesis.toml also sets max_response_time).
+HTTP.
 
-- every operation alone: each case runs against a real table (4 seats, one
-  round dealt) with a real token, so that requests get past the 404/401 gates;
-- stateful: the OpenAPI links from table creation to rounds, passes and claims,
-  with the tokens that creation handed out.
+Two configurations:
+
+- tolerant: schemathesis.toml, as the project runs `schemathesis run` (a
+  schema-valid request may still break a rule of the game: 409, 410, 422);
+- strict: schemathesis's defaults, as a user's CLI run without our config has
+  them, every default check on. Its one change: `positive_data_acceptance`
+  also takes the refusals no JSON Schema can express, and only those (see
+  :func:`schema_valid_is_accepted`): a rule of the game refusing the move (its
+  stable codes), and a name or `call` holding a character of the Unicode
+  categories the spec's description names. A schema-valid request refused as
+  `invalid-request` for anything else (an unknown member, a type) fails.
+
+Phases:
+
+- every operation alone, both configurations: each case runs against a real
+  table (4 seats, one round dealt) with a real token, so that requests get past
+  the 404/401 gates;
+- stateful, strict: the OpenAPI links from table creation to rounds, passes and
+  claims, with the tokens that creation handed out; the test counts the links
+  it followed and fails when it followed too few.
+
+Randomness: the test's own choices come from ``random.Random(SEED)`` and
+Hypothesis runs under ``@seed(SEED)``; SEED is ``CONTRACT_SEED`` from the
+environment, else fixed, and every failure message names it so that a failure
+replays (schemathesis's link parameter coin flips draw from true randomness
+and do not replay).
 """
 
 from __future__ import annotations
 
+import os
 import random
+import unicodedata
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
 import schemathesis
-from hypothesis import HealthCheck, Phase, settings
+from hypothesis import HealthCheck, Phase, seed, settings
 from hypothesis.errors import Flaky
 from schemathesis.config import SchemathesisConfig
+
+from service.api.schemas import INVISIBLE, _visible
+from service.games.errors import CODES
 
 from ..conftest import Served
 
 ROOT = Path(__file__).resolve().parents[2]
 SEAT_OPERATIONS = {"choosePass", "getSeat"}
 HOST_OPERATIONS = {"dealRound", "finishMatch", "deleteTable"}
+SEED = int(os.environ.get("CONTRACT_SEED", "20261130"))
+REPLAY = f"(CONTRACT_SEED={SEED} replays this run)"
+RULE_CODES = {*CODES, "idempotency-key-reused", "events-gone", "precondition-failed"}
+"""Refusals of a schema-valid request that the schema cannot foresee: the
+rules of the game, a key used before, a cursor the log cannot go on from, an
+``If-None-Match`` that matches (the client's own precondition)."""
+TEXT_POINTERS = ("/players/", "/options/call")
+DEFAULT_ACCEPTED = ("2", "3", "401", "403", "404", "409", "429", "5")
+"""schemathesis's default ``positive_data_acceptance`` statuses (2xx, 3xx, ... 5xx)."""
 
 
-def load(base_url: str) -> Any:
-    config = SchemathesisConfig.from_path(ROOT / "schemathesis.toml")
+def load(base_url: str, strict: bool = False) -> Any:
+    if strict:
+        # schemathesis's defaults; positive_data_acceptance is ours (schema_valid_is_accepted).
+        config = SchemathesisConfig.from_dict(
+            {"checks": {"positive_data_acceptance": {"enabled": False}}}
+        )
+    else:
+        config = SchemathesisConfig.from_path(ROOT / "schemathesis.toml")
     schema = schemathesis.openapi.from_path(ROOT / "openapi.yaml", config=config)
     schema.config.update(base_url=base_url)
     return schema
+
+
+def refused_text(value: Any) -> bool:
+    """Whether the service's documented text rule refuses ``value``."""
+    return isinstance(value, str) and (
+        any(unicodedata.category(ch) in INVISIBLE for ch in value)
+        or not any(_visible(ch) for ch in value)
+    )
+
+
+def pointed(body: Any, pointer: str) -> Any:
+    for part in pointer.split("/")[1:]:
+        part = part.replace("~1", "/").replace("~0", "~")
+        body = body[int(part)] if isinstance(body, list) else body[part]
+    return body
+
+
+def schema_valid_is_accepted(ctx: Any, response: Any, case: Any) -> None:
+    """schemathesis's ``positive_data_acceptance`` with its default statuses,
+    which also takes what no JSON Schema can say (see the module's docstring)."""
+    meta = case.meta
+    if meta is None or not meta.generation.mode.is_positive:
+        return
+    status = str(response.status_code)
+    if status.startswith(DEFAULT_ACCEPTED):
+        return
+    try:
+        problem = response.json()
+    except ValueError:
+        problem = {}
+    code = problem.get("code")
+    if code in RULE_CODES:
+        return
+    if code == "invalid-request" and problem.get("errors"):
+        texts = [
+            e
+            for e in problem["errors"]
+            if str(e.get("pointer", "")).startswith(TEXT_POINTERS)
+            and refused_text(pointed(case.body, e["pointer"]))
+        ]
+        if len(texts) == len(problem["errors"]):
+            return
+    raise AssertionError(
+        f"Schema-valid request rejected: {case.method} {case.formatted_path} -> "
+        f"{response.status_code} {problem} {REPLAY}"
+    )
 
 
 @pytest.fixture()
@@ -39,7 +128,14 @@ def api_schema(served: Served) -> Any:
     return load(served.base)
 
 
+@pytest.fixture()
+def strict_api_schema(served: Served) -> Any:
+    return load(served.base, strict=True)
+
+
 schema = schemathesis.pytest.from_fixture("api_schema")
+strict_schema = schemathesis.pytest.from_fixture("strict_api_schema")
+RNG = random.Random(SEED)
 
 
 def real_table(base: str) -> dict[str, Any]:
@@ -52,12 +148,10 @@ def real_table(base: str) -> dict[str, Any]:
     return created
 
 
-@schema.parametrize()
-@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
-def test_every_operation_conforms(case: Any, served: Served) -> None:
+def call_on_a_real_table(case: Any, served: Served) -> tuple[Any, dict[str, str]]:
     headers = {}
     params = case.path_parameters or {}
-    if "table_id" in params and random.random() < 0.9:
+    if "table_id" in params and RNG.random() < 0.9:
         created = real_table(served.base)
         params["table_id"] = created["table_id"]
         seats = [s["token"] for s in created["seat_tokens"]]
@@ -65,21 +159,46 @@ def test_every_operation_conforms(case: Any, served: Served) -> None:
         if isinstance(seat, int) and 0 <= seat < 4:
             token = seats[seat]
         else:
-            token = random.choice([created["host_token"], *seats])
+            token = RNG.choice([created["host_token"], *seats])
         headers["Authorization"] = f"Bearer {token}"
-    response = case.call(headers=headers)
+    return case.call(headers=headers), headers
+
+
+def gunicorn_refused(response: Any) -> bool:
+    # gunicorn's own refusal of a request line over its limit (4094 bytes),
+    # before the app: HTTP's business, not the API's contract.
     if response.status_code == 414:
-        # gunicorn's own refusal of a request line over its limit (4094 bytes),
-        # before the app: HTTP's business, not the API's contract.
         assert len(response.request.url) > 4000
-        return
-    case.validate_response(response, headers=headers)
+        return True
+    return False
+
+
+@schema.parametrize()
+@seed(SEED)
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+def test_every_operation_conforms(case: Any, served: Served) -> None:
+    response, headers = call_on_a_real_table(case, served)
+    if not gunicorn_refused(response):
+        case.validate_response(response, headers=headers)
+
+
+@strict_schema.parametrize()
+@seed(SEED)
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+def test_every_operation_conforms_without_the_projects_tolerance(case: Any, served: Served) -> None:
+    response, headers = call_on_a_real_table(case, served)
+    if not gunicorn_refused(response):
+        case.validate_response(
+            response, headers=headers, additional_checks=[schema_valid_is_accepted]
+        )
 
 
 def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served) -> None:
-    api = load(served.base)
-    seen: dict[str, int] = {}
+    api = load(served.base, strict=True)
+    seen: Counter[str] = Counter()
+    followed: Counter[str] = Counter()  # link name -> steps that took it with its values
     tokens: dict[str, dict[str, Any]] = {}  # table id -> the tokens its creation handed out
+    rng = random.Random(SEED)
 
     def operation_of(case: Any) -> str:
         return str(case.operation.definition.raw.get("operationId", ""))
@@ -95,18 +214,27 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
         if operation in HOST_OPERATIONS:
             return str(table["host"])
         if operation == "claim":
-            return str(random.choice(table["seats"]))
+            return str(rng.choice(table["seats"]))
         return None
 
     failures: list[str] = []
 
     class Workflow(api.as_state_machine()):  # type: ignore[misc]
+        def step(self, input: Any) -> Any:
+            if input.transition is not None and input.is_applied:
+                followed[input.transition.id] += 1
+            return super().step(input)
+
         def validate_response(self, response: Any, case: Any, **kwargs: Any) -> None:
             # Collected, not raised: a live server's state cannot be replayed,
             # so Hypothesis could not shrink a failure, only call it flaky.
+            if gunicorn_refused(response):
+                return
             try:
-                super().validate_response(response, case, **kwargs)
-            except Exception as failure:  # noqa: BLE001 - every check failure
+                super().validate_response(
+                    response, case, additional_checks=[schema_valid_is_accepted], **kwargs
+                )
+            except (Exception, BaseExceptionGroup) as failure:  # noqa: BLE001 - every check
                 failures.append(f"{case.method} {case.formatted_path}: {failure}")
 
         def get_call_kwargs(self, case: Any) -> dict[str, Any]:
@@ -116,13 +244,13 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
 
         def before_call(self, case: Any) -> None:
             operation = operation_of(case)
-            seen[operation] = seen.get(operation, 0) + 1
+            seen[operation] += 1
             token = token_for(case)
             if token:  # over any Authorization schemathesis generated
                 case.headers = {**(case.headers or {}), "Authorization": f"Bearer {token}"}
             # Most of the time, a body a front end would send, so that the walk
             # gets deep; else schemathesis's own data.
-            if random.random() > 0.7:
+            if rng.random() > 0.7:
                 return
             params = case.path_parameters or {}
             if operation == "createTable":
@@ -140,7 +268,7 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
                 current = (view.get("round") or {}).get("exchange")
                 if current is None:  # the match is over, or the table gone
                     return
-                seat = random.randrange(len(tokens[params["table_id"]]["seats"]))
+                seat = rng.randrange(len(tokens[params["table_id"]]["seats"]))
                 token = tokens[params["table_id"]]["seats"][seat]
                 as_seat = {"Authorization": f"Bearer {token}"}
                 mine = requests.get(f"{base}/seats/{seat}", headers=as_seat, timeout=10).json()
@@ -149,9 +277,9 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
                 case.headers = {**(case.headers or {}), "Authorization": f"Bearer {token}"}
 
         def after_call(self, response: Any, case: Any) -> None:
+            super().after_call(response, case)
             operation = operation_of(case)
-            key = f"{operation} {response.status_code}"
-            seen[key] = seen.get(key, 0) + 1
+            seen[f"{operation} {response.status_code}"] += 1
             if operation == "createTable" and response.status_code == 201:
                 body = response.json()
                 tokens[body["table_id"]] = {
@@ -163,10 +291,10 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
     # but meets other server state for a flaky test; like schemathesis's own
     # runner, start a new walk then (the server state is what it is).
     walks = 0
-    while seen.get("createTable", 0) < 150 and walks < 10:
+    while seen["createTable"] < 150 and walks < 10:
         walks += 1
         try:
-            Workflow.run(
+            seed(SEED + walks)(Workflow).run(
                 settings=settings(
                     max_examples=50,
                     stateful_step_count=10,
@@ -177,8 +305,18 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
             )
         except Flaky:
             continue
-    assert failures == []
+    print(f"links followed: {dict(followed)}; answers: {dict(seen)}; {REPLAY}")
+    assert failures == [], REPLAY
     # The walk went past creation: rounds, passes and claims were reached
     # with real tokens and succeeded.
     for answer in ("createTable 201", "dealRound 201", "choosePass 200", "getSeat 200"):
-        assert seen.get(answer, 0) > 0, str(sorted(seen.items()))
+        assert seen[answer] > 0, (str(sorted(seen.items())), REPLAY)
+    # And it went there by the links: each step below took a link's values
+    # from the answer before it (the table's id, the round, the exchange...).
+    assert sum(followed.values()) >= 100, (dict(followed), REPLAY)
+    for link in ("createTable-dealRound", "createTable-getTable", "createTable-getSeat"):
+        assert any(f"] {link} ->" in name for name in followed), (link, sorted(followed), REPLAY)
+    # And one level further: from a deal's or a pass's answer (round, exchange, seat).
+    sources = ("POST /v1/tables/{table_id}/rounds ->", "PUT /v1/tables/{table_id}/rounds/")
+    second = [name for name in followed if name.startswith(sources)]
+    assert second, (sorted(followed), REPLAY)

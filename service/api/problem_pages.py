@@ -1,0 +1,248 @@
+"""The page behind every problem ``type``: ``GET /problems/<code>``.
+
+A problem's ``type`` is ``/problems/<code>`` (a URI reference, resolved against
+the request's URL, RFC 9457 3.1.1); that page, served by the service itself,
+says what the code means and what to do about it. Every page comes from
+:data:`PAGES` (the codes of the HTTP layer) and, for the codes the games raise,
+from :data:`PAGES` too, else from what their :class:`~service.games.errors.Kind`
+says (a game may register codes of its own).
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+from flask import Blueprint, Response
+
+from ..games.errors import CODES, Kind
+from .problems import STATUS_OF_KIND, TYPE_BASE, Problem
+
+
+@dataclass(frozen=True)
+class Page:
+    """A code's status, what it means and what the caller can do."""
+
+    status: int
+    meaning: str
+    remedy: str
+
+
+RETRY_LATER = "Retry after the `Retry-After` seconds."
+REREAD = (
+    "Re-read the table (`GET /v1/tables/{table_id}`): the answer's `current_round`, "
+    "`current_exchange`, `round_status` and `waiting_for` say where it stands; then send "
+    "the move that fits."
+)
+
+PAGES: dict[str, Page] = {
+    # The HTTP layer.
+    "malformed-request": Page(
+        400,
+        "The body is not valid JSON, or is nested too deep to read.",
+        "Send one JSON value, as `Content-Type: application/json`.",
+    ),
+    "idempotency-key-invalid": Page(
+        400,
+        "The `Idempotency-Key` header is not 16 to 255 visible ASCII characters.",
+        "Send a random UUID as the key, or no key.",
+    ),
+    "token-missing": Page(
+        401,
+        "This call needs a token and none came in `Authorization: Bearer <token>`.",
+        "Send the host's or the seat's token, as the table's creation handed them out. "
+        "A token in the URL is never read.",
+    ),
+    "token-malformed": Page(
+        401,
+        "The `Authorization` header is not `Bearer <token>` with a token of this service.",
+        "Send `Authorization: Bearer <token>`, the token exactly as it was handed out.",
+    ),
+    "token-unknown": Page(
+        401,
+        "The token is not one of this table's, or the table does not exist (any more).",
+        "Check the table id and use a token its creation handed out.",
+    ),
+    "host-only": Page(
+        403,
+        "Only the host's token may make this call (deal, finish, delete).",
+        "Send the host's token.",
+    ),
+    "seat-only": Page(
+        403,
+        "Only a seat's token may make this call (pass, claim, a seat's view).",
+        "Send the seat's own token.",
+    ),
+    "wrong-seat": Page(
+        403,
+        "The token is another seat's.",
+        "Send the token of the seat named in the URL.",
+    ),
+    "unauthorized": Page(
+        401, "This call needs a valid token.", "Send `Authorization: Bearer <token>`."
+    ),
+    "forbidden": Page(403, "This token may not make this call.", "Send the token the call needs."),
+    "not-found": Page(404, "There is no such URL.", "Check the path against the API document."),
+    "table-not-found": Page(
+        404,
+        "There is no table with this id: it never existed, was deleted or expired. A retry "
+        "of its creation with the same `Idempotency-Key` after the deletion gets this too.",
+        "Create a new table.",
+    ),
+    "round-not-found": Page(
+        404, "The table has no round with this number.", "Read the table for its rounds."
+    ),
+    "method-not-allowed": Page(
+        405, "The URL does not take this method.", "Use a method the `Allow` header names."
+    ),
+    "not-acceptable": Page(
+        406, "No answer in a media type the `Accept` header takes.", "Accept JSON."
+    ),
+    "conflict": Page(409, "The request conflicts with the resource's state.", REREAD),
+    "idempotency-key-in-use": Page(
+        409,
+        "A request with this `Idempotency-Key` is still being carried out.",
+        RETRY_LATER + " The retry gets that request's answer.",
+    ),
+    "events-gone": Page(
+        410,
+        "The events after the cursor `after` are no longer all kept, or `after` is past the "
+        "last event (the log was reset).",
+        "Re-read the table and read on from its `last_event` (or from `oldest_seq - 1` for "
+        "every event still kept).",
+    ),
+    "precondition-failed": Page(
+        412,
+        "`If-None-Match` matches the table's current `ETag` (or is `*`), so the request "
+        "was not carried out.",
+        "Send the request without `If-None-Match`, or re-read the table first.",
+    ),
+    "precondition-required": Page(
+        428, "This call needs a precondition header.", "Send the header the detail names."
+    ),
+    "body-too-large": Page(413, "The body is over 64 KiB.", "Send a smaller body."),
+    "unsupported-media-type": Page(
+        415,
+        "The body is not `application/json`.",
+        "Send the body as JSON with `Content-Type: application/json`.",
+    ),
+    "idempotency-key-reused": Page(
+        422,
+        "This `Idempotency-Key` was already used with a different request.",
+        "Use a new key for a new request; a retry must repeat the request exactly.",
+    ),
+    "invalid-request": Page(
+        422,
+        "The request does not fit its schema: a missing or unknown member, a wrong JSON type "
+        "(strings never stand for numbers or booleans), a value out of range, or a name "
+        "with invisible or direction-changing characters. `errors` says where.",
+        "Fix each member `errors` points at.",
+    ),
+    "rate-limited": Page(429, "Over a rate limit.", RETRY_LATER),
+    "internal-error": Page(
+        500,
+        "The service failed to answer.",
+        "Retry; if it lasts, report the answer's `X-Request-Id`.",
+    ),
+    "redis-unavailable": Page(503, "The table store does not answer.", RETRY_LATER),
+    "table-busy": Page(503, "Too many moves at once on this table.", RETRY_LATER),
+    "http-error": Page(
+        400, "An HTTP error with no code of its own; `status` says which.", "See `detail`."
+    ),
+    # The rules (RULES.md 2): the codes of service.games.errors.CODES.
+    "unknown-variant": Page(
+        422, "No preset has this name.", "Use a name `GET /v1/variants` lists."
+    ),
+    "options-invalid": Page(
+        422,
+        "The options do not make one game (RULES.md 2.2); `errors` gives every reason.",
+        "Change the options `errors` points at.",
+    ),
+    "deal-invalid": Page(
+        422,
+        "The submitted deal breaks the rules (RULES.md 2.4): wrong hand sizes, cards not in "
+        "the deck, a card twice; `errors` lists every problem.",
+        "Fix the hands, or send no `hands` to shuffle.",
+    ),
+    "pass-invalid": Page(
+        422,
+        "The pass names cards the seat does not hold, the same card twice, or the wrong "
+        "number of cards (RULES.md 2.5).",
+        "Pass `pass_count` different cards of the seat's hand (`GET .../seats/{seat}`).",
+    ),
+    "hand-invalid": Page(
+        422,
+        "The hand cannot be dealt in this game (cards not in the deck, repeated, too many).",
+        "Send a hand of this game's deck.",
+    ),
+    "claim-not-winning": Page(
+        422,
+        "The hand does not hold `win_count` cards of one suit (RULES.md 2.6); the refusal "
+        "is logged as `claim-rejected`.",
+        "Keep passing until the hand wins.",
+    ),
+    "seat-not-found": Page(
+        404, "The table has no seat with this number.", "Seats are numbered from 0."
+    ),
+    "round-in-play": Page(409, "The current round is not over yet.", REREAD),
+    "no-round-in-play": Page(409, "No round is being played.", "The host deals the next round."),
+    "stale-round": Page(409, "The round number is not the current round's.", REREAD),
+    "stale-exchange": Page(409, "The exchange number is not the current exchange's.", REREAD),
+    "not-your-turn": Page(
+        409,
+        "This seat does not pass in this exchange (`chain`, `swap`: `waiting_for` names "
+        "the seats that do).",
+        REREAD,
+    ),
+    "round-over": Page(409, "The round is over.", REREAD),
+    "claim-window-closed": Page(409, "The claim window has closed.", REREAD),
+    "declaration-automatic": Page(
+        409,
+        "Under `declaration: automatic` the referee ends the round itself; seats do not claim.",
+        "Keep passing.",
+    ),
+    "match-over": Page(409, "The match has ended.", "Create a new table for a new match."),
+}
+
+KIND_TEXT = {
+    Kind.INVALID: ("The move breaks a rule of the game.", "Change the move; `detail` says why."),
+    Kind.CONFLICT: ("The move does not fit the table's phase or numbers.", REREAD),
+    Kind.NOT_FOUND: ("The move names something the table does not have.", "See `detail`."),
+}
+
+
+def page_of(code: str) -> Page | None:
+    """The page of ``code``: its own, or for a game's code its kind's; None if unknown."""
+    if code in PAGES:
+        return PAGES[code]
+    if code in CODES:
+        meaning, remedy = KIND_TEXT[CODES[code]]
+        return Page(STATUS_OF_KIND[CODES[code]], meaning, remedy)
+    return None
+
+
+def render(code: str, page: Page) -> str:
+    """The HTML page of ``code``."""
+    text = {k: html.escape(v) for k, v in vars(page).items() if isinstance(v, str)}
+    return (
+        "<!doctype html>\n"
+        f'<html lang="en"><head><meta charset="utf-8"><title>{code}</title></head>\n'
+        f"<body><h1>{code}</h1>\n"
+        f"<p>HTTP status {page.status}. Problem type <code>{TYPE_BASE}{code}</code> "
+        "(RFC 9457 problem details).</p>\n"
+        f"<h2>What it means</h2>\n<p>{text['meaning']}</p>\n"
+        f"<h2>What to do</h2>\n<p>{text['remedy']}</p>\n"
+        "</body></html>\n"
+    )
+
+
+pages_blp = Blueprint("problem_pages", __name__)
+
+
+@pages_blp.get(TYPE_BASE + "<code>")
+def problem_page(code: str) -> Response:
+    """The page of one problem code (not part of the OpenAPI document)."""
+    page = page_of(code)
+    if page is None:
+        raise Problem(404, "not-found", f"There is no problem code {code!r}.")
+    return Response(render(code, page), mimetype="text/html")
