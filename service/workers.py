@@ -53,8 +53,7 @@ _CODES = {
 }
 """The problem ``code`` of each status gunicorn answers by itself."""
 
-_STATUS_LINE = re.compile(rb"HTTP/1\.[01] (\d{3}) ([^\r\n]*)\r\n")
-_MESSAGE = re.compile(rb"</h1>\s*(.*?)\s*</body>", re.S)
+_STATUS_LINE = re.compile(rb"HTTP/1\.[01] (\d{3}) ([^\r\n]*)")
 
 
 class _Captured:
@@ -79,15 +78,16 @@ class _Captured:
 
 def problem_answer(page: bytes, request_id: str) -> tuple[bytes, int]:
     """gunicorn's HTML error answer ``page`` as a problem+json answer, and its status."""
-    status_line = _STATUS_LINE.match(page)
+    status_line = _STATUS_LINE.fullmatch(page.partition(b"\r\n")[0])
     status = int(status_line.group(1)) if status_line else 500
     reason = status_line.group(2).decode("latin-1") if status_line else "Internal Server Error"
-    message = _MESSAGE.search(page)
-    detail = html.unescape(message.group(1).decode("latin-1")) if message else ""
+    # gunicorn's page is "<h1>reason</h1>message</body>": the message is the detail.
+    message = page.partition(b"</h1>")[2].partition(b"</body>")[0].strip()
+    detail = html.unescape(message.decode("latin-1"))
     code = _CODES.get(status, "http-error")
     body = json.dumps(
         {
-            "type": f"https://card-referee.readthedocs.io/problems/{code}",
+            "type": f"/problems/{code}",
             "title": reason,
             "status": status,
             "detail": detail or f"{reason}.",

@@ -11,12 +11,14 @@ says (a game may register codes of its own).
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass
 
 from flask import Blueprint, Response
 
-from ..games.errors import CODES, Kind
+from ..games.errors import CODES, RULES_OF_CODE, Kind
 from .problems import STATUS_OF_KIND, TYPE_BASE, Problem
+from .spec import link_rules
 
 
 @dataclass(frozen=True)
@@ -202,6 +204,63 @@ PAGES: dict[str, Page] = {
         "Keep passing.",
     ),
     "match-over": Page(409, "The match has ended.", "Create a new table for a new match."),
+    # Either game.
+    "wrong-game": Page(
+        422,
+        "The check belongs to one game and the preset to another (e.g. a claim check for "
+        "a Sevens preset).",
+        "Use the game's own check (`GET /v1/games` lists each game's presets).",
+    ),
+    "move-not-in-game": Page(
+        404,
+        "The move is another game's: passes and claims are My Ship Sails', turns Sevens' "
+        "(the table's `game` says which it plays).",
+        "Send the moves of the table's game.",
+    ),
+    "page-not-found": Page(404, "There is no rules page of this name.", "See `/docs/rules/`."),
+    # Sevens (RULES.md 3).
+    "stale-turn": Page(
+        409,
+        "The turn number is not the current turn's (RULES.md 3.4); a repeat of a turn "
+        "already taken is answered as the first time, not with this.",
+        "Re-read the table: `current_turn` and `on_turn` say whose turn it is now.",
+    ),
+    "must-open": Page(
+        422,
+        "The round's first turn plays the opening seven (7D, 7C, or the deal's suit), "
+        "RULES.md 3.4.",
+        "Play the opening seven.",
+    ),
+    "must-play": Page(
+        422,
+        "A seat holding a playable card may not pass (RULES.md 3.4); `playable_count` says "
+        "how many it holds, never which.",
+        "Play one of the cards the seat view's `playable` lists.",
+    ),
+    "voluntary-pass-limit": Page(
+        422,
+        "With `voluntary_pass`, a seat may pass while it could play only "
+        "`voluntary_pass_limit` times a round (RULES.md 3.4).",
+        "Play one of the seat view's `playable` cards.",
+    ),
+    "last-card-invalid": Page(
+        422,
+        "`last_card: true` goes only with the play that leaves one card, at a table that "
+        "plays `last_card` (RULES.md 3.4).",
+        "Send the play without `last_card`, or with it only when one card will be left.",
+    ),
+    "play-invalid": Page(
+        422,
+        "The card is not a card, or not in the seat's hand (or, for the check, the hand or "
+        "layout is malformed); `errors` says where.",
+        "Play a card of the seat's hand (`GET .../seats/{seat}`).",
+    ),
+    "not-playable": Page(
+        422,
+        "The card fits no row of the layout (RULES.md 3.3); `rows` gives its suit's rows.",
+        "Play a seven that starts a row, or a card next to a row's end (the seat view's "
+        "`playable`).",
+    ),
 }
 
 KIND_TEXT = {
@@ -221,9 +280,26 @@ def page_of(code: str) -> Page | None:
     return None
 
 
+_MD_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+
+
+def rules_link(code: str) -> str:
+    """A paragraph linking the rules page section that explains ``code``, if any."""
+    page, _, anchor = RULES_OF_CODE.get(code, "").partition("#")
+    if not page:
+        return ""
+    href = f"/docs/rules/{page}.md" + (f"#{anchor}" if anchor else "")
+    return f'<p>The rule: <a href="{href}">{href}</a>.</p>\n'
+
+
 def render(code: str, page: Page) -> str:
     """The HTML page of ``code``."""
-    text = {k: html.escape(v) for k, v in vars(page).items() if isinstance(v, str)}
+    # The rule book's citations become links to the served rules pages.
+    text = {
+        k: _MD_LINK.sub(r'<a href="\2">\1</a>', link_rules(html.escape(v)))
+        for k, v in vars(page).items()
+        if isinstance(v, str)
+    }
     return (
         "<!doctype html>\n"
         f'<html lang="en"><head><meta charset="utf-8"><title>{code}</title></head>\n'
@@ -232,6 +308,7 @@ def render(code: str, page: Page) -> str:
         "(RFC 9457 problem details).</p>\n"
         f"<h2>What it means</h2>\n<p>{text['meaning']}</p>\n"
         f"<h2>What to do</h2>\n<p>{text['remedy']}</p>\n"
+        f"{rules_link(code)}"
         "</body></html>\n"
     )
 

@@ -23,6 +23,18 @@ class TurnSchema(StrictSchema):
     """A seat's turn: `{"play": "8S"}` (with `"last_card": true` when it leaves
     one card and the table plays `last_card`) or `{"pass": true}`."""
 
+    class Meta(StrictSchema.Meta):
+        json_schema = {
+            "oneOf": [
+                {"required": ["play"], "not": {"required": ["pass"]}},
+                {
+                    "required": ["pass"],
+                    "properties": {"pass": {"enum": [True]}, "last_card": {"enum": [False]}},
+                    "not": {"required": ["play"]},
+                },
+            ]
+        }
+
     play = Card(metadata={"description": "The card to play, e.g. `8S` (RULES.md 3.3)."})
     pass_ = Bool(
         data_key="pass",
@@ -35,11 +47,14 @@ class TurnSchema(StrictSchema):
 
     @validates_schema
     def _one_move(self, data: dict[str, Any], **_: Any) -> None:
-        if ("play" in data) == bool(data.get("pass_")):
+        # The same rule as Meta.json_schema, so that the spec says what is refused.
+        if ("play" in data) == ("pass_" in data):
             raise ValidationError(
                 'Send exactly one of {"play": card} or {"pass": true}.', field_name="_schema"
             )
-        if data.get("pass_") and data.get("last_card"):
+        if "pass_" in data and data["pass_"] is not True:
+            raise ValidationError('A pass is {"pass": true}.', field_name="pass")
+        if "pass_" in data and data.get("last_card"):
             raise ValidationError("A pass announces no last card.", field_name="last_card")
 
 

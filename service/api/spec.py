@@ -24,8 +24,12 @@ class StrictConverter(OpenAPIConverter):
 
     def schema2jsonschema(self, schema: Any) -> dict[str, Any]:
         jsonschema: dict[str, Any] = super().schema2jsonschema(schema)  # type: ignore[no-untyped-call]
-        if isinstance(resolve_schema_instance(schema), StrictSchema):
+        instance = resolve_schema_instance(schema)
+        if isinstance(instance, StrictSchema):
             jsonschema["additionalProperties"] = False
+        # What one field cannot say (e.g. a turn is a play or a pass): a
+        # schema's own ``json_schema`` keywords, such as ``oneOf``.
+        jsonschema.update(getattr(instance.Meta, "json_schema", {}))
         return jsonschema
 
 

@@ -114,6 +114,7 @@ class Oracle:
         self.held: list[set[str]] = [set() for _ in range(SEATS)]
         self.shown: set[str] = set()
         self.every_card: set[str] = set()
+        self.most_hidden = 0  # the most cards hidden from the public at one look
 
     def observe(self) -> None:
         table = decode(self.r.hget(table_key(self.t.table_id), "s"))
@@ -129,6 +130,7 @@ class Oracle:
         for result in table.results:
             self.shown |= {c for _, hand in result.hands for c in hand}
             self.shown |= set(result.set_aside)  # shown once the round is over (RULES.md 2.11)
+        self.most_hidden = max(self.most_hidden, len(self.every_card - self.shown))
 
     def hidden_from(self, seat: int | None) -> set[str]:
         mine = self.held[seat] if seat is not None else set()
@@ -200,7 +202,9 @@ def test_no_answer_and_no_event_shows_a_hidden_card(
             reads += look_as_everyone(c, t, oracle, answers)
     assert reads > 50
     assert resolved >= 4  # exchanges did resolve, and were looked at after
-    assert oracle.every_card - oracle.shown  # something stayed hidden to check against
+    # Something stayed hidden to check against (at the end, a full deck's set-aside
+    # cards and Foster's showdown may have shown every card).
+    assert oracle.most_hidden >= 8
 
 
 def test_the_order_a_seat_picked_its_cards_shows_nowhere(tables: TableClient) -> None:

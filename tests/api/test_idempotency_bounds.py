@@ -103,10 +103,14 @@ def test_deleting_a_table_deletes_every_record_it_had(
         assert claim(tables, t, seat, str(uuid.uuid4())).status_code in (200, 422)
     assert len(records(redis_client, t)) == 6
     assert tables.client.delete(t.url, headers=bearer(t.host)).status_code == 204
-    assert tagged(redis_client, t) == []
-    # A retry of the creation now makes the table anew (its answer went with it).
+    # Only the creation's answer stays (one per table, sealed with its key, until
+    # it expires): a retry of the creation is answered as the table is now.
+    left = tagged(redis_client, t)
+    assert [k.rsplit(b":", 1)[-1] for k in left] == [b"create"]
+    assert 0 < redis_client.ttl(left[0]) <= 24 * 3600
     again = tables.client.post("/v1/tables", json=body, headers={"Idempotency-Key": key})
-    assert again.status_code == 201 and "Idempotent-Replayed" not in again.headers
+    assert again.status_code == 404 and again.get_json()["code"] == "table-not-found"
+    assert tagged(redis_client, t) == left  # and makes no second table
 
 
 def test_refused_requests_leave_the_table_and_its_records_as_they_were(
