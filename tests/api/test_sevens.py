@@ -361,3 +361,20 @@ def test_the_spec_links_the_rules_pages_not_the_rule_book(client: Any) -> None:
     assert "RULES.md" not in spec
     assert "(/docs/rules/sevens.md#the-layout)" in spec
     assert "(/docs/rules/my-ship-sails.md#the-deal)" in spec
+
+
+def test_a_sevens_log_older_than_what_is_kept_is_410(redis_server: Any) -> None:
+    from service import create_app
+
+    from ..conftest import settings_for
+
+    tables = TableClient(create_app(settings_for(redis_server.url, events_kept=3)).test_client())
+    t = tables.create(4, "sevens", first_dealer=0)
+    assert tables.deal(t, DEAL).status_code == 201
+    for turn_no, (s, card) in enumerate([(2, "7D"), (3, "6D")], start=1):
+        assert turn(tables, t, 1, turn_no, s, play=card).status_code == 200
+    gone = tables.client.get(f"{t.url}/events?after=0")
+    assert gone.status_code == 410 and gone.get_json()["code"] == "events-gone"
+    assert (gone.get_json()["oldest_seq"], gone.get_json()["last_event"]) == (2, 4)
+    page = tables.client.get(f"{t.url}/events?after=1").get_json()
+    assert [e["type"] for e in page["events"]] == ["round-dealt", "card-played", "card-played"]

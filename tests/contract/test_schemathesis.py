@@ -138,26 +138,30 @@ strict_schema = schemathesis.pytest.from_fixture("strict_api_schema")
 RNG = random.Random(SEED)
 
 
-def real_table(base: str) -> dict[str, Any]:
-    body = {"players": ["a", "b", "c", "d"], "first_dealer": 0}
+def real_table(base: str, variant: str = "classic") -> dict[str, Any]:
+    body = {"variant": variant, "players": ["a", "b", "c", "d"], "first_dealer": 0}
     created = requests.post(f"{base}/v1/tables", json=body, timeout=10).json()
     host = created["host_token"]
     dealt = requests.post(f"{base}/v1/tables/{created['table_id']}/rounds",
                           headers={"Authorization": f"Bearer {host}"}, timeout=10)  # fmt: skip
     assert dealt.status_code == 201
-    return created
+    return {**created, "dealt": dealt.json()}
 
 
 def call_on_a_real_table(case: Any, served: Served) -> tuple[Any, dict[str, str]]:
     headers = {}
     params = case.path_parameters or {}
     if "table_id" in params and RNG.random() < 0.9:
-        created = real_table(served.base)
+        # Sevens' turns on a Sevens table, and now and then any call on one.
+        sevens = "turn_no" in params or RNG.random() < 0.2
+        created = real_table(served.base, "sevens" if sevens else "classic")
         params["table_id"] = created["table_id"]
         seats = [s["token"] for s in created["seat_tokens"]]
         seat = params.get("seat")
         if isinstance(seat, int) and 0 <= seat < 4:
             token = seats[seat]
+        elif sevens and RNG.random() < 0.5:  # the seat on turn
+            token = seats[created["dealt"]["table"]["round"]["on_turn"]]
         else:
             token = RNG.choice([created["host_token"], *seats])
         headers["Authorization"] = f"Bearer {token}"
