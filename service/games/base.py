@@ -68,6 +68,11 @@ def leaders(points: Sequence[int], lowest: bool = False) -> tuple[int, ...]:
     return tuple(s for s, p in enumerate(points) if p == best)
 
 
+def percent(part: int, whole: int) -> str:
+    """``part`` of ``whole`` in words for a table: ``"12.5%"``."""
+    return f"{100 * part / whole:.1f}%"
+
+
 @dataclass(frozen=True, slots=True)
 class PresetInfo:
     """What ``GET /v1/variants`` says of a preset: its name, seat range, seed

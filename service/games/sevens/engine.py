@@ -15,6 +15,7 @@ from typing import Any
 from ..base import Shuffler, Transition, draw_first_dealer
 from ..cards import CardError, parse_card
 from ..errors import FieldError, Kind, RuleViolation, register_codes
+from ..match import ended_by_host
 from .deal import opener, opening_suit, shuffle_and_deal, validate_hands
 from .layout import not_playable_reason, place, playable, playable_cards, row_json
 from .options import LAST_CARD_CHIPS, Options, resolve_options
@@ -394,13 +395,9 @@ def finish(table: Table, now_ms: int) -> Transition:
     if rnd is not None and rnd.status is RoundStatus.PLAYING:
         table = replace(table, round=abandon_round(table, rnd))
         events.append({"type": "round-abandoned", "round": rnd.number})
-    if table.options.match.kind == "open":
-        table = replace(
-            table, match_status=MatchStatus.FINISHED, match_winners=match_leaders(table)
-        )
-    else:
-        table = replace(table, match_status=MatchStatus.ABANDONED, match_winners=())
-    events.append({"type": f"match-{table.match_status.value}", **match_json(table)})
+    open_match = table.options.match.kind == "open"
+    table, status, _ = ended_by_host(table, open_match, match_leaders(table))
+    events.append({"type": f"match-{status.value}", **match_json(table)})
     return Transition(table, tuple(events), match_json(table))
 
 

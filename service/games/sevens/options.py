@@ -14,6 +14,8 @@ from typing import Any
 
 from ..cards import STANDARD_DECK
 from ..errors import FieldError, RuleViolation
+from ..match import Match as Match  # re-exported: part of the options
+from ..match import Preset, parse_match
 
 OPENINGS = ("7D", "7C", "any-seven", "dealer-choice")
 POINTS = ("none", "winner-scores", "losers-score")
@@ -21,20 +23,6 @@ MATCH_KINDS = ("deals", "target_wins", "target_points", "open")
 LAST_CARD_CHIPS = 2
 """What a seat pays for playing its second-to-last card without announcing it
 (the referee's choice: Sevens has no stock to draw the seed's two cards from)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Match:
-    """How a match ends: ``kind`` one of :data:`MATCH_KINDS`; ``count`` the
-    number of deals or the target (``None`` for ``open``, and for ``deals`` in
-    a preset, where it means one deal per seat)."""
-
-    kind: str
-    count: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """The wire form: ``{"deals": 4}``, ``{"target_wins": 3}``, ``{"open": true}``."""
-        return {"open": True} if self.kind == "open" else {self.kind: self.count}
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,18 +57,6 @@ class Options:
         return "chips" if self.points == "none" and self.plays_chips else "points"
 
 
-@dataclass(frozen=True, slots=True)
-class Preset:
-    """A named set of options with the seat counts it is played with (3.6)."""
-
-    name: str
-    min_seats: int
-    max_seats: int
-    options: Options
-    source: str
-    description: str
-
-
 _SEVENS = Options(
     decks=1,
     opening="7D",
@@ -93,7 +69,7 @@ _SEVENS = Options(
     match=Match("deals", None),
 )
 
-PRESETS: dict[str, Preset] = {
+PRESETS: dict[str, Preset[Options]] = {
     p.name: p
     for p in (
         Preset("sevens", 3, 8, _SEVENS, "004", "Sevens: open with 7D, forced passes pay 1 chip."),
@@ -170,35 +146,6 @@ def unknown_variant(name: str) -> RuleViolation:
     )
 
 
-def _parse_match(value: Any, errors: list[FieldError]) -> Match | None:
-    pointer = "/options/match"
-    if not isinstance(value, Mapping) or len(value) != 1:
-        errors.append(
-            FieldError(
-                pointer,
-                'match must be exactly one of {"deals": n}, {"target_wins": n}, '
-                '{"target_points": n}, {"open": true}',
-            )
-        )
-        return None
-    ((kind, count),) = value.items()
-    if kind not in MATCH_KINDS:
-        errors.append(FieldError(pointer, f"unknown match kind {kind!r}; use one of {MATCH_KINDS}"))
-        return None
-    if kind == "open":
-        if count is not True:
-            errors.append(FieldError(f"{pointer}/open", 'an open match is written {"open": true}'))
-            return None
-        return Match("open")
-    if kind == "deals" and count is None:
-        return Match("deals", None)  # one deal per seat, resolved below
-    limit = 100_000 if kind == "target_points" else 1000
-    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= limit:
-        errors.append(FieldError(f"{pointer}/{kind}", f"{kind} must be a whole number 1..{limit}"))
-        return None
-    return Match(kind, count)
-
-
 def resolve_options(
     preset_name: str, overrides: Mapping[str, Any], seats: int, seats_pointer: str = "/players"
 ) -> Options:
@@ -240,7 +187,16 @@ def resolve_options(
                 FieldError(f"/options/{name}", f"{name} must be one of {', '.join(allowed)}")
             )
             values[name] = getattr(preset.options, name)
-    match = _parse_match(values.pop("match"), errors) or preset.options.match
+    match = (
+        parse_match(
+            values.pop("match"),
+            errors,
+            MATCH_KINDS,
+            limits={"target_points": 100_000},
+            deals_per_seat=True,
+        )
+        or preset.options.match
+    )
     if match.kind == "deals" and match.count is None:
         match = Match("deals", seats)
     options = Options(**values, match=match)

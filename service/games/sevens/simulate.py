@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..base import percent
 from . import engine
 from .options import PRESETS
 from .players import bot
@@ -109,12 +110,7 @@ def simulate(variant: str, players: int, rounds: int, seed: int) -> Summary:
 
 def player_counts(variant: str, wanted: Sequence[int]) -> list[int]:
     """The table sizes of ``wanted`` that ``variant`` allows."""
-    preset = PRESETS[variant]
-    return [n for n in wanted if preset.min_seats <= n <= preset.max_seats]
-
-
-def _pct(part: int, whole: int) -> str:
-    return f"{100 * part / whole:.1f}%"
+    return [n for n in wanted if PRESETS[variant].allows(n)]
 
 
 def markdown(summaries: Sequence[Summary]) -> str:
@@ -125,7 +121,7 @@ def markdown(summaries: Sequence[Summary]) -> str:
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for s in summaries:
-        wins = " ".join(_pct(w, s.rounds) for w in s.wins_by_position)
+        wins = " ".join(percent(w, s.rounds) for w in s.wins_by_position)
         lines.append(
             f"| {s.variant} | {s.players} | {s.rounds} | {s.mean_turns} "
             f"| {s.p50_turns} / {s.p90_turns} / {s.max_turns} | {s.passes_per_round} "

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from ..match import MatchStatus as MatchStatus  # re-exported: part of the state
 from .options import Options
 
 Cards = tuple[str, ...]
@@ -28,18 +29,6 @@ class RoundStatus(StrEnum):
 
     PLAYING = "playing"
     OVER = "over"
-
-
-class MatchStatus(StrEnum):
-    """Where a match stands."""
-
-    IN_PROGRESS = "in-progress"
-    WON = "won"
-    """Ended by its own rule (deals played, a target reached)."""
-    FINISHED = "finished"
-    """An open match ended by the host."""
-    ABANDONED = "abandoned"
-    """Ended by the host before its own rule ended it; no winner."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..base import Game, PresetInfo, Shuffler, Simulation, Transition
+from ..base import Game, Shuffler, Simulation, Transition
 from ..errors import FieldError, RuleViolation, register_codes
 from . import codec, engine, simulate, views
 from .deal import validate_deal
@@ -82,12 +82,7 @@ GAME = Game(
     name=NAME,
     title="My Ship Sails",
     rules="my-ship-sails",
-    presets={
-        p.name: PresetInfo(
-            p.name, p.min_seats, p.max_seats, p.source, p.description, p.options.to_json()
-        )
-        for p in PRESETS.values()
-    },
+    presets={p.name: p.info() for p in PRESETS.values()},
     create_table=engine.create_table,
     start_round=start_round,
     finish=engine.finish,

@@ -18,6 +18,7 @@ from typing import Any
 from ..base import Shuffler, Transition, draw_first_dealer
 from ..cards import CardError, describe_count, parse_card, sort_cards, suit_counts
 from ..errors import FieldError, RuleViolation
+from ..match import ended_by_host
 from .deal import shuffle_and_deal, validate_deal
 from .options import Options, deck_for, resolve_options
 from .passing import (
@@ -490,13 +491,9 @@ def _finish(table: Table) -> Transition:
         )
         table = replace(table, round=rnd)
         events.append({"type": "round-abandoned", "round": rnd.number})
-    if table.options.match.kind == "open":
-        table = replace(
-            table, match_status=MatchStatus.FINISHED, match_winners=match_leaders(table)
-        )
-    else:
-        table = replace(table, match_status=MatchStatus.ABANDONED, match_winners=())
-    events.append({"type": f"match-{table.match_status.value}", **match_json(table)})
+    open_match = table.options.match.kind == "open"
+    table, status, _ = ended_by_host(table, open_match, match_leaders(table))
+    events.append({"type": f"match-{status.value}", **match_json(table)})
     return Transition(table, tuple(events), match_json(table))
 
 

@@ -21,6 +21,8 @@ from ..cards import (
     trimmed_deck,
 )
 from ..errors import FieldError, RuleViolation
+from ..match import Match as Match  # re-exported: part of the options
+from ..match import Preset, parse_match
 
 DECKS = ("trimmed", "full", "skat32")
 PASSINGS = ("simultaneous", "chain", "swap")
@@ -28,19 +30,6 @@ DIRECTIONS = ("left", "right", "alternate")
 DECLARATIONS = ("manual", "automatic")
 SIMULTANEOUS_WINS = ("highest-card", "shared", "highest-sum")
 MATCH_KINDS = ("target_wins", "deals", "open")
-
-
-@dataclass(frozen=True, slots=True)
-class Match:
-    """How a match ends (RULES.md 2.8): ``kind`` is one of :data:`MATCH_KINDS`;
-    ``count`` is the target or the number of deals (``None`` for ``open``)."""
-
-    kind: str
-    count: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """The wire form: ``{"target_wins": 5}``, ``{"deals": 5}``, ``{"open": true}``."""
-        return {"open": True} if self.kind == "open" else {self.kind: self.count}
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,18 +61,6 @@ class Options:
         return data
 
 
-@dataclass(frozen=True, slots=True)
-class Preset:
-    """A named set of options with the seat counts it is played with (RULES.md 2.9)."""
-
-    name: str
-    min_seats: int
-    max_seats: int
-    options: Options
-    source: str
-    description: str
-
-
 _CLASSIC = Options(
     hand_size=7,
     win_count=7,
@@ -102,7 +79,7 @@ _CLASSIC = Options(
 
 _SEED_002_FULL = replace(_CLASSIC, deck="full", match=Match("open"), call="Mein Schiff segelt!")
 
-PRESETS: dict[str, Preset] = {
+PRESETS: dict[str, Preset[Options]] = {
     p.name: p
     for p in (
         Preset("classic", 4, 7, _CLASSIC, "000", "Seven cards from a trimmed deck, pass one left."),
@@ -223,31 +200,6 @@ def deals_whole_deck(options: Options) -> bool:
     return options.deck in ("trimmed", "skat32")
 
 
-def _parse_match(value: Any, errors: list[FieldError]) -> Match | None:
-    pointer = "/options/match"
-    if not isinstance(value, Mapping) or len(value) != 1:
-        errors.append(
-            FieldError(
-                pointer,
-                'match must be exactly one of {"target_wins": n}, {"deals": n}, {"open": true}',
-            )
-        )
-        return None
-    ((kind, count),) = value.items()
-    if kind not in MATCH_KINDS:
-        errors.append(FieldError(pointer, f"unknown match kind {kind!r}; use one of {MATCH_KINDS}"))
-        return None
-    if kind == "open":
-        if count is not True:
-            errors.append(FieldError(f"{pointer}/open", 'an open match is written {"open": true}'))
-            return None
-        return Match("open")
-    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 1000:
-        errors.append(FieldError(f"{pointer}/{kind}", f"{kind} must be a whole number 1..1000"))
-        return None
-    return Match(kind, count)
-
-
 def resolve_options(
     preset_name: str, overrides: Mapping[str, Any], seats: int, seats_pointer: str = "/players"
 ) -> Options:
@@ -282,7 +234,7 @@ def resolve_options(
         values["swap_circuits"] = FOSTER_CIRCUITS
     elif values["passing"] != "swap" and "swap_circuits" not in overrides:
         values["swap_circuits"] = None  # the preset's circuits go with its swap passing
-    match = _parse_match(values["match"], errors)
+    match = parse_match(values["match"], errors, MATCH_KINDS)
     if values["deck_low_rank"] is not None:
         try:
             values["deck_low_rank"] = parse_rank(values["deck_low_rank"])
@@ -343,7 +295,7 @@ def _passing_errors(o: Options) -> list[FieldError]:
 
 
 def _consistency_errors(
-    o: Options, seats: int, preset: Preset, seats_pointer: str
+    o: Options, seats: int, preset: Preset[Options], seats_pointer: str
 ) -> list[FieldError]:
     """Every way the options contradict each other or the seat count."""
     errors: list[FieldError] = []

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..base import percent
 from ..cards import RANK_INDEX, SUIT_INDEX, suit_counts
 from . import engine
 from .options import PRESETS
@@ -154,12 +155,7 @@ def simulate(
 
 def player_counts(variant: str, wanted: Sequence[int]) -> list[int]:
     """The table sizes of ``wanted`` that ``variant`` allows (RULES.md 2.9)."""
-    preset = PRESETS[variant]
-    return [n for n in wanted if preset.min_seats <= n <= preset.max_seats]
-
-
-def _pct(part: int, whole: int) -> str:
-    return f"{100 * part / whole:.1f}%"
+    return [n for n in wanted if PRESETS[variant].allows(n)]
 
 
 def markdown(summaries: Sequence[Summary]) -> str:
@@ -172,10 +168,10 @@ def markdown(summaries: Sequence[Summary]) -> str:
     for s in summaries:
         p = s.percentiles
         spread = " / ".join(str(p[k]) for k in ("p10", "p50", "p90", "max")) if p else "-"
-        wins = " ".join(_pct(w, s.rounds) for w in s.wins_by_position)
+        wins = " ".join(percent(w, s.rounds) for w in s.wins_by_position)
         lines.append(
             f"| {s.variant} | {s.players} | {s.rounds} | {s.mean_exchanges} | {spread} "
-            f"| {_pct(s.void, s.rounds)} | {_pct(s.shared, s.rounds)} | {wins} |"
+            f"| {percent(s.void, s.rounds)} | {percent(s.shared, s.rounds)} | {wins} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeVar
 
+from ..match import MatchStatus as MatchStatus  # re-exported: part of the state
 from .options import Options
 
 Cards = tuple[str, ...]
@@ -44,18 +45,6 @@ class RoundStatus(StrEnum):
     until ``window_closes_at_ms`` (RULES.md 2.7, manual with a window)."""
     OVER = "over"
     """Settled: ``result`` says who won, or that the round was void."""
-
-
-class MatchStatus(StrEnum):
-    """Where a match stands (RULES.md 2.8)."""
-
-    IN_PROGRESS = "in-progress"
-    WON = "won"
-    """Ended by its own rule (target reached, deals played)."""
-    FINISHED = "finished"
-    """An open match ended by the host."""
-    ABANDONED = "abandoned"
-    """Ended by the host before its own rule ended it; no winner."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,118 @@
+"""Match bookkeeping every game shares: how a match ends (:class:`Match`),
+where it stands (:class:`MatchStatus`), the ``match`` option read from the
+wire (:func:`parse_match`), and a preset (:class:`Preset`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any, Generic, TypeVar
+
+from .base import PresetInfo
+from .errors import FieldError
+
+OptionsT = TypeVar("OptionsT")
+
+
+class MatchStatus(StrEnum):
+    """Where a match stands (RULES.md 2.8, 3.5)."""
+
+    IN_PROGRESS = "in-progress"
+    WON = "won"
+    """Ended by its own rule (a target reached, the deals played)."""
+    FINISHED = "finished"
+    """An open match ended by the host."""
+    ABANDONED = "abandoned"
+    """Ended by the host before its own rule ended it; no winner."""
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """How a match ends: ``kind`` is one of a game's match kinds (``deals``,
+    ``target_wins``, ``target_points``, ``open``); ``count`` is the number of
+    deals or the target (``None`` for ``open``; a game may read ``None`` for
+    ``deals`` in a preset as "one deal per seat")."""
+
+    kind: str
+    count: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The wire form: ``{"target_wins": 5}``, ``{"deals": 5}``, ``{"open": true}``."""
+        return {"open": True} if self.kind == "open" else {self.kind: self.count}
+
+
+def parse_match(
+    value: Any,
+    errors: list[FieldError],
+    kinds: Sequence[str],
+    limits: Mapping[str, int] | None = None,
+    deals_per_seat: bool = False,
+) -> Match | None:
+    """The ``match`` option from its wire form (one key of ``kinds``: a whole
+    number 1..its limit, 1000 unless ``limits`` says otherwise, or ``{"open":
+    true}``); with ``deals_per_seat``, ``{"deals": null}`` means one deal per
+    seat. Appends a problem at ``/options/match`` and returns ``None`` when
+    it is not one of them."""
+    pointer = "/options/match"
+    if not isinstance(value, Mapping) or len(value) != 1:
+        forms = ", ".join('{"open": true}' if k == "open" else f'{{"{k}": n}}' for k in kinds)
+        errors.append(FieldError(pointer, f"match must be exactly one of {forms}"))
+        return None
+    ((kind, count),) = value.items()
+    if kind not in kinds:
+        errors.append(
+            FieldError(pointer, f"unknown match kind {kind!r}; use one of {tuple(kinds)}")
+        )
+        return None
+    if kind == "open":
+        if count is not True:
+            errors.append(FieldError(f"{pointer}/open", 'an open match is written {"open": true}'))
+            return None
+        return Match("open")
+    if kind == "deals" and count is None and deals_per_seat:
+        return Match("deals", None)
+    limit = (limits or {}).get(kind, 1000)
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= limit:
+        errors.append(FieldError(f"{pointer}/{kind}", f"{kind} must be a whole number 1..{limit}"))
+        return None
+    return Match(kind, count)
+
+
+T = TypeVar("T")
+
+
+def ended_by_host(
+    table: T, open_match: bool, leaders: tuple[int, ...]
+) -> tuple[T, MatchStatus, tuple[int, ...]]:
+    """The host ends the match (RULES.md 2.8): an ``open`` match is finished
+    with its ``leaders`` as winners, any other abandoned with none. ``table``
+    is a game's frozen table with ``match_status`` and ``match_winners``;
+    returns it changed, with its new status and winners."""
+    status = MatchStatus.FINISHED if open_match else MatchStatus.ABANDONED
+    winners = leaders if open_match else ()
+    return replace(table, match_status=status, match_winners=winners), status, winners  # type: ignore[type-var]
+
+
+@dataclass(frozen=True, slots=True)
+class Preset(Generic[OptionsT]):
+    """A named set of a game's options with the seat counts it is played with
+    and the seed it comes from."""
+
+    name: str
+    min_seats: int
+    max_seats: int
+    options: OptionsT
+    source: str
+    description: str
+
+    def allows(self, seats: int) -> bool:
+        """Whether the preset is played by ``seats`` players."""
+        return self.min_seats <= seats <= self.max_seats
+
+    def info(self) -> PresetInfo:
+        """What ``GET /v1/variants`` says of it (options in their wire form)."""
+        options: dict[str, Any] = self.options.to_json()  # type: ignore[attr-defined]
+        return PresetInfo(
+            self.name, self.min_seats, self.max_seats, self.source, self.description, options
+        )
