@@ -10,7 +10,7 @@ from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
 from .base import PresetInfo
-from .errors import FieldError
+from .errors import FieldError, RuleViolation
 
 OptionsT = TypeVar("OptionsT")
 
@@ -80,6 +80,20 @@ def parse_match(
 
 
 T = TypeVar("T")
+
+
+def check_dealable(status: MatchStatus, round_in_play: int | None, extra: dict[str, Any]) -> None:
+    """Refuse to deal a round while the match is over (``match-over``) or a
+    round, numbered ``round_in_play``, is still being played (``round-in-play``),
+    with ``extra`` (the game's current numbers) for the 409."""
+    if status is not MatchStatus.IN_PROGRESS:
+        raise RuleViolation(
+            "match-over", "The match is over; no more rounds are dealt.", extra=extra
+        )
+    if round_in_play is not None:
+        raise RuleViolation(
+            "round-in-play", f"Round {round_in_play} is still being played.", extra=extra
+        )
 
 
 def ended_by_host(

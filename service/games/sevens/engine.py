@@ -15,7 +15,7 @@ from typing import Any
 from ..base import Shuffler, Transition, draw_first_dealer
 from ..cards import CardError, parse_card
 from ..errors import FieldError, Kind, RuleViolation, register_codes
-from ..match import ended_by_host
+from ..match import check_dealable, ended_by_host
 from .deal import opener, opening_suit, shuffle_and_deal, validate_hands
 from .layout import not_playable_reason, place, playable, playable_cards, row_json
 from .options import LAST_CARD_CHIPS, Options, resolve_options
@@ -103,16 +103,9 @@ def start_round(table: Table, rng: Shuffler, now_ms: int, deal: Mapping[str, Any
     outcome ``{"round", "dealer"}``. Raises ``match-over``, ``round-in-play``
     or ``deal-invalid`` (every problem, see :func:`~.deal.validate_hands`).
     """
-    if table.match_status is not MatchStatus.IN_PROGRESS:
-        raise RuleViolation(
-            "match-over", "The match is over; no more rounds are dealt.", extra=numbers(table)
-        )
-    if table.round is not None and table.round.status is not RoundStatus.OVER:
-        raise RuleViolation(
-            "round-in-play",
-            f"Round {table.round.number} is still being played.",
-            extra=numbers(table),
-        )
+    rnd = table.round
+    in_play = rnd.number if rnd is not None and rnd.status is not RoundStatus.OVER else None
+    check_dealable(table.match_status, in_play, numbers(table))
     options = table.options
     number = len(table.results) + 1
     dealer = table.next_dealer

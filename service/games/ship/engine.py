@@ -18,7 +18,7 @@ from typing import Any
 from ..base import Shuffler, Transition, draw_first_dealer
 from ..cards import CardError, describe_count, parse_card, sort_cards, suit_counts
 from ..errors import FieldError, RuleViolation
-from ..match import ended_by_host
+from ..match import check_dealable, ended_by_host
 from .deal import shuffle_and_deal, validate_deal
 from .options import Options, deck_for, resolve_options
 from .passing import (
@@ -118,16 +118,9 @@ def start_round(
 
 
 def _start_round(table: Table, rng: Shuffler, hands: Sequence[Sequence[str]] | None) -> Transition:
-    if table.match_status is not MatchStatus.IN_PROGRESS:
-        raise RuleViolation(
-            "match-over", "The match is over; no more rounds are dealt.", extra=_numbers(table)
-        )
-    if table.round is not None and table.round.status is not RoundStatus.OVER:
-        raise RuleViolation(
-            "round-in-play",
-            f"Round {table.round.number} is still being played.",
-            extra=_numbers(table),
-        )
+    rnd = table.round
+    in_play = rnd.number if rnd is not None and rnd.status is not RoundStatus.OVER else None
+    check_dealable(table.match_status, in_play, _numbers(table))
     options = table.options
     number = len(table.results) + 1
     dealer = table.next_dealer
