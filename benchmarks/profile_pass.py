@@ -41,7 +41,7 @@ LAYERS = [
     ("        json.loads", "json/__init__.py", "loads"),
     ("      the move: auth + engine", "service/api/tables.py", "move"),
     ("        auth.require_seat (sha256, compare)", "service/api/auth.py", "require_seat"),
-    ("        engine.choose_pass", "service/rules/engine.py", "choose_pass"),
+    ("        engine.choose_pass", "service/games/ship/engine.py", "choose_pass"),
     ("      TableStore._write (encode, EVALSHA)", "service/storage/store.py", "_write"),
     ("        codec.encode (Table → state JSON)", "service/games/ship/codec.py", "encode"),
     ("        Script.__call__ (EVALSHA round trip)", "redis/commands/core.py", "__call__"),
