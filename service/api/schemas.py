@@ -317,9 +317,6 @@ class SeatSchema(DocumentedSchema):
         metadata={"description": "Has chosen its pass in the current exchange (never which cards)."}
     )
     cards = fields.Integer(metadata={"description": "Sevens: how many cards the seat holds."})
-    voluntary_passes = fields.Integer(
-        metadata={"description": "Sevens: voluntary passes made in this round."}
-    )
     rank = fields.Integer(
         metadata={"description": "Sevens, in `standings`: the place (1 first; ties share)."}
     )

@@ -220,7 +220,9 @@ def pass_turn(table: Table, round_no: int, turn_no: int, seat: int, now_ms: int)
 
     Allowed when the seat holds no playable card, or with ``voluntary_pass``
     up to ``voluntary_pass_limit`` times a round while it holds one. Event
-    ``passed`` {round, turn, seat, chips, voluntary}. Raises the numbering
+    ``passed`` {round, turn, seat, chips}: never whether the pass was
+    voluntary, which would tell the others whether the seat held a playable
+    card. Raises the numbering
     errors of :func:`play`, ``must-open`` (turn 1 with a seven to open),
     ``must-play`` (extra ``playable_count``) and ``voluntary-pass-limit``.
     """
@@ -303,7 +305,6 @@ def _apply(table: Table, rnd: Round, seat: int, move: Move) -> Transition:
                 "turn": turn,
                 "seat": seat,
                 "chips": chips,
-                "voluntary": move == "V",
             }
         )
     else:

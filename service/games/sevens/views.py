@@ -28,7 +28,8 @@ def awaiting(table: Table) -> dict[str, Any]:
 def public_view(table: Table, now_ms: int) -> dict[str, Any]:
     """The view anyone with the table id may read (JSON-ready): ``variant``,
     ``options`` (wire form), ``seats`` (``{seat, name, cards, wins, points,
-    chips, voluntary_passes}``; ``chips`` ``null`` at a table without chips),
+    chips}``; never a seat's voluntary passes, which would tell that it held
+    a playable card when it passed; ``chips`` ``null`` at a table without chips),
     ``first_dealer``, ``draw``, ``dealer`` (of the round in play, else of the
     next), ``awaiting``, ``round`` (``null`` before the first deal),
     ``results``, ``standings`` (seats ranked, each with its ``rank``) and
@@ -44,7 +45,6 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
             "wins": table.wins[s],
             "points": table.points[s],
             "chips": table.chips[s] if o.plays_chips else None,
-            "voluntary_passes": rnd.voluntary[s] if rnd is not None else 0,
         }
         for s, name in enumerate(table.names)
     ]
