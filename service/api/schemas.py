@@ -47,6 +47,21 @@ def Int(**kwargs: Any) -> fields.Integer:  # noqa: N802 - reads like a field cla
     return fields.Integer(strict=True, **kwargs)
 
 
+class StrictBoolean(fields.Boolean):
+    """JSON ``true`` or ``false`` only: marshmallow's ``Boolean`` also takes
+    ``1``, ``"true"``, ``"yes"``, ``"on"``..., so ``{"pass": "no"}`` was a pass."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
+def Bool(**kwargs: Any) -> fields.Boolean:  # noqa: N802 - reads like a field class
+    """A true/false that refuses ``1``, ``"true"`` and every other stand-in."""
+    return StrictBoolean(**kwargs)
+
+
 def Card(**kwargs: Any) -> fields.String:  # noqa: N802
     """One card code as a player may write it."""
     metadata = {"description": CARD_PATTERN_DOC, **kwargs.pop("metadata", {})}
@@ -143,13 +158,13 @@ class OptionsSchema(StrictSchema):
             "`swap` is chosen without it); `null` for the other modes."
         },
     )
-    fastest_win_bonus = fields.Boolean(
+    fastest_win_bonus = Bool(
         metadata={
             "description": "One extra point at the end of a `deals` match to the seat(s) whose "
             "round win took the fewest exchanges (RULES.md 2.8). Only with `deals`."
         }
     )
-    chips = fields.Boolean(
+    chips = Bool(
         metadata={
             "description": "Ochse scoring (RULES.md 2.8): every other seat pays each winner one "
             "chip per card its longest suit lacks of `win_count`."
@@ -172,20 +187,20 @@ class OptionsSchema(StrictSchema):
         validate=validate.Range(0, 100),
         metadata={"description": "Sevens: chips a pass pays into the pot."},
     )
-    voluntary_pass = fields.Boolean(
+    voluntary_pass = Bool(
         metadata={"description": "Sevens: a seat may pass although it could play."}
     )
     voluntary_pass_limit = Int(
         validate=validate.Range(0, 100),
         metadata={"description": "Sevens: voluntary passes a seat may make per round."},
     )
-    last_card = fields.Boolean(
+    last_card = Bool(
         metadata={
             "description": "Sevens: a seat playing its second-to-last card announces it "
             "(`last_card: true` in the move) or pays 2 chips."
         }
     )
-    turn_the_corner = fields.Boolean(
+    turn_the_corner = Bool(
         metadata={"description": "Sevens: ranks are cyclic; a row may go on past A to 2."}
     )
     points = fields.String(

@@ -9,6 +9,7 @@ from typing import Any
 from marshmallow import ValidationError, fields, validate, validates_schema
 
 from .schemas import (
+    Bool,
     Card,
     DocumentedSchema,
     GameSchema,
@@ -23,11 +24,11 @@ class TurnSchema(StrictSchema):
     one card and the table plays `last_card`) or `{"pass": true}`."""
 
     play = Card(metadata={"description": "The card to play, e.g. `8S` (RULES.md 3.3)."})
-    pass_ = fields.Boolean(
+    pass_ = Bool(
         data_key="pass",
         metadata={"description": "`true` to pass (pays `pass_chips` into the pot)."},
     )
-    last_card = fields.Boolean(
+    last_card = Bool(
         load_default=False,
         metadata={"description": "Announce the last card with this play (RULES.md 3.4)."},
     )

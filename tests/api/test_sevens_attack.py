@@ -4,7 +4,21 @@ matches and checks every public answer against the true hands in Redis."""
 
 from __future__ import annotations
 
-from ..helpers import TableClient, bearer
+import random
+import re
+from dataclasses import replace
+from typing import Any
+
+import pytest
+import redis
+
+from service.games.codec import decode
+from service.games.sevens.layout import playable, row_cards, row_json
+from service.games.sevens.state import Table as SevensTable
+from service.games.sevens.views import public_view, seat_view
+from service.storage.store import table_key
+
+from ..helpers import Table, TableClient, bearer, snapshot
 from .test_sevens import DEAL, turn
 
 
@@ -49,3 +63,238 @@ def test_a_pass_kept_before_is_read_without_its_voluntary_flag() -> None:
         {"at_ms": 5, "type": "passed", "round": 1, "turn": 2, "seat": 3, "chips": 1}
     )
     assert written.startswith("[108,") and codec.decode_event(written)["chips"] == 1
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"pass": 1},
+        {"pass": "yes"},
+        {"pass": "true"},
+        {"play": "7D", "last_card": "true"},
+        {"play": "7D", "last_card": 0},
+        {"play": "7D", "last_card": "off"},
+    ],
+)
+def test_a_move_takes_true_and_false_only_as_json_booleans(
+    tables: TableClient, redis_client: redis.Redis, body: dict[str, Any]
+) -> None:
+    t = tables.create(4, "sevens-last-card", first_dealer=0)
+    assert tables.deal(t, DEAL).status_code == 201
+    before = snapshot(redis_client, t)
+    r = tables.client.put(f"{t.url}/rounds/1/turns/1", json=body, headers=bearer(t.seats[2]))
+    assert (r.status_code, r.get_json()["code"]) == (422, "invalid-request"), r.get_json()
+    assert r.get_json()["errors"][0]["pointer"] in ("/pass", "/last_card")
+    assert snapshot(redis_client, t) == before
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"voluntary_pass": 1}, {"last_card": "true"}, {"turn_the_corner": "yes"}, {"chips": 1}],
+)
+def test_an_option_takes_true_and_false_only_as_json_booleans(
+    client: Any, options: dict[str, Any]
+) -> None:
+    # docs/rules/sevens.md: "Types are strict: a true/false option given a
+    # number ... is refused."
+    variant = "classic" if "chips" in options else "sevens"
+    r = client.post(
+        "/v1/tables", json={"variant": variant, "players": ["A", "B", "C", "D"], "options": options}
+    )
+    assert r.status_code == 422, r.get_json()
+    assert r.get_json()["errors"][0]["pointer"] == "/options/" + next(iter(options))
+
+
+# --- the oracle: whole matches, every answer checked against the true hands -----------
+
+CARD = re.compile(r"(?<![A-Za-z0-9_-])(?:10|[2-9TJQKA])[CDHS](?![A-Za-z0-9_-])")
+OPAQUE = {"table_id", "host_token", "token", "type", "rules", "opening"}  # not cards in play
+
+
+def cards_in(value: Any) -> set[str]:
+    """Every card code anywhere in a JSON value, also inside text."""
+    if isinstance(value, str):
+        return set(CARD.findall(value))
+    if isinstance(value, dict):
+        return set().union(*(cards_in(v) for k, v in value.items() if k not in OPAQUE))
+    if isinstance(value, list):
+        return set().union(*(cards_in(v) for v in value))
+    return set()
+
+
+def true_table(r: redis.Redis, t: Table) -> SevensTable:
+    table = decode(r.hget(table_key(t.table_id), "s"))
+    assert isinstance(table, SevensTable)
+    return table
+
+
+def hidden_from(table: SevensTable, seat: int | None) -> set[str]:
+    """Cards in another seat's hand that were never played this round (with
+    two decks a played card's twin may still be hidden: its code is public)."""
+    rnd = table.round
+    if rnd is None:
+        return set()
+    played = {c for row in rnd.layout for c in row_cards(row)}
+    others = {c for s, h in enumerate(rnd.hands) if s != seat for c in h}
+    return others - played - (set(rnd.hands[seat]) if seat is not None else set())
+
+
+def shuffled_hidden(table: SevensTable, keep: int | None, rng: random.Random) -> SevensTable:
+    """The same table with the cards of every seat but ``keep`` dealt anew
+    among those seats (each keeps its count): what nobody else may tell apart."""
+    rnd = table.round
+    assert rnd is not None
+    seats = [s for s in range(table.seats) if s != keep]
+    pool = [c for s in seats for c in rnd.hands[s]]
+    rng.shuffle(pool)
+    hands = list(rnd.hands)
+    for s in seats:
+        hands[s], pool = tuple(sorted(pool[: len(hands[s])])), pool[len(hands[s]) :]
+    return replace(table, round=replace(rnd, hands=tuple(hands)))
+
+
+class Watcher:
+    """Reads everything as everyone after each move and checks it."""
+
+    def __init__(self, tables: TableClient, r: redis.Redis, t: Table, rng: random.Random) -> None:
+        self.tables, self.r, self.t, self.rng = tables, r, t, rng
+        self.c = tables.client
+        self.seen_events = 0
+        self.checks = 0
+
+    def check(self, answers: list[tuple[int | None, Any, set[str]]]) -> None:
+        """``answers``: (the caller's seat or None, the JSON answer, the cards it named)."""
+        table = true_table(self.r, self.t)
+        for seat, body, named in answers:
+            leaked = cards_in(body) & hidden_from(table, seat) - named
+            assert not leaked, (seat, leaked, body)
+            self.checks += 1
+        public = [
+            self.c.get(self.t.url).get_json(),
+            self.c.get(f"{self.t.url}/events?after={self.seen_events}&limit=1000").get_json(),
+        ]
+        if table.round is not None:
+            public.append(self.c.get(f"{self.t.url}/rounds/{table.round.number}").get_json())
+        self.seen_events = public[1]["last_event"]
+        for body in public:
+            leaked = cards_in(body) & hidden_from(table, None)
+            assert not leaked, (leaked, body)
+            self.checks += 1
+        for event in public[1]["events"]:
+            if event["type"] == "passed":
+                assert set(event) == {"seq", "at_ms", "type", "round", "turn", "seat", "chips"}
+        view = public[0]
+        if table.round is not None:
+            rnd = table.round
+            assert [s["cards"] for s in view["seats"]] == [len(h) for h in rnd.hands]
+            assert view["round"]["layout"] == [row_json(row) for row in rnd.layout]
+            # Non-interference: the public view, and each seat's, is the same
+            # whatever the cards it cannot see.
+            now = 0
+            assert public_view(shuffled_hidden(table, None, self.rng), now) == public_view(
+                table, now
+            )
+            for s in range(table.seats):
+                mine = self.c.get(f"{self.t.url}/seats/{s}", headers=bearer(self.t.seats[s]))
+                assert mine.status_code == 200
+                assert mine.get_json()["hand"] == sorted_like(rnd.hands[s], mine.get_json()["hand"])
+                leaked = cards_in(mine.get_json()) & hidden_from(table, s)
+                assert not leaked, (s, leaked)
+                other = shuffled_hidden(table, s, self.rng)
+                assert seat_view(other, s, now) == seat_view(table, s, now)
+                self.checks += 1
+
+
+def sorted_like(hand: tuple[str, ...], shown: list[str]) -> list[str]:
+    assert sorted(hand) == sorted(shown)
+    return shown
+
+
+def refused_moves(table: SevensTable, rng: random.Random) -> list[tuple[int, dict[str, Any]]]:
+    """Moves the rules refuse now, by the seat on turn and by the others."""
+    rnd = table.round
+    assert rnd is not None and rnd.on_turn is not None
+    me = rnd.on_turn
+    o = table.options
+    moves: list[tuple[int, dict[str, Any]]] = []
+    others = [c for s, h in enumerate(rnd.hands) if s != me for c in h if c not in rnd.hands[me]]
+    if others:
+        moves.append((me, {"play": rng.choice(others)}))  # play-invalid: not in the hand
+    stuck = [c for c in rnd.hands[me] if not playable(c, rnd.layout, o.decks, o.turn_the_corner)]
+    if stuck:
+        moves.append((me, {"play": rng.choice(stuck)}))  # not-playable
+    if not o.voluntary_pass or rnd.turn == 1:
+        moves.append((me, {"pass": True}))  # must-play / must-open when it holds one
+    other = (me + 1 + rng.randrange(table.seats - 1)) % table.seats
+    moves.append((other, {"play": rng.choice(rnd.hands[other])}))  # not-your-turn
+    return moves
+
+
+def play_watched_match(
+    tables: TableClient, r: redis.Redis, variant: str, players: int, seed: int, **options: Any
+) -> int:
+    rng = random.Random(seed)
+    t = tables.create(players, variant, first_dealer=rng.randrange(players), **options)
+    w = Watcher(tables, r, t, rng)
+    while tables.public(t)["match"]["status"] == "in-progress":
+        dealt = tables.deal(t)
+        assert dealt.status_code == 201, dealt.get_json()
+        w.check([(None, dealt.get_json(), set())])
+        round_no = dealt.get_json()["round"]
+        while True:
+            table = true_table(r, t)
+            rnd = table.round
+            assert rnd is not None
+            if rnd.on_turn is None:
+                break
+            before = snapshot(r, t)
+            answers: list[tuple[int | None, Any, set[str]]] = []
+            for s, body in refused_moves(table, rng):
+                a = turn(tables, t, round_no, rnd.turn, s, **body)
+                if a.status_code == 200:  # a pass that was allowed after all
+                    assert body == {"pass": True}
+                    answers.append((s, a.get_json(), set()))
+                    break
+                assert a.status_code in (409, 422), a.get_json()
+                # A refusal may name the card sent, and the seven its row starts with.
+                named = cards_in(body)
+                answers.append((s, a.get_json(), named | {"7" + c[-1] for c in named}))
+            else:
+                assert snapshot(r, t) == before
+                me = tables.client.get(
+                    f"{t.url}/seats/{rnd.on_turn}", headers=bearer(t.seats[rnd.on_turn])
+                ).get_json()
+                moves: list[dict[str, Any]] = [{"play": c} for c in me["playable"]]
+                if me["may_pass"]:
+                    moves.append({"pass": True})
+                move = rng.choice(moves)
+                if "play" in move and me["must_announce"] and rng.random() < 0.5:
+                    move["last_card"] = True
+                a = turn(tables, t, round_no, rnd.turn, rnd.on_turn, **move)
+                assert a.status_code == 200, (move, a.get_json())
+                answers.append((rnd.on_turn, a.get_json(), set()))
+            w.check(answers)
+    return w.checks
+
+
+@pytest.mark.parametrize(
+    ("variant", "players", "options"),
+    [
+        ("sevens", 4, {}),
+        ("sevens-voluntary", 3, {"last_card": True, "points": "winner-scores"}),
+        ("sevens-corner", 5, {"points": "losers-score"}),
+        ("sevens-any-seven", 8, {}),
+        ("fan-tan-two-decks", 6, {"last_card": True, "voluntary_pass": True}),
+    ],
+)
+def test_the_oracle_finds_no_hidden_card_in_any_answer(
+    tables: TableClient,
+    redis_client: redis.Redis,
+    variant: str,
+    players: int,
+    options: dict[str, Any],
+) -> None:
+    checks = play_watched_match(
+        tables, redis_client, variant, players, seed=players, match={"deals": 2}, **options
+    )
+    assert checks > 200
