@@ -23,10 +23,23 @@ class TurnSchema(StrictSchema):
     """A seat's turn: `{"play": "8S"}` (with `"last_card": true` when it leaves
     one card and the table plays `last_card`) or `{"pass": true}`."""
 
+    ONE_OF = [
+        {"required": ["play"], "not": {"required": ["pass"]}},
+        {
+            "required": ["pass"],
+            "not": {"required": ["play"]},
+            "properties": {"last_card": {"enum": [False]}},
+        },
+    ]
+    """Exactly one move, as JSON Schema (added to the spec by :mod:`.spec`)."""
+
     play = Card(metadata={"description": "The card to play, e.g. `8S` (RULES.md 3.3)."})
     pass_ = Bool(
         data_key="pass",
-        metadata={"description": "`true` to pass (pays `pass_chips` into the pot)."},
+        metadata={
+            "description": "`true` to pass (pays `pass_chips` into the pot); only `true`.",
+            "enum": [True],
+        },
     )
     last_card = Bool(
         load_default=False,
@@ -35,7 +48,11 @@ class TurnSchema(StrictSchema):
 
     @validates_schema
     def _one_move(self, data: dict[str, Any], **_: Any) -> None:
-        if ("play" in data) == bool(data.get("pass_")):
+        if data.get("pass_") is False:
+            raise ValidationError(
+                'Send {"pass": true} to pass; to play, leave "pass" out.', field_name="pass"
+            )
+        if ("play" in data) == ("pass_" in data):
             raise ValidationError(
                 'Send exactly one of {"play": card} or {"pass": true}.', field_name="_schema"
             )

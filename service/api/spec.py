@@ -12,6 +12,7 @@ from flask_smorest.utils import prepare_response
 
 from .problems import PROBLEM_JSON
 from .schemas import ProblemSchema
+from .schemas_sevens import TurnSchema
 
 
 class RefereeApi(Api):  # type: ignore[misc]
@@ -23,7 +24,7 @@ class RefereeApi(Api):  # type: ignore[misc]
     def init_app(self, app: Any, *args: Any, **kwargs: Any) -> None:
         super().init_app(app, *args, **kwargs)
         to_dict = self.spec.to_dict
-        self.spec.to_dict = lambda: _linked(to_dict())
+        self.spec.to_dict = lambda: _linked(_with_extras(to_dict()))
 
     def _register_responses(self) -> None:
         # flask-smorest's own method, with the error media type ours.
@@ -159,6 +160,19 @@ def link_rules(text: str) -> str:
         return ", ".join(_link(s) for s in sections)
 
     return _CITATION.sub(cite, text)
+
+
+SCHEMA_EXTRAS: dict[str, dict[str, Any]] = {"Turn": {"oneOf": TurnSchema.ONE_OF}}
+"""JSON Schema keywords a marshmallow schema cannot state, by component name:
+a turn is exactly one of a play and a pass."""
+
+
+def _with_extras(spec: dict[str, Any]) -> dict[str, Any]:
+    schemas = spec.get("components", {}).get("schemas", {})
+    for name, extra in SCHEMA_EXTRAS.items():
+        if name in schemas:
+            schemas[name] = {**schemas[name], **extra}
+    return spec
 
 
 def _linked(value: Any) -> Any:

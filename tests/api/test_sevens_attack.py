@@ -298,3 +298,112 @@ def test_the_oracle_finds_no_hidden_card_in_any_answer(
         tables, redis_client, variant, players, seed=players, match={"deals": 2}, **options
     )
     assert checks > 200
+
+
+@pytest.mark.parametrize(
+    ("body", "pointer"),
+    [
+        ({"play": "7D", "pass": False}, "/pass"),
+        ({"pass": False}, "/pass"),
+        ({"pass": True, "play": "7D"}, ""),
+        ({}, ""),
+        ({"pass": True, "last_card": True}, "/last_card"),
+    ],
+)
+def test_a_turn_is_exactly_one_play_or_one_pass(
+    tables: TableClient, redis_client: redis.Redis, body: dict[str, Any], pointer: str
+) -> None:
+    t = tables.create(4, "sevens", first_dealer=0)
+    assert tables.deal(t, DEAL).status_code == 201
+    before = snapshot(redis_client, t)
+    r = tables.client.put(f"{t.url}/rounds/1/turns/1", json=body, headers=bearer(t.seats[2]))
+    assert (r.status_code, r.get_json()["code"]) == (422, "invalid-request"), r.get_json()
+    assert [e["pointer"] for e in r.get_json()["errors"]] == [pointer]
+    assert snapshot(redis_client, t) == before
+
+
+def test_the_spec_says_a_turn_is_exactly_one_play_or_one_pass(client: Any) -> None:
+    import jsonschema
+
+    spec = client.get("/openapi.json").get_json()
+    turn_schema = spec["components"]["schemas"]["Turn"]
+    valid = [{"play": "7D"}, {"play": "7D", "last_card": True}, {"pass": True}]
+    invalid = [{}, {"pass": False}, {"play": "7D", "pass": True}, {"play": "7D", "pass": False}]
+    for body in valid:
+        jsonschema.validate(body, turn_schema)
+    for body in invalid:
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(body, turn_schema)
+
+
+def test_finishing_mid_round_returns_the_chips_paid_in_it(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    rng = random.Random(7)
+    t = tables.create(4, "sevens", first_dealer=0, match={"open": True}, pass_chips=3)
+
+    def play_until(stop: Any) -> None:
+        while True:
+            table = true_table(redis_client, t)
+            rnd = table.round
+            assert rnd is not None
+            if rnd.on_turn is None or stop(rnd):
+                return
+            me = tables.client.get(
+                f"{t.url}/seats/{rnd.on_turn}", headers=bearer(t.seats[rnd.on_turn])
+            ).get_json()
+            move = {"play": rng.choice(me["playable"])} if me["playable"] else {"pass": True}
+            assert turn(tables, t, rnd.number, rnd.turn, rnd.on_turn, **move).status_code == 200
+
+    assert tables.deal(t).status_code == 201
+    play_until(lambda rnd: False)
+    after_one = [s["chips"] for s in tables.public(t)["seats"]]
+    assert sum(after_one) == 0
+    assert tables.deal(t).status_code == 201
+    play_until(lambda rnd: sum(rnd.paid) >= 6)
+    assert tables.public(t)["round"]["pot"] >= 6
+    r = tables.client.post(f"{t.url}/finish", headers=bearer(t.host))
+    assert r.status_code == 200
+    view = r.get_json()
+    assert [s["chips"] for s in view["seats"]] == after_one
+    assert view["round"]["pot"] == 0 and view["match"]["status"] == "finished"
+    assert len(view["results"]) == 1  # the abandoned round is not scored
+    again = tables.client.post(f"{t.url}/finish", headers=bearer(t.host))
+    assert (again.status_code, again.get_json()["code"]) == (409, "match-over")
+
+
+@pytest.mark.parametrize("suit", ["♦", "♦\ufe0f", "d", " D "])
+def test_a_suit_is_read_as_in_a_card_code(tables: TableClient, client: Any, suit: str) -> None:
+    # docs/rules/sevens.md: the referee accepts suit symbols and any case.
+    r = client.post(
+        "/v1/checks/sevens/play",
+        json={
+            "variant": "sevens",
+            "hand": ["9♦"],
+            "layout": [{"suit": suit, "low": "7♦", "high": "8♦"}],
+            "card": "9d",
+        },
+    )
+    assert r.status_code == 200, r.get_json()
+    assert r.get_json()["playable"] is True
+    t = tables.create(4, "sevens", first_dealer=0, opening="dealer-choice")
+    dealt = tables.client.post(
+        f"{t.url}/rounds", json={"hands": DEAL, "opening_suit": suit}, headers=bearer(t.host)
+    )
+    assert dealt.status_code == 201, dealt.get_json()
+    assert dealt.get_json()["table"]["round"]["opening_suit"] == "D"
+
+
+@pytest.mark.parametrize("suit", ["X", "DD", "♦♦", "Д"])
+def test_a_layout_row_of_no_suit_says_what_a_suit_is(client: Any, suit: str) -> None:
+    r = client.post(
+        "/v1/checks/sevens/play",
+        json={
+            "variant": "sevens",
+            "hand": ["9D"],
+            "layout": [{"suit": suit, "low": "7D", "high": "8D"}],
+            "card": "9D",
+        },
+    )
+    assert (r.status_code, r.get_json()["code"]) == (422, "play-invalid")
+    assert "S, H, D, C" in r.get_json()["errors"][0]["detail"]
