@@ -407,3 +407,117 @@ def test_a_layout_row_of_no_suit_says_what_a_suit_is(client: Any, suit: str) -> 
     )
     assert (r.status_code, r.get_json()["code"]) == (422, "play-invalid")
     assert "S, H, D, C" in r.get_json()["errors"][0]["detail"]
+
+
+def test_every_sevens_operation_refuses_every_wrong_token_and_changes_nothing(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    t = tables.create(4, "sevens", first_dealer=0)
+    other = tables.create(4, "sevens", first_dealer=0)
+    assert tables.deal(t, DEAL).status_code == 201
+    assert tables.deal(other, DEAL).status_code == 201
+    before = snapshot(redis_client, t)
+    operations: list[tuple[str, str, str, dict[str, Any]]] = [
+        ("PUT", f"{t.url}/rounds/1/turns/1", "seat2", {"json": {"play": "7D"}}),
+        ("GET", f"{t.url}/seats/2", "seat2", {}),
+        ("POST", f"{t.url}/rounds", "host", {"json": {}}),
+        ("POST", f"{t.url}/finish", "host", {}),
+        ("DELETE", t.url, "host", {}),
+    ]
+    for method, url, who, kwargs in operations:
+        attempts: list[tuple[dict[str, str], int, str]] = [
+            ({}, 401, "token-missing"),
+            ({"Authorization": "Basic " + t.host}, 401, "token-malformed"),
+            ({"Authorization": "Bearer " + "a" * 300}, 401, "token-malformed"),
+            (bearer(other.host), 401, "token-unknown"),
+            (bearer(other.seats[2]), 401, "token-unknown"),
+            (bearer("x" * 43), 401, "token-unknown"),
+        ]
+        if who == "host":
+            attempts += [(bearer(s), 403, "host-only") for s in t.seats]
+        else:
+            attempts.append((bearer(t.host), 403, "seat-only"))
+            if method == "GET":
+                attempts += [(bearer(t.seats[s]), 403, "wrong-seat") for s in (0, 1, 3)]
+        for headers, status, code in attempts:
+            for key in (None, "attack-sevens-key-0001"):
+                h = {**headers, **({"Idempotency-Key": key} if key and method != "GET" else {})}
+                r = tables.client.open(url, method=method, headers=h, **kwargs)
+                assert (r.status_code, r.get_json()["code"]) == (status, code), (url, headers)
+                assert cards_in(r.get_json()) == set()
+    # Another seat's turn with its own token: refused by the rules, no card shown.
+    for s in (0, 1, 3):
+        r = turn(tables, t, 1, 1, s, play=DEAL[s][0])
+        assert (r.status_code, r.get_json()["code"]) == (409, "not-your-turn")
+        assert cards_in(r.get_json()) == set()
+    assert snapshot(redis_client, t) == before
+    # The same Idempotency-Key sent by seat 2 then by seat 3 is two keys: seat 3
+    # never gets seat 2's answer (its hand) replayed.
+    key = {"Idempotency-Key": "attack-sevens-shared-key"}
+    url = f"{t.url}/rounds/1/turns/1"
+    mine = tables.client.put(url, json={"play": "7D"}, headers={**bearer(t.seats[2]), **key})
+    assert mine.status_code == 200
+    theirs = tables.client.put(url, json={"play": "7D"}, headers={**bearer(t.seats[3]), **key})
+    assert theirs.status_code == 409 and "Idempotent-Replayed" not in theirs.headers
+    assert not cards_in(theirs.get_json()) & set(DEAL[2])
+
+
+RACERS = [
+    (3, {"play": "6D"}),
+    (3, {"pass": True}),  # voluntary: the same seat, another move
+    (3, {"play": "6D"}),
+    (0, {"pass": True}),
+    (1, {"play": "7H"}),
+]
+
+
+def race_turn_two(served: Any, redis_client: redis.Redis) -> None:
+    """Seat 3's turn 2, sent by RACERS at once; exactly one move is made."""
+    import threading
+
+    from ..test_gunicorn import send
+
+    body = {"variant": "sevens-voluntary", "players": ["a", "b", "c", "d"], "first_dealer": 0}
+    status, _, created = send(served, "POST", "/v1/tables", body)
+    assert status == 201
+    base = f"/v1/tables/{created['table_id']}"
+    tokens = [s["token"] for s in created["seat_tokens"]]
+    host = {"Authorization": f"Bearer {created['host_token']}"}
+    assert send(served, "POST", f"{base}/rounds", {"hands": DEAL}, **host)[0] == 201
+    first = send(
+        served, "PUT", f"{base}/rounds/1/turns/1", {"play": "7D"},
+        Authorization=f"Bearer {tokens[2]}",
+    )  # fmt: skip
+    assert first[0] == 200
+    barrier = threading.Barrier(len(RACERS))
+    answers: list[tuple[int, dict[str, Any], int, Any]] = []
+
+    def race(seat: int, move: dict[str, Any]) -> None:
+        barrier.wait()
+        got = send(
+            served, "PUT", f"{base}/rounds/1/turns/2", move,
+            Authorization=f"Bearer {tokens[seat]}",
+        )  # fmt: skip
+        answers.append((seat, move, got[0], got[2]))
+
+    threads = [threading.Thread(target=race, args=r) for r in RACERS]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    won = [(s, m) for s, m, status, _ in answers if status == 200]
+    assert won and {s for s, _ in won} == {3}, answers
+    assert len({repr(m) for _, m in won}) == 1, answers  # one move, repeated at most
+    for _, _, status, answer in answers:
+        assert status in (200, 409), answer
+    events = send(served, "GET", f"{base}/events")[2]["events"]
+    assert [e["turn"] for e in events if e.get("turn") == 2] == [2], events
+    table = decode(redis_client.hget(table_key(created["table_id"]), "s"))
+    assert len(table.round.moves) == 2
+
+
+def test_seats_racing_one_turn_on_two_workers_make_exactly_one_move(
+    served: Any, redis_client: redis.Redis
+) -> None:
+    for _ in range(8):
+        race_turn_two(served, redis_client)
