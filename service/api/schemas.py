@@ -380,7 +380,10 @@ class RoundResultSchema(DocumentedSchema):
     )
     opener = fields.Integer(metadata={"description": "Sevens: the seat that had the first turn."})
     abandoned = fields.Boolean(
-        metadata={"description": "Sevens: the host ended the match during this round."}
+        metadata={
+            "description": "Sevens: the host ended the match during this round; it is "
+            "listed last in `results`, not scored (no winner, nothing won or paid)."
+        }
     )
     turns = fields.Integer(metadata={"description": "Sevens: turns played in the round."})
     pot = fields.Integer(metadata={"description": "Sevens: the chips the winner took."})

@@ -79,7 +79,10 @@ class TurnOutcomeSchema(DocumentedSchema):
     round_status = fields.String(metadata={"description": "`playing` or `over`."})
     result = fields.Nested(RoundResultSchema, allow_none=True)
     match = fields.Nested(MatchViewSchema)
-    hand = fields.List(fields.String(), metadata={"description": "The seat's hand now."})
+    hand = fields.List(
+        fields.String(),
+        metadata={"description": "The seat's hand just after this turn (a repeat answers alike)."},
+    )
 
 
 class LayoutRowInSchema(StrictSchema):

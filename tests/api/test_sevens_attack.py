@@ -367,7 +367,9 @@ def test_finishing_mid_round_returns_the_chips_paid_in_it(
     view = r.get_json()
     assert [s["chips"] for s in view["seats"]] == after_one
     assert view["round"]["pot"] == 0 and view["match"]["status"] == "finished"
-    assert len(view["results"]) == 1  # the abandoned round is not scored
+    # The abandoned round is listed, not scored.
+    assert [r["abandoned"] for r in view["results"]] == [False, True]
+    assert view["results"][1]["chips"] == [0, 0, 0, 0] and view["results"][1]["pot"] == 0
     again = tables.client.post(f"{t.url}/finish", headers=bearer(t.host))
     assert (again.status_code, again.get_json()["code"]) == (409, "match-over")
 
@@ -521,3 +523,43 @@ def test_seats_racing_one_turn_on_two_workers_make_exactly_one_move(
 ) -> None:
     for _ in range(8):
         race_turn_two(served, redis_client)
+
+
+def test_a_repeat_of_an_older_turn_answers_exactly_as_the_first_time(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    t = tables.create(4, "sevens", first_dealer=0)
+    assert tables.deal(t, DEAL).status_code == 201
+    first = turn(tables, t, 1, 1, 2, play="7D")
+    assert first.status_code == 200
+    assert turn(tables, t, 1, 2, 3, play="6D").status_code == 200
+    assert turn(tables, t, 1, 3, 0, **{"pass": True}).status_code == 200
+    assert turn(tables, t, 1, 4, 1, play="7S").status_code == 200
+    assert turn(tables, t, 1, 5, 2, play="6S").status_code == 200  # seat 2's hand changes again
+    before = snapshot(redis_client, t)
+    again = turn(tables, t, 1, 1, 2, play="7D")
+    assert again.status_code == 200
+    assert again.get_json() == first.get_json()
+    passed = turn(tables, t, 1, 3, 0, **{"pass": True})
+    assert passed.get_json()["turn"] == 3 and passed.get_json()["pot"] == 1
+    assert snapshot(redis_client, t) == before
+    # After the host ends the match, a repeat still answers as it did then.
+    assert tables.client.post(f"{t.url}/finish", headers=bearer(t.host)).status_code == 200
+    late = turn(tables, t, 1, 1, 2, play="7D")
+    assert late.status_code == 200 and late.get_json() == first.get_json()
+
+
+def test_an_abandoned_round_shows_its_result(tables: TableClient) -> None:
+    t = tables.create(4, "sevens", first_dealer=0)
+    assert tables.deal(t, DEAL).status_code == 201
+    assert turn(tables, t, 1, 1, 2, play="7D").status_code == 200
+    assert turn(tables, t, 1, 2, 3, play="6D").status_code == 200
+    assert turn(tables, t, 1, 3, 0, **{"pass": True}).status_code == 200
+    view = tables.client.post(f"{t.url}/finish", headers=bearer(t.host)).get_json()
+    assert view["match"]["status"] == "abandoned"
+    result = tables.client.get(f"{t.url}/rounds/1").get_json()["result"]
+    assert result is not None, "the round the host abandoned has no result to show"
+    assert result["abandoned"] is True and result["winner"] is None
+    assert result["cards_left"] == [13, 13, 12, 12] and result["chips"] == [0, 0, 0, 0]
+    assert view["results"] == [result]
+    assert [s["chips"] for s in view["seats"]] == [0, 0, 0, 0]

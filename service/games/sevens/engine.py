@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..base import Shuffler, Transition, draw_first_dealer
-from ..cards import CardError, parse_card
+from ..cards import CardError, parse_card, sort_cards
 from ..errors import FieldError, Kind, RuleViolation, register_codes
 from .deal import opener, opening_suit, shuffle_and_deal, validate_hands
 from .layout import not_playable_reason, place, playable, playable_cards, row_json
@@ -346,19 +346,27 @@ def _apply(table: Table, rnd: Round, seat: int, move: Move) -> Transition:
 def outcome(table: Table, turn: int) -> dict[str, Any]:
     """The answer to the move that took turn ``turn`` of the current round:
     ``{"round", "turn", "seat", "action", "card", "last_card", "chips_paid",
-    "next_seat", "next_turn", "pot", "round_status", "result", "match"}``;
-    ``pot`` is the pot just after that move, ``next_*`` ``None`` when the
-    move ended the round. Computed from the round's moves, so a repeat of an
-    earlier move answers exactly as it did."""
+    "next_seat", "next_turn", "pot", "round_status", "result", "match",
+    "hand"}``; ``pot`` is the pot and ``hand`` the seat's hand just after that
+    move, ``next_*`` ``None`` when the move ended the round, ``match`` the
+    match as that move left it. Computed from the round's moves, so a repeat
+    of an earlier move answers exactly as it did, whatever came after."""
     rnd = table.round
     assert rnd is not None
     move = rnd.moves[turn - 1]
+    seat = rnd.seat_of(turn)
     last = turn == len(rnd.moves) and rnd.status is RoundStatus.OVER and not _abandoned(rnd)
     pot = sum(chips_of(table.options, m) for m in rnd.moves[:turn])
+    # The seat's hand then: its hand now with the cards it played since.
+    later = [
+        m[:2]
+        for t, m in enumerate(rnd.moves[turn:], start=turn + 1)
+        if rnd.seat_of(t) == seat and m not in ("P", "V")
+    ]
     return {
         "round": rnd.number,
         "turn": turn,
-        "seat": rnd.seat_of(turn),
+        "seat": seat,
         "action": "pass" if move in ("P", "V") else "play",
         "card": None if move in ("P", "V") else move[:2],
         "last_card": move.endswith("!"),
@@ -368,7 +376,11 @@ def outcome(table: Table, turn: int) -> dict[str, Any]:
         "pot": pot,
         "round_status": "over" if last else "playing",
         "result": result_json(rnd.result) if last else None,
-        "match": match_json(table),
+        # Only the move that ended the round can have ended the match.
+        "match": match_json(table)
+        if last
+        else {"status": MatchStatus.IN_PROGRESS.value, "winners": []},
+        "hand": list(sort_cards([*rnd.hands[seat], *later])),
     }
 
 

@@ -32,7 +32,8 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
     a playable card when it passed; ``chips`` ``null`` at a table without chips),
     ``first_dealer``, ``draw``, ``dealer`` (of the round in play, else of the
     next), ``awaiting``, ``round`` (``null`` before the first deal),
-    ``results``, ``standings`` (seats ranked, each with its ``rank``) and
+    ``results`` (the scored rounds, then the round the host abandoned, if
+    any), ``standings`` (seats ranked, each with its ``rank``) and
     ``match``."""
     rnd = table.round
     o = table.options
@@ -62,6 +63,10 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
             "layout": [row_json(r) for r in rnd.layout],
             "turns_taken": len(rnd.moves),
         }
+    # The round the host abandoned is listed too (``abandoned``; nothing scored).
+    results = list(table.results)
+    if rnd is not None and rnd.result is not None and rnd.result.abandoned:
+        results.append(rnd.result)
     order = sorted(range(table.seats), key=lambda s: (place[s], s))
     standings = [{**seats[s], "rank": place[s]} for s in order]
     return {
@@ -73,7 +78,7 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
         "dealer": rnd.dealer if rnd is not None and rnd.on_turn is not None else table.next_dealer,
         "awaiting": awaiting(table),
         "round": round_view,
-        "results": [result_json(r) for r in table.results],
+        "results": [result_json(r) for r in results],
         "standings": standings,
         "match": match_json(table),
     }
