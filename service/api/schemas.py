@@ -392,7 +392,12 @@ class RoundResultSchema(DocumentedSchema):
     )
     penalties = fields.List(
         fields.Integer(),
-        metadata={"description": "Sevens: the value of each seat's cards left (RULES.md 3.5)."},
+        allow_none=True,
+        metadata={
+            "description": "Sevens: the value of each seat's cards left (RULES.md 3.5), only "
+            "with `points: losers-score` (where they are the points); else `null`, since with "
+            "the counts and the layout they could name the cards left."
+        },
     )
     points = fields.List(
         fields.Integer(), metadata={"description": "Sevens: the points each seat scored."}

@@ -14,6 +14,7 @@ import redis
 
 from service.games.codec import decode
 from service.games.sevens.layout import playable, row_cards, row_json
+from service.games.sevens.scoring import penalty
 from service.games.sevens.state import Table as SevensTable
 from service.games.sevens.views import public_view, seat_view
 from service.storage.store import table_key
@@ -563,3 +564,52 @@ def test_an_abandoned_round_shows_its_result(tables: TableClient) -> None:
     assert result["cards_left"] == [13, 13, 12, 12] and result["chips"] == [0, 0, 0, 0]
     assert view["results"] == [result]
     assert [s["chips"] for s in view["seats"]] == [0, 0, 0, 0]
+
+
+def play_round_out(tables: TableClient, r: redis.Redis, t: Table, rng: random.Random) -> Any:
+    """Deal and play a round to its end with random legal moves; its last answer."""
+    assert tables.deal(t).status_code == 201
+    while True:
+        rnd = true_table(r, t).round
+        assert rnd is not None and rnd.on_turn is not None
+        me = tables.client.get(
+            f"{t.url}/seats/{rnd.on_turn}", headers=bearer(t.seats[rnd.on_turn])
+        ).get_json()
+        move = {"play": rng.choice(me["playable"])} if me["playable"] else {"pass": True}
+        answer = turn(tables, t, rnd.number, rnd.turn, rnd.on_turn, **move)
+        assert answer.status_code == 200
+        if answer.get_json()["round_status"] == "over":
+            return answer.get_json()
+
+
+@pytest.mark.parametrize("points", ["none", "winner-scores"])
+def test_the_hands_left_at_the_end_of_a_round_stay_hidden(
+    tables: TableClient, redis_client: redis.Redis, points: str
+) -> None:
+    # Per-seat penalty values with the counts and the layout name the cards
+    # left in about one losing hand in five (a seat left with one card worth
+    # 4 when 4C is the only 4 not on the table). A table that does not score
+    # them per seat shows none; winner-scores shows only their sum, the
+    # winner's points.
+    t = tables.create(4, "sevens", first_dealer=0, points=points, match={"open": True})
+    answer = play_round_out(tables, redis_client, t, random.Random(3))
+    result = answer["result"]
+    assert result["penalties"] is None
+    last = tables.public(t)["last_event"]
+    won = next(e for e in tables.events(t, last - 3) if e["type"] == "round-won")
+    assert won["penalties"] is None
+    view = tables.public(t)
+    assert view["results"][0]["penalties"] is None
+    table = true_table(redis_client, t)
+    left = sum(penalty(h) for h in table.round.hands)
+    expected = [left if s == result["winner"] else 0 for s in range(4)]
+    assert result["points"] == (expected if points == "winner-scores" else [0, 0, 0, 0])
+
+
+def test_losers_score_shows_each_seats_penalty_as_its_points(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    t = tables.create(4, "sevens-penalty", first_dealer=0, match={"open": True})
+    result = play_round_out(tables, redis_client, t, random.Random(4))["result"]
+    table = true_table(redis_client, t)
+    assert result["penalties"] == [penalty(h) for h in table.round.hands] == result["points"]

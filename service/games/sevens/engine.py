@@ -375,7 +375,7 @@ def outcome(table: Table, turn: int) -> dict[str, Any]:
         "next_turn": None if last else turn + 1,
         "pot": pot,
         "round_status": "over" if last else "playing",
-        "result": result_json(rnd.result) if last else None,
+        "result": result_json(rnd.result, table.options) if last else None,
         # Only the move that ended the round can have ended the match.
         "match": match_json(table)
         if last

@@ -1,7 +1,8 @@
 """What the public and each seat may see of a Sevens table.
 
 The public view holds no hidden card: hands appear only as counts, a round's
-end shows counts and penalty values, and the layout shows only played cards.
+end shows counts (and penalty values only where they are each seat's points),
+and the layout shows only played cards.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
         "dealer": rnd.dealer if rnd is not None and rnd.on_turn is not None else table.next_dealer,
         "awaiting": awaiting(table),
         "round": round_view,
-        "results": [result_json(r) for r in results],
+        "results": [result_json(r, o) for r in results],
         "standings": standings,
         "match": match_json(table),
     }
