@@ -613,3 +613,25 @@ def test_losers_score_shows_each_seats_penalty_as_its_points(
     result = play_round_out(tables, redis_client, t, random.Random(4))["result"]
     table = true_table(redis_client, t)
     assert result["penalties"] == [penalty(h) for h in table.round.hands] == result["points"]
+
+
+def test_a_turn_of_a_round_not_dealt_yet_says_so(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    t = tables.create(4, "sevens", first_dealer=0, match={"open": True})
+    r = turn(tables, t, 1, 1, 2, play="7D")
+    assert (r.status_code, r.get_json()["code"]) == (409, "no-round-in-play")
+    play_round_out(tables, redis_client, t, random.Random(5))
+    before = snapshot(redis_client, t)
+    r = turn(tables, t, 2, 1, 2, play="7D")
+    assert (r.status_code, r.get_json()["code"]) == (409, "stale-round")
+    assert "not been dealt" in r.get_json()["detail"], r.get_json()
+    assert r.get_json()["current_round"] == 1 and r.get_json()["round_status"] == "over"
+    assert snapshot(redis_client, t) == before
+    assert tables.deal(t).status_code == 201
+    before = snapshot(redis_client, t)
+    r = turn(tables, t, 1, 99, 2, play="7D")
+    assert "round 1 is over" in r.get_json()["detail"].lower(), r.get_json()
+    r = turn(tables, t, 3, 1, 2, play="7D")
+    assert "round 2 is being played" in r.get_json()["detail"], r.get_json()
+    assert snapshot(redis_client, t) == before

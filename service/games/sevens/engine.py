@@ -448,11 +448,17 @@ def _round_for(
             "no-round-in-play", "No round has been dealt yet.", extra=numbers(table)
         )
     if round_no != rnd.number:
-        raise RuleViolation(
-            "stale-round",
-            f"Round {round_no} is not the current round; the current round is {rnd.number}.",
-            extra=numbers(table),
-        )
+        if round_no > rnd.number and rnd.status is RoundStatus.OVER:
+            why = f"Round {round_no} has not been dealt: round {rnd.number} is over" + (
+                "; the host deals the next round."
+                if table.match_status is MatchStatus.IN_PROGRESS
+                else " and so is the match."
+            )
+        elif round_no > rnd.number:
+            why = f"Round {round_no} has not been dealt; round {rnd.number} is being played."
+        else:
+            why = f"Round {round_no} is over; the current round is {rnd.number}."
+        raise RuleViolation("stale-round", why, extra=numbers(table))
     if (
         1 <= turn_no <= len(rnd.moves)
         and rnd.seat_of(turn_no) == seat
