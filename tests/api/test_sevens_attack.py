@@ -1,6 +1,10 @@
-"""Sevens attacked over HTTP: what a pass, a view or a log tells the other
-seats, how strictly a move's body is read, and an oracle that plays whole
-matches and checks every public answer against the true hands in Redis."""
+"""Sevens attacked over HTTP, as another seat, a stranger and a front end:
+what a pass, a view, a log or a round's result tells the other seats; how
+strictly a move's body is read; wrong tokens on every operation; seats racing
+one turn on two workers; repeats; finishing mid-round; and an oracle that
+plays whole matches and checks every answer against the true hands in Redis
+(including that the public view and each seat's view do not change when the
+cards that caller cannot see are dealt anew)."""
 
 from __future__ import annotations
 
