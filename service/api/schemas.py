@@ -49,7 +49,7 @@ def Int(**kwargs: Any) -> fields.Integer:  # noqa: N802 - reads like a field cla
 
 class StrictBoolean(fields.Boolean):
     """JSON ``true`` or ``false`` only: marshmallow's ``Boolean`` also takes
-    ``1``, ``"true"``, ``"yes"``, ``"on"``..., so ``{"pass": "no"}`` was a pass."""
+    ``1``, ``"true"``, ``"yes"``, ``"on"``..., so ``{"pass": "yes"}`` was a pass."""
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
         if not isinstance(value, bool):
