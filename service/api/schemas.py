@@ -370,9 +370,6 @@ class SeatSchema(DocumentedSchema):
         metadata={"description": "Has chosen its pass in the current exchange (never which cards)."}
     )
     cards = fields.Integer(metadata={"description": "Sevens: how many cards the seat holds."})
-    voluntary_passes = fields.Integer(
-        metadata={"description": "Sevens: voluntary passes made in this round."}
-    )
     rank = fields.Integer(
         metadata={"description": "Sevens, in `standings`: the place (1 first; ties share)."}
     )
@@ -421,7 +418,10 @@ class RoundResultSchema(DocumentedSchema):
     )
     opener = fields.Integer(metadata={"description": "Sevens: the seat that had the first turn."})
     abandoned = fields.Boolean(
-        metadata={"description": "Sevens: the host ended the match during this round."}
+        metadata={
+            "description": "Sevens: the host ended the match during this round; it is "
+            "listed last in `results`, not scored (no winner, nothing won or paid)."
+        }
     )
     turns = fields.Integer(metadata={"description": "Sevens: turns played in the round."})
     pot = fields.Integer(metadata={"description": "Sevens: the chips the winner took."})
@@ -430,7 +430,12 @@ class RoundResultSchema(DocumentedSchema):
     )
     penalties = fields.List(
         fields.Integer(),
-        metadata={"description": "Sevens: the value of each seat's cards left (RULES.md 3.5)."},
+        allow_none=True,
+        metadata={
+            "description": "Sevens: the value of each seat's cards left (RULES.md 3.5), only "
+            "with `points: losers-score` (where they are the points); else `null`, since with "
+            "the counts and the layout they could name the cards left."
+        },
     )
     points = fields.List(
         fields.Integer(), metadata={"description": "Sevens: the points each seat scored."}

@@ -38,7 +38,10 @@ class TurnSchema(StrictSchema):
     play = Card(metadata={"description": "The card to play, e.g. `8S` (RULES.md 3.3)."})
     pass_ = Bool(
         data_key="pass",
-        metadata={"description": "`true` to pass (pays `pass_chips` into the pot)."},
+        metadata={
+            "description": "`true` to pass (pays `pass_chips` into the pot); only `true`.",
+            "enum": [True],
+        },
     )
     last_card = Bool(
         load_default=False,
@@ -77,7 +80,10 @@ class TurnOutcomeSchema(DocumentedSchema):
     round_status = fields.String(metadata={"description": "`playing` or `over`."})
     result = fields.Nested(RoundResultSchema, allow_none=True)
     match = fields.Nested(MatchViewSchema)
-    hand = fields.List(fields.String(), metadata={"description": "The seat's hand now."})
+    hand = fields.List(
+        fields.String(),
+        metadata={"description": "The seat's hand just after this turn (a repeat answers alike)."},
+    )
 
 
 class LayoutRowInSchema(StrictSchema):

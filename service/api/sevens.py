@@ -76,10 +76,7 @@ class Turn(MethodView):
             return engine.pass_turn(loaded.table, round_no, turn_no, seat, loaded.now_ms)
 
         def respond(transition: Transition, loaded: Loaded) -> Answer:
-            outcome = transition.outcome
-            seat = outcome["seat"]
-            hand = SEVENS.seat_view(transition.table, seat, loaded.now_ms)["hand"]
-            return {**outcome, "hand": hand}, 200, {}
+            return transition.outcome, 200, {}
 
         return commit_move(table_id, move, respond, TurnOutcomeSchema)
 

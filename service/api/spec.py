@@ -161,9 +161,9 @@ event, is 410 `events-gone`; re-read the table and read on from its `last_event`
 | Sevens | |
 | `round-dealt` | `round`, `dealer`, `submitted`, `opening_suit`, `opener` |
 | `card-played` | `round`, `turn`, `seat`, `card`, `last_card` |
-| `passed` | `round`, `turn`, `seat`, `chips` (paid into the pot), `voluntary` |
+| `passed` | `round`, `turn`, `seat`, `chips` (paid into the pot); never whether the seat could have played |
 | `last-card-missed` | `round`, `turn`, `seat`, `chips` (2, into the pot) |
-| `round-won` | `round`, `dealer`, `winner`, `pot`, `cards_left`, `penalties`, `points` (counts and values; the hands left stay hidden) |
+| `round-won` | `round`, `dealer`, `winner`, `pot`, `cards_left`, `penalties` (`null` unless `points` is `losers-score`), `points` (the hands left stay hidden) |
 | `match-won`, `match-finished`, `match-abandoned` | `status`, `winners` |
 """
 

@@ -62,6 +62,17 @@ def parse_card(text: str) -> str:
     return rank + suit
 
 
+def parse_suit(text: object) -> str | None:
+    """The suit letter of ``S``/``H``/``D``/``C`` (any case) or a suit symbol
+    (``♥``, with or without a variation selector), as :func:`parse_card`
+    reads a card's suit; ``None`` for anything else."""
+    if not isinstance(text, str):
+        return None
+    raw = text.strip().replace("\ufe0f", "").replace("\ufe0e", "")
+    suit = _SUIT_SYMBOLS.get(raw, raw.upper() if raw.isascii() else "?")
+    return suit if len(suit) == 1 and suit in SUIT_INDEX else None
+
+
 def parse_rank(text: str) -> str:
     """The canonical rank of ``2``..``9``, ``10``/``T``, ``J``, ``Q``, ``K``, ``A``
     (any case); raises :class:`CardError`."""

@@ -59,9 +59,12 @@ def encode_event(event: dict[str, Any]) -> str:
 
 def decode_event(text: str | bytes) -> dict[str, Any]:
     """The event :func:`encode_event` wrote: ``{"at_ms", "type", members...}``
-    (an event kept before the compact layout also has its ``seq``)."""
+    (an event kept before the compact layout also has its ``seq``). A member
+    whose name starts with ``_`` (in a legacy layout) is a value that is no
+    longer shown: it is dropped."""
     data = json.loads(text)
     if isinstance(data, dict):
         return data
     kind, members = _BY_CODE[data[0]]
-    return {"at_ms": data[1], "type": kind, **dict(zip(members, data[2:], strict=True))}
+    values = zip(members, data[2:], strict=True)
+    return {"at_ms": data[1], "type": kind, **{m: v for m, v in values if m[0] != "_"}}

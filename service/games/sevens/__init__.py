@@ -45,6 +45,7 @@ GAME = Game(
     encode=codec.encode,
     decode=codec.decode,
     event_layouts=codec.EVENT_LAYOUTS,
+    legacy_event_codes=codec.LEGACY_EVENT_CODES,
     simulation=Simulation(
         run=_simulate,
         player_counts=simulate.player_counts,

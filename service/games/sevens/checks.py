@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..cards import RANK_INDEX, SUITS, CardError, parse_card, sort_cards
+from ..cards import RANK_INDEX, CardError, parse_card, parse_suit, sort_cards
 from ..errors import FieldError, RuleViolation
 from .deal import opening_suit, validate_hands
 from .layout import SEVEN, not_playable_reason, playable, playable_cards, row_cards
@@ -56,13 +56,16 @@ def _parse_rows(layout: Any, decks: int, corner: bool, problems: list[FieldError
         if not isinstance(item, Mapping) or set(item) != {"suit", "low", "high"}:
             problems.append(FieldError(pointer, 'a row is {"suit", "low", "high"}'))
             continue
-        suit = item["suit"].strip().upper() if isinstance(item["suit"], str) else None
+        suit = parse_suit(item["suit"])
         try:
             low, high = parse_card(item["low"]), parse_card(item["high"])
         except CardError as exc:
             problems.append(FieldError(pointer, str(exc)))
             continue
-        if suit not in tuple(SUITS) or low[1] != suit or high[1] != suit:
+        if suit is None:
+            problems.append(FieldError(pointer, "a row's suit is one of S, H, D, C (or ♠ ♥ ♦ ♣)"))
+            continue
+        if low[1] != suit or high[1] != suit:
             problems.append(FieldError(pointer, "a row's suit, low and high name one suit"))
             continue
         lo, hi = RANK_INDEX[low[0]], RANK_INDEX[high[0]]

@@ -37,7 +37,9 @@ EVENT_LAYOUTS: dict[str, tuple[int, tuple[str, ...]]] = {
     # Sevens' own, 100..199. Codes are stored: never reuse or renumber one.
     "round-dealt": (100, ("round", "dealer", "submitted", "opening_suit", "opener")),
     "card-played": (101, ("round", "turn", "seat", "card", "last_card")),
-    "passed": (102, ("round", "turn", "seat", "chips", "voluntary")),
+    # 102 was "passed" with "voluntary", which told every reader whether the
+    # passer held a playable card: read (see LEGACY_EVENT_CODES), never written.
+    "passed": (108, ("round", "turn", "seat", "chips")),
     "last-card-missed": (103, ("round", "turn", "seat", "chips")),
     "round-won": (
         104,
@@ -48,6 +50,12 @@ EVENT_LAYOUTS: dict[str, tuple[int, tuple[str, ...]]] = {
     "match-abandoned": (107, _MATCH),
 }
 """Per event type: its code in the log and its members in the order kept."""
+
+LEGACY_EVENT_CODES: dict[int, tuple[str, tuple[str, ...]]] = {
+    # A member named with a leading "_" is read and dropped (see the shared codec).
+    102: ("passed", ("round", "turn", "seat", "chips", "_voluntary")),
+}
+"""Codes this game no longer writes but still reads (events kept before)."""
 
 
 def _cards(text: str) -> tuple[str, ...]:

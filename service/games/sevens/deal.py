@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..base import Shuffler, deal_order
-from ..cards import SUITS, CardError, parse_card, sort_cards
+from ..cards import CardError, parse_card, parse_suit, sort_cards
 from ..errors import FieldError, RuleViolation
 from .options import Options, deck_for
 from .state import Cards
@@ -118,9 +118,10 @@ def opening_suit(options: Options, deal: Mapping[str, Any]) -> str | None:
         return None if options.opening == "any-seven" else options.opening[1]
     if given is None:
         return "D"
-    if not isinstance(given, str) or given.strip().upper() not in tuple(SUITS):
+    suit = parse_suit(given)
+    if suit is None:
         raise _problem([FieldError("/opening_suit", "opening_suit is one of S, H, D, C")])
-    return given.strip().upper()
+    return suit
 
 
 def opener(hands: Sequence[Cards], dealer: int, suit: str | None) -> int:

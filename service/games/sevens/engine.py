@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..base import Shuffler, Transition, draw_first_dealer
-from ..cards import CardError, parse_card
+from ..cards import CardError, parse_card, sort_cards
 from ..errors import FieldError, Kind, RuleViolation, register_codes
 from ..match import check_dealable, ended_by_host
 from .deal import opener, opening_suit, shuffle_and_deal, validate_hands
@@ -214,7 +214,9 @@ def pass_turn(table: Table, round_no: int, turn_no: int, seat: int, now_ms: int)
 
     Allowed when the seat holds no playable card, or with ``voluntary_pass``
     up to ``voluntary_pass_limit`` times a round while it holds one. Event
-    ``passed`` {round, turn, seat, chips, voluntary}. Raises the numbering
+    ``passed`` {round, turn, seat, chips}: never whether the pass was
+    voluntary, which would tell the others whether the seat held a playable
+    card. Raises the numbering
     errors of :func:`play`, ``must-open`` (turn 1 with a seven to open),
     ``must-play`` (extra ``playable_count``) and ``voluntary-pass-limit``.
     """
@@ -297,7 +299,6 @@ def _apply(table: Table, rnd: Round, seat: int, move: Move) -> Transition:
                 "turn": turn,
                 "seat": seat,
                 "chips": chips,
-                "voluntary": move == "V",
             }
         )
     else:
@@ -339,19 +340,27 @@ def _apply(table: Table, rnd: Round, seat: int, move: Move) -> Transition:
 def outcome(table: Table, turn: int) -> dict[str, Any]:
     """The answer to the move that took turn ``turn`` of the current round:
     ``{"round", "turn", "seat", "action", "card", "last_card", "chips_paid",
-    "next_seat", "next_turn", "pot", "round_status", "result", "match"}``;
-    ``pot`` is the pot just after that move, ``next_*`` ``None`` when the
-    move ended the round. Computed from the round's moves, so a repeat of an
-    earlier move answers exactly as it did."""
+    "next_seat", "next_turn", "pot", "round_status", "result", "match",
+    "hand"}``; ``pot`` is the pot and ``hand`` the seat's hand just after that
+    move, ``next_*`` ``None`` when the move ended the round, ``match`` the
+    match as that move left it. Computed from the round's moves, so a repeat
+    of an earlier move answers exactly as it did, whatever came after."""
     rnd = table.round
     assert rnd is not None
     move = rnd.moves[turn - 1]
+    seat = rnd.seat_of(turn)
     last = turn == len(rnd.moves) and rnd.status is RoundStatus.OVER and not _abandoned(rnd)
     pot = sum(chips_of(table.options, m) for m in rnd.moves[:turn])
+    # The seat's hand then: its hand now with the cards it played since.
+    later = [
+        m[:2]
+        for t, m in enumerate(rnd.moves[turn:], start=turn + 1)
+        if rnd.seat_of(t) == seat and m not in ("P", "V")
+    ]
     return {
         "round": rnd.number,
         "turn": turn,
-        "seat": rnd.seat_of(turn),
+        "seat": seat,
         "action": "pass" if move in ("P", "V") else "play",
         "card": None if move in ("P", "V") else move[:2],
         "last_card": move.endswith("!"),
@@ -360,8 +369,12 @@ def outcome(table: Table, turn: int) -> dict[str, Any]:
         "next_turn": None if last else turn + 1,
         "pot": pot,
         "round_status": "over" if last else "playing",
-        "result": result_json(rnd.result) if last else None,
-        "match": match_json(table),
+        "result": result_json(rnd.result, table.options) if last else None,
+        # Only the move that ended the round can have ended the match.
+        "match": match_json(table)
+        if last
+        else {"status": MatchStatus.IN_PROGRESS.value, "winners": []},
+        "hand": list(sort_cards([*rnd.hands[seat], *later])),
     }
 
 
@@ -425,11 +438,17 @@ def _round_for(
             "no-round-in-play", "No round has been dealt yet.", extra=numbers(table)
         )
     if round_no != rnd.number:
-        raise RuleViolation(
-            "stale-round",
-            f"Round {round_no} is not the current round; the current round is {rnd.number}.",
-            extra=numbers(table),
-        )
+        if round_no > rnd.number and rnd.status is RoundStatus.OVER:
+            why = f"Round {round_no} has not been dealt: round {rnd.number} is over" + (
+                "; the host deals the next round."
+                if table.match_status is MatchStatus.IN_PROGRESS
+                else " and so is the match."
+            )
+        elif round_no > rnd.number:
+            why = f"Round {round_no} has not been dealt; round {rnd.number} is being played."
+        else:
+            why = f"Round {round_no} is over; the current round is {rnd.number}."
+        raise RuleViolation("stale-round", why, extra=numbers(table))
     if (
         1 <= turn_no <= len(rnd.moves)
         and rnd.seat_of(turn_no) == seat

@@ -70,7 +70,7 @@ def end_round(table: Table, winner: int) -> tuple[Table, list[Event]]:
         "winner": winner,
         "pot": pot,
         "cards_left": list(result.cards_left),
-        "penalties": list(penalties),
+        "penalties": shown_penalties(table.options, result),
         "points": list(points),
     }
     table, more = _check_match(table)
@@ -141,8 +141,18 @@ def ranks(table: Table) -> list[int]:
     return [1 + sum(k < mine for k in keys) for mine in keys]
 
 
-def result_json(result: RoundResult | None) -> dict[str, Any] | None:
-    """The public form of a round's result (no card: counts and values)."""
+def shown_penalties(options: Options, result: RoundResult) -> list[int] | None:
+    """Each seat's penalty as the public may see it: only where the table
+    scores it per seat (``losers-score``: it is that seat's points); else
+    ``None``. With the counts and the layout, per-seat values name the cards
+    left in about one losing hand in five; ``winner-scores`` needs only their
+    sum, which is the winner's points."""
+    return list(result.penalties) if options.points == "losers-score" else None
+
+
+def result_json(result: RoundResult | None, options: Options) -> dict[str, Any] | None:
+    """The public form of a round's result (no card: counts, and values
+    only as :func:`shown_penalties` allows)."""
     if result is None:
         return None
     return {
@@ -154,7 +164,7 @@ def result_json(result: RoundResult | None) -> dict[str, Any] | None:
         "pot": result.pot,
         "turns": result.turns,
         "cards_left": list(result.cards_left),
-        "penalties": list(result.penalties),
+        "penalties": shown_penalties(options, result),
         "points": list(result.points),
         "chips": list(result.chips),
     }

@@ -1,7 +1,8 @@
 """What the public and each seat may see of a Sevens table.
 
 The public view holds no hidden card: hands appear only as counts, a round's
-end shows counts and penalty values, and the layout shows only played cards.
+end shows counts (and penalty values only where they are each seat's points),
+and the layout shows only played cards.
 """
 
 from __future__ import annotations
@@ -28,10 +29,12 @@ def awaiting(table: Table) -> dict[str, Any]:
 def public_view(table: Table, now_ms: int) -> dict[str, Any]:
     """The view anyone with the table id may read (JSON-ready): ``variant``,
     ``options`` (wire form), ``seats`` (``{seat, name, cards, wins, points,
-    chips, voluntary_passes}``; ``chips`` ``null`` at a table without chips),
+    chips}``; never a seat's voluntary passes, which would tell that it held
+    a playable card when it passed; ``chips`` ``null`` at a table without chips),
     ``first_dealer``, ``draw``, ``dealer`` (of the round in play, else of the
     next), ``awaiting``, ``round`` (``null`` before the first deal),
-    ``results``, ``standings`` (seats ranked, each with its ``rank``) and
+    ``results`` (the scored rounds, then the round the host abandoned, if
+    any), ``standings`` (seats ranked, each with its ``rank``) and
     ``match``."""
     rnd = table.round
     o = table.options
@@ -44,7 +47,6 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
             "wins": table.wins[s],
             "points": table.points[s],
             "chips": table.chips[s] if o.plays_chips else None,
-            "voluntary_passes": rnd.voluntary[s] if rnd is not None else 0,
         }
         for s, name in enumerate(table.names)
     ]
@@ -62,6 +64,10 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
             "layout": [row_json(r) for r in rnd.layout],
             "turns_taken": len(rnd.moves),
         }
+    # The round the host abandoned is listed too (``abandoned``; nothing scored).
+    results = list(table.results)
+    if rnd is not None and rnd.result is not None and rnd.result.abandoned:
+        results.append(rnd.result)
     order = sorted(range(table.seats), key=lambda s: (place[s], s))
     standings = [{**seats[s], "rank": place[s]} for s in order]
     return {
@@ -73,7 +79,7 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
         "dealer": rnd.dealer if rnd is not None and rnd.on_turn is not None else table.next_dealer,
         "awaiting": awaiting(table),
         "round": round_view,
-        "results": [result_json(r) for r in table.results],
+        "results": [result_json(r, o) for r in results],
         "standings": standings,
         "match": match_json(table),
     }
