@@ -51,12 +51,14 @@ class TurnSchema(StrictSchema):
     @validates_schema
     def _one_move(self, data: dict[str, Any], **_: Any) -> None:
         # The same rule as Meta.json_schema, so that the spec says what is refused.
+        if data.get("pass_") is False:
+            raise ValidationError(
+                'Send {"pass": true} to pass; to play, leave "pass" out.', field_name="pass"
+            )
         if ("play" in data) == ("pass_" in data):
             raise ValidationError(
                 'Send exactly one of {"play": card} or {"pass": true}.', field_name="_schema"
             )
-        if "pass_" in data and data["pass_"] is not True:
-            raise ValidationError('A pass is {"pass": true}.', field_name="pass")
         if "pass_" in data and data.get("last_card"):
             raise ValidationError("A pass announces no last card.", field_name="last_card")
 
