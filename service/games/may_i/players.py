@@ -17,63 +17,57 @@ _VALUES = {r: i + 2 for i, r in enumerate("23456789TJQKA")}
 _RANK_OF = {v: r for r, v in _VALUES.items()} | {1: "A"}
 
 
-def _runs(hand: Sequence[str]) -> list[list[str]]:
-    """Runs of natural cards (4 or more, one suit, distinct ranks), each
-    split in runs of 4..7 so that two runs may come from one suit."""
-    found: list[list[str]] = []
+def _run_options(left: Counter[str]) -> list[list[str]]:
+    """Runs of 4 the cards ``left`` can make, a joker filling a missing
+    rank (no more jokers than natural cards), fewest jokers first."""
+    found: list[tuple[int, list[str]]] = []
     for suit in "SHDC":
-        ranks = sorted({_VALUES[c[0]] for c in hand if c != JOKER and c[1] == suit})
-        if 14 in ranks:
-            ranks = [1, *ranks]
-        segment: list[int] = []
-        for v in [*ranks, 99]:
-            if segment and v == segment[-1] + 1:
-                segment.append(v)
-                continue
-            while len(segment) >= 4:
-                size = len(segment) if len(segment) < 8 else 4
-                part, segment = segment[:size], segment[size:]
-                found.append(
-                    [("A" if x in (1, 14) else "23456789TJQK"[x - 2]) + suit for x in part]
-                )
-            segment = [v]
-    return found
+        for low in range(1, 12):
+            cards = [_RANK_OF[v] + suit for v in range(low, low + 4)]
+            missing = sum(left[c] < 1 for c in cards)
+            if missing <= min(left[JOKER], 2):
+                found.append((missing, [c if left[c] >= 1 else JOKER for c in cards]))
+    found.sort(key=lambda x: x[0])
+    return [cards for _, cards in found]
 
 
-def _sets(hand: Sequence[str], jokers: int) -> list[list[str]]:
-    """Sets of 3 or more of a rank, the pairs completed with a joker while
-    any is left."""
-    counts = Counter(c[0] for c in hand if c != JOKER)
-    found = []
-    for rank, n in sorted(counts.items(), key=lambda x: -x[1]):
-        cards = [c for c in hand if c != JOKER and c[0] == rank]
+def _sets(left: Counter[str], wanted: int) -> list[list[str]] | None:
+    """``wanted`` sets from ``left`` (a pair completed with a joker), or None."""
+    sets: list[list[str]] = []
+    jokers = left[JOKER]
+    ranks = Counter(c[0] for c in left.elements() if c != JOKER)
+    for rank, n in sorted(ranks.items(), key=lambda x: -x[1]):
+        if len(sets) == wanted:
+            break
+        cards = [c for c in left.elements() if c != JOKER and c[0] == rank]
         if n >= 3:
-            found.append(cards)
+            sets.append(cards)
         elif n == 2 and jokers:
             jokers -= 1
-            found.append([*cards, JOKER])
-    return found
+            sets.append([*cards, JOKER])
+    return sets if len(sets) == wanted else None
 
 
 def find_contract(round_no: int, hand: Sequence[str]) -> list[list[str]] | None:
     """A lay-down of round ``round_no``'s contract from ``hand``, or ``None``
-    (greedy: runs first, then sets from what is left)."""
+    (a small search: runs first, fewest jokers first, then sets)."""
     want_sets, want_runs = CONTRACTS[round_no]
-    left = Counter(hand)
-    melds: list[list[str]] = []
-    for run in _runs(hand):
-        if len(melds) == want_runs:
-            break
-        if all(left[c] >= 1 for c in run):
-            left.subtract(run)
-            melds.append(run)
-    if len(melds) < want_runs:
+
+    def search(left: Counter[str], runs: list[list[str]]) -> list[list[str]] | None:
+        if len(runs) == want_runs:
+            sets = _sets(left, want_sets)
+            return None if sets is None else [*runs, *sets]
+        for run in _run_options(left)[:12]:
+            rest = left.copy()
+            rest.subtract(run)
+            found = search(+rest, [*runs, run])
+            if found is not None:
+                return found
         return None
-    rest = list(left.elements())
-    sets = _sets(rest, left[JOKER])[:want_sets]
-    if len(sets) < want_sets:
+
+    melds = search(Counter(hand), [])
+    if melds is None:
         return None
-    melds.extend(sets)
     try:
         check_contract(round_no, melds)
     except MeldError:
@@ -102,8 +96,7 @@ def _discard_move(table: Table, seat: int, keep: Sequence[str] = ()) -> dict[str
     assert rnd is not None
     hand = rnd.hands[seat]
     allowed = [c for c in hand if discard_allowed(hand, rnd.melds, c)]
-    pairs = Counter(c[0] for c in hand)
-    allowed.sort(key=lambda c: (c == JOKER, pairs[c[0]] > 1, -card_value(c)))
+    allowed.sort(key=lambda c: (_keep_score(hand, c, rnd.number), -card_value(c)))
     return {"action": "discard", "argument": allowed[0]}
 
 
@@ -123,14 +116,22 @@ def default_move(table: Table, seat: int) -> dict[str, Any]:
     return _discard_move(table, seat)
 
 
-def _useful(hand: Sequence[str], card: str) -> bool:
+def _keep_score(hand: Sequence[str], card: str, round_no: int = 2) -> int:
+    """How much ``card`` helps the hand toward the round's contract (pairs
+    for sets, suit neighbours for runs)."""
+    sets, runs = CONTRACTS[round_no]
     if card == JOKER:
-        return True
-    same_rank = sum(c[0] == card[0] for c in hand if c != JOKER)
+        return 100
+    same = sum(c[0] == card[0] for c in hand if c != JOKER) - 1
     near = sum(
-        c != JOKER and c[1] == card[1] and abs(_VALUES[c[0]] - _VALUES[card[0]]) <= 2 for c in hand
+        c != JOKER and c[1] == card[1] and 0 < abs(_VALUES[c[0]] - _VALUES[card[0]]) <= 2
+        for c in hand
     )
-    return same_rank >= 1 or near >= 2
+    return (3 * same if sets else 0) + (2 * near if runs else 0)
+
+
+def _useful(hand: Sequence[str], card: str, round_no: int = 2) -> bool:
+    return _keep_score([*hand, card], card, round_no) >= 2
 
 
 def bot(table: Table, seat: int, rng: Shuffler) -> dict[str, Any]:
@@ -144,7 +145,11 @@ def bot(table: Table, seat: int, rng: Shuffler) -> dict[str, Any]:
     if rnd.step is Step.DRAW:
         if not rnd.pile:
             return {"action": "draw", "argument": None}
-        take = _useful(hand, rnd.pile[-1])
+        top = rnd.pile[-1]
+        if rnd.down[seat]:  # only what it can lay off at once
+            take = any(fits(m, top) for m in rnd.melds)
+        else:
+            take = _useful(hand, top, rnd.number)
         return {"action": "take_discard" if take else "decline", "argument": None}
     if rnd.step is Step.STOCK:
         return {"action": "draw", "argument": None}
@@ -166,7 +171,9 @@ def wants(table: Table, seat: int) -> bool:
     rnd = table.round
     if rnd is None or rnd.offer is None:
         return False
-    return _useful(rnd.hands[seat], rnd.offer.card)
+    if rnd.down[seat]:
+        return False
+    return _useful(rnd.hands[seat], rnd.offer.card, rnd.number)
 
 
 def is_meld(cards: Sequence[str]) -> bool:
