@@ -1,6 +1,6 @@
 """HTTP only: blueprints, schemas, problem+json. The table endpoints
 (:mod:`.tables`) know no game; each game adds its move endpoints in a module
-of its own (:mod:`.ship`, :mod:`.sevens`)."""
+of its own (:mod:`.ship`, :mod:`.sevens`, :mod:`.may_i`)."""
 
 from __future__ import annotations
 
@@ -11,13 +11,14 @@ def blueprints() -> tuple[Any, ...]:
     """Every blueprint of the API, in the order the spec lists them (a game's
     move module is imported here, so that its routes exist before its
     blueprint is registered)."""
-    from . import catalog, sevens, ship, tables
+    from . import catalog, may_i, sevens, ship, tables
 
     del ship  # its routes join tables.blp
     return (
         catalog.variants_blp,
         tables.blp,
         sevens.blp,
+        may_i.blp,
         catalog.checks_blp,
         catalog.health_blp,
     )

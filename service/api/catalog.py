@@ -113,7 +113,9 @@ class CheckDeal(MethodView):
         for options that are not one game.
         """
         game = game_of_variant(body["variant"])
-        deal = {k: body[k] for k in ("hands", "opening_suit", "dealer") if k in body}
+        deal = {
+            k: body[k] for k in ("hands", "opening_suit", "dealer", "stock", "discard") if k in body
+        }
         checked = game.check_deal(body["variant"], body["options"], body["players"], deal)
         problems, total = capped(checked["problems"])
         return {**checked, "problems": problems, "problems_total": total}

@@ -213,8 +213,8 @@ PAGES: dict[str, Page] = {
     ),
     "move-not-in-game": Page(
         404,
-        "The move is another game's: passes and claims are My Ship Sails', turns Sevens' "
-        "(the table's `game` says which it plays).",
+        "The move is another game's: passes and claims are My Ship Sails', turns Sevens', "
+        "moves and May I? requests May I?'s (the table's `game` says which it plays).",
         "Send the moves of the table's game.",
     ),
     "page-not-found": Page(404, "There is no rules page of this name.", "See `/docs/rules/`."),
@@ -260,6 +260,99 @@ PAGES: dict[str, Page] = {
         "The card fits no row of the layout (RULES.md 3.3); `rows` gives its suit's rows.",
         "Play a seven that starts a row, or a card next to a row's end (the seat view's "
         "`playable`).",
+    ),
+    # May I? (RULES.md 4).
+    "stale-move": Page(
+        409,
+        "The move number is not the round's next move (RULES.md 4.5); a repeat of a move "
+        "already made is answered as the first time, not with this.",
+        "Re-read the table: `round.move`, `round.on_turn` and `round.step` say what is next.",
+    ),
+    "move-invalid": Page(
+        422,
+        "The move names a card the seat does not hold, a meld that is not on the table, "
+        "or a step this moment has not (RULES.md 4.5); `errors` says where.",
+        "Send a move the seat view's `may` lists, with cards of the seat's hand.",
+    ),
+    "must-draw-first": Page(
+        409,
+        "The seat on turn first takes or declines the discard, then draws from the stock "
+        "(RULES.md 4.5); only then does it lay down, lay off or discard.",
+        "Send `take_discard` or `decline`, then `draw` (the seat view's `may`).",
+    ),
+    "already-drawn": Page(
+        409,
+        "The seat on turn has already taken the discard or drawn this turn (RULES.md 4.5).",
+        "Lay down, lay off, or discard to end the turn.",
+    ),
+    "may-i-open": Page(
+        409,
+        "The declined discard is on offer (RULES.md 4.6) until its window closes "
+        "(`round.may_i.until_ms`); the seat on turn draws after.",
+        "Wait for `until_ms`, then draw from the stock.",
+    ),
+    "contract-invalid": Page(
+        422,
+        "The lay-down is not exactly the round's contract (RULES.md 4.3): a meld is no set "
+        "(3 or more of a rank) or no run (4 or more in order, one suit), holds more jokers "
+        "than natural cards, or the count of sets and runs is wrong. `detail` names the meld.",
+        "Lay down exactly the contract, each meld in order (a run ascending or descending).",
+    ),
+    "already-laid-down": Page(
+        422,
+        "A seat lays down its contract once per round (RULES.md 4.5).",
+        "Lay off on the melds on the table instead.",
+    ),
+    "not-laid-down": Page(
+        422,
+        "Only a seat that has laid down its contract may lay off (RULES.md 4.5).",
+        "Lay down the contract first, or discard.",
+    ),
+    "lay-off-invalid": Page(
+        422,
+        "The card does not fit the meld (RULES.md 4.2): another rank or suit, not at an "
+        "end of the run, too many jokers, or a joker on a run open at both ends without "
+        "its `end`. `detail` names the card and the meld.",
+        "Use the seat view's `lay_offs` (card -> melds).",
+    ),
+    "discard-fits": Page(
+        422,
+        "A card that could be laid off on a meld on the table may not be discarded, unless "
+        "every card of the hand could be (RULES.md 4.5); `meld` says which it fits.",
+        "Discard one of the seat view's `discardable` cards, or lay this one off.",
+    ),
+    "may-i-closed": Page(
+        409,
+        "That May I? offer is over: its window closed (silence allowed) or its card was "
+        "given (RULES.md 4.6). Nothing changed.",
+        "Re-read the table: `round.may_i` is the offer open now, if any.",
+    ),
+    "may-i-taken": Page(
+        409,
+        "Another seat asked first for this card; the first request counts (RULES.md 4.6).",
+        "Answer that request instead (allow or deny).",
+    ),
+    "may-i-not-open": Page(
+        409,
+        "No such May I? is open: the seat on turn has not declined that discard, or nobody "
+        "has asked yet (RULES.md 4.6).",
+        "Wait for the discard to be declined (`round.step` `may-i`).",
+    ),
+    "may-i-own-discard": Page(
+        422,
+        "A seat may not ask for a card it discarded itself; it may still deny (RULES.md 4.6).",
+        "Let the others ask.",
+    ),
+    "may-i-not-yours": Page(
+        422,
+        "The seat on turn never asks or answers, and the asker does not answer its own "
+        "request (RULES.md 4.6).",
+        "Only the other seats answer.",
+    ),
+    "already-answered": Page(
+        409,
+        "This seat has already answered this request, the other way (RULES.md 4.6).",
+        "Nothing to do: an answer stands.",
     ),
 }
 

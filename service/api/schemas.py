@@ -210,8 +210,11 @@ class OptionsSchema(StrictSchema):
     )
     # Sevens (RULES.md 3); the other game's table refuses them as unknown options.
     decks = Int(
-        validate=validate.OneOf([1, 2]),
-        metadata={"description": "Sevens: 1, or 2 (Fan Tan with two decks, two rows per suit)."},
+        validate=validate.OneOf([1, 2, 3, 4]),
+        metadata={
+            "description": "Sevens: 1, or 2 (Fan Tan with two decks, two rows per suit). "
+            "May I?: 52-card decks (2 for 3-5 players, 3 for 6-8 when omitted)."
+        },
     )
     opening = fields.String(
         validate=validate.OneOf(["7D", "7C", "any-seven", "dealer-choice"]),
@@ -245,6 +248,19 @@ class OptionsSchema(StrictSchema):
         validate=validate.OneOf(["none", "winner-scores", "losers-score"]),
         metadata={"description": "Sevens: penalty points for the cards left (RULES.md 3.5)."},
     )
+    # May I? (RULES.md 4).
+    jokers = Int(
+        validate=validate.OneOf([0, 2]),
+        metadata={"description": "May I?: jokers (`JK`) per deck, wild in melds (RULES.md 4.1)."},
+    )
+    ending = fields.String(
+        validate=validate.OneOf(["immediate", "lay-off-round", "play-out"]),
+        metadata={"description": "May I?: how a round ends when a seat goes out (RULES.md 4.7)."},
+    )
+    may_i_window_ms = Int(
+        validate=validate.Range(0, 60_000),
+        metadata={"description": "May I?: how long a declined discard is offered (RULES.md 4.6)."},
+    )
 
 
 class OptionsOutSchema(DocumentedSchema):
@@ -267,7 +283,9 @@ class OptionsOutSchema(DocumentedSchema):
     swap_circuits = fields.Integer(allow_none=True)
     fastest_win_bonus = fields.Boolean()
     chips = fields.Boolean()
-    decks = fields.Integer()
+    decks = fields.Integer(
+        allow_none=True, metadata={"description": "May I? presets: `null`, by players."}
+    )
     opening = fields.String()
     pass_chips = fields.Integer()
     voluntary_pass = fields.Boolean()
@@ -275,6 +293,9 @@ class OptionsOutSchema(DocumentedSchema):
     last_card = fields.Boolean()
     turn_the_corner = fields.Boolean()
     points = fields.String()
+    jokers = fields.Integer()
+    ending = fields.String()
+    may_i_window_ms = fields.Integer()
 
 
 class VariantSchema(DocumentedSchema):
@@ -373,6 +394,9 @@ class SeatSchema(DocumentedSchema):
     rank = fields.Integer(
         metadata={"description": "Sevens, in `standings`: the place (1 first; ties share)."}
     )
+    laid_down = fields.Boolean(
+        metadata={"description": "May I?: has laid down its contract this round."}
+    )
 
 
 class ShownHandSchema(DocumentedSchema):
@@ -440,6 +464,10 @@ class RoundResultSchema(DocumentedSchema):
     points = fields.List(
         fields.Integer(), metadata={"description": "Sevens: the points each seat scored."}
     )
+    out = fields.Integer(
+        allow_none=True,
+        metadata={"description": "May I?: the seat that went out (`null`: the stock ran dry)."},
+    )
 
 
 class ClaimShownSchema(DocumentedSchema):
@@ -456,6 +484,33 @@ class LayoutRowSchema(DocumentedSchema):
     suit = fields.String(metadata={"description": "`S`, `H`, `D` or `C`."})
     low = fields.String(metadata={"description": "The lowest card, e.g. `5H`."})
     high = fields.String(metadata={"description": "The highest card, e.g. `9H`."})
+
+
+class MeldViewSchema(DocumentedSchema):
+    """May I?: a meld on the table (RULES.md 4.2)."""
+
+    id = fields.Integer(metadata={"description": "The meld's number in the round, from 1."})
+    owner = fields.Integer()
+    kind = fields.String(metadata={"description": "`set` or `run`."})
+    cards = fields.List(fields.String(), metadata={"description": "A run ascending."})
+    stands_for = fields.List(
+        fields.String(), metadata={"description": "The rank each card counts as (a joker's)."}
+    )
+
+
+class MayIOfferSchema(DocumentedSchema):
+    """May I?: the declined discard on offer (RULES.md 4.6)."""
+
+    offer = fields.Integer(metadata={"description": "The offer's number in the round."})
+    card = fields.String()
+    opened_ms = fields.Integer()
+    until_ms = fields.Integer(metadata={"description": "The window closes at this instant."})
+    asker = fields.Integer(allow_none=True)
+    answers = fields.Dict(
+        keys=fields.String(),
+        values=fields.String(),
+        metadata={"description": "Seat -> `allow` or `deny`, for the seats that answered."},
+    )
 
 
 class RoundViewSchema(DocumentedSchema):
@@ -495,6 +550,27 @@ class RoundViewSchema(DocumentedSchema):
         fields.Nested(LayoutRowSchema),
         metadata={"description": "Sevens: the rows on the table (two per suit with two decks)."},
     )
+    contract = fields.String(metadata={"description": "May I?: the round's contract."})
+    contract_sets = fields.Integer()
+    contract_runs = fields.Integer()
+    step = fields.String(
+        metadata={
+            "description": "May I?: `draw` (take or decline the discard), `may-i` (the "
+            "discard is offered), `stock`, `play`, `final` (lay-offs after a seat went out) "
+            "or `over`."
+        }
+    )
+    move = fields.Integer(
+        allow_none=True, metadata={"description": "May I?: the number of the next move."}
+    )
+    discard_top = fields.String(allow_none=True)
+    discard_size = fields.Integer()
+    stock_size = fields.Integer()
+    melds = fields.List(fields.Nested(MeldViewSchema))
+    may_i = fields.Nested(MayIOfferSchema, allow_none=True)
+    went_out = fields.Integer(allow_none=True)
+    lay_off_turns_left = fields.List(fields.Integer())
+    moves_taken = fields.Integer()
 
 
 class RoundInfoSchema(DocumentedSchema):
@@ -633,6 +709,24 @@ class SeatViewSchema(DocumentedSchema):
             "description": "Sevens: voluntary passes left this round (`null`: none allowed)."
         },
     )
+    step = fields.String(allow_none=True, metadata={"description": "May I?: the round's step."})
+    move = fields.Integer(allow_none=True, metadata={"description": "May I?: the next move."})
+    laid_down = fields.Boolean(metadata={"description": "May I?: has laid down."})
+    may = fields.List(
+        fields.String(),
+        metadata={
+            "description": "May I?: what this seat may do now (`take_discard`, `decline`, "
+            "`draw`, `lay_down`, `lay_off`, `discard`, `done`, `ask`, `answer`)."
+        },
+    )
+    lay_offs = fields.Dict(
+        keys=fields.String(),
+        values=fields.List(fields.Integer()),
+        metadata={"description": "May I?: card -> the melds it may be laid off on."},
+    )
+    discardable = fields.List(
+        fields.String(), metadata={"description": "May I?: the cards it may discard."}
+    )
     must_announce = fields.Boolean(
         metadata={
             "description": "Sevens with `last_card`: its next play leaves one card, so the "
@@ -665,6 +759,12 @@ class DealSchema(StrictSchema):
             "seven (`S`, `H`, `D`, `C`); diamonds when omitted (RULES.md 3.4)."
         },
     )
+    stock = fields.List(
+        Card(),
+        validate=validate.Length(1, 500),
+        metadata={"description": "May I? with `hands`: the stock, its top first (RULES.md 4.4)."},
+    )
+    discard = Card(metadata={"description": "May I? with `hands`: the first discard."})
 
 
 class RoundStartedSchema(DocumentedSchema):
@@ -768,6 +868,12 @@ class CheckDealSchema(GameSchema):
         validate=validate.Length(1, 8),
         metadata={"description": "Sevens with `opening: dealer-choice`: the opening suit."},
     )
+    stock = fields.List(
+        Card(),
+        validate=validate.Length(1, 500),
+        metadata={"description": "May I?: the stock, its top first."},
+    )
+    discard = Card(metadata={"description": "May I?: the first discard."})
 
 
 class CheckDealOutcomeSchema(DocumentedSchema):

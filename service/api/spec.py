@@ -165,6 +165,23 @@ event, is 410 `events-gone`; re-read the table and read on from its `last_event`
 | `last-card-missed` | `round`, `turn`, `seat`, `chips` (2, into the pot) |
 | `round-won` | `round`, `dealer`, `winner`, `pot`, `cards_left`, `penalties` (`null` unless `points` is `losers-score`), `points` (the hands left stay hidden) |
 | `match-won`, `match-finished`, `match-abandoned` | `status`, `winners` |
+| May I? | |
+| `round-dealt` | `round`, `dealer`, `submitted`, `contract`, `discard` (the first discard, face up), `stock` (a count) |
+| `discard-taken`, `discard-declined` | `round`, `move`, `seat`, `card` (the discard: public) |
+| `stock-drawn` | `round`, `move`, `seat`, `count` (never the card) |
+| `laid-down` | `round`, `move`, `seat`, `melds` (`id`, `kind`, `cards`) |
+| `laid-off` | `round`, `move`, `seat`, `card`, `meld`, `end` |
+| `discarded` | `round`, `move`, `seat`, `card` |
+| `may-i-offered` | `round`, `offer`, `card`, `until_ms` |
+| `may-i-asked` | `round`, `offer`, `seat`, `card` |
+| `may-i-answered` | `round`, `offer`, `seat`, `allow` |
+| `may-i-given` | `round`, `offer`, `seat` (who takes it), `card`, `stock_cards` (a count), `asker` |
+| `may-i-lapsed` | `round`, `offer` (nobody asked) |
+| `stock-reshuffled` | `round`, `cards` (a count) |
+| `went-out` | `round`, `seat` |
+| `lay-off-done` | `round`, `seat`, `auto` (skipped: it could place no card) |
+| `round-over` | `round`, `dealer`, `out`, `cards_left`, `penalties`, `points` (counts and values) |
+| `match-won`, `match-abandoned` | `status`, `winners` |
 """
 
 RULES_PAGES = {
@@ -188,6 +205,15 @@ RULES_PAGES = {
     "3.4": ("sevens", "opening-and-turns", "opening and turns"),
     "3.5": ("sevens", "end-of-a-round-and-scoring", "the end of a round and scoring"),
     "3.6": ("sevens", "presets", "presets"),
+    "4": ("may-i", "", "May I?"),
+    "4.1": ("may-i", "players-and-cards", "players and cards"),
+    "4.2": ("may-i", "melds", "melds"),
+    "4.3": ("may-i", "contracts", "contracts"),
+    "4.4": ("may-i", "the-deal", "the deal"),
+    "4.5": ("may-i", "a-turn", "a turn"),
+    "4.6": ("may-i", "may-i", "May I?"),
+    "4.7": ("may-i", "ending-a-round", "ending a round"),
+    "4.8": ("may-i", "scoring-and-the-match", "scoring and the match"),
 }
 """The rule book's sections, as the rules pages the service serves (the rule
 book itself is the team's; users read ``docs/rules/``)."""
@@ -197,7 +223,7 @@ _CITATION = re.compile(r"RULES\.md(?:\s+section)?\s+(\d+(?:\.\d+)?)((?:,\s*\d+(?
 
 def _link(section: str) -> str:
     page, anchor, words = RULES_PAGES.get(section) or RULES_PAGES[section.split(".")[0]]
-    game = "My Ship Sails" if page == "my-ship-sails" else "Sevens"
+    game = {"my-ship-sails": "My Ship Sails", "sevens": "Sevens"}.get(page, "May I?")
     title = words if words in (game,) else f"{game}: {words}"
     return f"[{title}](/docs/rules/{page}.md{'#' + anchor if anchor else ''})"
 

@@ -17,12 +17,13 @@ from typing import Any
 
 from .base import Game, PresetInfo
 from .errors import FieldError, RuleViolation
+from .may_i import GAME as MAY_I
 from .sevens import GAME as SEVENS
 from .ship import GAME as SHIP
 
-__all__ = ["GAMES", "SEVENS", "SHIP", "VARIANTS", "Game", "game_of", "game_of_variant"]
+__all__ = ["GAMES", "MAY_I", "SEVENS", "SHIP", "VARIANTS", "Game", "game_of", "game_of_variant"]
 
-GAMES: dict[str, Game] = {g.name: g for g in (SHIP, SEVENS)}
+GAMES: dict[str, Game] = {g.name: g for g in (SHIP, SEVENS, MAY_I)}
 """Every game, by its wire name."""
 
 VARIANTS: dict[str, tuple[Game, PresetInfo]] = {}

@@ -245,7 +245,7 @@ def test_variants_and_games_name_their_game(client: Any) -> None:
     assert variants["classic"] == "my-ship-sails" and variants["fan-tan-two-decks"] == "sevens"
     assert {n for n, g in variants.items() if g == "sevens"} == set(PRESETS)
     games = client.get("/v1/games").get_json()["games"]
-    assert [g["name"] for g in games] == ["my-ship-sails", "sevens"]
+    assert [g["name"] for g in games] == ["my-ship-sails", "sevens", "may-i"]
     assert games[1]["rules"] == "/docs/rules/sevens.md"
 
 

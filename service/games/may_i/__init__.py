@@ -1,0 +1,61 @@
+"""May I? (contract rummy), the project's rule book section 4: pure Python,
+no Flask, no Redis, no I/O.
+
+Modules: :mod:`.options` (options and presets), :mod:`.melds` (sets, runs,
+jokers, contracts, lay-offs, card values), :mod:`.state` (frozen states),
+:mod:`.engine` (the deal and every transition: :func:`~.engine.turn`,
+:func:`~.engine.ask`, :func:`~.engine.answer`, :func:`~.engine.settle_due`),
+:mod:`.views`, :mod:`.codec`, :mod:`.checks` (stateless checks),
+:mod:`.players` (bot, default move), :mod:`.simulate`. The moves have their
+own endpoints; everything else goes through :data:`GAME`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..base import Game, PresetInfo, Simulation
+from . import codec, engine, players, simulate, views
+from .checks import check_deal, check_discard, check_lay_down, check_lay_off
+from .options import PRESETS
+
+NAME = "may-i"
+
+
+def _simulate(
+    variant: str, players: int, rounds: int, seed: int, options: Mapping[str, Any]
+) -> simulate.Summary:
+    """``referee simulate``'s run (:func:`.simulate.simulate`)."""
+    return simulate.simulate(variant, players, rounds, seed)
+
+
+GAME = Game(
+    name=NAME,
+    title="May I?",
+    rules="may-i",
+    presets={
+        p.name: PresetInfo(
+            p.name, p.min_seats, p.max_seats, p.source, p.description, p.options.to_json()
+        )
+        for p in PRESETS.values()
+    },
+    create_table=engine.create_table,
+    start_round=engine.start_round,
+    finish=engine.finish,
+    public_view=views.public_view,
+    seat_view=views.seat_view,
+    check_deal=check_deal,
+    encode=codec.encode,
+    decode=codec.decode,
+    event_layouts=codec.EVENT_LAYOUTS,
+    simulation=Simulation(
+        run=_simulate,
+        player_counts=simulate.player_counts,
+        markdown=simulate.markdown,
+    ),
+    default_move=players.default_move,
+    bot=players.bot,
+)
+
+__all__ = ["GAME", "NAME", "check_deal", "check_discard", "check_lay_down", "check_lay_off"]

@@ -1,0 +1,986 @@
+"""Pure transitions of a May I? table (the project's rule book, 4).
+
+Every transition takes a :class:`~.state.Table`, the move's arguments and
+``now_ms`` and returns a :class:`~service.games.base.Transition`; a refused
+move raises :class:`~service.games.errors.RuleViolation` and changes
+nothing (but a May I? window that closed by itself before it, see
+:func:`on_time`, is kept). No clock and no random source of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from ..base import Shuffler, Transition, deal_order, draw_first_dealer, leaders
+from ..cards import CardError
+from ..errors import FieldError, Kind, RuleViolation, register_codes
+from .melds import (
+    CONTRACTS,
+    JOKER,
+    Meld,
+    MeldError,
+    check_contract,
+    contract_text,
+    fits,
+    hand_value,
+    lay_off,
+    lay_off_end,
+    parse,
+    sort_hand,
+    take,
+)
+from .options import ROUNDS, deck_for, resolve_options
+from .state import Cards, MatchStatus, Offer, Round, RoundResult, Step, Table
+
+Event = dict[str, Any]
+
+HAND_SIZE = 10
+OUT_BONUS = 20
+ACTIONS = ("take_discard", "decline", "draw", "lay_down", "lay_off", "discard", "done")
+
+_R = "may-i#"
+register_codes(
+    {
+        "stale-move": Kind.CONFLICT,
+        "move-invalid": Kind.INVALID,
+        "must-draw-first": Kind.CONFLICT,
+        "already-drawn": Kind.CONFLICT,
+        "may-i-open": Kind.CONFLICT,
+        "contract-invalid": Kind.INVALID,
+        "already-laid-down": Kind.INVALID,
+        "not-laid-down": Kind.INVALID,
+        "lay-off-invalid": Kind.INVALID,
+        "discard-fits": Kind.INVALID,
+        "may-i-closed": Kind.CONFLICT,
+        "may-i-taken": Kind.CONFLICT,
+        "may-i-not-open": Kind.CONFLICT,
+        "may-i-own-discard": Kind.INVALID,
+        "may-i-not-yours": Kind.INVALID,
+        "already-answered": Kind.CONFLICT,
+    },
+    rules={
+        "stale-move": _R + "a-turn",
+        "move-invalid": _R + "a-turn",
+        "must-draw-first": _R + "a-turn",
+        "already-drawn": _R + "a-turn",
+        "may-i-open": _R + "may-i",
+        "contract-invalid": _R + "contracts",
+        "already-laid-down": _R + "a-turn",
+        "not-laid-down": _R + "a-turn",
+        "lay-off-invalid": _R + "melds",
+        "discard-fits": _R + "a-turn",
+        "may-i-closed": _R + "may-i",
+        "may-i-taken": _R + "may-i",
+        "may-i-not-open": _R + "may-i",
+        "may-i-own-discard": _R + "may-i",
+        "may-i-not-yours": _R + "may-i",
+        "already-answered": _R + "may-i",
+    },
+)
+
+
+# --- the table -----------------------------------------------------------
+
+
+def create_table(
+    variant: str,
+    overrides: Mapping[str, Any],
+    names: Sequence[str],
+    first_dealer: int | None,
+    rng: Shuffler,
+) -> Transition:
+    """A new table with no round dealt yet (events ``table-created``, and
+    ``first-dealer-drawn`` after a draw; outcome ``{"first_dealer"}``)."""
+    seats = len(names)
+    options = resolve_options(variant, overrides, seats)
+    draw: tuple[tuple[str | None, ...], ...] = ()
+    if first_dealer is None:
+        first_dealer, draw = draw_first_dealer(seats, rng)
+    elif not 0 <= first_dealer < seats:
+        raise RuleViolation(
+            "options-invalid",
+            f'The first dealer must be a seat 0..{seats - 1} or "draw".',
+            [FieldError("/first_dealer", f"no seat {first_dealer} at a table of {seats}")],
+        )
+    table = Table(
+        variant=variant,
+        options=options,
+        names=tuple(names),
+        first_dealer=first_dealer,
+        draw=draw,
+        points=(0,) * seats,
+        results=(),
+        round=None,
+        match_status=MatchStatus.IN_PROGRESS,
+    )
+    events: list[Event] = [{"type": "table-created", "variant": variant, "seats": seats}]
+    if draw:
+        events.append({"type": "first-dealer-drawn", "draw": [list(d) for d in draw]})
+    return Transition(table, tuple(events), {"first_dealer": first_dealer})
+
+
+# --- the deal --------------------------------------------------------------
+
+
+def _deal_problem(problems: list[FieldError]) -> RuleViolation:
+    return RuleViolation(
+        "deal-invalid",
+        f"The submitted deal is not valid ({len(problems)} problem(s)).",
+        problems,
+    )
+
+
+def _parse_list(value: Any, pointer: str, problems: list[FieldError]) -> list[str]:
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        problems.append(FieldError(pointer, "a list of card codes"))
+        return []
+    cards = []
+    for i, text in enumerate(value):
+        try:
+            cards.append(parse(text))
+        except (CardError, AttributeError) as exc:
+            problems.append(FieldError(f"{pointer}/{i}", str(exc) or "not a card"))
+    return cards
+
+
+def validate_deal(
+    table_seats: int, deck: Sequence[str], deal: Mapping[str, Any]
+) -> tuple[tuple[Cards, ...], Cards, str]:
+    """A submitted deal: ``hands`` (10 cards each, by seat), ``stock`` (top
+    first) and ``discard`` (the first discard); together exactly the decks.
+    Returns the hands, the stock (top last) and the discard; raises
+    ``deal-invalid`` listing every problem."""
+    problems: list[FieldError] = []
+    hands_in = deal.get("hands")
+    if not isinstance(hands_in, Sequence) or isinstance(hands_in, str):
+        raise _deal_problem([FieldError("/hands", "hands must be a list, one per seat")])
+    if len(hands_in) != table_seats:
+        problems.append(FieldError("/hands", f"{len(hands_in)} hands for {table_seats} seats"))
+    hands = []
+    for h, hand in enumerate(hands_in):
+        cards = _parse_list(hand, f"/hands/{h}", problems)
+        if len(cards) != HAND_SIZE:
+            problems.append(FieldError(f"/hands/{h}", f"{len(cards)} cards; a hand is 10"))
+        hands.append(sort_hand(cards))
+    stock = _parse_list(deal.get("stock"), "/stock", problems)
+    discard = None
+    try:
+        discard = parse(deal.get("discard"))  # type: ignore[arg-type]
+    except (CardError, AttributeError):
+        problems.append(FieldError("/discard", "the first discard is one card code"))
+    if not stock:
+        problems.append(FieldError("/stock", "the stock holds at least one card"))
+    given = Counter(c for h in hands for c in h) + Counter(stock)
+    if discard is not None:
+        given[discard] += 1
+    wanted = Counter(deck)
+    if given != wanted:
+        extra = sorted((given - wanted).elements())
+        missing = sorted((wanted - given).elements())
+        detail = "hands, stock and discard are exactly the decks"
+        if extra:
+            detail += "; too many: " + " ".join(extra)
+        if missing:
+            detail += "; missing: " + " ".join(missing)
+        problems.append(FieldError("/hands", detail))
+    if problems:
+        raise _deal_problem(problems)
+    assert discard is not None
+    return tuple(hands), tuple(reversed(stock)), discard
+
+
+def shuffle_and_deal(
+    seats: int, dealer: int, deck: Sequence[str], rng: Shuffler
+) -> tuple[tuple[Cards, ...], Cards, str]:
+    """Shuffle and deal 10 cards each, two at a time from the dealer's
+    left; the next card is the first discard, the rest the stock."""
+    cards = list(deck)
+    rng.shuffle(cards)
+    hands: list[list[str]] = [[] for _ in range(seats)]
+    order = deal_order(seats, dealer, seats * HAND_SIZE // 2)
+    for i, seat in enumerate(order):
+        hands[seat].extend(cards[2 * i : 2 * i + 2])
+    rest = cards[seats * HAND_SIZE :]
+    discard = rest[0]
+    return tuple(sort_hand(h) for h in hands), tuple(reversed(rest[1:])), discard
+
+
+def start_round(table: Table, rng: Shuffler, now_ms: int, deal: Mapping[str, Any]) -> Transition:
+    """Deal the next round (4.4): ``deal["hands"]``, ``["stock"]`` (top
+    first) and ``["discard"]`` for a submitted deal, else a shuffle. Event
+    ``round-dealt`` {round, dealer, submitted, contract, discard, stock};
+    outcome ``{"round", "dealer"}``."""
+    if table.match_status is not MatchStatus.IN_PROGRESS:
+        raise RuleViolation("match-over", "The match is over.", extra=numbers(table))
+    if table.round is not None and table.round.playing:
+        raise RuleViolation(
+            "round-in-play",
+            f"Round {table.round.number} is still being played.",
+            extra=numbers(table),
+        )
+    number = len(table.results) + 1
+    dealer = table.next_dealer
+    deck = deck_for(table.options)
+    submitted = deal.get("hands") is not None
+    if submitted:
+        hands, stock, discard = validate_deal(table.seats, deck, deal)
+    else:
+        hands, stock, discard = shuffle_and_deal(table.seats, dealer, deck, rng)
+    seeds = list(range(1 << 16))
+    rng.shuffle(seeds)
+    seats = table.seats
+    rnd = Round(
+        number=number,
+        dealer=dealer,
+        hands=hands,
+        stock=stock,
+        pile=(discard,),
+        pile_by=(-1,),
+        melds=(),
+        down=(False,) * seats,
+        on_turn=(dealer + 1) % seats,
+        step=Step.DRAW,
+        moves=(),
+        offer=None,
+        offers=0,
+        seed=seeds[0],
+        reshuffles=0,
+        out=None,
+        final=(),
+        submitted=submitted,
+    )
+    event: Event = {
+        "type": "round-dealt",
+        "round": number,
+        "dealer": dealer,
+        "submitted": submitted,
+        "contract": contract_text(number),
+        "discard": discard,
+        "stock": len(stock),
+    }
+    return Transition(replace(table, round=rnd), (event,), {"round": number, "dealer": dealer})
+
+
+# --- the clock ---------------------------------------------------------------
+
+
+def on_time(table: Table, now_ms: int, move: Callable[[Table], Transition]) -> Transition:
+    """Run ``move`` on the table as it stands at ``now_ms``: a May I? window
+    whose time has come is settled first (:func:`settle_due`); if ``move``
+    is refused, the refusal carries that settlement (``settled``,
+    ``record``) so that it is kept."""
+    settled = settle_due(table, now_ms)
+    try:
+        done = move(settled.table)
+    except RuleViolation as refused:
+        if settled.events:
+            refused.settled = settled.table
+            refused.record = settled.events + refused.record
+        raise
+    if not settled.events:
+        return done
+    return Transition(done.table, settled.events + done.events, done.outcome)
+
+
+def settle_due(table: Table, now_ms: int) -> Transition:
+    """Close every May I? window whose time has come (``now_ms >= until``):
+    the views apply it to what they show, every move runs it first."""
+    rnd = table.round
+    events: list[Event] = []
+    while (
+        rnd is not None
+        and rnd.step is Step.MAY_I
+        and rnd.offer is not None
+        and now_ms >= rnd.offer.until_ms
+    ):
+        table, more = _close_offer(table, rnd.offer.until_ms)
+        events.extend(more)
+        rnd = table.round
+    return Transition(table, tuple(events))
+
+
+def _draw(table: Table, rnd: Round, seat: int, count: int) -> tuple[Round, int, list[Event]]:
+    """Move up to ``count`` stock cards to ``seat``'s hand, reshuffling the
+    discard pile less its top into a new stock when it runs out (4.7)."""
+    events: list[Event] = []
+    got: list[str] = []
+    stock = list(rnd.stock)
+    pile, pile_by = list(rnd.pile), list(rnd.pile_by)
+    reshuffles = rnd.reshuffles
+    for _ in range(count):
+        if not stock and len(pile) > 1:
+            stock = pile[:-1]
+            pile, pile_by = pile[-1:], pile_by[-1:]
+            random.Random(f"{rnd.seed}:{reshuffles}").shuffle(stock)
+            reshuffles += 1
+            events.append({"type": "stock-reshuffled", "round": rnd.number, "cards": len(stock)})
+        if not stock:
+            break
+        got.append(stock.pop())
+    hands = list(rnd.hands)
+    hands[seat] = sort_hand((*hands[seat], *got))
+    rnd = replace(
+        rnd,
+        hands=tuple(hands),
+        stock=tuple(stock),
+        pile=tuple(pile),
+        pile_by=tuple(pile_by),
+        reshuffles=reshuffles,
+    )
+    return rnd, len(got), events
+
+
+def _take_top(rnd: Round, seat: int) -> Round:
+    hands = list(rnd.hands)
+    hands[seat] = sort_hand((*hands[seat], rnd.pile[-1]))
+    return replace(rnd, hands=tuple(hands), pile=rnd.pile[:-1], pile_by=rnd.pile_by[:-1])
+
+
+def _open_offer(table: Table, rnd: Round, at_ms: int) -> tuple[Table, list[Event]]:
+    """Offer the top discard (4.6), or let the seat on turn draw when the
+    pile is empty."""
+    if not rnd.pile:
+        return replace(table, round=replace(rnd, offer=None, step=Step.STOCK)), []
+    n = rnd.offers + 1
+    until = at_ms + table.options.may_i_window_ms
+    offer = Offer(n, rnd.pile[-1], at_ms, until, None, ("",) * table.seats)
+    rnd = replace(rnd, offer=offer, offers=n, step=Step.MAY_I)
+    event: Event = {
+        "type": "may-i-offered",
+        "round": rnd.number,
+        "offer": n,
+        "card": offer.card,
+        "until_ms": until,
+    }
+    table = replace(table, round=rnd)
+    if until <= at_ms:  # a window of 0: nobody can ask
+        table, more = _close_offer(table, at_ms)
+        return table, [event, *more]
+    return table, [event]
+
+
+def taker_of(seats: int, on_turn: int, asker: int, answers: Sequence[str]) -> tuple[int, int]:
+    """Who takes an asked-for discard and how many stock cards with it
+    (4.6): the first denier in order of play from the seat on turn (1 if
+    before the asker, 2 if after), else the asker with 1."""
+    order = [(on_turn + i) % seats for i in range(1, seats)]
+    for seat in order:
+        if seat != asker and answers[seat] == "deny":
+            return seat, 1 if order.index(seat) < order.index(asker) else 2
+    return asker, 1
+
+
+def _close_offer(table: Table, at_ms: int) -> tuple[Table, list[Event]]:
+    rnd = table.round
+    assert rnd is not None and rnd.offer is not None
+    offer = rnd.offer
+    if offer.asker is None:
+        event: Event = {"type": "may-i-lapsed", "round": rnd.number, "offer": offer.n}
+        return replace(table, round=replace(rnd, offer=None, step=Step.STOCK)), [event]
+    taker, extra = taker_of(table.seats, rnd.on_turn, offer.asker, offer.answers)
+    rnd = _take_top(rnd, taker)
+    rnd, got, events = _draw(table, rnd, taker, extra)
+    events.insert(
+        0,
+        {
+            "type": "may-i-given",
+            "round": rnd.number,
+            "offer": offer.n,
+            "seat": taker,
+            "card": offer.card,
+            "stock_cards": got,
+            "asker": offer.asker,
+        },
+    )
+    table, more = _open_offer(table, replace(rnd, offer=None), at_ms)
+    return table, events + more
+
+
+# --- numbered moves ------------------------------------------------------------
+
+
+def numbers(table: Table) -> dict[str, Any]:
+    """The current round, move, seat on turn and step, for 409 answers."""
+    rnd = table.round
+    playing = rnd is not None and rnd.playing
+    return {
+        "current_round": rnd.number if rnd else None,
+        "current_move": rnd.move if rnd and playing else None,
+        "on_turn": rnd.on_turn if rnd and playing else None,
+        "step": rnd.step.value if rnd else None,
+        "round_status": ("playing" if playing else "over") if rnd else None,
+        "waiting_for": [rnd.on_turn] if rnd and playing else [],
+    }
+
+
+def _current(table: Table, round_no: int) -> Round:
+    rnd = table.round
+    if rnd is None:
+        raise RuleViolation(
+            "no-round-in-play", "No round has been dealt yet.", extra=numbers(table)
+        )
+    if round_no != rnd.number:
+        raise RuleViolation(
+            "stale-round",
+            f"Round {round_no} is not the current round; the current round is {rnd.number}.",
+            extra=numbers(table),
+        )
+    return rnd
+
+
+def _over(table: Table, rnd: Round) -> RuleViolation:
+    if table.match_status is not MatchStatus.IN_PROGRESS:
+        return RuleViolation("match-over", "The match is over.", extra=numbers(table))
+    return RuleViolation("round-over", f"Round {rnd.number} is over.", extra=numbers(table))
+
+
+def _invalid(detail: str, pointer: str = "") -> RuleViolation:
+    return RuleViolation("move-invalid", detail, [FieldError(pointer or "/", detail)])
+
+
+def _parse_args(action: str, arg: Any) -> Any:
+    """A move's argument in canonical form (cards parsed)."""
+    try:
+        if action == "lay_down":
+            if not isinstance(arg, Sequence) or isinstance(arg, str) or not arg:
+                raise _invalid("lay_down is a list of melds, each a list of cards", "/lay_down")
+            return [[parse(c) for c in meld] for meld in arg]
+        if action == "lay_off":
+            if not isinstance(arg, Mapping):
+                raise _invalid('lay_off is {"card", "meld", "end"}', "/lay_off")
+            end = arg.get("end")
+            if end not in (None, "low", "high"):
+                raise _invalid("end is low or high", "/lay_off/end")
+            return {"card": parse(arg.get("card", "")), "meld": arg.get("meld"), "end": end}
+        if action == "discard":
+            return parse(arg)
+    except (CardError, AttributeError, TypeError) as exc:
+        raise _invalid(str(exc) or "not a card", f"/{action}") from None
+    return None
+
+
+def turn(
+    table: Table,
+    round_no: int,
+    move_no: int,
+    seat: int,
+    action: str,
+    arg: Any,
+    now_ms: int,
+) -> Transition:
+    """Move ``move_no`` of round ``round_no`` by ``seat`` (4.5, 4.7):
+    ``action`` one of :data:`ACTIONS` with its argument (a list of melds
+    for ``lay_down``, ``{card, meld, end}`` for ``lay_off``, a card for
+    ``discard``). A repeat of the move recorded as ``move_no`` changes
+    nothing and answers again. Refusals: ``seat-not-found``,
+    ``no-round-in-play``, ``stale-round``, ``round-over``, ``match-over``,
+    ``stale-move``, ``not-your-turn``, ``move-invalid``, ``must-draw-first``,
+    ``already-drawn``, ``may-i-open``, ``contract-invalid``,
+    ``already-laid-down``, ``not-laid-down``, ``lay-off-invalid``,
+    ``discard-fits``."""
+    if not 0 <= seat < table.seats:
+        raise RuleViolation("seat-not-found", f"There is no seat {seat} at this table.")
+    if action not in ACTIONS:
+        raise _invalid(f"unknown action {action!r}; one of {', '.join(ACTIONS)}")
+    canonical = _parse_args(action, arg)
+    record = f"{seat}:{action}:{json.dumps(canonical, separators=(',', ':'))}"
+    rnd = _current(table, round_no)
+    if 1 <= move_no <= len(rnd.moves) and rnd.moves[move_no - 1] == record:
+        return Transition(table, (), outcome(table, move_no))
+    return on_time(
+        table, now_ms, lambda t: _turn(t, move_no, seat, action, canonical, record, now_ms)
+    )
+
+
+def _turn(
+    table: Table, move_no: int, seat: int, action: str, arg: Any, record: str, now_ms: int
+) -> Transition:
+    rnd = table.round
+    assert rnd is not None
+    if not rnd.playing:
+        raise _over(table, rnd)
+    if move_no != rnd.move:
+        raise RuleViolation(
+            "stale-move",
+            f"Move {move_no} is not the current move; round {rnd.number} is at move "
+            f"{rnd.move}, seat {rnd.on_turn} to {rnd.step.value}.",
+            extra=numbers(table),
+        )
+    if seat != rnd.on_turn:
+        raise RuleViolation(
+            "not-your-turn",
+            f"It is seat {rnd.on_turn}'s turn, not seat {seat}'s.",
+            extra=numbers(table),
+        )
+    _check_step(rnd, action)
+    number = rnd.number
+    base: Event = {"round": number, "move": move_no, "seat": seat}
+    events: list[Event] = []
+    rnd = replace(rnd, moves=(*rnd.moves, record))
+    hand = rnd.hands[seat]
+    if action == "take_discard":
+        card = rnd.pile[-1]
+        rnd = replace(_take_top(rnd, seat), step=Step.PLAY)
+        events.append({"type": "discard-taken", **base, "card": card})
+        table = replace(table, round=rnd)
+    elif action == "decline":
+        events.append({"type": "discard-declined", **base, "card": rnd.pile[-1]})
+        table, more = _open_offer(table, rnd, now_ms)
+        events.extend(more)
+    elif action == "draw":
+        rnd, got, more = _draw(table, rnd, seat, 1)
+        events.extend(more)
+        if not got:
+            events.append({"type": "stock-drawn", **base, "count": 0})
+            table, more = end_round(replace(table, round=rnd), None)
+            events.extend(more)
+            return Transition(table, tuple(events), outcome(table, move_no))
+        events.append({"type": "stock-drawn", **base, "count": 1})
+        table = replace(table, round=replace(rnd, step=Step.PLAY))
+    elif action == "lay_down":
+        table, done = _lay_down(table, rnd, seat, hand, arg)
+        events.append({**done, **base})
+    elif action == "lay_off":
+        table, done = _lay_off(table, rnd, seat, hand, arg)
+        events.append({**done, **base})
+    elif action == "discard":
+        table, done = _discard(table, rnd, seat, hand, arg)
+        events.append({**done, **base})
+    else:  # done
+        events.append({"type": "lay-off-done", "round": number, "seat": seat, "auto": False})
+        table, more = _next_final(table, rnd)
+        events.extend(more)
+        return Transition(table, tuple(events), outcome(table, move_no))
+    rnd = table.round
+    assert rnd is not None
+    if rnd.step is Step.FINAL and not rnd.hands[seat]:
+        # An empty hand in a lay-off turn ends that turn; only the first
+        # seat to go out scores the bonus.
+        events.append({"type": "lay-off-done", "round": number, "seat": seat, "auto": True})
+        table, more = _next_final(table, rnd)
+        events.extend(more)
+    elif rnd.playing and not rnd.hands[seat]:
+        table, more = _went_out(table, rnd, seat)
+        events.extend(more)
+    return Transition(table, tuple(events), outcome(table, move_no))
+
+
+def _check_step(rnd: Round, action: str) -> None:
+    step = rnd.step
+    if step is Step.FINAL:
+        if action not in ("lay_off", "done"):
+            raise RuleViolation(
+                "move-invalid",
+                "A seat went out: now each seat in turn only lays off, then says it is done.",
+                extra={"step": step.value},
+            )
+        return
+    if action == "done":
+        raise _invalid("done ends a lay-off turn after a seat went out; discard to end a turn")
+    if step is Step.MAY_I:
+        raise RuleViolation(
+            "may-i-open",
+            f"The declined discard is offered (May I? {rnd.offer.n if rnd.offer else ''}) "
+            "until its window closes; then draw from the stock.",
+            extra={"step": step.value},
+        )
+    if action in ("take_discard", "decline"):
+        if step is not Step.DRAW:
+            raise RuleViolation(
+                "already-drawn",
+                "The discard was already taken or declined this turn.",
+                extra={"step": step.value},
+            )
+        if not rnd.pile:
+            raise _invalid("the discard pile is empty: draw from the stock")
+        return
+    if action == "draw":
+        if step is Step.PLAY:
+            raise RuleViolation(
+                "already-drawn", "This seat has already drawn this turn.", extra={"step": "play"}
+            )
+        if step is Step.DRAW and rnd.pile:
+            raise RuleViolation(
+                "must-draw-first",
+                f"Take the discard {rnd.pile[-1]} or decline it before drawing from the stock.",
+                extra={"step": step.value},
+            )
+        return
+    if step is not Step.PLAY:
+        raise RuleViolation(
+            "must-draw-first",
+            "Draw first (take or decline the discard, then the stock) before laying or discarding.",
+            extra={"step": step.value},
+        )
+
+
+def _lay_down(
+    table: Table, rnd: Round, seat: int, hand: Cards, melds: list[list[str]]
+) -> tuple[Table, Event]:
+    if rnd.down[seat]:
+        raise RuleViolation(
+            "already-laid-down", f"Seat {seat} has already laid down its contract this round."
+        )
+    left = take(hand, [c for m in melds for c in m])
+    if left is None:
+        raise _invalid(f"the lay-down uses cards seat {seat} does not hold", "/lay_down")
+    try:
+        found = check_contract(rnd.number, melds)
+    except MeldError as exc:
+        detail = f"Not the contract: {exc}."
+        raise RuleViolation("contract-invalid", detail, [FieldError("/lay_down", detail)]) from None
+    first = len(rnd.melds) + 1
+    new = tuple(
+        Meld(first + i, seat, kind, cards, low, rank)
+        for i, (kind, cards, low, rank) in enumerate(found)
+    )
+    hands = list(rnd.hands)
+    hands[seat] = left
+    down = list(rnd.down)
+    down[seat] = True
+    rnd = replace(rnd, hands=tuple(hands), melds=rnd.melds + new, down=tuple(down))
+    event: Event = {
+        "type": "laid-down",
+        "melds": [{"id": m.id, "kind": m.kind, "cards": list(m.cards)} for m in new],
+    }
+    return replace(table, round=rnd), event
+
+
+def _lay_off(
+    table: Table, rnd: Round, seat: int, hand: Cards, arg: dict[str, Any]
+) -> tuple[Table, Event]:
+    if rnd.step is Step.PLAY and not rnd.down[seat]:
+        raise RuleViolation(
+            "not-laid-down",
+            f"Seat {seat} lays off only after laying down its contract "
+            f"({contract_text(rnd.number)}).",
+        )
+    card, meld_id, end = arg["card"], arg["meld"], arg["end"]
+    if card not in hand:
+        raise _invalid(f"{card} is not in seat {seat}'s hand", "/lay_off/card")
+    if (
+        isinstance(meld_id, bool)
+        or not isinstance(meld_id, int)
+        or not 1 <= meld_id <= len(rnd.melds)
+    ):
+        raise _invalid(f"there is no meld {meld_id!r} on the table", "/lay_off/meld")
+    try:
+        where = lay_off_end(rnd.melds[meld_id - 1], card, end)
+        meld = lay_off(rnd.melds[meld_id - 1], card, None if where == "set" else where)
+    except MeldError as exc:
+        raise RuleViolation(
+            "lay-off-invalid", f"{exc}.", [FieldError("/lay_off", str(exc))]
+        ) from None
+    melds = list(rnd.melds)
+    melds[meld_id - 1] = meld
+    hands = list(rnd.hands)
+    hands[seat] = take(hand, [card]) or ()
+    rnd = replace(rnd, hands=tuple(hands), melds=tuple(melds))
+    event: Event = {"type": "laid-off", "card": card, "meld": meld_id, "end": where}
+    return replace(table, round=rnd), event
+
+
+def discard_allowed(hand: Sequence[str], melds: Sequence[Meld], card: str) -> bool:
+    """Whether ``card`` may be discarded (4.5.3): it fits no meld on the
+    table, or every card of the hand fits one."""
+    if not any(fits(m, card) for m in melds):
+        return True
+    return all(any(fits(m, c) for m in melds) for c in hand)
+
+
+def _discard(table: Table, rnd: Round, seat: int, hand: Cards, card: str) -> tuple[Table, Event]:
+    if card not in hand:
+        raise _invalid(f"{card} is not in seat {seat}'s hand", "/discard")
+    if not discard_allowed(hand, rnd.melds, card):
+        where = next(m for m in rnd.melds if fits(m, card))
+        detail = f"{card} fits meld {where.id} ({where.text()}) and may not be discarded."
+        raise RuleViolation(
+            "discard-fits", detail, [FieldError("/discard", detail)], extra={"meld": where.id}
+        )
+    hands = list(rnd.hands)
+    hands[seat] = take(hand, [card]) or ()
+    rnd = replace(
+        rnd,
+        hands=tuple(hands),
+        pile=(*rnd.pile, card),
+        pile_by=(*rnd.pile_by, seat),
+        on_turn=(seat + 1) % table.seats,
+        step=Step.DRAW,
+    )
+    return replace(table, round=rnd), {"type": "discarded", "card": card}
+
+
+def can_place(hand: Sequence[str], melds: Sequence[Meld]) -> bool:
+    """Whether any card of ``hand`` fits any meld."""
+    return any(fits(m, c) for c in set(hand) for m in melds)
+
+
+def _went_out(table: Table, rnd: Round, seat: int) -> tuple[Table, list[Event]]:
+    """``seat`` emptied its hand: +20, and the round ends by ``ending``."""
+    events: list[Event] = [{"type": "went-out", "round": rnd.number, "seat": seat}]
+    seats = table.seats
+    ending = table.options.ending
+    if ending == "immediate":
+        table, more = end_round(replace(table, round=rnd), seat)
+        return table, events + more
+    after = [(seat + i) % seats for i in range(1, seats)]
+    if ending == "lay-off-round":
+        after = after[: after.index(rnd.dealer) + 1] if rnd.dealer in after else []
+    rnd = replace(rnd, out=seat, final=tuple(after), step=Step.FINAL, offer=None)
+    table, more = _next_final(table, rnd, first=True)
+    return table, events + more
+
+
+def _next_final(table: Table, rnd: Round, first: bool = False) -> tuple[Table, list[Event]]:
+    """The next seat to lay off after a seat went out, skipping those that
+    can place no card; the round ends when none is left."""
+    events: list[Event] = []
+    final = list(rnd.final)
+    if not first and final:
+        final.pop(0)
+    while final and not can_place(rnd.hands[final[0]], rnd.melds):
+        events.append({"type": "lay-off-done", "round": rnd.number, "seat": final[0], "auto": True})
+        final.pop(0)
+    if not final:
+        table, more = end_round(replace(table, round=replace(rnd, final=())), rnd.out)
+        return table, events + more
+    rnd = replace(rnd, final=tuple(final), on_turn=final[0], step=Step.FINAL)
+    return replace(table, round=rnd), events
+
+
+# --- May I? ---------------------------------------------------------------------
+
+
+def _offer_for(table: Table, round_no: int, offer_no: int, seat: int) -> tuple[Round, Offer]:
+    if not 0 <= seat < table.seats:
+        raise RuleViolation("seat-not-found", f"There is no seat {seat} at this table.")
+    rnd = _current(table, round_no)
+    if not rnd.playing:
+        raise _over(table, rnd)
+    offer = rnd.offer
+    if offer is None or offer_no != offer.n:
+        if offer_no <= rnd.offers:
+            raise RuleViolation(
+                "may-i-closed",
+                f"May I? {offer_no} of round {rnd.number} is closed.",
+                extra={**numbers(table), "offer": offer.n if offer else None},
+            )
+        raise RuleViolation(
+            "may-i-not-open",
+            f"No May I? {offer_no} is open: the seat on turn has not declined that discard.",
+            extra={**numbers(table), "offer": offer.n if offer else None},
+        )
+    if seat == rnd.on_turn:
+        raise RuleViolation(
+            "may-i-not-yours", "The seat on turn never asks for its discard and never answers."
+        )
+    return rnd, offer
+
+
+def offer_json(offer: Offer) -> dict[str, Any]:
+    return {
+        "offer": offer.n,
+        "card": offer.card,
+        "opened_ms": offer.opened_ms,
+        "until_ms": offer.until_ms,
+        "asker": offer.asker,
+        "answers": {str(s): a for s, a in enumerate(offer.answers) if a},
+    }
+
+
+def ask(table: Table, round_no: int, offer_no: int, seat: int, now_ms: int) -> Transition:
+    """``seat`` asks "May I?" for offer ``offer_no`` (4.6). The first request
+    counts; asking again for the offer one asked for answers again. Event
+    ``may-i-asked`` {round, offer, seat, card}. Raises ``may-i-closed``,
+    ``may-i-not-open``, ``may-i-taken``, ``may-i-not-yours``,
+    ``may-i-own-discard``."""
+
+    def move(t: Table) -> Transition:
+        rnd, offer = _offer_for(t, round_no, offer_no, seat)
+        if offer.asker == seat:
+            return Transition(t, (), _may_i_outcome(t, rnd, offer_no))
+        if offer.asker is not None:
+            raise RuleViolation(
+                "may-i-taken",
+                f"Seat {offer.asker} asked first for {offer.card}; answer it instead.",
+                extra={"offer": offer.n, "asker": offer.asker},
+            )
+        if rnd.pile_by and rnd.pile_by[-1] == seat:
+            raise RuleViolation(
+                "may-i-own-discard", f"Seat {seat} discarded {offer.card} itself and may not ask."
+            )
+        offer = replace(offer, asker=seat)
+        rnd = replace(rnd, offer=offer)
+        event: Event = {
+            "type": "may-i-asked",
+            "round": rnd.number,
+            "offer": offer.n,
+            "seat": seat,
+            "card": offer.card,
+        }
+        return _maybe_resolve(replace(t, round=rnd), [event], now_ms, offer_no)
+
+    return on_time(table, now_ms, move)
+
+
+def answer(
+    table: Table, round_no: int, offer_no: int, seat: int, allow: bool, now_ms: int
+) -> Transition:
+    """``seat`` allows or denies the request of offer ``offer_no`` (4.6);
+    when every seat has answered the card is given at once. The same
+    answer again answers again; another is ``already-answered``. Event
+    ``may-i-answered`` {round, offer, seat, allow}."""
+    said = "allow" if allow else "deny"
+
+    def move(t: Table) -> Transition:
+        rnd, offer = _offer_for(t, round_no, offer_no, seat)
+        if offer.asker is None:
+            raise RuleViolation(
+                "may-i-not-open", f"Nobody has asked for {offer.card} yet.", extra=numbers(t)
+            )
+        if seat == offer.asker:
+            raise RuleViolation("may-i-not-yours", "The asker does not answer its own request.")
+        if offer.answers[seat]:
+            if offer.answers[seat] == said:
+                return Transition(t, (), _may_i_outcome(t, rnd, offer_no))
+            raise RuleViolation(
+                "already-answered", f"Seat {seat} has already answered {offer.answers[seat]}."
+            )
+        answers = list(offer.answers)
+        answers[seat] = said
+        rnd = replace(rnd, offer=replace(offer, answers=tuple(answers)))
+        event: Event = {
+            "type": "may-i-answered",
+            "round": rnd.number,
+            "offer": offer.n,
+            "seat": seat,
+            "allow": allow,
+        }
+        return _maybe_resolve(replace(t, round=rnd), [event], now_ms, offer_no)
+
+    return on_time(table, now_ms, move)
+
+
+def _maybe_resolve(table: Table, events: list[Event], now_ms: int, offer_no: int) -> Transition:
+    """Give the card at once when every seat that answers has answered."""
+    rnd = table.round
+    assert rnd is not None and rnd.offer is not None
+    offer = rnd.offer
+    waiting = [
+        s
+        for s in range(table.seats)
+        if s not in (rnd.on_turn, offer.asker) and not offer.answers[s]
+    ]
+    if offer.asker is not None and not waiting:
+        table, more = _close_offer(table, now_ms)
+        events.extend(more)
+    done = table.round
+    assert done is not None
+    return Transition(table, tuple(events), _may_i_outcome(table, done, offer_no))
+
+
+def _may_i_outcome(table: Table, rnd: Round, offer_no: int) -> dict[str, Any]:
+    return {
+        "round": rnd.number,
+        "offer": offer_no,
+        "open": rnd.offer is not None and rnd.offer.n == offer_no,
+        "current_offer": None if rnd.offer is None else offer_json(rnd.offer),
+        "step": rnd.step.value,
+        "on_turn": rnd.on_turn if rnd.playing else None,
+    }
+
+
+# --- the end ---------------------------------------------------------------------
+
+
+def end_round(table: Table, out: int | None, abandoned: bool = False) -> tuple[Table, list[Event]]:
+    """Score the round (4.8): +20 for the seat that went out, minus the
+    value of its cards for every other; the match ends after round 5."""
+    rnd = table.round
+    assert rnd is not None
+    penalties = tuple(hand_value(h) for h in rnd.hands)
+    if abandoned:
+        points = (0,) * table.seats
+    else:
+        points = tuple(OUT_BONUS if s == out else -p for s, p in enumerate(penalties))
+    result = RoundResult(
+        round=rnd.number,
+        dealer=rnd.dealer,
+        out=out,
+        cards_left=tuple(len(h) for h in rnd.hands),
+        penalties=penalties,
+        points=points,
+        abandoned=abandoned,
+    )
+    rnd = replace(rnd, step=Step.OVER, offer=None, final=(), result=result)
+    totals = tuple(a + b for a, b in zip(table.points, points, strict=True))
+    table = replace(table, round=rnd, results=(*table.results, result), points=totals)
+    events: list[Event] = []
+    if not abandoned:
+        events.append({"type": "round-over", **result_json(result)})
+    if not abandoned and len(table.results) >= ROUNDS:
+        table = replace(table, match_status=MatchStatus.WON, match_winners=leaders(totals))
+        events.append({"type": "match-won", **match_json(table)})
+    return table, events
+
+
+def result_json(r: RoundResult) -> dict[str, Any]:
+    return {
+        "round": r.round,
+        "dealer": r.dealer,
+        "out": r.out,
+        "cards_left": list(r.cards_left),
+        "penalties": list(r.penalties),
+        "points": list(r.points),
+    }
+
+
+def match_json(table: Table) -> dict[str, Any]:
+    return {"status": table.match_status.value, "winners": list(table.match_winners)}
+
+
+def finish(table: Table, now_ms: int) -> Transition:
+    """The host ends the match: a round in play is abandoned (not scored);
+    the match is ``abandoned`` with no winner."""
+    if table.match_status is not MatchStatus.IN_PROGRESS:
+        raise RuleViolation("match-over", "The match is already over.", extra=numbers(table))
+    events: list[Event] = []
+    rnd = table.round
+    if rnd is not None and rnd.playing:
+        table, _ = end_round(table, None, abandoned=True)
+        table = replace(table, results=table.results[:-1], points=table.points)
+        events.append({"type": "round-abandoned", "round": rnd.number})
+    table = replace(table, match_status=MatchStatus.ABANDONED, match_winners=())
+    events.append({"type": "match-abandoned", **match_json(table)})
+    return Transition(table, tuple(events), match_json(table))
+
+
+def outcome(table: Table, move_no: int) -> dict[str, Any]:
+    """The answer to move ``move_no``: what it was and where the round
+    stands now."""
+    rnd = table.round
+    assert rnd is not None
+    seat, action, arg = rnd.moves[move_no - 1].split(":", 2)
+    playing = rnd.playing
+    return {
+        "round": rnd.number,
+        "move": move_no,
+        "seat": int(seat),
+        "action": action,
+        "argument": json.loads(arg),
+        "next_move": rnd.move if playing else None,
+        "on_turn": rnd.on_turn if playing else None,
+        "step": rnd.step.value,
+        "may_i": None if rnd.offer is None else offer_json(rnd.offer),
+        "round_status": "playing" if playing else "over",
+        "result": result_json(rnd.result) if rnd.result and not rnd.result.abandoned else None,
+        "match": match_json(table),
+    }
+
+
+__all__ = ["CONTRACTS", "JOKER", "ask", "answer", "create_table", "finish", "start_round", "turn"]

@@ -1,0 +1,154 @@
+"""May I? matches played by the bot for every seat through the pure engine
+(no HTTP, no Redis), summed up for ``referee simulate``. Results depend only
+on the arguments: one :class:`random.Random` seeded with ``seed``."""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from . import engine
+from .options import PRESETS, ROUNDS
+from .players import bot, wants
+from .state import MatchStatus, Step, Table
+
+MAX_MOVES = 3000
+"""A round still going after this many moves is abandoned (bots that never
+go out would reshuffle the stock for ever)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """The figures of one variant at one table size: moves per round,
+    May I? requests per round, rounds won by going out (the rest ran the
+    stock dry or hit :data:`MAX_MOVES`)."""
+
+    variant: str
+    players: int
+    rounds: int
+    seed: int
+    mean_moves: float
+    max_moves: int
+    may_i_per_round: float
+    rounds_gone_out: int
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def step(table: Table, rng: random.Random, now_ms: int) -> tuple[Table, int, list[dict[str, Any]]]:
+    """One move of the bots (a turn, or a May I? request or answer, or
+    letting the window close); returns the table, the clock and the events."""
+    rnd = table.round
+    assert rnd is not None and rnd.playing
+    if rnd.step is Step.MAY_I and rnd.offer is not None:
+        offer = rnd.offer
+        if offer.asker is None:
+            askers = [
+                s
+                for s in range(table.seats)
+                if s != rnd.on_turn and rnd.pile_by[-1] != s and wants(table, s)
+            ]
+            if askers and rng.random() < 0.7:
+                seat = rng.choice(askers)
+                t = engine.ask(table, rnd.number, offer.n, seat, now_ms)
+                return t.table, now_ms, list(t.events)
+        else:
+            waiting = [
+                s
+                for s in range(table.seats)
+                if s not in (rnd.on_turn, offer.asker) and not offer.answers[s]
+            ]
+            if waiting and rng.random() < 0.6:
+                seat = rng.choice(waiting)
+                allow = rng.random() < 0.7
+                t = engine.answer(table, rnd.number, offer.n, seat, allow, now_ms)
+                return t.table, now_ms, list(t.events)
+        now_ms = offer.until_ms
+        t = engine.settle_due(table, now_ms)
+        return t.table, now_ms, list(t.events)
+    move = bot(table, rnd.on_turn, rng)
+    t = engine.turn(
+        table, rnd.number, rnd.move, rnd.on_turn, move["action"], move["argument"], now_ms
+    )
+    return t.table, now_ms + 1, list(t.events)
+
+
+def play_round(
+    table: Table, rng: random.Random, now_ms: int = 0
+) -> tuple[Table, int, list[dict[str, Any]]]:
+    """Deal and play one round with the bots; abandoned after
+    :data:`MAX_MOVES` moves (the match is then over)."""
+    t = engine.start_round(table, rng, now_ms, {})
+    table, events = t.table, list(t.events)
+    while (rnd := table.round) is not None and rnd.playing:
+        if len(rnd.moves) >= MAX_MOVES:
+            t = engine.finish(table, now_ms)
+            return t.table, now_ms, events + list(t.events)
+        table, now_ms, more = step(table, rng, now_ms)
+        events.extend(more)
+    return table, now_ms, events
+
+
+def simulate(variant: str, players: int, rounds: int, seed: int) -> Summary:
+    """Play matches of ``variant`` at ``players`` seats until ``rounds``
+    rounds are played, and sum them up."""
+    if rounds < 1:
+        raise ValueError("rounds must be at least 1")
+    rng = random.Random(seed)
+    names = [f"P{i}" for i in range(players)]
+    moves: list[int] = []
+    asks: list[int] = []
+    out = 0
+    table: Table | None = None
+    now = 0
+    while len(moves) < rounds:
+        if table is None or table.match_status is not MatchStatus.IN_PROGRESS:
+            table = engine.create_table(variant, {}, names, 0, rng).table
+        table, now, events = play_round(table, rng, now)
+        rnd = table.round
+        assert rnd is not None
+        moves.append(len(rnd.moves))
+        asks.append(sum(e["type"] == "may-i-asked" for e in events))
+        out += rnd.result is not None and rnd.result.out is not None
+    return Summary(
+        variant=variant,
+        players=players,
+        rounds=rounds,
+        seed=seed,
+        mean_moves=round(statistics.fmean(moves), 2),
+        max_moves=max(moves),
+        may_i_per_round=round(statistics.fmean(asks), 2),
+        rounds_gone_out=out,
+    )
+
+
+def player_counts(variant: str, wanted: Sequence[int]) -> list[int]:
+    """The table sizes of ``wanted`` that ``variant`` allows."""
+    preset = PRESETS[variant]
+    return [n for n in wanted if preset.min_seats <= n <= preset.max_seats]
+
+
+def markdown(summaries: Sequence[Summary]) -> str:
+    """A Markdown table, one line per variant and table size."""
+    lines = [
+        "| variant | players | rounds | mean moves | max moves | May I? per round | gone out |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for s in summaries:
+        lines.append(
+            f"| {s.variant} | {s.players} | {s.rounds} | {s.mean_moves} | {s.max_moves} "
+            f"| {s.may_i_per_round} | {s.rounds_gone_out} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def as_json(summaries: Sequence[Summary]) -> str:
+    return json.dumps([s.to_json() for s in summaries], indent=2) + "\n"
+
+
+__all__ = ["ROUNDS", "Summary", "markdown", "play_round", "player_counts", "simulate", "step"]

@@ -1,0 +1,136 @@
+"""Frozen states of a May I? table and round (the project's rule book, 4).
+
+A hand is a sorted tuple of codes (a multiset; ``JK`` a joker). The stock
+and the discard pile are tuples whose top is the last element.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from .melds import Meld
+from .options import Options
+
+Cards = tuple[str, ...]
+
+
+class Step(StrEnum):
+    """What the round waits for."""
+
+    DRAW = "draw"
+    """The seat on turn takes the top discard or declines it."""
+    MAY_I = "may-i"
+    """The declined discard is offered (a May I? window is open)."""
+    STOCK = "stock"
+    """The seat on turn draws the top of the stock."""
+    PLAY = "play"
+    """The seat on turn lays down, lays off, and discards."""
+    FINAL = "final"
+    """After a seat went out (``lay-off-round``, ``play-out``): the seat on
+    turn lays off what it can, then says it is done."""
+    OVER = "over"
+
+
+class MatchStatus(StrEnum):
+    """Where a match stands."""
+
+    IN_PROGRESS = "in-progress"
+    WON = "won"
+    ABANDONED = "abandoned"
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """A May I? offer of the top discard: number ``n`` in the round, its
+    ``card``, its window ``[opened_ms, until_ms)``, the ``asker`` (``None``
+    until someone asks) and each seat's answer (``""``, ``"allow"``,
+    ``"deny"``)."""
+
+    n: int
+    card: str
+    opened_ms: int
+    until_ms: int
+    asker: int | None
+    answers: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    """How a round ended: ``out`` the seat that went out (``None``: the stock
+    ran dry, or the host abandoned it), the cards left and their value per
+    seat, and the points each scored (+20 out, minus the value else)."""
+
+    round: int
+    dealer: int
+    out: int | None
+    cards_left: tuple[int, ...]
+    penalties: tuple[int, ...]
+    points: tuple[int, ...]
+    abandoned: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    """One deal and its play.
+
+    ``moves`` are the numbered moves taken (each recorded as
+    ``"seat:action:argument"``; the next is ``len(moves) + 1``). ``pile_by``
+    says who discarded each card of the pile (-1 for the first discard).
+    ``seed`` orders the reshuffles of an empty stock (drawn at the deal,
+    never shown). ``final`` lists the seats still to lay off after a seat
+    went out."""
+
+    number: int
+    dealer: int
+    hands: tuple[Cards, ...]
+    stock: Cards
+    pile: Cards
+    pile_by: tuple[int, ...]
+    melds: tuple[Meld, ...]
+    down: tuple[bool, ...]
+    on_turn: int
+    step: Step
+    moves: tuple[str, ...]
+    offer: Offer | None
+    offers: int
+    seed: int
+    reshuffles: int
+    out: int | None
+    final: tuple[int, ...]
+    submitted: bool
+    result: RoundResult | None = None
+
+    @property
+    def move(self) -> int:
+        """The number of the next move."""
+        return len(self.moves) + 1
+
+    @property
+    def playing(self) -> bool:
+        return self.step is not Step.OVER
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A whole match: names in seat order, the first dealer (and the draw
+    for it), match totals, scored rounds and the current (or last) round."""
+
+    variant: str
+    options: Options
+    names: tuple[str, ...]
+    first_dealer: int
+    draw: tuple[tuple[str | None, ...], ...]
+    points: tuple[int, ...]
+    results: tuple[RoundResult, ...]
+    round: Round | None
+    match_status: MatchStatus
+    match_winners: tuple[int, ...] = ()
+
+    @property
+    def seats(self) -> int:
+        return len(self.names)
+
+    @property
+    def next_dealer(self) -> int:
+        return (self.first_dealer + len(self.results)) % self.seats
