@@ -206,12 +206,15 @@ def main(argv: list[str] | None = None) -> int:
         "simulate",
         help="play rounds with automatic players through the pure engine and print figures",
         description="Each game's automatic players play it (My Ship Sails: keep the longest "
-        "suit, pass from the shortest, declare at once; Sevens: the seed's tips). "
+        "suit, pass from the shortest, declare at once; Sevens: the seed's tips; May I?: "
+        "lay down as soon as possible, lay off everything, May I? for what pairs or runs; "
+        "a round still going after 3000 moves is abandoned). "
         "Deterministic for a given seed.",
     )
     sim.add_argument("--variant", default="all", help="a preset name, or all (default)")
     sim.add_argument(
-        "--game", help="with --variant all: only this game's presets (my-ship-sails, sevens)"
+        "--game",
+        help="with --variant all: only this game's presets (my-ship-sails, sevens, may-i)",
     )
     sim.add_argument(
         "--players",

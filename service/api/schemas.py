@@ -303,7 +303,9 @@ class VariantSchema(DocumentedSchema):
 
     name = fields.String()
     game = fields.String(
-        metadata={"description": "The game this preset belongs to: `my-ship-sails` or `sevens`."}
+        metadata={
+            "description": "The game this preset belongs to: `my-ship-sails`, `sevens` or `may-i`."
+        }
     )
     min_players = fields.Integer()
     max_players = fields.Integer()
@@ -325,7 +327,7 @@ class VariantListSchema(DocumentedSchema):
 class GameInfoSchema(DocumentedSchema):
     """A game the referee knows."""
 
-    name = fields.String(metadata={"description": "Its id: `my-ship-sails`, `sevens`."})
+    name = fields.String(metadata={"description": "Its id: `my-ship-sails`, `sevens`, `may-i`."})
     title = fields.String()
     rules = fields.String(metadata={"description": "The path of its rules page."})
     variants = fields.List(fields.Nested(VariantSchema))
@@ -616,7 +618,7 @@ class PublicTableSchema(DocumentedSchema):
 
     table_id = fields.String()
     game = fields.String(
-        metadata={"description": "The game this table plays: `my-ship-sails` or `sevens`."}
+        metadata={"description": "The game this table plays: `my-ship-sails`, `sevens` or `may-i`."}
     )
     variant = fields.String()
     options = fields.Nested(OptionsOutSchema)
@@ -668,7 +670,7 @@ class SeatViewSchema(DocumentedSchema):
     which cards it may play."""
 
     game = fields.String(
-        metadata={"description": "The game this table plays: `my-ship-sails` or `sevens`."}
+        metadata={"description": "The game this table plays: `my-ship-sails`, `sevens` or `may-i`."}
     )
     seat = fields.Integer()
     name = fields.String()

@@ -293,3 +293,31 @@ def test_a_whole_match_over_http(app: Any, tables: TableClient) -> None:
     assert [s["points"] for s in view["seats"]] == totals
     best = max(totals)
     assert view["match"]["winners"] == [s for s in range(3) if totals[s] == best]
+
+
+def test_a_seat_sees_only_its_own_hand(tables: TableClient) -> None:
+    t = new(tables)
+    own = seat_view(tables, t, 1)
+    assert sorted(own["hand"]) == sorted(HAND1)
+    r = tables.client.get(f"{t.url}/seats/1", headers=bearer(t.seats[2]))
+    assert r.status_code == 403
+    assert move(tables, t, 1, 1, decline=True).status_code == 200
+    assert ask(tables.client, t, 3, 1).status_code == 200
+    assert answer(tables.client, t, 0, 1, True).status_code == 200
+    assert answer(tables.client, t, 2, 1, True).status_code == 200
+    # Seat 3 got 2C and a stock card: only its own view shows the stock card.
+    assert len(seat_view(tables, t, 3)["hand"]) == 12
+    seen = card_strings(tables.public(t)) + card_strings(tables.events(t))
+    assert set(seen) == {"2C"}
+
+
+def test_an_ask_with_an_idempotency_key_is_answered_once(tables: TableClient) -> None:
+    t = new(tables)
+    assert move(tables, t, 1, 1, decline=True).status_code == 200
+    headers = {**bearer(t.seats[3]), "Idempotency-Key": "ask-3-offer-1-abcdef"}
+    first = tables.client.post(f"{t.url}/rounds/1/may-i", json={"offer": 1}, headers=headers)
+    again = tables.client.post(f"{t.url}/rounds/1/may-i", json={"offer": 1}, headers=headers)
+    assert first.status_code == again.status_code == 200
+    assert first.get_json() == again.get_json()
+    asked = [e for e in tables.events(t) if e["type"] == "may-i-asked"]
+    assert len(asked) == 1

@@ -275,3 +275,40 @@ def test_five_rounds_make_a_match() -> None:
         table, _ = engine.end_round(table, rnd.on_turn)
     assert table.match_status is MatchStatus.WON
     refused("match-over", engine.start_round, table, random.Random(1), T0, {})
+
+
+def test_jokers_in_play() -> None:
+    table = dealt(variant="may-i-jokers")
+    table = position(
+        table,
+        hands={1: ["JK", "5H", "5S", "9D", "JD", "QD", "JK", "JK", "4C"]},
+        step=Step.PLAY,
+        on_turn=1,
+    )
+    rnd = table.round
+    assert rnd is not None
+    table = replace(table, round=replace(rnd, number=2))
+    t = move(table, 1, "lay_down", [["5H", "5S", "JK"], ["9D", "JK", "JD", "QD"]])
+    melds = t.table.round.melds  # type: ignore[union-attr]
+    assert melds[1].standing_for() == ["9", "T", "J", "Q"]
+    assert melds[0].standing_for() == ["5", "5", "5"]
+    v = refused("lay-off-invalid", move, t.table, 1, "lay_off", {"card": "JK", "meld": 2})
+    assert "names its end" in v.detail
+    t = move(t.table, 1, "lay_off", {"card": "JK", "meld": 2, "end": "low"})
+    assert t.table.round.melds[1].cards == ("JK", "9D", "JK", "JD", "QD")  # type: ignore[union-attr]
+    assert t.events[0]["end"] == "low"
+
+
+def test_default_move_and_bot_are_legal() -> None:
+    from service.games.may_i.players import bot, default_move
+
+    table = dealt()
+    assert default_move(table, 1) == {"action": "take_discard", "argument": None}
+    t = move(table, 1, "take_discard")
+    choice = default_move(t.table, 1)
+    assert choice["action"] == "discard"
+    move(t.table, 1, "discard", choice["argument"])
+    choice = bot(t.table, 1, random.Random(1))
+    move(t.table, 1, choice["action"], choice["argument"])
+    with pytest.raises(ValueError):
+        default_move(table, 2)

@@ -231,8 +231,8 @@ def start_round(table: Table, rng: Shuffler, now_ms: int, deal: Mapping[str, Any
         hands, stock, discard = validate_deal(table.seats, deck, deal)
     else:
         hands, stock, discard = shuffle_and_deal(table.seats, dealer, deck, rng)
-    seeds = list(range(1 << 16))
-    rng.shuffle(seeds)
+    digits = list(range(64))
+    rng.shuffle(digits)  # a secret for the reshuffles: 64**4 orders of its first four
     seats = table.seats
     rnd = Round(
         number=number,
@@ -248,7 +248,7 @@ def start_round(table: Table, rng: Shuffler, now_ms: int, deal: Mapping[str, Any
         moves=(),
         offer=None,
         offers=0,
-        seed=seeds[0],
+        seed=sum(d << (6 * i) for i, d in enumerate(digits[:4])),
         reshuffles=0,
         out=None,
         final=(),
