@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .cards import RANK_INDEX, STANDARD_DECK
+from .errors import FieldError, RuleViolation
 
 Event = dict[str, Any]
 """A public event: ``{"type": ..., members...}`` (the store adds ``at_ms`` and ``seq``)."""
@@ -54,6 +55,30 @@ def draw_first_dealer(seats: int, rng: Shuffler) -> tuple[int, tuple[tuple[str |
         drawing = [s for s in drawing if (c := drawn[s]) is not None and RANK_INDEX[c[0]] == low]
         if len(drawing) == 1:
             return drawing[0], tuple(passes)
+
+
+Draw = tuple[tuple[str | None, ...], ...]
+"""A first-dealer draw: per pass of the draw, one card per seat (``None``: not drawing)."""
+
+
+def seat_first_dealer(
+    seats: int, first_dealer: int | None, rng: Shuffler
+) -> tuple[int, Draw, list[Event]]:
+    """The first dealer of a new table (RULES.md 1): the seat the caller
+    named, or one drawn for when ``first_dealer`` is ``None``. Returns it,
+    the draw (empty when named) and the table's first public events
+    (``first-dealer-drawn`` after a draw; the caller puts ``table-created``
+    before it). Raises ``options-invalid`` for a seat the table does not have."""
+    if first_dealer is None:
+        dealer, draw = draw_first_dealer(seats, rng)
+        return dealer, draw, [{"type": "first-dealer-drawn", "draw": [list(d) for d in draw]}]
+    if not 0 <= first_dealer < seats:
+        raise RuleViolation(
+            "options-invalid",
+            f'The first dealer must be a seat 0..{seats - 1} or "draw".',
+            [FieldError("/first_dealer", f"no seat {first_dealer} at a table of {seats}")],
+        )
+    return first_dealer, (), []
 
 
 def deal_order(seats: int, dealer: int, cards: int) -> list[int]:

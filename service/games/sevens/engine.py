@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..base import Shuffler, Transition, draw_first_dealer
+from ..base import Shuffler, Transition, seat_first_dealer
 from ..cards import CardError, parse_card, sort_cards
 from ..errors import FieldError, Kind, RuleViolation, register_codes
 from ..match import check_dealable, ended_by_host
@@ -63,15 +63,7 @@ def create_table(
     """
     seats = len(names)
     options = resolve_options(variant, overrides, seats)
-    draw: tuple[tuple[str | None, ...], ...] = ()
-    if first_dealer is None:
-        first_dealer, draw = draw_first_dealer(seats, rng)
-    elif not 0 <= first_dealer < seats:
-        raise RuleViolation(
-            "options-invalid",
-            f'The first dealer must be a seat 0..{seats - 1} or "draw".',
-            [FieldError("/first_dealer", f"no seat {first_dealer} at a table of {seats}")],
-        )
+    first_dealer, draw, drawn = seat_first_dealer(seats, first_dealer, rng)
     zeros = (0,) * seats
     table = Table(
         variant=variant,
@@ -86,9 +78,7 @@ def create_table(
         round=None,
         match_status=MatchStatus.IN_PROGRESS,
     )
-    events: list[Event] = [{"type": "table-created", "variant": variant, "seats": seats}]
-    if draw:
-        events.append({"type": "first-dealer-drawn", "draw": [list(d) for d in draw]})
+    events: list[Event] = [{"type": "table-created", "variant": variant, "seats": seats}, *drawn]
     return Transition(table, tuple(events), {"first_dealer": first_dealer})
 
 

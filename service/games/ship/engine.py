@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..base import Shuffler, Transition, draw_first_dealer
+from ..base import Shuffler, Transition, seat_first_dealer
 from ..cards import CardError, describe_count, parse_card, sort_cards, suit_counts
 from ..errors import FieldError, RuleViolation
 from ..match import check_dealable, ended_by_host
@@ -72,15 +72,7 @@ def create_table(
     """
     seats = len(names)
     options = resolve_options(variant, overrides, seats)
-    draw: tuple[tuple[str | None, ...], ...] = ()
-    if first_dealer is None:
-        first_dealer, draw = draw_first_dealer(seats, rng)
-    elif not 0 <= first_dealer < seats:
-        raise RuleViolation(
-            "options-invalid",
-            f'The first dealer must be a seat 0..{seats - 1} or "draw".',
-            [FieldError("/first_dealer", f"no seat {first_dealer} at a table of {seats}")],
-        )
+    first_dealer, draw, drawn = seat_first_dealer(seats, first_dealer, rng)
     table = Table(
         variant=variant,
         options=options,
@@ -93,9 +85,7 @@ def create_table(
         match_status=MatchStatus.IN_PROGRESS,
         chips=(0,) * seats,
     )
-    events: list[Event] = [{"type": "table-created", "variant": variant, "seats": seats}]
-    if draw:
-        events.append({"type": "first-dealer-drawn", "draw": [list(d) for d in draw]})
+    events: list[Event] = [{"type": "table-created", "variant": variant, "seats": seats}, *drawn]
     return Transition(table, tuple(events), {"first_dealer": first_dealer})
 
 
