@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..base import Game, PresetInfo, Simulation
+from ..base import Game, Simulation
 from . import codec, engine, players, simulate, views
 from .checks import check_deal, check_discard, check_lay_down, check_lay_off
 from .options import PRESETS
@@ -34,12 +34,7 @@ GAME = Game(
     name=NAME,
     title="May I?",
     rules="may-i",
-    presets={
-        p.name: PresetInfo(
-            p.name, p.min_seats, p.max_seats, p.source, p.description, p.options.to_json()
-        )
-        for p in PRESETS.values()
-    },
+    presets={p.name: p.info() for p in PRESETS.values()},
     create_table=engine.create_table,
     start_round=engine.start_round,
     finish=engine.finish,

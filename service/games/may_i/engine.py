@@ -19,6 +19,7 @@ from typing import Any
 from ..base import Shuffler, Transition, deal_order, leaders, seat_first_dealer
 from ..cards import CardError
 from ..errors import FieldError, Kind, RuleViolation, register_codes
+from ..match import check_dealable
 from .melds import (
     CONTRACTS,
     JOKER,
@@ -205,14 +206,8 @@ def start_round(table: Table, rng: Shuffler, now_ms: int, deal: Mapping[str, Any
     first) and ``["discard"]`` for a submitted deal, else a shuffle. Event
     ``round-dealt`` {round, dealer, submitted, contract, discard, stock};
     outcome ``{"round", "dealer"}``."""
-    if table.match_status is not MatchStatus.IN_PROGRESS:
-        raise RuleViolation("match-over", "The match is over.", extra=numbers(table))
-    if table.round is not None and table.round.playing:
-        raise RuleViolation(
-            "round-in-play",
-            f"Round {table.round.number} is still being played.",
-            extra=numbers(table),
-        )
+    rnd = table.round
+    check_dealable(table.match_status, rnd.number if rnd and rnd.playing else None, numbers(table))
     number = len(table.results) + 1
     dealer = table.next_dealer
     deck = deck_for(table.options)

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..cards import STANDARD_DECK
 from ..errors import FieldError, RuleViolation
+from ..match import Preset
 
 ENDINGS = ("immediate", "lay-off-round", "play-out")
 ROUNDS = 5
@@ -37,21 +38,9 @@ class Options:
         return data
 
 
-@dataclass(frozen=True, slots=True)
-class Preset:
-    """A named set of options with the seat counts it is played with (4.8)."""
-
-    name: str
-    min_seats: int
-    max_seats: int
-    options: Options
-    source: str
-    description: str
-
-
 _MAY_I = Options(decks=None, jokers=0, ending="immediate", may_i_window_ms=5000)
 
-PRESETS: dict[str, Preset] = {
+PRESETS: dict[str, Preset[Options]] = {
     p.name: p
     for p in (
         Preset(

@@ -129,8 +129,7 @@ def simulate(variant: str, players: int, rounds: int, seed: int) -> Summary:
 
 def player_counts(variant: str, wanted: Sequence[int]) -> list[int]:
     """The table sizes of ``wanted`` that ``variant`` allows."""
-    preset = PRESETS[variant]
-    return [n for n in wanted if preset.min_seats <= n <= preset.max_seats]
+    return [n for n in wanted if PRESETS[variant].allows(n)]
 
 
 def markdown(summaries: Sequence[Summary]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from ..match import MatchStatus as MatchStatus  # re-exported: part of the state
 from .melds import Meld
 from .options import Options
 
@@ -30,14 +31,6 @@ class Step(StrEnum):
     """After a seat went out (``lay-off-round``, ``play-out``): the seat on
     turn lays off what it can, then says it is done."""
     OVER = "over"
-
-
-class MatchStatus(StrEnum):
-    """Where a match stands."""
-
-    IN_PROGRESS = "in-progress"
-    WON = "won"
-    ABANDONED = "abandoned"
 
 
 @dataclass(frozen=True, slots=True)
