@@ -4,6 +4,7 @@ requests in flight. Run in its own process, it prints its figures as JSON::
 
     python -m benchmarks.load service http://127.0.0.1:8001 --concurrency 16 --duration 10
     python -m benchmarks.load floor http://127.0.0.1:8002 --concurrency 16 --duration 10
+    python -m benchmarks.load move http://127.0.0.1:8002 --concurrency 16 --duration 10
 
 **Service**: ``--tables`` tables play at once. Each is created with 4 to 7
 seats (seeded random mix; ``classic``, see :func:`benchmarks.players.table_body`),
@@ -17,6 +18,10 @@ seat claims (``POST …/claims``). The pass answer's ``hand`` is checked
 against the client's own bookkeeping.
 
 **Floor**: ``--concurrency`` loops, each ``GET /floor`` again and again.
+
+**Move** (the minimal-move floor): ``--concurrency`` loops, each ``PUT
+/floor/move/{loop}`` (its own slot, as each table has its own key) with a
+pass's body, again and again.
 
 A semaphore keeps exactly ``--concurrency`` requests in flight (the service
 has more work waiting than that: 7 seats per table). Latency is the time
@@ -207,6 +212,12 @@ async def hammer_floor(client: Client) -> None:
         await client.call("floor", "GET", "/floor")
 
 
+async def hammer_move(client: Client, slot: int) -> None:
+    """``PUT /floor/move/{slot}`` again and again until the window ends."""
+    while not client.recorder.over():
+        await client.call("move", "PUT", f"/floor/move/{slot}", None, {"cards": ["AH"]})
+
+
 async def run(
     target: str,
     base: str,
@@ -217,7 +228,7 @@ async def run(
     rounds: int,
     seed: int,
 ) -> dict[str, Any]:
-    """Drive ``target`` (``service`` or ``floor``) for ``warmup + duration`` s."""
+    """Drive ``target`` (``service``, ``floor`` or ``move``) for ``warmup + duration`` s."""
     now = time.perf_counter()
     recorder = Recorder(now + warmup, now + warmup + duration)
     client = Client(base, concurrency, recorder)
@@ -227,6 +238,8 @@ async def run(
             tasks = [
                 play_tables(client, random.Random(rng.random()), rounds) for _ in range(tables)
             ]
+        elif target == "move":
+            tasks = [hammer_move(client, slot) for slot in range(concurrency)]
         else:
             tasks = [hammer_floor(client) for _ in range(concurrency)]
         await asyncio.gather(*tasks)
@@ -249,7 +262,7 @@ async def run(
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("target", choices=["service", "floor"])
+    parser.add_argument("target", choices=["service", "floor", "move"])
     parser.add_argument("base", help="the app's base URL, e.g. http://127.0.0.1:8000")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--duration", type=float, default=10.0)

@@ -41,7 +41,8 @@ def ratio(a: float, b: float) -> float:
 
 @dataclass(frozen=True)
 class Target:
-    """One target of issue 6: ``value`` compared with ``limit``."""
+    """One target of issues 6 and 13: ``value`` compared with ``limit``;
+    ``skipped`` says why it was not measured (then it is neither met nor missed)."""
 
     name: str
     value: float
@@ -49,12 +50,18 @@ class Target:
     at_most: bool  # True: value <= limit; False: value >= limit
     unit: str
     detail: str = ""
+    skipped: str = ""
 
     @property
     def met(self) -> bool:
-        if math.isnan(self.value):
+        if self.skipped or math.isnan(self.value):
             return False
         return self.value <= self.limit if self.at_most else self.value >= self.limit
+
+    @property
+    def status(self) -> str:
+        """PASS, MISS or SKIP."""
+        return "SKIP" if self.skipped else "PASS" if self.met else "MISS"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -64,12 +71,72 @@ class Target:
             "comparison": "<=" if self.at_most else ">=",
             "unit": self.unit,
             "met": self.met,
+            "status": self.status,
             "detail": self.detail,
+            "skipped": self.skipped,
         }
 
 
+PEER_LABELS = {
+    "service": "card-referee",
+    "memory": "boardgame.io, in-memory storage",
+    "flatfile": "boardgame.io, FlatFile storage",
+}
+
+
+def versus_targets(figures: dict[str, Any]) -> list[Target]:
+    """Issue 13's targets at its load (:mod:`benchmarks.versus`): per table size,
+    server CPU per pass and passes/s against boardgame.io; no lost race at 7 seats."""
+    vs = figures.get("versus")
+    if not vs:
+        return []
+    peer = vs.get("peer", {})
+    skipped = "" if peer.get("ran") else f"boardgame.io not run: {peer.get('why', '?')}"
+    out = []
+    for seats in ("4", "7"):
+        svc = vs[seats]["service"]
+        out.append(
+            Target(
+                f"{seats} seats at once: server CPU per pass (gunicorn + Redis)",
+                svc["cpu_ms_per_pass"],
+                1.0,
+                True,
+                " ms",
+                f"Redis {svc['redis_cpu_ms_per_pass']:.2f} ms of it; seat reads and deals included",
+            )
+        )
+        for peer_name, limit in (("memory", 1.0), ("flatfile", 3.0)):
+            other = vs[seats].get(peer_name)
+            value = ratio(svc["passes_per_s"], other["passes_per_s"]) if other else math.nan
+            out.append(
+                Target(
+                    f"{seats} seats at once: service passes/s ÷ {PEER_LABELS[peer_name]}",
+                    value,
+                    limit,
+                    False,
+                    "×",
+                    f"{svc['passes_per_s']:,.0f} against {other['passes_per_s']:,.0f}/s"
+                    if other
+                    else "",
+                    skipped if not other else "",
+                )
+            )
+    seven = vs["7"]["service"]
+    out.append(
+        Target(
+            "lost version races when all 7 seats pass at once",
+            seven["lost_races"],
+            0,
+            True,
+            "",
+            f"in {seven['passes_whole_run']:,} passes",
+        )
+    )
+    return out
+
+
 def targets(figures: dict[str, Any]) -> list[Target]:
-    """The targets of issue 6, from the figures of a run."""
+    """The targets of issues 6 and 13, from the figures of a run."""
     load = figures["load"]
     red = figures["redis"]
     mem = figures["memory"]
@@ -84,9 +151,18 @@ def targets(figures: dict[str, Any]) -> list[Target]:
         Target(
             "p99 pass latency ÷ floor p99",
             load["ratios"]["pass_p99"],
-            3.0,
+            2.5,
             True,
             "×",
+        ),
+        Target(
+            "pass submissions/s ÷ minimal-move floor requests/s",
+            load["ratios"].get("passes_per_s_to_move", math.nan),
+            0.6,
+            False,
+            "×",
+            "both at the same requests in flight; the service's load also reads views",
+            "" if "move" in load else "minimal-move floor not measured",
         ),
         Target(
             "Redis round trips of an uncontended pass (max)",
@@ -143,12 +219,12 @@ def targets(figures: dict[str, Any]) -> list[Target]:
         Target(
             "engine: 7-seat exchanges resolved/s",
             figures["engine"]["7"]["resolutions_per_s"],
-            50_000,
+            100_000,
             False,
             "/s",
         )
     )
-    return out
+    return out + versus_targets(figures)
 
 
 def _n(value: float, digits: int = 3) -> str:
@@ -179,6 +255,28 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
             _n(rat["requests_per_s"]),
         ),
     ]
+    mov = load.get("move")
+    if mov:
+        out += [
+            (
+                "throughput (req/s): passes vs minimal-move floor PUTs",
+                _n(svc["passes_per_s"]),
+                _n(mov["requests_per_s"]),
+                _n(rat["passes_per_s_to_move"]),
+            ),
+            (
+                "pass latency p50 / p99 (ms) vs minimal move",
+                f"{_n(svc['pass']['p50'])} / {_n(svc['pass']['p99'])}",
+                f"{_n(mov['move']['p50'])} / {_n(mov['move']['p99'])}",
+                f"{_n(rat['move_p50'])} / {_n(rat['move_p99'])}",
+            ),
+            (
+                "server CPU per request (ms) vs minimal move",
+                _n(svc["cpu_ms_per_request"]),
+                _n(mov["cpu_ms_per_request"]),
+                _n(rat["cpu_ms_per_request_to_move"]),
+            ),
+        ]
     for kind, label in (("pass", "pass"), ("view", "public view")):
         for q in PERCENTILES:
             out.append(
@@ -311,6 +409,65 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     return out
 
 
+def versus_table(figures: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """Issue 13's table: (header, rows); one column per server, rows per table size."""
+    vs = figures["versus"]
+    meta = figures["meta"]
+    ran = vs.get("peer", {}).get("ran", False)
+    names = ["service", "memory", "flatfile"]
+    header = [
+        f"{vs['tables']} tables at once",
+        f"card-referee (gunicorn {meta['gunicorn']}; Redis {meta['redis_settings']})",
+        PEER_LABELS["memory"],
+        PEER_LABELS["flatfile"],
+    ]
+    out = []
+    for seats in ("7", "4"):
+        cells = [vs[seats].get(name) for name in names]
+
+        def row(label: str, show: Any, cells: list[Any] = cells, seats: str = seats) -> None:
+            out.append(
+                [f"{seats} seats: {label}"]
+                + [show(c) if c else ("–" if ran else "skipped") for c in cells]
+            )
+
+        row("passes/s", lambda c: _n(c["passes_per_s"]))
+        row("server CPU per pass (ms)", lambda c: _n(c["cpu_ms_per_pass"]))
+        row(
+            "pass latency p50 / p99 (ms)",
+            lambda c: f"{_n(c['latency_ms']['p50'])} / {_n(c['latency_ms']['p99'])}",
+        )
+        svc = cells[0]
+        out.append(
+            [
+                f"{seats} seats: lost version races",
+                f"{_n(svc['lost_races'])} in {svc['passes_whole_run']:,} passes",
+                "– (one process, a queue per match)",
+                "– (one process, a queue per match)",
+            ]
+        )
+    return header, out
+
+
+def versus_notes(figures: dict[str, Any]) -> list[str]:
+    """What the issue 13 table measures and every asymmetry, one line each."""
+    vs = figures["versus"]
+    peer = vs.get("peer", {})
+    lines = [
+        f"Medians of {vs['runs']} alternated run(s) of {vs['duration_s']:g} s per server "
+        "and table size. Every seat of a table passes at the same moment; the next exchange "
+        "starts when every seat knows its new hand. Pass latency: from sending the pass to "
+        "the seat knowing its new hand (boardgame.io: the pushed state arrives; card-referee: "
+        "the pass answer for the seat that resolved the exchange, else its seat view read "
+        "once all passes are answered). Server CPU per pass: the servers' CPU over the whole "
+        "run ÷ its passes.",
+    ]
+    if not peer.get("ran"):
+        lines.append(f"boardgame.io rows skipped: {peer.get('why', '?')}.")
+    lines += [f"Asymmetry — {a}." for a in vs.get("asymmetries", [])]
+    return lines
+
+
 def markdown(figures: dict[str, Any]) -> str:
     """The figures and the targets as Markdown."""
     meta = figures["meta"]
@@ -329,15 +486,24 @@ def markdown(figures: dict[str, Any]) -> str:
         "|---|---|---|---|",
     ]
     lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows(figures)]
+    if figures.get("versus"):
+        header, table = versus_table(figures)
+        lines += ["", "| " + " | ".join(header) + " |", "|---" * len(header) + "|"]
+        lines += ["| " + " | ".join(r) + " |" for r in table]
+        lines += [""] + [f"- {note}" for note in versus_notes(figures)]
     lines += ["", "| target | measured | limit | status |", "|---|---|---|---|"]
     for t in figures["targets"]:
         cmp = "≤" if t["comparison"] == "<=" else "≥"
-        detail = f" ({t['detail']})" if t["detail"] else ""
+        why = t.get("skipped") or t["detail"]
+        detail = f" ({why})" if why else ""
         measured = f"{_n(t['value'])}{t['unit']}"
         limit = f"{cmp} {_n(t['limit'])}{t['unit']}"
-        status = "PASS" if t["met"] else "MISS"
-        lines.append(f"| {t['name']}{detail} | {measured} | {limit} | {status} |")
+        lines.append(f"| {t['name']}{detail} | {measured} | {limit} | {_status(t)} |")
     return "\n".join(lines) + "\n"
+
+
+def _status(t: dict[str, Any]) -> str:
+    return str(t.get("status") or ("PASS" if t["met"] else "MISS"))
 
 
 def console(figures: dict[str, Any]) -> str:
@@ -346,13 +512,19 @@ def console(figures: dict[str, Any]) -> str:
     width = max(len(r[0]) for r in table)
     out = [f"{'figure':<{width}}  {'referee':>14}  {'floor':>10}  {'ratio':>7}"]
     out += [f"{a:<{width}}  {b:>14}  {c:>10}  {d:>7}" for a, b, c, d in table]
+    if figures.get("versus"):
+        header, vs_rows = versus_table(figures)
+        first = max(len(r[0]) for r in [header, *vs_rows])
+        out += ["", f"{header[0]:<{first}}  " + "  |  ".join(header[1:])]
+        out += [f"{r[0]:<{first}}  " + "  |  ".join(f"{c:>16}" for c in r[1:]) for r in vs_rows]
+        out += [""] + versus_notes(figures)
     out.append("")
     for t in figures["targets"]:
         cmp = "<=" if t["comparison"] == "<=" else ">="
+        why = t.get("skipped") or t["detail"]
         out.append(
-            f"{'PASS' if t['met'] else 'MISS'}  {t['name']}: {_n(t['value'])}{t['unit']} "
-            f"(target {cmp} {_n(t['limit'])}{t['unit']})"
-            + (f"  [{t['detail']}]" if t["detail"] else "")
+            f"{_status(t)}  {t['name']}: {_n(t['value'])}{t['unit']} "
+            f"(target {cmp} {_n(t['limit'])}{t['unit']})" + (f"  [{why}]" if why else "")
         )
     return "\n".join(out)
 

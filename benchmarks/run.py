@@ -1,16 +1,21 @@
-"""``python -m benchmarks``: every figure of issue 6 in one run, against the floor.
+"""``python -m benchmarks``: every figure of issues 6 and 13 in one run, against the floors.
 
 1. A private Redis (the settings of deploy/redis.conf that matter here:
    append-only file fsynced every second, no eviction) on a free port.
 2. The service (``service.wsgi:app``) and the floor app
-   (``benchmarks.floor:create_floor_app()``) under ``gunicorn -c
-   deploy/gunicorn.conf.py``, with the same environment (``--env`` adds to it).
+   (``benchmarks.floor:create_floor_app()``: the GET floor and the
+   minimal-move floor) under ``gunicorn -c deploy/gunicorn.conf.py``, with the
+   same environment (``--env`` adds to it).
 3. The pure engine, in this process, before any load.
 4. Redis round trips and commands per request, in this process (exact counts).
 5. The load: a warm-up of each app, then ``--runs`` runs of each, alternated
-   service, floor, service, floor… so that drift hits both; medians over runs.
-6. Memory per table, idle tables, expiry.
-7. ``benchmarks/results/latest.json``, ``latest.md``, ``latest.png``.
+   service, GET floor, minimal-move floor, service… so that drift hits all;
+   medians over runs.
+6. Issue 13's load (:mod:`benchmarks.versus`): simultaneous exchanges at 4
+   and 7 seats on the service and, when node can run it, on boardgame.io
+   (InMemory and FlatFile), alternated.
+7. Memory per table, idle tables, expiry.
+8. ``benchmarks/results/latest.json``, ``latest.md``, ``latest.png``.
 """
 
 from __future__ import annotations
@@ -23,7 +28,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -32,7 +36,7 @@ from typing import Any
 
 import redis
 
-from . import engine, memory, redis_cost, report
+from . import engine, memory, redis_cost, report, versus
 from .floor import DEFAULT_KEY
 from .processes import (
     CLOCK_TICKS,
@@ -75,10 +79,16 @@ class Plan:
     contended_exchanges: int
     idle_tables: int
     warmup_run: float  # seconds of the first, unrecorded run of each app
+    # Issue 13's exchanges (benchmarks.versus): runs per server and table size,
+    # seconds measured per run, warm-up seconds of each run, tables at once.
+    versus_runs: int
+    versus_duration: float
+    versus_warmup: float
+    versus_tables: int
 
 
-FULL = Plan("full", 3, 10.0, 1.5, 16, 16, 0.5, 3, 100, 10_000, 2.0)
-QUICK = Plan("quick", 1, 3.0, 1.0, 16, 16, 0.2, 1, 30, 1_000, 1.0)
+FULL = Plan("full", 3, 10.0, 1.5, 16, 16, 0.5, 3, 100, 10_000, 2.0, 2, 10.0, 2.0, 16)
+QUICK = Plan("quick", 1, 3.0, 1.0, 16, 16, 0.2, 1, 30, 1_000, 1.0, 1, 2.0, 1.0, 16)
 
 
 def log(message: str) -> None:
@@ -103,14 +113,7 @@ def table_state_size(url: str) -> dict[str, Any]:
     return {"fields": sizes, "blob_bytes": sum(sizes.values())}
 
 
-def commit_conflicts(app: Gunicorn) -> float:
-    """The service's ``referee_commit_conflicts_total``, summed over its workers."""
-    with urllib.request.urlopen(f"{app.base}/metrics", timeout=10) as response:
-        text = response.read().decode()
-    for line in text.splitlines():
-        if line.startswith("referee_commit_conflicts_total"):
-            return float(line.split()[-1])
-    return 0.0
+commit_conflicts = versus.commit_conflicts
 
 
 def load_run(
@@ -236,14 +239,18 @@ def parse_env(pairs: list[str]) -> dict[str, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks",
-        description="Measure the referee against a Flask+Redis floor (issue 6).",
+        description="Measure the referee against Flask+Redis floors and boardgame.io "
+        "(issues 6 and 13).",
     )
-    parser.add_argument("--quick", action="store_true", help="a smoke run of about 20 s")
+    parser.add_argument("--quick", action="store_true", help="a smoke run of about 2 minutes")
     parser.add_argument("--runs", type=int, help="load runs per app (median over them)")
     parser.add_argument("--duration", type=float, help="seconds measured per load run")
     parser.add_argument("--concurrency", type=int, help="requests in flight, both apps")
     parser.add_argument("--tables", type=int, help="tables played at once")
     parser.add_argument("--idle-tables", type=int, help="idle tables measured for memory")
+    parser.add_argument(
+        "--no-peer", action="store_true", help="leave boardgame.io out (issue 13's peer rows)"
+    )
     parser.add_argument(
         "--env",
         action="append",
@@ -283,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="referee-bench-") as tmp:
         folder = Path(tmp)
         server = RedisServer(folder / "redis").start()
-        apps: list[Gunicorn] = []
+        apps: list[Gunicorn | versus.PeerServer] = []
         try:
             rclient = server.client()
             url = server.url
@@ -307,30 +314,35 @@ def main(argv: list[str] | None = None) -> int:
             contended = redis_cost.contended(url, plan.contended_exchanges)
 
             log("load: warm-up of each app…")
-            for target, app in (("service", service), ("floor", floor)):
+            targets = (("service", service), ("floor", floor), ("move", floor))
+            for target, app in targets:
                 load_run(target, app, rclient, plan, plan.warmup_run, seed=0)
-            runs: dict[str, list[dict[str, Any]]] = {"service": [], "floor": []}
+            runs: dict[str, list[dict[str, Any]]] = {"service": [], "floor": [], "move": []}
             latencies: dict[str, list[float]] = {
                 "referee pass": [],
                 "referee public view": [],
                 "floor GET": [],
+                "floor minimal move": [],
             }
+            what = {"service": "passes", "floor": "GETs", "move": "minimal moves"}
             for i in range(plan.runs):
-                for target, app in (("service", service), ("floor", floor)):
+                for target, app in targets:
                     summary, lat = load_run(target, app, rclient, plan, plan.duration, seed=i + 1)
                     runs[target].append(summary)
                     if target == "service":
                         latencies["referee pass"] += lat.get("pass", [])
                         latencies["referee public view"] += lat.get("view", [])
-                    else:
+                    elif target == "floor":
                         latencies["floor GET"] += lat.get("floor", [])
+                    else:
+                        latencies["floor minimal move"] += lat.get("move", [])
                     rps = summary.get("passes_per_s", summary["requests_per_s"])
                     log(
-                        f"run {i + 1}/{plan.runs} {target}: {rps:.0f}/s "
-                        f"({'passes' if target == 'service' else 'GETs'}), "
+                        f"run {i + 1}/{plan.runs} {target}: {rps:.0f}/s ({what[target]}), "
                         f"other processes {summary['other_cpu_share']:.0%} of the machine"
                     )
             svc, flo = combine(runs["service"]), combine(runs["floor"])
+            mov = combine(runs["move"])
             ratios = {
                 "passes_per_s": report.ratio(svc["passes_per_s"], flo["requests_per_s"]),
                 "requests_per_s": report.ratio(svc["requests_per_s"], flo["requests_per_s"]),
@@ -338,7 +350,14 @@ def main(argv: list[str] | None = None) -> int:
                     svc["cpu_ms_per_request"], flo["cpu_ms_per_request"]
                 ),
             }
+            ratios["passes_per_s_to_move"] = report.ratio(
+                svc["passes_per_s"], mov["requests_per_s"]
+            )
+            ratios["cpu_ms_per_request_to_move"] = report.ratio(
+                svc["cpu_ms_per_request"], mov["cpu_ms_per_request"]
+            )
             for q in report.PERCENTILES:
+                ratios[f"move_p{q}"] = report.ratio(svc["pass"][f"p{q}"], mov["move"][f"p{q}"])
                 ratios[f"pass_p{q}"] = report.ratio(svc["pass"][f"p{q}"], flo["floor"][f"p{q}"])
                 ratios[f"view_p{q}"] = report.ratio(svc["view"][f"p{q}"], flo["floor"][f"p{q}"])
             under_load = {
@@ -354,18 +373,45 @@ def main(argv: list[str] | None = None) -> int:
                 "commands_of_last_service_run": runs["service"][-1]["redis_commands"],
             }
 
+            peer_ok, peer_why = (False, "--no-peer") if args.no_peer else versus.peer_ready(log)
+            peers: dict[str, versus.PeerServer] = {}
+            if peer_ok:
+                for storage in versus.STORAGES:
+                    peer = versus.PeerServer(storage, folder / f"peer-{storage}")
+                    apps.append(peer.start())
+                    peers[storage] = peer
+                log(
+                    f"boardgame.io peers ({peer_why}): "
+                    + ", ".join(f"{k} on {p.base}" for k, p in peers.items())
+                )
+            else:
+                log(f"boardgame.io rows skipped: {peer_why}")
+            log("issue 13's load: simultaneous exchanges, 4 and 7 seats…")
+            against = versus.measure(
+                service,
+                rclient,
+                peers,
+                runs=plan.versus_runs,
+                tables=plan.versus_tables,
+                duration=plan.versus_duration,
+                warmup=plan.versus_warmup,
+                log=log,
+            )
+            against["peer"] = {"ran": peer_ok, "why": peer_why}
+            against["asymmetries"] = list(versus.ASYMMETRIES)
+
             log("memory…")
             played = memory.played_tables(url)
             idle = memory.idle_tables(url, plan.idle_tables)
             expiry = memory.expiry(url)
             redis_info = rclient.info("server")
         finally:
-            for app in apps:
-                app.stop()
+            for process in apps:
+                process.stop()
             server.stop()
 
     load_after = machine_load()
-    all_runs = runs["service"] + runs["floor"]
+    all_runs = runs["service"] + runs["floor"] + runs["move"]
     figures: dict[str, Any] = {
         "meta": {
             "finished": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -396,7 +442,8 @@ def main(argv: list[str] | None = None) -> int:
             "seconds": round(time.perf_counter() - began, 1),
         },
         "state_size": state,
-        "load": {"service": svc, "floor": flo, "ratios": ratios, "runs": runs},
+        "load": {"service": svc, "floor": flo, "move": mov, "ratios": ratios, "runs": runs},
+        "versus": against,
         "redis": {"uncontended": uncontended, "contended": contended, "under_load": under_load},
         "memory": {"played": played, "idle": idle, "expiry": expiry},
         "engine": engine_figures,

@@ -1,0 +1,221 @@
+"""Issue 13's load shape on the service: simultaneous exchanges, table by table.
+
+Run in its own process, it prints its figures as JSON::
+
+    python -m benchmarks.exchange_load http://127.0.0.1:8001 --tables 16 --seats 7 --duration 10
+
+``--tables`` tables of ``--seats`` seats play at once (``classic``, open
+match, ``declaration: automatic``, at most 50 exchanges a round; see
+:func:`table_body`). Per table: the host deals, every seat reads its hand
+(``GET …/seats/{seat}``); then, exchange after exchange, **every seat puts its
+pass at the same moment** (``PUT …/passes/{seat}``, the card of
+:func:`benchmarks.players.choose_cards`), and the next exchange starts once
+every seat knows its new hand: the seat whose pass resolved the exchange
+reads it in its pass answer (``hand``), every other seat reads its seat view
+once all pass answers are in (HTTP has no push: this is as early as a client
+can learn it without polling). When an exchange ends the round (a winning
+hand under ``automatic``, or the 50th exchange: void), the host deals the
+next round and every seat reads its new hand, so the load goes on.
+
+The same shape as ``benchmarks/peers/boardgameio/load.js`` drives against
+boardgame.io. Figures: passes answered 200 and sent in the measured window
+(after ``--warmup`` s), per second; the latency of a pass from sending it to
+the seat knowing its new hand (``pass_to_hand``), and of the PUT alone
+(``pass``); 2xx answers per kind for the whole run (for costs per pass); the
+client's CPU. Each seat checks the referee's hand against its own
+bookkeeping (:func:`benchmarks.players.after_exchange`); a difference is a
+note, never silent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import resource
+import sys
+import time
+from typing import Any
+
+from .load import Client, Recorder
+from .players import after_exchange, choose_cards
+from .players import table_body as match_body
+
+
+def table_body(seats: int) -> dict[str, Any]:
+    """``POST /v1/tables`` for this load: ``classic`` (7 cards, trimmed deck,
+    pass one left, RULES.md 2.9), an open match (it never ends), a winning
+    hand ends the round by itself (``declaration: automatic``, RULES.md 2.6),
+    and a round with no winner is void after 50 exchanges."""
+    body = match_body(seats, declaration="automatic")
+    body["options"]["match"] = {"open": True}
+    return body
+
+
+def _hand(answer: Any) -> list[str]:
+    return list(answer["hand"])
+
+
+class Exchanges:
+    """The figures of the simultaneous exchanges: latencies (ms) from a pass
+    sent to its seat knowing its new hand, for passes sent in the window."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        self.recorder = recorder
+        self.pass_to_hand: list[float] = []
+        self.passes_whole_run = 0
+
+    def known(self, sent: float) -> None:
+        self.passes_whole_run += 1
+        if self.recorder.start <= sent < self.recorder.end:
+            self.pass_to_hand.append((time.perf_counter() - sent) * 1000.0)
+
+
+async def read_hands(
+    client: Client, table: str, tokens: list[str], seats: list[int]
+) -> list[list[str]] | None:
+    """Every seat of ``seats`` reads its own view at once; their hands."""
+    views = await asyncio.gather(
+        *(client.call("seat", "GET", f"{table}/seats/{s}", tokens[s]) for s in seats)
+    )
+    if any(status != 200 for status, _ in views):
+        client.recorder.notes["seat view failed"] += 1
+        return None
+    return [_hand(view) for _, view in views]
+
+
+async def deal(
+    client: Client, table: str, host: str, tokens: list[str]
+) -> tuple[int, str, list[list[str]]] | None:
+    """Deal the next round (again while a dealt hand already wins) and let
+    every seat read its hand: (round, direction, hands), or None."""
+    rec = client.recorder
+    for _ in range(5):
+        status, dealt = await client.call("deal", "POST", f"{table}/rounds", host)
+        if status != 201:
+            rec.notes[f"deal answered {status}"] += 1
+            return None
+        rnd = dealt["table"]["round"]
+        if rnd["status"] == "passing":
+            hands = await read_hands(client, table, tokens, list(range(len(tokens))))
+            return None if hands is None else (dealt["round"], rnd["direction"], hands)
+        rec.notes["rounds over at the deal"] += 1
+    return None
+
+
+async def play_table(client: Client, figures: Exchanges, seats: int) -> None:
+    """Create a table and play exchanges until the window ends."""
+    rec = client.recorder
+    status, created = await client.call("create", "POST", "/v1/tables", None, table_body(seats))
+    if status != 201:
+        rec.notes[f"create answered {status}"] += 1
+        return
+    table = f"/v1/tables/{created['table_id']}"
+    host = created["host_token"]
+    tokens = [s["token"] for s in created["seat_tokens"]]
+    dealt = await deal(client, table, host, tokens)
+    while dealt is not None and not rec.over():
+        number, direction, hands = dealt
+        exchange = 1
+        while not rec.over():
+            passed = [choose_cards(h, 1) for h in hands]
+            sent = time.perf_counter()
+            answers = await asyncio.gather(
+                *(
+                    client.call(
+                        "pass",
+                        "PUT",
+                        f"{table}/rounds/{number}/exchanges/{exchange}/passes/{s}",
+                        t,
+                        {"cards": passed[s]},
+                    )
+                    for s, t in enumerate(tokens)
+                )
+            )
+            if any(status != 200 for status, _ in answers):
+                rec.notes["pass refused: table abandoned"] += 1
+                return
+            last = [s for s, (_, a) in enumerate(answers) if a["resolved"]]
+            resolved = [a for _, a in answers if a["resolved"]]
+            if len(last) != 1 or resolved[0]["exchange"] != exchange:
+                rec.notes["exchange did not resolve once"] += 1
+                return
+            resolver = last[0]
+            figures.known(sent)  # the resolving seat's answer carries its new hand
+            others = [s for s in range(seats) if s != resolver]
+            views = await asyncio.gather(
+                *(client.call("seat", "GET", f"{table}/seats/{s}", tokens[s]) for s in others)
+            )
+            if any(status != 200 for status, _ in views):
+                rec.notes["seat view failed"] += 1
+                return
+            for _ in others:
+                figures.known(sent)
+            expected = after_exchange(hands, passed, direction)
+            hands = [[] for _ in range(seats)]
+            hands[resolver] = _hand(resolved[0])
+            for s, (_, view) in zip(others, views, strict=True):
+                hands[s] = _hand(view)
+            if [sorted(h) for h in hands] != [sorted(h) for h in expected]:
+                rec.notes["hand bookkeeping differs from the referee"] += 1
+                return
+            rec.notes["exchanges"] += 1
+            if resolved[0]["round_status"] != "passing":
+                rec.notes[f"rounds {resolved[0]['round_status']}"] += 1
+                break
+            exchange += 1
+        else:  # the window ended mid-round
+            break
+        dealt = await deal(client, table, host, tokens)
+
+
+async def run(base: str, tables: int, seats: int, duration: float, warmup: float) -> dict[str, Any]:
+    """Drive the service for ``warmup + duration`` s; the figures (see the module)."""
+    now = time.perf_counter()
+    recorder = Recorder(now + warmup, now + warmup + duration)
+    # Every seat of every table may have a request in flight at once.
+    client = Client(base, tables * seats, recorder)
+    figures = Exchanges(recorder)
+    try:
+        await asyncio.gather(*(play_table(client, figures, seats) for _ in range(tables)))
+    finally:
+        await client.close()
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    lat = figures.pass_to_hand
+    ok_passes = sum(n for s, n in recorder.statuses["pass"].items() if 200 <= s < 300)
+    return {
+        "target": "service",
+        "tables": tables,
+        "seats": seats,
+        "window_s": duration,
+        "passes": ok_passes,
+        "passes_per_s": ok_passes / duration,
+        "pass_to_hand_ms": lat,
+        "latencies_ms": dict(recorder.latencies),
+        "latency_measures": "pass sent -> the seat's hand known (its pass answer if it "
+        "resolved the exchange, else its seat view read once all passes were answered)",
+        "statuses": {k: {str(s): n for s, n in c.items()} for k, c in recorder.statuses.items()},
+        "notes": dict(recorder.notes),
+        "answered_whole_run": dict(recorder.answered),
+        "passes_whole_run": figures.passes_whole_run,
+        "client_cpu_s": usage.ru_utime + usage.ru_stime,
+        "client_wall_s": time.perf_counter() - now,
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("base", help="the service's base URL, e.g. http://127.0.0.1:8000")
+    parser.add_argument("--tables", type=int, default=16)
+    parser.add_argument("--seats", type=int, default=7, choices=range(4, 8))
+    parser.add_argument("--duration", type=float, default=10.0)
+    parser.add_argument("--warmup", type=float, default=2.0)
+    args = parser.parse_args(argv)
+    result = asyncio.run(
+        run(args.base.rstrip("/"), args.tables, args.seats, args.duration, args.warmup)
+    )
+    json.dump(result, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,279 @@
+"""Issue 13: the service against boardgame.io at the same load.
+
+The load: ``tables`` tables of 4 or 7 seats at once; every seat of a table
+passes at the same moment; the next exchange starts once every seat knows
+its new hand. The service is driven by :mod:`benchmarks.exchange_load` (HTTP
+keep-alive, aiohttp); the peer, ``benchmarks/peers/boardgameio`` (its own
+``Server``, one node process, InMemory or FlatFile storage), by its
+``load.js`` (lobby credentials, boardgame.io's socket.io client). Each run
+reports passes/s, server CPU per pass (service: gunicorn master and workers
+plus Redis; peer: the node process) over the whole run, warm-up included,
+divided by the passes of the whole run, and the pass latency from sending to
+the seat knowing its new hand. For the service it also reads its lost
+version races (``referee_commit_conflicts_total``) before and after.
+
+The peer runs only when ``node`` is on the PATH and the peer's
+``node_modules`` is there or ``npm ci`` can make it; :func:`peer_ready` says
+why not otherwise, and the report shows the peer rows as skipped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import redis
+
+from . import report
+from .processes import ROOT, Gunicorn, free_port, process_cpu_seconds, redis_cpu_seconds
+
+PEER_DIR = Path(__file__).resolve().parent / "peers" / "boardgameio"
+STORAGES = ("memory", "flatfile")
+
+# Every way the two sides differ, printed with the figures (README says the same).
+ASYMMETRIES = (
+    "storage: the service commits every move to Redis with AOF fsynced every second "
+    "(a restart loses at most about one second); boardgame.io InMemory keeps matches in "
+    "the node process (a restart loses every match); FlatFile writes a file per match "
+    "with node-persist, without fsync",
+    "transport: boardgame.io pushes each move's state to every seat over a websocket "
+    "(socket.io); the service answers each pass over HTTP/1.1 keep-alive, and a seat "
+    "whose pass did not resolve the exchange reads its seat view once all passes are "
+    "answered (one GET per seat and exchange: counted in the service's CPU, not in "
+    "its passes)",
+    "processes: the service runs gunicorn (its master and WEB_CONCURRENCY workers) "
+    "and Redis, which may use both cores; boardgame.io runs in one node process "
+    "(one core for JavaScript, plus libuv's threads for file writes)",
+    "work per move: the service checks a bearer token, counts a rate limit, validates "
+    "the body, applies every rule, commits atomically with a version check, appends "
+    "to the event log, logs an access line and counts metrics; boardgame.io checks "
+    "the credentials, runs the move and stores the state and its log",
+    "rounds: with a winning hand the service ends the round itself (declaration "
+    "automatic) and the load's host deals the next one (one more request, then every "
+    "seat reads its hand); the peer deals the next round inside the resolving move",
+    "load generators: the service's is Python (aiohttp), the peer's node; both run "
+    "on this machine and compete with the servers for its cores (their CPU is given)",
+)
+
+
+def commit_conflicts(app: Gunicorn) -> float:
+    """The service's ``referee_commit_conflicts_total``, summed over its workers."""
+    with urllib.request.urlopen(f"{app.base}/metrics", timeout=10) as response:
+        text = response.read().decode()
+    for line in text.splitlines():
+        if line.startswith("referee_commit_conflicts_total"):
+            return float(line.split()[-1])
+    return 0.0
+
+
+def peer_ready(log: Any = print) -> tuple[bool, str]:
+    """Whether the peer can run: (True, how) or (False, why not). Runs ``npm
+    ci`` in the peer's folder when ``node_modules`` is missing."""
+    if shutil.which("node") is None:
+        return False, "no `node` on the PATH"
+    if (PEER_DIR / "node_modules" / "boardgame.io").is_dir():
+        return True, "node_modules present"
+    if shutil.which("npm") is None:
+        return False, f"no `npm` on the PATH to install {PEER_DIR / 'node_modules'}"
+    log(f"npm ci in {PEER_DIR} (boardgame.io 0.50.2, from package-lock.json)…")
+    try:
+        done = subprocess.run(
+            ["npm", "ci", "--no-audit", "--no-fund"],
+            cwd=PEER_DIR,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return False, "`npm ci` took more than 10 minutes"
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
+        return False, f"`npm ci` failed: {' '.join(tail)}"
+    return True, "installed by npm ci"
+
+
+@dataclass
+class PeerServer:
+    """``node server.js`` (boardgame.io's Server) on a free port."""
+
+    storage: str
+    folder: Path
+    port: int = field(default_factory=free_port)
+    proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 30.0) -> PeerServer:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        command = ["node", "server.js", "--port", str(self.port), "--storage", self.storage]
+        command += ["--dir", str(self.folder / "flatfile")]
+        with open(self.folder / "server.log", "ab") as log:
+            self.proc = subprocess.Popen(
+                command, cwd=PEER_DIR, stdout=log, stderr=subprocess.STDOUT
+            )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                break
+            with (
+                contextlib.suppress(OSError),
+                urllib.request.urlopen(f"{self.base}/games", timeout=2) as r,
+            ):
+                if r.status == 200:
+                    return self
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"the peer ({self.storage}) did not start; see {self.folder}")
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU seconds of the node process (all its threads)."""
+        return process_cpu_seconds(self.proc.pid) if self.proc is not None else 0.0
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
+
+
+def _latency(values: list[float]) -> dict[str, float]:
+    return report.latency_summary(values)
+
+
+def service_run(
+    app: Gunicorn,
+    rclient: redis.Redis,
+    seats: int,
+    tables: int,
+    duration: float,
+    warmup: float,
+) -> dict[str, Any]:
+    """One run of :mod:`benchmarks.exchange_load` against the service."""
+    conflicts0 = commit_conflicts(app)
+    cpu0, redis0 = app.cpu_seconds(), redis_cpu_seconds(rclient)
+    command = [sys.executable, "-m", "benchmarks.exchange_load", app.base]
+    command += ["--tables", str(tables), "--seats", str(seats)]
+    command += ["--duration", str(duration), "--warmup", str(warmup)]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"the exchange load failed:\n{done.stderr}")
+    result = json.loads(done.stdout)
+    server_cpu = app.cpu_seconds() - cpu0
+    redis_cpu = redis_cpu_seconds(rclient) - redis0
+    lost = commit_conflicts(app) - conflicts0
+    whole = max(result["passes_whole_run"], 1)
+    answered = result["answered_whole_run"]
+    return {
+        "server": "service",
+        "seats": seats,
+        "passes_per_s": result["passes_per_s"],
+        "cpu_ms_per_pass": 1000 * (server_cpu + redis_cpu) / whole,
+        "redis_cpu_ms_per_pass": 1000 * redis_cpu / whole,
+        "latency_ms": _latency(result["pass_to_hand_ms"]),
+        "put_latency_ms": _latency(result["latencies_ms"].get("pass", [])),
+        "lost_races": lost,
+        "lost_races_per_pass": lost / whole,
+        "passes_whole_run": result["passes_whole_run"],
+        "requests_whole_run": answered,
+        "statuses": result["statuses"],
+        "notes": result["notes"],
+        "client_cpu_share": result["client_cpu_s"] / result["client_wall_s"],
+    }
+
+
+def peer_run(
+    server: PeerServer, seats: int, tables: int, duration: float, warmup: float
+) -> dict[str, Any]:
+    """One run of the peer's ``load.js`` against ``server``."""
+    cpu0 = server.cpu_seconds()
+    command = ["node", "load.js", server.base, "--tables", str(tables), "--seats", str(seats)]
+    command += ["--duration", str(duration), "--warmup", str(warmup)]
+    done = subprocess.run(command, cwd=PEER_DIR, capture_output=True, text=True, check=False)
+    if done.returncode != 0 or not done.stdout.strip():
+        raise RuntimeError(f"the peer's load.js failed:\n{done.stderr}{done.stdout}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    cpu = server.cpu_seconds() - cpu0
+    whole = max(result["passes_whole_run"], 1)
+    return {
+        "server": f"boardgame.io {server.storage}",
+        "seats": seats,
+        "passes_per_s": result["passes_per_s"],
+        "cpu_ms_per_pass": 1000 * cpu / whole,
+        "latency_ms": result["latency_ms"],
+        "passes_whole_run": result["passes_whole_run"],
+        "rounds_won": result["rounds_won"],
+        "rounds_void": result["rounds_void"],
+        "client_cpu_share": result["client_cpu_s"] / result["client_wall_s"],
+    }
+
+
+def combine(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Medians over the runs of one server at one table size."""
+    out: dict[str, Any] = {"runs": len(runs)}
+    for key in ("passes_per_s", "cpu_ms_per_pass", "redis_cpu_ms_per_pass", "client_cpu_share"):
+        if key in runs[0]:
+            out[key] = report.median([r[key] for r in runs])
+    for key in ("latency_ms", "put_latency_ms"):
+        if key in runs[0]:
+            out[key] = {
+                f"p{q}": report.median([r[key][f"p{q}"] for r in runs]) for q in report.PERCENTILES
+            }
+    if "lost_races" in runs[0]:
+        out["lost_races"] = sum(r["lost_races"] for r in runs)
+        out["passes_whole_run"] = sum(r["passes_whole_run"] for r in runs)
+    return out
+
+
+def measure(
+    service: Gunicorn,
+    rclient: redis.Redis,
+    peers: dict[str, PeerServer],
+    *,
+    runs: int,
+    tables: int,
+    duration: float,
+    warmup: float,
+    log: Any = print,
+) -> dict[str, Any]:
+    """For 4 and 7 seats: ``runs`` rounds of (service, each peer), alternated so
+    that drift hits every server. ``out["4"]["service"]``, ``out["7"]["memory"]``…:
+    the medians per table size and server (see :func:`combine`); ``per_run``
+    every run's figures."""
+    out: dict[str, Any] = {"tables": tables, "runs": runs, "duration_s": duration, "per_run": {}}
+    for seats in (4, 7):
+        per: dict[str, list[dict[str, Any]]] = {"service": []}
+        per.update({name: [] for name in peers})
+        for i in range(runs):
+            found = service_run(service, rclient, seats, tables, duration, warmup)
+            per["service"].append(found)
+            log(
+                f"{seats} seats, run {i + 1}/{runs}, service: "
+                f"{found['passes_per_s']:.0f} passes/s, "
+                f"{found['cpu_ms_per_pass']:.2f} ms CPU a pass, {found['lost_races']:g} lost races"
+            )
+            for name, server in peers.items():
+                found = peer_run(server, seats, tables, duration, warmup)
+                per[name].append(found)
+                log(
+                    f"{seats} seats, run {i + 1}/{runs}, {found['server']}: "
+                    f"{found['passes_per_s']:.0f} passes/s, "
+                    f"{found['cpu_ms_per_pass']:.2f} ms CPU a pass"
+                )
+        out[str(seats)] = {name: combine(found) for name, found in per.items()}
+        out["per_run"][str(seats)] = per
+    return out
