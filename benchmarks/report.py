@@ -412,12 +412,11 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
 def versus_table(figures: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     """Issue 13's table: (header, rows); one column per server, rows per table size."""
     vs = figures["versus"]
-    meta = figures["meta"]
     ran = vs.get("peer", {}).get("ran", False)
     names = ["service", "memory", "flatfile"]
     header = [
         f"{vs['tables']} tables at once",
-        f"card-referee (gunicorn {meta['gunicorn']}; Redis {meta['redis_settings']})",
+        "card-referee (gunicorn + Redis)",
         PEER_LABELS["memory"],
         PEER_LABELS["flatfile"],
     ]
@@ -442,8 +441,8 @@ def versus_table(figures: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
             [
                 f"{seats} seats: lost version races",
                 f"{_n(svc['lost_races'])} in {svc['passes_whole_run']:,} passes",
-                "– (one process, a queue per match)",
-                "– (one process, a queue per match)",
+                "–",
+                "–",
             ]
         )
     return header, out
@@ -452,8 +451,14 @@ def versus_table(figures: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
 def versus_notes(figures: dict[str, Any]) -> list[str]:
     """What the issue 13 table measures and every asymmetry, one line each."""
     vs = figures["versus"]
+    meta = figures["meta"]
     peer = vs.get("peer", {})
     lines = [
+        f"card-referee: gunicorn {meta['gunicorn']}; Redis {meta['redis_settings']}. "
+        "boardgame.io 0.50.2: its own Server in one node process "
+        "(benchmarks/peers/boardgameio), ActivePlayers.ALL, server-only moves, "
+        "ignoreStaleStateID; lost version races do not apply to it (one process, "
+        "one queue per match).",
         f"Medians of {vs['runs']} alternated run(s) of {vs['duration_s']:g} s per server "
         "and table size. Every seat of a table passes at the same moment; the next exchange "
         "starts when every seat knows its new hand. Pass latency: from sending the pass to "

@@ -10,12 +10,12 @@ from typing import Any
 
 import redis
 
-from benchmarks import engine, memory, players, redis_cost, report
-from benchmarks.floor import create_floor_app
+from benchmarks import engine, exchange_load, memory, players, redis_cost, report
+from benchmarks.floor import MOVE_BYTES, create_floor_app
 from service.config import Settings
 from service.games.ship import engine as rules_engine
 
-from .conftest import RedisProcess
+from .conftest import RedisProcess, Served
 
 
 def test_command_names_reads_one_command_and_a_pipeline() -> None:
@@ -111,7 +111,78 @@ def test_floor_reads_its_key(redis_server: RedisProcess, redis_client: redis.Red
     assert answer.get_json() == {"bytes": 1500}
 
 
-def _figures(passes_ratio: float, round_trips: int) -> dict[str, Any]:
+def test_floor_minimal_move_writes_a_new_version(
+    redis_server: RedisProcess, redis_client: redis.Redis
+) -> None:
+    redis_client.delete("bench:floor:move:3")
+    client = create_floor_app(redis_server.url).test_client()
+    first = client.put("/floor/move/3", json={"cards": ["AH"]})
+    second = client.put("/floor/move/3", json={"cards": ["AH"]})
+    assert first.get_json() == {"version": 1, "bytes": MOVE_BYTES, "lost": 0}
+    assert second.get_json() == {"version": 2, "bytes": MOVE_BYTES, "lost": 0}
+    stored = redis_client.hgetall("bench:floor:move:3")
+    assert stored[b"v"] == b"2" and len(stored[b"s"]) == MOVE_BYTES == 1536
+
+
+def test_floor_compare_and_set_refuses_an_old_version(
+    redis_server: RedisProcess, redis_client: redis.Redis
+) -> None:
+    from benchmarks.floor import CAS_SCRIPT
+
+    key = "bench:test:cas"
+    redis_client.delete(key)
+    cas = redis_client.register_script(CAS_SCRIPT)
+    assert cas(keys=[key], args=["0", b"one", 1]) == 1
+    assert cas(keys=[key], args=["0", b"lost", 2]) == 0  # the version moved on
+    assert redis_client.hgetall(key) == {b"v": b"1", b"s": b"one", b"t": b"1"}
+
+
+def test_exchange_load_plays_simultaneous_exchanges(served: Served) -> None:
+    import asyncio
+
+    body = exchange_load.table_body(4)
+    assert body["options"]["match"] == {"open": True}
+    assert body["options"]["declaration"] == "automatic"
+    found = asyncio.run(exchange_load.run(served.base, tables=2, seats=4, duration=1.0, warmup=0))
+    notes = found["notes"]
+    # Every exchange resolved once and every hand matched the players' bookkeeping.
+    assert notes["exchanges"] > 0
+    assert not {"exchange did not resolve once", "hand bookkeeping differs from the referee"} & set(
+        notes
+    )
+    assert found["statuses"]["pass"] == {"200": found["passes"]}
+    # Every pass of the whole run was followed by its seat knowing its new hand.
+    assert found["passes_whole_run"] == found["answered_whole_run"]["pass"]
+    assert found["passes_whole_run"] == 4 * notes["exchanges"]
+
+
+def _versus(peer_ran: bool) -> dict[str, Any]:
+    lat = {"p50": 10.0, "p95": 20.0, "p99": 30.0}
+    service = {
+        "passes_per_s": 900.0,
+        "cpu_ms_per_pass": 0.9,
+        "redis_cpu_ms_per_pass": 0.2,
+        "latency_ms": lat,
+        "lost_races": 0.0,
+        "passes_whole_run": 1000,
+    }
+    peer = {"passes_per_s": 800.0, "cpu_ms_per_pass": 0.5, "latency_ms": lat}
+    flatfile = {**peer, "passes_per_s": 250.0}
+    per_size = {"service": service}
+    if peer_ran:
+        per_size.update(memory=peer, flatfile=flatfile)
+    return {
+        "tables": 16,
+        "runs": 1,
+        "duration_s": 1.0,
+        "4": per_size,
+        "7": per_size,
+        "peer": {"ran": peer_ran, "why": "node_modules present" if peer_ran else "no `node`"},
+        "asymmetries": ["storage: differs"],
+    }
+
+
+def _figures(passes_ratio: float, round_trips: int, peer_ran: bool = True) -> dict[str, Any]:
     lat = {"p50": 10.0, "p95": 20.0, "p99": 30.0, "n": 100}
     load = {
         "service": {
@@ -123,11 +194,14 @@ def _figures(passes_ratio: float, round_trips: int) -> dict[str, Any]:
             "statuses_total": {"200": 10},
         },
         "floor": {"requests_per_s": 1000.0, "floor": lat, "cpu_ms_per_request": 0.5},
+        "move": {"requests_per_s": 800.0, "move": lat, "cpu_ms_per_request": 0.7},
         "ratios": {
             "passes_per_s": passes_ratio,
             "requests_per_s": 0.7,
             "cpu_ms_per_request": 4.0,
-            **{f"{k}_p{q}": 1.0 for k in ("pass", "view") for q in (50, 95, 99)},
+            "passes_per_s_to_move": 0.625,
+            "cpu_ms_per_request_to_move": 2.9,
+            **{f"{k}_p{q}": 1.0 for k in ("pass", "view", "move") for q in (50, 95, 99)},
         },
     }
     tally = {"mean": float(round_trips), "max": round_trips, "n": 7}
@@ -172,7 +246,7 @@ def _figures(passes_ratio: float, round_trips: int) -> dict[str, Any]:
         "idle": idle,
         "expiry": {"tables": 2, "ttl_seconds": 1, "keys_left": 0, "keys_without_expiry": 0},
     }
-    rates = {"resolutions_per_s": 60_000.0, "exchanges_via_choose_pass_per_s": 9000.0}
+    rates = {"resolutions_per_s": 120_000.0, "exchanges_via_choose_pass_per_s": 9000.0}
     meta = {
         "finished": "now",
         "cores": 2,
@@ -196,6 +270,7 @@ def _figures(passes_ratio: float, round_trips: int) -> dict[str, Any]:
         "redis": redis_figures,
         "memory": mem,
         "engine": {s: {**rates, "rounds_per_s": 700.0} for s in ("4", "7")},
+        "versus": _versus(peer_ran),
     }
     figures["targets"] = [t.to_json() for t in report.targets(figures)]
     return figures
@@ -211,8 +286,25 @@ def test_report_says_which_targets_are_met() -> None:
         "Redis round trips of an uncontended pass (max)",
     }
     text = report.markdown(bad)
-    assert text.count("| MISS |") == 2 and text.count("| PASS |") == 5
+    # Issue 6's 7 targets, the minimal-move floor, engine; issue 13's 7 at its load.
+    assert text.count("| MISS |") == 2 and text.count("| PASS |") == 6 + 7
     assert "MISS  pass submissions/s" in report.console(bad)
+    assert "| 7 seats: passes/s | 900 | 800 | 250 |" in text
+
+
+def test_report_skips_the_peer_targets_without_boardgame_io() -> None:
+    figures = _figures(passes_ratio=0.6, round_trips=2, peer_ran=False)
+    status = {t["name"]: t["status"] for t in figures["targets"]}
+    skipped = {name for name, s in status.items() if s == "SKIP"}
+    assert skipped == {
+        f"{n} seats at once: service passes/s ÷ boardgame.io, {kind} storage"
+        for n in (4, 7)
+        for kind in ("in-memory", "FlatFile")
+    }
+    assert set(status.values()) == {"PASS", "SKIP"}
+    text = report.markdown(figures)
+    assert "boardgame.io rows skipped: no `node`." in text
+    assert "| 4 seats: passes/s | 900 | skipped | skipped |" in text
 
 
 def test_percentile_interpolates() -> None:
