@@ -437,6 +437,25 @@ def versus_table(figures: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
             lambda c: f"{_n(c['latency_ms']['p50'])} / {_n(c['latency_ms']['p99'])}",
         )
         svc = cells[0]
+        if "put_latency_ms" in svc:
+            put = svc["put_latency_ms"]
+            out.append(
+                [
+                    f"{seats} seats: pass answer alone p50 / p99 (ms)",
+                    f"{_n(put['p50'])} / {_n(put['p99'])}",
+                    "–",
+                    "–",
+                ]
+            )
+        if "requests_per_pass" in svc:
+            out.append(
+                [
+                    f"{seats} seats: HTTP requests per pass (passes, seat reads, deals)",
+                    _n(svc["requests_per_pass"]),
+                    "–",
+                    "–",
+                ]
+            )
         out.append(
             [
                 f"{seats} seats: lost version races",

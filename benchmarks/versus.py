@@ -190,6 +190,7 @@ def service_run(
         "lost_races_per_pass": lost / whole,
         "passes_whole_run": result["passes_whole_run"],
         "requests_whole_run": answered,
+        "requests_per_pass": sum(answered.values()) / whole,
         "statuses": result["statuses"],
         "notes": result["notes"],
         "client_cpu_share": result["client_cpu_s"] / result["client_wall_s"],
@@ -225,7 +226,14 @@ def peer_run(
 def combine(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Medians over the runs of one server at one table size."""
     out: dict[str, Any] = {"runs": len(runs)}
-    for key in ("passes_per_s", "cpu_ms_per_pass", "redis_cpu_ms_per_pass", "client_cpu_share"):
+    medians = (
+        "passes_per_s",
+        "cpu_ms_per_pass",
+        "redis_cpu_ms_per_pass",
+        "requests_per_pass",
+        "client_cpu_share",
+    )
+    for key in medians:
         if key in runs[0]:
             out[key] = report.median([r[key] for r in runs])
     for key in ("latency_ms", "put_latency_ms"):
