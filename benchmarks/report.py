@@ -108,6 +108,8 @@ def versus_targets(figures: dict[str, Any]) -> list[Target]:
         for peer_name, limit in (("memory", 1.0), ("flatfile", 3.0)):
             other = vs[seats].get(peer_name)
             value = ratio(svc["passes_per_s"], other["passes_per_s"]) if other else math.nan
+            failed = vs.get("peer_errors", {}).get(peer_name)
+            why = skipped or (f"boardgame.io {peer_name} failed: {failed}" if failed else "")
             out.append(
                 Target(
                     f"{seats} seats at once: service passes/s ÷ {PEER_LABELS[peer_name]}",
@@ -118,7 +120,7 @@ def versus_targets(figures: dict[str, Any]) -> list[Target]:
                     f"{svc['passes_per_s']:,.0f} against {other['passes_per_s']:,.0f}/s"
                     if other
                     else "",
-                    skipped if not other else "",
+                    why if not other else "",
                 )
             )
     seven = vs["7"]["service"]
@@ -420,6 +422,8 @@ def versus_table(figures: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
         PEER_LABELS["memory"],
         PEER_LABELS["flatfile"],
     ]
+    errors = vs.get("peer_errors", {})
+    missing = {name: "failed" if name in errors else "–" if ran else "skipped" for name in names}
     out = []
     for seats in ("7", "4"):
         cells = [vs[seats].get(name) for name in names]
@@ -427,7 +431,7 @@ def versus_table(figures: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
         def row(label: str, show: Any, cells: list[Any] = cells, seats: str = seats) -> None:
             out.append(
                 [f"{seats} seats: {label}"]
-                + [show(c) if c else ("–" if ran else "skipped") for c in cells]
+                + [show(c) if c else missing[n] for n, c in zip(names, cells, strict=True)]
             )
 
         row("passes/s", lambda c: _n(c["passes_per_s"]))
@@ -488,6 +492,8 @@ def versus_notes(figures: dict[str, Any]) -> list[str]:
     ]
     if not peer.get("ran"):
         lines.append(f"boardgame.io rows skipped: {peer.get('why', '?')}.")
+    for name, error in vs.get("peer_errors", {}).items():
+        lines.append(f"boardgame.io {name} failed and was left out: {error}")
     lines += [f"Asymmetry — {a}." for a in vs.get("asymmetries", [])]
     return lines
 

@@ -261,8 +261,11 @@ def measure(
     """For 4 and 7 seats: ``runs`` rounds of (service, each peer), alternated so
     that drift hits every server. ``out["4"]["service"]``, ``out["7"]["memory"]``…:
     the medians per table size and server (see :func:`combine`); ``per_run``
-    every run's figures."""
+    every run's figures. A peer that fails (its load stalls, its server dies)
+    is left out of the later runs, with its error in ``peer_errors``."""
     out: dict[str, Any] = {"tables": tables, "runs": runs, "duration_s": duration, "per_run": {}}
+    errors: dict[str, str] = {}
+    out["peer_errors"] = errors
     for seats in (4, 7):
         per: dict[str, list[dict[str, Any]]] = {"service": []}
         per.update({name: [] for name in peers})
@@ -275,13 +278,20 @@ def measure(
                 f"{found['cpu_ms_per_pass']:.2f} ms CPU a pass, {found['lost_races']:g} lost races"
             )
             for name, server in peers.items():
-                found = peer_run(server, seats, tables, duration, warmup)
+                if name in errors:
+                    continue
+                try:
+                    found = peer_run(server, seats, tables, duration, warmup)
+                except RuntimeError as error:
+                    errors[name] = str(error).strip().splitlines()[-1][:300]
+                    log(f"boardgame.io {name} left out: {errors[name]}")
+                    continue
                 per[name].append(found)
                 log(
                     f"{seats} seats, run {i + 1}/{runs}, {found['server']}: "
                     f"{found['passes_per_s']:.0f} passes/s, "
                     f"{found['cpu_ms_per_pass']:.2f} ms CPU a pass"
                 )
-        out[str(seats)] = {name: combine(found) for name, found in per.items()}
+        out[str(seats)] = {name: combine(found) for name, found in per.items() if found}
         out["per_run"][str(seats)] = per
     return out

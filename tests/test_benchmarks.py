@@ -307,6 +307,32 @@ def test_report_skips_the_peer_targets_without_boardgame_io() -> None:
     assert "| 4 seats: passes/s | 900 | skipped | skipped |" in text
 
 
+def test_report_names_a_peer_that_failed() -> None:
+    figures = _figures(passes_ratio=0.6, round_trips=2)
+    vs = figures["versus"]
+    vs["peer_errors"] = {"flatfile": "load.js stalled"}
+    vs["4"] = {k: v for k, v in vs["4"].items() if k != "flatfile"}
+    vs["7"] = {k: v for k, v in vs["7"].items() if k != "flatfile"}
+    figures["targets"] = [t.to_json() for t in report.targets(figures)]
+    skipped = {t["name"]: t["skipped"] for t in figures["targets"] if t["status"] == "SKIP"}
+    assert skipped == {
+        f"{n} seats at once: service passes/s ÷ boardgame.io, FlatFile storage": (
+            "boardgame.io flatfile failed: load.js stalled"
+        )
+        for n in (4, 7)
+    }
+    assert "| 7 seats: passes/s | 900 | 800 | failed |" in report.markdown(figures)
+
+
+def test_peer_is_skipped_without_node(monkeypatch: Any) -> None:
+    import shutil
+
+    from benchmarks import versus
+
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    assert versus.peer_ready() == (False, "no `node` on the PATH")
+
+
 def test_percentile_interpolates() -> None:
     assert report.percentile([1.0, 2.0, 3.0, 4.0, 5.0], 50) == 3.0
     assert report.percentile([0.0, 10.0], 95) == 9.5
