@@ -471,6 +471,10 @@ def versus_table(figures: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     return header, out
 
 
+def _pct(value: float) -> str:
+    return "–" if math.isnan(value) else f"{value:.0%}"
+
+
 def versus_notes(figures: dict[str, Any]) -> list[str]:
     """What the issue 13 table measures and every asymmetry, one line each."""
     vs = figures["versus"]
@@ -490,6 +494,16 @@ def versus_notes(figures: dict[str, Any]) -> list[str]:
         "once all passes are answered). Server CPU per pass: the servers' CPU over the whole "
         "run ÷ its passes.",
     ]
+    cells = [(name, cell) for seats in ("4", "7") for name, cell in vs[seats].items()]
+    if cells:
+        others = median([c.get("other_cpu_share", math.nan) for _, c in cells])
+        ours = median([c.get("client_cpu_share", math.nan) for n, c in cells if n == "service"])
+        theirs = median([c.get("client_cpu_share", math.nan) for n, c in cells if n != "service"])
+        lines.append(
+            f"Other processes used {_pct(others)} of the machine during these runs (median); "
+            f"the load generators {_pct(ours)} of a core (service) and {_pct(theirs)} "
+            "(boardgame.io)."
+        )
     if not peer.get("ran"):
         lines.append(f"boardgame.io rows skipped: {peer.get('why', '?')}.")
     for name, error in vs.get("peer_errors", {}).items():

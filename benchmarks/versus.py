@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -33,7 +34,15 @@ from typing import Any
 import redis
 
 from . import report
-from .processes import ROOT, Gunicorn, free_port, process_cpu_seconds, redis_cpu_seconds
+from .processes import (
+    CLOCK_TICKS,
+    ROOT,
+    Gunicorn,
+    cpu_busy_ticks,
+    free_port,
+    process_cpu_seconds,
+    redis_cpu_seconds,
+)
 
 PEER_DIR = Path(__file__).resolve().parent / "peers" / "boardgameio"
 STORAGES = ("memory", "flatfile")
@@ -155,6 +164,15 @@ def _latency(values: list[float]) -> dict[str, float]:
     return report.latency_summary(values)
 
 
+def _others(busy0: int, started: float, ours: float) -> float:
+    """The share of the machine that other processes used since ``busy0``
+    (jiffies) and ``started`` (perf_counter), ``ours`` CPU seconds aside."""
+    busy1, _ = cpu_busy_ticks()
+    wall = max(time.perf_counter() - started, 1e-9)
+    cores = os.cpu_count() or 1
+    return max(0.0, (busy1 - busy0) / CLOCK_TICKS - ours) / wall / cores
+
+
 def service_run(
     app: Gunicorn,
     rclient: redis.Redis,
@@ -166,6 +184,7 @@ def service_run(
     """One run of :mod:`benchmarks.exchange_load` against the service."""
     conflicts0 = commit_conflicts(app)
     cpu0, redis0 = app.cpu_seconds(), redis_cpu_seconds(rclient)
+    busy0, started = cpu_busy_ticks()[0], time.perf_counter()
     command = [sys.executable, "-m", "benchmarks.exchange_load", app.base]
     command += ["--tables", str(tables), "--seats", str(seats)]
     command += ["--duration", str(duration), "--warmup", str(warmup)]
@@ -176,6 +195,7 @@ def service_run(
     server_cpu = app.cpu_seconds() - cpu0
     redis_cpu = redis_cpu_seconds(rclient) - redis0
     lost = commit_conflicts(app) - conflicts0
+    others = _others(busy0, started, server_cpu + redis_cpu + result["client_cpu_s"])
     whole = max(result["passes_whole_run"], 1)
     answered = result["answered_whole_run"]
     return {
@@ -194,6 +214,7 @@ def service_run(
         "statuses": result["statuses"],
         "notes": result["notes"],
         "client_cpu_share": result["client_cpu_s"] / result["client_wall_s"],
+        "other_cpu_share": others,
     }
 
 
@@ -202,6 +223,7 @@ def peer_run(
 ) -> dict[str, Any]:
     """One run of the peer's ``load.js`` against ``server``."""
     cpu0 = server.cpu_seconds()
+    busy0, started = cpu_busy_ticks()[0], time.perf_counter()
     command = ["node", "load.js", server.base, "--tables", str(tables), "--seats", str(seats)]
     command += ["--duration", str(duration), "--warmup", str(warmup)]
     done = subprocess.run(command, cwd=PEER_DIR, capture_output=True, text=True, check=False)
@@ -209,6 +231,7 @@ def peer_run(
         raise RuntimeError(f"the peer's load.js failed:\n{done.stderr}{done.stdout}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
     cpu = server.cpu_seconds() - cpu0
+    others = _others(busy0, started, cpu + result["client_cpu_s"])
     whole = max(result["passes_whole_run"], 1)
     return {
         "server": f"boardgame.io {server.storage}",
@@ -220,6 +243,7 @@ def peer_run(
         "rounds_won": result["rounds_won"],
         "rounds_void": result["rounds_void"],
         "client_cpu_share": result["client_cpu_s"] / result["client_wall_s"],
+        "other_cpu_share": others,
     }
 
 
@@ -232,6 +256,7 @@ def combine(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "redis_cpu_ms_per_pass",
         "requests_per_pass",
         "client_cpu_share",
+        "other_cpu_share",
     )
     for key in medians:
         if key in runs[0]:
@@ -275,7 +300,9 @@ def measure(
             log(
                 f"{seats} seats, run {i + 1}/{runs}, service: "
                 f"{found['passes_per_s']:.0f} passes/s, "
-                f"{found['cpu_ms_per_pass']:.2f} ms CPU a pass, {found['lost_races']:g} lost races"
+                f"{found['cpu_ms_per_pass']:.2f} ms CPU a pass, "
+                f"{found['lost_races']:g} lost races, "
+                f"other processes {found['other_cpu_share']:.0%} of the machine"
             )
             for name, server in peers.items():
                 if name in errors:
@@ -290,7 +317,8 @@ def measure(
                 log(
                     f"{seats} seats, run {i + 1}/{runs}, {found['server']}: "
                     f"{found['passes_per_s']:.0f} passes/s, "
-                    f"{found['cpu_ms_per_pass']:.2f} ms CPU a pass"
+                    f"{found['cpu_ms_per_pass']:.2f} ms CPU a pass, "
+                    f"other processes {found['other_cpu_share']:.0%} of the machine"
                 )
         out[str(seats)] = {name: combine(found) for name, found in per.items() if found}
         out["per_run"][str(seats)] = per
