@@ -376,10 +376,14 @@ def main(argv: list[str] | None = None) -> int:
             peer_ok, peer_why = (False, "--no-peer") if args.no_peer else versus.peer_ready(log)
             peers: dict[str, versus.PeerServer] = {}
             if peer_ok:
-                for storage in versus.STORAGES:
-                    peer = versus.PeerServer(storage, folder / f"peer-{storage}")
-                    apps.append(peer.start())
-                    peers[storage] = peer
+                try:
+                    for storage in versus.STORAGES:
+                        peer = versus.PeerServer(storage, folder / f"peer-{storage}")
+                        apps.append(peer.start())
+                        peers[storage] = peer
+                except RuntimeError as error:  # the report says why the rows are missing
+                    peer_ok, peer_why, peers = False, str(error), {}
+            if peer_ok:
                 log(
                     f"boardgame.io peers ({peer_why}): "
                     + ", ".join(f"{k} on {p.base}" for k, p in peers.items())

@@ -143,7 +143,9 @@ class PeerServer:
                     return self
             time.sleep(0.1)
         self.stop()
-        raise RuntimeError(f"the peer ({self.storage}) did not start; see {self.folder}")
+        lines = (self.folder / "server.log").read_text(errors="replace").splitlines()
+        why = next((line for line in lines if "Error" in line), lines[-1] if lines else "?")
+        raise RuntimeError(f"boardgame.io ({self.storage}) did not start: {why.strip()}")
 
     def cpu_seconds(self) -> float:
         """User + system CPU seconds of the node process (all its threads)."""
