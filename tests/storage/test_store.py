@@ -82,7 +82,8 @@ def test_every_key_of_a_table_shares_one_hash_tag_and_expires(
 ) -> None:
     t = tables.create(4)
     tables.deal(t)
-    keys = all_keys(t.table_id)
+    assert tables.pass_(t, 1, 1, 0, [tables.hand(t, 0)[0]]).status_code == 200
+    keys = all_keys(t.table_id)[:3]  # the history holds nothing before an exchange resolves
     assert sorted(k.decode() for k in redis_client.keys(f"*{t.table_id}*")) == sorted(keys)
     assert {k[k.index("{") : k.index("}") + 1] for k in keys} == {"{" + t.table_id + "}"}
     ttl = app.extensions["referee"].settings.table_ttl_seconds
@@ -192,11 +193,45 @@ def test_one_process_moves_on_a_table_take_turns(redis_server: RedisProcess) -> 
     assert conflicts(app) == 0
 
 
-def test_moves_of_separate_processes_race_and_the_losers_are_counted(
+def test_passes_of_separate_processes_commute_and_lose_no_race(
     redis_server: RedisProcess,
 ) -> None:
+    # Each seat's choice is its own field: only the exchange's resolution
+    # takes the version, once (issue 13).
     apps = [create_app(settings_for(redis_server.url)) for _ in range(7)]
     play_simultaneous_exchanges(apps, 15)
+    assert sum(conflicts(a) for a in apps) == 0
+
+
+TWO_WINNERS = [
+    ["AS", "KS", "QS", "JS", "TS", "9S", "2S"], ["AH", "KH", "QH", "JH", "TH", "9H", "3H"],
+    ["2D", "3D", "4D", "5D", "6D", "7D", "8C"], ["2C", "3C", "4C", "5C", "6C", "7C", "8D"],
+]  # fmt: skip
+
+
+def test_claims_of_separate_processes_race_and_the_losers_are_counted(
+    redis_server: RedisProcess,
+) -> None:
+    # Two winning seats claim at once through two processes, many times: one
+    # commit wins each race, the other runs again and is counted.
+    apps = [create_app(settings_for(redis_server.url)) for _ in range(2)]
+    host = TableClient(apps[0].test_client())
+    for _ in range(10):
+        t = host.create(4, "mein-schiff")
+        assert host.deal(t, TWO_WINNERS).status_code == 201
+        barrier = threading.Barrier(2)
+        codes: list[int] = []
+
+        def claim(seat: int, t: Any = t, barrier: Any = barrier, codes: Any = codes) -> None:
+            barrier.wait()
+            codes.append(TableClient(apps[seat].test_client()).claim(t, 1, seat).status_code)
+
+        threads = [threading.Thread(target=claim, args=(s,)) for s in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        assert sorted(codes) == [200, 409]
     assert sum(conflicts(a) for a in apps) > 0
 
 
@@ -268,5 +303,6 @@ def test_a_read_made_while_a_move_takes_its_turn_is_not_used(app: Any) -> None:
         lambda loaded: engine.choose_pass(loaded.table, 1, 1, 0, [hands[0][0]], loaded.now_ms),
         prefetched=read,
     )
-    assert int(read.replies[0][0]) == loaded.version - 1  # the first move committed between
+    # The first move's choice was committed between (it moves the event count, not the version).
+    assert int(read.replies[0][1]) == loaded.event_count - 1
     assert lost == []

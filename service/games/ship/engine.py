@@ -11,11 +11,11 @@ the epoch) and ``rng`` (an object with ``shuffle``; the service passes
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..base import Shuffler, Transition, seat_first_dealer
+from ..base import Choice, Shuffler, Step, Transition, seat_first_dealer
 from ..cards import CardError, describe_count, parse_card, sort_cards, suit_counts
 from ..errors import FieldError, RuleViolation
 from ..match import check_dealable, ended_by_host
@@ -210,6 +210,9 @@ def _choose_pass(
         events.append(
             {"type": "pass-chosen", "round": rnd.number, "exchange": exchange_no, "seat": seat}
         )
+    # Only this seat's choice: the store may commit it beside other seats'
+    # choices without taking the table's version (RULES.md 2.5).
+    choice = Choice(step_key(rnd), seat, "".join(chosen), len(exchange.choosers), tuple(events))
     choices = list(exchange.choices)
     choices[seat] = chosen
     exchange = evolve(exchange, choices=tuple(choices))
@@ -217,14 +220,50 @@ def _choose_pass(
         rnd = evolve(rnd, exchange=exchange)
         table = evolve(table, round=rnd)
         return Transition(
-            table, tuple(events), _pass_outcome(rnd, exchange_no, seat, chosen, False)
+            table, tuple(events), _pass_outcome(rnd, exchange_no, seat, chosen, False), choice
         )
     table, more = _resolve_exchange(table, exchange)
     events.extend(more)
     assert table.round is not None
     return Transition(
-        table, tuple(events), _pass_outcome(table.round, exchange_no, seat, chosen, True)
+        table, tuple(events), _pass_outcome(table.round, exchange_no, seat, chosen, True), choice
     )
+
+
+def step_key(rnd: Round) -> str:
+    """The key of ``rnd``'s current exchange as a simultaneous step:
+    ``"r3x7"`` for round 3, exchange 7 (unique within a table's life)."""
+    return f"r{rnd.number}x{rnd.exchange.number}"
+
+
+def step_of(table: Table) -> Step | None:
+    """The exchange the table waits on as a simultaneous step
+    (:class:`~..base.Step`): its key, its choosers and the choices made in
+    the state (cards as one string, ``"AS7H"``); ``None`` when the round is
+    not passing (no round, a claim window, over)."""
+    rnd = table.round
+    if rnd is None or rnd.status is not RoundStatus.PASSING:
+        return None
+    exchange = rnd.exchange
+    choices = {s: "".join(c) for s, c in enumerate(exchange.choices) if c is not None}
+    return Step(step_key(rnd), exchange.choosers, choices)
+
+
+def fold_choices(table: Table, choices: Mapping[int, str | bytes]) -> Table:
+    """The table with the pending choices of its current exchange put in
+    (``{seat: cards as one string}``, as :func:`step_of` gives them; checked
+    when they were made). A table whose exchange is then complete is
+    resolved by :func:`settle_due`. The table itself when there is nothing to
+    fold or the round is not passing."""
+    rnd = table.round
+    if not choices or rnd is None or rnd.status is not RoundStatus.PASSING:
+        return table
+    merged = list(rnd.exchange.choices)
+    for seat, text in choices.items():
+        raw = text.decode() if isinstance(text, bytes) else text
+        merged[int(seat)] = tuple(raw[i : i + 2] for i in range(0, len(raw), 2))
+    exchange = evolve(rnd.exchange, choices=tuple(merged))
+    return evolve(table, round=evolve(rnd, exchange=exchange))
 
 
 def _repeated_pass(
@@ -410,17 +449,30 @@ def on_time(table: Table, now_ms: int, move: Callable[[Table], Transition]) -> T
         if settled.events:
             refused.settled = settled.table
             refused.record = settled.events + refused.record
+            refused.archive = settled.archive + refused.archive
         raise
     if not settled.events:
         return done
-    return Transition(done.table, settled.events + done.events, done.outcome)
+    return Transition(
+        done.table,
+        settled.events + done.events,
+        done.outcome,
+        done.choice,
+        settled.archive + done.archive,
+        settled.archive_reset or done.archive_reset,
+    )
 
 
 def settle_due(table: Table, now_ms: int) -> Transition:
-    """Close a claim window whose time has come (RULES.md 2.7); otherwise
-    return the table unchanged with no events. Every transition runs it first
-    (through :func:`on_time`), and the views apply it to what they show."""
+    """Resolve an exchange whose every chooser has chosen (a table with its
+    pending choices folded in, :func:`fold_choices`; RULES.md 2.5), and close
+    a claim window whose time has come (RULES.md 2.7); otherwise return the
+    table unchanged with no events. Every transition runs it first (through
+    :func:`on_time`), and the views apply it to what they show."""
     rnd = table.round
+    if rnd is not None and rnd.status is RoundStatus.PASSING and not rnd.exchange.waiting_for:
+        resolved, events = _resolve_exchange(table, rnd.exchange)
+        return Transition(resolved, tuple(events))
     if (
         rnd is None
         or rnd.status is not RoundStatus.CLAIM_WINDOW
