@@ -442,7 +442,25 @@ class TableStore:
                     if change.table is loaded.table and not change.events:
                         return loaded, change  # a repeat: nothing to write
                     choice = change.choice
-                    if choice is not None and choice.step == loaded.step:
+                    step = choice is not None and choice.step == loaded.step
+                    if step and self._completes(change):
+                        # The choices read lack only this one: the step's
+                        # resolution is committed with it, in one commit, if
+                        # no choice changed since they were read.
+                        if self._write(
+                            table_id,
+                            loaded.version,
+                            change.table,
+                            change.events,
+                            None,
+                            loaded.now_ms,
+                            None if record is None else (record, record.make(loaded, change)),
+                            change.archive,
+                            change.archive_reset,
+                            self._choices_read(loaded),
+                        ):
+                            return loaded, change
+                    elif step:
                         status, done = self._write_choice(table_id, loaded, change, record)
                         if status == 2:
                             # This choice completed the step: resolve it now,
@@ -468,6 +486,19 @@ class TableStore:
             # Jittered backoff so that seats racing for one table spread out.
             time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
         raise Contended(table_id)
+
+    def _completes(self, change: Change) -> bool:
+        """Whether ``change``, a choice, left its step (its choice completed it)."""
+        step = self.codec.step_of(change.table)
+        return step is None or step.key != change.choice.step
+
+    def _choices_read(self, loaded: Loaded) -> list[Any]:
+        """The choices of ``loaded``'s step as seat, text pairs (as the choices hash holds them)."""
+        step = self.codec.step_of(loaded.table)
+        pairs: list[Any] = []
+        for seat, text in ({} if step is None else step.choices).items():
+            pairs += [str(seat), text]
+        return pairs
 
     def _keys(self, table_id: str, record: Record | None) -> list[str]:
         """The keys of a commit: the table's four, then ``record``'s and its index."""
@@ -536,8 +567,10 @@ class TableStore:
         record: tuple[Record, str] | None = None,
         archive: tuple[str, ...] = (),
         archive_reset: bool = False,
+        expected: list[Any] | None = None,
     ) -> bool:
-        """Commit under the version check; False when another move won the race.
+        """Commit under the version check; False when another move won the race
+        (or, with ``expected``, the step's choices are not these seat, text pairs).
         ``table`` (``None``: kept, with its step and choices) is written with
         its step key and the step's choices (``codec.step_of``); ``archive``
         is appended to the history, emptied first with ``archive_reset``.
@@ -565,8 +598,10 @@ class TableStore:
                 len(payloads),
                 len(choices),
                 "R" if archive_reset else "",
+                -1 if expected is None else len(expected),
                 *payloads,
                 *choices,
+                *(expected or ()),
                 *archive,
             ],
         )

@@ -43,6 +43,14 @@ def test_a_pass_costs_two_round_trips_and_a_view_one(redis_server: RedisProcess)
     assert viewed.round_trips == 1
     assert viewed.commands == {"EVALSHA": 1, "HMGET": 1, "HGETALL": 1, "TIME": 1}
     assert view["awaiting"]["seats"] == [2, 3]
+    assert tables.pass_(t, 1, 1, 2, [tables.hand(t, 2)[0]]).status_code == 200
+    card = tables.hand(t, 3)[0]
+    with counting() as completed:
+        r = tables.pass_(t, 1, 1, 3, [card])
+    # The last choice and the exchange's resolution are one commit.
+    assert r.status_code == 200 and r.get_json()["resolved"] is True
+    assert completed.round_trips == 2
+    assert completed.commands == {"EVALSHA": 2, "HMGET": 1, "HGETALL": 1, "TIME": 1}
 
 
 def test_the_limit_still_holds_and_a_refused_request_writes_no_table(

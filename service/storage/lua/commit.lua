@@ -23,12 +23,17 @@
 -- ARGV[10] the new state's step key ("": no simultaneous step)
 -- ARGV[11] E, how many events follow; ARGV[12] C, how many choice arguments
 --          follow them (seat, text pairs); ARGV[13] "R" to empty the history
---          before appending, else ""
--- ARGV[14..] E events, in order, as the codec's text; then C choice
---          arguments; then the history texts to append, in order
+--          before appending, else ""; ARGV[14] X, how many expected choice
+--          arguments follow the choices (-1: no check): the choices hash
+--          must hold exactly these seat, text pairs (a move that completed
+--          the step from the choices it read: none may have changed since)
+-- ARGV[15..] E events, in order, as the codec's text; then C choice
+--          arguments; then X expected choice arguments; then the history
+--          texts to append, in order
 -- Returns {version, event count} on success, {-1, current version} on a
--- conflict, {-2, record} when KEYS[5] already holds a response (the same
--- request committed first: nothing is written, the caller replays it).
+-- conflict (the version or the expected choices), {-2, record} when KEYS[5]
+-- already holds a response (the same request committed first: nothing is
+-- written, the caller replays it).
 -- The rules are never here: this script only stores what the engine decided.
 if ARGV[5] ~= '' then
   local held = redis.call('GET', KEYS[5])
@@ -44,6 +49,19 @@ end
 local version = tonumber(current) + 1
 local events = tonumber(ARGV[11])
 local choices = tonumber(ARGV[12])
+local expected = tonumber(ARGV[14])
+local first = 15 + events + choices
+if expected >= 0 then
+  if redis.call('HLEN', KEYS[3]) * 2 ~= expected then
+    return {-1, tonumber(current)}
+  end
+  for i = first, first + expected - 1, 2 do
+    if redis.call('HGET', KEYS[3], ARGV[i]) ~= ARGV[i + 1] then
+      return {-1, tonumber(current)}
+    end
+  end
+  first = first + expected
+end
 redis.call('HSET', KEYS[1], 'v', version)
 if ARGV[2] ~= '' then
   redis.call('HSET', KEYS[1], 's', ARGV[2], 'k', ARGV[10])
@@ -51,7 +69,7 @@ if ARGV[2] ~= '' then
   -- that ended takes its pending choices with it.
   redis.call('DEL', KEYS[3])
   if choices > 0 then
-    redis.call('HSET', KEYS[3], unpack(ARGV, 14 + events, 13 + events + choices))
+    redis.call('HSET', KEYS[3], unpack(ARGV, 15 + events, 14 + events + choices))
   end
 end
 if ARGV[4] ~= '' then
@@ -59,7 +77,7 @@ if ARGV[4] ~= '' then
 end
 local count = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
 if events > 0 then
-  redis.call('RPUSH', KEYS[2], unpack(ARGV, 14, 13 + events))
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, 15, 14 + events))
   redis.call('LTRIM', KEYS[2], '-' .. ARGV[7], -1)
   count = count + events
   redis.call('HSET', KEYS[1], 'n', count)
@@ -67,8 +85,8 @@ end
 if ARGV[13] == 'R' then
   redis.call('DEL', KEYS[4])
 end
-if #ARGV > 13 + events + choices then
-  redis.call('RPUSH', KEYS[4], unpack(ARGV, 14 + events + choices))
+if #ARGV >= first then
+  redis.call('RPUSH', KEYS[4], unpack(ARGV, first))
 end
 for i = 1, 4 do
   -- EXPIRE on a missing key does nothing.
