@@ -610,6 +610,13 @@ class TableStore:
             raise AlreadyRecorded(held.decode() if isinstance(held, bytes) else held)
         return int(result[0]) >= 0
 
+    def history(self, table_id: str, index: int) -> bytes | None:
+        """The history text at ``index`` (0: the oldest kept), or ``None``:
+        what a game keeps of a finished step of its current round, read only
+        to answer a repeat of an old step alike (one round trip)."""
+        found = self.client.lindex(history_key(table_id), index)
+        return found if isinstance(found, bytes) or found is None else str(found).encode()
+
     def events(self, table_id: str, after: int, limit: int) -> EventPage:
         """Public events with ``seq > after``, oldest first, at most ``limit``
         (one atomic read with the event count). Raises :class:`TableNotFound`,

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import redis
 
-from service.storage.store import choices_key, table_key
+from service.storage.store import choices_key, history_key, table_key
 
 from ..conftest import Served
 from ..helpers import Table, TableClient, bearer, snapshot
@@ -286,3 +286,50 @@ def sorted_hand(hand: list[str]) -> list[str]:
     from service.games.cards import sort_cards
 
     return list(sort_cards(hand))
+
+
+def test_the_history_keeps_the_round_and_is_reset_by_each_deal(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    t = tables.create(4, max_exchanges=2)
+    tables.deal(t)
+    sent = []
+    for number in (1, 2):
+        sent.append([tables.hand(t, s)[0] for s in range(4)])
+        for seat in range(4):
+            assert tables.pass_(t, 1, number, seat, [sent[-1][seat]]).status_code == 200
+    assert tables.public(t)["results"][0]["settled_by"] == "void"
+    # Kept for the round's record until the next deal, expiring with the table.
+    kept = redis_client.lrange(history_key(t.table_id), 0, -1)
+    assert kept == [f"r1x{n}:{'|'.join(sent[n - 1])}".encode() for n in (1, 2)]
+    ttl = redis_client.ttl(table_key(t.table_id))
+    assert ttl - 2 <= redis_client.ttl(history_key(t.table_id)) <= ttl
+    assert tables.deal(t).status_code == 201
+    assert redis_client.exists(history_key(t.table_id)) == 0
+    card = tables.hand(t, 0)[0]
+    for seat in range(4):
+        assert tables.pass_(t, 2, 1, seat, [tables.hand(t, seat)[0]]).status_code == 200
+    assert redis_client.lrange(history_key(t.table_id), 0, -1)[0].startswith(
+        f"r2x1:{card}".encode()
+    )
+    # A repeat of round 1's passes is of a past round now.
+    stale = tables.pass_(t, 1, 1, 0, [sent[0][0]])
+    assert stale.status_code == 409 and stale.get_json()["code"] == "stale-round"
+
+
+def test_the_stored_state_does_not_grow_with_the_exchanges_of_a_round(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    t = tables.create(7)
+    tables.deal(t)
+    sizes = {}
+    for number in range(1, 31):
+        for seat in range(7):
+            card = tables.hand(t, seat)[number % 7]
+            assert tables.pass_(t, 1, number, seat, [card]).status_code == 200
+        if number in (1, 30):
+            sizes[number] = len(redis_client.hget(table_key(t.table_id), "s"))
+    assert tables.public(t)["round"]["exchanges_resolved"] == 30
+    # Only digits of counts grow; fmt 2 added about 16 bytes per exchange.
+    assert sizes[30] - sizes[1] <= 8, sizes
+    assert redis_client.llen(history_key(t.table_id)) == 30

@@ -15,6 +15,13 @@ gets a default in the state classes (or a migration here).
   list of cards is one string of two-character codes (``"AS7H"``), not a
   JSON array (the first-dealer draw, which may hold ``null``, stays a list);
   a resolved exchange's passes are one string too (``"AS|7H|-|2C"``).
+- fmt 3: a round no longer keeps every resolved exchange's passes (``p``),
+  which grew with the round: it keeps their count ``xr``, the last one's
+  passes ``lp`` and each seat's cards last given ``gv`` and last received
+  ``rc``; the table's history (in the store) keeps the rest. A round read
+  from fmt 1 or 2 gets these from its ``p``, which it keeps (written as
+  ``p`` again) until the next deal, so that a repeat of any of its passes is
+  still answered alike.
 
 An event is kept as ``[code, at_ms, member values...]`` with the code and the
 member order of :data:`EVENT_LAYOUTS` (``seq`` is not kept: it follows from the
@@ -30,6 +37,7 @@ import json
 from typing import Any
 
 from .options import PRESETS, Match, Options
+from .passing import last_moves, transfers
 from .state import (
     Claim,
     Exchange,
@@ -40,8 +48,8 @@ from .state import (
     Table,
 )
 
-FORMAT = 2
-"""The layout :func:`encode` writes; :func:`decode` also reads 1."""
+FORMAT = 3
+"""The layout :func:`encode` writes; :func:`decode` also reads 1 and 2."""
 
 _RESULT = ("round", "dealer", "exchanges", "winners", "settled_by", "hands", "chips", "set_aside")
 _RESULT_1 = _RESULT[:-1]
@@ -122,35 +130,58 @@ def _result_from(v: list[Any]) -> RoundResult:
 
 def _round_to(r: Round) -> dict[str, Any]:
     x = r.exchange
-    return {
+    data = {
         "n": r.number,
         "d": r.dealer,
         "dir": r.direction,
         "h": [_to(h) for h in r.hands],
         "sa": _to(r.set_aside),
         "x": [x.number, list(x.choosers), [_to(c) for c in x.choices], x.resolution],
-        "p": [_choices_to(e) for e in r.passes],
+        "xr": r.exchanges_resolved,
+        "lp": _choices_to(r.last_passes) if r.last_passes else None,
+        "gv": [_to(c) for c in r.given],
+        "rc": [_to(c) for c in r.received],
         "st": r.status.value,
         "c": [[c.seat, c.at_ms, _to(c.hand)] for c in r.claims],
         "w": r.window_closes_at_ms,
         "r": None if r.result is None else _result_to(r.result),
     }
+    if r.legacy_passes:
+        data["p"] = [_choices_to(e) for e in r.legacy_passes]
+    return data
 
 
 def _round_from(v: dict[str, Any]) -> Round:
     x = v["x"]
+    exchange = Exchange(x[0], tuple(x[1]), tuple(_cards(c) for c in x[2]), x[3])
+    legacy = tuple(_choices_from(e) for e in v.get("p", ()))
+    if "xr" in v:  # fmt 3
+        resolved, last = v["xr"], (_choices_from(v["lp"]) if v["lp"] is not None else ())
+        given = tuple(_cards(c) for c in v["gv"])
+        received = tuple(_cards(c) for c in v["rc"])
+    else:  # fmt 1 and 2 kept every resolved exchange's passes
+        resolved, last = len(legacy), (legacy[-1] if legacy else ())
+        seats = len(v["h"])
+        given, received = (None,) * seats, (None,) * seats
+        for choices in legacy:
+            moves = transfers(exchange.resolution, choices, v["dir"])
+            given, received = last_moves(moves, given, received)
     return Round(
         number=v["n"],
         dealer=v["d"],
         direction=v["dir"],
         hands=tuple(_from(h) for h in v["h"]),
         set_aside=_from(v["sa"]),
-        exchange=Exchange(x[0], tuple(x[1]), tuple(_cards(c) for c in x[2]), x[3]),
-        passes=tuple(_choices_from(e) for e in v["p"]),
+        exchange=exchange,
         status=RoundStatus(v["st"]),
         claims=tuple(Claim(c[0], c[1], _from(c[2])) for c in v["c"]),
         window_closes_at_ms=v["w"],
         result=None if v["r"] is None else _result_from(v["r"]),
+        exchanges_resolved=resolved,
+        last_passes=last,
+        given=given,
+        received=received,
+        legacy_passes=legacy,
     )
 
 
@@ -216,7 +247,7 @@ its view after every move, so a state is often read several times at once)."""
 @functools.lru_cache(maxsize=DECODED_KEPT)
 def _decode(text: bytes) -> Table:
     data = json.loads(text)
-    if data.get("fmt") not in (1, FORMAT):
+    if data.get("fmt") not in (1, 2, FORMAT):
         fmt = data.get("fmt")
         raise ValueError(f"unknown state format {fmt!r}; this service reads 1..{FORMAT}")
     return Table(

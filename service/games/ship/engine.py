@@ -22,11 +22,15 @@ from ..match import check_dealable, ended_by_host
 from .deal import shuffle_and_deal, validate_deal
 from .options import Options, deck_for, resolve_options
 from .passing import (
+    apply_transfers,
+    archived,
+    last_moves,
     open_exchange,
     parse_pass,
-    resolve,
     round_direction,
     swaps_before_showdown,
+    transfers,
+    unarchived,
 )
 from .scoring import (
     Event,
@@ -129,8 +133,9 @@ def _start_round(table: Table, rng: Shuffler, hands: Sequence[Sequence[str]] | N
         hands=dealt,
         set_aside=set_aside,
         exchange=open_exchange(options, 1, table.seats, dealer),
-        passes=(),
         status=RoundStatus.PASSING,
+        given=(None,) * table.seats,
+        received=(None,) * table.seats,
     )
     events: list[Event] = [
         {
@@ -145,14 +150,26 @@ def _start_round(table: Table, rng: Shuffler, hands: Sequence[Sequence[str]] | N
     if options.declaration == "automatic":
         table, more = settle_automatic(table)
         events.extend(more)
-    return Transition(table, tuple(events), {"round": number, "dealer": dealer})
+    # The history holds the current round's exchanges: a new round starts it anew.
+    return Transition(table, tuple(events), {"round": number, "dealer": dealer}, archive_reset=True)
 
 
 # --- passing -------------------------------------------------------------------
 
 
+Earlier = Callable[[int], str | bytes | None]
+"""Reads the table's history: the text kept for this round's resolved
+exchange at a position (0 first; ``None``: not kept), see :func:`.passing.archived`."""
+
+
 def choose_pass(
-    table: Table, round_no: int, exchange_no: int, seat: int, cards: Sequence[str], now_ms: int
+    table: Table,
+    round_no: int,
+    exchange_no: int,
+    seat: int,
+    cards: Sequence[str],
+    now_ms: int,
+    earlier: Earlier | None = None,
 ) -> Transition:
     """A seat chooses, or replaces, its pass in the current exchange (RULES.md 2.5).
 
@@ -164,25 +181,35 @@ def choose_pass(
     that reaches ``max_exchanges`` without a winner is void (2.8). Repeating a pass
     that is already chosen, even one of an exchange that has since resolved,
     changes nothing and answers with that exchange as it stands now
-    (``resolved`` true once it has resolved).
+    (``resolved`` true once it has resolved). The state keeps the last
+    resolved exchange's passes; a repeat of an older one is recognised only
+    through ``earlier``, which reads the table's history (else it is a
+    ``stale-exchange``).
 
     Raises ``seat-not-found``, ``no-round-in-play``, ``stale-round``,
     ``round-over`` (passing has stopped, also once the match is over),
     ``stale-exchange`` (with the current numbers), ``not-your-turn`` (with
     ``waiting_for``), or ``pass-invalid``.
     """
-    return on_time(table, now_ms, lambda t: _choose_pass(t, round_no, exchange_no, seat, cards))
+    return on_time(
+        table, now_ms, lambda t: _choose_pass(t, round_no, exchange_no, seat, cards, earlier)
+    )
 
 
 def _choose_pass(
-    table: Table, round_no: int, exchange_no: int, seat: int, cards: Sequence[str]
+    table: Table,
+    round_no: int,
+    exchange_no: int,
+    seat: int,
+    cards: Sequence[str],
+    earlier: Earlier | None,
 ) -> Transition:
     rnd = _round_for(table, round_no, seat)
     exchange = rnd.exchange
     if rnd.status is not RoundStatus.PASSING or exchange_no != exchange.number:
         # A retry of a pass that resolved its exchange (maybe ending the round
         # or the match) answers as the first time did.
-        repeated = _repeated_pass(table.options, rnd, exchange_no, seat, cards)
+        repeated = _repeated_pass(table.options, rnd, exchange_no, seat, cards, earlier)
         if repeated is not None:
             return Transition(table, (), _pass_outcome(rnd, exchange_no, seat, repeated, True))
     if rnd.status is not RoundStatus.PASSING:
@@ -222,12 +249,11 @@ def _choose_pass(
         return Transition(
             table, tuple(events), _pass_outcome(rnd, exchange_no, seat, chosen, False), choice
         )
-    table, more = _resolve_exchange(table, exchange)
+    table, more, archive = _resolve_exchange(table, exchange)
     events.extend(more)
     assert table.round is not None
-    return Transition(
-        table, tuple(events), _pass_outcome(table.round, exchange_no, seat, chosen, True), choice
-    )
+    outcome = _pass_outcome(table.round, exchange_no, seat, chosen, True)
+    return Transition(table, tuple(events), outcome, choice, archive)
 
 
 def step_key(rnd: Round) -> str:
@@ -267,17 +293,44 @@ def fold_choices(table: Table, choices: Mapping[int, str | bytes]) -> Table:
 
 
 def _repeated_pass(
-    options: Options, rnd: Round, exchange_no: int, seat: int, cards: Sequence[str]
+    options: Options,
+    rnd: Round,
+    exchange_no: int,
+    seat: int,
+    cards: Sequence[str],
+    earlier: Earlier | None,
 ) -> Cards | None:
     """The recorded pass if this is a repeat of a pass of a resolved exchange."""
-    if not 1 <= exchange_no <= len(rnd.passes):
+    if not 1 <= exchange_no <= rnd.exchanges_resolved:
         return None
-    recorded = rnd.passes[exchange_no - 1][seat]
     try:
         parsed = sort_cards(parse_card(c) for c in cards)
     except CardError:
         return None
-    return recorded if recorded == parsed and len(parsed) == options.pass_count else None
+    if len(parsed) != options.pass_count:
+        return None
+    choices = _passes_of(rnd, exchange_no, earlier)
+    recorded = None if choices is None or seat >= len(choices) else choices[seat]
+    return recorded if recorded == parsed else None
+
+
+def _passes_of(
+    rnd: Round, exchange_no: int, earlier: Earlier | None
+) -> tuple[Cards | None, ...] | None:
+    """The choices of resolved exchange ``exchange_no`` of ``rnd``: the last
+    one's from the state, an older one's from a round stored before the
+    history, or from the history through ``earlier``; ``None`` if not known."""
+    if exchange_no == rnd.exchanges_resolved and rnd.last_passes:
+        return rnd.last_passes
+    if exchange_no <= len(rnd.legacy_passes):
+        return rnd.legacy_passes[exchange_no - 1]
+    if earlier is None:
+        return None
+    text = earlier(exchange_no - len(rnd.legacy_passes) - 1)
+    if text is None:
+        return None
+    round_no, number, choices = unarchived(text)
+    return choices if (round_no, number) == (rnd.number, exchange_no) else None
 
 
 def _whose_turn(exchange: Exchange) -> str:
@@ -304,14 +357,23 @@ def _pass_outcome(
     }
 
 
-def _resolve_exchange(table: Table, exchange: Exchange) -> tuple[Table, list[Event]]:
+def _resolve_exchange(table: Table, exchange: Exchange) -> tuple[Table, list[Event], tuple[str]]:
+    """Resolve ``exchange`` (every chooser has chosen): the table after it,
+    its events, and the history text of its passes (:func:`.passing.archived`)."""
     rnd = table.round
     assert rnd is not None
-    hands = resolve(exchange, rnd.hands, rnd.direction)
+    moves = transfers(exchange.resolution, exchange.choices, rnd.direction)
+    given, received = last_moves(
+        moves, rnd.given or (None,) * table.seats, rnd.received or (None,) * table.seats
+    )
+    archive = (archived(rnd.number, exchange.number, exchange.choices),)
     rnd = evolve(
         rnd,
-        hands=hands,
-        passes=rnd.passes + (exchange.choices,),
+        hands=apply_transfers(rnd.hands, moves),
+        exchanges_resolved=rnd.exchanges_resolved + 1,
+        last_passes=exchange.choices,
+        given=given,
+        received=received,
         exchange=open_exchange(table.options, exchange.number + 1, table.seats, rnd.dealer),
     )
     table = evolve(table, round=rnd)
@@ -330,7 +392,7 @@ def _resolve_exchange(table: Table, exchange: Exchange) -> tuple[Table, list[Eve
     elif still_passing and max_exchanges is not None and exchange.number >= max_exchanges:
         table, more = end_round(table, (), "void")
         events.extend(more)
-    return table, events
+    return table, events, archive
 
 
 # --- declaring --------------------------------------------------------------
@@ -471,8 +533,8 @@ def settle_due(table: Table, now_ms: int) -> Transition:
     :func:`on_time`), and the views apply it to what they show."""
     rnd = table.round
     if rnd is not None and rnd.status is RoundStatus.PASSING and not rnd.exchange.waiting_for:
-        resolved, events = _resolve_exchange(table, rnd.exchange)
-        return Transition(resolved, tuple(events))
+        resolved, events, archive = _resolve_exchange(table, rnd.exchange)
+        return Transition(resolved, tuple(events), archive=archive)
     if (
         rnd is None
         or rnd.status is not RoundStatus.CLAIM_WINDOW
@@ -511,7 +573,7 @@ def _finish(table: Table) -> Transition:
         cancelled = RoundResult(
             rnd.number,
             rnd.dealer,
-            len(rnd.passes),
+            rnd.exchanges_resolved,
             (),
             (),
             "abandoned",
