@@ -18,7 +18,8 @@ gets a default in the state classes (or a migration here).
 - fmt 3: a round no longer keeps every resolved exchange's passes (``p``),
   which grew with the round: it keeps their count ``xr``, the last one's
   passes ``lp`` and each seat's cards last given ``gv`` and last received
-  ``rc``; the table's history (in the store) keeps the rest. A round read
+  ``rc`` (all four absent before the first exchange resolves); the table's
+  history (in the store) keeps the rest. A round read
   from fmt 1 or 2 gets these from its ``p``, which it keeps (written as
   ``p`` again) until the next deal, so that a repeat of any of its passes is
   still answered alike.
@@ -137,32 +138,38 @@ def _round_to(r: Round) -> dict[str, Any]:
         "h": [_to(h) for h in r.hands],
         "sa": _to(r.set_aside),
         "x": [x.number, list(x.choosers), [_to(c) for c in x.choices], x.resolution],
-        "xr": r.exchanges_resolved,
-        "lp": _choices_to(r.last_passes) if r.last_passes else None,
-        "gv": [_to(c) for c in r.given],
-        "rc": [_to(c) for c in r.received],
         "st": r.status.value,
         "c": [[c.seat, c.at_ms, _to(c.hand)] for c in r.claims],
         "w": r.window_closes_at_ms,
         "r": None if r.result is None else _result_to(r.result),
     }
+    # Absent before the first exchange resolves: every byte is kept per table.
+    if r.exchanges_resolved:
+        data["xr"] = r.exchanges_resolved
+        data["lp"] = _choices_to(r.last_passes)
+        data["gv"] = [_to(c) for c in r.given]
+        data["rc"] = [_to(c) for c in r.received]
     if r.legacy_passes:
         data["p"] = [_choices_to(e) for e in r.legacy_passes]
     return data
 
 
-def _round_from(v: dict[str, Any]) -> Round:
+def _round_from(v: dict[str, Any], fmt: int) -> Round:
     x = v["x"]
     exchange = Exchange(x[0], tuple(x[1]), tuple(_cards(c) for c in x[2]), x[3])
     legacy = tuple(_choices_from(e) for e in v.get("p", ()))
-    if "xr" in v:  # fmt 3
-        resolved, last = v["xr"], (_choices_from(v["lp"]) if v["lp"] is not None else ())
-        given = tuple(_cards(c) for c in v["gv"])
-        received = tuple(_cards(c) for c in v["rc"])
+    seats = len(v["h"])
+    given: tuple[tuple[str, ...] | None, ...] = (None,) * seats
+    received = given
+    last: tuple[tuple[str, ...] | None, ...] = ()
+    if fmt >= 3:
+        resolved = v.get("xr", 0)
+        if resolved:
+            last = _choices_from(v["lp"])
+            given = tuple(_cards(c) for c in v["gv"])
+            received = tuple(_cards(c) for c in v["rc"])
     else:  # fmt 1 and 2 kept every resolved exchange's passes
         resolved, last = len(legacy), (legacy[-1] if legacy else ())
-        seats = len(v["h"])
-        given, received = (None,) * seats, (None,) * seats
         for choices in legacy:
             moves = transfers(exchange.resolution, choices, v["dir"])
             given, received = last_moves(moves, given, received)
@@ -258,7 +265,7 @@ def _decode(text: bytes) -> Table:
         draw=tuple(tuple(p) for p in data["draw"]),
         wins=tuple(data["wins"]),
         results=tuple(_result_from(r) for r in data["res"]),
-        round=None if data["rnd"] is None else _round_from(data["rnd"]),
+        round=None if data["rnd"] is None else _round_from(data["rnd"], data["fmt"]),
         match_status=MatchStatus(data["ms"]),
         match_winners=tuple(data["mw"]),
         chips=tuple(data.get("chips") or [0] * len(data["names"])),
