@@ -333,3 +333,16 @@ def test_the_stored_state_does_not_grow_with_the_exchanges_of_a_round(
     # Only digits of counts grow; fmt 2 added about 16 bytes per exchange.
     assert sizes[30] - sizes[1] <= 8, sizes
     assert redis_client.llen(history_key(t.table_id)) == 30
+
+
+def test_deleting_a_table_removes_its_choices_and_history(
+    tables: TableClient, client: Any, redis_client: redis.Redis
+) -> None:
+    t = tables.create(4)
+    tables.deal(t)
+    for seat in range(4):
+        assert tables.pass_(t, 1, 1, seat, [tables.hand(t, seat)[0]]).status_code == 200
+    assert tables.pass_(t, 1, 2, 0, [tables.hand(t, 0)[0]]).status_code == 200
+    assert redis_client.exists(choices_key(t.table_id), history_key(t.table_id)) == 2
+    assert client.delete(t.url, headers=bearer(t.host)).status_code == 204
+    assert list(redis_client.scan_iter(match=f"*{{{t.table_id}}}*")) == []
