@@ -39,7 +39,10 @@ runs again on the completed state (which the game resolves, e.g. in its
 ``settle_due``) and commits the resolution with the version check, which
 empties the choices hash and sets the new ``k``. Any other move (a claim) is a
 commit with the version check as before, and ends or keeps the step as its
-new state says. Only such commits can lose a race.
+new state says. Every commit with the version check made while a step is
+pending also checks that the choices hash holds exactly the choices it read
+(a choice committed since must be seen, never dropped or cancelled unseen).
+Only such commits can lose a race: a resolution, a claim, a deal, the end.
 
 The clock of a move is Redis's ``TIME``, read with the state, so that every
 worker and every machine agree on when a claim window closes.
@@ -62,7 +65,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any, Protocol, TypeVar
 
@@ -162,6 +165,8 @@ class Loaded:
     now_ms: int
     step: str = ""
     base: Any = None
+    choices: dict[Any, Any] = field(default_factory=dict)
+    """The step's pending choices as read (the choices hash: seat, text)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -338,6 +343,7 @@ class TableStore:
             _ms(*clock),
             step.decode() if isinstance(step, bytes) else (step or ""),
             base,
+            choices,
         )
 
     def _fold(self, base: Any, choices: dict[Any, Any]) -> Any:
@@ -436,6 +442,7 @@ class TableStore:
                         loaded.now_ms,
                         None if record is None else (record, record.make(loaded, refused)),
                         refused.archive,
+                        expected=None if refused.settled is None else self._choices_read(loaded),
                     ):
                         raise
                 else:
@@ -479,6 +486,7 @@ class TableStore:
                         None if record is None else (record, record.make(loaded, change)),
                         change.archive,
                         change.archive_reset,
+                        self._choices_read(loaded),
                     ):
                         return loaded, change
             if self.on_conflict is not None:
@@ -492,12 +500,17 @@ class TableStore:
         step = self.codec.step_of(change.table)
         return step is None or step.key != change.choice.step
 
-    def _choices_read(self, loaded: Loaded) -> list[Any]:
-        """The choices of ``loaded``'s step as seat, text pairs (as the choices hash holds them)."""
-        step = self.codec.step_of(loaded.table)
+    @staticmethod
+    def _choices_read(loaded: Loaded) -> list[Any] | None:
+        """The step's choices ``loaded`` read, as seat, text pairs: what a
+        commit with the version check expects the choices hash to hold still
+        (a choice committed since would be lost, or cancelled unseen); None
+        when the table had no step."""
+        if not loaded.step:
+            return None
         pairs: list[Any] = []
-        for seat, text in ({} if step is None else step.choices).items():
-            pairs += [str(seat), text]
+        for seat, text in loaded.choices.items():
+            pairs += [seat, text]
         return pairs
 
     def _keys(self, table_id: str, record: Record | None) -> list[str]:
@@ -551,8 +564,9 @@ class TableStore:
         count, written = int(result[1]), int(result[2])
         if status == 2:
             pairs = result[3:]
-            folded = self._fold(loaded.base, dict(zip(pairs[::2], pairs[1::2], strict=True)))
-            return 2, replace(loaded, table=folded, event_count=count)
+            choices = dict(zip(pairs[::2], pairs[1::2], strict=True))
+            folded = self._fold(loaded.base, choices)
+            return 2, replace(loaded, table=folded, event_count=count, choices=choices)
         # The answer is as the move saw the table, its own events after it.
         return status, replace(loaded, event_count=count - written)
 

@@ -282,6 +282,65 @@ def test_a_claim_racing_passes_leaves_a_consistent_state(app: Any, redis_server:
         assert r.hget(table_key(t.table_id), "k") == b""
 
 
+def test_a_claim_racing_the_last_pass_sees_the_exchange_or_cancels_it(
+    app: Any, redis_server: Any
+) -> None:
+    """Every seat passes and seat 0 (seven hearts, passing a heart) claims at
+    the same moment, each through its own app: either the claim commits
+    first (the exchange never resolves: a pass answered 200 was logged
+    before it, a later one is 409) or the exchange resolves first and the
+    claim is judged on the new hands (six hearts: refused). Never a logged
+    pass answered 409, never a resolution after the claim."""
+    from service import create_app
+
+    from ..conftest import settings_for
+    from .test_play import WINNING_AT_DEAL
+
+    apps = [create_app(settings_for(redis_server.url)) for _ in range(5)]
+    host = TableClient(apps[0].test_client())
+    outcomes = set()
+    for _ in range(12):
+        t = host.create(4, "classic", claim_window_ms=0)
+        assert host.deal(t, WINNING_AT_DEAL).status_code == 201
+        barrier = threading.Barrier(5)
+        codes: dict[int, Any] = {}
+
+        def act(who: int, t: Table = t, barrier: Any = barrier, codes: Any = codes) -> None:
+            mine = TableClient(apps[who].test_client())
+            barrier.wait()
+            if who == 4:
+                codes[who] = mine.claim(t, 1, 0)
+            else:
+                codes[who] = mine.pass_(t, 1, 1, who, [WINNING_AT_DEAL[who][0]])
+
+        threads = [threading.Thread(target=act, args=(w,)) for w in range(5)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        events = host.events(t)
+        types = [e["type"] for e in events]
+        chosen = sorted(e["seat"] for e in events if e["type"] == "pass-chosen")
+        assert chosen == sorted(s for s in range(4) if codes[s].status_code == 200)
+        if codes[4].status_code == 200:
+            outcomes.add("claim first")
+            assert "exchange-resolved" not in types
+            claim_at = types.index("claim-accepted")
+            assert "pass-chosen" not in types[claim_at:]
+            for s in range(4):
+                if codes[s].status_code != 200:
+                    assert codes[s].get_json()["code"] == "round-over"
+        else:
+            outcomes.add("exchange first")
+            assert codes[4].status_code == 422
+            assert [codes[s].status_code for s in range(4)] == [200] * 4
+            assert types.index("exchange-resolved") < types.index("claim-rejected")
+            assert host.public(t)["round"]["exchanges_resolved"] == 1
+        # Cancelled, or resolved: no choice is pending either way.
+        assert redis.Redis.from_url(redis_server.url).exists(choices_key(t.table_id)) == 0
+    assert outcomes  # which came first is up to the scheduler
+
+
 def sorted_hand(hand: list[str]) -> list[str]:
     from service.games.cards import sort_cards
 

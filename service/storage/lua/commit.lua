@@ -25,8 +25,8 @@
 --          follow them (seat, text pairs); ARGV[13] "R" to empty the history
 --          before appending, else ""; ARGV[14] X, how many expected choice
 --          arguments follow the choices (-1: no check): the choices hash
---          must hold exactly these seat, text pairs (a move that completed
---          the step from the choices it read: none may have changed since)
+--          must hold exactly these seat, text pairs (the choices the move
+--          read: none may have been made or replaced since)
 -- ARGV[15..] E events, in order, as the codec's text; then C choice
 --          arguments; then X expected choice arguments; then the history
 --          texts to append, in order
