@@ -18,8 +18,9 @@ gets a default in the state classes (or a migration here).
 - fmt 3: a round no longer keeps every resolved exchange's passes (``p``),
   which grew with the round: it keeps their count ``xr``, the last one's
   passes ``lp`` and each seat's cards last given ``gv`` and last received
-  ``rc`` (all four absent before the first exchange resolves); the table's
-  history (in the store) keeps the rest. A round read
+  ``rc`` (all four absent before the first exchange resolves; ``gv`` and
+  ``rc`` also when the last exchange alone says them, as under
+  simultaneous passing); the table's history (in the store) keeps the rest. A round read
   from fmt 1 or 2 gets these from its ``p``, which it keeps (written as
   ``p`` again) until the next deal, so that a repeat of any of its passes is
   still answered alike.
@@ -129,6 +130,14 @@ def _result_from(v: list[Any]) -> RoundResult:
     return RoundResult(v[0], v[1], v[2], tuple(v[3]), hands, v[5], chips, set_aside)
 
 
+def _last_moves_of(
+    resolution: str, direction: str, choices: tuple[tuple[str, ...] | None, ...]
+) -> tuple[tuple[tuple[str, ...] | None, ...], tuple[tuple[str, ...] | None, ...]]:
+    """Each seat's cards given and received in the exchange of ``choices`` alone."""
+    nobody = (None,) * len(choices)
+    return last_moves(transfers(resolution, choices, direction), nobody, nobody)
+
+
 def _round_to(r: Round) -> dict[str, Any]:
     x = r.exchange
     data = {
@@ -147,8 +156,14 @@ def _round_to(r: Round) -> dict[str, Any]:
     if r.exchanges_resolved:
         data["xr"] = r.exchanges_resolved
         data["lp"] = _choices_to(r.last_passes)
-        data["gv"] = [_to(c) for c in r.given]
-        data["rc"] = [_to(c) for c in r.received]
+        # Under simultaneous passing every seat gives and receives in every
+        # exchange: the last one's passes say it all, and only other modes
+        # keep what each seat last gave and received.
+        if (r.given, r.received) != _last_moves_of(
+            r.exchange.resolution, r.direction, r.last_passes
+        ):
+            data["gv"] = [_to(c) for c in r.given]
+            data["rc"] = [_to(c) for c in r.received]
     if r.legacy_passes:
         data["p"] = [_choices_to(e) for e in r.legacy_passes]
     return data
@@ -166,8 +181,11 @@ def _round_from(v: dict[str, Any], fmt: int) -> Round:
         resolved = v.get("xr", 0)
         if resolved:
             last = _choices_from(v["lp"])
-            given = tuple(_cards(c) for c in v["gv"])
-            received = tuple(_cards(c) for c in v["rc"])
+            if "gv" in v:
+                given = tuple(_cards(c) for c in v["gv"])
+                received = tuple(_cards(c) for c in v["rc"])
+            else:
+                given, received = _last_moves_of(x[3], v["dir"], last)
     else:  # fmt 1 and 2 kept every resolved exchange's passes
         resolved, last = len(legacy), (legacy[-1] if legacy else ())
         for choices in legacy:
