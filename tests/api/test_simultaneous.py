@@ -363,6 +363,10 @@ def test_the_history_keeps_the_round_and_is_reset_by_each_deal(
     assert kept == [f"r1x{n}:{'|'.join(sent[n - 1])}".encode() for n in (1, 2)]
     ttl = redis_client.ttl(table_key(t.table_id))
     assert ttl - 2 <= redis_client.ttl(history_key(t.table_id)) <= ttl
+    # The round is over: its passes are still repeated alike, the first too.
+    for number in (1, 2):
+        again = tables.pass_(t, 1, number, 2, [sent[number - 1][2]])
+        assert again.status_code == 200 and again.get_json()["round_status"] == "over"
     assert tables.deal(t).status_code == 201
     assert redis_client.exists(history_key(t.table_id)) == 0
     card = tables.hand(t, 0)[0]
