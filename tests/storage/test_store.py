@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import time
 from collections import Counter
 from typing import Any
 
+import pytest
 import redis
 from hypothesis import given, settings
 
@@ -306,3 +308,64 @@ def test_a_read_made_while_a_move_takes_its_turn_is_not_used(app: Any) -> None:
     # The first move's choice was committed between (it moves the event count, not the version).
     assert int(read.replies[0][1]) == loaded.event_count - 1
     assert lost == []
+
+
+def test_a_choice_commits_its_idempotency_record_in_the_same_script(
+    app: Any, redis_client: redis.Redis, redis_server: RedisProcess
+) -> None:
+    """choose.lua writes a choice and its answer's record together, or
+    nothing when the record is held; the choice that completes the exchange
+    records the answer of its resolution (also when it learns it completed
+    the exchange only from the script: another process chose meanwhile)."""
+    from service.games.ship import engine
+    from service.storage.store import AlreadyRecorded, Record, choices_key
+
+    tables = TableClient(app.test_client())
+    t = tables.create(4)
+    tables.deal(t)
+    hands = [tables.hand(t, s) for s in range(4)]
+    store = app.extensions["referee"].store
+
+    def move(seat: int) -> Any:
+        return lambda loaded: engine.choose_pass(
+            loaded.table, 1, 1, seat, [hands[seat][0]], loaded.now_ms
+        )
+
+    def answer(loaded: Any, change: Any) -> str:
+        return "D" + json.dumps({"resolved": change.outcome["resolved"]}, separators=(",", ":"))
+
+    key = f"referee:{{{t.table_id}}}:idem:choice"
+    redis_client.set(key, 'D{"fp":"x"}')
+    before = snapshot(redis_client, t)
+    with pytest.raises(AlreadyRecorded):
+        store.apply(t.table_id, move(0), Record(key, 60, answer))
+    assert snapshot(redis_client, t) == before
+    redis_client.delete(key)
+    store.apply(t.table_id, move(0), Record(key, 60, answer))
+    assert redis_client.get(key) == b'D{"resolved":false}'
+    assert redis_client.hgetall(choices_key(t.table_id)) == {b"0": hands[0][0].encode()}
+    store.apply(t.table_id, move(1))
+    # Seat 3 reads the table; seat 2 chooses through another process; seat
+    # 3's choice, made on its read, completes the exchange in the script.
+    pipe = store.client.pipeline(transaction=False)
+    read = store.queue_load(pipe, t.table_id)(pipe.execute())
+    other = create_app(settings_for(redis_server.url)).extensions["referee"].store
+    other.apply(t.table_id, move(2))
+    last = f"referee:{{{t.table_id}}}:idem:last"
+    statuses: list[int] = []
+    write_choice = store._write_choice
+
+    store._write_choice = lambda *args: _told(statuses, write_choice, *args)
+    _, change = store.apply(t.table_id, move(3), Record(last, 60, answer), prefetched=read)
+    assert statuses == [2]  # the script said it completed the exchange
+    assert change.outcome["resolved"] is True
+    assert redis_client.get(last) == b'D{"resolved":true}'
+    assert tables.public(t)["round"]["exchanges_resolved"] == 1
+    assert redis_client.exists(choices_key(t.table_id)) == 0
+
+
+def _told(statuses: list[int], write_choice: Any, *args: Any) -> Any:
+    """``write_choice``'s answer, its status noted in ``statuses``."""
+    result = write_choice(*args)
+    statuses.append(result[0])
+    return result
