@@ -11,8 +11,10 @@ inside the Lua commit script included.
 
 *Uncontended*: one seat passes at a time. *Contended*: every seat of a
 7-seat table passes at the same moment from its own thread (a barrier),
-exchange after exchange; a pass whose commit loses the version race reloads
-and commits again, so its ``EVALSHA`` count minus one is its retries.
+exchange after exchange; a pass whose commit loses a race reloads and commits
+again: its retries are the conflicts its store counted (``on_conflict``), not
+its ``EVALSHA`` count, since the seat whose choice completed an exchange
+commits the resolution after its choice without having lost anything.
 """
 
 from __future__ import annotations
@@ -265,7 +267,10 @@ def uncontended(url: str, tables: int = 4, seats: int = 7) -> dict[str, Any]:
     app = in_process_app(url)
     client = app.test_client()
     stats = redis.Redis.from_url(url)
-    HttpTable(client, seats).deal()  # warm: script loaded, connection open
+    warm = HttpTable(client, seats)  # warm: scripts loaded, connection open
+    warm.deal()
+    warm.read_hands()
+    warm.pass_(0, warm.choices()[0])
     per_kind: dict[str, list[Tally]] = {}
     executed: dict[str, Counter[str]] = {}
 
@@ -312,6 +317,18 @@ def contended(url: str, exchanges: int = 60, seats: int = 7) -> dict[str, Any]:
     errors: list[BaseException] = []
     stop = False
 
+    lost = [0] * seats
+    for seat, app in enumerate(apps):
+        store = app.extensions["referee"].store
+        counted = store.on_conflict
+
+        def conflict(seat: int = seat, counted: Any = counted) -> None:
+            lost[seat] += 1
+            if counted is not None:
+                counted()
+
+        store.on_conflict = conflict
+
     def seat_thread(seat: int) -> None:
         client = apps[seat].test_client()
         client.get("/readyz")  # open this thread's connection before counting
@@ -336,6 +353,7 @@ def contended(url: str, exchanges: int = 60, seats: int = 7) -> dict[str, Any]:
         t.start()
     round_trips: list[int] = []
     attempts: list[int] = []
+    retries: list[int] = []
     executed: Counter[str] = Counter()
     stats = redis.Redis.from_url(url)
     done = 0
@@ -347,16 +365,18 @@ def contended(url: str, exchanges: int = 60, seats: int = 7) -> dict[str, Any]:
                 table.read_hands()
             passed = table.choices()
             before = commandstats(stats)
+            lost[:] = [0] * seats
             barrier.wait()  # go
             barrier.wait()  # all passed
             executed.update(executed_between(before, commandstats(stats)))
             if errors:
                 raise errors[0]
             done += 1
-            for tally in tallies:
+            for seat, tally in enumerate(tallies):
                 assert tally is not None
                 round_trips.append(tally.round_trips)
                 attempts.append(tally.commands[COMMIT_COMMAND])
+                retries.append(lost[seat])
             last = [a for a in answers if a["resolved"]]
             assert len(last) == 1, "an exchange must resolve exactly once"
             if not table.resolved(passed, last[0]) or table.claim_if_won():
@@ -367,7 +387,6 @@ def contended(url: str, exchanges: int = 60, seats: int = 7) -> dict[str, Any]:
         barrier.abort()
         for t in threads:
             t.join(10)
-    retries = [a - 1 for a in attempts]
     return {
         "seats": seats,
         "exchanges": done,

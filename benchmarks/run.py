@@ -97,7 +97,7 @@ def log(message: str) -> None:
 
 def table_state_size(url: str) -> dict[str, Any]:
     """Bytes of a 7-seat table's stored fields two exchanges into a round: the
-    fields a move reads (``HMGET v n s a``), so the floor's blob is as big."""
+    fields a move reads (``HMGET v n s a k``), so the floor's blob is as big."""
     app = redis_cost.in_process_app(url)
     table = redis_cost.HttpTable(app.test_client(), 7)
     table.deal()

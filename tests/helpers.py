@@ -29,10 +29,20 @@ def snapshot(r: redis.Redis, t: Table) -> dict[str, Any]:
     idempotency records and their index), byte for byte (DUMP), with its
     expiry: what a refused request must leave as it was. The expiry is the
     absolute ``PEXPIRETIME`` (ms since the epoch; -1 none), the PTTL that does
-    not shrink while the test runs."""
-    keys = {*all_keys(t.table_id), *r.scan_iter(match=f"*{{{t.table_id}}}*", count=1000)}
+    not shrink while the test runs. A hash is compared by its fields: its
+    DUMP's order moves when Redis rehashes it, which a read may do."""
+    keys = {
+        *(k for k in all_keys(t.table_id) if r.exists(k)),
+        *r.scan_iter(match=f"*{{{t.table_id}}}*", count=1000),
+    }
     names = sorted(k.decode() if isinstance(k, bytes) else k for k in keys)
-    return {k: (r.dump(k), r.execute_command("PEXPIRETIME", k)) for k in names}
+    return {
+        k: (
+            sorted(r.hgetall(k).items()) if r.type(k) == b"hash" else r.dump(k),
+            r.execute_command("PEXPIRETIME", k),
+        )
+        for k in names
+    }
 
 
 def bearer(token: str) -> dict[str, str]:

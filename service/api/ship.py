@@ -15,7 +15,7 @@ from ..games.ship import GAME as SHIP
 from ..games.ship import engine
 from ..storage.store import Loaded
 from . import auth, idempotency
-from .common import SECURITY, documented
+from .common import SECURITY, documented, referee
 from .links import operation
 from .moves import Answer, apply_move, commit_move, require_game
 from .problems import Problem
@@ -53,8 +53,16 @@ class Pass(MethodView):
                 raise Problem(404, "seat-not-found", f"There is no seat {seat} at this table.")
             auth.require_seat(loaded.auth, seat)
             require_game(loaded.table, SHIP, "passes")
+            # A repeat of an exchange older than the last reads the table's
+            # history (the state keeps only the last one's passes).
             return engine.choose_pass(
-                loaded.table, round_no, exchange_no, seat, body["cards"], loaded.now_ms
+                loaded.table,
+                round_no,
+                exchange_no,
+                seat,
+                body["cards"],
+                loaded.now_ms,
+                lambda index: referee().store.history(table_id, index),
             )
 
         transition, _ = apply_move(table_id, move)

@@ -23,13 +23,58 @@ Event = dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
+class Step:
+    """A simultaneous step of a table: seats choose in any order and only its
+    resolution is serialised (RULES.md 2.5: an exchange of My Ship Sails).
+
+    ``key`` names the step uniquely within the table's life (e.g. ``"r3x7"``,
+    round 3 exchange 7); ``choosers`` are the seats that choose in it;
+    ``choices`` the choices already made in the state, by seat, in the text
+    of :attr:`Choice.text` (the store keeps them apart from the state)."""
+
+    key: str
+    choosers: tuple[int, ...]
+    choices: Mapping[int, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """A move that is only one seat's choice in the current :class:`Step`,
+    which the store may commit without taking the table's version (choices
+    of different seats commute).
+
+    ``step`` is the step's key, ``seat`` the chooser, ``text`` the choice as
+    kept (the game's :attr:`Game.fold_choices` reads it back), ``needed`` how
+    many choosers the step has (the choice that makes them all chosen
+    completes it; no choice is replaced after that), ``events`` the public
+    events of a seat's first choice in the step (a replacement has none)."""
+
+    step: str
+    seat: int
+    text: str
+    needed: int
+    events: tuple[Event, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Transition:
     """The result of a move: the new table, its public events in order, and
-    the outcome to report to the caller (a JSON-ready dict)."""
+    the outcome to report to the caller (a JSON-ready dict).
+
+    ``choice`` is set when the move is a seat's choice in the table's
+    simultaneous step (:class:`Choice`); ``table`` and ``events`` are then
+    what the move leads to if that choice completes the step.
+    ``archive`` holds texts to append to the table's history (the store's
+    list of finished steps, e.g. a resolved exchange's passes, kept out of
+    the state so that the state does not grow with a round); with
+    ``archive_reset`` the history is emptied first (a new round)."""
 
     table: Any
     events: tuple[Event, ...] = ()
     outcome: dict[str, Any] = field(default_factory=dict)
+    choice: Choice | None = None
+    archive: tuple[str, ...] = ()
+    archive_reset: bool = False
 
 
 class Shuffler(Protocol):
@@ -125,6 +170,17 @@ class Simulation:
     markdown: Callable[[Sequence[Any]], str]
 
 
+def no_step(table: Any) -> Step | None:
+    """:attr:`Game.step_of` of a game without simultaneous steps (every move
+    takes the table's version): always ``None``."""
+    return None
+
+
+def no_fold(table: Any, choices: Mapping[int, str | bytes]) -> Any:
+    """:attr:`Game.fold_choices` of a game without simultaneous steps: the table."""
+    return table
+
+
 @dataclass(frozen=True, slots=True)
 class Game:
     """One game behind the interface the service uses without knowing it.
@@ -154,6 +210,13 @@ class Game:
       that runs out of time, an automatic player's move, and a replayable
       record of a finished round. ``None`` where a game has none yet.
     - ``simulation``: how ``referee simulate`` plays it (:class:`Simulation`).
+    - ``step_of(table) -> Step | None``: the simultaneous step the table is
+      in (:class:`Step`), ``None`` when there is none (every move then takes
+      the table's version). ``fold_choices(table, {seat: text}) -> table``:
+      the table with the step's pending choices (kept by the store beside
+      the state) put in; pure, and the identity with no choices. A table
+      whose step is complete once folded is resolved by the game's next
+      transition and by its views (e.g. My Ship Sails' ``settle_due``).
     """
 
     name: str
@@ -174,3 +237,5 @@ class Game:
     bot: Callable[..., Any] | None = None
     round_record: Callable[..., Any] | None = None
     simulation: Simulation | None = None
+    step_of: Callable[[Any], Step | None] = no_step
+    fold_choices: Callable[[Any, Mapping[int, str | bytes]], Any] = no_fold

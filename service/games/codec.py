@@ -10,9 +10,11 @@ games (a game's :attr:`~.base.Game.event_layouts`), or whole JSON objects.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from . import GAMES, SHIP, game_of
+from .base import Step
 
 _PREFIX = b'{"g":"'
 
@@ -44,6 +46,16 @@ def decode(text: str | bytes) -> Any:
         name = raw[len(_PREFIX) : raw.index(b'"', len(_PREFIX))].decode()
         return GAMES[name].decode(raw)
     return SHIP.decode(raw)
+
+
+def step_of(table: Any) -> Step | None:
+    """The simultaneous step ``table`` is in, by its game (``Game.step_of``)."""
+    return game_of(table).step_of(table)
+
+
+def fold_choices(table: Any, choices: Mapping[int, str | bytes]) -> Any:
+    """``table`` with its step's pending choices put in (``Game.fold_choices``)."""
+    return game_of(table).fold_choices(table, choices) if choices else table
 
 
 def encode_event(event: dict[str, Any]) -> str:

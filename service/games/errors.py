@@ -85,6 +85,9 @@ class RuleViolation(Exception):
     settled: Any = None
     """The table as the clock left it (a claim window that closed by itself
     before the refused move), to keep; ``None`` when the clock changed nothing."""
+    archive: tuple[str, ...] = ()
+    """History texts of what the clock settled (see ``Transition.archive``),
+    kept with ``settled``."""
 
     def __post_init__(self) -> None:
         Exception.__init__(self, self.detail)

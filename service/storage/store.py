@@ -4,21 +4,45 @@ Keys of one table share the hash tag ``{<table id>}`` so that one Lua script
 touches one Redis Cluster slot::
 
     referee:{<id>}:table    hash  v (version), n (events ever written: the
-                                  last seq), s (state JSON), a (auth: token hashes)
+                                  last seq), s (state JSON), a (auth: token
+                                  hashes), k (the key of the state's
+                                  simultaneous step, "" or absent for none)
     referee:{<id>}:events   list  the last ``events_kept`` public events as the
                                   codec's text, oldest first; no ``seq``: the
                                   first kept is ``n - LLEN + 1``
+    referee:{<id>}:choices  hash  the choices made in step ``k``, by seat (the
+                                  game's text); absent when none
+    referee:{<id>}:history  list  the game's texts of finished steps of the
+                                  current round (e.g. a resolved exchange's
+                                  passes), oldest first; read only to answer a
+                                  repeat of an old step alike
     referee:{<id>}:idem:*   string  answers to Idempotency-Key requests, 24 h,
                                   and the index of each token's answers
                                   (``storage.idempotency``; removed by
                                   ``delete`` with the table)
 
-A move is one round trip to read (``HMGET`` and ``TIME``, pipelined; a caller
-can queue them on a round trip it makes anyway, see :meth:`TableStore.queue_load`)
-and one atomic commit (the ``commit.lua`` script: compare version, write state,
-append events and trim the list, refresh expiry). When another move committed
-in between, the move is recomputed on the new state; that is what lets every
-seat pass at the same moment and still resolve the exchange exactly once.
+A move is one round trip to read (``HMGET``, ``HGETALL`` of the choices and
+``TIME``, pipelined; a caller can queue them on a round trip it makes anyway,
+see :meth:`TableStore.queue_load`) and one atomic commit (the ``commit.lua``
+script: compare version, write state and step, append events and trim the
+list, refresh expiry). When another move committed in between, the move is
+recomputed on the new state.
+
+Simultaneous steps (every seat choosing its pass in an exchange): the state
+read is the stored one with the step's choices folded in (the game's
+``fold_choices``). A move that is only one seat's choice in the current step
+(its transition's ``choice``) is committed by ``choose.lua`` without taking
+the version: it checks that ``k`` is still the step, writes the choice and
+the choice's events, and moves only ``n``. Choices of different seats thus
+never race. The choice that completes the step is told so; its move then
+runs again on the completed state (which the game resolves, e.g. in its
+``settle_due``) and commits the resolution with the version check, which
+empties the choices hash and sets the new ``k``. Any other move (a claim) is a
+commit with the version check as before, and ends or keeps the step as its
+new state says. Every commit with the version check made while a step is
+pending also checks that the choices hash holds exactly the choices it read
+(a choice committed since must be seen, never dropped or cancelled unseen).
+Only such commits can lose a race: a resolution, a claim, a deal, the end.
 
 The clock of a move is Redis's ``TIME``, read with the state, so that every
 worker and every machine agree on when a claim window closes.
@@ -41,7 +65,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any, Protocol, TypeVar
 
@@ -63,19 +87,37 @@ def events_key(table_id: str) -> str:
     return f"{KEY_PREFIX}:{{{table_id}}}:events"
 
 
+def choices_key(table_id: str) -> str:
+    """The hash of the choices made in a table's current simultaneous step."""
+    return f"{KEY_PREFIX}:{{{table_id}}}:choices"
+
+
+def history_key(table_id: str) -> str:
+    """The list of a table's finished steps in its current round (the game's texts)."""
+    return f"{KEY_PREFIX}:{{{table_id}}}:history"
+
+
 def all_keys(table_id: str) -> list[str]:
-    """Every key a table owns (for deletion and memory accounting)."""
-    return [table_key(table_id), events_key(table_id)]
+    """Every key a table owns (for deletion and memory accounting); the
+    choices hash and the history exist only while they hold something."""
+    return [table_key(table_id), events_key(table_id), choices_key(table_id), history_key(table_id)]
 
 
 class Codec(Protocol):
     """How a game's state is kept: ``encode`` to text, ``decode`` back; and its
     events: ``encode_event`` (``at_ms``, ``type``, members) to text,
-    ``decode_event`` back (exactly)."""
+    ``decode_event`` back (exactly). ``step_of(table)`` is the table's
+    simultaneous step (``Step``: ``key``, ``choosers``, ``choices`` by seat as
+    text) or ``None``; ``fold_choices(table, {seat: text})`` the table with
+    the step's pending choices put in."""
 
     def encode(self, table: Any) -> str: ...
 
     def decode(self, text: str | bytes) -> Any: ...
+
+    def step_of(self, table: Any) -> Any: ...
+
+    def fold_choices(self, table: Any, choices: dict[int, bytes]) -> Any: ...
 
     def encode_event(self, event: dict[str, Any]) -> str: ...
 
@@ -83,7 +125,11 @@ class Codec(Protocol):
 
 
 class Change(Protocol):
-    """What a move returns: the new state and its public events, in order."""
+    """What a move returns: the new state and its public events, in order;
+    ``choice`` when the move is one seat's choice in the current step
+    (``step``, ``seat``, ``text``, ``needed``, ``events``: see
+    ``service.games.base.Choice``); ``archive`` texts to append to the
+    history (emptied first with ``archive_reset``)."""
 
     @property
     def table(self) -> Any: ...
@@ -91,14 +137,25 @@ class Change(Protocol):
     @property
     def events(self) -> tuple[dict[str, Any], ...]: ...
 
+    @property
+    def choice(self) -> Any: ...
+
+    @property
+    def archive(self) -> tuple[str, ...]: ...
+
+    @property
+    def archive_reset(self) -> bool: ...
+
 
 C = TypeVar("C", bound=Change)
 
 
 @dataclass(frozen=True, slots=True)
 class Loaded:
-    """A table as read: its version, state, auth record, event count, and the
-    Redis clock at the read (ms since the epoch)."""
+    """A table as read: its version, state (with the pending choices of its
+    step folded in), auth record, event count, the Redis clock at the read
+    (ms since the epoch), the stored step key (``""``: none) and the state as
+    stored (``base``, before the choices were folded in)."""
 
     table_id: str
     version: int
@@ -106,13 +163,18 @@ class Loaded:
     auth: dict[str, Any]
     event_count: int
     now_ms: int
+    step: str = ""
+    base: Any = None
+    choices: dict[Any, Any] = field(default_factory=dict)
+    """The step's pending choices as read (the choices hash: seat, text)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Prefetched:
     """A table read made ahead (:meth:`TableStore.queue_load`): the replies of
-    ``HMGET`` and ``TIME``, and how many turns on the table's stripe this
-    process had given when it was read (None: a move was in progress)."""
+    ``HMGET`` (v, n, s, a, k), ``HGETALL`` of the choices and ``TIME``, and
+    how many turns on the table's stripe this process had given when it was
+    read (None: a move was in progress)."""
 
     replies: list[Any]
     turns: int | None
@@ -219,6 +281,7 @@ class TableStore:
         self.max_attempts = max_attempts
         lua = resources.files(__package__).joinpath("lua")
         self._commit = client.register_script(lua.joinpath("commit.lua").read_text())
+        self._choose = client.register_script(lua.joinpath("choose.lua").read_text())
         self._page = client.register_script(lua.joinpath("events.lua").read_text())
         self._delete = client.register_script(lua.joinpath("delete_table.lua").read_text())
 
@@ -245,19 +308,20 @@ class TableStore:
                 turn.release()
 
     def queue_load(self, pipe: Any, table_id: str) -> Callable[[list[Any]], Prefetched]:
-        """Queue on ``pipe`` the commands of :meth:`load` (``HMGET`` and
-        ``TIME``), for a caller that makes a round trip anyway; returns what
-        turns the pipeline's replies into ``prefetched`` for :meth:`load` or
-        :meth:`apply`."""
+        """Queue on ``pipe`` the commands of :meth:`load` (``HMGET``,
+        ``HGETALL`` of the choices and ``TIME``), for a caller that makes a
+        round trip anyway; returns what turns the pipeline's replies into
+        ``prefetched`` for :meth:`load` or :meth:`apply`."""
         key = table_key(table_id)
-        pipe.hmget(key, "v", "n", "s", "a")
+        pipe.hmget(key, "v", "n", "s", "a", "k")
+        pipe.hgetall(choices_key(table_id))
         pipe.execute_command("TIME", **self._on_node_of(key))
         stripe = self._stripe(table_id)
         # A move of this process in progress could commit after this read;
         # one that takes its turn from now on moves the count.
         given = self._turns_given[stripe]
         turns = None if self._turns[stripe].locked() else given
-        return lambda replies: Prefetched(replies[-2:], turns)
+        return lambda replies: Prefetched(replies[-3:], turns)
 
     def load(self, table_id: str, prefetched: Prefetched | None = None) -> Loaded:
         """The table's current state and the Redis clock, in one round trip
@@ -266,17 +330,27 @@ class TableStore:
         if prefetched is None:
             pipe = self.client.pipeline(transaction=False)
             prefetched = self.queue_load(pipe, table_id)(pipe.execute())
-        (version, count, state, auth), clock = prefetched.replies
+        (version, count, state, auth, step), choices, clock = prefetched.replies
         if version is None or state is None or auth is None:
             raise TableNotFound(table_id)
+        base = self.codec.decode(state)
         return Loaded(
             table_id,
             int(version),
-            self.codec.decode(state),
+            self._fold(base, choices),
             json.loads(auth),
             int(count or 0),
             _ms(*clock),
+            step.decode() if isinstance(step, bytes) else (step or ""),
+            base,
+            choices,
         )
+
+    def _fold(self, base: Any, choices: dict[Any, Any]) -> Any:
+        """``base`` with the step's pending choices (``HGETALL``'s reply) put in."""
+        if not choices:
+            return base
+        return self.codec.fold_choices(base, {int(seat): text for seat, text in choices.items()})
 
     def _on_node_of(self, key: str) -> dict[str, Any]:
         """Routing for a keyless command: on a cluster, the node that holds
@@ -324,8 +398,12 @@ class TableStore:
         nothing is written, except what a ``RuleViolation`` carries to keep (the
         events it records, the table as the clock settled it), written under
         the same version check before it is re-raised. On a version conflict
-        ``move`` runs again on the fresh state. Returns the state ``move`` last
-        saw (with its clock) and what ``move`` returned.
+        ``move`` runs again on the fresh state. A result with a ``choice`` in
+        the stored step is committed without the version check
+        (``choose.lua``, see the module's notes); when that choice completes
+        the step, ``move`` runs again on the completed state and its result
+        (the step's resolution) is committed with the version check. Returns
+        the state ``move`` last saw (with its clock) and what ``move`` returned.
         With ``record``, its text is written in the same commit as the move;
         when the move writes nothing, ``record`` is not written here (the
         caller records it). Raises :class:`TableNotFound`, :class:`Contended`,
@@ -334,17 +412,21 @@ class TableStore:
         unless a move of this process took a turn on the table since it was
         read (then it is likely stale: reading again spares a lost race).
         """
+        completed: Loaded | None = None
         for attempt in range(self.max_attempts):
             # Moves on one table inside this process take turns, so that they
             # do not lose the version race to each other and redo their work;
             # the version check still settles races with other processes.
             with self._turn(table_id) as before:
-                fresh = (
-                    prefetched is not None
-                    and prefetched.turns is not None
-                    and prefetched.turns == before
-                )
-                loaded = self.load(table_id, prefetched if fresh else None)
+                if completed is not None:
+                    loaded, completed = completed, None
+                else:
+                    fresh = (
+                        prefetched is not None
+                        and prefetched.turns is not None
+                        and prefetched.turns == before
+                    )
+                    loaded = self.load(table_id, prefetched if fresh else None)
                 prefetched = None
                 try:
                     change = move(loaded)
@@ -359,12 +441,42 @@ class TableStore:
                         None,
                         loaded.now_ms,
                         None if record is None else (record, record.make(loaded, refused)),
+                        refused.archive,
+                        expected=None if refused.settled is None else self._choices_read(loaded),
                     ):
                         raise
                 else:
                     if change.table is loaded.table and not change.events:
                         return loaded, change  # a repeat: nothing to write
-                    if self._write(
+                    choice = change.choice
+                    step = choice is not None and choice.step == loaded.step
+                    if step and self._completes(change):
+                        # The choices read lack only this one: the step's
+                        # resolution is committed with it, in one commit, if
+                        # no choice changed since they were read.
+                        if self._write(
+                            table_id,
+                            loaded.version,
+                            change.table,
+                            change.events,
+                            None,
+                            loaded.now_ms,
+                            None if record is None else (record, record.make(loaded, change)),
+                            change.archive,
+                            change.archive_reset,
+                            self._choices_read(loaded),
+                        ):
+                            return loaded, change
+                    elif step:
+                        status, done = self._write_choice(table_id, loaded, change, record)
+                        if status == 2:
+                            # This choice completed the step: resolve it now,
+                            # before answering (not a lost race).
+                            completed = done
+                            continue
+                        if status >= 0:
+                            return done, change
+                    elif self._write(
                         table_id,
                         loaded.version,
                         change.table,
@@ -372,6 +484,9 @@ class TableStore:
                         None,
                         loaded.now_ms,
                         None if record is None else (record, record.make(loaded, change)),
+                        change.archive,
+                        change.archive_reset,
+                        self._choices_read(loaded),
                     ):
                         return loaded, change
             if self.on_conflict is not None:
@@ -379,6 +494,81 @@ class TableStore:
             # Jittered backoff so that seats racing for one table spread out.
             time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
         raise Contended(table_id)
+
+    def _completes(self, change: Change) -> bool:
+        """Whether ``change``, a choice, left its step (its choice completed it)."""
+        step = self.codec.step_of(change.table)
+        return step is None or step.key != change.choice.step
+
+    @staticmethod
+    def _choices_read(loaded: Loaded) -> list[Any] | None:
+        """The step's choices ``loaded`` read, as seat, text pairs: what a
+        commit with the version check expects the choices hash to hold still
+        (a choice committed since would be lost, or cancelled unseen); None
+        when the table had no step."""
+        if not loaded.step:
+            return None
+        pairs: list[Any] = []
+        for seat, text in loaded.choices.items():
+            pairs += [seat, text]
+        return pairs
+
+    def _keys(self, table_id: str, record: Record | None) -> list[str]:
+        """The keys of a commit: the table's four, then ``record``'s and its index."""
+        keys = [
+            table_key(table_id),
+            events_key(table_id),
+            choices_key(table_id),
+            history_key(table_id),
+        ]
+        if record is not None:
+            keys.append(record.key)
+            if record.index is not None and record.cap > 0:
+                keys.append(record.index)
+        return keys
+
+    def _write_choice(
+        self, table_id: str, loaded: Loaded, change: Change, record: Record | None
+    ) -> tuple[int, Loaded]:
+        """Commit ``change.choice`` with ``choose.lua``. Returns 1 and the
+        state the move saw when it is written (or 0: the same choice was
+        there), 2 and the completed state (the step's choices all folded in,
+        the event count after this choice) when it completed the step, -1
+        when the step is no longer the current one (read again). Raises
+        :class:`AlreadyRecorded`."""
+        choice = change.choice
+        payloads = [self.codec.encode_event({"at_ms": loaded.now_ms, **e}) for e in choice.events]
+        indexed = record is not None and record.index is not None and record.cap > 0
+        result = self._choose(
+            keys=self._keys(table_id, record),
+            args=[
+                choice.step,
+                choice.seat,
+                choice.text,
+                choice.needed,
+                self.ttl_seconds,
+                "" if record is None else record.make(loaded, change),
+                0 if record is None else record.keep_seconds,
+                self.events_kept,
+                record.cap if record is not None and indexed else 0,
+                loaded.now_ms,
+                *payloads,
+            ],
+        )
+        status = int(result[0])
+        if status == -2:
+            held = result[1]
+            raise AlreadyRecorded(held.decode() if isinstance(held, bytes) else held)
+        if status == -1:
+            return -1, loaded
+        count, written = int(result[1]), int(result[2])
+        if status == 2:
+            pairs = result[3:]
+            choices = dict(zip(pairs[::2], pairs[1::2], strict=True))
+            folded = self._fold(loaded.base, choices)
+            return 2, replace(loaded, table=folded, event_count=count, choices=choices)
+        # The answer is as the move saw the table, its own events after it.
+        return status, replace(loaded, event_count=count - written)
 
     def _write(
         self,
@@ -389,20 +579,25 @@ class TableStore:
         auth: dict[str, Any] | None,
         now_ms: int,
         record: tuple[Record, str] | None = None,
+        archive: tuple[str, ...] = (),
+        archive_reset: bool = False,
+        expected: list[Any] | None = None,
     ) -> bool:
-        """Commit under the version check; False when another move won the race.
+        """Commit under the version check; False when another move won the race
+        (or, with ``expected``, the step's choices are not these seat, text pairs).
+        ``table`` (``None``: kept, with its step and choices) is written with
+        its step key and the step's choices (``codec.step_of``); ``archive``
+        is appended to the history, emptied first with ``archive_reset``.
         With ``record`` (its key and text), raises :class:`AlreadyRecorded` if
         that key already holds an answer."""
         payloads = [self.codec.encode_event({"at_ms": now_ms, **e}) for e in events]
-        keys = [table_key(table_id), events_key(table_id)]
-        index = record[0].index if record is not None and record[0].cap > 0 else None
-        indexed = index is not None
-        if record is not None:
-            keys.append(record[0].key)
-            if index is not None:
-                keys.append(index)
+        step = None if table is None else self.codec.step_of(table)
+        choices: list[Any] = []
+        if step is not None:
+            for seat, text in step.choices.items():
+                choices += [seat, text]
         result = self._commit(
-            keys=keys,
+            keys=self._keys(table_id, None if record is None else record[0]),
             args=[
                 str(version),
                 "" if table is None else self.codec.encode(table),
@@ -411,15 +606,30 @@ class TableStore:
                 "" if record is None else record[1],
                 0 if record is None else record[0].keep_seconds,
                 self.events_kept,
-                record[0].cap if record is not None and indexed else 0,
+                record[0].cap if record is not None and record[0].index is not None else 0,
                 now_ms,
+                "" if step is None else step.key,
+                len(payloads),
+                len(choices),
+                "R" if archive_reset else "",
+                -1 if expected is None else len(expected),
                 *payloads,
+                *choices,
+                *(expected or ()),
+                *archive,
             ],
         )
         if int(result[0]) == -2:
             held = result[1]
             raise AlreadyRecorded(held.decode() if isinstance(held, bytes) else held)
         return int(result[0]) >= 0
+
+    def history(self, table_id: str, index: int) -> bytes | None:
+        """The history text at ``index`` (0: the oldest kept), or ``None``:
+        what a game keeps of a finished step of its current round, read only
+        to answer a repeat of an old step alike (one round trip)."""
+        found = self.client.lindex(history_key(table_id), index)
+        return found if isinstance(found, bytes) or found is None else str(found).encode()
 
     def events(self, table_id: str, after: int, limit: int) -> EventPage:
         """Public events with ``seq > after``, oldest first, at most ``limit``

@@ -217,7 +217,7 @@ def test_a_table_stored_in_the_previous_layout_is_read_and_played(
     view, events = tables.public(t), tables.events(t)
     key, log = table_key(t.table_id), events_key(t.table_id)
     state = codec.decode(redis_client.hget(key, "s") or b"")
-    redis_client.hset(key, "s", layout_v1.encode(state))
+    redis_client.hset(key, "s", layout_v1.encode(state, [state.round.last_passes]))
     redis_client.hset(key, "a", layout_v1.auth_record(t.host, t.seats))
     old = [layout_v1.event(e["seq"], e["at_ms"], strip(e)) for e in events]
     redis_client.delete(log)
@@ -232,7 +232,7 @@ def test_a_table_stored_in_the_previous_layout_is_read_and_played(
     assert after[: len(events)] == events
     assert [e["seq"] for e in after] == list(range(1, len(events) + 6))
     assert [e["type"] for e in after[len(events) :]] == ["pass-chosen"] * 4 + ["exchange-resolved"]
-    assert json.loads(redis_client.hget(key, "s") or b"")["fmt"] == 2
+    assert json.loads(redis_client.hget(key, "s") or b"")["fmt"] == 3
     assert tables.client.post(f"{t.url}/finish", headers=bearer(t.host)).status_code == 200
 
 

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import redis
 
 from benchmarks.redis_cost import counting, counting_client
 from service import create_app
+from service.games.errors import RuleViolation
 from service.games.ship import engine
-from service.storage.store import Loaded
 
 from ..conftest import RedisProcess, settings_for
 from ..helpers import TableClient, bearer, snapshot
@@ -29,17 +30,27 @@ def test_a_pass_costs_two_round_trips_and_a_view_one(redis_server: RedisProcess)
     tables = TableClient(app.test_client())
     t = tables.create(4, "classic")
     tables.deal(t)
+    assert tables.pass_(t, 1, 1, 1, [tables.hand(t, 1)[0]]).status_code == 200  # loads the script
     card = tables.hand(t, 0)[0]
     with counting() as passed:
         r = tables.pass_(t, 1, 1, 0, [card])
     assert r.status_code == 200
     # The limiter's counter, the table and the clock; then the commit.
     assert passed.round_trips == 2
-    assert passed.commands == {"EVALSHA": 2, "HMGET": 1, "TIME": 1}
+    assert passed.commands == {"EVALSHA": 2, "HMGET": 1, "HGETALL": 1, "TIME": 1}
     with counting() as viewed:
         view = tables.public(t)
-    assert viewed.round_trips == 1 and viewed.commands == {"EVALSHA": 1, "HMGET": 1, "TIME": 1}
-    assert view["awaiting"]["seats"] == [1, 2, 3]
+    assert viewed.round_trips == 1
+    assert viewed.commands == {"EVALSHA": 1, "HMGET": 1, "HGETALL": 1, "TIME": 1}
+    assert view["awaiting"]["seats"] == [2, 3]
+    assert tables.pass_(t, 1, 1, 2, [tables.hand(t, 2)[0]]).status_code == 200
+    card = tables.hand(t, 3)[0]
+    with counting() as completed:
+        r = tables.pass_(t, 1, 1, 3, [card])
+    # The last choice and the exchange's resolution are one commit.
+    assert r.status_code == 200 and r.get_json()["resolved"] is True
+    assert completed.round_trips == 2
+    assert completed.commands == {"EVALSHA": 2, "HMGET": 1, "HGETALL": 1, "TIME": 1}
 
 
 def test_the_limit_still_holds_and_a_refused_request_writes_no_table(
@@ -58,7 +69,9 @@ def test_the_limit_still_holds_and_a_refused_request_writes_no_table(
 
 def test_a_read_made_stale_by_another_process_is_read_again(redis_server: RedisProcess) -> None:
     # Two apps stand for two gunicorn workers: the second commits between
-    # the first's prefetched read and its commit; the version check catches it.
+    # the first's prefetched read and its commit. Another seat's pass does
+    # not make a pass stale (choices commute); the end of the match does, and
+    # the version check catches it.
     first = create_app(settings_for(redis_server.url))
     second = create_app(settings_for(redis_server.url))
     tables = TableClient(first.test_client())
@@ -66,20 +79,28 @@ def test_a_read_made_stale_by_another_process_is_read_again(redis_server: RedisP
     tables.deal(t)
     hands = [tables.hand(t, s) for s in range(4)]
     store = first.extensions["referee"].store
-    pipe = store.client.pipeline(transaction=False)
-    stale = store.queue_load(pipe, t.table_id)(pipe.execute())
     other = TableClient(second.test_client())
-    assert other.pass_(t, 1, 1, 1, [hands[1][0]]).status_code == 200
     lost: list[int] = []
     store.on_conflict = lambda: lost.append(1)
 
-    def move(loaded: Loaded) -> engine.Transition:
-        return engine.choose_pass(loaded.table, 1, 1, 0, [hands[0][0]], loaded.now_ms)
+    def move(seat: int) -> Any:
+        return lambda loaded: engine.choose_pass(
+            loaded.table, 1, 1, seat, [hands[seat][0]], loaded.now_ms
+        )
 
-    _, transition = store.apply(t.table_id, move, prefetched=stale)
-    assert lost == [1]  # the stale read lost the race once, then ran on the new state
-    assert transition.table.round.exchange.choices[:2] == ((hands[0][0],), (hands[1][0],))
+    pipe = store.client.pipeline(transaction=False)
+    stale = store.queue_load(pipe, t.table_id)(pipe.execute())
+    assert other.pass_(t, 1, 1, 1, [hands[1][0]]).status_code == 200
+    store.apply(t.table_id, move(0), prefetched=stale)
+    assert lost == []
     assert tables.public(t)["awaiting"]["seats"] == [2, 3]
+    pipe = store.client.pipeline(transaction=False)
+    stale = store.queue_load(pipe, t.table_id)(pipe.execute())
+    assert other.client.post(f"{t.url}/finish", headers=bearer(t.host)).status_code == 200
+    with pytest.raises(RuleViolation) as refused:
+        store.apply(t.table_id, move(2), prefetched=stale)
+    assert refused.value.code == "round-over"
+    assert lost == [1]  # the stale read lost the race once, then ran on the new state
 
 
 def test_a_flushed_script_cache_is_loaded_again(
@@ -118,7 +139,7 @@ def test_a_claim_reads_its_refused_claims_counter_on_the_same_round_trip(
     # Counter, refused-claims count, table and clock; the refusal's commit;
     # then the refused-claims counter.
     assert claimed.round_trips == 3
-    assert claimed.commands == {"EVALSHA": 3, "GET": 1, "HMGET": 1, "TIME": 1}
+    assert claimed.commands == {"EVALSHA": 3, "GET": 1, "HMGET": 1, "HGETALL": 1, "TIME": 1}
 
 
 def test_a_bearer_value_that_is_no_token_of_the_table_costs_one_more_round_trip(
@@ -131,7 +152,8 @@ def test_a_bearer_value_that_is_no_token_of_the_table_costs_one_more_round_trip(
         r = client.get(t.url, headers=bearer("not-a-token"))
     assert r.status_code == 200
     # The token's counter with the read; then the address's counter.
-    assert junk.round_trips == 2 and junk.commands == {"EVALSHA": 2, "HMGET": 1, "TIME": 1}
+    assert junk.round_trips == 2
+    assert junk.commands == {"EVALSHA": 2, "HMGET": 1, "HGETALL": 1, "TIME": 1}
     assert client.get(f"{t.url}/events").status_code == 200  # loads the page's script
     with counting() as events:
         r = client.get(f"{t.url}/events", headers=bearer(t.host))

@@ -29,18 +29,18 @@ def check_invariants(table: Table, deck: Counter[str]) -> None:
     assert Counter(cards) == deck
     # Hand sizes follow the mode's pattern (RULES.md 2.5): restored after every
     # simultaneous exchange and swap; in a chain, first passer -1, seat on turn +1.
-    sizes = hand_sizes(o, table.seats, rnd.dealer, len(rnd.passes))
+    sizes = hand_sizes(o, table.seats, rnd.dealer, rnd.exchanges_resolved)
     assert [len(h) for h in rnd.hands] == sizes
     # One exchange resolves at a time, in order; a round ends exactly when the
     # rules say: a winning hand under automatic, max_exchanges, the swap circuits.
     if rnd.status is RoundStatus.PASSING:
-        assert rnd.exchange.number == len(rnd.passes) + 1
+        assert rnd.exchange.number == rnd.exchanges_resolved + 1
         if o.declaration == "automatic":
             assert not any(winning_suits(h, o.win_count) for h in rnd.hands)
         if o.max_exchanges is not None:
-            assert len(rnd.passes) < o.max_exchanges
+            assert rnd.exchanges_resolved < o.max_exchanges
         swaps = swaps_before_showdown(o, table.seats)
-        assert swaps is None or len(rnd.passes) < swaps
+        assert swaps is None or rnd.exchanges_resolved < swaps
     elif rnd.result is not None and rnd.result.settled_by not in ("abandoned",):
         result = rnd.result
         if result.settled_by.startswith("showdown"):
@@ -56,7 +56,7 @@ def check_invariants(table: Table, deck: Counter[str]) -> None:
             assert all(winning_suits(h, o.win_count) for _, h in result.hands)
             if o.declaration == "manual":
                 assert {c.seat for c in rnd.claims} == {s for s, _ in result.hands}
-        assert result.exchanges == len(rnd.passes)
+        assert result.exchanges == rnd.exchanges_resolved
     # Scores add up: wins, points, and chips that sum to zero.
     assert table.points == tuple(w + (s in table.fastest_win) for s, w in enumerate(table.wins))
     assert sum(table.chips) == 0

@@ -23,7 +23,7 @@ def _result_to(r: RoundResult) -> list[Any]:
     ]
 
 
-def _round_to(r: Round) -> dict[str, Any]:
+def _round_to(r: Round, passes: Any) -> dict[str, Any]:
     x = r.exchange
     return {
         "n": r.number,
@@ -37,7 +37,7 @@ def _round_to(r: Round) -> dict[str, Any]:
             [None if c is None else list(c) for c in x.choices],
             x.resolution,
         ],
-        "p": [[None if c is None else list(c) for c in e] for e in r.passes],
+        "p": [[None if c is None else list(c) for c in e] for e in passes],
         "st": r.status.value,
         "c": [[c.seat, c.at_ms, list(c.hand)] for c in r.claims],
         "w": r.window_closes_at_ms,
@@ -45,8 +45,10 @@ def _round_to(r: Round) -> dict[str, Any]:
     }
 
 
-def encode(table: Table) -> str:
-    """A state as fmt 1 wrote it: every option, cards as JSON arrays."""
+def encode(table: Table, passes: Any = ()) -> str:
+    """A state as fmt 1 wrote it: every option, cards as JSON arrays, and
+    ``passes``, every resolved exchange's choices of the round (a state of
+    today keeps only the last; the caller collects them)."""
     data = {
         "fmt": 1,
         "var": table.variant,
@@ -56,7 +58,7 @@ def encode(table: Table) -> str:
         "draw": [list(p) for p in table.draw],
         "wins": list(table.wins),
         "res": [_result_to(r) for r in table.results],
-        "rnd": None if table.round is None else _round_to(table.round),
+        "rnd": None if table.round is None else _round_to(table.round, passes),
         "ms": table.match_status.value,
         "mw": list(table.match_winners),
     }

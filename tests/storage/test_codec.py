@@ -141,23 +141,32 @@ def test_events_written_before_the_compact_layout_are_read() -> None:
 def test_states_written_in_fmt_1_still_decode(
     seed: int, preset: str, declaration: str, max_exchanges: int | None
 ) -> None:
+    passes: list[Any] = []  # every resolved exchange's choices of the round, as fmt 1 kept them
     for table, _deck in play_randomly(seed, preset, declaration, max_exchanges):
         # fmt 1 was written before results showed the set-aside cards (RULES.md 2.11).
         results = tuple(replace(r, set_aside=()) for r in table.results)
         rnd = table.round
+        if rnd is not None and rnd.exchanges_resolved == 0:
+            passes = []
+        elif rnd is not None and rnd.exchanges_resolved > len(passes):
+            passes.append(rnd.last_passes)
         if rnd is not None and rnd.result is not None:
             rnd = replace(rnd, result=replace(rnd.result, set_aside=()))
-        assert decode(layout_v1.encode(table)) == replace(table, results=results, round=rnd)
+        if rnd is not None:
+            # Read from fmt 1, the round keeps them all (until the next deal).
+            rnd = replace(rnd, legacy_passes=tuple(passes))
+        expected = replace(table, results=results, round=rnd)
+        assert decode(layout_v1.encode(table, passes)) == expected
 
 
-def test_fmt_2_keeps_only_the_options_that_differ_from_the_preset() -> None:
+def test_fmt_2_and_later_keep_only_the_options_that_differ_from_the_preset() -> None:
     rng = random.Random(1)
     names = ["A", "B", "C", "D"]
     plain = engine.create_table("circle", {}, names, 0, rng).table
     assert json.loads(encode(plain))["o"] == {}
     changed = engine.create_table("circle", {"claim_window_ms": 0}, names, 0, rng).table
     stored = json.loads(encode(changed))
-    assert stored["fmt"] == 2 and stored["o"] == {"claim_window_ms": 0}
+    assert stored["fmt"] == 3 and stored["o"] == {"claim_window_ms": 0}
     assert decode(encode(changed)) == changed
 
 

@@ -45,11 +45,21 @@ def test_a_classic_table_stored_mid_exchange_plays_on(
     assert view["round"]["exchange"] == 2
     assert [s["chosen"] for s in view["seats"]] == [True, False, True, False]
     before = sorted(c for s in range(4) for c in tables.hand(t, s))
+    passed = {}
     for seat in (1, 3):
-        r = tables.pass_(t, 1, 2, seat, [tables.hand(t, seat)[0]])
+        passed[seat] = tables.hand(t, seat)[0]
+        r = tables.pass_(t, 1, 2, seat, [passed[seat]])
         assert r.status_code == 200, r.get_json()
     after = tables.public(t)
     assert after["round"]["exchange"] == 3 and after["round"]["exchanges_resolved"] == 2
+    # Its first exchange (kept in the old state) and its last are repeated alike.
+    for exchange, seat, card in ((1, 1, "AS"), (1, 3, "KH"), (2, 3, passed[3])):
+        r = tables.pass_(t, 1, exchange, seat, [card])
+        assert r.status_code == 200 and r.get_json()["resolved"] is True, r.get_json()
+    seat = client.get(f"{t.url}/seats/3", headers=bearer(t.seats[3])).get_json()
+    # Passes go left: seat 3 gave to seat 0, and got seat 2's card, chosen
+    # before the table was stored.
+    assert seat["passed"] == [passed[3]] and seat["received"] == ["JC"]
     assert sorted(c for s in range(4) for c in tables.hand(t, s)) == before
     events = tables.events(t)
     assert [e["type"] for e in events[:3]] == ["table-created", "round-dealt", "pass-chosen"]

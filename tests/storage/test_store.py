@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import time
 from collections import Counter
 from typing import Any
 
+import pytest
 import redis
 from hypothesis import given, settings
 
@@ -82,7 +84,8 @@ def test_every_key_of_a_table_shares_one_hash_tag_and_expires(
 ) -> None:
     t = tables.create(4)
     tables.deal(t)
-    keys = all_keys(t.table_id)
+    assert tables.pass_(t, 1, 1, 0, [tables.hand(t, 0)[0]]).status_code == 200
+    keys = all_keys(t.table_id)[:3]  # the history holds nothing before an exchange resolves
     assert sorted(k.decode() for k in redis_client.keys(f"*{t.table_id}*")) == sorted(keys)
     assert {k[k.index("{") : k.index("}") + 1] for k in keys} == {"{" + t.table_id + "}"}
     ttl = app.extensions["referee"].settings.table_ttl_seconds
@@ -192,11 +195,45 @@ def test_one_process_moves_on_a_table_take_turns(redis_server: RedisProcess) -> 
     assert conflicts(app) == 0
 
 
-def test_moves_of_separate_processes_race_and_the_losers_are_counted(
+def test_passes_of_separate_processes_commute_and_lose_no_race(
     redis_server: RedisProcess,
 ) -> None:
+    # Each seat's choice is its own field: only the exchange's resolution
+    # takes the version, once (issue 13).
     apps = [create_app(settings_for(redis_server.url)) for _ in range(7)]
     play_simultaneous_exchanges(apps, 15)
+    assert sum(conflicts(a) for a in apps) == 0
+
+
+TWO_WINNERS = [
+    ["AS", "KS", "QS", "JS", "TS", "9S", "2S"], ["AH", "KH", "QH", "JH", "TH", "9H", "3H"],
+    ["2D", "3D", "4D", "5D", "6D", "7D", "8C"], ["2C", "3C", "4C", "5C", "6C", "7C", "8D"],
+]  # fmt: skip
+
+
+def test_claims_of_separate_processes_race_and_the_losers_are_counted(
+    redis_server: RedisProcess,
+) -> None:
+    # Two winning seats claim at once through two processes, many times: one
+    # commit wins each race, the other runs again and is counted.
+    apps = [create_app(settings_for(redis_server.url)) for _ in range(2)]
+    host = TableClient(apps[0].test_client())
+    for _ in range(10):
+        t = host.create(4, "mein-schiff")
+        assert host.deal(t, TWO_WINNERS).status_code == 201
+        barrier = threading.Barrier(2)
+        codes: list[int] = []
+
+        def claim(seat: int, t: Any = t, barrier: Any = barrier, codes: Any = codes) -> None:
+            barrier.wait()
+            codes.append(TableClient(apps[seat].test_client()).claim(t, 1, seat).status_code)
+
+        threads = [threading.Thread(target=claim, args=(s,)) for s in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        assert sorted(codes) == [200, 409]
     assert sum(conflicts(a) for a in apps) > 0
 
 
@@ -268,5 +305,67 @@ def test_a_read_made_while_a_move_takes_its_turn_is_not_used(app: Any) -> None:
         lambda loaded: engine.choose_pass(loaded.table, 1, 1, 0, [hands[0][0]], loaded.now_ms),
         prefetched=read,
     )
-    assert int(read.replies[0][0]) == loaded.version - 1  # the first move committed between
+    # The first move's choice was committed between (it moves the event count, not the version).
+    assert int(read.replies[0][1]) == loaded.event_count - 1
     assert lost == []
+
+
+def test_a_choice_commits_its_idempotency_record_in_the_same_script(
+    app: Any, redis_client: redis.Redis, redis_server: RedisProcess
+) -> None:
+    """choose.lua writes a choice and its answer's record together, or
+    nothing when the record is held; the choice that completes the exchange
+    records the answer of its resolution (also when it learns it completed
+    the exchange only from the script: another process chose meanwhile)."""
+    from service.games.ship import engine
+    from service.storage.store import AlreadyRecorded, Record, choices_key
+
+    tables = TableClient(app.test_client())
+    t = tables.create(4)
+    tables.deal(t)
+    hands = [tables.hand(t, s) for s in range(4)]
+    store = app.extensions["referee"].store
+
+    def move(seat: int) -> Any:
+        return lambda loaded: engine.choose_pass(
+            loaded.table, 1, 1, seat, [hands[seat][0]], loaded.now_ms
+        )
+
+    def answer(loaded: Any, change: Any) -> str:
+        return "D" + json.dumps({"resolved": change.outcome["resolved"]}, separators=(",", ":"))
+
+    key = f"referee:{{{t.table_id}}}:idem:choice"
+    redis_client.set(key, 'D{"fp":"x"}')
+    before = snapshot(redis_client, t)
+    with pytest.raises(AlreadyRecorded):
+        store.apply(t.table_id, move(0), Record(key, 60, answer))
+    assert snapshot(redis_client, t) == before
+    redis_client.delete(key)
+    store.apply(t.table_id, move(0), Record(key, 60, answer))
+    assert redis_client.get(key) == b'D{"resolved":false}'
+    assert redis_client.hgetall(choices_key(t.table_id)) == {b"0": hands[0][0].encode()}
+    store.apply(t.table_id, move(1))
+    # Seat 3 reads the table; seat 2 chooses through another process; seat
+    # 3's choice, made on its read, completes the exchange in the script.
+    pipe = store.client.pipeline(transaction=False)
+    read = store.queue_load(pipe, t.table_id)(pipe.execute())
+    other = create_app(settings_for(redis_server.url)).extensions["referee"].store
+    other.apply(t.table_id, move(2))
+    last = f"referee:{{{t.table_id}}}:idem:last"
+    statuses: list[int] = []
+    write_choice = store._write_choice
+
+    store._write_choice = lambda *args: _told(statuses, write_choice, *args)
+    _, change = store.apply(t.table_id, move(3), Record(last, 60, answer), prefetched=read)
+    assert statuses == [2]  # the script said it completed the exchange
+    assert change.outcome["resolved"] is True
+    assert redis_client.get(last) == b'D{"resolved":true}'
+    assert tables.public(t)["round"]["exchanges_resolved"] == 1
+    assert redis_client.exists(choices_key(t.table_id)) == 0
+
+
+def _told(statuses: list[int], write_choice: Any, *args: Any) -> Any:
+    """``write_choice``'s answer, its status noted in ``statuses``."""
+    result = write_choice(*args)
+    statuses.append(result[0])
+    return result

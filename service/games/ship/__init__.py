@@ -98,4 +98,6 @@ GAME = Game(
         markdown=simulate.markdown,
     ),
     legacy_event_codes=codec.LEGACY_EVENT_CODES,
+    step_of=engine.step_of,
+    fold_choices=engine.fold_choices,
 )

@@ -15,6 +15,15 @@ gets a default in the state classes (or a migration here).
   list of cards is one string of two-character codes (``"AS7H"``), not a
   JSON array (the first-dealer draw, which may hold ``null``, stays a list);
   a resolved exchange's passes are one string too (``"AS|7H|-|2C"``).
+- fmt 3: a round no longer keeps every resolved exchange's passes (``p``),
+  which grew with the round: it keeps their count ``xr``, the last one's
+  passes ``lp`` and each seat's cards last given ``gv`` and last received
+  ``rc`` (all four absent before the first exchange resolves; ``gv`` and
+  ``rc`` also when the last exchange alone says them, as under
+  simultaneous passing); the table's history (in the store) keeps the rest. A round read
+  from fmt 1 or 2 gets these from its ``p``, which it keeps (written as
+  ``p`` again) until the next deal, so that a repeat of any of its passes is
+  still answered alike.
 
 An event is kept as ``[code, at_ms, member values...]`` with the code and the
 member order of :data:`EVENT_LAYOUTS` (``seq`` is not kept: it follows from the
@@ -30,6 +39,7 @@ import json
 from typing import Any
 
 from .options import PRESETS, Match, Options
+from .passing import last_moves, transfers
 from .state import (
     Claim,
     Exchange,
@@ -40,8 +50,8 @@ from .state import (
     Table,
 )
 
-FORMAT = 2
-"""The layout :func:`encode` writes; :func:`decode` also reads 1."""
+FORMAT = 3
+"""The layout :func:`encode` writes; :func:`decode` also reads 1 and 2."""
 
 _RESULT = ("round", "dealer", "exchanges", "winners", "settled_by", "hands", "chips", "set_aside")
 _RESULT_1 = _RESULT[:-1]
@@ -120,37 +130,83 @@ def _result_from(v: list[Any]) -> RoundResult:
     return RoundResult(v[0], v[1], v[2], tuple(v[3]), hands, v[5], chips, set_aside)
 
 
+def _last_moves_of(
+    resolution: str, direction: str, choices: tuple[tuple[str, ...] | None, ...]
+) -> tuple[tuple[tuple[str, ...] | None, ...], tuple[tuple[str, ...] | None, ...]]:
+    """Each seat's cards given and received in the exchange of ``choices`` alone."""
+    nobody = (None,) * len(choices)
+    return last_moves(transfers(resolution, choices, direction), nobody, nobody)
+
+
 def _round_to(r: Round) -> dict[str, Any]:
     x = r.exchange
-    return {
+    data = {
         "n": r.number,
         "d": r.dealer,
         "dir": r.direction,
         "h": [_to(h) for h in r.hands],
         "sa": _to(r.set_aside),
         "x": [x.number, list(x.choosers), [_to(c) for c in x.choices], x.resolution],
-        "p": [_choices_to(e) for e in r.passes],
         "st": r.status.value,
         "c": [[c.seat, c.at_ms, _to(c.hand)] for c in r.claims],
         "w": r.window_closes_at_ms,
         "r": None if r.result is None else _result_to(r.result),
     }
+    # Absent before the first exchange resolves: every byte is kept per table.
+    if r.exchanges_resolved:
+        data["xr"] = r.exchanges_resolved
+        data["lp"] = _choices_to(r.last_passes)
+        # Under simultaneous passing every seat gives and receives in every
+        # exchange: the last one's passes say it all, and only other modes
+        # keep what each seat last gave and received.
+        if (r.given, r.received) != _last_moves_of(
+            r.exchange.resolution, r.direction, r.last_passes
+        ):
+            data["gv"] = [_to(c) for c in r.given]
+            data["rc"] = [_to(c) for c in r.received]
+    if r.legacy_passes:
+        data["p"] = [_choices_to(e) for e in r.legacy_passes]
+    return data
 
 
-def _round_from(v: dict[str, Any]) -> Round:
+def _round_from(v: dict[str, Any], fmt: int) -> Round:
     x = v["x"]
+    exchange = Exchange(x[0], tuple(x[1]), tuple(_cards(c) for c in x[2]), x[3])
+    legacy = tuple(_choices_from(e) for e in v.get("p", ()))
+    seats = len(v["h"])
+    given: tuple[tuple[str, ...] | None, ...] = (None,) * seats
+    received = given
+    last: tuple[tuple[str, ...] | None, ...] = ()
+    if fmt >= 3:
+        resolved = v.get("xr", 0)
+        if resolved:
+            last = _choices_from(v["lp"])
+            if "gv" in v:
+                given = tuple(_cards(c) for c in v["gv"])
+                received = tuple(_cards(c) for c in v["rc"])
+            else:
+                given, received = _last_moves_of(x[3], v["dir"], last)
+    else:  # fmt 1 and 2 kept every resolved exchange's passes
+        resolved, last = len(legacy), (legacy[-1] if legacy else ())
+        for choices in legacy:
+            moves = transfers(exchange.resolution, choices, v["dir"])
+            given, received = last_moves(moves, given, received)
     return Round(
         number=v["n"],
         dealer=v["d"],
         direction=v["dir"],
         hands=tuple(_from(h) for h in v["h"]),
         set_aside=_from(v["sa"]),
-        exchange=Exchange(x[0], tuple(x[1]), tuple(_cards(c) for c in x[2]), x[3]),
-        passes=tuple(_choices_from(e) for e in v["p"]),
+        exchange=exchange,
         status=RoundStatus(v["st"]),
         claims=tuple(Claim(c[0], c[1], _from(c[2])) for c in v["c"]),
         window_closes_at_ms=v["w"],
         result=None if v["r"] is None else _result_from(v["r"]),
+        exchanges_resolved=resolved,
+        last_passes=last,
+        given=given,
+        received=received,
+        legacy_passes=legacy,
     )
 
 
@@ -216,7 +272,7 @@ its view after every move, so a state is often read several times at once)."""
 @functools.lru_cache(maxsize=DECODED_KEPT)
 def _decode(text: bytes) -> Table:
     data = json.loads(text)
-    if data.get("fmt") not in (1, FORMAT):
+    if data.get("fmt") not in (1, 2, FORMAT):
         fmt = data.get("fmt")
         raise ValueError(f"unknown state format {fmt!r}; this service reads 1..{FORMAT}")
     return Table(
@@ -227,7 +283,7 @@ def _decode(text: bytes) -> Table:
         draw=tuple(tuple(p) for p in data["draw"]),
         wins=tuple(data["wins"]),
         results=tuple(_result_from(r) for r in data["res"]),
-        round=None if data["rnd"] is None else _round_from(data["rnd"]),
+        round=None if data["rnd"] is None else _round_from(data["rnd"], data["fmt"]),
         match_status=MatchStatus(data["ms"]),
         match_winners=tuple(data["mw"]),
         chips=tuple(data.get("chips") or [0] * len(data["names"])),

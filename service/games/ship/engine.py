@@ -11,22 +11,26 @@ the epoch) and ``rng`` (an object with ``shuffle``; the service passes
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..base import Shuffler, Transition, seat_first_dealer
+from ..base import Choice, Shuffler, Step, Transition, seat_first_dealer
 from ..cards import CardError, describe_count, parse_card, sort_cards, suit_counts
 from ..errors import FieldError, RuleViolation
 from ..match import check_dealable, ended_by_host
 from .deal import shuffle_and_deal, validate_deal
 from .options import Options, deck_for, resolve_options
 from .passing import (
+    apply_transfers,
+    archived,
+    last_moves,
     open_exchange,
     parse_pass,
-    resolve,
     round_direction,
     swaps_before_showdown,
+    transfers,
+    unarchived,
 )
 from .scoring import (
     Event,
@@ -129,8 +133,9 @@ def _start_round(table: Table, rng: Shuffler, hands: Sequence[Sequence[str]] | N
         hands=dealt,
         set_aside=set_aside,
         exchange=open_exchange(options, 1, table.seats, dealer),
-        passes=(),
         status=RoundStatus.PASSING,
+        given=(None,) * table.seats,
+        received=(None,) * table.seats,
     )
     events: list[Event] = [
         {
@@ -145,14 +150,26 @@ def _start_round(table: Table, rng: Shuffler, hands: Sequence[Sequence[str]] | N
     if options.declaration == "automatic":
         table, more = settle_automatic(table)
         events.extend(more)
-    return Transition(table, tuple(events), {"round": number, "dealer": dealer})
+    # The history holds the current round's exchanges: a new round starts it anew.
+    return Transition(table, tuple(events), {"round": number, "dealer": dealer}, archive_reset=True)
 
 
 # --- passing -------------------------------------------------------------------
 
 
+Earlier = Callable[[int], str | bytes | None]
+"""Reads the table's history: the text kept for this round's resolved
+exchange at a position (0 first; ``None``: not kept), see :func:`.passing.archived`."""
+
+
 def choose_pass(
-    table: Table, round_no: int, exchange_no: int, seat: int, cards: Sequence[str], now_ms: int
+    table: Table,
+    round_no: int,
+    exchange_no: int,
+    seat: int,
+    cards: Sequence[str],
+    now_ms: int,
+    earlier: Earlier | None = None,
 ) -> Transition:
     """A seat chooses, or replaces, its pass in the current exchange (RULES.md 2.5).
 
@@ -164,25 +181,35 @@ def choose_pass(
     that reaches ``max_exchanges`` without a winner is void (2.8). Repeating a pass
     that is already chosen, even one of an exchange that has since resolved,
     changes nothing and answers with that exchange as it stands now
-    (``resolved`` true once it has resolved).
+    (``resolved`` true once it has resolved). The state keeps the last
+    resolved exchange's passes; a repeat of an older one is recognised only
+    through ``earlier``, which reads the table's history (else it is a
+    ``stale-exchange``).
 
     Raises ``seat-not-found``, ``no-round-in-play``, ``stale-round``,
     ``round-over`` (passing has stopped, also once the match is over),
     ``stale-exchange`` (with the current numbers), ``not-your-turn`` (with
     ``waiting_for``), or ``pass-invalid``.
     """
-    return on_time(table, now_ms, lambda t: _choose_pass(t, round_no, exchange_no, seat, cards))
+    return on_time(
+        table, now_ms, lambda t: _choose_pass(t, round_no, exchange_no, seat, cards, earlier)
+    )
 
 
 def _choose_pass(
-    table: Table, round_no: int, exchange_no: int, seat: int, cards: Sequence[str]
+    table: Table,
+    round_no: int,
+    exchange_no: int,
+    seat: int,
+    cards: Sequence[str],
+    earlier: Earlier | None,
 ) -> Transition:
     rnd = _round_for(table, round_no, seat)
     exchange = rnd.exchange
     if rnd.status is not RoundStatus.PASSING or exchange_no != exchange.number:
         # A retry of a pass that resolved its exchange (maybe ending the round
         # or the match) answers as the first time did.
-        repeated = _repeated_pass(table.options, rnd, exchange_no, seat, cards)
+        repeated = _repeated_pass(table.options, rnd, exchange_no, seat, cards, earlier)
         if repeated is not None:
             return Transition(table, (), _pass_outcome(rnd, exchange_no, seat, repeated, True))
     if rnd.status is not RoundStatus.PASSING:
@@ -210,6 +237,9 @@ def _choose_pass(
         events.append(
             {"type": "pass-chosen", "round": rnd.number, "exchange": exchange_no, "seat": seat}
         )
+    # Only this seat's choice: the store may commit it beside other seats'
+    # choices without taking the table's version (RULES.md 2.5).
+    choice = Choice(step_key(rnd), seat, "".join(chosen), len(exchange.choosers), tuple(events))
     choices = list(exchange.choices)
     choices[seat] = chosen
     exchange = evolve(exchange, choices=tuple(choices))
@@ -217,28 +247,90 @@ def _choose_pass(
         rnd = evolve(rnd, exchange=exchange)
         table = evolve(table, round=rnd)
         return Transition(
-            table, tuple(events), _pass_outcome(rnd, exchange_no, seat, chosen, False)
+            table, tuple(events), _pass_outcome(rnd, exchange_no, seat, chosen, False), choice
         )
-    table, more = _resolve_exchange(table, exchange)
+    table, more, archive = _resolve_exchange(table, exchange)
     events.extend(more)
     assert table.round is not None
-    return Transition(
-        table, tuple(events), _pass_outcome(table.round, exchange_no, seat, chosen, True)
-    )
+    outcome = _pass_outcome(table.round, exchange_no, seat, chosen, True)
+    return Transition(table, tuple(events), outcome, choice, archive)
+
+
+def step_key(rnd: Round) -> str:
+    """The key of ``rnd``'s current exchange as a simultaneous step:
+    ``"r3x7"`` for round 3, exchange 7 (unique within a table's life)."""
+    return f"r{rnd.number}x{rnd.exchange.number}"
+
+
+def step_of(table: Table) -> Step | None:
+    """The exchange the table waits on as a simultaneous step
+    (:class:`~..base.Step`): its key, its choosers and the choices made in
+    the state (cards as one string, ``"AS7H"``); ``None`` when the round is
+    not passing (no round, a claim window, over)."""
+    rnd = table.round
+    if rnd is None or rnd.status is not RoundStatus.PASSING:
+        return None
+    exchange = rnd.exchange
+    choices = {s: "".join(c) for s, c in enumerate(exchange.choices) if c is not None}
+    return Step(step_key(rnd), exchange.choosers, choices)
+
+
+def fold_choices(table: Table, choices: Mapping[int, str | bytes]) -> Table:
+    """The table with the pending choices of its current exchange put in
+    (``{seat: cards as one string}``, as :func:`step_of` gives them; checked
+    when they were made). A table whose exchange is then complete is
+    resolved by :func:`settle_due`. The table itself when there is nothing to
+    fold or the round is not passing."""
+    rnd = table.round
+    if not choices or rnd is None or rnd.status is not RoundStatus.PASSING:
+        return table
+    merged = list(rnd.exchange.choices)
+    for seat, text in choices.items():
+        raw = text.decode() if isinstance(text, bytes) else text
+        merged[int(seat)] = tuple(raw[i : i + 2] for i in range(0, len(raw), 2))
+    exchange = evolve(rnd.exchange, choices=tuple(merged))
+    return evolve(table, round=evolve(rnd, exchange=exchange))
 
 
 def _repeated_pass(
-    options: Options, rnd: Round, exchange_no: int, seat: int, cards: Sequence[str]
+    options: Options,
+    rnd: Round,
+    exchange_no: int,
+    seat: int,
+    cards: Sequence[str],
+    earlier: Earlier | None,
 ) -> Cards | None:
     """The recorded pass if this is a repeat of a pass of a resolved exchange."""
-    if not 1 <= exchange_no <= len(rnd.passes):
+    if not 1 <= exchange_no <= rnd.exchanges_resolved:
         return None
-    recorded = rnd.passes[exchange_no - 1][seat]
     try:
         parsed = sort_cards(parse_card(c) for c in cards)
     except CardError:
         return None
-    return recorded if recorded == parsed and len(parsed) == options.pass_count else None
+    if len(parsed) != options.pass_count:
+        return None
+    choices = _passes_of(rnd, exchange_no, earlier)
+    recorded = None if choices is None or seat >= len(choices) else choices[seat]
+    return recorded if recorded == parsed else None
+
+
+def _passes_of(
+    rnd: Round, exchange_no: int, earlier: Earlier | None
+) -> tuple[Cards | None, ...] | None:
+    """The choices of resolved exchange ``exchange_no`` of ``rnd``: the last
+    one's from the state, an older one's from a round stored before the
+    history, or from the history through ``earlier``; ``None`` if not known."""
+    if exchange_no == rnd.exchanges_resolved and rnd.last_passes:
+        return rnd.last_passes
+    if exchange_no <= len(rnd.legacy_passes):
+        return rnd.legacy_passes[exchange_no - 1]
+    if earlier is None:
+        return None
+    text = earlier(exchange_no - len(rnd.legacy_passes) - 1)
+    if text is None:
+        return None
+    round_no, number, choices = unarchived(text)
+    return choices if (round_no, number) == (rnd.number, exchange_no) else None
 
 
 def _whose_turn(exchange: Exchange) -> str:
@@ -265,14 +357,23 @@ def _pass_outcome(
     }
 
 
-def _resolve_exchange(table: Table, exchange: Exchange) -> tuple[Table, list[Event]]:
+def _resolve_exchange(table: Table, exchange: Exchange) -> tuple[Table, list[Event], tuple[str]]:
+    """Resolve ``exchange`` (every chooser has chosen): the table after it,
+    its events, and the history text of its passes (:func:`.passing.archived`)."""
     rnd = table.round
     assert rnd is not None
-    hands = resolve(exchange, rnd.hands, rnd.direction)
+    moves = transfers(exchange.resolution, exchange.choices, rnd.direction)
+    given, received = last_moves(
+        moves, rnd.given or (None,) * table.seats, rnd.received or (None,) * table.seats
+    )
+    archive = (archived(rnd.number, exchange.number, exchange.choices),)
     rnd = evolve(
         rnd,
-        hands=hands,
-        passes=rnd.passes + (exchange.choices,),
+        hands=apply_transfers(rnd.hands, moves),
+        exchanges_resolved=rnd.exchanges_resolved + 1,
+        last_passes=exchange.choices,
+        given=given,
+        received=received,
         exchange=open_exchange(table.options, exchange.number + 1, table.seats, rnd.dealer),
     )
     table = evolve(table, round=rnd)
@@ -291,7 +392,7 @@ def _resolve_exchange(table: Table, exchange: Exchange) -> tuple[Table, list[Eve
     elif still_passing and max_exchanges is not None and exchange.number >= max_exchanges:
         table, more = end_round(table, (), "void")
         events.extend(more)
-    return table, events
+    return table, events, archive
 
 
 # --- declaring --------------------------------------------------------------
@@ -410,17 +511,30 @@ def on_time(table: Table, now_ms: int, move: Callable[[Table], Transition]) -> T
         if settled.events:
             refused.settled = settled.table
             refused.record = settled.events + refused.record
+            refused.archive = settled.archive + refused.archive
         raise
     if not settled.events:
         return done
-    return Transition(done.table, settled.events + done.events, done.outcome)
+    return Transition(
+        done.table,
+        settled.events + done.events,
+        done.outcome,
+        done.choice,
+        settled.archive + done.archive,
+        settled.archive_reset or done.archive_reset,
+    )
 
 
 def settle_due(table: Table, now_ms: int) -> Transition:
-    """Close a claim window whose time has come (RULES.md 2.7); otherwise
-    return the table unchanged with no events. Every transition runs it first
-    (through :func:`on_time`), and the views apply it to what they show."""
+    """Resolve an exchange whose every chooser has chosen (a table with its
+    pending choices folded in, :func:`fold_choices`; RULES.md 2.5), and close
+    a claim window whose time has come (RULES.md 2.7); otherwise return the
+    table unchanged with no events. Every transition runs it first (through
+    :func:`on_time`), and the views apply it to what they show."""
     rnd = table.round
+    if rnd is not None and rnd.status is RoundStatus.PASSING and not rnd.exchange.waiting_for:
+        resolved, events, archive = _resolve_exchange(table, rnd.exchange)
+        return Transition(resolved, tuple(events), archive=archive)
     if (
         rnd is None
         or rnd.status is not RoundStatus.CLAIM_WINDOW
@@ -459,7 +573,7 @@ def _finish(table: Table) -> Transition:
         cancelled = RoundResult(
             rnd.number,
             rnd.dealer,
-            len(rnd.passes),
+            rnd.exchanges_resolved,
             (),
             (),
             "abandoned",

@@ -122,6 +122,39 @@ def transfers(resolution: str, choices: Sequence[Cards | None], direction: str) 
     raise ValueError(f"unknown resolution {resolution!r}")
 
 
+def archived(round_no: int, exchange_no: int, choices: Sequence[Cards | None]) -> str:
+    """A resolved exchange's choices as the table's history keeps them:
+    ``"r3x7:AS|7H|-|2C"`` (round 3, exchange 7; ``-``: the seat did not pass)."""
+    body = "|".join("-" if c is None else "".join(c) for c in choices)
+    return f"r{round_no}x{exchange_no}:{body}"
+
+
+def unarchived(text: str | bytes) -> tuple[int, int, tuple[Cards | None, ...]]:
+    """The round, exchange and choices of :func:`archived`'s text."""
+    raw = text.decode() if isinstance(text, bytes) else text
+    head, _, body = raw.partition(":")
+    round_no, _, exchange_no = head[1:].partition("x")
+    choices = tuple(
+        None if c == "-" else tuple(c[i : i + 2] for i in range(0, len(c), 2))
+        for c in body.split("|")
+    )
+    return int(round_no), int(exchange_no), choices
+
+
+def last_moves(
+    moves: Sequence[Transfer],
+    given: Sequence[Cards | None],
+    received: Sequence[Cards | None],
+) -> tuple[tuple[Cards | None, ...], tuple[Cards | None, ...]]:
+    """Each seat's cards last given and last received, after ``moves``
+    (those of one exchange) on top of ``given`` and ``received``."""
+    gave, got = list(given), list(received)
+    for giver, receiver, cards in moves:
+        gave[giver] = cards
+        got[receiver] = cards
+    return tuple(gave), tuple(got)
+
+
 def apply_transfers(hands: Sequence[Cards], moves: Sequence[Transfer]) -> tuple[Cards, ...]:
     """The hands after ``moves``, all at once (checked passes only)."""
     new_hands = [list(h) for h in hands]

@@ -79,7 +79,7 @@ def _close_round(
     result = RoundResult(
         round=rnd.number,
         dealer=rnd.dealer,
-        exchanges=len(rnd.passes),
+        exchanges=rnd.exchanges_resolved,
         winners=winners,
         hands=shown,
         settled_by=settled_by,

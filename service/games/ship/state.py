@@ -113,10 +113,18 @@ class Round:
     ``hands`` is indexed by seat. ``set_aside`` holds the cards of a ``full``
     deck that nobody was dealt; they take no part and are shown only in the
     round's result, once it is over (RULES.md 2.11).
-    ``passes`` records every resolved exchange's choices (indexed like
-    ``hands``), which replays the round exactly and tells each seat what it
-    received last. ``exchange`` is the current exchange; it is kept (with its
-    cancelled choices cleared) once the round has stopped passing.
+    ``exchange`` is the current exchange; it is kept (with its cancelled
+    choices cleared) once the round has stopped passing.
+
+    The state does not grow with the round: of the resolved exchanges it keeps
+    their count (``exchanges_resolved``), the last one's choices
+    (``last_passes``, indexed like ``hands``; empty before the first) and,
+    per seat, the cards it last gave (``given``) and last received
+    (``received``; ``None``: not yet). Every resolved exchange's choices go
+    to the table's history instead (``Transition.archive``, see
+    :func:`.passing.archived`). ``legacy_passes`` holds the resolved
+    exchanges' choices of a round stored before that history (fmt 1 and 2
+    kept them all in the state); empty for a round dealt since.
     """
 
     number: int
@@ -125,11 +133,15 @@ class Round:
     hands: tuple[Cards, ...]
     set_aside: Cards
     exchange: Exchange
-    passes: tuple[tuple[Cards | None, ...], ...]
     status: RoundStatus
     claims: tuple[Claim, ...] = ()
     window_closes_at_ms: int | None = None
     result: RoundResult | None = None
+    exchanges_resolved: int = 0
+    last_passes: tuple[Cards | None, ...] = ()
+    given: tuple[Cards | None, ...] = ()
+    received: tuple[Cards | None, ...] = ()
+    legacy_passes: tuple[tuple[Cards | None, ...], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

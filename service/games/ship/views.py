@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from .engine import settle_due
-from .passing import transfers
 from .scoring import match_json, ranking_key, result_json
 from .state import Cards, MatchStatus, Round, RoundStatus, Table
 
@@ -52,7 +51,7 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
             "direction": rnd.direction,
             "status": rnd.status.value,
             "exchange": rnd.exchange.number if passing else None,
-            "exchanges_resolved": len(rnd.passes),
+            "exchanges_resolved": rnd.exchanges_resolved,
             "choosers": list(rnd.exchange.choosers) if passing else [],
             "waiting_for": list(rnd.exchange.waiting_for) if passing else [],
             "window_closes_at_ms": rnd.window_closes_at_ms,
@@ -137,14 +136,6 @@ def last_moves(rnd: Round, seat: int) -> tuple[Cards | None, Cards | None]:
     """The cards ``seat`` last gave and last received in the round's resolved
     exchanges (``None`` for never); under ``simultaneous`` both are from the
     last exchange, where a seat always gives and receives."""
-    passed: Cards | None = None
-    received: Cards | None = None
-    for choices in reversed(rnd.passes):
-        for giver, receiver, cards in transfers(rnd.exchange.resolution, choices, rnd.direction):
-            if passed is None and giver == seat:
-                passed = cards
-            if received is None and receiver == seat:
-                received = cards
-        if passed is not None and received is not None:
-            break
-    return passed, received
+    given = rnd.given[seat] if rnd.given else None
+    received = rnd.received[seat] if rnd.received else None
+    return given, received

@@ -1,28 +1,42 @@
 -- Commit one transition of a table atomically: compare the version, write the
--- state, append the public events and trim the log to the last ARGV[7], refresh
--- the expiry of every key, and, for a request with an Idempotency-Key, record
--- its response in the same step.
+-- state and its step (the step key, and the step's choices made so far, which
+-- replace the choices hash), append the public events and trim the log to the
+-- last ARGV[7], append to (or reset) the history, refresh the expiry of every
+-- key, and, for a request with an Idempotency-Key, record its response in the
+-- same step.
 --
--- KEYS[1] the table hash {v, n, s, a}; KEYS[2] the event list;
--- KEYS[3] (optional) the idempotency record, in the table's hash tag;
--- KEYS[4] (optional, with KEYS[3]) the index of its token's records on this table.
+-- KEYS[1] the table hash {v, n, s, a, k}; KEYS[2] the event list;
+-- KEYS[3] the choices hash of the current step; KEYS[4] the history list;
+-- KEYS[5] (optional) the idempotency record, in the table's hash tag;
+-- KEYS[6] (optional, with KEYS[5]) the index of its token's records on this table.
 -- ARGV[1] expected version ("0": the table must not exist yet)
--- ARGV[2] the new state ("" keeps the state: a refused move that only
---         records events; the version still moves, as the event count does)
+-- ARGV[2] the new state ("" keeps the state, its step and its choices: a
+--         refused move that only records events; the version still moves,
+--         as the event count does)
 -- ARGV[3] time to live in seconds
 -- ARGV[4] the auth record ("" keeps it)
--- ARGV[5] the idempotency record ("D" + JSON; "" none) for KEYS[3]
+-- ARGV[5] the idempotency record ("D" + JSON; "" none) for KEYS[5]
 -- ARGV[6] its time to live in seconds
 -- ARGV[7] how many events the list keeps (the newest; n still counts them all)
 -- ARGV[8] how many records the index keeps ("0": no index); the oldest go
 -- ARGV[9] now, ms since the epoch (the record's score in the index)
--- ARGV[10..] events, in order, as the codec's text
+-- ARGV[10] the new state's step key ("": no simultaneous step)
+-- ARGV[11] E, how many events follow; ARGV[12] C, how many choice arguments
+--          follow them (seat, text pairs); ARGV[13] "R" to empty the history
+--          before appending, else ""; ARGV[14] X, how many expected choice
+--          arguments follow the choices (-1: no check): the choices hash
+--          must hold exactly these seat, text pairs (the choices the move
+--          read: none may have been made or replaced since)
+-- ARGV[15..] E events, in order, as the codec's text; then C choice
+--          arguments; then X expected choice arguments; then the history
+--          texts to append, in order
 -- Returns {version, event count} on success, {-1, current version} on a
--- conflict, {-2, record} when KEYS[3] already holds a response (the same
--- request committed first: nothing is written, the caller replays it).
+-- conflict (the version or the expected choices), {-2, record} when KEYS[5]
+-- already holds a response (the same request committed first: nothing is
+-- written, the caller replays it).
 -- The rules are never here: this script only stores what the engine decided.
 if ARGV[5] ~= '' then
-  local held = redis.call('GET', KEYS[3])
+  local held = redis.call('GET', KEYS[5])
   if held and string.sub(held, 1, 1) == 'D' then
     return {-2, held}
   end
@@ -33,40 +47,67 @@ if current ~= ARGV[1] then
   return {-1, tonumber(current)}
 end
 local version = tonumber(current) + 1
+local events = tonumber(ARGV[11])
+local choices = tonumber(ARGV[12])
+local expected = tonumber(ARGV[14])
+local first = 15 + events + choices
+if expected >= 0 then
+  if redis.call('HLEN', KEYS[3]) * 2 ~= expected then
+    return {-1, tonumber(current)}
+  end
+  for i = first, first + expected - 1, 2 do
+    if redis.call('HGET', KEYS[3], ARGV[i]) ~= ARGV[i + 1] then
+      return {-1, tonumber(current)}
+    end
+  end
+  first = first + expected
+end
 redis.call('HSET', KEYS[1], 'v', version)
 if ARGV[2] ~= '' then
-  redis.call('HSET', KEYS[1], 's', ARGV[2])
+  redis.call('HSET', KEYS[1], 's', ARGV[2], 'k', ARGV[10])
+  -- The choices of the step this state is in (none for a new step): a step
+  -- that ended takes its pending choices with it.
+  redis.call('DEL', KEYS[3])
+  if choices > 0 then
+    redis.call('HSET', KEYS[3], unpack(ARGV, 15 + events, 14 + events + choices))
+  end
 end
 if ARGV[4] ~= '' then
   redis.call('HSET', KEYS[1], 'a', ARGV[4])
 end
 local count = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
-if #ARGV > 9 then
-  redis.call('RPUSH', KEYS[2], unpack(ARGV, 10))
+if events > 0 then
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, 15, 14 + events))
   redis.call('LTRIM', KEYS[2], '-' .. ARGV[7], -1)
-  count = count + #ARGV - 9
+  count = count + events
   redis.call('HSET', KEYS[1], 'n', count)
 end
-redis.call('EXPIRE', KEYS[1], ARGV[3])
-if redis.call('EXISTS', KEYS[2]) == 1 then
-  redis.call('EXPIRE', KEYS[2], ARGV[3])
+if ARGV[13] == 'R' then
+  redis.call('DEL', KEYS[4])
+end
+if #ARGV >= first then
+  redis.call('RPUSH', KEYS[4], unpack(ARGV, first))
+end
+for i = 1, 4 do
+  -- EXPIRE on a missing key does nothing.
+  redis.call('EXPIRE', KEYS[i], ARGV[3])
 end
 if ARGV[5] ~= '' then
-  redis.call('SET', KEYS[3], ARGV[5], 'EX', ARGV[6])
+  redis.call('SET', KEYS[5], ARGV[5], 'EX', ARGV[6])
   if tonumber(ARGV[8]) > 0 then
     -- The token's records on this table: the newest ARGV[8] are kept, the
     -- oldest deleted (idem_index.lua has the same steps).
     local now = tonumber(ARGV[9])
-    redis.call('ZADD', KEYS[4], now, KEYS[3])
-    redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - tonumber(ARGV[6]) * 1000)
-    local over = redis.call('ZCARD', KEYS[4]) - tonumber(ARGV[8])
+    redis.call('ZADD', KEYS[6], now, KEYS[5])
+    redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now - tonumber(ARGV[6]) * 1000)
+    local over = redis.call('ZCARD', KEYS[6]) - tonumber(ARGV[8])
     if over > 0 then
-      local oldest = redis.call('ZPOPMIN', KEYS[4], over)
+      local oldest = redis.call('ZPOPMIN', KEYS[6], over)
       for i = 1, #oldest, 2 do
         redis.call('DEL', oldest[i])
       end
     end
-    redis.call('EXPIRE', KEYS[4], ARGV[6])
+    redis.call('EXPIRE', KEYS[6], ARGV[6])
   end
 end
 return {version, count}

@@ -1,0 +1,93 @@
+-- Commit one seat's choice in a table's simultaneous step, without taking the
+-- table's version: choices of different seats commute, so they never race
+-- for one version; only the step's resolution (a commit.lua call) does.
+-- Checks that the step is still the table's current one, writes the choice
+-- (a replacement only while the step is not complete), appends the public
+-- events of a first choice, refreshes the expiry of every key, and records
+-- the answer of a request with an Idempotency-Key in the same step.
+--
+-- KEYS[1] the table hash {v, n, s, a, k}; KEYS[2] the event list;
+-- KEYS[3] the choices hash of the current step (field: seat);
+-- KEYS[4] the history list (its expiry only);
+-- KEYS[5] (optional) the idempotency record; KEYS[6] (optional) its index.
+-- ARGV[1] the step key the choice belongs to
+-- ARGV[2] the seat; ARGV[3] the choice as text
+-- ARGV[4] how many choosers the step has
+-- ARGV[5] time to live in seconds
+-- ARGV[6] the idempotency record ("" none); ARGV[7] its time to live
+-- ARGV[8] how many events the list keeps
+-- ARGV[9] how many records the index keeps ("0": no index)
+-- ARGV[10] now, ms since the epoch (the record's score in the index)
+-- ARGV[11..] the events of a first choice, in order, as the codec's text
+-- Returns {status, event count, events written by this call, ...}:
+--   1  written (a first choice, or a replacement: no event)
+--   0  the seat had chosen the same already: nothing but the record written
+--   2  written, and it completed the step: the step's choices follow as
+--      seat, text pairs (the record is not written: the caller commits the
+--      resolution, and the record with it)
+--   -1 not written: the step is no longer the current one, or it is complete
+--      and this would replace a choice (the caller reads the table again)
+--   -2 not written: KEYS[5] already holds a response, which follows
+-- The rules are never here: this script only stores what the engine decided.
+if ARGV[6] ~= '' then
+  local held = redis.call('GET', KEYS[5])
+  if held and string.sub(held, 1, 1) == 'D' then
+    return {-2, held}
+  end
+end
+local count = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
+local written = 0
+if redis.call('HGET', KEYS[1], 'k') ~= ARGV[1] then
+  return {-1, count, 0}
+end
+local needed = tonumber(ARGV[4])
+local held = redis.call('HGET', KEYS[3], ARGV[2])
+local status = 1
+if held == ARGV[3] then
+  status = 0
+elseif held then
+  if redis.call('HLEN', KEYS[3]) >= needed then
+    return {-1, count, 0}
+  end
+  redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])
+else
+  redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])
+  if #ARGV > 10 then
+    redis.call('RPUSH', KEYS[2], unpack(ARGV, 11))
+    redis.call('LTRIM', KEYS[2], '-' .. ARGV[8], -1)
+    written = #ARGV - 10
+    count = count + written
+    redis.call('HSET', KEYS[1], 'n', count)
+  end
+  if redis.call('HLEN', KEYS[3]) >= needed then
+    status = 2
+  end
+end
+for i = 1, 4 do
+  redis.call('EXPIRE', KEYS[i], ARGV[5])
+end
+if status == 2 then
+  local reply = redis.call('HGETALL', KEYS[3])
+  table.insert(reply, 1, written)
+  table.insert(reply, 1, count)
+  table.insert(reply, 1, 2)
+  return reply
+end
+if ARGV[6] ~= '' then
+  redis.call('SET', KEYS[5], ARGV[6], 'EX', ARGV[7])
+  if tonumber(ARGV[9]) > 0 then
+    -- As in commit.lua: the newest ARGV[9] records of the token are kept.
+    local now = tonumber(ARGV[10])
+    redis.call('ZADD', KEYS[6], now, KEYS[5])
+    redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now - tonumber(ARGV[7]) * 1000)
+    local over = redis.call('ZCARD', KEYS[6]) - tonumber(ARGV[9])
+    if over > 0 then
+      local oldest = redis.call('ZPOPMIN', KEYS[6], over)
+      for i = 1, #oldest, 2 do
+        redis.call('DEL', oldest[i])
+      end
+    end
+    redis.call('EXPIRE', KEYS[6], ARGV[7])
+  end
+end
+return {status, count, written}
