@@ -79,9 +79,7 @@ class Move(MethodView):
             return engine.turn(loaded.table, round_no, move_no, seat, action, arg, loaded.now_ms)
 
         def respond(transition: Transition, loaded: Loaded) -> Answer:
-            outcome = transition.outcome
-            hand = MAY_I.seat_view(transition.table, outcome["seat"], loaded.now_ms)["hand"]
-            return {**outcome, "hand": hand}, 200, {}
+            return transition.outcome, 200, {}
 
         return commit_move(table_id, move, respond, MoveOutcomeSchema)
 
