@@ -40,6 +40,7 @@ EVENT_LAYOUTS: dict[str, tuple[int, tuple[str, ...]]] = {
     "went-out": (213, ("round", "seat")),
     "lay-off-done": (214, ("round", "seat", "auto")),
     "round-over": (215, ("round", "dealer", "out", "cards_left", "penalties", "points")),
+    "round-blocked": (216, ("round",)),
     # The same type, members and code as Sevens': one shared layout.
     "match-won": (105, _MATCH),
     "match-abandoned": (107, _MATCH),

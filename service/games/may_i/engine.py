@@ -553,6 +553,13 @@ def _turn(
     elif action == "discard":
         table, done = _discard(table, rnd, seat, hand, arg)
         events.append({**done, **base})
+        after = table.round
+        assert after is not None
+        if after.hands[seat] and blocked(after):
+            events.append({"type": "round-blocked", "round": number})
+            table, more = end_round(table, None)
+            events.extend(more)
+            return table, events
     else:  # done
         events.append({"type": "lay-off-done", "round": number, "seat": seat, "auto": False})
         table, more = _next_final(table, rnd)
@@ -715,6 +722,18 @@ def _discard(table: Table, rnd: Round, seat: int, hand: Cards, card: str) -> tup
         step=Step.DRAW,
     )
     return replace(table, round=rnd), {"type": "discarded", "card": card}
+
+
+def blocked(rnd: Round) -> bool:
+    """Whether nobody can ever go out (the referee's choice, RULES.md 4.7
+    is silent): every seat has laid down, so no new meld can come, and no
+    card outside the melds (hands, stock, discards) fits one, so no card
+    can ever be laid off; then a hand never shrinks (a turn draws one card
+    and discards one) and reshuffles would go on for ever."""
+    if not all(rnd.down) or not rnd.melds:
+        return False
+    loose = set(rnd.stock) | set(rnd.pile) | {c for h in rnd.hands for c in h}
+    return not any(fits(m, c) for c in loose for m in rnd.melds)
 
 
 def can_place(hand: Sequence[str], melds: Sequence[Meld]) -> bool:
