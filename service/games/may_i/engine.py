@@ -463,12 +463,12 @@ def turn(
     ``action`` one of :data:`ACTIONS` with its argument (a list of melds
     for ``lay_down``, ``{card, meld, end}`` for ``lay_off``, a card for
     ``discard``). A repeat of the move recorded as ``move_no`` changes
-    nothing and answers again. Refusals: ``seat-not-found``,
-    ``no-round-in-play``, ``stale-round``, ``round-over``, ``match-over``,
-    ``stale-move``, ``not-your-turn``, ``move-invalid``, ``must-draw-first``,
-    ``already-drawn``, ``may-i-open``, ``contract-invalid``,
-    ``already-laid-down``, ``not-laid-down``, ``lay-off-invalid``,
-    ``discard-fits``."""
+    nothing and answers exactly as the first time (:func:`outcome`).
+    Refusals: ``seat-not-found``, ``no-round-in-play``, ``stale-round``,
+    ``round-over``, ``match-over``, ``stale-move``, ``not-your-turn``,
+    ``move-invalid``, ``must-draw-first``, ``already-drawn``,
+    ``may-i-open``, ``contract-invalid``, ``already-laid-down``,
+    ``not-laid-down``, ``lay-off-invalid``, ``discard-fits``."""
     if not 0 <= seat < table.seats:
         raise RuleViolation("seat-not-found", f"There is no seat {seat} at this table.")
     if action not in ACTIONS:
@@ -864,7 +864,8 @@ def offer_json(offer: Offer) -> dict[str, Any]:
 
 def ask(table: Table, round_no: int, offer_no: int, seat: int, now_ms: int) -> Transition:
     """``seat`` asks "May I?" for offer ``offer_no`` (4.6). The first request
-    counts; asking again for the offer one asked for answers again. Event
+    counts; asking again for an offer one asked for (open or closed)
+    answers as the first time. Event
     ``may-i-asked`` {round, offer, seat, card}. Raises ``may-i-closed``,
     ``may-i-not-open``, ``may-i-taken``, ``may-i-not-yours``,
     ``may-i-own-discard``."""
@@ -903,7 +904,8 @@ def answer(
 ) -> Transition:
     """``seat`` allows or denies the request of offer ``offer_no`` (4.6);
     when every seat has answered the card is given at once. The same
-    answer again answers again; another is ``already-answered``. Event
+    answer again (open or closed) answers as the first time; another is
+    ``already-answered`` (``may-i-closed`` once closed). Event
     ``may-i-answered`` {round, offer, seat, allow}."""
     said = "allow" if allow else "deny"
 
