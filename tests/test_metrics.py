@@ -3,6 +3,7 @@ this module's own (so that the active-tables gauge counts only these tables)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -207,3 +208,71 @@ def test_events_are_counted_by_game_and_type(own_redis: RedisProcess) -> None:
     assert value(m, "referee_events_total", game="my-ship-sails", type="table-created") == 1
     turn_rule = "/v1/tables/<table_id>/rounds/<int:round_no>/turns/<int:turn_no>"
     assert value(m, "referee_requests_total", method="PUT", endpoint=turn_rule, status="200") == 4
+
+
+def test_may_i_moves_requests_and_answers_are_counted(own_redis: RedisProcess) -> None:
+    from .api.test_may_i import answer, ask, move, new
+
+    app = create_app(settings_for(own_redis.url))
+    client = app.test_client()
+    tables = TableClient(client)
+    t = new(tables, may_i_window_ms=300)
+    assert move(tables, t, 1, 1, decline=True).status_code == 200
+    assert move(tables, t, 1, 1, decline=True).status_code == 200  # a repeat: nothing
+    assert ask(client, t, 3, 1).status_code == 200
+    assert ask(client, t, 3, 1).status_code == 200  # a repeat: nothing
+    assert ask(client, t, 0, 1).status_code == 409  # taken: nothing written
+    assert answer(client, t, 2, 1, True).status_code == 200
+    time.sleep(0.5)
+    # Seat 0 answers after the window: 409, but the refusal writes the
+    # card given when the window closed, and those events count.
+    assert answer(client, t, 0, 1, False).status_code == 409
+    assert move(tables, t, 1, 2, draw=True).status_code == 200
+    assert move(tables, t, 1, 3, discard="AS").status_code == 422  # not in the hand
+    m = scrape(client)
+    counted = {
+        labels["type"]: n
+        for (name, key), n in m.items()
+        if name == "referee_events_total"
+        for labels in [dict(key)]
+        if labels.get("game") == "may-i"
+    }
+    assert counted == {
+        "table-created": 1,
+        "round-dealt": 1,
+        "discard-declined": 1,
+        "may-i-offered": 1,
+        "may-i-asked": 1,
+        "may-i-answered": 1,
+        "may-i-given": 1,
+        "stock-drawn": 1,
+    }
+    assert value(m, "referee_tables_created_total", variant="may-i") == 1
+    rules = {
+        "move": "/v1/tables/<table_id>/rounds/<int:round_no>/moves/<int:move_no>",
+        "ask": "/v1/tables/<table_id>/rounds/<int:round_no>/may-i",
+        "answer": (
+            "/v1/tables/<table_id>/rounds/<int:round_no>/may-i/<int:offer_no>/answers/<int:seat>"
+        ),
+    }
+    requests = {
+        (method, what, status): value(
+            m, "referee_requests_total", method=method, endpoint=rules[what], status=status
+        )
+        for method, what, status in [
+            ("PUT", "move", "200"),
+            ("PUT", "move", "422"),
+            ("POST", "ask", "200"),
+            ("POST", "ask", "409"),
+            ("PUT", "answer", "200"),
+            ("PUT", "answer", "409"),
+        ]
+    }
+    assert requests == {
+        ("PUT", "move", "200"): 3,
+        ("PUT", "move", "422"): 1,
+        ("POST", "ask", "200"): 2,
+        ("POST", "ask", "409"): 1,
+        ("PUT", "answer", "200"): 1,
+        ("PUT", "answer", "409"): 1,
+    }

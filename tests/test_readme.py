@@ -1,6 +1,7 @@
-"""README's curl walk-through of a Sevens round, run as a reader would (bash,
-curl, python3) against a real ``referee serve``: the lines it prints are the
-lines README says it prints."""
+"""README's curl walk-throughs (a Sevens round; a May I? turn with a May I?
+request that is denied), run as a reader would (bash, curl, python3) against
+a real ``referee serve``: the lines each prints are the lines README says it
+prints. Both submit their deal, so their output is the same on every run."""
 
 from __future__ import annotations
 
@@ -29,11 +30,15 @@ def block(text: str, language: str, after: int = 0) -> str:
     return found[0]
 
 
-@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
-def test_the_sevens_walk_through_prints_what_readme_says(served: Served, tmp_path: Path) -> None:
-    text = section("Play a Sevens round with curl")
+def run_walk_through(served: Served, title: str, files: dict[str, Path]) -> None:
+    """Run the first ``sh`` block of README's section ``title`` against
+    ``served`` (its temporary ``files`` moved to the test's own) and compare
+    its output with the section's ``text`` block after "It prints", each
+    line's trailing comment left out."""
+    text = section(title)
     script = block(text, "sh").replace("http://127.0.0.1:8000", served.base)
-    script = script.replace("/tmp/sevens.json", str(tmp_path / "sevens.json"))
+    for name, path in files.items():
+        script = script.replace(name, str(path))
     run = subprocess.run(
         ["bash", "-c", script], capture_output=True, text=True, timeout=300, check=False
     )
@@ -41,3 +46,17 @@ def test_the_sevens_walk_through_prints_what_readme_says(served: Served, tmp_pat
     printed = block(text, "text", text.index("It prints"))
     expected = [re.split(r"\s{2,}# ", line)[0].rstrip() for line in printed.splitlines()]
     assert run.stdout.splitlines() == expected
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_the_sevens_walk_through_prints_what_readme_says(served: Served, tmp_path: Path) -> None:
+    run_walk_through(
+        served, "Play a Sevens round with curl", {"/tmp/sevens.json": tmp_path / "sevens.json"}
+    )
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_the_may_i_walk_through_prints_what_readme_says(served: Served, tmp_path: Path) -> None:
+    run_walk_through(
+        served, "Play a May I? turn with curl", {"/tmp/may-i.json": tmp_path / "may-i.json"}
+    )

@@ -39,7 +39,7 @@ import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import redis
 from cryptography.fernet import Fernet
@@ -241,12 +241,13 @@ def answer_held(held: str, fingerprint: str, seal: str | None) -> Response:
     else:
         text = data["body"]
     status = int(data["status"])
+    # Serialised as the first answer was, byte for byte: a problem as
+    # Problem.response writes it, a success as flask-smorest (jsonify) does.
     if status >= 400:
-        response = Response(text, status=status, mimetype=PROBLEM_JSON)
+        response = Response(json.dumps(json.loads(text)), status=status, mimetype=PROBLEM_JSON)
     else:
-        response = Response(
-            current_app.json.dumps(json.loads(text)), status=status, mimetype="application/json"
-        )
+        response = cast(Response, current_app.json.response(json.loads(text)))
+        response.status_code = status
     for name, value in data["headers"].items():
         response.headers[name] = value
     response.headers[REPLAYED] = "true"

@@ -1,6 +1,6 @@
 """OpenAPI links between the table operations: how the answer of one call
-feeds the next (creation -> rounds -> passes -> claims, or Sevens' turns;
-a table's view ->
+feeds the next (creation -> rounds -> passes -> claims, or Sevens' turns,
+or May I?'s moves, requests and answers; a table's view ->
 its events from ``last_event`` -> the next page). The stateful
 contract test (tests/contract) walks them with real tokens.
 """
@@ -40,6 +40,46 @@ LINKS: dict[str, dict[int, dict[str, Any]]] = {
                 "round_no": "$response.body#/round",
                 "turn_no": "$response.body#/table/round/turn",
             },
+            "mayIMove": {
+                "table_id": SAME_TABLE,
+                "round_no": "$response.body#/round",
+                "move_no": "$response.body#/table/round/move",
+            },
+        }
+    },
+    "mayIMove": {
+        200: {
+            "mayIMove": {
+                "table_id": SAME_TABLE,
+                "round_no": "$response.body#/round",
+                "move_no": "$response.body#/next_move",
+            },
+            "mayIAsk": {"table_id": SAME_TABLE, "round_no": "$response.body#/round"},
+            "getSeat": {"table_id": SAME_TABLE, "seat": "$response.body#/on_turn"},
+            "getRound": {"table_id": SAME_TABLE, "round_no": "$response.body#/round"},
+            "getTable": {"table_id": SAME_TABLE},
+        }
+    },
+    "mayIAsk": {
+        200: {
+            "mayIAnswer": {
+                "table_id": SAME_TABLE,
+                "round_no": "$response.body#/round",
+                "offer_no": "$response.body#/offer",
+            },
+            "getRound": {"table_id": SAME_TABLE, "round_no": "$response.body#/round"},
+            "getTable": {"table_id": SAME_TABLE},
+        }
+    },
+    "mayIAnswer": {
+        200: {
+            "mayIAnswer": {
+                "table_id": SAME_TABLE,
+                "round_no": "$response.body#/round",
+                "offer_no": "$response.body#/offer",
+            },
+            "mayIAsk": {"table_id": SAME_TABLE, "round_no": "$response.body#/round"},
+            "getTable": {"table_id": SAME_TABLE},
         }
     },
     "playTurn": {

@@ -62,8 +62,8 @@ class Move(MethodView):
         true}` from the stock, `{"lay_down": [[...], [...]]}` (the contract,
         4.3), `{"lay_off": {"card", "meld", "end"}}`, `{"discard": "5C"}`,
         and after a seat went out (`lay-off-round`, `play-out`) `{"done":
-        true}`. A repeat of a move already made answers again and changes
-        nothing. 409 `stale-move`, `not-your-turn`, `must-draw-first`,
+        true}`. A repeat of a move already made answers exactly as the first
+        time and changes nothing. 409 `stale-move`, `not-your-turn`, `must-draw-first`,
         `already-drawn`, `may-i-open`; 422 `contract-invalid`,
         `lay-off-invalid`, `not-laid-down`, `already-laid-down`,
         `discard-fits`, `move-invalid`. See `/docs/rules/may-i.md`.
@@ -79,9 +79,7 @@ class Move(MethodView):
             return engine.turn(loaded.table, round_no, move_no, seat, action, arg, loaded.now_ms)
 
         def respond(transition: Transition, loaded: Loaded) -> Answer:
-            outcome = transition.outcome
-            hand = MAY_I.seat_view(transition.table, outcome["seat"], loaded.now_ms)["hand"]
-            return {**outcome, "hand": hand}, 200, {}
+            return transition.outcome, 200, {}
 
         return commit_move(table_id, move, respond, MoveOutcomeSchema)
 
@@ -98,7 +96,7 @@ class Ask(MethodView):
         Any seat but the one on turn asks for the card of offer `offer` (the
         table's `round.may_i`) within its window (RULES.md 4.6). The first
         request counts: another is 409 `may-i-taken`; asking again for the
-        offer you asked for answers again. 409 `may-i-closed` once the
+        offer you asked for answers as the first time, even once closed. 409 `may-i-closed` once the
         window has closed, `may-i-not-open` before the discard is declined;
         422 `may-i-own-discard`, `may-i-not-yours`.
         """

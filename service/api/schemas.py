@@ -729,6 +729,14 @@ class SeatViewSchema(DocumentedSchema):
     discardable = fields.List(
         fields.String(), metadata={"description": "May I?: the cards it may discard."}
     )
+    contract = fields.List(
+        fields.List(fields.String()),
+        allow_none=True,
+        metadata={
+            "description": "May I?: when this seat may lay down, melds of its hand that make "
+            "the round's contract (one way, a help; `null`: none found or not now)."
+        },
+    )
     must_announce = fields.Boolean(
         metadata={
             "description": "Sevens with `last_card`: its next play leaves one card, so the "

@@ -179,6 +179,7 @@ event, is 410 `events-gone`; re-read the table and read on from its `last_event`
 | `may-i-lapsed` | `round`, `offer` (nobody asked) |
 | `stock-reshuffled` | `round`, `cards` (a count) |
 | `went-out` | `round`, `seat` |
+| `round-blocked` | `round` (every seat has laid down and no card left out of the melds fits one: nobody can go out; the round ends with nobody out) |
 | `lay-off-done` | `round`, `seat`, `auto` (skipped: it could place no card) |
 | `round-over` | `round`, `dealer`, `out`, `cards_left`, `penalties`, `points` (counts and values) |
 | `match-won`, `match-abandoned` | `status`, `winners` |

@@ -19,8 +19,9 @@ Phases:
   table (4 seats, one round dealt) with a real token, so that requests get past
   the 404/401 gates;
 - stateful, strict: the OpenAPI links from table creation to rounds, passes and
-  claims, with the tokens that creation handed out; the test counts the links
-  it followed and fails when it followed too few.
+  claims (and on May I? tables to moves, May I? requests and answers), with
+  the tokens that creation handed out; the test counts the links it followed
+  and fails when it followed too few.
 
 Randomness: the test's own choices come from ``random.Random(SEED)`` and
 Hypothesis runs under ``@seed(SEED)``; SEED is ``CONTRACT_SEED`` from the
@@ -51,7 +52,8 @@ from service.games.errors import CODES
 from ..conftest import Served
 
 ROOT = Path(__file__).resolve().parents[2]
-SEAT_OPERATIONS = {"choosePass", "getSeat"}
+SEAT_OPERATIONS = {"choosePass", "getSeat", "mayIAnswer"}
+MAY_I_OPERATIONS = {"mayIMove", "mayIAsk", "mayIAnswer"}
 HOST_OPERATIONS = {"dealRound", "finishMatch", "deleteTable"}
 SEED = int(os.environ.get("CONTRACT_SEED", "20261130"))
 REPLAY = f"(CONTRACT_SEED={SEED} replays this run)"
@@ -152,15 +154,20 @@ def call_on_a_real_table(case: Any, served: Served) -> tuple[Any, dict[str, str]
     headers = {}
     params = case.path_parameters or {}
     if "table_id" in params and RNG.random() < 0.9:
-        # Sevens' turns on a Sevens table, and now and then any call on one.
-        sevens = "turn_no" in params or RNG.random() < 0.2
-        created = real_table(served.base, "sevens" if sevens else "classic")
+        # Sevens' turns on a Sevens table, May I?'s moves, requests and
+        # answers on a May I? table, and now and then any call on either.
+        operation = case.operation.definition.raw.get("operationId", "")
+        draw = RNG.random()
+        may_i = operation in MAY_I_OPERATIONS or "turn_no" not in params and draw < 0.15
+        sevens = not may_i and ("turn_no" in params or draw < 0.35)
+        variant = "may-i" if may_i else "sevens" if sevens else "classic"
+        created = real_table(served.base, variant)
         params["table_id"] = created["table_id"]
         seats = [s["token"] for s in created["seat_tokens"]]
         seat = params.get("seat")
         if isinstance(seat, int) and 0 <= seat < 4:
             token = seats[seat]
-        elif sevens and RNG.random() < 0.5:  # the seat on turn
+        elif (sevens or may_i) and RNG.random() < 0.5:  # the seat on turn
             token = seats[created["dealt"]["table"]["round"]["on_turn"]]
         else:
             token = RNG.choice([created["host_token"], *seats])
@@ -204,6 +211,82 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
     tokens: dict[str, dict[str, Any]] = {}  # table id -> the tokens its creation handed out
     rng = random.Random(SEED)
 
+    def may_i_call(
+        case: Any, operation: str, params: dict[str, Any], table: dict[str, Any]
+    ) -> None:
+        """What a May I? front end would send now: the seat on turn's move
+        from its view's hints, or a request or an answer of the open offer
+        by a seat that may make it, with that seat's token. As a front end
+        gets there: the host deals a round if none is in play, the seat on
+        turn declines the discard before a request, a seat asks before an
+        answer."""
+        base = f"{served.base}/v1/tables/{params['table_id']}"
+        seats = table["seats"]
+
+        def bearer(token: str) -> dict[str, str]:
+            return {"Authorization": f"Bearer {token}"}
+
+        def current() -> tuple[dict[str, Any], Any]:
+            view = requests.get(base, timeout=10).json()
+            return view, view.get("round")
+
+        view, rnd = current()
+        if view.get("game") != "may-i" or view["match"]["status"] != "in-progress":
+            return
+        if rnd is None or rnd["status"] != "playing":
+            requests.post(f"{base}/rounds", headers=bearer(table["host"]), timeout=10)
+            view, rnd = current()
+        if operation != "mayIMove" and rnd["may_i"] is None and rnd["step"] == "draw":
+            requests.put(
+                f"{base}/rounds/{rnd['number']}/moves/{rnd['move']}",
+                json={"decline": True},
+                headers=bearer(seats[rnd["on_turn"]]),
+                timeout=10,
+            )
+            view, rnd = current()
+        offer = rnd["may_i"]
+        if operation == "mayIAnswer" and offer is not None and offer["asker"] is None:
+            asker = (rnd["on_turn"] + rng.randrange(1, len(seats))) % len(seats)
+            requests.post(
+                f"{base}/rounds/{rnd['number']}/may-i",
+                json={"offer": offer["offer"]},
+                headers=bearer(seats[asker]),
+                timeout=10,
+            )
+            view, rnd = current()
+            offer = rnd["may_i"]
+        if operation == "mayIMove":
+            seat = rnd["on_turn"]
+            as_seat = {"Authorization": f"Bearer {seats[seat]}"}
+            mine = requests.get(f"{base}/seats/{seat}", headers=as_seat, timeout=10).json()
+            may = mine["may"]
+            if not may:
+                return
+            action = rng.choice(may)
+            if action == "lay_down":
+                body: dict[str, Any] = {"lay_down": mine["contract"] or [mine["hand"][:3]]}
+            elif action == "lay_off":
+                card = rng.choice(sorted(mine["lay_offs"]))
+                body = {"lay_off": {"card": card, "meld": mine["lay_offs"][card][0]}}
+            elif action == "discard":
+                body = {"discard": rng.choice(mine["discardable"])}
+            else:
+                body = {action: True}
+            params.update(round_no=rnd["number"], move_no=rnd["move"])
+        elif offer is None:
+            return
+        else:
+            others = [s for s in range(len(seats)) if s != rnd["on_turn"]]
+            if operation == "mayIAsk":
+                seat, body = rng.choice(others), {"offer": offer["offer"]}
+                params.update(round_no=rnd["number"])
+            else:
+                waiting = [s for s in others if s != offer["asker"]]
+                seat, body = rng.choice(waiting), {"allow": rng.random() < 0.5}
+                params.update(round_no=rnd["number"], offer_no=offer["offer"], seat=seat)
+        case.body = body
+        case.headers = {**(case.headers or {}), "Authorization": f"Bearer {seats[seat]}"}
+
     def operation_of(case: Any) -> str:
         return str(case.operation.definition.raw.get("operationId", ""))
 
@@ -217,6 +300,8 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
             return str(table["seats"][seat])
         if operation in HOST_OPERATIONS:
             return str(table["host"])
+        if operation in MAY_I_OPERATIONS:  # a seat's, on whatever table
+            return str(rng.choice(table["seats"]))
         if operation == "claim":
             return str(rng.choice(table["seats"]))
         return None
@@ -259,6 +344,8 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
             params = case.path_parameters or {}
             if operation == "createTable":
                 case.body = {"players": ["a", "b", "c", "d"], "first_dealer": 0}
+                if rng.random() < 0.4:
+                    case.body["variant"] = "may-i"
             elif operation == "dealRound":
                 case.body = {}
             elif operation == "choosePass" and params.get("table_id") in tokens:
@@ -279,6 +366,8 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
                 params.update(round_no=view["round"]["number"], exchange_no=current, seat=seat)
                 case.body = {"cards": mine["hand"][:1]}
                 case.headers = {**(case.headers or {}), "Authorization": f"Bearer {token}"}
+            elif operation in MAY_I_OPERATIONS and params.get("table_id") in tokens:
+                may_i_call(case, operation, params, tokens[params["table_id"]])
 
         def after_call(self, response: Any, case: Any) -> None:
             super().after_call(response, case)
@@ -315,6 +404,10 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
     # with real tokens and succeeded.
     for answer in ("createTable 201", "dealRound 201", "choosePass 200", "getSeat 200"):
         assert seen[answer] > 0, (str(sorted(seen.items())), REPLAY)
+    # And on May I? tables, its moves, requests and answers (a few of each a
+    # walk: together they are always there).
+    may_i = sum(seen[f"{operation} 200"] for operation in MAY_I_OPERATIONS)
+    assert may_i > 0, (str(sorted(seen.items())), REPLAY)
     # And it went there by the links: each step below took a link's values
     # from the answer before it (the table's id, the round, the exchange...).
     assert sum(followed.values()) >= 100, (dict(followed), REPLAY)

@@ -312,3 +312,35 @@ def test_default_move_and_bot_are_legal() -> None:
     move(t.table, 1, choice["action"], choice["argument"])
     with pytest.raises(ValueError):
         default_move(table, 2)
+
+
+def test_a_round_nobody_can_go_out_of_ends_with_nobody_out() -> None:
+    # Every seat has laid down and no card out of the melds fits one: the
+    # discard that shows it ends the round (referee's choice, docs/rules/may-i.md).
+    table = dealt(discard="2C")
+    rnd = table.round
+    assert rnd is not None
+    sets = [(s, [r + "S", r + "H", r + "D"]) for s, r in enumerate("AKQJ")]
+    loose = ["2S", "3H", "4D", "5C", "6S", "7H", "8D", "9C", "TS"]
+    table = position(
+        table,
+        hands={0: loose[:3], 1: loose[3:6], 2: loose[6:8], 3: loose[8:]},
+        melds=sets,
+        step=Step.PLAY,
+        on_turn=1,
+        down=[0, 1, 2, 3],
+    )
+    rnd = table.round
+    assert rnd is not None
+    table = replace(table, round=replace(rnd, stock=("2D", "3D"), pile=("9H",), pile_by=(-1,)))
+    assert engine.blocked(table.round)  # type: ignore[arg-type]
+    t = move(table, 1, "discard", "5C")
+    kinds = [e["type"] for e in t.events]
+    assert kinds == ["discarded", "round-blocked", "round-over"]
+    result = t.table.round.result  # type: ignore[union-attr]
+    assert result is not None and result.out is None
+    assert result.points == (-15, -10, -10, -10)
+    # One card that fits (an ace out of the melds) and it is not blocked.
+    ace = replace(table, round=replace(table.round, stock=("2D", "AC")))  # type: ignore[arg-type]
+    assert not engine.blocked(ace.round)  # type: ignore[arg-type]
+    assert [e["type"] for e in move(ace, 1, "discard", "5C").events] == ["discarded"]

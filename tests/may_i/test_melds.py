@@ -80,3 +80,20 @@ def test_lay_off_checks() -> None:
 def test_card_values() -> None:
     assert hand_value(["AS", "9C", "JK"]) == 45
     assert hand_value(["2S", "TH", "KD", "AC"]) == 5 + 10 + 10 + 15
+
+
+def test_a_run_never_holds_the_ace_at_both_ends() -> None:
+    # RULES.md 4.2: the Ace is high or low, not both; A..K is as long as a run gets.
+    low_ace = ["AD", "2D", "3D", "4D", "5D", "6D", "7D", "8D", "9D", "TD", "JD", "QD", "KD"]
+    assert check_lay_off(low_ace, "AD", None)["fits"] is False
+    assert check_lay_off(low_ace, "JK", None)["fits"] is False  # both ends closed
+    high_ace = ["2D", "3D", "4D", "5D", "6D", "7D", "8D", "9D", "TD", "JD", "QD", "KD", "AD"]
+    assert check_lay_off(high_ace, "AD", None)["fits"] is False
+    assert check_lay_off(high_ace, "JK", "low")["fits"] is False
+    assert check_lay_off(low_ace[:-1], "KD", None) == {
+        "fits": True,
+        "reason": "KD fits.",
+        "end": "high",
+    }
+    assert check_lay_off(high_ace[1:], "2D", None)["end"] == "low"
+    assert check_lay_off(low_ace[:-1], "JK", None)["end"] == "high"  # only the high end is open

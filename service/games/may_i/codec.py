@@ -40,6 +40,7 @@ EVENT_LAYOUTS: dict[str, tuple[int, tuple[str, ...]]] = {
     "went-out": (213, ("round", "seat")),
     "lay-off-done": (214, ("round", "seat", "auto")),
     "round-over": (215, ("round", "dealer", "out", "cards_left", "penalties", "points")),
+    "round-blocked": (216, ("round",)),
     # The same type, members and code as Sevens': one shared layout.
     "match-won": (105, _MATCH),
     "match-abandoned": (107, _MATCH),
@@ -67,6 +68,25 @@ def _result_from(v: list[Any]) -> RoundResult:
     return RoundResult(v[0], v[1], v[2], tuple(v[3]), tuple(v[4]), tuple(v[5]), v[6])
 
 
+def _offer_to(o: Offer) -> list[Any]:
+    return [
+        o.n,
+        o.card,
+        o.opened_ms,
+        o.until_ms,
+        o.asker,
+        list(o.answers),
+        list(o.order),
+        o.on_turn,
+    ]
+
+
+def _offer_from(v: list[Any]) -> Offer:
+    # A state written before ``order`` and ``on_turn`` were kept has six members.
+    extra = (tuple(v[6]), v[7]) if len(v) > 6 else ()
+    return Offer(v[0], v[1], v[2], v[3], v[4], tuple(v[5]), *extra)
+
+
 def _round_to(r: Round) -> dict[str, Any]:
     o = r.offer
     return {
@@ -81,9 +101,7 @@ def _round_to(r: Round) -> dict[str, Any]:
         "t": r.on_turn,
         "st": r.step.value,
         "m": list(r.moves),
-        "of": None
-        if o is None
-        else [o.n, o.card, o.opened_ms, o.until_ms, o.asker, list(o.answers)],
+        "of": None if o is None else _offer_to(o),
         "ofs": r.offers,
         "sd": r.seed,
         "rs": r.reshuffles,
@@ -91,6 +109,8 @@ def _round_to(r: Round) -> dict[str, Any]:
         "fin": list(r.final),
         "sub": r.submitted,
         "r": None if r.result is None else _result_to(r.result),
+        "cl": [_offer_to(c) for c in r.closed],
+        "af": list(r.after),
     }
 
 
@@ -108,7 +128,7 @@ def _round_from(v: dict[str, Any]) -> Round:
         on_turn=v["t"],
         step=Step(v["st"]),
         moves=tuple(v["m"]),
-        offer=None if o is None else Offer(o[0], o[1], o[2], o[3], o[4], tuple(o[5])),
+        offer=None if o is None else _offer_from(o),
         offers=v["ofs"],
         seed=v["sd"],
         reshuffles=v["rs"],
@@ -116,6 +136,8 @@ def _round_from(v: dict[str, Any]) -> Round:
         final=tuple(v["fin"]),
         submitted=v["sub"],
         result=None if v["r"] is None else _result_from(v["r"]),
+        closed=tuple(_offer_from(c) for c in v.get("cl", ())),
+        after=tuple(v.get("af", ())),
     )
 
 

@@ -333,7 +333,7 @@ def _open_offer(table: Table, rnd: Round, at_ms: int) -> tuple[Table, list[Event
         return replace(table, round=replace(rnd, offer=None, step=Step.STOCK)), []
     n = rnd.offers + 1
     until = at_ms + table.options.may_i_window_ms
-    offer = Offer(n, rnd.pile[-1], at_ms, until, None, ("",) * table.seats)
+    offer = Offer(n, rnd.pile[-1], at_ms, until, None, ("",) * table.seats, (), rnd.on_turn)
     rnd = replace(rnd, offer=offer, offers=n, step=Step.MAY_I)
     event: Event = {
         "type": "may-i-offered",
@@ -364,6 +364,7 @@ def _close_offer(table: Table, at_ms: int) -> tuple[Table, list[Event]]:
     rnd = table.round
     assert rnd is not None and rnd.offer is not None
     offer = rnd.offer
+    rnd = replace(rnd, closed=(*rnd.closed, offer))
     if offer.asker is None:
         event: Event = {"type": "may-i-lapsed", "round": rnd.number, "offer": offer.n}
         return replace(table, round=replace(rnd, offer=None, step=Step.STOCK)), [event]
@@ -462,12 +463,12 @@ def turn(
     ``action`` one of :data:`ACTIONS` with its argument (a list of melds
     for ``lay_down``, ``{card, meld, end}`` for ``lay_off``, a card for
     ``discard``). A repeat of the move recorded as ``move_no`` changes
-    nothing and answers again. Refusals: ``seat-not-found``,
-    ``no-round-in-play``, ``stale-round``, ``round-over``, ``match-over``,
-    ``stale-move``, ``not-your-turn``, ``move-invalid``, ``must-draw-first``,
-    ``already-drawn``, ``may-i-open``, ``contract-invalid``,
-    ``already-laid-down``, ``not-laid-down``, ``lay-off-invalid``,
-    ``discard-fits``."""
+    nothing and answers exactly as the first time (:func:`outcome`).
+    Refusals: ``seat-not-found``, ``no-round-in-play``, ``stale-round``,
+    ``round-over``, ``match-over``, ``stale-move``, ``not-your-turn``,
+    ``move-invalid``, ``must-draw-first``, ``already-drawn``,
+    ``may-i-open``, ``contract-invalid``, ``already-laid-down``,
+    ``not-laid-down``, ``lay-off-invalid``, ``discard-fits``."""
     if not 0 <= seat < table.seats:
         raise RuleViolation("seat-not-found", f"There is no seat {seat} at this table.")
     if action not in ACTIONS:
@@ -477,14 +478,30 @@ def turn(
     rnd = _current(table, round_no)
     if 1 <= move_no <= len(rnd.moves) and rnd.moves[move_no - 1] == record:
         return Transition(table, (), outcome(table, move_no))
-    return on_time(
-        table, now_ms, lambda t: _turn(t, move_no, seat, action, canonical, record, now_ms)
-    )
+
+    def move(t: Table) -> Transition:
+        done, events = _turn(t, move_no, seat, action, canonical, record, now_ms)
+        done = snapshot(done, seat)
+        return Transition(done, tuple(events), outcome(done, move_no))
+
+    return on_time(table, now_ms, move)
+
+
+def snapshot(table: Table, seat: int) -> Table:
+    """The table with what the move just made left recorded in
+    ``round.after``: ``"on_turn|step|offer|hand"`` (``offer`` the number of
+    the May I? offer it opened, if still open; ``hand`` the mover's), all
+    that :func:`outcome` cannot tell later from the round."""
+    rnd = table.round
+    assert rnd is not None
+    offer = rnd.offer.n if rnd.offer is not None and rnd.step is Step.MAY_I else ""
+    note = f"{rnd.on_turn}|{rnd.step.value}|{offer}|{''.join(rnd.hands[seat])}"
+    return replace(table, round=replace(rnd, after=(*rnd.after, note)))
 
 
 def _turn(
     table: Table, move_no: int, seat: int, action: str, arg: Any, record: str, now_ms: int
-) -> Transition:
+) -> tuple[Table, list[Event]]:
     rnd = table.round
     assert rnd is not None
     if not rnd.playing:
@@ -524,7 +541,7 @@ def _turn(
             events.append({"type": "stock-drawn", **base, "count": 0})
             table, more = end_round(replace(table, round=rnd), None)
             events.extend(more)
-            return Transition(table, tuple(events), outcome(table, move_no))
+            return table, events
         events.append({"type": "stock-drawn", **base, "count": 1})
         table = replace(table, round=replace(rnd, step=Step.PLAY))
     elif action == "lay_down":
@@ -536,11 +553,18 @@ def _turn(
     elif action == "discard":
         table, done = _discard(table, rnd, seat, hand, arg)
         events.append({**done, **base})
+        after = table.round
+        assert after is not None
+        if after.hands[seat] and blocked(after):
+            events.append({"type": "round-blocked", "round": number})
+            table, more = end_round(table, None)
+            events.extend(more)
+            return table, events
     else:  # done
         events.append({"type": "lay-off-done", "round": number, "seat": seat, "auto": False})
         table, more = _next_final(table, rnd)
         events.extend(more)
-        return Transition(table, tuple(events), outcome(table, move_no))
+        return table, events
     rnd = table.round
     assert rnd is not None
     if rnd.step is Step.FINAL and not rnd.hands[seat]:
@@ -552,7 +576,7 @@ def _turn(
     elif rnd.playing and not rnd.hands[seat]:
         table, more = _went_out(table, rnd, seat)
         events.extend(more)
-    return Transition(table, tuple(events), outcome(table, move_no))
+    return table, events
 
 
 def _check_step(rnd: Round, action: str) -> None:
@@ -700,6 +724,18 @@ def _discard(table: Table, rnd: Round, seat: int, hand: Cards, card: str) -> tup
     return replace(table, round=rnd), {"type": "discarded", "card": card}
 
 
+def blocked(rnd: Round) -> bool:
+    """Whether nobody can ever go out (the referee's choice, RULES.md 4.7
+    is silent): every seat has laid down, so no new meld can come, and no
+    card outside the melds (hands, stock, discards) fits one, so no card
+    can ever be laid off; then a hand never shrinks (a turn draws one card
+    and discards one) and reshuffles would go on for ever."""
+    if not all(rnd.down) or not rnd.melds:
+        return False
+    loose = set(rnd.stock) | set(rnd.pile) | {c for h in rnd.hands for c in h}
+    return not any(fits(m, c) for c in loose for m in rnd.melds)
+
+
 def can_place(hand: Sequence[str], melds: Sequence[Meld]) -> bool:
     """Whether any card of ``hand`` fits any meld."""
     return any(fits(m, c) for c in set(hand) for m in melds)
@@ -741,10 +777,58 @@ def _next_final(table: Table, rnd: Round, first: bool = False) -> tuple[Table, l
 # --- May I? ---------------------------------------------------------------------
 
 
-def _offer_for(table: Table, round_no: int, offer_no: int, seat: int) -> tuple[Round, Offer]:
+def _seat_round(table: Table, round_no: int, seat: int) -> Round:
     if not 0 <= seat < table.seats:
         raise RuleViolation("seat-not-found", f"There is no seat {seat} at this table.")
-    rnd = _current(table, round_no)
+    return _current(table, round_no)
+
+
+def _find_offer(rnd: Round, n: int) -> Offer | None:
+    """Offer ``n`` of the round, open or closed."""
+    if rnd.offer is not None and rnd.offer.n == n:
+        return rnd.offer
+    return next((o for o in rnd.closed if o.n == n), None)
+
+
+def _fresh(offer: Offer, seats: int) -> Offer:
+    """The offer as it was opened: nobody asked, nobody answered."""
+    return replace(offer, asker=None, answers=("",) * seats, order=())
+
+
+def _first_answer(
+    table: Table, rnd: Round, offer_no: int, seat: int, said: str | None
+) -> dict[str, Any] | None:
+    """What ``seat``'s request (``said`` None) or answer ``said`` for offer
+    ``offer_no`` was first answered, rebuilt from the offer's record (asker,
+    answers in their order); None when it is no repeat."""
+    offer = _find_offer(rnd, offer_no)
+    if offer is None:
+        return None
+    first: dict[str, Any] = {"round": rnd.number, "offer": offer_no, "on_turn": offer.on_turn}
+    if said is None:
+        if offer.asker != seat:
+            return None
+        then = replace(_fresh(offer, table.seats), asker=seat)
+        return {**first, "open": True, "current_offer": offer_json(then), "step": "may-i"}
+    if offer.answers[seat] != said or seat not in offer.order:
+        return None
+    order = offer.order[: offer.order.index(seat) + 1]
+    answers = tuple(offer.answers[s] if s in order else "" for s in range(table.seats))
+    if len(order) < table.seats - 2:  # seats other than the asker and the seat on turn
+        then = replace(offer, answers=answers, order=order)
+        return {**first, "open": True, "current_offer": offer_json(then), "step": "may-i"}
+    # This answer gave the card, and the next discard was offered at once
+    # unless the pile ran empty (an offer a decline opened is noted in ``after``).
+    following = _find_offer(rnd, offer_no + 1)
+    declined = {a.split("|")[2] for a in rnd.after}
+    if following is None or str(following.n) in declined:
+        return {**first, "open": False, "current_offer": None, "step": "stock"}
+    then = _fresh(following, table.seats)
+    return {**first, "open": False, "current_offer": offer_json(then), "step": "may-i"}
+
+
+def _offer_for(table: Table, round_no: int, offer_no: int, seat: int) -> tuple[Round, Offer]:
+    rnd = _seat_round(table, round_no, seat)
     if not rnd.playing:
         raise _over(table, rnd)
     offer = rnd.offer
@@ -780,15 +864,17 @@ def offer_json(offer: Offer) -> dict[str, Any]:
 
 def ask(table: Table, round_no: int, offer_no: int, seat: int, now_ms: int) -> Transition:
     """``seat`` asks "May I?" for offer ``offer_no`` (4.6). The first request
-    counts; asking again for the offer one asked for answers again. Event
+    counts; asking again for an offer one asked for (open or closed)
+    answers as the first time. Event
     ``may-i-asked`` {round, offer, seat, card}. Raises ``may-i-closed``,
     ``may-i-not-open``, ``may-i-taken``, ``may-i-not-yours``,
     ``may-i-own-discard``."""
 
     def move(t: Table) -> Transition:
+        first = _first_answer(t, _seat_round(t, round_no, seat), offer_no, seat, None)
+        if first is not None:
+            return Transition(t, (), first)
         rnd, offer = _offer_for(t, round_no, offer_no, seat)
-        if offer.asker == seat:
-            return Transition(t, (), _may_i_outcome(t, rnd, offer_no))
         if offer.asker is not None:
             raise RuleViolation(
                 "may-i-taken",
@@ -818,11 +904,15 @@ def answer(
 ) -> Transition:
     """``seat`` allows or denies the request of offer ``offer_no`` (4.6);
     when every seat has answered the card is given at once. The same
-    answer again answers again; another is ``already-answered``. Event
+    answer again (open or closed) answers as the first time; another is
+    ``already-answered`` (``may-i-closed`` once closed). Event
     ``may-i-answered`` {round, offer, seat, allow}."""
     said = "allow" if allow else "deny"
 
     def move(t: Table) -> Transition:
+        first = _first_answer(t, _seat_round(t, round_no, seat), offer_no, seat, said)
+        if first is not None:
+            return Transition(t, (), first)
         rnd, offer = _offer_for(t, round_no, offer_no, seat)
         if offer.asker is None:
             raise RuleViolation(
@@ -831,14 +921,13 @@ def answer(
         if seat == offer.asker:
             raise RuleViolation("may-i-not-yours", "The asker does not answer its own request.")
         if offer.answers[seat]:
-            if offer.answers[seat] == said:
-                return Transition(t, (), _may_i_outcome(t, rnd, offer_no))
             raise RuleViolation(
                 "already-answered", f"Seat {seat} has already answered {offer.answers[seat]}."
             )
         answers = list(offer.answers)
         answers[seat] = said
-        rnd = replace(rnd, offer=replace(offer, answers=tuple(answers)))
+        offer = replace(offer, answers=tuple(answers), order=(*offer.order, seat))
+        rnd = replace(rnd, offer=offer)
         event: Event = {
             "type": "may-i-answered",
             "round": rnd.number,
@@ -889,6 +978,8 @@ def end_round(table: Table, out: int | None, abandoned: bool = False) -> tuple[T
     rnd = table.round
     assert rnd is not None
     penalties = tuple(hand_value(h) for h in rnd.hands)
+    if rnd.offer is not None:  # kept, so that a repeat of its request still answers
+        rnd = replace(rnd, closed=(*rnd.closed, rnd.offer))
     if abandoned:
         points = (0,) * table.seats
     else:
@@ -946,25 +1037,42 @@ def finish(table: Table, now_ms: int) -> Transition:
 
 
 def outcome(table: Table, move_no: int) -> dict[str, Any]:
-    """The answer to move ``move_no``: what it was and where the round
-    stands now."""
+    """The answer to move ``move_no`` of the current round: ``{"round",
+    "move", "seat", "action", "argument", "next_move", "on_turn", "step",
+    "may_i", "round_status", "result", "match", "hand"}``, where the round
+    stood just after that move (``round.after``) and the mover's hand then;
+    ``result`` and an ended ``match`` only for the move that ended the
+    round. So a repeat of an earlier move answers exactly as it did,
+    whatever came after (later moves, May I?, the host's finish)."""
     rnd = table.round
     assert rnd is not None
     seat, action, arg = rnd.moves[move_no - 1].split(":", 2)
-    playing = rnd.playing
+    if move_no <= len(rnd.after):
+        on_turn, step, offer_no, cards = rnd.after[move_no - 1].split("|")
+        hand = [cards[i : i + 2] for i in range(0, len(cards), 2)]
+        offer = _find_offer(rnd, int(offer_no)) if offer_no else None
+        may_i = None if offer is None else offer_json(_fresh(offer, table.seats))
+    else:  # a state kept before moves were noted: as the round stands now
+        on_turn, step, hand = str(rnd.on_turn), rnd.step.value, list(rnd.hands[int(seat)])
+        may_i = None if rnd.offer is None else offer_json(rnd.offer)
+    playing = step != Step.OVER.value
+    won = not playing and table.match_status is MatchStatus.WON
     return {
         "round": rnd.number,
         "move": move_no,
         "seat": int(seat),
         "action": action,
         "argument": json.loads(arg),
-        "next_move": rnd.move if playing else None,
-        "on_turn": rnd.on_turn if playing else None,
-        "step": rnd.step.value,
-        "may_i": None if rnd.offer is None else offer_json(rnd.offer),
+        "next_move": move_no + 1 if playing else None,
+        "on_turn": int(on_turn) if playing else None,
+        "step": step,
+        "may_i": may_i,
         "round_status": "playing" if playing else "over",
-        "result": result_json(rnd.result) if rnd.result and not rnd.result.abandoned else None,
-        "match": match_json(table),
+        "result": None if playing or rnd.result is None else result_json(rnd.result),
+        "match": match_json(table)
+        if won
+        else {"status": MatchStatus.IN_PROGRESS.value, "winners": []},
+        "hand": hand,
     }
 
 

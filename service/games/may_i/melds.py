@@ -156,10 +156,12 @@ def lay_off_end(meld: Meld, card: str, end: str | None) -> str:
             raise MeldError(f"{name}: the set is of rank {meld.rank}")
         return "set"
     suit = next(c[1] for c in meld.cards if c != JOKER)
+    # A run spans at most A..K (1..13) or 2..A (2..14): the Ace is high or
+    # low, not both, so a run from the low Ace never takes the high one.
     ends = []
-    if meld.low > 1:
+    if meld.low > (2 if meld.high == 14 else 1):
         ends.append("low")
-    if meld.high < 14:
+    if meld.high < (13 if meld.low == 1 else 14):
         ends.append("high")
     if card == JOKER:
         if end is not None:

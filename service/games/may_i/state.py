@@ -37,8 +37,10 @@ class Step(StrEnum):
 class Offer:
     """A May I? offer of the top discard: number ``n`` in the round, its
     ``card``, its window ``[opened_ms, until_ms)``, the ``asker`` (``None``
-    until someone asks) and each seat's answer (``""``, ``"allow"``,
-    ``"deny"``)."""
+    until someone asks), each seat's answer (``""``, ``"allow"``,
+    ``"deny"``), the seats in the order they answered (``order``) and the
+    seat on turn that declined the card (``on_turn``): the last two let a
+    repeated request or answer be answered as the first time."""
 
     n: int
     card: str
@@ -46,6 +48,8 @@ class Offer:
     until_ms: int
     asker: int | None
     answers: tuple[str, ...]
+    order: tuple[int, ...] = ()
+    on_turn: int = -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +76,9 @@ class Round:
     says who discarded each card of the pile (-1 for the first discard).
     ``seed`` orders the reshuffles of an empty stock (drawn at the deal,
     never shown). ``final`` lists the seats still to lay off after a seat
-    went out."""
+    went out. ``closed`` keeps the round's offers as they closed, and
+    ``after`` what each move left (:func:`~.engine.snapshot`), so that a
+    repeated move, request or answer is answered exactly as the first time."""
 
     number: int
     dealer: int
@@ -93,6 +99,8 @@ class Round:
     final: tuple[int, ...]
     submitted: bool
     result: RoundResult | None = None
+    closed: tuple[Offer, ...] = ()
+    after: tuple[str, ...] = ()
 
     @property
     def move(self) -> int:

@@ -12,6 +12,7 @@ from typing import Any
 
 from .engine import can_place, discard_allowed, match_json, offer_json, result_json, settle_due
 from .melds import CONTRACTS, Meld, contract_text, fits
+from .players import find_contract
 from .state import MatchStatus, Step, Table
 
 
@@ -141,12 +142,15 @@ def allowed_moves(table: Table, seat: int) -> list[str]:
 def seat_view(table: Table, seat: int, now_ms: int) -> dict[str, Any]:
     """What one seat may see: its hand, whether it is on turn and at which
     step, the moves it may make, where each of its cards may be laid off
-    (``lay_offs``: card → meld ids) and which it may discard."""
+    (``lay_offs``: card → meld ids), which it may discard, and, when it
+    may lay down, one lay-down of the contract found in its hand
+    (``contract``: melds, or ``None``)."""
     table = settle_due(table, now_ms).table
     rnd = table.round
     hand = list(rnd.hands[seat]) if rnd is not None else []
     melds = rnd.melds if rnd is not None else ()
     lay_offs = {c: [m.id for m in melds if fits(m, c)] for c in sorted(set(hand))}
+    may = allowed_moves(table, seat)
     return {
         "seat": seat,
         "name": table.names[seat],
@@ -157,7 +161,9 @@ def seat_view(table: Table, seat: int, now_ms: int) -> dict[str, Any]:
         "on_turn": rnd is not None and rnd.playing and rnd.on_turn == seat,
         "hand": hand,
         "laid_down": rnd.down[seat] if rnd is not None else False,
-        "may": allowed_moves(table, seat),
+        "may": may,
         "lay_offs": {c: ids for c, ids in lay_offs.items() if ids},
         "discardable": [c for c in sorted(set(hand)) if discard_allowed(hand, melds, c)],
+        # A help, not a rule: one lay-down of the contract the referee finds in the hand.
+        "contract": find_contract(rnd.number, hand) if rnd and "lay_down" in may else None,
     }
