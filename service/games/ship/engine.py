@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from ..base import Shuffler, Transition, seat_first_dealer
 from ..cards import CardError, describe_count, parse_card, sort_cards, suit_counts
@@ -48,8 +48,9 @@ from .state import (
     RoundResult,
     RoundStatus,
     Table,
-    evolve,
 )
+
+R = TypeVar("R")
 
 # --- the table -----------------------------------------------------------
 
@@ -212,10 +213,10 @@ def _choose_pass(
         )
     choices = list(exchange.choices)
     choices[seat] = chosen
-    exchange = evolve(exchange, choices=tuple(choices))
+    exchange = _exchange_with_choices(exchange, tuple(choices))
     if exchange.waiting_for:
-        rnd = evolve(rnd, exchange=exchange)
-        table = evolve(table, round=rnd)
+        rnd = _round_with_exchange(rnd, exchange)
+        table = _table_with_round(table, rnd)
         return Transition(
             table, tuple(events), _pass_outcome(rnd, exchange_no, seat, chosen, False)
         )
@@ -268,30 +269,61 @@ def _pass_outcome(
 def _resolve_exchange(table: Table, exchange: Exchange) -> tuple[Table, list[Event]]:
     rnd = table.round
     assert rnd is not None
-    hands = resolve(exchange, rnd.hands, rnd.direction)
-    rnd = evolve(
+    options = table.options
+    seats = len(rnd.hands)
+    number = exchange.number
+    rnd = _round_resolved(
         rnd,
-        hands=hands,
-        passes=rnd.passes + (exchange.choices,),
-        exchange=open_exchange(table.options, exchange.number + 1, table.seats, rnd.dealer),
+        resolve(exchange, rnd.hands, rnd.direction),
+        rnd.passes + (exchange.choices,),
+        open_exchange(options, number + 1, seats, rnd.dealer),
     )
-    table = evolve(table, round=rnd)
-    events: list[Event] = [
-        {"type": "exchange-resolved", "round": rnd.number, "exchange": exchange.number}
-    ]
-    if table.options.declaration == "automatic":
+    table = _table_with_round(table, rnd)
+    events: list[Event] = [{"type": "exchange-resolved", "round": rnd.number, "exchange": number}]
+    if options.declaration == "automatic":
         table, more = settle_automatic(table)
         events.extend(more)
-    still_passing = table.round is not None and table.round.status is RoundStatus.PASSING
-    swaps = swaps_before_showdown(table.options, table.seats)
-    max_exchanges = table.options.max_exchanges
-    if still_passing and swaps is not None and exchange.number >= swaps:
+        rnd = table.round
+    if rnd is None or rnd.status is not RoundStatus.PASSING:
+        return table, events
+    swaps = swaps_before_showdown(options, seats)
+    max_exchanges = options.max_exchanges
+    if swaps is not None and number >= swaps:
         table, more = call_showdown(table)
         events.extend(more)
-    elif still_passing and max_exchanges is not None and exchange.number >= max_exchanges:
+    elif max_exchanges is not None and number >= max_exchanges:
         table, more = end_round(table, (), "void")
         events.extend(more)
     return table, events
+
+
+def _evolver(kind: type[R], *changed: str) -> Callable[..., R]:
+    """A function ``(record, *values of changed) -> copy of record`` for the
+    frozen, slotted ``kind``: :func:`.state.evolve` for a fixed set of
+    fields, unrolled once from the class's slots (so it follows any field
+    the state gains). Each field is set through its slot's descriptor, as
+    ``evolve`` does; the loop and the keyword handling are what it saves on
+    the hot path of every exchange."""
+    slots: tuple[str, ...] = kind.__slots__  # type: ignore[attr-defined]
+    unknown = set(changed) - set(slots)
+    if unknown:
+        raise TypeError(f"{kind.__name__} has no field {sorted(unknown)[0]!r}")
+    scope: dict[str, Any] = {"_new": object.__new__, "_kind": kind}
+    lines = [f"def evolved(_record, {', '.join(changed)}):", "    _made = _new(_kind)"]
+    for i, name in enumerate(slots):
+        scope[f"_set{i}"] = getattr(kind, name).__set__
+        value = name if name in changed else f"_record.{name}"
+        lines.append(f"    _set{i}(_made, {value})")
+    lines.append("    return _made")
+    exec("\n".join(lines), scope)  # noqa: S102 - code made from the class's own slot names
+    evolved: Callable[..., R] = scope["evolved"]
+    return evolved
+
+
+_round_resolved = _evolver(Round, "hands", "passes", "exchange")
+_table_with_round = _evolver(Table, "round")
+_round_with_exchange = _evolver(Round, "exchange")
+_exchange_with_choices = _evolver(Exchange, "choices")
 
 
 # --- declaring --------------------------------------------------------------
