@@ -41,7 +41,6 @@ read (one round trip), and the view uses that read.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import json
 import math
@@ -59,7 +58,7 @@ from ..config import Settings
 from ..storage.client import Client, cluster_call_options, parse_cluster_url
 from ..storage.store import table_key
 from . import prefetch
-from .auth import digest_of_stored, token_hash
+from .auth import digest_of_stored, token_digest, token_hash
 from .common import TABLE_ID, referee
 from .problems import Problem
 
@@ -100,7 +99,7 @@ def token_of(auth_text: bytes | str | None, token: str) -> bool:
         stored = [auth["h"], *auth["s"]]
     except (ValueError, KeyError, TypeError):
         return False
-    digest = hashlib.sha256(token.encode()).digest()
+    digest = token_digest(token)
     found = False
     for one in stored:
         found |= hmac.compare_digest(digest, digest_of_stored(one))
