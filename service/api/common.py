@@ -124,6 +124,62 @@ def fast_body(schema: type[ma.Schema]) -> Callable[[FastLoad], FastLoad]:
     return register
 
 
+_FLAT_TYPES: dict[type[ma.fields.Field[Any]], type] = {
+    ma.fields.Integer: int,
+    ma.fields.String: str,
+    ma.fields.Boolean: bool,
+}
+
+
+def fast_dumping(schema: ma.Schema) -> ma.Schema:
+    """``schema`` (an instance) with a ``dump`` that skips marshmallow's
+    field-by-field walk for an answer that is already what it would dump:
+    a dict whose values have exactly their fields' types (``int``, ``str``,
+    ``bool``, ``None``, or a list or tuple of ``str`` or ``int`` for a
+    ``List``), which is answered as a copy with the schema's keys (lists as
+    lists). Anything else takes marshmallow's own ``dump``. Only for flat
+    schemas of those fields, without hooks or renamed keys (``ValueError``
+    otherwise); the spec is the schema's, unchanged."""
+    checks: dict[str, tuple[type, bool]] = {}  # name -> (type, is a list)
+    if schema._hooks["pre_dump"] or schema._hooks["post_dump"] or schema.many:
+        raise ValueError(f"{type(schema).__name__} has dump hooks or many=True")
+    for name, field in schema.dump_fields.items():
+        is_list = type(field) is ma.fields.List
+        inner = field.inner if is_list else field  # type: ignore[attr-defined]
+        kind = _FLAT_TYPES.get(type(inner))
+        plain = all(
+            f.data_key is None and f.attribute is None and f.dump_default is ma.missing
+            for f in (field, inner)
+        )
+        if kind is None or not plain or getattr(inner, "as_string", False):
+            raise ValueError(f"{type(schema).__name__}.{name} is not a flat field")
+        checks[name] = (kind, is_list)
+    full = schema.dump
+
+    def dump(obj: Any, *, many: bool | None = None) -> Any:
+        if many is None and type(obj) is dict:
+            done: dict[str, Any] = {}
+            for name, (kind, is_list) in checks.items():
+                if name not in obj:
+                    continue
+                value = obj[name]
+                if value is None:
+                    done[name] = None
+                elif not is_list and type(value) is kind:
+                    done[name] = value
+                elif is_list and type(value) in (list, tuple):
+                    if not all(type(item) is kind for item in value):
+                        return full(obj)
+                    done[name] = list(value)
+                else:
+                    return full(obj)
+            return done
+        return full(obj, many=many)
+
+    schema.dump = dump  # type: ignore[method-assign]
+    return schema
+
+
 class BodyParser(FlaskParser):
     """webargs' parser, stricter about the body it is given: a body that is not
     JSON is 415 rather than ignored (a submitted deal sent as a form must not

@@ -15,7 +15,7 @@ from ..games.ship import GAME as SHIP
 from ..games.ship import engine
 from ..storage.store import Loaded
 from . import auth, idempotency
-from .common import SECURITY, documented, fast_body
+from .common import SECURITY, documented, fast_body, fast_dumping
 from .links import operation
 from .moves import Answer, apply_move, commit_move, require_game
 from .problems import Problem
@@ -43,7 +43,7 @@ def usual_pass(body: Any) -> dict[str, Any] | None:
 @blp.route("/<table_id>/rounds/<int:round_no>/exchanges/<int:exchange_no>/passes/<int:seat>")
 class Pass(MethodView):
     @blp.arguments(PassSchema())  # one instance: webargs would build one per request
-    @blp.response(200, PassOutcomeSchema)
+    @blp.response(200, fast_dumping(PassOutcomeSchema()))
     @blp.doc(security=SECURITY, **operation("choosePass"))
     @documented(blp, 400, 401, 403, 404, 409, 422)
     def put(

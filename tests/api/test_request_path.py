@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.api import auth
-from service.api.common import FAST_BODIES, RefereeFlask
-from service.api.schemas import PassSchema
+from service.api.common import FAST_BODIES, RefereeFlask, fast_dumping
+from service.api.schemas import ClaimOutcomeSchema, PassOutcomeSchema, PassSchema
 from service.api.ship import usual_pass
 
 from ..helpers import TableClient, bearer
@@ -119,3 +119,45 @@ def test_metric_children_are_bound_once(app: Any) -> None:
     child = metrics.child(metrics.claims, "accepted")
     assert child is metrics.child(metrics.claims, "accepted")
     assert child is metrics.claims.labels("accepted")
+
+
+VALUES = (
+    st.none() | st.booleans() | st.integers() | st.text(max_size=4) | st.floats(allow_nan=False)
+)
+OUTCOMES = st.dictionaries(
+    st.sampled_from(
+        ["round", "exchange", "seat", "cards", "resolved", "waiting_for", "round_status", "hand"]
+        + ["other"]
+    ),
+    VALUES | st.lists(VALUES, max_size=3) | st.tuples(st.text(max_size=3), st.integers()),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(outcome=OUTCOMES)
+def test_the_fast_dump_is_marshmallows(outcome: dict[str, Any]) -> None:
+    fast = fast_dumping(PassOutcomeSchema()).dump
+    try:
+        expected: Any = PassOutcomeSchema().dump(outcome)
+    except (TypeError, ValueError, OverflowError) as error:
+        with pytest.raises(type(error)):
+            fast(outcome)
+        return
+    assert fast(outcome) == expected
+
+
+def test_a_pass_outcome_is_dumped_as_it_stands() -> None:
+    outcome = {
+        "round": 1,
+        "exchange": 2,
+        "seat": 0,
+        "cards": ["AS"],
+        "resolved": False,
+        "waiting_for": (1, 2),
+        "round_status": "passing",
+        "hand": ["KS", "2C"],
+    }
+    dumped = fast_dumping(PassOutcomeSchema()).dump(outcome)
+    assert dumped == {**outcome, "waiting_for": [1, 2]}
+    with pytest.raises(ValueError, match="not a flat field"):
+        fast_dumping(ClaimOutcomeSchema())
