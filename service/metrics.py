@@ -360,7 +360,9 @@ def init_app(app: Flask, client: Any) -> Metrics:
     def _observe(response: Response) -> Response:
         started = g.pop("referee_started", None)
         if started is not None:
-            method, rule = method_label(request.method), endpoint_label()
+            req = request._get_current_object()  # type: ignore[attr-defined]
+            rule = req.url_rule.rule if req.url_rule is not None else "unmatched"
+            method = method_label(req.method)  # rule: endpoint_label()
             metrics.child(metrics.latency, method, rule).observe(time.perf_counter() - started)
             metrics.child(metrics.requests, method, rule, str(response.status_code)).inc()
         return response

@@ -44,11 +44,12 @@ def token_digest(token: str) -> bytes:
     the limiter, the idempotency key and the view all ask for the bearer's."""
     if not has_request_context():
         return _digest(token)
-    held: tuple[str, bytes] | None = g.get("bearer_digest")
+    here = g._get_current_object()
+    held: tuple[str, bytes] | None = here.get("bearer_digest")
     if held is not None and held[0] == token:
         return held[1]
     digest = _digest(token)
-    g.bearer_digest = (token, digest)
+    here.bearer_digest = (token, digest)
     return digest
 
 

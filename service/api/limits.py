@@ -162,12 +162,13 @@ class RateLimits:
 
     def check(self) -> None:
         """Before every request: count it, read its table on the way, or 429."""
-        endpoint = request.endpoint
+        req = request._get_current_object()  # type: ignore[attr-defined]  # one proxy lookup
+        endpoint = req.endpoint
         if endpoint in UNLIMITED_ENDPOINTS:
             return
         token = _token()
-        address = client_address()
-        table_id = (request.view_args or {}).get("table_id")
+        address = f"addr:{req.remote_addr}"  # client_address()
+        table_id = (req.view_args or {}).get("table_id")
         if not (isinstance(table_id, str) and TABLE_ID.fullmatch(table_id)):
             table_id = None
         by_token = token is not None and table_id is not None
@@ -176,10 +177,11 @@ class RateLimits:
             if by_token and token is not None
             else self.counter(self.anonymous, address, "anonymous")
         ]
-        if request.method == "POST" and endpoint == "tables.Tables":
+        post = req.method == "POST"
+        if post and endpoint == "tables.Tables":
             hits.append(self.counter(self.tables, address, "tables"))
         tested = None
-        if request.method == "POST" and endpoint == "tables.Claims":
+        if post and endpoint == "tables.Claims":
             tested = self.counter(self.failed_claims, caller_key(), "failed-claims")
             g.failed_claims = tested
         reads = table_id is not None and endpoint not in prefetch.NOT_READING
