@@ -46,6 +46,7 @@ import json
 import math
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import redis
@@ -94,16 +95,23 @@ def token_of(auth_text: bytes | str | None, token: str) -> bool:
     record ``auth_text`` (None: no such table). Every digest is compared."""
     if auth_text is None:
         return False
+    digest = token_digest(token)
+    found = False
+    for one in _record_digests(auth_text):
+        found |= hmac.compare_digest(digest, one)
+    return found
+
+
+@lru_cache(maxsize=4096)
+def _record_digests(auth_text: bytes | str) -> tuple[bytes, ...]:
+    """The digests of an auth record (none when it is damaged), kept for the
+    tables in play: a table's record is the same for every request to it."""
     try:
         auth = json.loads(auth_text)
         stored = [auth["h"], *auth["s"]]
+        return tuple(digest_of_stored(one) for one in stored)
     except (ValueError, KeyError, TypeError):
-        return False
-    digest = token_digest(token)
-    found = False
-    for one in stored:
-        found |= hmac.compare_digest(digest, digest_of_stored(one))
-    return found
+        return ()
 
 
 def cluster_storage(url: str, timeout_seconds: float) -> dict[str, Any]:
