@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from service.api import auth
 from service.api.common import FAST_BODIES, RefereeFlask, fast_dumping
 from service.api.schemas import ClaimOutcomeSchema, PassOutcomeSchema, PassSchema
+from service.api.schemas_sevens import TurnSchema
+from service.api.sevens import usual_turn
 from service.api.ship import usual_pass
 
 from ..helpers import TableClient, bearer
@@ -161,3 +163,32 @@ def test_a_pass_outcome_is_dumped_as_it_stands() -> None:
     assert dumped == {**outcome, "waiting_for": [1, 2]}
     with pytest.raises(ValueError, match="not a flat field"):
         fast_dumping(ClaimOutcomeSchema())
+
+
+TURN_BODIES = st.dictionaries(
+    st.sampled_from(["play", "pass", "last_card", "pass_", "other"]),
+    st.booleans() | st.none() | st.integers(0, 2) | CODES,
+    max_size=3,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(body=TURN_BODIES | JSON)
+def test_the_fast_turn_load_is_the_schemas_load(body: Any) -> None:
+    try:
+        expected: Any = TurnSchema().load(body)
+    except ma.ValidationError:
+        expected = None
+    fast = usual_turn(body)
+    assert fast is None or fast == expected
+    if expected is None:
+        assert fast is None
+
+
+def test_the_usual_turns_take_the_fast_path() -> None:
+    assert FAST_BODIES[TurnSchema] is usual_turn
+    assert usual_turn({"play": "7S"}) == {"play": "7S", "last_card": False}
+    assert usual_turn({"play": "7S", "last_card": True}) == {"play": "7S", "last_card": True}
+    assert usual_turn({"pass": True}) == {"pass_": True, "last_card": False}
+    assert usual_turn({"pass": True, "last_card": True}) is None  # 422 from the schema
+    assert usual_turn({"pass": False}) is None
