@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 
 from service.api import auth
 from service.api.common import FAST_BODIES, RefereeFlask, fast_dumping
+from service.api.may_i import usual_answer, usual_ask, usual_move
 from service.api.schemas import ClaimOutcomeSchema, PassOutcomeSchema, PassSchema
+from service.api.schemas_may_i import AnswerSchema, AskSchema, MoveSchema
 from service.api.schemas_sevens import TurnSchema
 from service.api.sevens import usual_turn
 from service.api.ship import usual_pass
@@ -192,3 +194,40 @@ def test_the_usual_turns_take_the_fast_path() -> None:
     assert usual_turn({"pass": True}) == {"pass_": True, "last_card": False}
     assert usual_turn({"pass": True, "last_card": True}) is None  # 422 from the schema
     assert usual_turn({"pass": False}) is None
+
+
+MAY_I_BODIES = st.dictionaries(
+    st.sampled_from(
+        ["take_discard", "decline", "draw", "done", "discard", "lay_down", "offer", "allow", "x"]
+    ),
+    st.booleans() | st.none() | st.integers(-2, 100_002) | CODES | st.lists(CODES, max_size=2),
+    max_size=2,
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(body=MAY_I_BODIES | JSON)
+def test_the_fast_may_i_loads_are_the_schemas_loads(body: Any) -> None:
+    for schema, fast_load in (
+        (MoveSchema, usual_move),
+        (AskSchema, usual_ask),
+        (AnswerSchema, usual_answer),
+    ):
+        assert FAST_BODIES[schema] is fast_load
+        try:
+            expected: Any = schema().load(body)
+        except ma.ValidationError:
+            expected = None
+        fast = fast_load(body)
+        assert fast is None or fast == expected
+        if expected is None:
+            assert fast is None
+
+
+def test_the_usual_may_i_bodies_take_the_fast_path() -> None:
+    assert usual_move({"draw": True}) == {"draw": True}
+    assert usual_move({"discard": "5C"}) == {"discard": "5C"}
+    assert usual_move({"draw": 1}) is None  # 422 from the schema
+    assert usual_ask({"offer": 3}) == {"offer": 3}
+    assert usual_ask({"offer": True}) is None
+    assert usual_answer({"allow": False}) == {"allow": False}
