@@ -67,6 +67,8 @@ logconfig_dict = {
         "gunicorn.access": {"level": "WARNING", "handlers": [], "propagate": False},
     },
 }
+# gunicorn's logger, which skips building the access line gunicorn.access drops.
+logger_class = "service.workers.Logger"
 # gunicorn 27's control socket is one path per user: two services on one
 # machine would fight over it, and nothing here uses it.
 control_socket_disable = True
