@@ -33,7 +33,7 @@ LAYERS = [
     ("the whole request in the app (Flask.wsgi_app)", "flask/app.py", "wsgi_app"),
     ("  rate limit (our hook, the limits library)", "service/api/limits.py", "check"),
     ("    its round trip: counter + table read", "service/api/limits.py", "_send"),
-    ("  body parsing and validation (webargs)", "webargs/core.py", "parse"),
+    ("  body parsing and validation (BodyParser.parse)", "service/api/common.py", "parse"),
     ("  the view (Pass.put)", "service/api/ship.py", "put"),
     ("    TableStore.apply", "service/storage/store.py", "apply"),
     (
@@ -55,7 +55,7 @@ LAYERS = [
     ("        codec.encode (Table → state JSON)", "service/games/ship/codec.py", "encode"),
     ("        Script.__call__ (EVALSHA round trip)", "redis/commands/core.py", "__call__"),
     ("    Metrics.committed (active-table marks, counters)", "service/metrics.py", "committed"),
-    ("  answer serialisation (marshmallow dump)", "marshmallow/schema.py", "dump"),
+    ("  answer serialisation (fast_dumping's dump)", "service/api/common.py", "dump"),
     ("  metrics timer (after_request)", "service/metrics.py", "_observe"),
     ("Redis: socket reads (waiting for answers)", "redis/_parsers/socket.py", "_read_from_socket"),
     ("Redis: socket writes", "redis/connection.py", "send_packed_command"),

@@ -19,7 +19,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import logs, metrics
 from .api import blueprints, inputs, limits, problem_pages, problems, rules_pages
-from .api.common import Referee
+from .api.common import Referee, RefereeFlask
 from .api.spec import DESCRIPTION, RefereeApi
 from .config import Settings
 from .games import codec
@@ -48,7 +48,7 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
     """The Flask app. ``settings`` default to the environment; ``client``
     defaults to one made from the settings (see :mod:`service.storage.client`)."""
     settings = settings or Settings.from_env()
-    app = Flask(__name__)
+    app = RefereeFlask(__name__)
     app.config.update(
         API_TITLE="card-referee",
         API_VERSION=API_VERSION,

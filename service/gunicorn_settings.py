@@ -35,7 +35,9 @@ bind = os.environ.get(
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 # gevent: a greenlet per connection, so that slow clients (and, soon, event
 # streams) hold no thread; gthread and sync hold one per connection. Each is
-# gunicorn's, with the changes of service/workers.py. See deploy/README.md.
+# gunicorn's, with the changes of service/workers.py. gthread measured about a
+# fifth more passes/s and a third of gevent's p99 at the same CPU per request
+# (issue 13), but slow clients starve it: see deploy/README.md.
 _worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gevent")
 worker_class = CLASSES.get(_worker_class, _worker_class)
 threads = int(os.environ.get("GUNICORN_THREADS", "4"))  # gthread only
@@ -65,6 +67,8 @@ logconfig_dict = {
         "gunicorn.access": {"level": "WARNING", "handlers": [], "propagate": False},
     },
 }
+# gunicorn's logger, which skips building the access line gunicorn.access drops.
+logger_class = "service.workers.Logger"
 # gunicorn 27's control socket is one path per user: two services on one
 # machine would fight over it, and nothing here uses it.
 control_socket_disable = True

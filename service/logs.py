@@ -61,21 +61,25 @@ def configure(stream: TextIO | None = None, level: int = logging.INFO) -> None:
 def init_app(app: Flask) -> None:
     """Give every request an id, return it in ``X-Request-Id``, log an access line."""
 
+    # Each hook looks the request and g up once (a context-variable lookup each).
     @app.before_request
     def _start() -> None:
         given = request.headers.get(REQUEST_ID_HEADER, "")
-        g.request_id = given if _SAFE_ID.fullmatch(given) else uuid.uuid4().hex
-        g.started = time.perf_counter()
+        here = g._get_current_object()
+        here.request_id = given if _SAFE_ID.fullmatch(given) else uuid.uuid4().hex
+        here.started = time.perf_counter()
 
     @app.after_request
     def _finish(response: Response) -> Response:
-        request_id = g.get("request_id") or uuid.uuid4().hex
+        here = g._get_current_object()
+        req = request._get_current_object()  # type: ignore[attr-defined]
+        request_id = here.get("request_id") or uuid.uuid4().hex
         response.headers[REQUEST_ID_HEADER] = request_id
-        started = g.get("started")
+        started = here.get("started")
         fields: dict[str, Any] = {
             "request_id": request_id,
-            "method": request.method,
-            "path": request.path,  # never the query string, never a header
+            "method": req.method,
+            "path": req.path,  # never the query string, never a header
             "status": response.status_code,
             "duration_ms": round((time.perf_counter() - started) * 1000, 1) if started else None,
         }

@@ -206,6 +206,7 @@ class Metrics:
     def __init__(self, client: Any) -> None:
         from prometheus_client import CollectorRegistry, Counter, Histogram
 
+        self._children: dict[tuple[Any, tuple[str, ...]], Any] = {}
         self.multiprocess = multiprocess_dir() is not None
         self.registry: CollectorRegistry | None = None if self.multiprocess else CollectorRegistry()
         self.active = ActiveTables(client, on_error=self.redis_error)
@@ -259,9 +260,20 @@ class Metrics:
             registry=r,
         )
 
+    def child(self, metric: Any, *values: str) -> Any:
+        """``metric.labels(*values)``, made once: a labelled child is looked up
+        under a lock and checked on every ``labels`` call, and every label of
+        these metrics takes values from a fixed set (see the module docstring),
+        so the children kept are few."""
+        key = (metric, values)
+        found = self._children.get(key)
+        if found is None:
+            found = self._children[key] = metric.labels(*values)
+        return found
+
     def redis_error(self, error: BaseException) -> None:
         """Count one failed Redis operation."""
-        self.redis_errors.labels(type(error).__name__).inc()
+        self.child(self.redis_errors, type(error).__name__).inc()
 
     def committed(
         self, table_id: str, variant: str | None, events: Iterable[dict[str, Any]]
@@ -270,22 +282,23 @@ class Metrics:
         table active (in the background: no Redis call here)."""
         found = VARIANTS.get(variant or "")
         game = found[0].name if found is not None else "unknown"
+        child = self.child
         for event in events:
             kind = event.get("type")
             if kind in EVENT_TYPES:
-                self.events.labels(game, kind).inc()
+                child(self.events, game, kind).inc()
             if kind == "exchange-resolved":
-                self.exchanges.labels(variant or "unknown").inc()
+                child(self.exchanges, variant or "unknown").inc()
             elif kind == "claim-accepted":
-                self.claims.labels("accepted").inc()
+                child(self.claims, "accepted").inc()
             elif kind == "claim-rejected":
-                self.claims.labels("rejected").inc()
+                child(self.claims, "rejected").inc()
             elif kind == "round-won":
-                self.rounds_won.labels(variant or "unknown").inc()
+                child(self.rounds_won, variant or "unknown").inc()
             elif kind == "round-void":
-                self.rounds_void.labels(variant or "unknown").inc()
+                child(self.rounds_void, variant or "unknown").inc()
             elif kind == "table-created":
-                self.tables_created.labels(variant or "unknown").inc()
+                child(self.tables_created, variant or "unknown").inc()
         self.active.note(table_id)
 
     def exposition(self) -> tuple[bytes, str]:
@@ -347,9 +360,11 @@ def init_app(app: Flask, client: Any) -> Metrics:
     def _observe(response: Response) -> Response:
         started = g.pop("referee_started", None)
         if started is not None:
-            method, rule = method_label(request.method), endpoint_label()
-            metrics.latency.labels(method, rule).observe(time.perf_counter() - started)
-            metrics.requests.labels(method, rule, str(response.status_code)).inc()
+            req = request._get_current_object()  # type: ignore[attr-defined]
+            rule = req.url_rule.rule if req.url_rule is not None else "unmatched"
+            method = method_label(req.method)  # rule: endpoint_label()
+            metrics.child(metrics.latency, method, rule).observe(time.perf_counter() - started)
+            metrics.child(metrics.requests, method, rule, str(response.status_code)).inc()
         return response
 
     def _unhandled(sender: Flask, exception: BaseException, **extra: Any) -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import html
 import json
+import logging
 import os
 import re
 import sys
@@ -28,6 +29,7 @@ import uuid
 import warnings
 from typing import Any
 
+from gunicorn.glogging import Logger as _Logger
 from gunicorn.workers.gthread import ThreadWorker as _ThreadWorker
 from gunicorn.workers.sync import SyncWorker as _SyncWorker
 
@@ -164,6 +166,24 @@ def _flush_and_exit(code: int) -> None:
         with contextlib.suppress(Exception):  # exiting anyway
             stream.flush()
     os._exit(code)
+
+
+class Logger(_Logger):  # type: ignore[misc]
+    """gunicorn's logger, which builds no access line that nobody logs.
+
+    gunicorn decides whether to build its access line (``atoms``: a dict of
+    every request and response header, a ``strftime``) before
+    ``logconfig_dict`` is applied, so with the service's settings, whose
+    ``gunicorn.access`` logs nothing (the app logs its own access line), it
+    built one per request and dropped it. Decided again here once the
+    configuration is in place: built only when ``gunicorn.access`` would
+    write an INFO line somewhere."""
+
+    def setup(self, cfg: Any) -> None:
+        super().setup(cfg)
+        access = self.access_log
+        if not (access.isEnabledFor(logging.INFO) and access.hasHandlers()):
+            self._access_log_enabled = False
 
 
 class ThreadWorker(_Referee, _ThreadWorker):  # type: ignore[misc]

@@ -12,9 +12,10 @@ import base64
 import hashlib
 import hmac
 import secrets
+from functools import lru_cache
 from typing import Any
 
-from flask import request
+from flask import g, has_request_context, request
 
 from .problems import Problem
 
@@ -35,7 +36,21 @@ def new_token() -> str:
 def token_hash(token: str) -> str:
     """A token's SHA-256 in hex: what rate-limit counters and idempotency
     records are keyed by (unchanged, so that records made before still match)."""
-    return hashlib.sha256(token.encode()).hexdigest()
+    return token_digest(token).hex()
+
+
+def token_digest(token: str) -> bytes:
+    """A token's SHA-256 (32 bytes). Within a request it is computed once:
+    the limiter, the idempotency key and the view all ask for the bearer's."""
+    if not has_request_context():
+        return _digest(token)
+    here = g._get_current_object()
+    held: tuple[str, bytes] | None = here.get("bearer_digest")
+    if held is not None and held[0] == token:
+        return held[1]
+    digest = _digest(token)
+    here.bearer_digest = (token, digest)
+    return digest
 
 
 def _digest(token: str) -> bytes:
@@ -47,9 +62,12 @@ def stored_digest(token: str) -> str:
     return base64.urlsafe_b64encode(_digest(token)).rstrip(b"=").decode()
 
 
+@lru_cache(maxsize=4096)
 def _digest_of(stored: str) -> bytes:
     """The 32 bytes of a stored digest: base64url, or hex (records written
-    before the base64url form)."""
+    before the base64url form). Kept for the tables in play: every request
+    compares its token with every digest of its table's record (these are
+    hashes, not tokens)."""
     try:
         if len(stored) == 64:
             return bytes.fromhex(stored)
@@ -114,7 +132,7 @@ def caller(auth: dict[str, Any]) -> str | int:
     Raises 401 ``token-missing``, ``token-malformed`` or ``token-unknown``.
     Every stored hash is compared, so the time taken does not tell which matched.
     """
-    digest = _digest(_bearer())
+    digest = token_digest(_bearer())
     found: str | int | None = None
     if hmac.compare_digest(digest, _digest_of(auth["h"])):
         found = "host"

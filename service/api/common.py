@@ -7,9 +7,11 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from inspect import iscoroutinefunction
 from typing import Any, TypeVar
 
-from flask import Request, Response, current_app, request
+import marshmallow as ma
+from flask import Flask, Request, Response, current_app, request
 from flask_smorest import Blueprint
 from webargs.core import missing
 from webargs.flaskparser import FlaskParser, is_json_request
@@ -76,12 +78,129 @@ def check_table_id(table_id: str) -> None:
         raise no_table()
 
 
+class RefereeFlask(Flask):
+    """Flask, remembering which functions are coroutines.
+
+    Flask asks :meth:`ensure_sync` of every hook and view on every request,
+    and ``inspect.iscoroutinefunction`` walks the function each time (about
+    a dozen times per request here). The answer never changes for a
+    function, so it is kept, per function (a bound method by its function:
+    a view's method is bound anew on every request). At most
+    :data:`SYNC_CACHE_SIZE` functions are kept; others are asked each time."""
+
+    SYNC_CACHE_SIZE = 1024
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._is_coroutine: dict[Any, bool] = {}
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        key = getattr(func, "__func__", func)
+        is_coroutine = self._is_coroutine.get(key)
+        if is_coroutine is None:
+            is_coroutine = iscoroutinefunction(func)
+            if len(self._is_coroutine) < self.SYNC_CACHE_SIZE:
+                self._is_coroutine[key] = is_coroutine
+        return self.async_to_sync(func) if is_coroutine else func
+
+
+FastLoad = Callable[[Any], "dict[str, Any] | None"]
+
+FAST_BODIES: dict[type[ma.Schema], FastLoad] = {}
+"""Schema class -> a loader of its usual bodies (see :func:`fast_body`)."""
+
+
+def fast_body(schema: type[ma.Schema]) -> Callable[[FastLoad], FastLoad]:
+    """Register ``load(json_value)`` as the fast path of ``schema``'s bodies:
+    it returns exactly what ``schema().load`` returns for the bodies it
+    recognises (the usual, valid ones), and ``None`` for every other body,
+    which then takes webargs' and marshmallow's full path with its errors.
+    The spec is unchanged: the schema documents the body as before."""
+
+    def register(load: FastLoad) -> FastLoad:
+        FAST_BODIES[schema] = load
+        return load
+
+    return register
+
+
+_FLAT_TYPES: dict[type[ma.fields.Field[Any]], type] = {
+    ma.fields.Integer: int,
+    ma.fields.String: str,
+    ma.fields.Boolean: bool,
+}
+
+
+def fast_dumping(schema: ma.Schema) -> ma.Schema:
+    """``schema`` (an instance) with a ``dump`` that skips marshmallow's
+    field-by-field walk for an answer that is already what it would dump:
+    a dict whose values have exactly their fields' types (``int``, ``str``,
+    ``bool``, ``None``, or a list or tuple of ``str`` or ``int`` for a
+    ``List``), which is answered as a copy with the schema's keys (lists as
+    lists). Anything else takes marshmallow's own ``dump``. Only for flat
+    schemas of those fields, without hooks or renamed keys (``ValueError``
+    otherwise); the spec is the schema's, unchanged."""
+    checks: dict[str, tuple[type, bool]] = {}  # name -> (type, is a list)
+    if schema._hooks["pre_dump"] or schema._hooks["post_dump"] or schema.many:
+        raise ValueError(f"{type(schema).__name__} has dump hooks or many=True")
+    for name, field in schema.dump_fields.items():
+        is_list = type(field) is ma.fields.List
+        inner = field.inner if is_list else field  # type: ignore[attr-defined]
+        kind = _FLAT_TYPES.get(type(inner))
+        plain = all(
+            f.data_key is None and f.attribute is None and f.dump_default is ma.missing
+            for f in (field, inner)
+        )
+        if kind is None or not plain or getattr(inner, "as_string", False):
+            raise ValueError(f"{type(schema).__name__}.{name} is not a flat field")
+        checks[name] = (kind, is_list)
+    full = schema.dump
+
+    def dump(obj: Any, *, many: bool | None = None) -> Any:
+        if many is None and type(obj) is dict:
+            done: dict[str, Any] = {}
+            for name, (kind, is_list) in checks.items():
+                if name not in obj:
+                    continue
+                value = obj[name]
+                if value is None:
+                    done[name] = None
+                elif not is_list and type(value) is kind:
+                    done[name] = value
+                elif is_list and type(value) in (list, tuple):
+                    if not all(type(item) is kind for item in value):
+                        return full(obj)
+                    done[name] = list(value)
+                else:
+                    return full(obj)
+            return done
+        return full(obj, many=many)
+
+    schema.dump = dump  # type: ignore[method-assign]
+    return schema
+
+
 class BodyParser(FlaskParser):
     """webargs' parser, stricter about the body it is given: a body that is not
     JSON is 415 rather than ignored (a submitted deal sent as a form must not
     become a shuffled deal), and JSON nested too deep for the parser is 400
     rather than a RecursionError, and so is a number Python cannot hold
-    (:func:`.inputs.load_json`). The body is parsed once, here."""
+    (:func:`.inputs.load_json`). The body is parsed once, here; a schema with
+    a fast path (:func:`fast_body`) takes it for the bodies it recognises."""
+
+    def parse(self, argmap: Any, req: Request | None = None, **kwargs: Any) -> Any:
+        fast = FAST_BODIES.get(type(argmap))
+        if fast is not None and kwargs.get("location") == "json" and not kwargs.get("validate"):
+            request_ = req if req is not None else self.get_default_request()
+            try:
+                data = self._raw_load_json(request_)
+            except Exception:  # noqa: BLE001 - the full path meets it again and answers it
+                data = missing
+            if data is not missing:
+                loaded = fast(data)
+                if loaded is not None:
+                    return loaded
+        return super().parse(argmap, req, **kwargs)
 
     def _raw_load_json(self, req: Request) -> Any:
         data = req.get_data(cache=True)  # over MAX_CONTENT_LENGTH: 413
@@ -120,6 +239,17 @@ class RefereeBlueprint(Blueprint):  # type: ignore[misc]
 
     ARGUMENTS_PARSER = BodyParser()
 
+    # flask-smorest's doc() and alt_response() only document: each wraps the
+    # view in a function that calls it through ``ensure_sync`` (a proxy lookup
+    # and a coroutine check per layer, about ten layers per view). The view
+    # keeps the documentation they build and is called directly.
+    @staticmethod
+    def doc(**kwargs: Any) -> Callable[[F], F]:
+        return _documenting_only(Blueprint.doc(**kwargs))
+
+    def alt_response(self, *args: Any, **kwargs: Any) -> Callable[[F], F]:
+        return _documenting_only(super().alt_response(*args, **kwargs))
+
     def _check_not_modified(self, etag: str) -> None:
         """Decided in :meth:`_set_etag_in_response`, once the 200 is built."""
 
@@ -134,6 +264,19 @@ class RefereeBlueprint(Blueprint):  # type: ignore[misc]
             response.set_data(b"")
             for name in ("Content-Type", "Content-Length"):
                 response.headers.pop(name, None)
+
+
+def _documenting_only(decorator: Callable[[F], F]) -> Callable[[F], F]:
+    """``decorator``'s documentation (``_apidoc``) put on the view itself,
+    without the call-through wrapper it adds (our views are not coroutines)."""
+
+    def apply(func: F) -> F:
+        if iscoroutinefunction(func):
+            return decorator(func)
+        func._apidoc = decorator(func)._apidoc  # type: ignore[attr-defined]
+        return func
+
+    return apply
 
 
 def documented(blp: Blueprint, *statuses: int) -> Callable[[F], F]:

@@ -41,12 +41,12 @@ read (one round trip), and the view uses that read.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import json
 import math
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import redis
@@ -59,7 +59,7 @@ from ..config import Settings
 from ..storage.client import Client, cluster_call_options, parse_cluster_url
 from ..storage.store import table_key
 from . import prefetch
-from .auth import digest_of_stored, token_hash
+from .auth import digest_of_stored, token_digest, token_hash
 from .common import TABLE_ID, referee
 from .problems import Problem
 
@@ -95,16 +95,23 @@ def token_of(auth_text: bytes | str | None, token: str) -> bool:
     record ``auth_text`` (None: no such table). Every digest is compared."""
     if auth_text is None:
         return False
+    digest = token_digest(token)
+    found = False
+    for one in _record_digests(auth_text):
+        found |= hmac.compare_digest(digest, one)
+    return found
+
+
+@lru_cache(maxsize=4096)
+def _record_digests(auth_text: bytes | str) -> tuple[bytes, ...]:
+    """The digests of an auth record (none when it is damaged), kept for the
+    tables in play: a table's record is the same for every request to it."""
     try:
         auth = json.loads(auth_text)
         stored = [auth["h"], *auth["s"]]
+        return tuple(digest_of_stored(one) for one in stored)
     except (ValueError, KeyError, TypeError):
-        return False
-    digest = hashlib.sha256(token.encode()).digest()
-    found = False
-    for one in stored:
-        found |= hmac.compare_digest(digest, digest_of_stored(one))
-    return found
+        return ()
 
 
 def cluster_storage(url: str, timeout_seconds: float) -> dict[str, Any]:
@@ -163,12 +170,13 @@ class RateLimits:
 
     def check(self) -> None:
         """Before every request: count it, read its table on the way, or 429."""
-        endpoint = request.endpoint
+        req = request._get_current_object()  # type: ignore[attr-defined]  # one proxy lookup
+        endpoint = req.endpoint
         if endpoint in UNLIMITED_ENDPOINTS:
             return
         token = _token()
-        address = client_address()
-        table_id = (request.view_args or {}).get("table_id")
+        address = f"addr:{req.remote_addr}"  # client_address()
+        table_id = (req.view_args or {}).get("table_id")
         if not (isinstance(table_id, str) and TABLE_ID.fullmatch(table_id)):
             table_id = None
         by_token = token is not None and table_id is not None
@@ -177,10 +185,11 @@ class RateLimits:
             if by_token and token is not None
             else self.counter(self.anonymous, address, "anonymous")
         ]
-        if request.method == "POST" and endpoint == "tables.Tables":
+        post = req.method == "POST"
+        if post and endpoint == "tables.Tables":
             hits.append(self.counter(self.tables, address, "tables"))
         tested = None
-        if request.method == "POST" and endpoint == "tables.Claims":
+        if post and endpoint == "tables.Claims":
             tested = self.counter(self.failed_claims, caller_key(), "failed-claims")
             g.failed_claims = tested
         reads = table_id is not None and endpoint not in prefetch.NOT_READING

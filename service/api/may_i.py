@@ -17,7 +17,7 @@ from ..games.may_i import check_discard, check_lay_down, check_lay_off, engine
 from ..storage.store import Loaded
 from . import auth, idempotency
 from .catalog import checks_blp
-from .common import SECURITY, RefereeBlueprint, documented
+from .common import SECURITY, RefereeBlueprint, documented, fast_body
 from .links import operation
 from .moves import Answer, commit_move, require_game
 from .schemas_may_i import (
@@ -42,6 +42,45 @@ blp = RefereeBlueprint(
     description="May I? (contract rummy): a seat's numbered moves, May I? requests and "
     "answers (RULES.md 4). Create, deal and read a May I? table with the table endpoints.",
 )
+
+
+_FLAG_MOVES = frozenset({"take_discard", "decline", "draw", "done"})
+
+
+@fast_body(MoveSchema)
+def usual_move(body: Any) -> dict[str, Any] | None:
+    """:class:`MoveSchema`'s load of a usual move: one flag sent as ``true``
+    (``take_discard``, ``decline``, ``draw``, ``done``) or ``{"discard": code}``
+    (a string of 1 to 8 characters); ``None`` for any other body (melds,
+    lay-offs, anything refused), which the schema then loads in full."""
+    if type(body) is not dict or len(body) != 1:
+        return None
+    ((action, value),) = body.items()
+    if action in _FLAG_MOVES:
+        return {action: True} if value is True else None
+    if action == "discard" and type(value) is str and 1 <= len(value) <= 8:
+        return {"discard": value}
+    return None
+
+
+@fast_body(AskSchema)
+def usual_ask(body: Any) -> dict[str, Any] | None:
+    """:class:`AskSchema`'s load of ``{"offer": n}`` with a whole ``n`` from 1
+    to 100,000; ``None`` for any other body."""
+    if type(body) is not dict or len(body) != 1:
+        return None
+    offer = body.get("offer")
+    return {"offer": offer} if type(offer) is int and 1 <= offer <= 100_000 else None
+
+
+@fast_body(AnswerSchema)
+def usual_answer(body: Any) -> dict[str, Any] | None:
+    """:class:`AnswerSchema`'s load of ``{"allow": true}`` or ``{"allow": false}``;
+    ``None`` for any other body."""
+    if type(body) is not dict or len(body) != 1:
+        return None
+    allow = body.get("allow")
+    return {"allow": allow} if type(allow) is bool else None
 
 
 @blp.route("/<table_id>/rounds/<int:round_no>/moves/<int:move_no>")

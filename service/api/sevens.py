@@ -16,7 +16,7 @@ from ..games.sevens import check_play, engine
 from ..storage.store import Loaded
 from . import auth, idempotency
 from .catalog import checks_blp, only_game
-from .common import SECURITY, RefereeBlueprint, documented
+from .common import SECURITY, RefereeBlueprint, documented, fast_body
 from .links import operation
 from .moves import Answer, commit_move, require_game
 from .schemas_sevens import (
@@ -33,6 +33,28 @@ blp = RefereeBlueprint(
     description="Sevens (Parliament, Fan Tan): a seat's numbered turns (RULES.md 3). "
     "Create, deal and read a Sevens table with the table endpoints.",
 )
+
+
+@fast_body(TurnSchema)
+def usual_turn(body: Any) -> dict[str, Any] | None:
+    """:class:`TurnSchema`'s load of a usual turn: ``{"play": code}`` (a string
+    of 1 to 8 characters) with an optional ``"last_card"`` of ``true`` or
+    ``false``, or ``{"pass": true}`` with an optional ``"last_card": false``;
+    ``None`` for any other body, which the schema then loads and refuses
+    (400/422) in full."""
+    if type(body) is not dict or not body.keys() <= {"play", "pass", "last_card"}:
+        return None
+    last_card = body.get("last_card", False)
+    if type(last_card) is not bool:
+        return None
+    if "pass" not in body:
+        play = body.get("play")
+        if type(play) is not str or not 1 <= len(play) <= 8:
+            return None
+        return {"play": play, "last_card": last_card}
+    if "play" in body or body["pass"] is not True or last_card:
+        return None
+    return {"pass_": True, "last_card": False}
 
 
 @blp.route("/<table_id>/rounds/<int:round_no>/turns/<int:turn_no>")

@@ -15,7 +15,7 @@ from ..games.ship import GAME as SHIP
 from ..games.ship import engine
 from ..storage.store import Loaded
 from . import auth, idempotency
-from .common import SECURITY, documented, referee
+from .common import SECURITY, documented, fast_body, fast_dumping, referee
 from .links import operation
 from .moves import Answer, apply_move, commit_move, require_game
 from .problems import Problem
@@ -23,10 +23,27 @@ from .schemas import ClaimOutcomeSchema, PassOutcomeSchema, PassSchema
 from .tables import blp
 
 
+@fast_body(PassSchema)
+def usual_pass(body: Any) -> dict[str, Any] | None:
+    """:class:`PassSchema`'s load of a pass body ``{"cards": [codes]}`` of at
+    most 26 strings of 1 to 8 characters (what every player sends), or
+    ``None`` for any other body, which the schema then loads and refuses
+    (400/422) in full."""
+    if type(body) is not dict or len(body) != 1:
+        return None
+    cards = body.get("cards")
+    if type(cards) is not list or len(cards) > 26:
+        return None
+    for card in cards:
+        if type(card) is not str or not 1 <= len(card) <= 8:
+            return None
+    return {"cards": cards}
+
+
 @blp.route("/<table_id>/rounds/<int:round_no>/exchanges/<int:exchange_no>/passes/<int:seat>")
 class Pass(MethodView):
     @blp.arguments(PassSchema())  # one instance: webargs would build one per request
-    @blp.response(200, PassOutcomeSchema)
+    @blp.response(200, fast_dumping(PassOutcomeSchema()))
     @blp.doc(security=SECURITY, **operation("choosePass"))
     @documented(blp, 400, 401, 403, 404, 409, 422)
     def put(

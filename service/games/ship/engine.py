@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from ..base import Choice, Shuffler, Step, Transition, seat_first_dealer
 from ..cards import CardError, describe_count, parse_card, sort_cards, suit_counts
@@ -22,11 +22,11 @@ from ..match import check_dealable, ended_by_host
 from .deal import shuffle_and_deal, validate_deal
 from .options import Options, deck_for, resolve_options
 from .passing import (
-    apply_transfers,
     archived,
     last_moves,
     open_exchange,
     parse_pass,
+    resolve,
     round_direction,
     swaps_before_showdown,
     transfers,
@@ -54,6 +54,8 @@ from .state import (
     Table,
     evolve,
 )
+
+R = TypeVar("R")
 
 # --- the table -----------------------------------------------------------
 
@@ -242,10 +244,10 @@ def _choose_pass(
     choice = Choice(step_key(rnd), seat, "".join(chosen), len(exchange.choosers), tuple(events))
     choices = list(exchange.choices)
     choices[seat] = chosen
-    exchange = evolve(exchange, choices=tuple(choices))
+    exchange = _exchange_with_choices(exchange, tuple(choices))
     if exchange.waiting_for:
-        rnd = evolve(rnd, exchange=exchange)
-        table = evolve(table, round=rnd)
+        rnd = _round_with_exchange(rnd, exchange)
+        table = _table_with_round(table, rnd)
         return Transition(
             table, tuple(events), _pass_outcome(rnd, exchange_no, seat, chosen, False), choice
         )
@@ -362,37 +364,71 @@ def _resolve_exchange(table: Table, exchange: Exchange) -> tuple[Table, list[Eve
     its events, and the history text of its passes (:func:`.passing.archived`)."""
     rnd = table.round
     assert rnd is not None
+    options = table.options
+    seats = len(rnd.hands)
+    number = exchange.number
     moves = transfers(exchange.resolution, exchange.choices, rnd.direction)
     given, received = last_moves(
-        moves, rnd.given or (None,) * table.seats, rnd.received or (None,) * table.seats
+        moves, rnd.given or (None,) * seats, rnd.received or (None,) * seats
     )
-    archive = (archived(rnd.number, exchange.number, exchange.choices),)
-    rnd = evolve(
+    archive = (archived(rnd.number, number, exchange.choices),)
+    rnd = _round_resolved(
         rnd,
-        hands=apply_transfers(rnd.hands, moves),
-        exchanges_resolved=rnd.exchanges_resolved + 1,
-        last_passes=exchange.choices,
-        given=given,
-        received=received,
-        exchange=open_exchange(table.options, exchange.number + 1, table.seats, rnd.dealer),
+        resolve(exchange, rnd.hands, rnd.direction),
+        rnd.exchanges_resolved + 1,
+        exchange.choices,
+        given,
+        received,
+        open_exchange(options, number + 1, seats, rnd.dealer),
     )
-    table = evolve(table, round=rnd)
-    events: list[Event] = [
-        {"type": "exchange-resolved", "round": rnd.number, "exchange": exchange.number}
-    ]
-    if table.options.declaration == "automatic":
+    table = _table_with_round(table, rnd)
+    events: list[Event] = [{"type": "exchange-resolved", "round": rnd.number, "exchange": number}]
+    if options.declaration == "automatic":
         table, more = settle_automatic(table)
         events.extend(more)
-    still_passing = table.round is not None and table.round.status is RoundStatus.PASSING
-    swaps = swaps_before_showdown(table.options, table.seats)
-    max_exchanges = table.options.max_exchanges
-    if still_passing and swaps is not None and exchange.number >= swaps:
+        rnd = table.round
+    if rnd is None or rnd.status is not RoundStatus.PASSING:
+        return table, events, archive
+    swaps = swaps_before_showdown(options, seats)
+    max_exchanges = options.max_exchanges
+    if swaps is not None and number >= swaps:
         table, more = call_showdown(table)
         events.extend(more)
-    elif still_passing and max_exchanges is not None and exchange.number >= max_exchanges:
+    elif max_exchanges is not None and number >= max_exchanges:
         table, more = end_round(table, (), "void")
         events.extend(more)
     return table, events, archive
+
+
+def _evolver(kind: type[R], *changed: str) -> Callable[..., R]:
+    """A function ``(record, *values of changed) -> copy of record`` for the
+    frozen, slotted ``kind``: :func:`.state.evolve` for a fixed set of
+    fields, unrolled once from the class's slots (so it follows any field
+    the state gains). Each field is set through its slot's descriptor, as
+    ``evolve`` does; the loop and the keyword handling are what it saves on
+    the hot path of every exchange."""
+    slots: tuple[str, ...] = kind.__slots__  # type: ignore[attr-defined]
+    unknown = set(changed) - set(slots)
+    if unknown:
+        raise TypeError(f"{kind.__name__} has no field {sorted(unknown)[0]!r}")
+    scope: dict[str, Any] = {"_new": object.__new__, "_kind": kind}
+    lines = [f"def evolved(_record, {', '.join(changed)}):", "    _made = _new(_kind)"]
+    for i, name in enumerate(slots):
+        scope[f"_set{i}"] = getattr(kind, name).__set__
+        value = name if name in changed else f"_record.{name}"
+        lines.append(f"    _set{i}(_made, {value})")
+    lines.append("    return _made")
+    exec("\n".join(lines), scope)  # noqa: S102 - code made from the class's own slot names
+    evolved: Callable[..., R] = scope["evolved"]
+    return evolved
+
+
+_round_resolved = _evolver(
+    Round, "hands", "exchanges_resolved", "last_passes", "given", "received", "exchange"
+)
+_table_with_round = _evolver(Table, "round")
+_round_with_exchange = _evolver(Round, "exchange")
+_exchange_with_choices = _evolver(Exchange, "choices")
 
 
 # --- declaring --------------------------------------------------------------

@@ -19,8 +19,9 @@ within a round:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
-from ..cards import parse_card_set, sort_cards
+from ..cards import _CANONICAL_PLACE, parse_card_set, sort_cards
 from ..errors import FieldError, RuleViolation
 from .options import Options
 from .state import Cards, Exchange
@@ -45,11 +46,18 @@ def choosers_of(passing: str, number: int, seats: int, dealer: int) -> tuple[int
 
 def open_exchange(options: Options, number: int, seats: int, dealer: int) -> Exchange:
     """Exchange ``number`` of a round, with no choice made yet."""
+    return _opened(options.passing, number, seats, dealer)
+
+
+@lru_cache(maxsize=4096)
+def _opened(passing: str, number: int, seats: int, dealer: int) -> Exchange:
+    # Exchanges are frozen values: one per (mode, number, seats, dealer) serves
+    # every table (an exchange opens on every resolution: the hot path).
     return Exchange(
         number=number,
-        choosers=choosers_of(options.passing, number, seats, dealer),
+        choosers=choosers_of(passing, number, seats, dealer),
         choices=(None,) * seats,
-        resolution=RESOLUTIONS[options.passing],
+        resolution=RESOLUTIONS[passing],
     )
 
 
@@ -95,6 +103,14 @@ def parse_pass(
     Raises ``pass-invalid`` listing every problem: codes that are no card, the
     same card twice, cards the seat does not hold, the wrong number of cards.
     """
+    # The usual pass: canonical codes, distinct, all in the hand, the right
+    # count. Anything else takes the full parse, which names every problem.
+    if (
+        len(cards) == options.pass_count
+        and all(isinstance(c, str) and c in hand for c in cards)
+        and len(set(cards)) == len(cards)
+    ):
+        return sort_cards(cards)
     chosen, problems = parse_card_set(cards, pointer, hand, "this hand")
     if len(cards) != options.pass_count:
         noun = "card" if options.pass_count == 1 else "cards"
@@ -169,7 +185,31 @@ def apply_transfers(hands: Sequence[Cards], moves: Sequence[Transfer]) -> tuple[
 def resolve(exchange: Exchange, hands: Sequence[Cards], direction: str) -> tuple[Cards, ...]:
     """The hands after ``exchange`` resolves, by its ``resolution``; every
     chooser's choice must be made and checked."""
-    return apply_transfers(hands, transfers(exchange.resolution, exchange.choices, direction))
+    choices = exchange.choices
+    if exchange.resolution == "rotate" and None not in choices:
+        return _rotate(hands, choices, direction)  # type: ignore[arg-type]
+    return apply_transfers(hands, transfers(exchange.resolution, choices, direction))
+
+
+_place = _CANONICAL_PLACE.__getitem__
+
+
+def _rotate(hands: Sequence[Cards], choices: Sequence[Cards], direction: str) -> tuple[Cards, ...]:
+    """:func:`apply_transfers` of a ``rotate`` exchange where every seat chose:
+    each seat keeps what it did not give and gets its neighbour's cards (the
+    hot path of every simultaneous exchange; same result, less work)."""
+    k = len(choices)
+    # The seat each hand receives from (source_seat): left takes seat-1's cards.
+    received = (
+        [choices[k - 1], *choices[: k - 1]] if direction == "left" else [*choices[1:], choices[0]]
+    )
+    new_hands = []
+    for hand, gone, got in zip(hands, choices, received, strict=True):
+        kept = [c for c in hand if c not in gone]
+        kept += got
+        kept.sort(key=_place)  # sort_cards, in place
+        new_hands.append(tuple(kept))
+    return tuple(new_hands)
 
 
 def check_exchange(
