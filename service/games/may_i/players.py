@@ -1,72 +1,135 @@
 """Automatic players: the bot, what a turn clock plays for a seat out of
-time, and a round's record. A move is ``{"action": ..., "argument": ...}``
-(the actions of :func:`~.engine.turn`, plus ``ask`` / ``answer``)."""
+time, and the May I? choices of seats not on turn (the project's rule book,
+4.5 and 4.6). A move is ``{"action": ..., "argument": ...}`` (the actions
+of :func:`~.engine.turn`). Pure and deterministic: the same table gives the
+same move (``rng`` is accepted for the game interface and not used).
+
+A seat that has not laid down measures its hand by :func:`plan`: the fewest
+cards still missing for the round's contract (4.3), jokers counted where the
+rules let them stand (4.2). It keeps the hand that misses fewest, takes or
+asks for a card only when it brings the contract strictly nearer, lays down
+as soon as nothing is missing. A seat that has laid down only lays off
+(4.5.2): it takes a discard that fits a meld, lays off all it can, and sheds
+the card furthest from fitting, the dearest first (4.8).
+"""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations_with_replacement
 from typing import Any
 
 from ..base import Shuffler
 from .engine import can_place, discard_allowed
-from .melds import CONTRACTS, JOKER, MeldError, card_value, check_contract, classify, fits
+from .melds import (
+    CONTRACTS,
+    JOKER,
+    RUN_RANKS,
+    Meld,
+    MeldError,
+    card_value,
+    check_contract,
+    classify,
+    fits,
+    hand_value,
+)
 from .state import Step, Table
 
 _VALUES = {r: i + 2 for i, r in enumerate("23456789TJQKA")}
-_RANK_OF = {v: r for r, v in _VALUES.items()} | {1: "A"}
+_WINDOWS: tuple[tuple[str, ...], ...] = tuple(
+    tuple(RUN_RANKS[v - 1] + suit for v in range(low, low + 4))
+    for suit in "SHDC"
+    for low in range(1, 12)
+)
+"""Every run of four a contract's run can start from (A-4 up to J-A)."""
+_TOP_WINDOWS = 8
+"""Runs tried per plan: the windows holding most of the hand's cards."""
+MAY_I_HAND_LIMIT = 14
+"""A seat holding this many cards asks for no more (each May I? adds two)."""
 
 
-def _run_options(left: Counter[str]) -> list[list[str]]:
-    """Runs of 4 the cards ``left`` can make, a joker filling a missing
-    rank (no more jokers than natural cards), fewest jokers first."""
-    found: list[tuple[int, list[str]]] = []
-    for suit in "SHDC":
-        for low in range(1, 12):
-            cards = [_RANK_OF[v] + suit for v in range(low, low + 4)]
-            missing = sum(left[c] < 1 for c in cards)
-            if missing <= min(left[JOKER], 2):
-                found.append((missing, [c if left[c] >= 1 else JOKER for c in cards]))
-    found.sort(key=lambda x: x[0])
-    return [cards for _, cards in found]
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The nearest way to a round's contract from a hand: ``missing`` cards
+    still wanted (0: it can lay down), the runs aimed at (four cards each,
+    lowest first) and the ranks of the sets (a rank twice for two sets of
+    it)."""
+
+    missing: int
+    runs: tuple[tuple[str, ...], ...]
+    sets: tuple[str, ...]
 
 
-def _sets(left: Counter[str], wanted: int) -> list[list[str]] | None:
-    """``wanted`` sets from ``left`` (a pair completed with a joker), or None."""
-    sets: list[list[str]] = []
-    jokers = left[JOKER]
-    ranks = Counter(c[0] for c in left.elements() if c != JOKER)
-    for rank, n in sorted(ranks.items(), key=lambda x: -x[1]):
-        if len(sets) == wanted:
-            break
-        cards = [c for c in left.elements() if c != JOKER and c[0] == rank]
-        if n >= 3:
-            sets.append(cards)
-        elif n == 2 and jokers:
-            jokers -= 1
-            sets.append([*cards, JOKER])
-    return sets if len(sets) == wanted else None
+def plan(round_no: int, hand: Sequence[str]) -> Plan:
+    """The plan that misses fewest cards of round ``round_no``'s contract
+    (RULES.md 4.3) from ``hand``. Runs are tried among the
+    :data:`_TOP_WINDOWS` four-card windows the hand fills best, then sets
+    from what is left; a joker fills a gap where the meld keeps no more
+    jokers than natural cards (4.2). A search, not a proof: ``missing`` may
+    overstate, never understate (0 means :func:`find_contract` succeeds)."""
+    want_sets, want_runs = CONTRACTS[round_no]
+    counts = Counter(hand)
+    jokers = counts.pop(JOKER, 0)
+    windows: list[tuple[str, ...]] = []
+    if want_runs:
+        scored = sorted(_WINDOWS, key=lambda w: -sum(counts[c] > 0 for c in w))
+        windows = scored[:_TOP_WINDOWS]
+    best: Plan | None = None
+    for runs in combinations_with_replacement(windows, want_runs):
+        left = counts.copy()
+        missing = fill = 0
+        for window in runs:
+            have = 0
+            for card in window:
+                if left[card] > 0:
+                    left[card] -= 1
+                    have += 1
+            missing += 4 - have
+            fill += min(4 - have, have)
+        by_rank: Counter[str] = Counter()
+        for card, n in left.items():
+            by_rank[card[0]] += n
+        # A rank of n cards offers sets of min(n, 3), then of what is left.
+        slots = sorted(
+            ((min(n - 3 * i, 3), rank) for rank, n in by_rank.items() for i in range((n + 2) // 3)),
+            key=lambda s: (-s[0], s[1]),
+        )[:want_sets]
+        for have, _ in slots:
+            missing += 3 - have
+            fill += min(3 - have, have)
+        missing += 3 * (want_sets - len(slots))
+        found = Plan(missing - min(jokers, fill), runs, tuple(rank for _, rank in slots))
+        if best is None or found.missing < best.missing:
+            best = found
+    assert best is not None
+    return best
 
 
 def find_contract(round_no: int, hand: Sequence[str]) -> list[list[str]] | None:
-    """A lay-down of round ``round_no``'s contract from ``hand``, or ``None``
-    (a small search: runs first, fewest jokers first, then sets)."""
-    want_sets, want_runs = CONTRACTS[round_no]
-
-    def search(left: Counter[str], runs: list[list[str]]) -> list[list[str]] | None:
-        if len(runs) == want_runs:
-            sets = _sets(left, want_sets)
-            return None if sets is None else [*runs, *sets]
-        for run in _run_options(left)[:12]:
-            rest = left.copy()
-            rest.subtract(run)
-            found = search(+rest, [*runs, run])
-            if found is not None:
-                return found
+    """A lay-down of round ``round_no``'s contract from ``hand`` (melds as
+    :func:`~.melds.check_contract` accepts them: runs ascending, a joker in
+    each gap), or ``None`` when :func:`plan` finds cards missing."""
+    found = plan(round_no, hand)
+    if found.missing:
         return None
-
-    melds = search(Counter(hand), [])
-    if melds is None:
+    left = Counter(hand)
+    melds: list[list[str]] = []
+    for window in found.runs:
+        meld = []
+        for card in window:
+            take = card if left[card] > 0 else JOKER
+            left[take] -= 1
+            meld.append(take)
+        melds.append(meld)
+    for rank in found.sets:
+        naturals = sorted(c for c in left.elements() if c != JOKER and c[0] == rank)[:3]
+        for card in naturals:
+            left[card] -= 1
+        left[JOKER] -= 3 - len(naturals)
+        melds.append([*naturals, *[JOKER] * (3 - len(naturals))])
+    if left[JOKER] < 0:
         return None
     try:
         check_contract(round_no, melds)
@@ -75,10 +138,80 @@ def find_contract(round_no: int, hand: Sequence[str]) -> list[list[str]] | None:
     return melds
 
 
-def _lay_off_move(table: Table, seat: int) -> dict[str, Any] | None:
+def _spread(hand: Sequence[str], round_no: int) -> int:
+    """How many near misses a hand holds (pairs for sets, suit neighbours
+    within two ranks for runs): breaks ties between hands missing as many."""
+    sets, runs = CONTRACTS[round_no]
+    naturals = [c for c in hand if c != JOKER]
+    score = 0
+    for i, a in enumerate(naturals):
+        for b in naturals[i + 1 :]:
+            if sets and a[0] == b[0]:
+                score += 3
+            elif runs and a[1] == b[1] and 0 < abs(_VALUES[a[0]] - _VALUES[b[0]]) <= 2:
+                score += 2
+    return score
+
+
+def _worth(hand: Sequence[str], round_no: int) -> tuple[int, int, int]:
+    """A hand's rank for a seat not laid down, lower is better: cards missing,
+    fewer near misses, then its penalty (4.8)."""
+    return (plan(round_no, hand).missing, -_spread(hand, round_no), hand_value(hand))
+
+
+def _without(hand: Sequence[str], card: str) -> list[str]:
+    rest = list(hand)
+    rest.remove(card)
+    return rest
+
+
+def _distance(card: str, melds: Sequence[Meld]) -> int:
+    """How far ``card`` is from fitting a meld: 0 fits, 1-2 a rank or two
+    beyond a run's end in its suit, 3 otherwise (jokers always 0)."""
+    if card == JOKER:
+        return 0
+    best = 3
+    for meld in melds:
+        if fits(meld, card):
+            return 0
+        if meld.kind != "run" or card[1] != next(c[1] for c in meld.cards if c != JOKER):
+            continue
+        for value in (1, 14) if card[0] == "A" else (_VALUES[card[0]],):
+            gap = meld.low - value if value < meld.low else max(value - meld.high, 0)
+            if 2 <= gap <= 3:
+                best = min(best, gap - 1)
+    return best
+
+
+def best_discard(table: Table, seat: int) -> str:
+    """The card the seat on turn discards: one the rules allow (4.5.3).
+    Not laid down: the one whose loss keeps the hand nearest the contract
+    (:func:`plan`), the dearest among equals. Laid down: the furthest from
+    fitting a meld, the dearest among equals."""
     rnd = table.round
     assert rnd is not None
-    for card in rnd.hands[seat]:
+    hand = rnd.hands[seat]
+    allowed = sorted({c for c in hand if discard_allowed(hand, rnd.melds, c)})
+    if rnd.down[seat]:
+        return min(allowed, key=lambda c: (-_distance(c, rnd.melds), -card_value(c), c))
+    return min(allowed, key=lambda c: (*_worth(_without(hand, c), rnd.number), c))
+
+
+def _kept_with(table: Table, seat: int, card: str) -> tuple[int, int, int]:
+    """The seat's hand's worth after taking ``card`` and discarding its best."""
+    rnd = table.round
+    assert rnd is not None
+    hand = [*rnd.hands[seat], card]
+    allowed = {c for c in hand if discard_allowed(hand, rnd.melds, c)}
+    return min(_worth(_without(hand, c), rnd.number) for c in allowed)
+
+
+def _lay_off_move(table: Table, seat: int) -> dict[str, Any] | None:
+    """Lay off the first card that fits a meld (natural cards before
+    jokers, so that a joker does not close an end a natural card needed)."""
+    rnd = table.round
+    assert rnd is not None
+    for card in sorted(set(rnd.hands[seat]), key=lambda c: (c == JOKER, c)):
         for meld in rnd.melds:
             if fits(meld, card):
                 end = None
@@ -91,19 +224,11 @@ def _lay_off_move(table: Table, seat: int) -> dict[str, Any] | None:
     return None
 
 
-def _discard_move(table: Table, seat: int, keep: Sequence[str] = ()) -> dict[str, Any]:
-    rnd = table.round
-    assert rnd is not None
-    hand = rnd.hands[seat]
-    allowed = [c for c in hand if discard_allowed(hand, rnd.melds, c)]
-    allowed.sort(key=lambda c: (_keep_score(hand, c, rnd.number), -card_value(c)))
-    return {"action": "discard", "argument": allowed[0]}
-
-
 def default_move(table: Table, seat: int) -> dict[str, Any]:
     """What a turn clock plays for the seat on turn: take the discard (or
-    draw), lay off nothing, discard the highest card it may; in a lay-off
-    turn after a seat went out, be done."""
+    draw), lay off nothing, discard as :func:`best_discard`; in a lay-off
+    turn after a seat went out, be done. Raises ``ValueError`` if ``seat``
+    is not on turn."""
     rnd = table.round
     if rnd is None or not rnd.playing or rnd.on_turn != seat or rnd.step is Step.MAY_I:
         raise ValueError(f"seat {seat} is not on turn")
@@ -113,31 +238,17 @@ def default_move(table: Table, seat: int) -> dict[str, Any]:
         return {"action": "draw", "argument": None}
     if rnd.step is Step.FINAL:
         return {"action": "done", "argument": None}
-    return _discard_move(table, seat)
+    return {"action": "discard", "argument": best_discard(table, seat)}
 
 
-def _keep_score(hand: Sequence[str], card: str, round_no: int = 2) -> int:
-    """How much ``card`` helps the hand toward the round's contract (pairs
-    for sets, suit neighbours for runs)."""
-    sets, runs = CONTRACTS[round_no]
-    if card == JOKER:
-        return 100
-    same = sum(c[0] == card[0] for c in hand if c != JOKER) - 1
-    near = sum(
-        c != JOKER and c[1] == card[1] and 0 < abs(_VALUES[c[0]] - _VALUES[card[0]]) <= 2
-        for c in hand
-    )
-    return (3 * same if sets else 0) + (2 * near if runs else 0)
-
-
-def _useful(hand: Sequence[str], card: str, round_no: int = 2) -> bool:
-    return _keep_score([*hand, card], card, round_no) >= 2
-
-
-def bot(table: Table, seat: int, rng: Shuffler) -> dict[str, Any]:
-    """A legal move for the seat on turn: take a discard that pairs or
-    nearly runs with its hand, else decline it; lay down as soon as it can;
-    lay off everything it can; discard its highest loose card."""
+def bot(table: Table, seat: int, rng: Shuffler | None = None) -> dict[str, Any]:
+    """A legal move for the seat on turn (RULES.md 4.5, 4.7). Not laid
+    down: take the discard only if the hand then misses fewer cards of the
+    contract (:func:`plan`), lay down as soon as nothing is missing. Laid
+    down: take a discard that fits a meld. Both: lay off everything that
+    fits once down, then discard by :func:`best_discard`. After a seat went
+    out: lay off, then done. Raises ``ValueError`` if ``seat`` is not on
+    turn or a May I? window is open."""
     rnd = table.round
     if rnd is None or not rnd.playing or rnd.on_turn != seat or rnd.step is Step.MAY_I:
         raise ValueError(f"seat {seat} is not on turn")
@@ -146,10 +257,10 @@ def bot(table: Table, seat: int, rng: Shuffler) -> dict[str, Any]:
         if not rnd.pile:
             return {"action": "draw", "argument": None}
         top = rnd.pile[-1]
-        if rnd.down[seat]:  # only what it can lay off at once
+        if rnd.down[seat]:
             take = any(fits(m, top) for m in rnd.melds)
         else:
-            take = _useful(hand, top, rnd.number)
+            take = _kept_with(table, seat, top) < _worth(hand, rnd.number)
         return {"action": "take_discard" if take else "decline", "argument": None}
     if rnd.step is Step.STOCK:
         return {"action": "draw", "argument": None}
@@ -163,20 +274,26 @@ def bot(table: Table, seat: int, rng: Shuffler) -> dict[str, Any]:
         move = _lay_off_move(table, seat)
         if move is not None:
             return move
-    return _discard_move(table, seat)
+    return {"action": "discard", "argument": best_discard(table, seat)}
 
 
 def wants(table: Table, seat: int) -> bool:
-    """Whether the bot at ``seat`` would ask for the offered discard."""
+    """Whether ``seat`` would have the offered discard (4.6): it has not
+    laid down (a seat down only lays off; two more cards would keep it from
+    going out), holds fewer than :data:`MAY_I_HAND_LIMIT` cards, and the
+    card brings its contract strictly nearer (:func:`plan`). Used both to
+    ask and to deny (a denier takes the card as the asker would)."""
     rnd = table.round
-    if rnd is None or rnd.offer is None:
+    if rnd is None or rnd.offer is None or rnd.down[seat]:
         return False
-    if rnd.down[seat]:
+    hand = rnd.hands[seat]
+    if len(hand) >= MAY_I_HAND_LIMIT:
         return False
-    return _useful(rnd.hands[seat], rnd.offer.card, rnd.number)
+    return plan(rnd.number, [*hand, rnd.offer.card]).missing < plan(rnd.number, hand).missing
 
 
 def is_meld(cards: Sequence[str]) -> bool:
+    """Whether ``cards`` in the order given are a set or a run (4.2)."""
     try:
         classify(cards)
     except MeldError:

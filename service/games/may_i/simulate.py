@@ -42,7 +42,12 @@ class Summary:
 
 def step(table: Table, rng: random.Random, now_ms: int) -> tuple[Table, int, list[dict[str, Any]]]:
     """One move of the bots (a turn, or a May I? request or answer, or
-    letting the window close); returns the table, the clock and the events."""
+    letting the window close); returns the table, the clock and the events.
+
+    While a discard is offered, the seats that want it (:func:`.players.wants`)
+    ask, one of them (drawn with ``rng``) first; then each seat still to
+    answer denies if it wants the card itself, else allows, but one in five
+    stays silent (silence allows when the window closes, 4.6)."""
     rnd = table.round
     assert rnd is not None and rnd.playing
     if rnd.step is Step.MAY_I and rnd.offer is not None:
@@ -53,7 +58,7 @@ def step(table: Table, rng: random.Random, now_ms: int) -> tuple[Table, int, lis
                 for s in range(table.seats)
                 if s != rnd.on_turn and rnd.pile_by[-1] != s and wants(table, s)
             ]
-            if askers and rng.random() < 0.7:
+            if askers:
                 seat = rng.choice(askers)
                 t = engine.ask(table, rnd.number, offer.n, seat, now_ms)
                 return t.table, now_ms, list(t.events)
@@ -63,9 +68,10 @@ def step(table: Table, rng: random.Random, now_ms: int) -> tuple[Table, int, lis
                 for s in range(table.seats)
                 if s not in (rnd.on_turn, offer.asker) and not offer.answers[s]
             ]
-            if waiting and rng.random() < 0.6:
-                seat = rng.choice(waiting)
-                allow = rng.random() < 0.7
+            speaking = [s for s in waiting if rng.random() >= 0.2]
+            if speaking:
+                seat = speaking[0]
+                allow = not wants(table, seat)
                 t = engine.answer(table, rnd.number, offer.n, seat, allow, now_ms)
                 return t.table, now_ms, list(t.events)
         now_ms = offer.until_ms
