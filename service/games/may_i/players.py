@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations_with_replacement
 from typing import Any
 
@@ -44,6 +45,9 @@ _WINDOWS: tuple[tuple[str, ...], ...] = tuple(
     for low in range(1, 12)
 )
 """Every run of four a contract's run can start from (A-4 up to J-A)."""
+_WINDOWS_OF: dict[str, tuple[int, ...]] = {
+    card: tuple(i for i, w in enumerate(_WINDOWS) if card in w) for w in _WINDOWS for card in w
+}
 _TOP_WINDOWS = 8
 """Runs tried per plan: the windows holding most of the hand's cards."""
 MAY_I_HAND_LIMIT = 14
@@ -69,40 +73,58 @@ def plan(round_no: int, hand: Sequence[str]) -> Plan:
     from what is left; a joker fills a gap where the meld keeps no more
     jokers than natural cards (4.2). A search, not a proof: ``missing`` may
     overstate, never understate (0 means :func:`find_contract` succeeds)."""
+    return _plan(round_no, tuple(sorted(hand)))
+
+
+@lru_cache(maxsize=1 << 16)
+def _plan(round_no: int, hand: tuple[str, ...]) -> Plan:
+    # Cached: a bot weighs the same hands again and again (each discard, each offer).
     want_sets, want_runs = CONTRACTS[round_no]
-    counts = Counter(hand)
+    counts: dict[str, int] = {}
+    for card in hand:
+        counts[card] = counts.get(card, 0) + 1
     jokers = counts.pop(JOKER, 0)
-    windows: list[tuple[str, ...]] = []
+    windows: list[int] = []
     if want_runs:
-        scored = sorted(_WINDOWS, key=lambda w: -sum(counts[c] > 0 for c in w))
-        windows = scored[:_TOP_WINDOWS]
+        filled: dict[int, int] = {}
+        for card in counts:
+            for w in _WINDOWS_OF[card]:
+                filled[w] = filled.get(w, 0) + 1
+        windows = sorted(filled, key=lambda w: (-filled[w], w))[:_TOP_WINDOWS]
+        windows += [w for w in range(want_runs) if w not in windows]  # a hand of no suit
+    ranks: dict[str, int] = {}
+    for card, n in counts.items():
+        ranks[card[0]] = ranks.get(card[0], 0) + n
     best: Plan | None = None
     for runs in combinations_with_replacement(windows, want_runs):
-        left = counts.copy()
+        left = dict(ranks)
+        used: dict[str, int] = {}
         missing = fill = 0
-        for window in runs:
+        for w in runs:
             have = 0
-            for card in window:
-                if left[card] > 0:
-                    left[card] -= 1
+            for card in _WINDOWS[w]:
+                if counts.get(card, 0) > used.get(card, 0):
+                    used[card] = used.get(card, 0) + 1
+                    left[card[0]] -= 1
                     have += 1
             missing += 4 - have
             fill += min(4 - have, have)
-        by_rank: Counter[str] = Counter()
-        for card, n in left.items():
-            by_rank[card[0]] += n
         # A rank of n cards offers sets of min(n, 3), then of what is left.
-        slots = sorted(
-            ((min(n - 3 * i, 3), rank) for rank, n in by_rank.items() for i in range((n + 2) // 3)),
-            key=lambda s: (-s[0], s[1]),
-        )[:want_sets]
-        for have, _ in slots:
-            missing += 3 - have
-            fill += min(3 - have, have)
+        slots: list[tuple[int, str]] = []
+        if want_sets:
+            for rank, n in left.items():
+                while n > 0:
+                    slots.append((-min(n, 3), rank))
+                    n -= 3
+            slots.sort()
+            del slots[want_sets:]
+        for minus_have, _ in slots:
+            missing += 3 + minus_have
+            fill += min(3 + minus_have, -minus_have)
         missing += 3 * (want_sets - len(slots))
-        found = Plan(missing - min(jokers, fill), runs, tuple(rank for _, rank in slots))
-        if best is None or found.missing < best.missing:
-            best = found
+        if best is None or missing - min(jokers, fill) < best.missing:
+            runs_cards = tuple(_WINDOWS[w] for w in runs)
+            best = Plan(missing - min(jokers, fill), runs_cards, tuple(r for _, r in slots))
     assert best is not None
     return best
 
@@ -244,7 +266,7 @@ def default_move(table: Table, seat: int) -> dict[str, Any]:
 def bot(table: Table, seat: int, rng: Shuffler | None = None) -> dict[str, Any]:
     """A legal move for the seat on turn (RULES.md 4.5, 4.7). Not laid
     down: take the discard only if the hand then misses fewer cards of the
-    contract (:func:`plan`), lay down as soon as nothing is missing. Laid
+    contract (:func:`plan`) or, as many, holds more near misses; lay down as soon as nothing is missing. Laid
     down: take a discard that fits a meld. Both: lay off everything that
     fits once down, then discard by :func:`best_discard`. After a seat went
     out: lay off, then done. Raises ``ValueError`` if ``seat`` is not on
@@ -260,7 +282,8 @@ def bot(table: Table, seat: int, rng: Shuffler | None = None) -> dict[str, Any]:
         if rnd.down[seat]:
             take = any(fits(m, top) for m in rnd.melds)
         else:
-            take = _kept_with(table, seat, top) < _worth(hand, rnd.number)
+            # Nearer the contract, not merely cheaper: a stock card may help more.
+            take = _kept_with(table, seat, top)[:2] < _worth(hand, rnd.number)[:2]
         return {"action": "take_discard" if take else "decline", "argument": None}
     if rnd.step is Step.STOCK:
         return {"action": "draw", "argument": None}
