@@ -266,9 +266,10 @@ def default_move(table: Table, seat: int) -> dict[str, Any]:
 def bot(table: Table, seat: int, rng: Shuffler | None = None) -> dict[str, Any]:
     """A legal move for the seat on turn (RULES.md 4.5, 4.7). Not laid
     down: take the discard only if the hand then misses fewer cards of the
-    contract (:func:`plan`) or, as many, holds more near misses; lay down as soon as nothing is missing. Laid
-    down: take a discard that fits a meld. Both: lay off everything that
-    fits once down, then discard by :func:`best_discard`. After a seat went
+    contract (:func:`plan`) or, as many, holds more near misses; lay down
+    as soon as nothing is missing. Laid down: take a discard that fits a
+    meld, lay off everything that fits. Both then discard by
+    :func:`best_discard`. After a seat went
     out: lay off, then done. Raises ``ValueError`` if ``seat`` is not on
     turn or a May I? window is open."""
     rnd = table.round
