@@ -294,6 +294,8 @@ async def _may_i_round(http: Http, rng: random.Random, seats: Seats, table: MayI
         if playing:
             table = fix_hand(table, seat, answer["hand"])
     http.tally.notes["may-i rounds played"] += 1
+    if table.round is not None and table.round.reshuffles:
+        http.tally.notes["may-i rounds with a reshuffled stock"] += 1
     return table
 
 

@@ -161,17 +161,24 @@ def find_contract(round_no: int, hand: Sequence[str]) -> list[list[str]] | None:
 
 
 def _spread(hand: Sequence[str], round_no: int) -> int:
-    """How many near misses a hand holds (pairs for sets, suit neighbours
-    within two ranks for runs): breaks ties between hands missing as many."""
+    """How many near misses a hand holds (pairs of a rank for sets, counted
+    up to three cards of it; distinct suit neighbours within two ranks for
+    runs): breaks ties between hands missing as many. Capped so that a
+    seat does not hoard copies a meld does not need (another seat's
+    contract may wait for them)."""
     sets, runs = CONTRACTS[round_no]
     naturals = [c for c in hand if c != JOKER]
     score = 0
-    for i, a in enumerate(naturals):
-        for b in naturals[i + 1 :]:
-            if sets and a[0] == b[0]:
-                score += 3
-            elif runs and a[1] == b[1] and 0 < abs(_VALUES[a[0]] - _VALUES[b[0]]) <= 2:
-                score += 2
+    if sets:
+        for n in Counter(c[0] for c in naturals).values():
+            kept = min(n, 3)
+            score += 3 * (kept * (kept - 1) // 2)
+    if runs:
+        distinct = sorted(set(naturals))
+        for i, a in enumerate(distinct):
+            for b in distinct[i + 1 :]:
+                if a[1] == b[1] and abs(_VALUES[a[0]] - _VALUES[b[0]]) <= 2:
+                    score += 2
     return score
 
 
