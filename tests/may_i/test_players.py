@@ -13,10 +13,11 @@ import pytest
 
 from service.cli import main
 from service.games.may_i import engine
-from service.games.may_i.melds import check_contract, hand_value
+from service.games.may_i.melds import Meld, check_contract, classify, hand_value
 from service.games.may_i.options import PRESETS, deck_for, resolve_options
 from service.games.may_i.players import (
     MAY_I_HAND_LIMIT,
+    Plan,
     best_discard,
     bot,
     find_contract,
@@ -55,6 +56,18 @@ def test_plan_counts_the_cards_the_contract_still_misses() -> None:
     assert plan(1, [*pairs, "JK"]).missing == 1
     assert plan(1, ["5H", "JK", "JK", "9C", "9D", "2C", "KH", "7S", "3C", "4H"]).missing == 1
     assert plan(3, ["AS", "2S", "3S", "4S", "KD", "QD", "JD", "TD", "7C", "8H"]).missing == 0
+
+
+def test_plan_leaves_a_run_whose_missing_cards_are_all_melded() -> None:
+    # 9D TD JD waits for 8D or QD (KD would need QD too); with both copies of
+    # each melded (two decks), no card left can complete it: the plan goes for
+    # a run still live, further away.
+    hand = ["5H", "5S", "9D", "TD", "JD", "2C", "KH", "7S", "3C", "4H"]
+    melds = [Meld(1, 0, *classify(["QD", "QD", "QS"])), Meld(2, 1, *classify(["8D", "8D", "8C"]))]
+    assert plan(2, hand) == Plan(2, (("8D", "9D", "TD", "JD"),), ("5",))
+    assert plan(2, hand, melds[:1], decks=2) == Plan(2, (("8D", "9D", "TD", "JD"),), ("5",))
+    live = plan(2, hand, melds, decks=2)
+    assert (live.missing, live.dead, live.runs) == (4, 0, (("4S", "5S", "6S", "7S"),))
 
 
 def test_find_contract_lays_down_exactly_the_contract() -> None:

@@ -58,28 +58,37 @@ MAY_I_HAND_LIMIT = 14
 class Plan:
     """The nearest way to a round's contract from a hand: ``missing`` cards
     still wanted (0: it can lay down), the runs aimed at (four cards each,
-    lowest first) and the ranks of the sets (a rank twice for two sets of
-    it)."""
+    lowest first), the ranks of the sets (a rank twice for two sets of it)
+    and how many of the missing cards are ``dead`` (none left to draw)."""
 
     missing: int
     runs: tuple[tuple[str, ...], ...]
     sets: tuple[str, ...]
+    dead: int = 0
 
 
-def plan(round_no: int, hand: Sequence[str]) -> Plan:
+def plan(round_no: int, hand: Sequence[str], melds: Sequence[Meld] = (), decks: int = 0) -> Plan:
     """The plan that misses fewest cards of round ``round_no``'s contract
     (RULES.md 4.3) from ``hand``. Runs are tried among the
     :data:`_TOP_WINDOWS` four-card windows the hand fills best, then sets
     from what is left; a joker fills a gap where the meld keeps no more
-    jokers than natural cards (4.2). A search, not a proof: ``missing`` may
-    overstate, never understate (0 means :func:`find_contract` succeeds)."""
-    return _plan(round_no, tuple(sorted(hand)))
+    jokers than natural cards (4.2). With ``decks`` (copies of each card)
+    and the ``melds`` on the table, a gap whose every copy is melded or in
+    this hand is ``dead`` (no card left can fill it, 4.2: melds never break
+    up), and plans with fewer dead gaps come first. A search, not a proof:
+    ``missing`` may overstate, never understate (0 means
+    :func:`find_contract` succeeds)."""
+    melded = Counter(c for m in melds for c in m.cards if c != JOKER) if decks else Counter()
+    return _plan(round_no, tuple(sorted(hand)), decks, frozenset(melded.items()))
 
 
 @lru_cache(maxsize=1 << 16)
-def _plan(round_no: int, hand: tuple[str, ...]) -> Plan:
+def _plan(
+    round_no: int, hand: tuple[str, ...], decks: int, melded_items: frozenset[tuple[str, int]]
+) -> Plan:
     # Cached: a bot weighs the same hands again and again (each discard, each offer).
     want_sets, want_runs = CONTRACTS[round_no]
+    melded = dict(melded_items)
     counts: dict[str, int] = {}
     for card in hand:
         counts[card] = counts.get(card, 0) + 1
@@ -95,11 +104,15 @@ def _plan(round_no: int, hand: tuple[str, ...]) -> Plan:
     ranks: dict[str, int] = {}
     for card, n in counts.items():
         ranks[card[0]] = ranks.get(card[0], 0) + n
+    # Copies of a rank neither melded nor in this hand (only with decks known).
+    spare_rank = {
+        r: sum(decks - melded.get(r + s, 0) for s in "SHDC") - ranks.get(r, 0) for r in _VALUES
+    }
     best: Plan | None = None
     for runs in combinations_with_replacement(windows, want_runs):
         left = dict(ranks)
         used: dict[str, int] = {}
-        missing = fill = 0
+        missing = fill = dead = 0
         for w in runs:
             have = 0
             for card in _WINDOWS[w]:
@@ -107,24 +120,32 @@ def _plan(round_no: int, hand: tuple[str, ...]) -> Plan:
                     used[card] = used.get(card, 0) + 1
                     left[card[0]] -= 1
                     have += 1
+                elif decks and decks - melded.get(card, 0) - counts.get(card, 0) <= 0:
+                    dead += 1
             missing += 4 - have
             fill += min(4 - have, have)
-        # A rank of n cards offers sets of min(n, 3), then of what is left.
-        slots: list[tuple[int, str]] = []
+        # A rank of n cards offers sets of min(n, 3), then of what is left;
+        # a set whose rank has too few copies left comes last.
+        slots: list[tuple[int, int, str]] = []
         if want_sets:
             for rank, n in left.items():
                 while n > 0:
-                    slots.append((-min(n, 3), rank))
+                    gap = 3 - min(n, 3)
+                    short = max(0, gap - spare_rank[rank]) if decks else 0
+                    slots.append((short, -min(n, 3), rank))
                     n -= 3
             slots.sort()
             del slots[want_sets:]
-        for minus_have, _ in slots:
+        for short, minus_have, _ in slots:
             missing += 3 + minus_have
             fill += min(3 + minus_have, -minus_have)
+            dead += short
         missing += 3 * (want_sets - len(slots))
-        if best is None or missing - min(jokers, fill) < best.missing:
+        filled_in = min(jokers, fill)
+        found = (max(0, dead - filled_in), missing - filled_in)
+        if best is None or found < (best.dead, best.missing):
             runs_cards = tuple(_WINDOWS[w] for w in runs)
-            best = Plan(missing - min(jokers, fill), runs_cards, tuple(r for _, r in slots))
+            best = Plan(found[1], runs_cards, tuple(r for _, _, r in slots), found[0])
     assert best is not None
     return best
 
@@ -182,10 +203,19 @@ def _spread(hand: Sequence[str], round_no: int) -> int:
     return score
 
 
-def _worth(hand: Sequence[str], round_no: int) -> tuple[int, int, int]:
-    """A hand's rank for a seat not laid down, lower is better: cards missing,
-    fewer near misses, then its penalty (4.8)."""
-    return (plan(round_no, hand).missing, -_spread(hand, round_no), hand_value(hand))
+def _plan_at(table: Table, hand: Sequence[str]) -> Plan:
+    """:func:`plan` for ``hand`` at this table (its round, melds and decks)."""
+    rnd = table.round
+    assert rnd is not None
+    return plan(rnd.number, hand, rnd.melds, table.options.decks or 2)
+
+
+def _worth(hand: Sequence[str], table: Table) -> tuple[int, int, int, int]:
+    """A hand's rank for a seat not laid down, lower is better: dead gaps,
+    cards missing, fewer near misses, then its penalty (4.8)."""
+    found = _plan_at(table, hand)
+    assert table.round is not None
+    return (found.dead, found.missing, -_spread(hand, table.round.number), hand_value(hand))
 
 
 def _without(hand: Sequence[str], card: str) -> list[str]:
@@ -223,16 +253,16 @@ def best_discard(table: Table, seat: int) -> str:
     allowed = sorted({c for c in hand if discard_allowed(hand, rnd.melds, c)})
     if rnd.down[seat]:
         return min(allowed, key=lambda c: (-_distance(c, rnd.melds), -card_value(c), c))
-    return min(allowed, key=lambda c: (*_worth(_without(hand, c), rnd.number), c))
+    return min(allowed, key=lambda c: (*_worth(_without(hand, c), table), c))
 
 
-def _kept_with(table: Table, seat: int, card: str) -> tuple[int, int, int]:
+def _kept_with(table: Table, seat: int, card: str) -> tuple[int, int, int, int]:
     """The seat's hand's worth after taking ``card`` and discarding its best."""
     rnd = table.round
     assert rnd is not None
     hand = [*rnd.hands[seat], card]
     allowed = {c for c in hand if discard_allowed(hand, rnd.melds, c)}
-    return min(_worth(_without(hand, c), rnd.number) for c in allowed)
+    return min(_worth(_without(hand, c), table) for c in allowed)
 
 
 def _lay_off_move(table: Table, seat: int) -> dict[str, Any] | None:
@@ -291,7 +321,7 @@ def bot(table: Table, seat: int, rng: Shuffler | None = None) -> dict[str, Any]:
             take = any(fits(m, top) for m in rnd.melds)
         else:
             # Nearer the contract, not merely cheaper: a stock card may help more.
-            take = _kept_with(table, seat, top)[:2] < _worth(hand, rnd.number)[:2]
+            take = _kept_with(table, seat, top)[:3] < _worth(hand, table)[:3]
         return {"action": "take_discard" if take else "decline", "argument": None}
     if rnd.step is Step.STOCK:
         return {"action": "draw", "argument": None}
@@ -320,7 +350,8 @@ def wants(table: Table, seat: int) -> bool:
     hand = rnd.hands[seat]
     if len(hand) >= MAY_I_HAND_LIMIT:
         return False
-    return plan(rnd.number, [*hand, rnd.offer.card]).missing < plan(rnd.number, hand).missing
+    now, then = _plan_at(table, hand), _plan_at(table, [*hand, rnd.offer.card])
+    return (then.dead, then.missing) < (now.dead, now.missing)
 
 
 def is_meld(cards: Sequence[str]) -> bool:
