@@ -39,6 +39,7 @@ import argparse
 import asyncio
 import json
 import random
+import resource
 import statistics
 import sys
 import time
@@ -419,7 +420,14 @@ async def _measure(
         "moves_by_kind": dict(tally.moves),
         "errors": dict(tally.errors),
         "notes": dict(tally.notes),
+        # The client's CPU (bots, mirrors, HTTP) competes with the service's on a small machine.
+        "client_cpu_s": round(_cpu_seconds(), 2),
     }
+
+
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def measure(
@@ -439,8 +447,9 @@ def measure(
     last ``seconds``: ``moves`` (2xx turns / moves, asks, answers),
     ``moves_per_s``, ``p50_ms`` / ``p99_ms`` / ``mean_ms`` (their latency,
     ms), ``moves_by_kind``, ``errors`` (``"kind status code"`` → count,
-    every non-2xx answer; status 0 a transport error) and ``notes`` (rounds and
-    matches played, tables left and why). ``window_ms`` is May I?'s window
+    every non-2xx answer; status 0 a transport error), ``notes`` (rounds and
+    matches played, tables left and why) and ``client_cpu_s`` (this process's
+    CPU time so far, s). ``window_ms`` is May I?'s window
     (the client waits it out when nobody asks). Raises ``ValueError`` for an
     unknown game. Runs its own event loop (not from inside one)."""
     if game not in GAMES:
