@@ -23,18 +23,27 @@ go out would reshuffle the stock for ever)."""
 
 @dataclass(frozen=True, slots=True)
 class Summary:
-    """The figures of one variant at one table size: moves per round,
-    May I? requests per round, rounds won by going out (the rest ran the
-    stock dry or hit :data:`MAX_MOVES`)."""
+    """The figures of one variant at one table size: moves per round (turn
+    moves, as numbered; May I? requests and answers not counted), their
+    median, 90th percentile and maximum, May I? requests per round, rounds
+    won by going out, rounds ended by an empty stock (4.7), rounds abandoned
+    at :data:`MAX_MOVES`, and matches played to their fifth round out of
+    those begun."""
 
     variant: str
     players: int
     rounds: int
     seed: int
     mean_moves: float
+    p50_moves: int
+    p90_moves: int
     max_moves: int
     may_i_per_round: float
     rounds_gone_out: int
+    rounds_stock_dry: int
+    rounds_abandoned: int
+    matches: int
+    matches_finished: int
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -42,7 +51,12 @@ class Summary:
 
 def step(table: Table, rng: random.Random, now_ms: int) -> tuple[Table, int, list[dict[str, Any]]]:
     """One move of the bots (a turn, or a May I? request or answer, or
-    letting the window close); returns the table, the clock and the events."""
+    letting the window close); returns the table, the clock and the events.
+
+    While a discard is offered, the seats that want it (:func:`.players.wants`)
+    ask, one of them (drawn with ``rng``) first; then each seat still to
+    answer denies if it wants the card itself, else allows, but one in five
+    stays silent (silence allows when the window closes, 4.6)."""
     rnd = table.round
     assert rnd is not None and rnd.playing
     if rnd.step is Step.MAY_I and rnd.offer is not None:
@@ -53,7 +67,7 @@ def step(table: Table, rng: random.Random, now_ms: int) -> tuple[Table, int, lis
                 for s in range(table.seats)
                 if s != rnd.on_turn and rnd.pile_by[-1] != s and wants(table, s)
             ]
-            if askers and rng.random() < 0.7:
+            if askers:
                 seat = rng.choice(askers)
                 t = engine.ask(table, rnd.number, offer.n, seat, now_ms)
                 return t.table, now_ms, list(t.events)
@@ -63,9 +77,10 @@ def step(table: Table, rng: random.Random, now_ms: int) -> tuple[Table, int, lis
                 for s in range(table.seats)
                 if s not in (rnd.on_turn, offer.asker) and not offer.answers[s]
             ]
-            if waiting and rng.random() < 0.6:
-                seat = rng.choice(waiting)
-                allow = rng.random() < 0.7
+            speaking = [s for s in waiting if rng.random() >= 0.2]
+            if speaking:
+                seat = speaking[0]
+                allow = not wants(table, seat)
                 t = engine.answer(table, rnd.number, offer.n, seat, allow, now_ms)
                 return t.table, now_ms, list(t.events)
         now_ms = offer.until_ms
@@ -103,27 +118,41 @@ def simulate(variant: str, players: int, rounds: int, seed: int) -> Summary:
     names = [f"P{i}" for i in range(players)]
     moves: list[int] = []
     asks: list[int] = []
-    out = 0
+    out = dry = abandoned = matches = finished = 0
     table: Table | None = None
     now = 0
     while len(moves) < rounds:
         if table is None or table.match_status is not MatchStatus.IN_PROGRESS:
             table = engine.create_table(variant, {}, names, 0, rng).table
+            matches += 1
         table, now, events = play_round(table, rng, now)
         rnd = table.round
-        assert rnd is not None
+        assert rnd is not None and rnd.result is not None
         moves.append(len(rnd.moves))
         asks.append(sum(e["type"] == "may-i-asked" for e in events))
-        out += rnd.result is not None and rnd.result.out is not None
+        if rnd.result.abandoned:
+            abandoned += 1
+        elif rnd.result.out is None:
+            dry += 1
+        else:
+            out += 1
+        finished += table.match_status is MatchStatus.WON
+    ordered = sorted(moves)
     return Summary(
         variant=variant,
         players=players,
         rounds=rounds,
         seed=seed,
         mean_moves=round(statistics.fmean(moves), 2),
-        max_moves=max(moves),
+        p50_moves=ordered[len(ordered) // 2],
+        p90_moves=ordered[min(len(ordered) - 1, len(ordered) * 9 // 10)],
+        max_moves=ordered[-1],
         may_i_per_round=round(statistics.fmean(asks), 2),
         rounds_gone_out=out,
+        rounds_stock_dry=dry,
+        rounds_abandoned=abandoned,
+        matches=matches,
+        matches_finished=finished,
     )
 
 
@@ -135,13 +164,16 @@ def player_counts(variant: str, wanted: Sequence[int]) -> list[int]:
 def markdown(summaries: Sequence[Summary]) -> str:
     """A Markdown table, one line per variant and table size."""
     lines = [
-        "| variant | players | rounds | mean moves | max moves | May I? per round | gone out |",
-        "|---|---|---|---|---|---|---|",
+        "| variant | players | rounds | mean moves | p50 / p90 / max | May I? per round "
+        "| gone out | stock dry | abandoned | matches finished |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in summaries:
         lines.append(
-            f"| {s.variant} | {s.players} | {s.rounds} | {s.mean_moves} | {s.max_moves} "
-            f"| {s.may_i_per_round} | {s.rounds_gone_out} |"
+            f"| {s.variant} | {s.players} | {s.rounds} | {s.mean_moves} "
+            f"| {s.p50_moves} / {s.p90_moves} / {s.max_moves} | {s.may_i_per_round} "
+            f"| {s.rounds_gone_out} | {s.rounds_stock_dry} | {s.rounds_abandoned} "
+            f"| {s.matches_finished} of {s.matches} |"
         )
     return "\n".join(lines) + "\n"
 
