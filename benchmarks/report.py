@@ -84,6 +84,39 @@ PEER_LABELS = {
 }
 
 
+GAME_LABELS = {"sevens": "Sevens turns", "may-i": "May I? moves"}
+
+
+def games_table(figures: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """The other games' moves (:func:`benchmarks.versus.games`): (header, rows)."""
+    found = figures["games"]
+    header = [
+        f"{found['tables']} tables at once",
+        "moves/s",
+        "server CPU per move (ms)",
+        "latency p50 / p99 (ms)",
+        "lost races",
+        "refusals",
+    ]
+    out = []
+    for key, m in found.items():
+        if "/" not in key:
+            continue
+        game, seats = key.split("/")
+        errors = ", ".join(f"{n} × {k}" for k, n in sorted(m["errors"].items())) or "none"
+        out.append(
+            [
+                f"{GAME_LABELS[game]}, {seats} seats",
+                _n(m["moves_per_s"]),
+                _n(m["cpu_ms_per_move"]),
+                f"{_n(m['latency_ms']['p50'])} / {_n(m['latency_ms']['p99'])}",
+                f"{_n(m['lost_races'])} in {m['moves']:,} moves",
+                errors,
+            ]
+        )
+    return header, out
+
+
 def versus_targets(figures: dict[str, Any]) -> list[Target]:
     """Issue 13's targets at its load (:mod:`benchmarks.versus`): per table size,
     server CPU per pass and passes/s against boardgame.io; no lost race at 7 seats."""
@@ -123,6 +156,20 @@ def versus_targets(figures: dict[str, Any]) -> list[Target]:
                     why if not other else "",
                 )
             )
+    for key, moves in sorted(figures.get("games", {}).items()):
+        if "/" not in key:
+            continue
+        game, seats = key.split("/")
+        out.append(
+            Target(
+                f"{GAME_LABELS[game]}, {seats} seats: server CPU per move (gunicorn + Redis)",
+                moves["cpu_ms_per_move"],
+                1.0,
+                True,
+                " ms",
+                f"{moves['moves_per_s']:,.0f} moves/s; creation, deals and seat reads included",
+            )
+        )
     seven = vs["7"]["service"]
     out.append(
         Target(
@@ -535,6 +582,17 @@ def markdown(figures: dict[str, Any]) -> str:
         lines += ["", "| " + " | ".join(header) + " |", "|---" * len(header) + "|"]
         lines += ["| " + " | ".join(r) + " |" for r in table]
         lines += [""] + [f"- {note}" for note in versus_notes(figures)]
+    if figures.get("games"):
+        header, table = games_table(figures)
+        lines += ["", "| " + " | ".join(header) + " |", "|---" * len(header) + "|"]
+        lines += ["| " + " | ".join(r) + " |" for r in table]
+        lines += [
+            "",
+            "- The games' own bots play every seat (benchmarks/game_moves.py), as fast as the "
+            "service answers; May I? includes asks and answers, and the seat on turn waits out "
+            "a window nobody asks in (200 ms). Medians of "
+            f"{figures['games']['runs']} run(s) of {figures['games']['duration_s']:g} s.",
+        ]
     lines += ["", "| target | measured | limit | status |", "|---|---|---|---|"]
     for t in figures["targets"]:
         cmp = "≤" if t["comparison"] == "<=" else "≥"
@@ -562,6 +620,11 @@ def console(figures: dict[str, Any]) -> str:
         out += ["", f"{header[0]:<{first}}  " + "  |  ".join(header[1:])]
         out += [f"{r[0]:<{first}}  " + "  |  ".join(f"{c:>16}" for c in r[1:]) for r in vs_rows]
         out += [""] + versus_notes(figures)
+    if figures.get("games"):
+        header, g_rows = games_table(figures)
+        first = max(len(r[0]) for r in [header, *g_rows])
+        out += ["", f"{header[0]:<{first}}  " + "  |  ".join(header[1:])]
+        out += [f"{r[0]:<{first}}  " + "  |  ".join(f"{c:>12}" for c in r[1:]) for r in g_rows]
     out.append("")
     for t in figures["targets"]:
         cmp = "<=" if t["comparison"] == "<=" else ">="

@@ -404,6 +404,16 @@ def main(argv: list[str] | None = None) -> int:
             against["peer"] = {"ran": peer_ok, "why": peer_why}
             against["asymmetries"] = list(versus.ASYMMETRIES)
 
+            log("the other games: Sevens turns and May I? moves, 4 and 7 seats…")
+            other_games = versus.games(
+                service,
+                rclient,
+                runs=plan.versus_runs,
+                tables=plan.versus_tables,
+                duration=plan.versus_duration,
+                log=log,
+            )
+
             log("memory…")
             played = memory.played_tables(url)
             idle = memory.idle_tables(url, plan.idle_tables)
@@ -448,6 +458,7 @@ def main(argv: list[str] | None = None) -> int:
         "state_size": state,
         "load": {"service": svc, "floor": flo, "move": mov, "ratios": ratios, "runs": runs},
         "versus": against,
+        "games": other_games,
         "redis": {"uncontended": uncontended, "contended": contended, "under_load": under_load},
         "memory": {"played": played, "idle": idle, "expiry": expiry},
         "engine": engine_figures,

@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import shutil
 import subprocess
 import sys
 import time
 import urllib.request
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -247,6 +249,83 @@ def peer_run(
         "client_cpu_share": result["client_cpu_s"] / result["client_wall_s"],
         "other_cpu_share": others,
     }
+
+
+GAME_LOADS = (("sevens", 7), ("sevens", 4), ("may-i", 7), ("may-i", 4))
+"""The other games' moves in the bench (issue 13): (game, seats)."""
+
+
+def game_run(
+    app: Gunicorn, rclient: redis.Redis, game: str, seats: int, tables: int, duration: float
+) -> dict[str, Any]:
+    """One run of :mod:`benchmarks.game_moves` (Sevens turns or May I? moves,
+    asks and answers, as fast as the service answers) against the service:
+    moves/s, server CPU per move (gunicorn + Redis over the whole run ÷ its
+    moves: table creation, deals and seat reads included, as no warm-up is
+    left out), latency and lost version races."""
+    conflicts0 = commit_conflicts(app)
+    cpu0, redis0 = app.cpu_seconds(), redis_cpu_seconds(rclient)
+    busy0, started = cpu_busy_ticks()[0], time.perf_counter()
+    command = [sys.executable, "-m", "benchmarks.game_moves", "--url", app.base]
+    command += ["--game", game, "--seats", str(seats), "--tables", str(tables)]
+    command += ["--seconds", str(duration), "--warmup", "0"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"the {game} load failed:\n{done.stderr}")
+    result = json.loads(done.stdout)
+    server_cpu = app.cpu_seconds() - cpu0
+    redis_cpu = redis_cpu_seconds(rclient) - redis0
+    others = _others(busy0, started, server_cpu + redis_cpu + result["client_cpu_s"])
+    moves = max(result["moves"], 1)
+    return {
+        "game": game,
+        "seats": seats,
+        "moves_per_s": result["moves_per_s"],
+        "cpu_ms_per_move": 1000 * (server_cpu + redis_cpu) / moves,
+        "latency_ms": {"p50": result["p50_ms"] or math.nan, "p99": result["p99_ms"] or math.nan},
+        "lost_races": commit_conflicts(app) - conflicts0,
+        "moves": result["moves"],
+        "moves_by_kind": result["moves_by_kind"],
+        "errors": result["errors"],
+        "other_cpu_share": others,
+    }
+
+
+def games(
+    service: Gunicorn,
+    rclient: redis.Redis,
+    *,
+    runs: int,
+    tables: int,
+    duration: float,
+    log: Any = print,
+) -> dict[str, Any]:
+    """``runs`` runs of each of :data:`GAME_LOADS`; ``out["sevens/7"]`` etc.:
+    medians of moves/s, CPU per move and latency, lost races and errors summed."""
+    out: dict[str, Any] = {"tables": tables, "runs": runs, "duration_s": duration}
+    for game, seats in GAME_LOADS:
+        found = [game_run(service, rclient, game, seats, tables, duration) for _ in range(runs)]
+        errors: Counter[str] = Counter()
+        for run in found:
+            errors.update(run["errors"])
+        out[f"{game}/{seats}"] = {
+            "moves_per_s": report.median([r["moves_per_s"] for r in found]),
+            "cpu_ms_per_move": report.median([r["cpu_ms_per_move"] for r in found]),
+            "latency_ms": {
+                q: report.median([r["latency_ms"][q] for r in found]) for q in ("p50", "p99")
+            },
+            "lost_races": sum(r["lost_races"] for r in found),
+            "moves": sum(r["moves"] for r in found),
+            "errors": dict(errors),
+            "other_cpu_share": report.median([r["other_cpu_share"] for r in found]),
+        }
+        last = out[f"{game}/{seats}"]
+        log(
+            f"{game}, {seats} seats: {last['moves_per_s']:.0f} moves/s, "
+            f"{last['cpu_ms_per_move']:.2f} ms CPU a move, {last['lost_races']:g} lost races, "
+            f"errors {last['errors'] or 'none'}"
+        )
+    return out
 
 
 def combine(runs: list[dict[str, Any]]) -> dict[str, Any]:
