@@ -450,24 +450,7 @@ class TableStore:
                         return loaded, change  # a repeat: nothing to write
                     choice = change.choice
                     step = choice is not None and choice.step == loaded.step
-                    if step and self._completes(change):
-                        # The choices read lack only this one: the step's
-                        # resolution is committed with it, in one commit, if
-                        # no choice changed since they were read.
-                        if self._write(
-                            table_id,
-                            loaded.version,
-                            change.table,
-                            change.events,
-                            None,
-                            loaded.now_ms,
-                            None if record is None else (record, record.make(loaded, change)),
-                            change.archive,
-                            change.archive_reset,
-                            self._choices_read(loaded),
-                        ):
-                            return loaded, change
-                    elif step:
+                    if step and not self._completes(change):
                         status, done = self._write_choice(table_id, loaded, change, record)
                         if status == 2:
                             # This choice completed the step: resolve it now,
@@ -476,6 +459,10 @@ class TableStore:
                             continue
                         if status >= 0:
                             return done, change
+                    # Any other move, or a choice when the choices read lack
+                    # only this one (the step's resolution is then committed
+                    # with it, in one commit, if no choice changed since they
+                    # were read).
                     elif self._write(
                         table_id,
                         loaded.version,
