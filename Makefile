@@ -9,7 +9,7 @@ serve: $(VENV)/.installed  ## install, then run the service on http://127.0.0.1:
 	$(BIN)/referee serve
 
 test: $(VENV)/.installed-dev  ## install with the test tools, then run the whole suite
-	@echo "make: running the test suite (about 2 minutes)"
+	@echo "make: running the test suite (about 5 minutes on 2 cores)"
 	$(BIN)/pytest
 
 lint: $(VENV)/.installed-dev  ## ruff and mypy (strict on service/games)
@@ -20,10 +20,10 @@ lint: $(VENV)/.installed-dev  ## ruff and mypy (strict on service/games)
 openapi: $(VENV)/.installed  ## regenerate openapi.yaml from the code
 	$(BIN)/referee openapi -o openapi.yaml
 
-bench: $(VENV)/.installed-bench  ## measure the referee against the floor (about 2 minutes)
+bench: $(VENV)/.installed-bench  ## measure the referee against the floors and boardgame.io (about 7 minutes)
 	$(BIN)/python -m benchmarks $(BENCH_ARGS)
 
-bench-quick: $(VENV)/.installed-bench  ## the same, a smoke run of about 30 s (writes to benchmarks/results/quick)
+bench-quick: $(VENV)/.installed-bench  ## the same, a smoke run of about 1.5 minutes (writes to benchmarks/results/quick)
 	$(BIN)/python -m benchmarks --quick $(BENCH_ARGS)
 
 # Installing takes up to a minute the first time: pip shows what it fetches.
