@@ -469,9 +469,11 @@ class TableStore:
                             return loaded, change
                     elif step:
                         status, done = self._write_choice(table_id, loaded, change, record)
-                        if status == 2:
+                        if status == 2 or (status >= 0 and choice.ordered):
                             # This choice completed the step: resolve it now,
-                            # before answering (not a lost race).
+                            # before answering (not a lost race). An ordered
+                            # step's choice is answered as the table stands
+                            # right after it (what a repeat of it gets).
                             completed = done
                             continue
                         if status >= 0:
@@ -534,10 +536,15 @@ class TableStore:
         state the move saw when it is written (or 0: the same choice was
         there), 2 and the completed state (the step's choices all folded in,
         the event count after this choice) when it completed the step, -1
-        when the step is no longer the current one (read again). Raises
-        :class:`AlreadyRecorded`."""
+        when the step is no longer the current one (read again). An ordered
+        choice (``choice.ordered``) returns with 1 and 0 the state right
+        after it instead (the step's choices up to it folded in), and its
+        ``record`` is not written (the caller records the move's answer on
+        that state). Raises :class:`AlreadyRecorded`."""
         choice = change.choice
         payloads = [self.codec.encode_event({"at_ms": loaded.now_ms, **e}) for e in choice.events]
+        if choice.ordered:
+            record = None
         indexed = record is not None and record.index is not None and record.cap > 0
         result = self._choose(
             keys=self._keys(table_id, record),
@@ -552,6 +559,7 @@ class TableStore:
                 self.events_kept,
                 record.cap if record is not None and indexed else 0,
                 loaded.now_ms,
+                "O" if choice.ordered else "",
                 *payloads,
             ],
         )
@@ -562,7 +570,7 @@ class TableStore:
         if status == -1:
             return -1, loaded
         count, written = int(result[1]), int(result[2])
-        if status == 2:
+        if status == 2 or choice.ordered:
             pairs = result[3:]
             choices = dict(zip(pairs[::2], pairs[1::2], strict=True))
             folded = self._fold(loaded.base, choices)
