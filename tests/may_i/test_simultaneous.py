@@ -68,7 +68,9 @@ def test_the_step_is_the_open_request() -> None:
     assert GAME.step_of is engine.step_of and GAME.fold_choices is engine.fold_choices
 
 
-@pytest.mark.parametrize("denies", [set(c) for n in range(6) for c in itertools.combinations(ANSWERERS, n)])
+@pytest.mark.parametrize(
+    "denies", [set(c) for n in range(6) for c in itertools.combinations(ANSWERERS, n)]
+)
 def test_every_arrival_order_gives_the_card_as_answers_one_after_another(denies: set[int]) -> None:
     table = asked()
     expected = engine.taker_of(7, ON_TURN, ASKER, ["deny" if s in denies else "" for s in range(7)])
@@ -90,7 +92,9 @@ def test_a_mixed_set_gives_the_card_by_the_order_of_play_not_of_arrival() -> Non
     settled = engine.settle_due(engine.fold_choices(table, choices), T0 + 100).table
     assert given(settled) == (3, 1)
     # Only the seats after the asker deny: the first of them in play (5) takes 2.
-    settled = engine.settle_due(engine.fold_choices(table, stored(table, arrival, {0, 5})), T0).table
+    settled = engine.settle_due(
+        engine.fold_choices(table, stored(table, arrival, {0, 5})), T0
+    ).table
     assert given(settled) == (5, 2)
 
 

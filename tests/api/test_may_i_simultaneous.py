@@ -1,0 +1,207 @@
+"""May I? answers commute (issue 13): each answer is committed on its own,
+never racing the other answerers for the table's version; only the giving
+of the card is serialised. Real Redis, real gunicorn (two workers), the
+answerers in separate processes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from typing import Any
+
+import pytest
+import redis
+
+from service.games.may_i import engine
+from service.storage.store import choices_key, table_key
+
+from ..conftest import Served
+from ..helpers import Table, bearer, snapshot
+from ..may_i.common import full_deal
+from ..test_gunicorn import send
+from .test_simultaneous import conflicts_served
+
+SEATS, ON_TURN, ASKER = 7, 1, 4
+ANSWERERS = (0, 2, 3, 5, 6)  # the order of play from seat 1: 2 3 [4 asks] 5 6 0
+
+CLIENT = """
+import http.client, json, sys, time
+port, path, token, allow, at = sys.argv[1:6]
+while time.time() < float(at):
+    time.sleep(0.0005)
+c = http.client.HTTPConnection("127.0.0.1", int(port), timeout=30)
+c.request("PUT", path, body=json.dumps({"allow": allow == "1"}),
+          headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+r = c.getresponse()
+print(json.dumps([r.status, json.loads(r.read())]))
+"""
+
+
+def asked_table(served: Served, window_ms: int) -> Table:
+    """7 seats, seat 1 declined 2C (offer 1), seat 4 asked for it."""
+    body = {
+        "variant": "may-i",
+        "players": [f"P{s}" for s in range(SEATS)],
+        "first_dealer": 0,
+        "options": {"may_i_window_ms": window_ms},
+    }
+    status, _, created = send(served, "POST", "/v1/tables", body)
+    assert status == 201, created
+    t = Table(
+        created["table_id"], created["host_token"], [s["token"] for s in created["seat_tokens"]], {}
+    )
+    deal = full_deal("may-i", SEATS, {}, discard="2C")
+    status, _, dealt = send(served, "POST", f"{t.url}/rounds", deal, **bearer(t.host))
+    assert status == 201, dealt
+    path = f"{t.url}/rounds/1/moves/1"
+    status, _, declined = send(served, "PUT", path, {"decline": True}, **bearer(t.seats[ON_TURN]))
+    assert status == 200 and declined["step"] == "may-i", declined
+    path = f"{t.url}/rounds/1/may-i"
+    status, _, asked = send(served, "POST", path, {"offer": 1}, **bearer(t.seats[ASKER]))
+    assert status == 200 and asked["current_offer"]["asker"] == ASKER, asked
+    return t
+
+
+def answer_path(t: Table, seat: int) -> str:
+    return f"{t.url}/rounds/1/may-i/1/answers/{seat}"
+
+
+def cards(served: Served, t: Table) -> list[int]:
+    status, _, view = send(served, "GET", t.url)
+    assert status == 200
+    return [s["cards"] for s in view["seats"]]
+
+
+@pytest.mark.parametrize(
+    ("denies", "taker", "stock"),
+    [
+        (set(), ASKER, 1),  # all allow: the asker, with one stock card
+        ({0, 3}, 3, 1),  # seat 3 comes before the asker: 1 card
+        ({0, 6}, 6, 2),  # only seats after the asker deny: the first of them, 2 cards
+        ({2, 3, 5, 6, 0}, 2, 1),
+    ],
+)
+def test_five_answerers_at_once_from_separate_processes_never_race(
+    served: Served, redis_client: redis.Redis, denies: set[int], taker: int, stock: int
+) -> None:
+    t = asked_table(served, window_ms=60_000)
+    answers = ["deny" if s in denies else "" for s in range(SEATS)]
+    assert engine.taker_of(SEATS, ON_TURN, ASKER, answers) == (taker, stock)
+    version = redis_client.hget(table_key(t.table_id), "v")
+    conflicts = conflicts_served(served)
+    at = time.time() + 1.5  # every client started and waiting
+    clients = {
+        s: subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                CLIENT,
+                str(served.port),
+                answer_path(t, s),
+                t.seats[s],
+                "0" if s in denies else "1",
+                str(at),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for s in ANSWERERS
+    }
+    got: dict[int, tuple[int, dict[str, Any]]] = {}
+    for s, proc in clients.items():
+        out, _ = proc.communicate(timeout=60)
+        status, body = json.loads(out)
+        got[s] = (status, body)
+    assert {s: status for s, (status, _) in got.items()} == dict.fromkeys(ANSWERERS, 200)
+    assert conflicts_served(served) == conflicts
+    # Exactly one answer completed the request and was answered with the card given.
+    closing = [s for s, (_, body) in got.items() if body["open"] is False]
+    assert len(closing) == 1, got
+    assert got[closing[0]][1]["step"] == "stock"
+    # The others were answered as the table stood right after each: the
+    # answers that had arrived by then, their own last.
+    seen = sorted(len(body["current_offer"]["answers"]) for _, body in got.values() if body["open"])
+    assert seen == [1, 2, 3, 4]
+    status, _, page = send(served, "GET", f"{t.url}/events?after=0&limit=1000")
+    events = page["events"]
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    answered = [e for e in events if e["type"] == "may-i-answered"]
+    assert sorted((e["seat"], e["allow"]) for e in answered) == [
+        (s, s not in denies) for s in ANSWERERS
+    ]
+    gifts = [e for e in events if e["type"] == "may-i-given"]
+    assert [(g["seat"], g["card"], g["stock_cards"], g["asker"]) for g in gifts] == [
+        (taker, "2C", stock, ASKER)
+    ]
+    assert [e["type"] for e in events][-len(answered) - 1 :] == [
+        *["may-i-answered"] * len(ANSWERERS),
+        "may-i-given",
+    ]
+    expected = [10] * SEATS
+    expected[taker] += 1 + stock
+    assert cards(served, t) == expected
+    # The answers took no version; the giving took one.
+    assert int(redis_client.hget(table_key(t.table_id), "v")) == int(version) + 1
+    assert redis_client.exists(choices_key(t.table_id)) == 0
+    assert redis_client.hget(table_key(t.table_id), "k") in (b"", None)
+    # A repeat answers exactly as the first time, and writes nothing; another answer is 409.
+    before = snapshot(redis_client, t)
+    for s in ANSWERERS:
+        allow = s not in denies
+        status, _, again = send(
+            served, "PUT", answer_path(t, s), {"allow": allow}, **bearer(t.seats[s])
+        )
+        assert (status, again) == got[s], s
+        status, _, other = send(
+            served, "PUT", answer_path(t, s), {"allow": not allow}, **bearer(t.seats[s])
+        )
+        assert status == 409 and other["code"] == "may-i-closed", other
+    assert snapshot(redis_client, t) == before
+
+
+def test_pending_answers_show_stand_and_fold_in_when_the_window_closes(
+    served: Served, redis_client: redis.Redis
+) -> None:
+    t = asked_table(served, window_ms=1_500)
+    version = redis_client.hget(table_key(t.table_id), "v")
+    path = answer_path(t, 6)
+    status, _, first = send(served, "PUT", path, {"allow": False}, **bearer(t.seats[6]))
+    assert status == 200 and first["open"] is True
+    assert first["current_offer"]["answers"] == {"6": "deny"}
+    status, _, second = send(
+        served, "PUT", answer_path(t, 2), {"allow": True}, **bearer(t.seats[2])
+    )
+    assert second["current_offer"]["answers"] == {"6": "deny", "2": "allow"}
+    # Kept beside the state, in their order of arrival; no version taken.
+    assert redis_client.hget(table_key(t.table_id), "v") == version
+    stored = redis_client.hgetall(choices_key(t.table_id))
+    assert sorted(stored) == [b"2", b"6"]
+    assert stored[b"6"].startswith(b"d") and stored[b"6"].endswith(b"#1")
+    assert stored[b"2"].startswith(b"a") and stored[b"2"].endswith(b"#2")
+    status, _, view = send(served, "GET", t.url)
+    assert view["round"]["may_i"]["answers"] == {"2": "allow", "6": "deny"}
+    # An answer once given stands.
+    status, _, other = send(served, "PUT", path, {"allow": True}, **bearer(t.seats[6]))
+    assert status == 409 and other["code"] == "already-answered"
+    status, _, again = send(served, "PUT", path, {"allow": False}, **bearer(t.seats[6]))
+    assert (status, again) == (200, first)
+    time.sleep(max(0.0, view["round"]["may_i"]["until_ms"] / 1000 - time.time()) + 0.3)
+    # The window closed: silence allowed; seat 6 denied, after the asker: 2 cards.
+    expected = [10] * SEATS
+    expected[6] += 3
+    assert cards(served, t) == expected
+    # The seat on turn draws (committing the giving), then a late answer changes nothing.
+    status, _, drawn = send(
+        served, "PUT", f"{t.url}/rounds/1/moves/2", {"draw": True}, **bearer(t.seats[ON_TURN])
+    )
+    assert status == 200, drawn
+    assert redis_client.exists(choices_key(t.table_id)) == 0
+    before = snapshot(redis_client, t)
+    status, _, late = send(served, "PUT", answer_path(t, 0), {"allow": False}, **bearer(t.seats[0]))
+    assert status == 409 and late["code"] == "may-i-closed"
+    assert snapshot(redis_client, t) == before
+    status, _, page = send(served, "GET", f"{t.url}/events?after=0&limit=1000")
+    gifts = [e for e in page["events"] if e["type"] == "may-i-given"]
+    assert [(g["seat"], g["stock_cards"]) for g in gifts] == [(6, 2)]
