@@ -167,6 +167,11 @@ class Loaded:
     base: Any = None
     choices: dict[Any, Any] = field(default_factory=dict)
     """The step's pending choices as read (the choices hash: seat, text)."""
+    chosen: tuple[dict[str, Any], ...] = ()
+    """The public events of this move's choice when :meth:`TableStore.apply`
+    committed it and then ran the move again (the step completed, or an
+    ordered choice): written, but not among the events of the move it
+    returns (which answers as the table stands after the choice)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -413,6 +418,7 @@ class TableStore:
         read (then it is likely stale: reading again spares a lost race).
         """
         completed: Loaded | None = None
+        chosen: tuple[dict[str, Any], ...] = ()
         for attempt in range(self.max_attempts):
             # Moves on one table inside this process take turns, so that they
             # do not lose the version race to each other and redo their work;
@@ -447,7 +453,9 @@ class TableStore:
                         raise
                 else:
                     if change.table is loaded.table and not change.events:
-                        return loaded, change  # a repeat: nothing to write
+                        return (
+                            replace(loaded, chosen=chosen) if chosen else loaded
+                        ), change  # nothing to write
                     choice = change.choice
                     step = choice is not None and choice.step == loaded.step
                     if step and self._completes(change):
@@ -466,7 +474,7 @@ class TableStore:
                             change.archive_reset,
                             self._choices_read(loaded),
                         ):
-                            return loaded, change
+                            return (replace(loaded, chosen=chosen) if chosen else loaded), change
                     elif step:
                         status, done = self._write_choice(table_id, loaded, change, record)
                         if status == 2 or (status >= 0 and choice.ordered):
@@ -475,6 +483,8 @@ class TableStore:
                             # step's choice is answered as the table stands
                             # right after it (what a repeat of it gets).
                             completed = done
+                            if status != 0:
+                                chosen = choice.events
                             continue
                         if status >= 0:
                             return done, change
@@ -490,7 +500,7 @@ class TableStore:
                         change.archive_reset,
                         self._choices_read(loaded),
                     ):
-                        return loaded, change
+                        return (replace(loaded, chosen=chosen) if chosen else loaded), change
             if self.on_conflict is not None:
                 self.on_conflict()
             # Jittered backoff so that seats racing for one table spread out.

@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 import time
+import urllib.request
 from typing import Any
 
 import pytest
@@ -64,6 +65,14 @@ def asked_table(served: Served, window_ms: int) -> Table:
     return t
 
 
+def counted(served: Served, kind: str) -> float:
+    """``referee_events_total`` of May I?'s events of type ``kind`` over the workers."""
+    with urllib.request.urlopen(f"{served.base}/metrics", timeout=10) as r:
+        text = r.read().decode()
+    wanted = f'referee_events_total{{game="may-i",type="{kind}"}}'
+    return sum(float(x.split()[-1]) for x in text.splitlines() if x.startswith(wanted))
+
+
 def answer_path(t: Table, seat: int) -> str:
     return f"{t.url}/rounds/1/may-i/1/answers/{seat}"
 
@@ -91,6 +100,7 @@ def test_five_answerers_at_once_from_separate_processes_never_race(
     assert engine.taker_of(SEATS, ON_TURN, ASKER, answers) == (taker, stock)
     version = redis_client.hget(table_key(t.table_id), "v")
     conflicts = conflicts_served(served)
+    answered, given = counted(served, "may-i-answered"), counted(served, "may-i-given")
     at = time.time() + 1.5  # every client started and waiting
     clients = {
         s: subprocess.Popen(
@@ -116,6 +126,9 @@ def test_five_answerers_at_once_from_separate_processes_never_race(
         got[s] = (status, body)
     assert {s: status for s, (status, _) in got.items()} == dict.fromkeys(ANSWERERS, 200)
     assert conflicts_served(served) == conflicts
+    # Every answer's event is counted once, by the request that wrote it.
+    assert counted(served, "may-i-answered") == answered + len(ANSWERERS)
+    assert counted(served, "may-i-given") == given + 1
     # Exactly one answer completed the request and was answered with the card given.
     closing = [s for s, (_, body) in got.items() if body["open"] is False]
     assert len(closing) == 1, got
