@@ -43,6 +43,10 @@ new state says. Every commit with the version check made while a step is
 pending also checks that the choices hash holds exactly the choices it read
 (a choice committed since must be seen, never dropped or cancelled unseen).
 Only such commits can lose a race: a resolution, a claim, a deal, the end.
+A choice marked ``ordered`` (May I? answers) is numbered by ``choose.lua`` in
+its order of arrival (kept as ``text#n``), never replaced, and its move runs
+again on the table as it stands right after it, which is what it answers
+(and what the caller records under an Idempotency-Key).
 
 The clock of a move is Redis's ``TIME``, read with the state, so that every
 worker and every machine agree on when a claim window closes.
