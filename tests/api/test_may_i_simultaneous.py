@@ -183,10 +183,15 @@ def test_pending_answers_show_stand_and_fold_in_when_the_window_closes(
     status, _, first = send(served, "PUT", path, {"allow": False}, **bearer(t.seats[6]))
     assert status == 200 and first["open"] is True
     assert first["current_offer"]["answers"] == {"6": "deny"}
+    key = {"Idempotency-Key": f"second-answer-{t.table_id}"}
     status, _, second = send(
-        served, "PUT", answer_path(t, 2), {"allow": True}, **bearer(t.seats[2])
+        served, "PUT", answer_path(t, 2), {"allow": True}, **bearer(t.seats[2]), **key
     )
     assert second["current_offer"]["answers"] == {"6": "deny", "2": "allow"}
+    status, headers, replayed = send(
+        served, "PUT", answer_path(t, 2), {"allow": True}, **bearer(t.seats[2]), **key
+    )
+    assert (status, replayed, headers["Idempotent-Replayed"]) == (200, second, "true")
     # Kept beside the state, in their order of arrival; no version taken.
     assert redis_client.hget(table_key(t.table_id), "v") == version
     stored = redis_client.hgetall(choices_key(t.table_id))
