@@ -588,7 +588,7 @@ class TableStore:
             pairs = result[3:]
             choices = dict(zip(pairs[::2], pairs[1::2], strict=True))
             folded = self._fold(loaded.base, choices)
-            return 2, replace(loaded, table=folded, event_count=count, choices=choices)
+            return status, replace(loaded, table=folded, event_count=count, choices=choices)
         # The answer is as the move saw the table, its own events after it.
         return status, replace(loaded, event_count=count - written)
 

@@ -15,11 +15,13 @@ from typing import Any
 import pytest
 import redis
 
+from service import create_app
+from service.games.errors import RuleViolation
 from service.games.may_i import engine
 from service.storage.store import choices_key, table_key
 
-from ..conftest import Served
-from ..helpers import Table, bearer, snapshot
+from ..conftest import RedisProcess, Served, settings_for
+from ..helpers import Table, TableClient, bearer, snapshot
 from ..may_i.common import full_deal
 from ..test_gunicorn import send
 from .test_simultaneous import conflicts_served
@@ -223,3 +225,66 @@ def test_pending_answers_show_stand_and_fold_in_when_the_window_closes(
     status, _, page = send(served, "GET", f"{t.url}/events?after=0&limit=1000")
     gifts = [e for e in page["events"] if e["type"] == "may-i-given"]
     assert [(g["seat"], g["stock_cards"]) for g in gifts] == [(6, 2)]
+
+
+def test_answers_made_on_a_stale_read_stand_and_are_answered_as_the_table_after_them(
+    app: Any, redis_client: redis.Redis, redis_server: RedisProcess
+) -> None:
+    """Two processes: an answer computed on a read made before another
+    process's answers is numbered after them and answered as the table
+    stands after it; a seat's second, different answer never replaces its
+    first (the script refuses it, the move sees the first: 409)."""
+    tables = TableClient(app.test_client())
+    t = tables.create(SEATS, "may-i", first_dealer=0)
+    deal = full_deal("may-i", SEATS, {}, discard="2C")
+    assert (
+        tables.client.post(f"{t.url}/rounds", json=deal, headers=bearer(t.host)).status_code == 201
+    )
+    moved = tables.client.put(
+        f"{t.url}/rounds/1/moves/1", json={"decline": True}, headers=bearer(t.seats[ON_TURN])
+    )
+    assert moved.status_code == 200
+    asked = tables.client.post(
+        f"{t.url}/rounds/1/may-i", json={"offer": 1}, headers=bearer(t.seats[ASKER])
+    )
+    assert asked.status_code == 200
+    store = app.extensions["referee"].store
+    other = create_app(settings_for(redis_server.url)).extensions["referee"].store
+
+    def answer(seat: int, allow: bool) -> Any:
+        return lambda loaded: engine.answer(loaded.table, 1, 1, seat, allow, loaded.now_ms)
+
+    def stale() -> Any:
+        pipe = store.client.pipeline(transaction=False)
+        return store.queue_load(pipe, t.table_id)(pipe.execute())
+
+    statuses: list[int] = []
+    write_choice = store._write_choice
+
+    def told(*args: Any) -> Any:
+        result = write_choice(*args)
+        statuses.append(result[0])
+        return result
+
+    store._write_choice = told
+    read = stale()
+    other.apply(t.table_id, answer(2, False))
+    other.apply(t.table_id, answer(5, True))
+    _, change = store.apply(t.table_id, answer(3, True), prefetched=read)
+    assert change.outcome["current_offer"]["answers"] == {"2": "deny", "5": "allow", "3": "allow"}
+    held = redis_client.hgetall(choices_key(t.table_id))
+    assert [held[s][-2:] for s in (b"2", b"5", b"3")] == [b"#1", b"#2", b"#3"]
+    read = stale()
+    other.apply(t.table_id, answer(0, True))
+    with pytest.raises(RuleViolation) as refused:
+        store.apply(t.table_id, answer(0, False), prefetched=read)
+    assert refused.value.code == "already-answered"
+    # Seat 3's answer was written on the stale read (numbered third), seat
+    # 0's second answer refused by the script, then by the move on a new read.
+    assert statuses == [1, -1]
+    assert redis_client.hget(choices_key(t.table_id), "0").startswith(b"a")
+    _, last = store.apply(t.table_id, answer(6, False))
+    assert last.outcome["open"] is False
+    # Seat 2 denied first in the order of play (before the asker): 1 stock card.
+    gifts = [e for e in tables.events(t) if e["type"] == "may-i-given"]
+    assert [(g["seat"], g["stock_cards"]) for g in gifts] == [(2, 1)]
