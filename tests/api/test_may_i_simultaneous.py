@@ -181,6 +181,7 @@ def test_pending_answers_show_stand_and_fold_in_when_the_window_closes(
 ) -> None:
     t = asked_table(served, window_ms=1_500)
     version = redis_client.hget(table_key(t.table_id), "v")
+    _, asked_headers, _ = send(served, "GET", t.url)
     path = answer_path(t, 6)
     status, _, first = send(served, "PUT", path, {"allow": False}, **bearer(t.seats[6]))
     assert status == 200 and first["open"] is True
@@ -200,8 +201,12 @@ def test_pending_answers_show_stand_and_fold_in_when_the_window_closes(
     assert sorted(stored) == [b"2", b"6"]
     assert stored[b"6"].startswith(b"d") and stored[b"6"].endswith(b"#1")
     assert stored[b"2"].startswith(b"a") and stored[b"2"].endswith(b"#2")
-    status, _, view = send(served, "GET", t.url)
+    status, headers, view = send(served, "GET", t.url)
     assert view["round"]["may_i"]["answers"] == {"2": "allow", "6": "deny"}
+    # The pending answers move the ETag (they moved the event count).
+    assert headers["ETag"] != asked_headers["ETag"]
+    status, _, _ = send(served, "GET", t.url, **{"If-None-Match": headers["ETag"]})
+    assert status == 304
     # An answer once given stands.
     status, _, other = send(served, "PUT", path, {"allow": True}, **bearer(t.seats[6]))
     assert status == 409 and other["code"] == "already-answered"
