@@ -980,7 +980,11 @@ def answer(
     when every seat has answered the card is given at once. The same
     answer again (open or closed) answers as the first time; another is
     ``already-answered`` (``may-i-closed`` once closed). Event
-    ``may-i-answered`` {round, offer, seat, allow}."""
+    ``may-i-answered`` {round, offer, seat, allow}. The answer is also
+    the transition's ``choice`` in the request's simultaneous step
+    (:func:`step_of`, an ordered one): the store may keep it beside the
+    state without taking the version, and the card is then given by
+    :func:`settle_due` once every seat has answered or the window closed."""
     said = "allow" if allow else "deny"
 
     def move(t: Table) -> Transition:
