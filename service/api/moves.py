@@ -65,7 +65,9 @@ def apply_move(table_id: str, move: Callable[[Loaded], Transition]) -> tuple[Tra
     except RuleViolation as refused:
         count_refused(table_id, refused)
         raise
-    metrics.current().committed(table_id, transition.table.variant, transition.events)
+    metrics.current().committed(
+        table_id, transition.table.variant, (*loaded.chosen, *transition.events)
+    )
     return transition, loaded
 
 
@@ -128,7 +130,9 @@ def commit_move(
     except BaseException:
         pending.release()
         raise
-    metrics.current().committed(table_id, transition.table.variant, transition.events)
+    metrics.current().committed(
+        table_id, transition.table.variant, (*loaded.chosen, *transition.events)
+    )
     if transition.table is loaded.table and not transition.events:
         # A repeat that wrote nothing: the commit did not record it.
         held = pending.record(make(loaded, transition))

@@ -47,13 +47,23 @@ class Choice:
     kept (the game's :attr:`Game.fold_choices` reads it back), ``needed`` how
     many choosers the step has (the choice that makes them all chosen
     completes it; no choice is replaced after that), ``events`` the public
-    events of a seat's first choice in the step (a replacement has none)."""
+    events of a seat's first choice in the step (a replacement has none).
+
+    With ``ordered`` the step's choices keep their order of arrival and
+    stand once made (May I? answers, RULES.md 4.6): the store keeps the
+    text as ``text#n``, ``n`` the choice's place in the step from 1 (what
+    :attr:`Game.fold_choices` then reads), never replaces it (another
+    choice of the same seat reads the table again, where the game sees the
+    first), and runs the move again on the table as it stands right after
+    the choice (the step's choices up to this one folded in), so that the
+    answer is the one a repeat of it gets."""
 
     step: str
     seat: int
     text: str
     needed: int
     events: tuple[Event, ...] = ()
+    ordered: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,6 +43,10 @@ new state says. Every commit with the version check made while a step is
 pending also checks that the choices hash holds exactly the choices it read
 (a choice committed since must be seen, never dropped or cancelled unseen).
 Only such commits can lose a race: a resolution, a claim, a deal, the end.
+A choice marked ``ordered`` (May I? answers) is numbered by ``choose.lua`` in
+its order of arrival (kept as ``text#n``), never replaced, and its move runs
+again on the table as it stands right after it, which is what it answers
+(and what the caller records under an Idempotency-Key).
 
 The clock of a move is Redis's ``TIME``, read with the state, so that every
 worker and every machine agree on when a claim window closes.
@@ -167,6 +171,11 @@ class Loaded:
     base: Any = None
     choices: dict[Any, Any] = field(default_factory=dict)
     """The step's pending choices as read (the choices hash: seat, text)."""
+    chosen: tuple[dict[str, Any], ...] = ()
+    """The public events of this move's choice when :meth:`TableStore.apply`
+    committed it and then ran the move again (the step completed, or an
+    ordered choice): written, but not among the events of the move it
+    returns (which answers as the table stands after the choice)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -413,6 +422,7 @@ class TableStore:
         read (then it is likely stale: reading again spares a lost race).
         """
         completed: Loaded | None = None
+        chosen: tuple[dict[str, Any], ...] = ()
         for attempt in range(self.max_attempts):
             # Moves on one table inside this process take turns, so that they
             # do not lose the version race to each other and redo their work;
@@ -447,15 +457,21 @@ class TableStore:
                         raise
                 else:
                     if change.table is loaded.table and not change.events:
-                        return loaded, change  # a repeat: nothing to write
+                        return (
+                            replace(loaded, chosen=chosen) if chosen else loaded
+                        ), change  # nothing to write
                     choice = change.choice
                     step = choice is not None and choice.step == loaded.step
                     if step and not self._completes(change):
                         status, done = self._write_choice(table_id, loaded, change, record)
-                        if status == 2:
+                        if status == 2 or (status >= 0 and choice.ordered):
                             # This choice completed the step: resolve it now,
-                            # before answering (not a lost race).
+                            # before answering (not a lost race). An ordered
+                            # step's choice is answered as the table stands
+                            # right after it (what a repeat of it gets).
                             completed = done
+                            if status != 0:
+                                chosen = choice.events
                             continue
                         if status >= 0:
                             return done, change
@@ -475,7 +491,7 @@ class TableStore:
                         change.archive_reset,
                         self._choices_read(loaded),
                     ):
-                        return loaded, change
+                        return (replace(loaded, chosen=chosen) if chosen else loaded), change
             if self.on_conflict is not None:
                 self.on_conflict()
             # Jittered backoff so that seats racing for one table spread out.
@@ -521,10 +537,15 @@ class TableStore:
         state the move saw when it is written (or 0: the same choice was
         there), 2 and the completed state (the step's choices all folded in,
         the event count after this choice) when it completed the step, -1
-        when the step is no longer the current one (read again). Raises
-        :class:`AlreadyRecorded`."""
+        when the step is no longer the current one (read again). An ordered
+        choice (``choice.ordered``) returns with 1 and 0 the state right
+        after it instead (the step's choices up to it folded in), and its
+        ``record`` is not written (the caller records the move's answer on
+        that state). Raises :class:`AlreadyRecorded`."""
         choice = change.choice
         payloads = [self.codec.encode_event({"at_ms": loaded.now_ms, **e}) for e in choice.events]
+        if choice.ordered:
+            record = None
         indexed = record is not None and record.index is not None and record.cap > 0
         result = self._choose(
             keys=self._keys(table_id, record),
@@ -539,6 +560,7 @@ class TableStore:
                 self.events_kept,
                 record.cap if record is not None and indexed else 0,
                 loaded.now_ms,
+                "O" if choice.ordered else "",
                 *payloads,
             ],
         )
@@ -549,11 +571,11 @@ class TableStore:
         if status == -1:
             return -1, loaded
         count, written = int(result[1]), int(result[2])
-        if status == 2:
+        if status == 2 or choice.ordered:
             pairs = result[3:]
             choices = dict(zip(pairs[::2], pairs[1::2], strict=True))
             folded = self._fold(loaded.base, choices)
-            return 2, replace(loaded, table=folded, event_count=count, choices=choices)
+            return status, replace(loaded, table=folded, event_count=count, choices=choices)
         # The answer is as the move saw the table, its own events after it.
         return status, replace(loaded, event_count=count - written)
 

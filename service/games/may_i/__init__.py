@@ -51,6 +51,8 @@ GAME = Game(
     ),
     default_move=players.default_move,
     bot=players.bot,
+    step_of=engine.step_of,
+    fold_choices=engine.fold_choices,
 )
 
 __all__ = ["GAME", "NAME", "check_deal", "check_discard", "check_lay_down", "check_lay_off"]

@@ -78,13 +78,16 @@ def _offer_to(o: Offer) -> list[Any]:
         list(o.answers),
         list(o.order),
         o.on_turn,
+        *([list(o.marks)] if o.marks else []),
     ]
 
 
 def _offer_from(v: list[Any]) -> Offer:
-    # A state written before ``order`` and ``on_turn`` were kept has six members.
+    # A state written before ``order`` and ``on_turn`` were kept has six
+    # members; ``marks`` (a ninth) only while answers are pending.
     extra = (tuple(v[6]), v[7]) if len(v) > 6 else ()
-    return Offer(v[0], v[1], v[2], v[3], v[4], tuple(v[5]), *extra)
+    marks = (tuple(v[8]),) if len(v) > 8 else ()
+    return Offer(v[0], v[1], v[2], v[3], v[4], tuple(v[5]), *extra, *marks)
 
 
 def _round_to(r: Round) -> dict[str, Any]:

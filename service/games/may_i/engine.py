@@ -16,7 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..base import Shuffler, Transition, deal_order, leaders, seat_first_dealer
+from ..base import Choice, Shuffler, Transition, deal_order, leaders, seat_first_dealer
+from ..base import Step as SimultaneousStep
 from ..cards import CardError
 from ..errors import FieldError, Kind, RuleViolation, register_codes
 from ..match import check_dealable
@@ -269,24 +270,97 @@ def on_time(table: Table, now_ms: int, move: Callable[[Table], Transition]) -> T
         raise
     if not settled.events:
         return done
-    return Transition(done.table, settled.events + done.events, done.outcome)
+    return Transition(done.table, settled.events + done.events, done.outcome, done.choice)
 
 
 def settle_due(table: Table, now_ms: int) -> Transition:
-    """Close every May I? window whose time has come (``now_ms >= until``):
-    the views apply it to what they show, every move runs it first."""
+    """Give the card of a May I? request that every seat has answered (a
+    table with the answers' pending choices folded in, :func:`fold_choices`;
+    at the clock of the answer that completed it) and close every May I?
+    window whose time has come (``now_ms >= until``): the views apply it to
+    what they show, every move runs it first."""
     rnd = table.round
     events: list[Event] = []
-    while (
-        rnd is not None
-        and rnd.step is Step.MAY_I
-        and rnd.offer is not None
-        and now_ms >= rnd.offer.until_ms
-    ):
-        table, more = _close_offer(table, rnd.offer.until_ms)
+    while rnd is not None and rnd.step is Step.MAY_I and rnd.offer is not None:
+        at = _completed_at(table.seats, rnd.on_turn, rnd.offer)
+        if at is None:
+            if now_ms < rnd.offer.until_ms:
+                break
+            at = rnd.offer.until_ms
+        table, more = _close_offer(table, at)
         events.extend(more)
         rnd = table.round
     return Transition(table, tuple(events))
+
+
+def _answerers(seats: int, on_turn: int, offer: Offer) -> tuple[int, ...]:
+    """The seats that answer ``offer``'s request: all but the asker and the seat on turn."""
+    return tuple(s for s in range(seats) if s not in (on_turn, offer.asker))
+
+
+def _completed_at(seats: int, on_turn: int, offer: Offer) -> int | None:
+    """When the last answer of ``offer``'s request came (the clock of the
+    answer last in order), if every seat that answers has answered; else None."""
+    if offer.asker is None or not offer.order:
+        return None
+    if any(not offer.answers[s] for s in _answerers(seats, on_turn, offer)):
+        return None
+    last = offer.marks[offer.order[-1]] if offer.marks else ""
+    return int(last[1:].split("#")[0]) if last else offer.until_ms
+
+
+def step_key(rnd: Round) -> str:
+    """The key of the answers to ``rnd``'s open May I? request as a
+    simultaneous step: ``"r2o5"`` for round 2, offer 5."""
+    assert rnd.offer is not None
+    return f"r{rnd.number}o{rnd.offer.n}"
+
+
+def step_of(table: Table) -> SimultaneousStep | None:
+    """The answers to an open May I? request as a simultaneous step
+    (:class:`~..base.Step`, 4.6): the seats that answer choose, each
+    answer a choice in its order of arrival (:attr:`Offer.marks`); ``None``
+    when no request is open."""
+    rnd = table.round
+    if rnd is None or rnd.step is not Step.MAY_I or rnd.offer is None:
+        return None
+    offer = rnd.offer
+    if offer.asker is None:
+        return None
+    choices = {}
+    for place, seat in enumerate(offer.order, start=1):
+        mark = offer.marks[seat] if offer.marks else ""
+        said = mark.split("#")[0] if mark else f"{offer.answers[seat][0]}0"
+        choices[seat] = f"{said}#{place}"
+    return SimultaneousStep(step_key(rnd), _answerers(table.seats, rnd.on_turn, offer), choices)
+
+
+def fold_choices(table: Table, choices: Mapping[int, str | bytes]) -> Table:
+    """The table with the pending answers of its open May I? request put
+    in (``{seat: mark}``, as the store keeps them: see :attr:`Offer.marks`;
+    checked when they were given), in their order of arrival. A request
+    then answered by every seat is given by :func:`settle_due`. The table
+    itself when there is nothing to fold or no request is open."""
+    rnd = table.round
+    if not choices or rnd is None or rnd.step is not Step.MAY_I or rnd.offer is None:
+        return table
+    offer = rnd.offer
+    if offer.asker is None:
+        return table
+    answers = list(offer.answers)
+    marks = list(offer.marks or ("",) * table.seats)
+    placed: list[tuple[int, int]] = []
+    for key, text in choices.items():
+        seat = int(key)
+        mark = text.decode() if isinstance(text, bytes) else text
+        answers[seat] = "allow" if mark[0] == "a" else "deny"
+        marks[seat] = mark
+        placed.append((int(mark.rsplit("#", 1)[1]), seat))
+    placed.sort()
+    folded = {s for _, s in placed}
+    order = (*(s for s in offer.order if s not in folded), *(s for _, s in placed))
+    offer = replace(offer, answers=tuple(answers), order=order, marks=tuple(marks))
+    return replace(table, round=replace(rnd, offer=offer))
 
 
 def _draw(table: Table, rnd: Round, seat: int, count: int) -> tuple[Round, int, list[Event]]:
@@ -364,7 +438,7 @@ def _close_offer(table: Table, at_ms: int) -> tuple[Table, list[Event]]:
     rnd = table.round
     assert rnd is not None and rnd.offer is not None
     offer = rnd.offer
-    rnd = replace(rnd, closed=(*rnd.closed, offer))
+    rnd = replace(rnd, closed=(*rnd.closed, replace(offer, marks=())))
     if offer.asker is None:
         event: Event = {"type": "may-i-lapsed", "round": rnd.number, "offer": offer.n}
         return replace(table, round=replace(rnd, offer=None, step=Step.STOCK)), [event]
@@ -906,7 +980,11 @@ def answer(
     when every seat has answered the card is given at once. The same
     answer again (open or closed) answers as the first time; another is
     ``already-answered`` (``may-i-closed`` once closed). Event
-    ``may-i-answered`` {round, offer, seat, allow}."""
+    ``may-i-answered`` {round, offer, seat, allow}. The answer is also
+    the transition's ``choice`` in the request's simultaneous step
+    (:func:`step_of`, an ordered one): the store may keep it beside the
+    state without taking the version, and the card is then given by
+    :func:`settle_due` once every seat has answered or the window closed."""
     said = "allow" if allow else "deny"
 
     def move(t: Table) -> Transition:
@@ -926,7 +1004,16 @@ def answer(
             )
         answers = list(offer.answers)
         answers[seat] = said
-        offer = replace(offer, answers=tuple(answers), order=(*offer.order, seat))
+        # Kept as the store keeps it, in the answers' simultaneous step
+        # (4.6: answers of different seats commute; the store gives the
+        # answer its place in the order of arrival).
+        text = f"{said[0]}{now_ms}"
+        marks = list(offer.marks or ("",) * t.seats)
+        marks[seat] = f"{text}#{len(offer.order) + 1}"
+        key = step_key(rnd)
+        offer = replace(
+            offer, answers=tuple(answers), order=(*offer.order, seat), marks=tuple(marks)
+        )
         rnd = replace(rnd, offer=offer)
         event: Event = {
             "type": "may-i-answered",
@@ -935,7 +1022,10 @@ def answer(
             "seat": seat,
             "allow": allow,
         }
-        return _maybe_resolve(replace(t, round=rnd), [event], now_ms, offer_no)
+        needed = len(_answerers(t.seats, rnd.on_turn, offer))
+        choice = Choice(key, seat, text, needed, (event,), ordered=True)
+        done = _maybe_resolve(replace(t, round=rnd), [event], now_ms, offer_no)
+        return replace(done, choice=choice)
 
     return on_time(table, now_ms, move)
 
@@ -979,7 +1069,7 @@ def end_round(table: Table, out: int | None, abandoned: bool = False) -> tuple[T
     assert rnd is not None
     penalties = tuple(hand_value(h) for h in rnd.hands)
     if rnd.offer is not None:  # kept, so that a repeat of its request still answers
-        rnd = replace(rnd, closed=(*rnd.closed, rnd.offer))
+        rnd = replace(rnd, closed=(*rnd.closed, replace(rnd.offer, marks=())))
     if abandoned:
         points = (0,) * table.seats
     else:

@@ -40,7 +40,13 @@ class Offer:
     until someone asks), each seat's answer (``""``, ``"allow"``,
     ``"deny"``), the seats in the order they answered (``order``) and the
     seat on turn that declined the card (``on_turn``): the last two let a
-    repeated request or answer be answered as the first time."""
+    repeated request or answer be answered as the first time.
+
+    While the offer is open, ``marks`` holds each answer as the store keeps
+    it in the answers' simultaneous step (:func:`~.engine.step_of`: ``"a"``
+    or ``"d"``, the answer's clock in ms, ``#`` and its place in the order,
+    e.g. ``"d1764547200123#2"``; ``""`` for a seat that has not answered),
+    or ``()`` when nobody has; a closed offer keeps none."""
 
     n: int
     card: str
@@ -50,6 +56,7 @@ class Offer:
     answers: tuple[str, ...]
     order: tuple[int, ...] = ()
     on_turn: int = -1
+    marks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

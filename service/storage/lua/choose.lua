@@ -18,7 +18,13 @@
 -- ARGV[8] how many events the list keeps
 -- ARGV[9] how many records the index keeps ("0": no index)
 -- ARGV[10] now, ms since the epoch (the record's score in the index)
--- ARGV[11..] the events of a first choice, in order, as the codec's text
+-- ARGV[11] "O" for an ordered step's choice, else "": the choice is kept as
+--          ARGV[3] .. "#" .. its place in the step (1 for the first), is
+--          never replaced (another text of the same seat answers -1), the
+--          record is not written (the caller answers and records the move as
+--          it stands after the choice), and statuses 1 and 0 also return the
+--          step's choices as seat, text pairs (after status, count, written)
+-- ARGV[12..] the events of a first choice, in order, as the codec's text
 -- Returns {status, event count, events written by this call, ...}:
 --   1  written (a first choice, or a replacement: no event)
 --   0  the seat had chosen the same already: nothing but the record written
@@ -41,9 +47,15 @@ if redis.call('HGET', KEYS[1], 'k') ~= ARGV[1] then
   return {-1, count, 0}
 end
 local needed = tonumber(ARGV[4])
+local ordered = ARGV[11] == 'O'
 local held = redis.call('HGET', KEYS[3], ARGV[2])
 local status = 1
-if held == ARGV[3] then
+if ordered and held then
+  if string.match(held, '^(.*)#%d+$') ~= ARGV[3] then
+    return {-1, count, 0}
+  end
+  status = 0
+elseif held == ARGV[3] then
   status = 0
 elseif held then
   if redis.call('HLEN', KEYS[3]) >= needed then
@@ -51,11 +63,15 @@ elseif held then
   end
   redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])
 else
-  redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])
-  if #ARGV > 10 then
-    redis.call('RPUSH', KEYS[2], unpack(ARGV, 11))
+  local text = ARGV[3]
+  if ordered then
+    text = text .. '#' .. (redis.call('HLEN', KEYS[3]) + 1)
+  end
+  redis.call('HSET', KEYS[3], ARGV[2], text)
+  if #ARGV > 11 then
+    redis.call('RPUSH', KEYS[2], unpack(ARGV, 12))
     redis.call('LTRIM', KEYS[2], '-' .. ARGV[8], -1)
-    written = #ARGV - 10
+    written = #ARGV - 11
     count = count + written
     redis.call('HSET', KEYS[1], 'n', count)
   end
@@ -71,6 +87,13 @@ if status == 2 then
   table.insert(reply, 1, written)
   table.insert(reply, 1, count)
   table.insert(reply, 1, 2)
+  return reply
+end
+if ordered then
+  local reply = redis.call('HGETALL', KEYS[3])
+  table.insert(reply, 1, written)
+  table.insert(reply, 1, count)
+  table.insert(reply, 1, status)
   return reply
 end
 if ARGV[6] ~= '' then
