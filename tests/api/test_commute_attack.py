@@ -158,3 +158,185 @@ def test_the_history_of_an_endless_round_stays_bounded(
             sizes[number] = redis_client.memory_usage(history_key(t.table_id))
     assert tables.public(t)["round"]["exchanges_resolved"] == 200
     assert sizes[200] <= sizes[100], sizes
+
+
+@pytest.mark.parametrize("trial", range(6))
+def test_replacements_racing_the_completing_pass_through_gunicorn(
+    served: Any, redis_client: redis.Redis, trial: int
+) -> None:
+    """Seat 0 replaces its pass again and again (one client, in order) while
+    seat 3's pass completes the exchange in another worker: the exchange
+    passes seat 0's last choice that was answered as a pending one; every
+    later different choice is too late (409), a later same one is answered
+    as resolved."""
+    import random
+    import threading
+
+    from ..test_gunicorn import send
+    from .test_simultaneous import create_served, hand_served
+
+    t = create_served(served, 4)
+    hands = [hand_served(served, t, s) for s in range(4)]
+    for seat in (0, 1, 2):
+        status, _, body = send(
+            served, "PUT", f"{t.url}/rounds/1/exchanges/1/passes/{seat}",
+            {"cards": [hands[seat][0]]}, **bearer(t.seats[seat]),
+        )
+        assert status == 200, body
+    answers: list[tuple[str, int, Any]] = []
+    go = threading.Barrier(2)
+
+    def replace() -> None:
+        go.wait()
+        for i in range(40):
+            card = hands[0][1 + i % 3]
+            status, _, body = send(
+                served, "PUT", f"{t.url}/rounds/1/exchanges/1/passes/0",
+                {"cards": [card]}, **bearer(t.seats[0]),
+            )
+            answers.append((card, status, body))
+
+    def complete() -> None:
+        go.wait()
+        import time
+
+        time.sleep(random.Random(trial).uniform(0, 0.05))
+        status, _, body = send(
+            served, "PUT", f"{t.url}/rounds/1/exchanges/1/passes/3",
+            {"cards": [hands[3][0]]}, **bearer(t.seats[3]),
+        )
+        assert status == 200 and body["resolved"] is True, body
+
+    threads = [threading.Thread(target=replace), threading.Thread(target=complete)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    received = hand_served(served, t, 1)
+    passed = [c for c in hands[0][:4] if c in received]
+    assert len(passed) == 1
+    pending = [card for card, status, body in answers if status == 200 and not body["resolved"]]
+    expected = pending[-1] if pending else hands[0][0]
+    assert passed[0] == expected, answers
+    late = False
+    for card, status, body in answers:
+        if status == 200 and body["resolved"]:
+            late = True
+            assert card == expected
+        elif status == 409:
+            late = True
+            assert body["code"] == "stale-exchange" and card != expected
+            assert set(body) >= {"current_round", "current_exchange"}
+        else:
+            assert status == 200 and not late, answers
+    status, _, page = send(served, "GET", f"{t.url}/events?after=0&limit=1000")
+    events = page["events"]
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert [e["type"] for e in events].count("pass-chosen") == 4
+    assert redis_client.lrange(history_key(t.table_id), 0, -1) == [
+        f"r1x1:{expected}|{hands[1][0]}|{hands[2][0]}|{hands[3][0]}".encode()
+    ]
+
+
+def test_passes_survive_workers_killed_mid_exchange(
+    served: Any, redis_client: redis.Redis
+) -> None:
+    """Four seats on each of three tables pass through six exchanges at once,
+    each resending its very request until answered, while gunicorn workers
+    are SIGKILLed: every exchange resolves once with the passes answered,
+    cards are conserved, the log's seqs run on and name each pass once."""
+    import os
+    import random
+    import signal
+    import threading
+    import time
+
+    from ..test_gunicorn import send, send_until_answered
+
+    exchanges = 6
+    made = []
+    for _ in range(3):
+        body = {
+            "variant": "classic",
+            "players": ["a", "b", "c", "d"],
+            "first_dealer": 0,
+            "options": {"declaration": "manual", "max_exchanges": None},
+        }
+        status, _, created = send(served, "POST", "/v1/tables", body)
+        assert status == 201, created
+        tid = created["table_id"]
+        tokens = [s["token"] for s in created["seat_tokens"]]
+        status, _, _ = send(
+            served, "POST", f"/v1/tables/{tid}/rounds", None, **bearer(created["host_token"])
+        )
+        assert status == 201
+        made.append((tid, tokens))
+    sent: dict[tuple[str, int, int], str] = {}
+    errors: list[BaseException] = []
+
+    def seat_client(tid: str, tokens: list[str], seat: int) -> None:
+        try:
+            for number in range(1, exchanges + 1):
+                for _ in range(2000):
+                    status, _, view = send_until_answered(
+                        served, "GET", f"/v1/tables/{tid}/seats/{seat}", None,
+                        **bearer(tokens[seat]),
+                    )
+                    assert status == 200, view
+                    if view["exchange"] == number:
+                        break
+                    time.sleep(0.005)
+                card = view["hand"][number % len(view["hand"])]
+                sent[tid, number, seat] = card
+                status, _, answer = send_until_answered(
+                    served, "PUT", f"/v1/tables/{tid}/rounds/1/exchanges/{number}/passes/{seat}",
+                    {"cards": [card]}, **bearer(tokens[seat]),
+                )
+                assert status == 200, (number, seat, answer)
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    threads = [
+        threading.Thread(target=seat_client, args=(tid, tokens, s))
+        for tid, tokens in made
+        for s in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    killed = 0
+    rng = random.Random(7)
+    while any(t.is_alive() for t in threads) and killed < 6:
+        time.sleep(rng.uniform(0.02, 0.1))
+        workers = served.workers()
+        if workers:
+            os.kill(rng.choice(workers), signal.SIGKILL)
+            killed += 1
+    for thread in threads:
+        thread.join(120)
+    assert errors == []
+    assert killed >= 2
+    for tid, tokens in made:
+        status, _, view = send_until_answered(served, "GET", f"/v1/tables/{tid}", None)
+        assert view["round"]["exchanges_resolved"] == exchanges
+        # A pass moves the resolution of a dead worker's exchange in first.
+        status, _, page = send_until_answered(
+            served, "GET", f"/v1/tables/{tid}/events?after=0&limit=1000", None
+        )
+        events = page["events"]
+        assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+        chosen = [(e["exchange"], e["seat"]) for e in events if e["type"] == "pass-chosen"]
+        assert sorted(chosen) == [(n, s) for n in range(1, exchanges + 1) for s in range(4)]
+        history = redis_client.lrange(history_key(tid), 0, -1)
+        resolved = [e["exchange"] for e in events if e["type"] == "exchange-resolved"]
+        # The last exchange's resolution may still wait for the next move.
+        assert resolved in (list(range(1, exchanges + 1)), list(range(1, exchanges)))
+        assert history[: len(resolved)] == [
+            f"r1x{n}:{'|'.join(sent[tid, n, s] for s in range(4))}".encode() for n in resolved
+        ]
+        hands = [
+            send_until_answered(
+                served, "GET", f"/v1/tables/{tid}/seats/{s}", None, **bearer(tokens[s])
+            )[2]["hand"]
+            for s in range(4)
+        ]
+        assert len({c for h in hands for c in h}) == 28 and all(len(h) == 7 for h in hands)
