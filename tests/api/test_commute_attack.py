@@ -340,3 +340,35 @@ def test_passes_survive_workers_killed_mid_exchange(
             for s in range(4)
         ]
         assert len({c for h in hands for c in h}) == 28 and all(len(h) == 7 for h in hands)
+
+
+def test_the_new_keys_expire_with_the_table_and_an_expired_table_stays_gone(
+    redis_server: Any, redis_client: redis.Redis
+) -> None:
+    import time
+
+    from dataclasses import replace
+
+    app = create_app(replace(settings_for(redis_server.url), table_ttl_seconds=2))
+    tables = TableClient(app.test_client())
+    t = tables.create(4)
+    tables.deal(t)
+    hands = [tables.hand(t, s) for s in range(4)]
+    for seat in range(4):
+        assert tables.pass_(t, 1, 1, seat, [hands[seat][0]]).status_code == 200
+    assert tables.pass_(t, 1, 2, 0, [tables.hand(t, 0)[0]]).status_code == 200
+    keys = [table_key(t.table_id), choices_key(t.table_id), history_key(t.table_id)]
+    expiry = {k: redis_client.execute_command("PEXPIRETIME", k) for k in keys}
+    assert all(v > 0 for v in expiry.values()), expiry
+    assert max(expiry.values()) - min(expiry.values()) <= 5, expiry
+    # A refused claim logs an event: every key's expiry moves with it.
+    time.sleep(0.05)
+    assert tables.claim(t, 1, 1).status_code == 422
+    moved = {k: redis_client.execute_command("PEXPIRETIME", k) for k in keys}
+    assert all(moved[k] > expiry[k] for k in keys)
+    assert max(moved.values()) - min(moved.values()) <= 5, moved
+    time.sleep(2.2)
+    assert list(redis_client.scan_iter(match=f"*{{{t.table_id}}}*")) == []
+    late = tables.pass_(t, 1, 2, 1, [hands[1][1]])
+    assert late.status_code in (401, 404)
+    assert list(redis_client.scan_iter(match=f"*{{{t.table_id}}}*")) == []
