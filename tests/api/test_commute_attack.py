@@ -372,3 +372,39 @@ def test_the_new_keys_expire_with_the_table_and_an_expired_table_stays_gone(
     late = tables.pass_(t, 1, 2, 1, [hands[1][1]])
     assert late.status_code in (401, 404)
     assert list(redis_client.scan_iter(match=f"*{{{t.table_id}}}*")) == []
+
+
+def test_a_duplicate_of_the_completing_pass_in_flight_is_answered_as_resolved(
+    app: Any, tables: TableClient, redis_server: Any, redis_client: redis.Redis,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Seat 0's pass is sent twice (a phone resends it): both copies read the
+    table while seat 1 had not chosen; seat 1 chooses; the first copy's
+    choice completes the exchange and its worker dies before resolving it;
+    then the second copy's choice finds the very same choice there. The
+    exchange is complete: the copy is answered as resolved, with the hand
+    after it, as any later repeat is (not as a pending choice still waiting
+    for seat 1, which has chosen)."""
+    t = tables.create(4)
+    tables.deal(t)
+    picks = [tables.hand(t, s)[0] for s in range(4)]
+    for seat in (2, 3):
+        assert tables.pass_(t, 1, 1, seat, [picks[seat]]).status_code == 200
+    second = create_app(settings_for(redis_server.url))
+    other = TableClient(create_app(settings_for(redis_server.url)).test_client())
+
+    def first_copy() -> None:
+        def meanwhile() -> None:
+            assert other.pass_(t, 1, 1, 1, [picks[1]]).status_code == 200
+
+        die_after_completing_choice(app, monkeypatch, meanwhile)
+        with pytest.raises(Died):
+            tables.pass_(t, 1, 1, 0, [picks[0]])
+
+    die_after_completing_choice(second, monkeypatch, first_copy)
+    copy = TableClient(second.test_client()).pass_(t, 1, 1, 0, [picks[0]])
+    assert len(redis_client.hgetall(choices_key(t.table_id))) in (0, 4)
+    later = tables.pass_(t, 1, 1, 0, [picks[0]])
+    assert later.status_code == 200 and later.get_json()["resolved"] is True
+    assert copy.status_code == 200
+    assert copy.get_json() == later.get_json()
