@@ -242,6 +242,14 @@ class AlreadyRecorded(Exception):
         self.record = record
 
 
+def _with_events(events: tuple[dict[str, Any], ...], change: C) -> C:
+    """``change`` with ``events`` (written by an earlier call of the same
+    move) before its own."""
+    if not events:
+        return change
+    return replace(change, events=(*events, *change.events))  # type: ignore[type-var]
+
+
 def _ms(seconds: int, micros: int) -> int:
     return int(seconds) * 1000 + int(micros) // 1000
 
@@ -413,6 +421,10 @@ class TableStore:
         read (then it is likely stale: reading again spares a lost race).
         """
         completed: Loaded | None = None
+        # The events choose.lua wrote for a choice that completed its step:
+        # this request wrote them, so its result carries them before the
+        # resolution's (the metrics count what a request wrote).
+        chosen: tuple[dict[str, Any], ...] = ()
         for attempt in range(self.max_attempts):
             # Moves on one table inside this process take turns, so that they
             # do not lose the version race to each other and redo their work;
@@ -447,7 +459,8 @@ class TableStore:
                         raise
                 else:
                     if change.table is loaded.table and not change.events:
-                        return loaded, change  # a repeat: nothing to write
+                        # A repeat: nothing to write.
+                        return loaded, _with_events(chosen, change)
                     choice = change.choice
                     step = choice is not None and choice.step == loaded.step
                     if step and not self._completes(change):
@@ -456,6 +469,7 @@ class TableStore:
                             # This choice completed the step: resolve it now,
                             # before answering (not a lost race).
                             completed = done
+                            chosen = tuple(choice.events)
                             continue
                         if status >= 0:
                             return done, change
@@ -475,7 +489,7 @@ class TableStore:
                         change.archive_reset,
                         self._choices_read(loaded),
                     ):
-                        return loaded, change
+                        return loaded, _with_events(chosen, change)
             if self.on_conflict is not None:
                 self.on_conflict()
             # Jittered backoff so that seats racing for one table spread out.

@@ -49,7 +49,11 @@ def die_after_completing_choice(
 
 
 def complete_and_die(
-    app: Any, redis_server: Any, tables: TableClient, t: Any, picks: list[str],
+    app: Any,
+    redis_server: Any,
+    tables: TableClient,
+    t: Any,
+    picks: list[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Seats 0, 1 pass; seat 3 reads the table, another process passes seat
@@ -68,8 +72,12 @@ def complete_and_die(
 
 
 def test_a_worker_dying_before_the_resolution_loses_no_choice_and_heals(
-    app: Any, client: Any, tables: TableClient, redis_client: redis.Redis,
-    monkeypatch: pytest.MonkeyPatch, redis_server: Any,
+    app: Any,
+    client: Any,
+    tables: TableClient,
+    redis_client: redis.Redis,
+    monkeypatch: pytest.MonkeyPatch,
+    redis_server: Any,
 ) -> None:
     t = tables.create(4)
     tables.deal(t)
@@ -99,8 +107,12 @@ def test_a_worker_dying_before_the_resolution_loses_no_choice_and_heals(
 
 
 def test_a_retry_of_the_dead_completing_pass_commits_the_resolution(
-    app: Any, client: Any, tables: TableClient, redis_client: redis.Redis,
-    monkeypatch: pytest.MonkeyPatch, redis_server: Any,
+    app: Any,
+    client: Any,
+    tables: TableClient,
+    redis_client: redis.Redis,
+    monkeypatch: pytest.MonkeyPatch,
+    redis_server: Any,
 ) -> None:
     t = tables.create(4, max_exchanges=1)
     tables.deal(t)
@@ -122,8 +134,12 @@ def test_a_retry_of_the_dead_completing_pass_commits_the_resolution(
 
 
 def test_a_replacement_after_a_dead_completing_pass_is_too_late(
-    app: Any, client: Any, tables: TableClient, redis_client: redis.Redis,
-    monkeypatch: pytest.MonkeyPatch, redis_server: Any,
+    app: Any,
+    client: Any,
+    tables: TableClient,
+    redis_client: redis.Redis,
+    monkeypatch: pytest.MonkeyPatch,
+    redis_server: Any,
 ) -> None:
     t = tables.create(4)
     tables.deal(t)
@@ -149,13 +165,13 @@ def test_the_history_of_an_endless_round_stays_bounded(
 ) -> None:
     t = tables.create(4, declaration="manual", max_exchanges=None)
     assert tables.deal(t).status_code == 201
-    sizes = {}
+    sizes: dict[int, int] = {}
     for number in range(1, 201):
         for seat in range(4):
             card = tables.hand(t, seat)[0]
             assert tables.pass_(t, 1, number, seat, [card]).status_code == 200
         if number in (100, 200):
-            sizes[number] = redis_client.memory_usage(history_key(t.table_id))
+            sizes[number] = int(redis_client.memory_usage(history_key(t.table_id)) or 0)
     assert tables.public(t)["round"]["exchanges_resolved"] == 200
     assert sizes[200] <= sizes[100], sizes
 
@@ -179,8 +195,11 @@ def test_replacements_racing_the_completing_pass_through_gunicorn(
     hands = [hand_served(served, t, s) for s in range(4)]
     for seat in (0, 1, 2):
         status, _, body = send(
-            served, "PUT", f"{t.url}/rounds/1/exchanges/1/passes/{seat}",
-            {"cards": [hands[seat][0]]}, **bearer(t.seats[seat]),
+            served,
+            "PUT",
+            f"{t.url}/rounds/1/exchanges/1/passes/{seat}",
+            {"cards": [hands[seat][0]]},
+            **bearer(t.seats[seat]),
         )
         assert status == 200, body
     answers: list[tuple[str, int, Any]] = []
@@ -191,8 +210,11 @@ def test_replacements_racing_the_completing_pass_through_gunicorn(
         for i in range(40):
             card = hands[0][1 + i % 3]
             status, _, body = send(
-                served, "PUT", f"{t.url}/rounds/1/exchanges/1/passes/0",
-                {"cards": [card]}, **bearer(t.seats[0]),
+                served,
+                "PUT",
+                f"{t.url}/rounds/1/exchanges/1/passes/0",
+                {"cards": [card]},
+                **bearer(t.seats[0]),
             )
             answers.append((card, status, body))
 
@@ -202,8 +224,11 @@ def test_replacements_racing_the_completing_pass_through_gunicorn(
 
         time.sleep(random.Random(trial).uniform(0, 0.05))
         status, _, body = send(
-            served, "PUT", f"{t.url}/rounds/1/exchanges/1/passes/3",
-            {"cards": [hands[3][0]]}, **bearer(t.seats[3]),
+            served,
+            "PUT",
+            f"{t.url}/rounds/1/exchanges/1/passes/3",
+            {"cards": [hands[3][0]]},
+            **bearer(t.seats[3]),
         )
         assert status == 200 and body["resolved"] is True, body
 
@@ -238,9 +263,7 @@ def test_replacements_racing_the_completing_pass_through_gunicorn(
     ]
 
 
-def test_passes_survive_workers_killed_mid_exchange(
-    served: Any, redis_client: redis.Redis
-) -> None:
+def test_passes_survive_workers_killed_mid_exchange(served: Any, redis_client: redis.Redis) -> None:
     """Four seats on each of three tables pass through six exchanges at once,
     each resending its very request until answered, while gunicorn workers
     are SIGKILLed: every exchange resolves once with the passes answered,
@@ -279,7 +302,10 @@ def test_passes_survive_workers_killed_mid_exchange(
             for number in range(1, exchanges + 1):
                 for _ in range(2000):
                     status, _, view = send_until_answered(
-                        served, "GET", f"/v1/tables/{tid}/seats/{seat}", None,
+                        served,
+                        "GET",
+                        f"/v1/tables/{tid}/seats/{seat}",
+                        None,
                         **bearer(tokens[seat]),
                     )
                     assert status == 200, view
@@ -289,8 +315,11 @@ def test_passes_survive_workers_killed_mid_exchange(
                 card = view["hand"][number % len(view["hand"])]
                 sent[tid, number, seat] = card
                 status, _, answer = send_until_answered(
-                    served, "PUT", f"/v1/tables/{tid}/rounds/1/exchanges/{number}/passes/{seat}",
-                    {"cards": [card]}, **bearer(tokens[seat]),
+                    served,
+                    "PUT",
+                    f"/v1/tables/{tid}/rounds/1/exchanges/{number}/passes/{seat}",
+                    {"cards": [card]},
+                    **bearer(tokens[seat]),
                 )
                 assert status == 200, (number, seat, answer)
         except BaseException as error:  # noqa: BLE001 - reported below
@@ -342,11 +371,15 @@ def test_passes_survive_workers_killed_mid_exchange(
         assert len({c for h in hands for c in h}) == 28 and all(len(h) == 7 for h in hands)
 
 
+def expire_at(r: redis.Redis, key: str) -> int:
+    """The key's absolute expiry, ms since the epoch."""
+    return int(r.execute_command("PEXPIRETIME", key))  # type: ignore[no-untyped-call]
+
+
 def test_the_new_keys_expire_with_the_table_and_an_expired_table_stays_gone(
     redis_server: Any, redis_client: redis.Redis
 ) -> None:
     import time
-
     from dataclasses import replace
 
     app = create_app(replace(settings_for(redis_server.url), table_ttl_seconds=2))
@@ -358,13 +391,13 @@ def test_the_new_keys_expire_with_the_table_and_an_expired_table_stays_gone(
         assert tables.pass_(t, 1, 1, seat, [hands[seat][0]]).status_code == 200
     assert tables.pass_(t, 1, 2, 0, [tables.hand(t, 0)[0]]).status_code == 200
     keys = [table_key(t.table_id), choices_key(t.table_id), history_key(t.table_id)]
-    expiry = {k: redis_client.execute_command("PEXPIRETIME", k) for k in keys}
+    expiry = {k: expire_at(redis_client, k) for k in keys}
     assert all(v > 0 for v in expiry.values()), expiry
     assert max(expiry.values()) - min(expiry.values()) <= 5, expiry
     # A refused claim logs an event: every key's expiry moves with it.
     time.sleep(0.05)
     assert tables.claim(t, 1, 1).status_code == 422
-    moved = {k: redis_client.execute_command("PEXPIRETIME", k) for k in keys}
+    moved = {k: expire_at(redis_client, k) for k in keys}
     assert all(moved[k] > expiry[k] for k in keys)
     assert max(moved.values()) - min(moved.values()) <= 5, moved
     time.sleep(2.2)
@@ -375,7 +408,10 @@ def test_the_new_keys_expire_with_the_table_and_an_expired_table_stays_gone(
 
 
 def test_a_duplicate_of_the_completing_pass_in_flight_is_answered_as_resolved(
-    app: Any, tables: TableClient, redis_server: Any, redis_client: redis.Redis,
+    app: Any,
+    tables: TableClient,
+    redis_server: Any,
+    redis_client: redis.Redis,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Seat 0's pass is sent twice (a phone resends it): both copies read the
@@ -408,3 +444,38 @@ def test_a_duplicate_of_the_completing_pass_in_flight_is_answered_as_resolved(
     assert later.status_code == 200 and later.get_json()["resolved"] is True
     assert copy.status_code == 200
     assert copy.get_json() == later.get_json()
+
+
+def test_the_metrics_count_the_pass_of_a_choice_that_completed_its_exchange(
+    app: Any,
+    client: Any,
+    tables: TableClient,
+    redis_server: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A choice whose choose.lua call completes the exchange wrote its
+    ``pass-chosen`` event there; the request counts it with the resolution's."""
+    from ..test_metrics import scrape, value
+
+    t = tables.create(4)
+    tables.deal(t)
+    picks = [tables.hand(t, s)[0] for s in range(4)]
+    other = TableClient(create_app(settings_for(redis_server.url)).test_client())
+    for seat in (0, 1):
+        assert tables.pass_(t, 1, 1, seat, [picks[seat]]).status_code == 200
+    store = app.extensions["referee"].store
+    load = store.load
+
+    def loaded(*args: Any, **kwargs: Any) -> Any:
+        found = load(*args, **kwargs)
+        monkeypatch.setattr(store, "load", load)
+        assert other.pass_(t, 1, 1, 2, [picks[2]]).status_code == 200
+        return found
+
+    monkeypatch.setattr(store, "load", loaded)
+    done = tables.pass_(t, 1, 1, 3, [picks[3]])
+    assert done.status_code == 200 and done.get_json()["resolved"] is True
+    m = scrape(client)
+    # Seats 0, 1 and 3 chose through this app (seat 2 through the other).
+    assert value(m, "referee_events_total", game="my-ship-sails", type="pass-chosen") == 3
+    assert value(m, "referee_events_total", game="my-ship-sails", type="exchange-resolved") == 1
