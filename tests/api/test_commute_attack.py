@@ -479,3 +479,47 @@ def test_the_metrics_count_the_pass_of_a_choice_that_completed_its_exchange(
     # Seats 0, 1 and 3 chose through this app (seat 2 through the other).
     assert value(m, "referee_events_total", game="my-ship-sails", type="pass-chosen") == 3
     assert value(m, "referee_events_total", game="my-ship-sails", type="exchange-resolved") == 1
+
+
+def test_a_frozen_table_mid_exchange_takes_a_replacement_and_racing_last_passes(
+    app: Any,
+    tables: TableClient,
+    redis_server: Any,
+    redis_client: redis.Redis,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The previous release kept exchange 2's choices (seat 0: TC, seat 2: JC)
+    in the state: seat 0 replaces its choice, then seats 1 and 3 pass at once
+    (two processes); the exchange passes the replacement."""
+    from ..storage.test_frozen_tables import restore
+
+    t, _ = restore(redis_client, "classic_mid_exchange", "frozen-classic-attack1")
+    assert tables.pass_(t, 1, 2, 0, ["JS"]).status_code == 200
+    assert redis_client.hgetall(choices_key(t.table_id)) == {b"0": b"JS", b"2": b"JC"}
+    assert redis_client.hget(table_key(t.table_id), "k") == b"r1x2"
+    picks = {s: tables.hand(t, s)[0] for s in (1, 3)}
+    other = TableClient(create_app(settings_for(redis_server.url)).test_client())
+    store = app.extensions["referee"].store
+    load = store.load
+
+    def loaded(*args: Any, **kwargs: Any) -> Any:
+        found = load(*args, **kwargs)
+        monkeypatch.setattr(store, "load", load)
+        assert other.pass_(t, 1, 2, 3, [picks[3]]).status_code == 200
+        return found
+
+    monkeypatch.setattr(store, "load", loaded)
+    done = tables.pass_(t, 1, 2, 1, [picks[1]])
+    assert done.status_code == 200 and done.get_json()["resolved"] is True
+    assert redis_client.lrange(history_key(t.table_id), 0, -1) == [
+        f"r1x2:JS|{picks[1]}|JC|{picks[3]}".encode()
+    ]
+    assert "JS" in tables.hand(t, 1) and "TC" in tables.hand(t, 0)
+    stale = tables.pass_(t, 1, 2, 0, ["TC"])
+    assert stale.status_code == 409 and stale.get_json()["code"] == "stale-exchange"
+    again = tables.pass_(t, 1, 2, 0, ["JS"])
+    assert again.status_code == 200 and again.get_json()["resolved"] is True
+    events = tables.events(t)
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    chosen = [(e["exchange"], e["seat"]) for e in events if e["type"] == "pass-chosen"]
+    assert chosen[-4:] == [(2, 0), (2, 2), (2, 3), (2, 1)]
