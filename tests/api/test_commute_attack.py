@@ -523,3 +523,52 @@ def test_a_frozen_table_mid_exchange_takes_a_replacement_and_racing_last_passes(
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     chosen = [(e["exchange"], e["seat"]) for e in events if e["type"] == "pass-chosen"]
     assert chosen[-4:] == [(2, 0), (2, 2), (2, 3), (2, 1)]
+
+
+def card_leaves(value: Any) -> set[str]:
+    """Every string in a JSON answer that is a card code."""
+    from service.games.cards import CardError, parse_card
+
+    if isinstance(value, dict):
+        return set().union(*(card_leaves(v) for v in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(card_leaves(v) for v in value)) if value else set()
+    if isinstance(value, str) and 2 <= len(value) <= 3:
+        try:
+            return {parse_card(value)}
+        except CardError:
+            return set()
+    return set()
+
+
+@pytest.mark.parametrize("variant", ["classic", "foster", "ochse"])
+def test_no_answer_to_a_seat_names_another_seats_pending_pass(
+    tables: TableClient, client: Any, variant: str
+) -> None:
+    """Whatever a seat asks while others' passes are pending (views, events,
+    its own passes, refused passes and claims), no card in the answers is
+    one of another seat's hand."""
+    t = tables.create(4, variant)
+    assert tables.deal(t).status_code == 201
+    view = tables.public(t)
+    choosers = view["round"]["waiting_for"]
+    me = choosers[-1]
+    others = [s for s in choosers if s != me]
+    hands = {s: tables.hand(t, s) for s in range(4)}
+    for seat in others:
+        assert tables.pass_(t, 1, 1, seat, hands[seat][:1]).status_code == 200
+    hidden = {c for s in range(4) if s != me for c in hands[s]}
+    mine = set(hands[me])
+    seen: list[Any] = []
+    token = bearer(t.seats[me])
+    seen.append(client.get(t.url).get_json())
+    seen.append(client.get(f"{t.url}/seats/{me}", headers=token).get_json())
+    seen.append(client.get(f"{t.url}/events?after=0&limit=1000").get_json())
+    seen.append(tables.pass_(t, 1, 2, me, hands[me][:1]).get_json())
+    seen.append(tables.pass_(t, 1, 1, me, ["XX"]).get_json())
+    seen.append(tables.claim(t, 1, me).get_json())
+    for seat in others:
+        seen.append(client.get(f"{t.url}/seats/{seat}", headers=token).get_json())
+        seen.append(tables.pass_(t, 1, 1, seat, hands[seat][:1], token=t.seats[me]).get_json())
+    leaked = set().union(*(card_leaves(body) for body in seen)) - mine
+    assert leaked & hidden == set(), leaked
