@@ -55,20 +55,21 @@ def complete_and_die(
     t: Any,
     picks: list[str],
     monkeypatch: pytest.MonkeyPatch,
+    number: int = 1,
 ) -> None:
     """Seats 0, 1 pass; seat 3 reads the table, another process passes seat
     2, and seat 3's choice (choose.lua: it completes the exchange) is the
     last thing its worker does."""
     other = TableClient(create_app(settings_for(redis_server.url)).test_client())
     for seat in (0, 1):
-        assert tables.pass_(t, 1, 1, seat, [picks[seat]]).status_code == 200
+        assert tables.pass_(t, 1, number, seat, [picks[seat]]).status_code == 200
 
     def meanwhile() -> None:
-        assert other.pass_(t, 1, 1, 2, [picks[2]]).status_code == 200
+        assert other.pass_(t, 1, number, 2, [picks[2]]).status_code == 200
 
     die_after_completing_choice(app, monkeypatch, meanwhile)
     with pytest.raises(Died):
-        tables.pass_(t, 1, 1, 3, [picks[3]])
+        tables.pass_(t, 1, number, 3, [picks[3]])
 
 
 def test_a_worker_dying_before_the_resolution_loses_no_choice_and_heals(
@@ -572,3 +573,37 @@ def test_no_answer_to_a_seat_names_another_seats_pending_pass(
         seen.append(tables.pass_(t, 1, 1, seat, hands[seat][:1], token=t.seats[me]).get_json())
     leaked = set().union(*(card_leaves(body) for body in seen)) - mine
     assert leaked & hidden == set(), leaked
+
+
+def test_a_deal_after_a_dead_resolution_starts_the_new_rounds_history_empty(
+    app: Any,
+    tables: TableClient,
+    redis_server: Any,
+    redis_client: redis.Redis,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The completing pass of a round's last exchange dies before its
+    resolution; the views show the round over, the host deals the next one
+    (its commit resolves the old exchange first). Round 2's history holds
+    round 2's exchanges only, and its older passes are repeated alike."""
+    t = tables.create(4, max_exchanges=2)
+    tables.deal(t)
+    first = [tables.hand(t, s)[0] for s in range(4)]
+    for seat in range(4):
+        assert tables.pass_(t, 1, 1, seat, [first[seat]]).status_code == 200
+    picks = [tables.hand(t, s)[0] for s in range(4)]
+    complete_and_die(app, redis_server, tables, t, picks, monkeypatch, number=2)
+    assert tables.public(t)["round"]["status"] == "over"
+    assert tables.deal(t).status_code == 201
+    sent = []
+    for number in (1, 2):
+        sent.append([tables.hand(t, s)[0] for s in range(4)])
+        for seat in range(4):
+            assert tables.pass_(t, 2, number, seat, [sent[-1][seat]]).status_code == 200
+    again = tables.pass_(t, 2, 1, 2, [sent[0][2]])
+    assert again.status_code == 200 and again.get_json()["resolved"] is True, again.get_json()
+    assert redis_client.lrange(history_key(t.table_id), 0, -1) == [
+        f"r2x{n}:{'|'.join(sent[n - 1])}".encode() for n in (1, 2)
+    ]
+    kinds = [e["type"] for e in tables.events(t)]
+    assert kinds.count("exchange-resolved") == 4
