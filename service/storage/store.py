@@ -250,6 +250,13 @@ def _with_events(events: tuple[dict[str, Any], ...], change: C) -> C:
     return replace(change, events=(*events, *change.events))  # type: ignore[type-var]
 
 
+def _first_events(change: C, written: int) -> C:
+    """``change`` with only the first ``written`` of its events."""
+    if written >= len(change.events):
+        return change
+    return replace(change, events=change.events[:written])  # type: ignore[type-var]
+
+
 def _ms(seconds: int, micros: int) -> int:
     return int(seconds) * 1000 + int(micros) // 1000
 
@@ -464,7 +471,7 @@ class TableStore:
                     choice = change.choice
                     step = choice is not None and choice.step == loaded.step
                     if step and not self._completes(change):
-                        status, done = self._write_choice(table_id, loaded, change, record)
+                        status, done, written = self._write_choice(table_id, loaded, change, record)
                         if status == 2:
                             # This choice completed the step: resolve it now,
                             # before answering (not a lost race).
@@ -472,7 +479,9 @@ class TableStore:
                             chosen = tuple(choice.events)
                             continue
                         if status >= 0:
-                            return done, change
+                            # The events choose.lua wrote (none when a
+                            # duplicate of this request chose first).
+                            return done, _first_events(change, written)
                     # Any other move, or a choice when the choices read lack
                     # only this one (the step's resolution is then committed
                     # with it, in one commit, if no choice changed since they
@@ -530,12 +539,13 @@ class TableStore:
 
     def _write_choice(
         self, table_id: str, loaded: Loaded, change: Change, record: Record | None
-    ) -> tuple[int, Loaded]:
+    ) -> tuple[int, Loaded, int]:
         """Commit ``change.choice`` with ``choose.lua``. Returns 1 and the
         state the move saw when it is written (or 0: the same choice was
         there), 2 and the completed state (the step's choices all folded in,
         the event count after this choice) when it completed the step, -1
-        when the step is no longer the current one (read again). Raises
+        when the step is no longer the current one (read again); then how
+        many of the choice's events were written. Raises
         :class:`AlreadyRecorded`."""
         choice = change.choice
         payloads = [self.codec.encode_event({"at_ms": loaded.now_ms, **e}) for e in choice.events]
@@ -561,15 +571,15 @@ class TableStore:
             held = result[1]
             raise AlreadyRecorded(held.decode() if isinstance(held, bytes) else held)
         if status == -1:
-            return -1, loaded
+            return -1, loaded, 0
         count, written = int(result[1]), int(result[2])
         if status == 2:
             pairs = result[3:]
             choices = dict(zip(pairs[::2], pairs[1::2], strict=True))
             folded = self._fold(loaded.base, choices)
-            return 2, replace(loaded, table=folded, event_count=count, choices=choices)
+            return 2, replace(loaded, table=folded, event_count=count, choices=choices), written
         # The answer is as the move saw the table, its own events after it.
-        return status, replace(loaded, event_count=count - written)
+        return status, replace(loaded, event_count=count - written), written
 
     def _write(
         self,

@@ -607,3 +607,36 @@ def test_a_deal_after_a_dead_resolution_starts_the_new_rounds_history_empty(
     ]
     kinds = [e["type"] for e in tables.events(t)]
     assert kinds.count("exchange-resolved") == 4
+
+
+def test_the_metrics_count_no_pass_a_duplicate_request_did_not_write(
+    app: Any,
+    client: Any,
+    tables: TableClient,
+    redis_server: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Seat 0's first pass sent twice, the copies read the table before
+    either chose: one writes ``pass-chosen``, the other finds the choice
+    there and writes nothing, so counts nothing."""
+    from ..test_metrics import scrape, value
+
+    t = tables.create(4)
+    tables.deal(t)
+    card = tables.hand(t, 0)[0]
+    other = TableClient(create_app(settings_for(redis_server.url)).test_client())
+    store = app.extensions["referee"].store
+    load = store.load
+
+    def loaded(*args: Any, **kwargs: Any) -> Any:
+        found = load(*args, **kwargs)
+        monkeypatch.setattr(store, "load", load)
+        assert other.pass_(t, 1, 1, 0, [card]).status_code == 200
+        return found
+
+    monkeypatch.setattr(store, "load", loaded)
+    copy = tables.pass_(t, 1, 1, 0, [card])
+    assert copy.status_code == 200 and copy.get_json()["resolved"] is False
+    assert [e["type"] for e in tables.events(t)].count("pass-chosen") == 1
+    m = scrape(client)
+    assert value(m, "referee_events_total", game="my-ship-sails", type="pass-chosen") in (0, None)
