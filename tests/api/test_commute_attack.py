@@ -640,3 +640,38 @@ def test_the_metrics_count_no_pass_a_duplicate_request_did_not_write(
     assert [e["type"] for e in tables.events(t)].count("pass-chosen") == 1
     m = scrape(client)
     assert value(m, "referee_events_total", game="my-ship-sails", type="pass-chosen") in (0, None)
+
+
+def test_a_swap_whose_second_choice_lands_through_choose_lua_resolves_once(
+    app: Any,
+    tables: TableClient,
+    redis_server: Any,
+    redis_client: redis.Redis,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Foster: the two seats of a swap choose at once (two processes); the
+    swap resolves once, the cards change hands, the log names each once."""
+    t = tables.create(4, "foster")
+    assert tables.deal(t).status_code == 201
+    a, b = tables.public(t)["round"]["waiting_for"]
+    hands = {s: tables.hand(t, s) for s in range(4)}
+    other = TableClient(create_app(settings_for(redis_server.url)).test_client())
+    store = app.extensions["referee"].store
+    load = store.load
+
+    def loaded(*args: Any, **kwargs: Any) -> Any:
+        found = load(*args, **kwargs)
+        monkeypatch.setattr(store, "load", load)
+        assert other.pass_(t, 1, 1, a, hands[a][:1]).status_code == 200
+        return found
+
+    monkeypatch.setattr(store, "load", loaded)
+    done = tables.pass_(t, 1, 1, b, hands[b][:1])
+    assert done.status_code == 200 and done.get_json()["resolved"] is True
+    assert hands[a][0] in tables.hand(t, b) and hands[b][0] in tables.hand(t, a)
+    kinds = [(e["type"], e.get("seat")) for e in tables.events(t)]
+    assert kinds.count(("exchange-resolved", None)) == 1
+    assert sorted(s for k, s in kinds if k == "pass-chosen") == sorted([a, b])
+    assert redis_client.exists(choices_key(t.table_id)) == 0
+    again = other.pass_(t, 1, 1, a, hands[a][:1])
+    assert again.status_code == 200 and again.get_json()["resolved"] is True
