@@ -675,3 +675,51 @@ def test_a_swap_whose_second_choice_lands_through_choose_lua_resolves_once(
     assert redis_client.exists(choices_key(t.table_id)) == 0
     again = other.pass_(t, 1, 1, a, hands[a][:1])
     assert again.status_code == 200 and again.get_json()["resolved"] is True
+
+
+def test_the_host_finishing_between_the_completing_choice_and_its_resolution(
+    app: Any,
+    tables: TableClient,
+    redis_server: Any,
+    redis_client: redis.Redis,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The host ends the match right after the last choice is stored and
+    before its resolution commits: the finish sees the exchange complete
+    (it resolves first), and the last pass is answered as resolved."""
+    t = tables.create(4)
+    tables.deal(t)
+    picks = [tables.hand(t, s)[0] for s in range(4)]
+    other_app = create_app(settings_for(redis_server.url))
+    other = other_app.test_client()
+    for seat in (0, 1):
+        assert tables.pass_(t, 1, 1, seat, [picks[seat]]).status_code == 200
+    store = app.extensions["referee"].store
+    real, load = store._choose, store.load
+
+    def choose(*args: Any, **kwargs: Any) -> Any:
+        result = real(*args, **kwargs)
+        if int(result[0]) == 2:
+            monkeypatch.setattr(store, "_choose", real)
+            ended = other.post(f"{t.url}/finish", headers=bearer(t.host))
+            assert ended.status_code == 200, ended.get_json()
+        return result
+
+    def loaded(*args: Any, **kwargs: Any) -> Any:
+        found = load(*args, **kwargs)
+        monkeypatch.setattr(store, "load", load)
+        assert TableClient(other).pass_(t, 1, 1, 2, [picks[2]]).status_code == 200
+        return found
+
+    monkeypatch.setattr(store, "_choose", choose)
+    monkeypatch.setattr(store, "load", loaded)
+    last = tables.pass_(t, 1, 1, 3, [picks[3]])
+    assert last.status_code == 200, last.get_json()
+    assert last.get_json()["resolved"] is True
+    assert picks[3] in tables.hand(t, 0)
+    kinds = [e["type"] for e in tables.events(t)]
+    assert kinds.count("exchange-resolved") == 1
+    assert kinds.index("exchange-resolved") < len(kinds) - 1
+    assert redis_client.lrange(history_key(t.table_id), 0, -1) == [
+        f"r1x1:{'|'.join(picks)}".encode()
+    ]
