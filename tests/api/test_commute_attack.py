@@ -725,3 +725,41 @@ def test_the_host_finishing_between_the_completing_choice_and_its_resolution(
     assert redis_client.lrange(history_key(t.table_id), 0, -1) == [
         f"r1x1:{'|'.join(picks)}".encode()
     ]
+
+
+def test_the_table_deleted_between_the_completing_choice_and_its_resolution(
+    app: Any,
+    tables: TableClient,
+    redis_server: Any,
+    redis_client: redis.Redis,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The host deletes the table right after the last choice is stored:
+    the last pass is answered 404 and no key of the table comes back."""
+    t = tables.create(4)
+    tables.deal(t)
+    picks = [tables.hand(t, s)[0] for s in range(4)]
+    other = create_app(settings_for(redis_server.url)).test_client()
+    for seat in (0, 1):
+        assert tables.pass_(t, 1, 1, seat, [picks[seat]]).status_code == 200
+    store = app.extensions["referee"].store
+    real, load = store._choose, store.load
+
+    def choose(*args: Any, **kwargs: Any) -> Any:
+        result = real(*args, **kwargs)
+        if int(result[0]) == 2:
+            monkeypatch.setattr(store, "_choose", real)
+            assert other.delete(t.url, headers=bearer(t.host)).status_code == 204
+        return result
+
+    def loaded(*args: Any, **kwargs: Any) -> Any:
+        found = load(*args, **kwargs)
+        monkeypatch.setattr(store, "load", load)
+        assert TableClient(other).pass_(t, 1, 1, 2, [picks[2]]).status_code == 200
+        return found
+
+    monkeypatch.setattr(store, "_choose", choose)
+    monkeypatch.setattr(store, "load", loaded)
+    last = tables.pass_(t, 1, 1, 3, [picks[3]])
+    assert last.status_code in (401, 404), last.get_json()
+    assert list(redis_client.scan_iter(match=f"*{{{t.table_id}}}*")) == []
