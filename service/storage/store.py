@@ -251,6 +251,13 @@ class AlreadyRecorded(Exception):
         self.record = record
 
 
+def _first_events(change: C, written: int) -> C:
+    """``change`` with only the first ``written`` of its events."""
+    if written >= len(change.events):
+        return change
+    return replace(change, events=change.events[:written])  # type: ignore[type-var]
+
+
 def _ms(seconds: int, micros: int) -> int:
     return int(seconds) * 1000 + int(micros) // 1000
 
@@ -422,6 +429,9 @@ class TableStore:
         read (then it is likely stale: reading again spares a lost race).
         """
         completed: Loaded | None = None
+        # The events choose.lua wrote for this request's choice when the move
+        # runs again after it (it completed its step, or it is an ordered
+        # step's choice): the request wrote them, so the metrics count them.
         chosen: tuple[dict[str, Any], ...] = ()
         for attempt in range(self.max_attempts):
             # Moves on one table inside this process take turns, so that they
@@ -463,18 +473,19 @@ class TableStore:
                     choice = change.choice
                     step = choice is not None and choice.step == loaded.step
                     if step and not self._completes(change):
-                        status, done = self._write_choice(table_id, loaded, change, record)
+                        status, done, written = self._write_choice(table_id, loaded, change, record)
                         if status == 2 or (status >= 0 and choice.ordered):
                             # This choice completed the step: resolve it now,
                             # before answering (not a lost race). An ordered
                             # step's choice is answered as the table stands
                             # right after it (what a repeat of it gets).
                             completed = done
-                            if status != 0:
-                                chosen = choice.events
+                            chosen = tuple(choice.events[:written])
                             continue
                         if status >= 0:
-                            return done, change
+                            # The events choose.lua wrote (none when a
+                            # duplicate of this request chose first).
+                            return done, _first_events(change, written)
                     # Any other move, or a choice when the choices read lack
                     # only this one (the step's resolution is then committed
                     # with it, in one commit, if no choice changed since they
@@ -532,16 +543,17 @@ class TableStore:
 
     def _write_choice(
         self, table_id: str, loaded: Loaded, change: Change, record: Record | None
-    ) -> tuple[int, Loaded]:
+    ) -> tuple[int, Loaded, int]:
         """Commit ``change.choice`` with ``choose.lua``. Returns 1 and the
         state the move saw when it is written (or 0: the same choice was
         there), 2 and the completed state (the step's choices all folded in,
         the event count after this choice) when it completed the step, -1
-        when the step is no longer the current one (read again). An ordered
-        choice (``choice.ordered``) returns with 1 and 0 the state right
-        after it instead (the step's choices up to it folded in), and its
-        ``record`` is not written (the caller records the move's answer on
-        that state). Raises :class:`AlreadyRecorded`."""
+        when the step is no longer the current one (read again); then how
+        many of the choice's events were written. An ordered choice
+        (``choice.ordered``) returns with 1 and 0 the state right after it
+        instead (the step's choices up to it folded in), and its ``record``
+        is not written (the caller records the move's answer on that state).
+        Raises :class:`AlreadyRecorded`."""
         choice = change.choice
         payloads = [self.codec.encode_event({"at_ms": loaded.now_ms, **e}) for e in choice.events]
         if choice.ordered:
@@ -569,15 +581,16 @@ class TableStore:
             held = result[1]
             raise AlreadyRecorded(held.decode() if isinstance(held, bytes) else held)
         if status == -1:
-            return -1, loaded
+            return -1, loaded, 0
         count, written = int(result[1]), int(result[2])
         if status == 2 or choice.ordered:
             pairs = result[3:]
             choices = dict(zip(pairs[::2], pairs[1::2], strict=True))
             folded = self._fold(loaded.base, choices)
-            return status, replace(loaded, table=folded, event_count=count, choices=choices)
+            after = replace(loaded, table=folded, event_count=count, choices=choices)
+            return status, after, written
         # The answer is as the move saw the table, its own events after it.
-        return status, replace(loaded, event_count=count - written)
+        return status, replace(loaded, event_count=count - written), written
 
     def _write(
         self,

@@ -551,12 +551,15 @@ def on_time(table: Table, now_ms: int, move: Callable[[Table], Transition]) -> T
         raise
     if not settled.events:
         return done
+    # A move that empties the history (a deal) empties it of what the
+    # settlement archived too: that was the ended round's.
+    archive = done.archive if done.archive_reset else settled.archive + done.archive
     return Transition(
         done.table,
         settled.events + done.events,
         done.outcome,
         done.choice,
-        settled.archive + done.archive,
+        archive,
         settled.archive_reset or done.archive_reset,
     )
 

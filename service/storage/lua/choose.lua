@@ -27,12 +27,14 @@
 -- ARGV[12..] the events of a first choice, in order, as the codec's text
 -- Returns {status, event count, events written by this call, ...}:
 --   1  written (a first choice, or a replacement: no event)
---   0  the seat had chosen the same already: nothing but the record written
+--   0  the seat had chosen the same already (the step not complete):
+--      nothing but the record written
 --   2  written, and it completed the step: the step's choices follow as
 --      seat, text pairs (the record is not written: the caller commits the
 --      resolution, and the record with it)
 --   -1 not written: the step is no longer the current one, or it is complete
---      and this would replace a choice (the caller reads the table again)
+--      (this would replace a choice, or repeat one) (the caller reads the
+--      table again)
 --   -2 not written: KEYS[5] already holds a response, which follows
 -- The rules are never here: this script only stores what the engine decided.
 if ARGV[6] ~= '' then
@@ -56,6 +58,12 @@ if ordered and held then
   end
   status = 0
 elseif held == ARGV[3] then
+  if redis.call('HLEN', KEYS[3]) >= needed then
+    -- The same choice, but the step is complete (its resolution is being
+    -- committed): the caller reads again and answers as resolved, as any
+    -- later repeat of it is answered.
+    return {-1, count, 0}
+  end
   status = 0
 elseif held then
   if redis.call('HLEN', KEYS[3]) >= needed then
