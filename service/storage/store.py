@@ -12,7 +12,8 @@ touches one Redis Cluster slot::
                                   first kept is ``n - LLEN + 1``
     referee:{<id>}:choices  hash  the choices made in step ``k``, by seat (the
                                   game's text); absent when none
-    referee:{<id>}:history  list  the game's texts of finished steps of the
+    referee:{<id>}:history  list  the game's texts of the newest
+                                  ``HISTORY_KEPT`` finished steps of the
                                   current round (e.g. a resolved exchange's
                                   passes), oldest first; read only to answer a
                                   repeat of an old step alike
@@ -218,6 +219,11 @@ class EventPage:
     oldest: int
 
 
+HISTORY_KEPT = 100
+"""How many finished steps of a round the history keeps (the newest): a
+round with no exchange limit must not grow Redis without bound; a repeat of
+an older step is answered as stale."""
+
 TURN_STRIPES = 64
 """Locks by which one process's moves on one table take turns (striped by
 table id: a few unrelated tables share a lock, which costs only overlap)."""
@@ -270,7 +276,8 @@ class TableStore:
     ``max_attempts`` bounds the optimistic retries of one move;
     ``on_conflict`` is told each time a move lost the version race and runs
     again (the service counts them in its metrics); ``events_kept`` (at least
-    1) is how many of a table's newest events the log keeps.
+    1) is how many of a table's newest events the log keeps; ``history_kept``
+    (at least 1) how many finished steps of a round the history keeps.
     """
 
     def __init__(
@@ -283,10 +290,14 @@ class TableStore:
         turn_wait_seconds: float = 1.0,
         *,
         events_kept: int,
+        history_kept: int = HISTORY_KEPT,
     ) -> None:
         if events_kept < 1:
             raise ValueError(f"events_kept must be at least 1, not {events_kept}")
+        if history_kept < 1:
+            raise ValueError(f"history_kept must be at least 1, not {history_kept}")
         self.events_kept = events_kept
+        self.history_kept = history_kept
         self.client = client
         self.turn_wait_seconds = turn_wait_seconds
         self.on_conflict = on_conflict
@@ -635,6 +646,7 @@ class TableStore:
                 len(choices),
                 "R" if archive_reset else "",
                 -1 if expected is None else len(expected),
+                self.history_kept,
                 *payloads,
                 *choices,
                 *(expected or ()),
@@ -647,7 +659,7 @@ class TableStore:
         return int(result[0]) >= 0
 
     def history(self, table_id: str, index: int) -> bytes | None:
-        """The history text at ``index`` (0: the oldest kept), or ``None``:
+        """The history text at ``index`` (-1: the newest; 0: the oldest kept), or ``None``:
         what a game keeps of a finished step of its current round, read only
         to answer a repeat of an old step alike (one round trip)."""
         found = self.client.lindex(history_key(table_id), index)

@@ -10,7 +10,7 @@ import pytest
 import redis
 
 from service import create_app
-from service.storage.store import choices_key, history_key, table_key
+from service.storage.store import HISTORY_KEPT, choices_key, history_key, table_key
 
 from ..conftest import settings_for
 from ..helpers import TableClient, bearer, snapshot
@@ -156,25 +156,33 @@ def test_a_replacement_after_a_dead_completing_pass_is_too_late(
     assert picks[3] in tables.hand(t, 0)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the history list grows by one entry per exchange for as long as a round "
-    "passes (max_exchanges null): callers grow Redis memory without bound",
-)
 def test_the_history_of_an_endless_round_stays_bounded(
     tables: TableClient, redis_client: redis.Redis
 ) -> None:
+    """A round with no exchange limit keeps only its newest HISTORY_KEPT
+    exchanges in the history: a repeat of one of them is answered alike, an
+    older one is stale (409) and changes nothing."""
     t = tables.create(4, declaration="manual", max_exchanges=None)
     assert tables.deal(t).status_code == 201
     sizes: dict[int, int] = {}
-    for number in range(1, 201):
+    sent: dict[int, list[str]] = {}
+    for number in range(1, HISTORY_KEPT + 31):
         for seat in range(4):
             card = tables.hand(t, seat)[0]
+            if seat == 0:
+                sent[number] = [card]
             assert tables.pass_(t, 1, number, seat, [card]).status_code == 200
-        if number in (100, 200):
-            sizes[number] = int(redis_client.memory_usage(history_key(t.table_id)) or 0)
-    assert tables.public(t)["round"]["exchanges_resolved"] == 200
-    assert sizes[200] <= sizes[100], sizes
+        if number in (HISTORY_KEPT, HISTORY_KEPT + 30):
+            sizes[number] = int(redis_client.llen(history_key(t.table_id)))
+    assert sizes == {HISTORY_KEPT: HISTORY_KEPT, HISTORY_KEPT + 30: HISTORY_KEPT}
+    assert tables.public(t)["round"]["exchanges_resolved"] == HISTORY_KEPT + 30
+    kept = 31  # the oldest exchange still kept
+    again = tables.pass_(t, 1, kept, 0, sent[kept])
+    assert again.status_code == 200 and again.get_json()["resolved"] is True
+    before = snapshot(redis_client, t)
+    gone = tables.pass_(t, 1, kept - 1, 0, sent[kept - 1])
+    assert (gone.status_code, gone.get_json()["code"]) == (409, "stale-exchange")
+    assert snapshot(redis_client, t) == before
 
 
 @pytest.mark.parametrize("trial", range(6))

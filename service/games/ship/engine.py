@@ -161,7 +161,8 @@ def _start_round(table: Table, rng: Shuffler, hands: Sequence[Sequence[str]] | N
 
 Earlier = Callable[[int], str | bytes | None]
 """Reads the table's history: the text kept for this round's resolved
-exchange at a position (0 first; ``None``: not kept), see :func:`.passing.archived`."""
+exchange at a position (-1 the newest, -2 the one before…; ``None``: not
+kept), see :func:`.passing.archived`."""
 
 
 def choose_pass(
@@ -328,7 +329,9 @@ def _passes_of(
         return rnd.legacy_passes[exchange_no - 1]
     if earlier is None:
         return None
-    text = earlier(exchange_no - len(rnd.legacy_passes) - 1)
+    # Counted from the newest: the history keeps only the round's newest
+    # exchanges (the store's HISTORY_KEPT); an older one is not known.
+    text = earlier(exchange_no - rnd.exchanges_resolved - 1)
     if text is None:
         return None
     round_no, number, choices = unarchived(text)

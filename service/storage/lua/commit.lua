@@ -27,7 +27,9 @@
 --          arguments follow the choices (-1: no check): the choices hash
 --          must hold exactly these seat, text pairs (the choices the move
 --          read: none may have been made or replaced since)
--- ARGV[15..] E events, in order, as the codec's text; then C choice
+-- ARGV[15] how many texts the history keeps (the newest: a round that
+--          never ends must not grow it without bound)
+-- ARGV[16..] E events, in order, as the codec's text; then C choice
 --          arguments; then X expected choice arguments; then the history
 --          texts to append, in order
 -- Returns {version, event count} on success, {-1, current version} on a
@@ -50,7 +52,7 @@ local version = tonumber(current) + 1
 local events = tonumber(ARGV[11])
 local choices = tonumber(ARGV[12])
 local expected = tonumber(ARGV[14])
-local first = 15 + events + choices
+local first = 16 + events + choices
 if expected >= 0 then
   if redis.call('HLEN', KEYS[3]) * 2 ~= expected then
     return {-1, tonumber(current)}
@@ -69,7 +71,7 @@ if ARGV[2] ~= '' then
   -- that ended takes its pending choices with it.
   redis.call('DEL', KEYS[3])
   if choices > 0 then
-    redis.call('HSET', KEYS[3], unpack(ARGV, 15 + events, 14 + events + choices))
+    redis.call('HSET', KEYS[3], unpack(ARGV, 16 + events, 15 + events + choices))
   end
 end
 if ARGV[4] ~= '' then
@@ -77,7 +79,7 @@ if ARGV[4] ~= '' then
 end
 local count = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
 if events > 0 then
-  redis.call('RPUSH', KEYS[2], unpack(ARGV, 15, 14 + events))
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, 16, 15 + events))
   redis.call('LTRIM', KEYS[2], '-' .. ARGV[7], -1)
   count = count + events
   redis.call('HSET', KEYS[1], 'n', count)
@@ -87,6 +89,7 @@ if ARGV[13] == 'R' then
 end
 if #ARGV >= first then
   redis.call('RPUSH', KEYS[4], unpack(ARGV, first))
+  redis.call('LTRIM', KEYS[4], '-' .. ARGV[15], -1)
 end
 for i = 1, 4 do
   -- EXPIRE on a missing key does nothing.
