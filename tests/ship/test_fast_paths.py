@@ -52,6 +52,13 @@ def test_rotation_is_the_general_transfer(
     exchange = Exchange(1, tuple(range(seats)), choices, "rotate")
     general = passing.apply_transfers(hands, passing.transfers("rotate", choices, direction))
     assert passing.resolve(exchange, hands, direction) == general
+    # The last given and received cards too (every seat gives and receives).
+    moves = passing.transfers("rotate", choices, direction)
+    before = (None,) * seats
+    assert passing.resolve_all(exchange, hands, direction, before, before) == (
+        general,
+        *passing.last_moves(moves, before, before),
+    )
 
 
 def test_a_rotation_gives_each_seat_its_neighbours_cards() -> None:

@@ -23,13 +23,11 @@ from .deal import shuffle_and_deal, validate_deal
 from .options import Options, deck_for, resolve_options
 from .passing import (
     archived,
-    last_moves,
     open_exchange,
     parse_pass,
-    resolve,
+    resolve_all,
     round_direction,
     swaps_before_showdown,
-    transfers,
     unarchived,
 )
 from .scoring import (
@@ -370,14 +368,17 @@ def _resolve_exchange(table: Table, exchange: Exchange) -> tuple[Table, list[Eve
     options = table.options
     seats = len(rnd.hands)
     number = exchange.number
-    moves = transfers(exchange.resolution, exchange.choices, rnd.direction)
-    given, received = last_moves(
-        moves, rnd.given or (None,) * seats, rnd.received or (None,) * seats
+    hands, given, received = resolve_all(
+        exchange,
+        rnd.hands,
+        rnd.direction,
+        rnd.given or (None,) * seats,
+        rnd.received or (None,) * seats,
     )
     archive = (archived(rnd.number, number, exchange.choices),)
     rnd = _round_resolved(
         rnd,
-        resolve(exchange, rnd.hands, rnd.direction),
+        hands,
         rnd.exchanges_resolved + 1,
         exchange.choices,
         given,

@@ -191,6 +191,28 @@ def resolve(exchange: Exchange, hands: Sequence[Cards], direction: str) -> tuple
     return apply_transfers(hands, transfers(exchange.resolution, choices, direction))
 
 
+def resolve_all(
+    exchange: Exchange,
+    hands: Sequence[Cards],
+    direction: str,
+    given: Sequence[Cards | None],
+    received: Sequence[Cards | None],
+) -> tuple[tuple[Cards, ...], tuple[Cards | None, ...], tuple[Cards | None, ...]]:
+    """:func:`resolve` with each seat's cards last given and last received
+    after it (:func:`last_moves` on ``given`` and ``received``). A ``rotate``
+    exchange where every seat chose takes the fast path: every seat gives its
+    choice and gets its neighbour's."""
+    choices = exchange.choices
+    if exchange.resolution == "rotate" and None not in choices:
+        k = len(choices)
+        left = direction == "left"
+        got = (choices[k - 1], *choices[: k - 1]) if left else (*choices[1:], choices[0])
+        return _rotate(hands, choices, direction), choices, got  # type: ignore[arg-type]
+    moves = transfers(exchange.resolution, choices, direction)
+    gave, got_all = last_moves(moves, given, received)
+    return apply_transfers(hands, moves), gave, got_all
+
+
 _place = _CANONICAL_PLACE.__getitem__
 
 
