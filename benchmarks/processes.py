@@ -59,6 +59,31 @@ def production_redis_settings() -> dict[str, str]:
     return found
 
 
+def wait_ready(proc: subprocess.Popen[bytes], url: str, timeout: float) -> bool:
+    """Whether ``url`` answered 200 within ``timeout`` s (polled every 0.1 s);
+    False as soon as ``proc`` exits."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            return False
+        with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=2) as r:
+            if r.status == 200:
+                return True
+        time.sleep(0.1)
+    return False
+
+
+def stop_process(proc: subprocess.Popen[bytes] | None, grace: float) -> None:
+    """Stop ``proc`` (SIGTERM, then SIGKILL after ``grace`` s) and wait for it."""
+    if proc is not None:
+        proc.terminate()
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 @dataclass
 class RedisServer:
     """A private ``redis-server`` on a free port, data in ``folder``."""
@@ -95,14 +120,8 @@ class RedisServer:
         raise RuntimeError(f"redis-server did not start; see {self.folder / 'redis.log'}")
 
     def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-            self.proc = None
+        stop_process(self.proc, 10)
+        self.proc = None
 
 
 def gunicorn_env(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -140,17 +159,8 @@ class Gunicorn:
             self.proc = subprocess.Popen(
                 command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
             )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                break
-            with (
-                contextlib.suppress(OSError),
-                urllib.request.urlopen(self.base + self.ready_path, timeout=2) as r,
-            ):
-                if r.status == 200:
-                    return self
-            time.sleep(0.1)
+        if wait_ready(self.proc, self.base + self.ready_path, timeout):
+            return self
         self.stop()
         raise RuntimeError(f"gunicorn {self.app} did not become ready; see {self.log}")
 
@@ -167,14 +177,8 @@ class Gunicorn:
         return sum(process_cpu_seconds(pid) for pid in [self.proc.pid, *self.workers()])
 
     def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-            self.proc = None
+        stop_process(self.proc, 30)
+        self.proc = None
 
 
 def children(pid: int) -> list[int]:

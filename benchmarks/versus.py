@@ -19,7 +19,6 @@ why not otherwise, and the report shows the peer rows as skipped.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
@@ -44,6 +43,8 @@ from .processes import (
     free_port,
     process_cpu_seconds,
     redis_cpu_seconds,
+    stop_process,
+    wait_ready,
 )
 
 PEER_DIR = Path(__file__).resolve().parent / "peers" / "boardgameio"
@@ -133,17 +134,8 @@ class PeerServer:
             self.proc = subprocess.Popen(
                 command, cwd=PEER_DIR, stdout=log, stderr=subprocess.STDOUT
             )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                break
-            with (
-                contextlib.suppress(OSError),
-                urllib.request.urlopen(f"{self.base}/games", timeout=2) as r,
-            ):
-                if r.status == 200:
-                    return self
-            time.sleep(0.1)
+        if wait_ready(self.proc, f"{self.base}/games", timeout):
+            return self
         self.stop()
         lines = (self.folder / "server.log").read_text(errors="replace").splitlines()
         why = next((line for line in lines if "Error" in line), lines[-1] if lines else "?")
@@ -154,14 +146,8 @@ class PeerServer:
         return process_cpu_seconds(self.proc.pid) if self.proc is not None else 0.0
 
     def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-            self.proc = None
+        stop_process(self.proc, 10)
+        self.proc = None
 
 
 def _latency(values: list[float]) -> dict[str, float]:
