@@ -38,7 +38,7 @@ import sys
 import time
 from typing import Any
 
-from .load import Client, Recorder
+from .load import Client, Recorder, pass_at_once
 from .players import after_exchange, choose_cards
 from .players import table_body as match_body
 
@@ -121,18 +121,7 @@ async def play_table(client: Client, figures: Exchanges, seats: int) -> None:
         while not rec.over():
             passed = [choose_cards(h, 1) for h in hands]
             sent = time.perf_counter()
-            answers = await asyncio.gather(
-                *(
-                    client.call(
-                        "pass",
-                        "PUT",
-                        f"{table}/rounds/{number}/exchanges/{exchange}/passes/{s}",
-                        t,
-                        {"cards": passed[s]},
-                    )
-                    for s, t in enumerate(tokens)
-                )
-            )
+            answers = await pass_at_once(client, table, number, exchange, tokens, passed)
             if any(status != 200 for status, _ in answers):
                 rec.notes["pass refused: table abandoned"] += 1
                 return

@@ -64,6 +64,8 @@ from service.games.sevens.players import bot as sevens_bot
 from service.games.sevens.state import RoundStatus
 from service.games.sevens.state import Table as SevensTable
 
+from .load import send
+
 GAMES = ("sevens", "may-i")
 MOVE_KINDS = ("turn", "move", "ask", "answer")
 """The kinds of request counted as moves."""
@@ -114,24 +116,14 @@ class Http:
         self, kind: str, method: str, path: str, token: str | None = None, body: Any = None
     ) -> tuple[int, Any]:
         """``(status, decoded JSON body or None)``; status 0 for a transport error."""
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        data = None
-        if body is not None:
-            data = json.dumps(body)
-            headers["Content-Type"] = "application/json"
         started = time.perf_counter()
         try:
-            async with self.session.request(
-                method, self.base + path, data=data, headers=headers
-            ) as response:
-                raw = await response.read()
-                status = response.status
+            status, answer = await send(self.session, method, self.base + path, token, body)
         except (TimeoutError, aiohttp.ClientError) as error:
             self.tally.notes[f"{kind}: {type(error).__name__}"] += 1
             self.tally.add(kind, started, 0.0, 0)
             return 0, None
         elapsed = time.perf_counter() - started
-        answer = json.loads(raw) if raw else None
         code = answer.get("code", "") if status >= 300 and isinstance(answer, dict) else ""
         self.tally.add(kind, started, elapsed, status, code)
         return status, answer

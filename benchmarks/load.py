@@ -74,6 +74,41 @@ class Recorder:
         return time.perf_counter() >= self.end
 
 
+async def send(
+    session: aiohttp.ClientSession, method: str, url: str, token: str | None, body: Any
+) -> tuple[int, Any]:
+    """One request (``body`` as JSON, ``token`` as the bearer), read whole:
+    ``(status, decoded JSON body or None)``. Raises ``TimeoutError`` or
+    ``aiohttp.ClientError``."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    data = None
+    if body is not None:
+        data = json.dumps(body)
+        headers["Content-Type"] = "application/json"
+    async with session.request(method, url, data=data, headers=headers) as response:
+        raw = await response.read()
+        return response.status, (json.loads(raw) if raw else None)
+
+
+async def pass_at_once(
+    client: Client, table: str, round_no: int, exchange: int, tokens: list[str], passed: list[Any]
+) -> list[tuple[int, Any]]:
+    """Every seat's pass of ``exchange`` (``passed[seat]``), all sent at the
+    same moment; their ``(status, answer)`` in seat order."""
+    return await asyncio.gather(
+        *(
+            client.call(
+                "pass",
+                "PUT",
+                f"{table}/rounds/{round_no}/exchanges/{exchange}/passes/{s}",
+                t,
+                {"cards": passed[s]},
+            )
+            for s, t in enumerate(tokens)
+        )
+    )
+
+
 class Client:
     """One aiohttp session, a semaphore of ``concurrency`` requests in flight."""
 
@@ -94,25 +129,16 @@ class Client:
         token: str | None = None,
         body: Any = None,
     ) -> tuple[int, Any]:
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        data = None
-        if body is not None:
-            data = json.dumps(body)
-            headers["Content-Type"] = "application/json"
         async with self.semaphore:
             started = time.perf_counter()
             try:
-                async with self.session.request(
-                    method, self.base + path, data=data, headers=headers
-                ) as response:
-                    raw = await response.read()
-                    status = response.status
+                status, answer = await send(self.session, method, self.base + path, token, body)
             except (TimeoutError, aiohttp.ClientError) as error:
                 self.recorder.notes[f"{kind}: {type(error).__name__}"] += 1
                 return 0, None
             elapsed = time.perf_counter() - started
         self.recorder.add(kind, started, elapsed, status)
-        return status, (json.loads(raw) if raw else None)
+        return status, answer
 
     async def close(self) -> None:
         await self.session.close()
@@ -166,18 +192,7 @@ async def play_round(
     exchange = 1
     while not rec.over():
         passed = [choose_cards(h, options["pass_count"]) for h in hands]
-        answers = await asyncio.gather(
-            *(
-                client.call(
-                    "pass",
-                    "PUT",
-                    f"{table}/rounds/{number}/exchanges/{exchange}/passes/{s}",
-                    t,
-                    {"cards": passed[s]},
-                )
-                for s, t in enumerate(tokens)
-            )
-        )
+        answers = await pass_at_once(client, table, number, exchange, tokens, passed)
         if any(status != 200 for status, _ in answers):
             rec.notes["pass refused: table abandoned"] += 1
             return False
