@@ -50,7 +50,6 @@ from .state import (
     RoundResult,
     RoundStatus,
     Table,
-    evolve,
 )
 
 R = TypeVar("R")
@@ -289,8 +288,8 @@ def fold_choices(table: Table, choices: Mapping[int, str | bytes]) -> Table:
     for seat, text in choices.items():
         raw = text.decode() if isinstance(text, bytes) else text
         merged[int(seat)] = tuple(raw[i : i + 2] for i in range(0, len(raw), 2))
-    exchange = evolve(rnd.exchange, choices=tuple(merged))
-    return evolve(table, round=evolve(rnd, exchange=exchange))
+    exchange = _exchange_with_choices(rnd.exchange, tuple(merged))
+    return _table_with_round(table, _round_with_exchange(rnd, exchange))
 
 
 def _repeated_pass(
