@@ -298,12 +298,17 @@ def _answerers(seats: int, on_turn: int, offer: Offer) -> tuple[int, ...]:
     return tuple(s for s in range(seats) if s not in (on_turn, offer.asker))
 
 
+def awaited(seats: int, on_turn: int, offer: Offer) -> list[int]:
+    """The seats that answer ``offer``'s request and have not answered yet (4.6)."""
+    return [s for s in _answerers(seats, on_turn, offer) if not offer.answers[s]]
+
+
 def _completed_at(seats: int, on_turn: int, offer: Offer) -> int | None:
     """When the last answer of ``offer``'s request came (the clock of the
     answer last in order), if every seat that answers has answered; else None."""
     if offer.asker is None or not offer.order:
         return None
-    if any(not offer.answers[s] for s in _answerers(seats, on_turn, offer)):
+    if awaited(seats, on_turn, offer):
         return None
     last = offer.marks[offer.order[-1]] if offer.marks else ""
     return int(last[1:].split("#")[0]) if last else offer.until_ms
@@ -1035,12 +1040,7 @@ def _maybe_resolve(table: Table, events: list[Event], now_ms: int, offer_no: int
     rnd = table.round
     assert rnd is not None and rnd.offer is not None
     offer = rnd.offer
-    waiting = [
-        s
-        for s in range(table.seats)
-        if s not in (rnd.on_turn, offer.asker) and not offer.answers[s]
-    ]
-    if offer.asker is not None and not waiting:
+    if offer.asker is not None and not awaited(table.seats, rnd.on_turn, offer):
         table, more = _close_offer(table, now_ms)
         events.extend(more)
     done = table.round

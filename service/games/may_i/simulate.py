@@ -72,11 +72,7 @@ def step(table: Table, rng: random.Random, now_ms: int) -> tuple[Table, int, lis
                 t = engine.ask(table, rnd.number, offer.n, seat, now_ms)
                 return t.table, now_ms, list(t.events)
         else:
-            waiting = [
-                s
-                for s in range(table.seats)
-                if s not in (rnd.on_turn, offer.asker) and not offer.answers[s]
-            ]
+            waiting = engine.awaited(table.seats, rnd.on_turn, offer)
             speaking = [s for s in waiting if rng.random() >= 0.2]
             if speaking:
                 seat = speaking[0]

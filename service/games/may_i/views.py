@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from .engine import can_place, discard_allowed, match_json, offer_json, result_json, settle_due
+from .engine import (
+    awaited,
+    can_place,
+    discard_allowed,
+    match_json,
+    offer_json,
+    result_json,
+    settle_due,
+)
 from .melds import CONTRACTS, Meld, contract_text, fits
 from .players import find_contract
 from .state import MatchStatus, Step, Table
@@ -42,11 +50,7 @@ def awaiting(table: Table) -> dict[str, Any]:
         if offer.asker is None:
             seats = [s for s in range(table.seats) if s != rnd.on_turn]
         else:
-            seats = [
-                s
-                for s in range(table.seats)
-                if s not in (rnd.on_turn, offer.asker) and not offer.answers[s]
-            ]
+            seats = awaited(table.seats, rnd.on_turn, offer)
         return {"action": "may-i", "seats": seats, "until_ms": offer.until_ms}
     return {"action": rnd.step.value, "seats": [rnd.on_turn], "until_ms": None}
 
