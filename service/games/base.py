@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .cards import RANK_INDEX, STANDARD_DECK
+from .drbg import SECRET_BYTES
 from .errors import FieldError, RuleViolation
 
 Event = dict[str, Any]
@@ -89,9 +90,18 @@ class Transition:
 
 class Shuffler(Protocol):
     """What a game needs of a random source (the service passes
-    :class:`random.SystemRandom`, tests a seeded :class:`random.Random`)."""
+    :class:`random.SystemRandom`, the CSPRNG; tests a seeded
+    :class:`random.Random`): shuffles, and ``getrandbits`` for a secret that
+    orders a later shuffle (:mod:`.drbg`)."""
 
     def shuffle(self, x: list[Any], /) -> None: ...
+
+    def getrandbits(self, k: int, /) -> int: ...
+
+
+def draw_secret(rng: Shuffler) -> bytes:
+    """A shuffle secret of :data:`.drbg.SECRET_BYTES` (256 bits) from ``rng``."""
+    return rng.getrandbits(8 * SECRET_BYTES).to_bytes(SECRET_BYTES, "big")
 
 
 def draw_first_dealer(seats: int, rng: Shuffler) -> tuple[int, tuple[tuple[str | None, ...], ...]]:

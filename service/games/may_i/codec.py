@@ -106,7 +106,7 @@ def _round_to(r: Round) -> dict[str, Any]:
         "m": list(r.moves),
         "of": None if o is None else _offer_to(o),
         "ofs": r.offers,
-        "sd": r.seed,
+        "sc": r.secret.hex(),
         "rs": r.reshuffles,
         "out": r.out,
         "fin": list(r.final),
@@ -115,6 +115,15 @@ def _round_to(r: Round) -> dict[str, Any]:
         "cl": [_offer_to(c) for c in r.closed],
         "af": list(r.after),
     }
+
+
+def _secret(v: dict[str, Any]) -> bytes:
+    """The round's reshuffle secret; a round dealt before secrets had 256
+    bits kept a 24-bit ``sd``, read as its 32-byte big-endian value (that
+    round's later reshuffles are no stronger than it was)."""
+    if "sc" in v:
+        return bytes.fromhex(v["sc"])
+    return int(v["sd"]).to_bytes(32, "big")
 
 
 def _round_from(v: dict[str, Any]) -> Round:
@@ -133,7 +142,7 @@ def _round_from(v: dict[str, Any]) -> Round:
         moves=tuple(v["m"]),
         offer=None if o is None else _offer_from(o),
         offers=v["ofs"],
-        seed=v["sd"],
+        secret=_secret(v),
         reshuffles=v["rs"],
         out=v["out"],
         final=tuple(v["fin"]),

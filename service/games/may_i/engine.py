@@ -10,15 +10,23 @@ nothing (but a May I? window that closed by itself before it, see
 from __future__ import annotations
 
 import json
-import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..base import Choice, Shuffler, Transition, deal_order, leaders, seat_first_dealer
+from ..base import (
+    Choice,
+    Shuffler,
+    Transition,
+    deal_order,
+    draw_secret,
+    leaders,
+    seat_first_dealer,
+)
 from ..base import Step as SimultaneousStep
 from ..cards import CardError
+from ..drbg import shuffled
 from ..errors import FieldError, Kind, RuleViolation, register_codes
 from ..match import check_dealable
 from .melds import (
@@ -217,8 +225,6 @@ def start_round(table: Table, rng: Shuffler, now_ms: int, deal: Mapping[str, Any
         hands, stock, discard = validate_deal(table.seats, deck, deal)
     else:
         hands, stock, discard = shuffle_and_deal(table.seats, dealer, deck, rng)
-    digits = list(range(64))
-    rng.shuffle(digits)  # a secret for the reshuffles: 64**4 orders of its first four
     seats = table.seats
     rnd = Round(
         number=number,
@@ -234,7 +240,7 @@ def start_round(table: Table, rng: Shuffler, now_ms: int, deal: Mapping[str, Any
         moves=(),
         offer=None,
         offers=0,
-        seed=sum(d << (6 * i) for i, d in enumerate(digits[:4])),
+        secret=draw_secret(rng),  # orders the reshuffles (4.9): 256 bits, never shown
         reshuffles=0,
         out=None,
         final=(),
@@ -368,6 +374,13 @@ def fold_choices(table: Table, choices: Mapping[int, str | bytes]) -> Table:
     return replace(table, round=replace(rnd, offer=offer))
 
 
+def reshuffle_label(round_no: int, reshuffles: int) -> str:
+    """The DRBG label of a round's reshuffle (:mod:`..drbg`): the round's
+    ``reshuffles``-th (from 0) rebuilt stock is the pile less its top, bottom
+    first, shuffled under the round's secret and this label (4.7, 4.9)."""
+    return f"may-i:round:{round_no}:reshuffle:{reshuffles}"
+
+
 def _draw(table: Table, rnd: Round, seat: int, count: int) -> tuple[Round, int, list[Event]]:
     """Move up to ``count`` stock cards to ``seat``'s hand, reshuffling the
     discard pile less its top into a new stock when it runs out (4.7)."""
@@ -380,7 +393,7 @@ def _draw(table: Table, rnd: Round, seat: int, count: int) -> tuple[Round, int, 
         if not stock and len(pile) > 1:
             stock = pile[:-1]
             pile, pile_by = pile[-1:], pile_by[-1:]
-            random.Random(f"{rnd.seed}:{reshuffles}").shuffle(stock)
+            stock = shuffled(rnd.secret, reshuffle_label(rnd.number, reshuffles), stock)
             reshuffles += 1
             events.append({"type": "stock-reshuffled", "round": rnd.number, "cards": len(stock)})
         if not stock:

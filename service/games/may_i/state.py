@@ -81,10 +81,11 @@ class Round:
     ``moves`` are the numbered moves taken (each recorded as
     ``"seat:action:argument"``; the next is ``len(moves) + 1``). ``pile_by``
     says who discarded each card of the pile (-1 for the first discard).
-    ``seed`` orders the reshuffles of an empty stock (drawn at the deal,
-    never shown). ``final`` lists the seats still to lay off after a seat
-    went out. ``closed`` keeps the round's offers as they closed, and
-    ``after`` what each move left (:func:`~.engine.snapshot`), so that a
+    ``secret`` (256 bits from the CSPRNG, drawn at the deal, never shown)
+    orders the reshuffles of an empty stock (4.9, :mod:`..drbg`).
+    ``final`` lists the seats still to lay off after a seat went out.
+    ``closed`` keeps the round's offers as they closed, and ``after`` what
+    each move left (:func:`~.engine.snapshot`), so that a
     repeated move, request or answer is answered exactly as the first time."""
 
     number: int
@@ -100,7 +101,7 @@ class Round:
     moves: tuple[str, ...]
     offer: Offer | None
     offers: int
-    seed: int
+    secret: bytes
     reshuffles: int
     out: int | None
     final: tuple[int, ...]
