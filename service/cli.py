@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import Settings
+from .version import release
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -191,6 +192,7 @@ def _simulate(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``referee`` console script."""
     parser = argparse.ArgumentParser(prog="referee", description="A rules referee for card games.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {release()}")
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run the HTTP service under gunicorn")
     serve.add_argument("--host", help="address to bind (default $HOST or 127.0.0.1)")

@@ -12,6 +12,7 @@
 | ``referee_redis_errors_total`` | counter | ``error`` (the exception's class) |
 | ``referee_commit_conflicts_total`` | counter | none (moves that lost a version race, ran again) |
 | ``referee_active_tables`` | gauge | none |
+| ``referee_build_info`` | gauge (always 1) | ``version`` (the release, :mod:`service.version`) |
 
 ``method`` is one of :data:`METHODS` (any other method counts as ``OTHER``)
 and ``endpoint`` one of the app's URL rules (``unmatched`` for a request that
@@ -67,6 +68,7 @@ from flask import Flask, Response, current_app, g, got_request_exception, reques
 
 from .games import VARIANTS
 from .games.codec import LAYOUTS
+from .version import release
 
 if TYPE_CHECKING:  # prometheus_client is imported late; see the module docstring
     from prometheus_client import CollectorRegistry
@@ -316,7 +318,8 @@ class Metrics:
 
 class _ActiveTablesCollector:
     """Computes ``referee_active_tables`` at scrape time, from Redis; omits it
-    (and counts a Redis error) when Redis does not answer."""
+    (and counts a Redis error) when Redis does not answer. Also gives
+    ``referee_build_info``, which needs no Redis."""
 
     def __init__(self, metrics: Metrics) -> None:
         self.metrics = metrics
@@ -327,6 +330,7 @@ class _ActiveTablesCollector:
     def collect(self) -> Iterator[Metric]:
         from prometheus_client.core import GaugeMetricFamily
 
+        yield _build_info()
         try:
             count = self.metrics.active.count()
         except (redis.RedisError, redis.exceptions.RedisClusterException) as error:
@@ -339,6 +343,16 @@ class _ActiveTablesCollector:
             "(the same on every replica: aggregate with max).",
             value=count,
         )
+
+
+def _build_info() -> Metric:
+    from prometheus_client.core import GaugeMetricFamily
+
+    info = GaugeMetricFamily(
+        "referee_build_info", "The release this process runs (always 1).", labels=["version"]
+    )
+    info.add_metric([release()], 1)
+    return info
 
 
 def current() -> Metrics:

@@ -276,3 +276,22 @@ def test_may_i_moves_requests_and_answers_are_counted(own_redis: RedisProcess) -
         ("PUT", "answer", "200"): 1,
         ("PUT", "answer", "409"): 1,
     }
+
+
+def test_the_release_is_reported_by_the_probes_the_metrics_and_the_cli(
+    own_redis: RedisProcess,
+) -> None:
+    """The version of pyproject.toml, as installed, and CHANGELOG.md has its entry."""
+    import subprocess
+    import sys
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    wanted = tomllib.loads((root / "pyproject.toml").read_text())["project"]["version"]
+    client = create_app(settings_for(own_redis.url)).test_client()
+    assert client.get("/healthz").get_json() == {"status": "ok", "version": wanted}
+    assert client.get("/readyz").get_json() == {"status": "ready", "version": wanted}
+    assert value(scrape(client), "referee_build_info", version=wanted) == 1
+    cli = [sys.executable, "-c", "from service.cli import main; main()", "--version"]
+    assert subprocess.run(cli, capture_output=True, text=True).stdout == f"referee {wanted}\n"
+    assert f"\n## {wanted}" in (root / "CHANGELOG.md").read_text()

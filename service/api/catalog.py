@@ -25,6 +25,7 @@ from ..games.ship.passing import (
     transfers,
 )
 from ..games.ship.settlement import winning_suits
+from ..version import release
 from .common import RefereeBlueprint, documented, referee
 from .problems import Problem, capped
 from .schemas import (
@@ -201,8 +202,8 @@ def only_game(variant: str, wanted: Game, what: str) -> None:
 class Health(MethodView):
     @health_blp.response(200, HealthSchema)
     def get(self) -> dict[str, str]:
-        """The process is up"""
-        return {"status": "ok"}
+        """The process is up, and which release it runs"""
+        return {"status": "ok", "version": release()}
 
 
 @health_blp.route("/readyz")
@@ -213,4 +214,4 @@ class Ready(MethodView):
         """Redis answers"""
         if not referee().store.ping():  # pragma: no cover - ping raises instead
             raise Problem(503, "redis-unavailable", "Redis does not answer.")
-        return {"status": "ready"}
+        return {"status": "ready", "version": release()}

@@ -1022,3 +1022,6 @@ class HealthSchema(DocumentedSchema):
     """A probe's answer."""
 
     status = fields.String()
+    version = fields.String(
+        metadata={"description": "The release that answers (CHANGELOG.md), e.g. `0.2.0`."}
+    )
