@@ -120,6 +120,8 @@ DEFAULT_PORTS = {"http": "80", "https": "443"}
 def check_origins(origins: tuple[str, ...]) -> None:
     """Raise :class:`SettingsError` unless ``origins`` is empty, ``("*",)``, or
     origins each written exactly as a browser sends them (see the module docstring)."""
+    if isinstance(origins, str):  # a str would be checked one letter at a time
+        raise SettingsError(f"cors_origins is a tuple of origins, not the string {origins!r}.")
     if "*" in origins and len(origins) > 1:
         raise SettingsError(
             f"CORS_ORIGINS={' '.join(origins)!r}: '*' allows every origin; give it alone"
