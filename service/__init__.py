@@ -18,7 +18,7 @@ from werkzeug.exceptions import HTTPException, NotFound
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import logs, metrics
-from .api import blueprints, inputs, limits, problem_pages, problems, rules_pages
+from .api import blueprints, cors, inputs, limits, problem_pages, problems, rules_pages
 from .api.common import Referee, RefereeFlask
 from .api.spec import DESCRIPTION, RefereeApi
 from .config import Settings
@@ -63,6 +63,7 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
         MAX_CONTENT_LENGTH=inputs.MAX_BODY,
     )
     client = client or redis_client(settings)
+    cors.init_app(app, settings)  # first: its after_request sees every other hook's headers
     measured = metrics.init_app(app, client)
     store = TableStore(
         client,

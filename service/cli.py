@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .config import Settings
+from .config import Settings, SettingsError
 from .version import release
 
 
@@ -40,8 +40,13 @@ def _serve(args: argparse.Namespace) -> int:
         gunicorn_settings.on_exit(None)  # the metrics folder it made at import
         return 1
 
+    try:
+        settings = Settings.from_env()
+    except SettingsError as error:  # before anything starts: a line that says what to fix
+        print(f"referee: cannot serve: {error}", file=sys.stderr)
+        gunicorn_settings.on_exit(None)
+        return 2
     logs.configure()  # every line the service writes is JSON
-    settings = Settings.from_env()
     started_pid = None
     if not settings.redis_url:
         url, started_pid = ensure_embedded_redis(settings.data_dir)

@@ -18,11 +18,19 @@
 | ``HOST`` / ``PORT`` | ``127.0.0.1`` / ``8000`` | where ``referee serve`` listens |
 | ``WEB_CONCURRENCY`` | ``2`` | gunicorn worker processes |
 | ``RULES_DOCS_DIR`` | ``docs/rules`` of the checkout | the rules pages served at ``/docs/rules/`` |
+| ``CORS_ORIGINS`` | none | the web origins whose pages may call the API (``*``: any); see below |
+
+``CORS_ORIGINS`` is ``*``, or origins separated by commas or spaces, each
+written as a browser sends it in ``Origin``: ``scheme://host[:port]``, lower
+case, no path (not even ``/``), no default port, no wildcard
+(``https://app.example.com,http://localhost:5173``). Anything else stops the
+service at start-up with :class:`SettingsError` naming the value and the fix.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -49,6 +57,10 @@ class Settings:
     port: int = 8000
     workers: int = 2
     rules_docs_dir: str = str(Path(__file__).resolve().parents[1] / "docs" / "rules")
+    cors_origins: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        check_origins(self.cors_origins)
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, **overrides: Any) -> Settings:
@@ -72,6 +84,7 @@ class Settings:
             "port": "PORT",
             "workers": "WEB_CONCURRENCY",
             "rules_docs_dir": "RULES_DOCS_DIR",
+            "cors_origins": "CORS_ORIGINS",
         }
         values: dict[str, Any] = {}
         types = {f.name: f.type for f in fields(cls)}
@@ -80,6 +93,62 @@ class Settings:
             if raw in (None, ""):
                 continue
             kind = types[name]
-            values[name] = int(raw) if kind == "int" else float(raw) if kind == "float" else raw
+            if kind == "tuple[str, ...]":
+                values[name] = tuple(raw.replace(",", " ").split())
+            else:
+                values[name] = int(raw) if kind == "int" else float(raw) if kind == "float" else raw
         values.update(overrides)
         return cls(**values)
+
+
+class SettingsError(ValueError):
+    """A setting's value the service cannot run with; the message names the
+    variable, the value and what to write instead."""
+
+
+ORIGIN = re.compile(
+    r"[a-z][a-z0-9+.-]*://"  # scheme
+    r"(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])"  # host name or [IPv6]
+    r"(?::(?P<port>[0-9]{1,5}))?"
+)
+"""An origin as browsers serialise it (``fullmatch``), for ``CORS_ORIGINS``."""
+
+DEFAULT_PORTS = {"http": "80", "https": "443"}
+"""Ports a browser leaves out of an origin: written in, it would never match."""
+
+
+def check_origins(origins: tuple[str, ...]) -> None:
+    """Raise :class:`SettingsError` unless ``origins`` is empty, ``("*",)``, or
+    origins each written exactly as a browser sends them (see the module docstring)."""
+    if isinstance(origins, str):  # a str would be checked one letter at a time
+        raise SettingsError(f"cors_origins is a tuple of origins, not the string {origins!r}.")
+    if "*" in origins and len(origins) > 1:
+        raise SettingsError(
+            f"CORS_ORIGINS={' '.join(origins)!r}: '*' allows every origin; give it alone"
+            " or list the origins without it."
+        )
+    for origin in origins:
+        if origin == "*":
+            continue
+        scheme, _, rest = origin.partition("://")
+        match = ORIGIN.fullmatch(origin)
+        if match is None:
+            if origin == "null":
+                why = "'null' is the origin of sandboxed and file:// pages: any page can claim it."
+            elif "*" in origin:
+                why = "wildcards are not supported; list each origin."
+            elif "/" in rest:
+                why = f"an origin has no path: write {scheme}://{rest.split('/', 1)[0]}."
+            elif origin != origin.lower():
+                why = f"browsers send it in lower case: write {origin.lower()}."
+            else:
+                why = "an origin is scheme://host[:port], e.g. https://app.example.com."
+            raise SettingsError(f"CORS_ORIGINS: {origin!r} is not an origin: {why}")
+        port = match.group("port")
+        if port is not None and not 0 < int(port) < 65536:
+            raise SettingsError(f"CORS_ORIGINS: {origin!r} has no valid port (1 to 65535).")
+        if port is not None and DEFAULT_PORTS.get(scheme) == port:
+            raise SettingsError(
+                f"CORS_ORIGINS: {origin!r} names {scheme}'s default port, which browsers leave"
+                f" out of the origin: write {origin.rpartition(':')[0]}."
+            )

@@ -3,7 +3,8 @@
 - **Errors gunicorn answers itself** (a request line over ``limit_request_line``,
   a malformed header, headers too large): RFC 9457 ``application/problem+json``
   with an ``X-Request-Id`` and a JSON log line of that id, like every answer of
-  the app, instead of gunicorn's ``text/html`` page.
+  the app, instead of gunicorn's ``text/html`` page, and with the app's CORS
+  headers (``CORS_ORIGINS``; :func:`service.api.cors.error_page_headers`).
 - **Ctrl-C** (SIGINT, or SIGQUIT) stops a worker at once. gunicorn's own
   handler ends with ``sys.exit``, which waits for every thread: one thread
   blocked on a stalled client kept the worker alive until the master's
@@ -78,8 +79,11 @@ class _Captured:
         return len(data)
 
 
-def problem_answer(page: bytes, request_id: str) -> tuple[bytes, int]:
-    """gunicorn's HTML error answer ``page`` as a problem+json answer, and its status."""
+def problem_answer(
+    page: bytes, request_id: str, headers: list[tuple[str, str]] | None = None
+) -> tuple[bytes, int]:
+    """gunicorn's HTML error answer ``page`` as a problem+json answer, and its
+    status; ``headers`` (name, value) are added (the CORS headers)."""
     status_line = _STATUS_LINE.fullmatch(page.partition(b"\r\n")[0])
     status = int(status_line.group(1)) if status_line else 500
     reason = status_line.group(2).decode("latin-1") if status_line else "Internal Server Error"
@@ -101,7 +105,9 @@ def problem_answer(page: bytes, request_id: str) -> tuple[bytes, int]:
         "Connection: close\r\n"
         "Content-Type: application/problem+json\r\n"
         f"Content-Length: {len(body)}\r\n"
-        f"X-Request-Id: {request_id}\r\n\r\n"
+        f"X-Request-Id: {request_id}\r\n"
+        + "".join(f"{name}: {value}\r\n" for name, value in headers or ())
+        + "\r\n"
     )
     return head.encode("latin-1") + body, status
 
@@ -110,6 +116,7 @@ class _Referee:
     """What the service changes in each of gunicorn's worker classes."""
 
     # Supplied by gunicorn's Worker.
+    wsgi: Any
     alive: bool
     cfg: Any
     log: Any
@@ -120,7 +127,7 @@ class _Referee:
         captured = _Captured()
         super().handle_error(req, captured, addr, exc)  # type: ignore[misc]
         request_id = uuid.uuid4().hex
-        answer, status = problem_answer(captured.data, request_id)
+        answer, status = problem_answer(captured.data, request_id, self._cors_headers(req, exc))
         self.log.info(
             "request",
             extra={
@@ -136,6 +143,20 @@ class _Referee:
             client.sendall(answer)
         except Exception:  # noqa: BLE001 - the client is gone: nothing to tell it
             self.log.debug("Failed to send error message.")
+
+    def _cors_headers(self, req: Any, exc: BaseException) -> list[tuple[str, str]]:
+        """The app's CORS headers for this answer (see ``service.api.cors``)."""
+        from .api.cors import error_page_headers
+
+        # An invalid Content-Length or Transfer-Encoding: gunicorn read the
+        # headers, and its exception holds them.
+        req = req or getattr(exc, "req", None)
+        read = getattr(req, "headers", None)
+        try:
+            return error_page_headers(self.wsgi, read, getattr(req, "method", None))
+        except Exception:  # noqa: BLE001 - the error answer goes out without them
+            self.log.exception("CORS headers of an error answer")
+            return []
 
     def handle_quit(self, sig: int, frame: Any) -> None:
         # Ctrl-C: stop now. Every move is one atomic commit in Redis, so a

@@ -15,7 +15,8 @@ until the window resets). Every limit is a fixed window: the ``limits``
 library's ``incr_expire`` script (``INCRBY``, ``EXPIRE`` on the first hit) on
 the keys flask-limiter used before (``LIMITS:LIMITER/referee-limits/<who>/
 <scope>/<amount>/<multiples>/<unit>``), so counters carry over a deploy.
-Health checks, metrics and the spec are not limited; a request that matches no
+Health checks, metrics, the spec and ``OPTIONS`` (a browser's CORS preflight,
+which reads nothing) are not limited; a request that matches no
 route (an unknown path or method) is, on its address.
 
 **Which counter.** A token is known valid only once its table is read. A
@@ -172,8 +173,8 @@ class RateLimits:
         """Before every request: count it, read its table on the way, or 429."""
         req = request._get_current_object()  # type: ignore[attr-defined]  # one proxy lookup
         endpoint = req.endpoint
-        if endpoint in UNLIMITED_ENDPOINTS:
-            return
+        if endpoint in UNLIMITED_ENDPOINTS or req.method == "OPTIONS":
+            return  # OPTIONS: a browser's preflight, answered without Redis (.cors)
         token = _token()
         address = f"addr:{req.remote_addr}"  # client_address()
         table_id = (req.view_args or {}).get("table_id")
