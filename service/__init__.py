@@ -44,6 +44,12 @@ def redis_client(settings: Settings) -> Client:
     return connect(url, settings.redis_timeout_seconds)
 
 
+TICKET_TEXT = (
+    "A single-use ticket from `POST /v1/tables/{table_id}/seats/{seat}/tickets`, for a "
+    "seat's stream opened by a browser's EventSource (which cannot send `Authorization`)."
+)
+
+
 def create_app(settings: Settings | None = None, client: Client | None = None) -> Flask:
     """The Flask app. ``settings`` default to the environment; ``client``
     defaults to one made from the settings (see :mod:`service.storage.client`)."""
@@ -85,6 +91,10 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
     api = RefereeApi(app)
     api.register_converter(inputs.AsciiIntegerConverter, integerconverter2paramschema)
     api.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
+    api.spec.components.security_scheme(
+        "streamTicket",
+        {"type": "apiKey", "in": "query", "name": "ticket", "description": TICKET_TEXT},
+    )
     for blp in blueprints():
         api.register_blueprint(blp)
     app.register_blueprint(problem_pages.pages_blp)  # the problem types' pages, not in the spec

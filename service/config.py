@@ -17,6 +17,10 @@
 | ``TRUSTED_PROXIES`` | ``0`` | proxies in front whose ``X-Forwarded-For`` names the client |
 | ``HOST`` / ``PORT`` | ``127.0.0.1`` / ``8000`` | where ``referee serve`` listens |
 | ``WEB_CONCURRENCY`` | ``2`` | gunicorn worker processes |
+| ``STREAM_HEARTBEAT_SECONDS`` | ``15`` | a stream's heartbeat after this long without an event |
+| ``STREAM_LIFETIME_SECONDS`` | ``300`` | a stream ends after this long (EventSource reconnects) |
+| ``STREAM_TICKET_SECONDS`` | ``60`` | how long a seat's stream ticket may wait to be used |
+| ``STREAM_MAX_OPEN`` | ``1000`` | open streams per worker process (more: 503) |
 | ``RULES_DOCS_DIR`` | ``docs/rules`` of the checkout | the rules pages served at ``/docs/rules/`` |
 | ``CORS_ORIGINS`` | none | the web origins whose pages may call the API (``*``: any); see below |
 
@@ -56,6 +60,10 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8000
     workers: int = 2
+    stream_heartbeat_seconds: float = 15.0
+    stream_lifetime_seconds: float = 300.0
+    stream_ticket_seconds: int = 60
+    stream_max_open: int = 1000
     rules_docs_dir: str = str(Path(__file__).resolve().parents[1] / "docs" / "rules")
     cors_origins: tuple[str, ...] = ()
 
@@ -83,6 +91,10 @@ class Settings:
             "host": "HOST",
             "port": "PORT",
             "workers": "WEB_CONCURRENCY",
+            "stream_heartbeat_seconds": "STREAM_HEARTBEAT_SECONDS",
+            "stream_lifetime_seconds": "STREAM_LIFETIME_SECONDS",
+            "stream_ticket_seconds": "STREAM_TICKET_SECONDS",
+            "stream_max_open": "STREAM_MAX_OPEN",
             "rules_docs_dir": "RULES_DOCS_DIR",
             "cors_origins": "CORS_ORIGINS",
         }

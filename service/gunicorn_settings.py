@@ -4,7 +4,8 @@ Every value comes from the environment so that one file serves a laptop, a
 container and a cluster: ``HOST``/``PORT`` (or ``GUNICORN_BIND``),
 ``WEB_CONCURRENCY`` (worker processes), ``GUNICORN_WORKER_CLASS``,
 ``GUNICORN_THREADS``, ``GUNICORN_TIMEOUT``, ``GUNICORN_GRACEFUL_TIMEOUT``,
-``GUNICORN_MAX_REQUESTS``.
+``GUNICORN_MAX_REQUESTS``, ``GUNICORN_WORKER_CONNECTIONS`` (gevent: the
+connections a process holds at once, open event streams included).
 
 Metrics: every worker is a process, so prometheus_client keeps each worker's
 values in files under ``PROMETHEUS_MULTIPROC_DIR`` and ``/metrics`` sums them.
@@ -41,6 +42,7 @@ workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 _worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gevent")
 worker_class = CLASSES.get(_worker_class, _worker_class)
 threads = int(os.environ.get("GUNICORN_THREADS", "4"))  # gthread only
+worker_connections = int(os.environ.get("GUNICORN_WORKER_CONNECTIONS", "1000"))  # gevent
 # A request waits on Redis for at most REDIS_TIMEOUT_SECONDS per command; a
 # worker silent for this long is stuck and is replaced.
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))

@@ -187,8 +187,13 @@ class Served:
 def served(
     redis_server: RedisProcess, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Served]:
+    # Streams end at once here: the contract tests call every operation and read
+    # each answer whole (tests/streams follow streams on a server of their own).
     service = Served(
-        redis_server.url, tmp_path_factory.mktemp("served"), IDEMPOTENCY_LOCK_SECONDS="1"
+        redis_server.url,
+        tmp_path_factory.mktemp("served"),
+        IDEMPOTENCY_LOCK_SECONDS="1",
+        STREAM_LIFETIME_SECONDS="0.1",
     )
     yield service
     service.stop()

@@ -113,6 +113,24 @@ PAGES: dict[str, Page] = {
         "Re-read the table and read on from its `last_event` (or from `oldest_seq - 1` for "
         "every event still kept).",
     ),
+    "cursor-invalid": Page(
+        422,
+        "A stream's `Last-Event-ID` or `after` is neither an event's `seq` nor a stream id "
+        "(`<seq>.<8 hex digits>`).",
+        "Send the `id` of the last event the stream gave, or a table's `last_event`.",
+    ),
+    "ticket-invalid": Page(
+        401,
+        "A seat stream's `ticket` is spent (a ticket opens one stream, once), expired, or "
+        "not this seat's, or the seat's token was reissued since.",
+        "Get a new ticket with the seat's token (`POST …/seats/{seat}/tickets`) and open a new "
+        "stream with `after` set to the last event id it saw.",
+    ),
+    "streams-full": Page(
+        503,
+        "The instance that answered holds as many open streams as it may (`STREAM_MAX_OPEN`).",
+        RETRY_LATER + " Another instance may have room.",
+    ),
     "precondition-failed": Page(
         412,
         "`If-None-Match` matches the table's current `ETag` (or is `*`), so the request "

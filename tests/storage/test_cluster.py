@@ -21,7 +21,7 @@ from service.storage.store import events_key, history_key, table_key
 
 from ..cluster import RedisClusterProcesses
 from ..conftest import EVERY_EVENT, settings_for
-from ..helpers import Table, TableClient, bearer, play_worked_round
+from ..helpers import WORKED_HANDS, Table, TableClient, bearer, play_worked_round
 from ..test_metrics import value
 
 TABLES_PER_PRIMARY = 4
@@ -182,3 +182,25 @@ def _scrape(tables: TableClient) -> dict[Any, float]:
 def test_readiness_on_the_cluster(cluster_app: Any) -> None:
     client = cluster_app.test_client()
     assert client.get("/readyz").get_json()["status"] == "ready"
+
+
+def test_streams_follow_tables_on_every_primary(cluster: RedisClusterProcesses) -> None:
+    """A commit on any primary reaches the stream through the hub's one
+    subscription (the heartbeat is a minute: no frame comes from polling)."""
+    from ..streams.sse import AppReader
+
+    seeds = "redis+cluster://" + ",".join(f"127.0.0.1:{p}" for p in cluster.ports[:2])
+    app = create_app(settings_for(seeds, stream_heartbeat_seconds=60.0))
+    client = app.test_client()
+    tables = TableClient(client)
+    made: dict[int, Any] = {}
+    while len(made) < 3:  # one table on each primary
+        t = tables.create(variant="mein-schiff")
+        made.setdefault(node_port_of(app, t.table_id), t)
+    for t in made.values():
+        reader = AppReader(client, f"{t.url}/stream")
+        assert [f.data["type"] for f in [reader.next()]] == ["table-created"]
+        assert tables.deal(t, WORKED_HANDS).status_code == 201
+        frame = reader.next(timeout=20)
+        assert frame is not None and frame.data["type"] == "round-dealt"
+    app.extensions["referee_hub"].stop()

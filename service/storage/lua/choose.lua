@@ -25,6 +25,8 @@
 --          it stands after the choice), and statuses 1 and 0 also return the
 --          step's choices as seat, text pairs (after status, count, written)
 -- ARGV[12..] the events of a first choice, in order, as the codec's text
+-- A written choice is announced on the table's feed channel (its hash key
+-- with ":feed" for ":table"), with the event count, for service.streams.
 -- Returns {status, event count, events written by this call, ...}:
 --   1  written (a first choice, or a replacement: no event)
 --   0  the seat had chosen the same already (the step not complete):
@@ -86,6 +88,11 @@ else
   if redis.call('HLEN', KEYS[3]) >= needed then
     status = 2
   end
+end
+if status ~= 0 then
+  -- The table's feed (service.streams): a choice was written. Classic
+  -- PUBLISH, which Redis 6.2 has; on a cluster it reaches every node.
+  redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':feed'), count)
 end
 for i = 1, 4 do
   redis.call('EXPIRE', KEYS[i], ARGV[5])

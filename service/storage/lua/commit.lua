@@ -32,6 +32,8 @@
 -- ARGV[16..] E events, in order, as the codec's text; then C choice
 --          arguments; then X expected choice arguments; then the history
 --          texts to append, in order
+-- A commit is announced on the table's feed channel (its hash key with
+-- ":feed" for ":table"), with the event count, for service.streams.
 -- Returns {version, event count} on success, {-1, current version} on a
 -- conflict (the version or the expected choices), {-2, record} when KEYS[5]
 -- already holds a response (the same request committed first: nothing is
@@ -113,4 +115,7 @@ if ARGV[5] ~= '' then
     redis.call('EXPIRE', KEYS[6], ARGV[6])
   end
 end
+-- The table's feed (service.streams): a commit was made. Classic PUBLISH,
+-- which Redis 6.2 has; on a cluster it reaches every node.
+redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':feed'), count)
 return {version, count}

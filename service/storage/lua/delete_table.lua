@@ -13,4 +13,7 @@ for i = tonumber(ARGV[1]) + 1, #KEYS do
     deleted = deleted + redis.call('DEL', member)
   end
 end
-return deleted + redis.call('DEL', unpack(KEYS))
+deleted = deleted + redis.call('DEL', unpack(KEYS))
+-- The table's feed (service.streams): its streams end.
+redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':feed'), -1)
+return deleted

@@ -1,0 +1,278 @@
+"""Server-sent event streams of a table (HTTP only; the frames are
+:mod:`service.streams.follow`'s, the fan-out :mod:`service.streams.hub`'s).
+
+- ``GET /v1/tables/{id}/stream``: the public events, to anyone.
+- ``GET /v1/tables/{id}/seats/{seat}/stream``: the public events and, after
+  each commit, the seat's own view; with the seat's token in
+  ``Authorization``, or (a browser's EventSource cannot send a header) with
+  ``?ticket=`` from ``POST …/seats/{seat}/tickets``.
+
+Where a stream starts: after ``Last-Event-ID`` (what an EventSource sends
+when it reconnects), else ``?after=``, else the start of the log.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Response, current_app, request, stream_with_context, url_for
+from flask.views import MethodView
+from marshmallow import fields, validate
+
+from ..games import game_of
+from ..storage.store import TableNotFound, table_key
+from ..streams.follow import GIVE_UP_RETRY_MS, Cursor, Follower, frame, parse_cursor
+from ..streams.hub import Hub
+from . import auth
+from .common import SECURITY, RefereeBlueprint, check_table_id, documented, no_table, referee
+from .moves import load
+from .problems import Problem
+from .schemas import DocumentedSchema, StrictSchema
+
+blp = RefereeBlueprint(
+    "streams",
+    __name__,
+    url_prefix="/v1/tables",
+    description="Server-sent event streams of a table: its public events, a seat's own.",
+)
+
+EVENT_STREAM = "text/event-stream"
+
+TICKET_BYTES = 32
+"""A stream ticket's random bytes (256 bits, from the CSPRNG)."""
+
+STREAM_HEADERS = {
+    "Cache-Control": "no-cache, no-store",
+    "X-Accel-Buffering": "no",  # nginx: pass each frame on at once
+}
+
+
+class StreamQuerySchema(StrictSchema):
+    """Where a stream starts, and a seat stream's ticket."""
+
+    after = fields.String(
+        validate=validate.Regexp(r"^[0-9]{1,16}(\.[0-9a-f]{8})?$"),
+        metadata={
+            "description": "Start after this event: a `seq` (a table's `last_event`) or a "
+            "stream id (`<seq>.<fingerprint>`). A `Last-Event-ID` header wins over it."
+        },
+    )
+
+
+class SeatStreamQuerySchema(StreamQuerySchema):
+    ticket = fields.String(
+        validate=validate.Length(max=100),
+        metadata={
+            "description": "A ticket from `POST …/seats/{seat}/tickets`, for a browser's "
+            "EventSource (which cannot send `Authorization`). Single use."
+        },
+    )
+
+
+class TicketSchema(DocumentedSchema):
+    """A single-use ticket that opens one stream of a seat."""
+
+    ticket = fields.String(metadata={"description": "Pass it as `?ticket=` once."})
+    expires_in = fields.Integer(metadata={"description": "Seconds it may wait to be used."})
+    stream = fields.String(metadata={"description": "The stream's URL with the ticket."})
+
+
+def hub() -> Hub:
+    """The process's :class:`Hub`, made on first use."""
+    found = current_app.extensions.get("referee_hub")
+    if found is None:
+        found = current_app.extensions["referee_hub"] = Hub(referee().store.client)
+    return found
+
+
+def ticket_key(table_id: str, ticket: str) -> str:
+    """Where a ticket is kept: under its SHA-256, never in clear."""
+    digest = hashlib.sha256(ticket.encode()).hexdigest()
+    return f"{table_key(table_id)[: -len(':table')]}:ticket:{digest}"
+
+
+def _cursor(query: dict[str, Any]) -> Cursor:
+    text = request.headers.get("Last-Event-ID") or query.get("after")
+    if text is None:
+        return Cursor(0)
+    cursor = parse_cursor(text)
+    if cursor is None:
+        raise Problem(
+            422,
+            "cursor-invalid",
+            "Last-Event-ID or after must be an event's seq or a stream id (<seq>.<8 hex>).",
+            [{"pointer": "/after", "detail": "not a seq or a stream id"}],
+        )
+    return cursor
+
+
+def _stream(table_id: str, cursor: Cursor, seat: int | None = None) -> Response:
+    settings = referee().settings
+    process_hub = hub()
+    if process_hub.streams >= settings.stream_max_open:
+        raise Problem(
+            503,
+            "streams-full",
+            "This instance holds as many streams as it may; try again shortly.",
+            headers={"Retry-After": str(settings.retry_after_seconds)},
+        )
+    follower = Follower(
+        referee().store,
+        process_hub,
+        table_id,
+        settings.stream_heartbeat_seconds,
+        settings.stream_lifetime_seconds,
+        None if seat is None else _seat_view(table_id, seat),
+    )
+    try:
+        frames = follower.open(cursor)
+    except TableNotFound:
+        raise no_table() from None
+    return _answer(frames)
+
+
+def _answer(frames: Iterator[str]) -> Response:
+    return Response(stream_with_context(frames), 200, mimetype=EVENT_STREAM, headers=STREAM_HEADERS)
+
+
+def _seat_view(table_id: str, seat: int) -> Any:
+    """What a seat stream sends after each commit: the seat's view, or
+    ``None`` once the table is gone or the seat's token changed (reissued)."""
+    store = referee().store
+    held = store.load(table_id).auth["s"][seat]
+
+    def view() -> dict[str, Any] | None:
+        try:
+            loaded = store.load(table_id)
+        except TableNotFound:
+            return None
+        if loaded.auth["s"][seat] != held:
+            return None
+        game = game_of(loaded.table)
+        return {
+            "game": game.name,
+            **game.seat_view(loaded.table, seat, loaded.now_ms),
+            "last_event": loaded.event_count,
+        }
+
+    return view
+
+
+@blp.route("/<table_id>/stream")
+class TableStream(MethodView):
+    @blp.arguments(StreamQuerySchema, location="query")
+    @blp.response(200, content_type=EVENT_STREAM, description="The stream of public events.")
+    @blp.doc(operationId="streamTable")
+    @documented(blp, 404, 422)
+    def get(self, query: dict[str, Any], table_id: str) -> Response:
+        """Follow the public events (server-sent events)
+
+        Every public event of the log, in order, as an unnamed event (`data`:
+        the event as `GET …/events` gives it, `id`: `<seq>.<fingerprint>`),
+        from after `Last-Event-ID` or `after`. Named events: `heartbeat`
+        (every 15 s of silence, with the last id), `events-gone` (`oldest_seq`,
+        `last_event`: the cursor is older than the log keeps, past its end, or
+        names an event the log lost; the stream goes on from `last_event`:
+        re-read the table), `table-deleted` (the stream ends). A stream ends by
+        itself after 5 minutes; an EventSource reconnects with
+        `Last-Event-ID` and misses nothing.
+        """
+        check_table_id(table_id)
+        return _stream(table_id, _cursor(query))
+
+
+@blp.route("/<table_id>/seats/<int:seat>/stream")
+class SeatStream(MethodView):
+    @blp.arguments(SeatStreamQuerySchema, location="query")
+    @blp.response(200, content_type=EVENT_STREAM, description="The seat's stream.")
+    @blp.doc(security=[*SECURITY, {"streamTicket": []}], operationId="streamSeat")
+    @documented(blp, 401, 403, 404, 422)
+    def get(self, query: dict[str, Any], table_id: str, seat: int) -> Response:
+        """Follow a seat: the public events and its own view (server-sent events)
+
+        The public stream's events and, after each commit that changed it, an
+        event `seat` whose `data` is the seat's view (as `GET …/seats/{seat}`
+        answers: its hand, what it may do now, its pending choice), `id` the
+        last event's. With the seat's token in `Authorization`, or `?ticket=`
+        (single use: `POST …/seats/{seat}/tickets`). A ticket that is spent,
+        expired or unknown is 401 `ticket-invalid`; but when the request
+        carries `Last-Event-ID` (an EventSource reconnecting by itself with
+        the same URL, which any status but 200 would end for good) it is
+        answered 200 with one event `ticket-invalid` and a `retry` of an
+        hour: close that EventSource, get a new ticket and open a new one
+        with `after` set to the last id seen. The stream also ends
+        with `seat-closed` when the seat's token is reissued.
+        """
+        check_table_id(table_id)
+        ticket = query.get("ticket")
+        cursor = _cursor(query)
+        if ticket is None:
+            loaded = load(table_id, protected=True)
+            if seat >= loaded.table.seats:
+                raise Problem(404, "seat-not-found", f"There is no seat {seat} at this table.")
+            auth.require_seat(loaded.auth, seat)
+        elif not _redeem(table_id, ticket, seat):
+            if "Last-Event-ID" not in request.headers:
+                raise Problem(401, "ticket-invalid", TICKET_INVALID)
+            # An EventSource reconnecting by itself: any status but 200 would end it
+            # for good, before the page could tell it to open a new stream.
+            return _answer(iter([_ticket_invalid()]))
+        return _stream(table_id, cursor, seat)
+
+
+TICKET_INVALID = (
+    "This ticket is spent, expired or unknown: get a new one with the seat's token "
+    "(POST …/tickets) and open a new stream with after= the last id seen."
+)
+
+
+def _ticket_invalid() -> str:
+    return f"retry: {GIVE_UP_RETRY_MS}\n\n" + frame(
+        {"code": "ticket-invalid", "detail": TICKET_INVALID}, "ticket-invalid"
+    )
+
+
+def _redeem(table_id: str, ticket: str, seat: int) -> bool:
+    """Spend the ticket (one atomic ``GETDEL``): whether it was this seat's,
+    issued under the seat's current token."""
+    client = referee().store.client
+    held = client.getdel(ticket_key(table_id, ticket))
+    if held is None:
+        return False
+    text = held.decode() if isinstance(held, bytes) else str(held)
+    was_seat, _, digest = text.partition(":")
+    if was_seat != str(seat):
+        return False
+    try:
+        current = referee().store.load(table_id).auth["s"][seat]
+    except (TableNotFound, IndexError):
+        return False
+    return hmac.compare_digest(current, digest)
+
+
+@blp.route("/<table_id>/seats/<int:seat>/tickets")
+class StreamTickets(MethodView):
+    @blp.response(200, TicketSchema)
+    @blp.doc(security=SECURITY, operationId="createStreamTicket")
+    @documented(blp, 401, 403, 404)
+    def post(self, table_id: str, seat: int) -> dict[str, Any]:
+        """Get a ticket that opens the seat's stream once (for EventSource)
+
+        With the seat's token. The ticket (256 random bits, kept only hashed)
+        opens `GET …/seats/{seat}/stream?ticket=` once, within `expires_in`
+        seconds; it stops working when the seat's token is reissued.
+        """
+        loaded = load(table_id, protected=True)
+        if seat >= loaded.table.seats:
+            raise Problem(404, "seat-not-found", f"There is no seat {seat} at this table.")
+        auth.require_seat(loaded.auth, seat)
+        ticket = secrets.token_urlsafe(TICKET_BYTES)
+        ttl = referee().settings.stream_ticket_seconds
+        value = f"{seat}:{loaded.auth['s'][seat]}"
+        referee().store.client.set(ticket_key(table_id, ticket), value, ex=ttl, nx=True)
+        stream = url_for("streams.SeatStream", table_id=table_id, seat=seat, ticket=ticket)
+        return {"ticket": ticket, "expires_in": ttl, "stream": stream}

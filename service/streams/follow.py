@@ -1,0 +1,190 @@
+"""A table's event log as a server-sent event stream (the WHATWG HTML
+standard's ``text/event-stream``), for any game.
+
+Frames, each ended by a blank line:
+
+- every public event of the log, in order, unnamed (``onmessage``), ``data``
+  the event as the JSON log gives it (``seq``, ``at_ms``, ``type``, …), ``id``
+  :func:`event_id`: its seq and a fingerprint of its content;
+- ``event: seat``: for a seat's stream, after the events of each commit, the
+  seat's whole view (what ``GET …/seats/{seat}`` answers: its hand, what it
+  may do, its pending choice), when it changed; ``id`` that of the last event;
+- ``event: heartbeat`` every ``heartbeat`` seconds of silence, with the last
+  id again (``data``: ``{"last_event"}``);
+- ``event: events-gone`` when the cursor is older than the log keeps, past its
+  end, or names an event the log no longer has under that seq (Redis lost its
+  newest writes and the seq was reused): ``{"oldest_seq", "last_event"}``;
+  the stream goes on from the log's last event (re-read the table's view);
+- ``event: table-deleted``, then the stream ends (``retry`` an hour: the
+  browser does not come back); ``event: seat-closed`` alike on a seat's
+  stream whose token was reissued.
+
+A stream ends by itself after ``lifetime`` seconds; an EventSource reconnects
+with ``Last-Event-ID`` and misses nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..storage.store import EventsGone, TableNotFound, TableStore
+from .hub import Hub
+
+RETRY_MS = 2000
+"""How long an EventSource waits before it reconnects (the ``retry`` field)."""
+
+GIVE_UP_RETRY_MS = 3_600_000
+"""The ``retry`` of a stream that must not reconnect (a deleted table, a
+spent ticket): an hour, so the page can open a new stream itself."""
+
+PAGE = 100
+"""Events read from the log per read."""
+
+
+def event_id(event: dict[str, Any]) -> str:
+    """A stream id that names one event for good: ``<seq>.<fingerprint>``
+    (8 hex digits of the SHA-256 of the event's canonical JSON), so that a
+    seq the log reused after losing its newest writes is not taken for the
+    event a client saw."""
+    return f"{event['seq']}.{fingerprint(event)}"
+
+
+def fingerprint(event: dict[str, Any]) -> str:
+    text = json.dumps(event, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+@dataclass(frozen=True, slots=True)
+class Cursor:
+    """Where a stream starts: after event ``seq``; ``mark`` the fingerprint
+    the client holds for it (``None``: a bare seq, e.g. from ``?after=``)."""
+
+    seq: int
+    mark: str | None = None
+
+
+def parse_cursor(text: str | None) -> Cursor | None:
+    """A ``Last-Event-ID`` or ``after`` value as a :class:`Cursor`; ``None``
+    for a value that is neither ``<seq>`` nor ``<seq>.<8 hex digits>``."""
+    if text is None:
+        return None
+    seq, dot, mark = text.strip().partition(".")
+    if not (seq.isascii() and seq.isdigit()) or len(seq) > 16:
+        return None
+    if dot and not (len(mark) == 8 and all(c in "0123456789abcdef" for c in mark)):
+        return None
+    return Cursor(int(seq), mark if dot else None)
+
+
+def frame(data: Any, event: str | None = None, id: str | None = None) -> str:
+    """One server-sent event; ``data`` as one line of JSON."""
+    lines = []
+    if event is not None:
+        lines.append(f"event: {event}")
+    if id is not None:
+        lines.append(f"id: {id}")
+    lines.append("data: " + json.dumps(data, separators=(",", ":")))
+    return "\n".join(lines) + "\n\n"
+
+
+SeatView = Callable[[], dict[str, Any] | None]
+"""The seat's current view, or ``None`` when the table is gone or the
+seat's token changed."""
+
+
+@dataclass
+class Follower:
+    """One stream's loop over one table's log (see the module docstring)."""
+
+    store: TableStore
+    hub: Hub
+    table_id: str
+    heartbeat: float
+    lifetime: float
+    seat_view: SeatView | None = None
+
+    def open(self, cursor: Cursor) -> Iterator[str]:
+        """The stream's frames from ``cursor`` on, until its lifetime ends or
+        the table is deleted. Raises :class:`TableNotFound` now (not on the
+        first frame) when the table is not there, so that it can be a 404."""
+        after, first = self._start(cursor)
+        return self._frames(after, first, str(cursor.seq))
+
+    def _frames(self, after: int, first: list[str], last_id: str) -> Iterator[str]:
+        # Followed before the first read: no commit can fall between the two.
+        with self.hub.follow(self.table_id) as waiter:
+            yield f"retry: {RETRY_MS}\n\n"
+            yield from first
+            view: str | None = None
+            ends = time.monotonic() + self.lifetime
+            woken = True
+            while True:
+                if woken:
+                    try:
+                        sent, after, newest = self._read(after)
+                    except TableNotFound:
+                        yield f"retry: {GIVE_UP_RETRY_MS}\n\n"
+                        yield frame({"table": self.table_id}, "table-deleted")
+                        return
+                    yield from sent
+                    last_id = newest or last_id
+                    if self.seat_view is not None:
+                        shown = self.seat_view()
+                        if shown is None:  # the table went, or the seat's token changed
+                            yield f"retry: {GIVE_UP_RETRY_MS}\n\n"
+                            yield frame({"table": self.table_id}, "seat-closed")
+                            return
+                        text = json.dumps(shown, sort_keys=True)
+                        if text != view:
+                            view = text
+                            yield frame(shown, "seat", last_id)
+                left = ends - time.monotonic()
+                if left <= 0:
+                    return
+                woken = waiter.wait(min(self.heartbeat, left))
+                if waiter.gone:
+                    woken = True  # read once more: table-deleted
+                elif not woken and time.monotonic() < ends:
+                    yield frame({"last_event": after}, "heartbeat", last_id)
+                    woken = True  # a notification may have been lost: read anyway
+
+    def _start(self, cursor: Cursor) -> tuple[int, list[str]]:
+        """The seq to read on from, and the frames that open the stream
+        (``events-gone`` when the cursor cannot go on)."""
+        try:
+            page = self.store.events(self.table_id, cursor.seq, 1)
+        except EventsGone as gone:
+            return gone.last, [self._gone(gone.oldest, gone.last)]
+        if cursor.mark is not None and cursor.seq >= page.oldest:
+            seen = self.store.events(self.table_id, cursor.seq - 1, 1).events
+            if not seen or fingerprint(seen[0]) != cursor.mark:
+                return page.last, [self._gone(page.oldest, page.last)]
+        return cursor.seq, []
+
+    @staticmethod
+    def _gone(oldest: int, last: int) -> str:
+        return frame({"oldest_seq": oldest, "last_event": last}, "events-gone", str(last))
+
+    def _read(self, after: int) -> tuple[list[str], int, str | None]:
+        """The frames of every event after ``after``, the new cursor and the
+        id of the last event sent (``None``: none)."""
+        sent: list[str] = []
+        newest: str | None = None
+        while True:
+            try:
+                page = self.store.events(self.table_id, after, PAGE)
+            except EventsGone as gone:  # fell behind the log, or it was reset: go on from its end
+                sent.append(self._gone(gone.oldest, gone.last))
+                return sent, gone.last, str(gone.last)
+            for event in page.events:
+                newest = event_id(event)
+                sent.append(frame(event, None, newest))
+            if page.events:
+                after = page.events[-1]["seq"]
+            if not page.more:
+                return sent, after, newest

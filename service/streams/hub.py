@@ -1,0 +1,169 @@
+"""One Redis subscription per process, fanned out to every open stream.
+
+Every commit announces itself on its table's feed channel
+(``referee:{<id>}:feed``, from the Lua scripts, with the table's event count;
+``-1`` when the table was deleted). A :class:`Hub` holds one pattern
+subscription to every feed (``PSUBSCRIBE referee:{*}:feed``) on one
+connection, in one background thread (a greenlet under gevent's monkey
+patching), and wakes the streams of this process that follow the table; a
+stream then reads the log itself, so a notification carries no event and a
+lost one only delays a stream until its next heartbeat, when it reads the
+log anyway.
+
+The Hub knows no game and no HTTP; it survives Redis going away (it
+reconnects with a growing pause, and streams meanwhile wake on their own
+timeouts).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import redis
+
+from ..storage.store import KEY_PREFIX
+
+log = logging.getLogger(__name__)
+
+PATTERN = f"{KEY_PREFIX}:{{*}}:feed"
+"""The channels of every table's feed (braces are literal in Redis globs)."""
+
+RECONNECT_SECONDS = (0.1, 0.5, 1.0, 2.0)
+"""Pauses before each try to subscribe again after Redis went away (the
+last repeats)."""
+
+
+def feed_channel(table_id: str) -> str:
+    """The channel a table's commits are announced on (the Lua scripts'
+    ``KEYS[1]`` with ``:feed`` for ``:table``)."""
+    return f"{KEY_PREFIX}:{{{table_id}}}:feed"
+
+
+def table_of(channel: str) -> str | None:
+    """The table id in a feed channel's name, ``None`` for another name."""
+    head, tail = f"{KEY_PREFIX}:{{", "}:feed"
+    if channel.startswith(head) and channel.endswith(tail):
+        return channel[len(head) : -len(tail)]
+    return None
+
+
+class Waiter:
+    """What one stream waits on: set when its table's feed announces a
+    commit (``gone`` when the table was deleted)."""
+
+    __slots__ = ("_event", "gone")
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self.gone = False
+
+    def notify(self, count: int) -> None:
+        if count < 0:
+            self.gone = True
+        self._event.set()
+
+    def wait(self, timeout: float) -> bool:
+        """Whether a commit was announced within ``timeout`` seconds (or
+        since the last wait); clears the announcement."""
+        woken = self._event.wait(timeout)
+        self._event.clear()
+        return woken
+
+
+class Hub:
+    """The process's subscription to every table's feed; see the module
+    docstring. ``client`` is a redis-py client (standalone or cluster)."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self._lock = threading.Lock()
+        self._waiters: dict[str, set[Waiter]] = {}
+        self._thread: threading.Thread | None = None
+        self._stopped = threading.Event()
+        self.subscribed = threading.Event()
+        """Set while the subscription is in place (tests wait for it)."""
+
+    @property
+    def streams(self) -> int:
+        """How many streams of this process follow a table now."""
+        with self._lock:
+            return sum(len(w) for w in self._waiters.values())
+
+    @contextlib.contextmanager
+    def follow(self, table_id: str) -> Iterator[Waiter]:
+        """A :class:`Waiter` woken by the table's commits while the block runs."""
+        self._start()
+        waiter = Waiter()
+        with self._lock:
+            self._waiters.setdefault(table_id, set()).add(waiter)
+        try:
+            yield waiter
+        finally:
+            with self._lock:
+                followers = self._waiters.get(table_id)
+                if followers is not None:
+                    followers.discard(waiter)
+                    if not followers:
+                        del self._waiters[table_id]
+
+    def publish(self, table_id: str, count: int) -> None:
+        """Wake this process's streams of ``table_id`` as a commit would."""
+        self._deliver(feed_channel(table_id), count)
+
+    def stop(self) -> None:
+        self._stopped.set()
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="referee-hub", daemon=True)
+                self._thread.start()
+
+    def _deliver(self, channel: str, count: int) -> None:
+        table_id = table_of(channel)
+        if table_id is None:
+            return
+        with self._lock:
+            followers = list(self._waiters.get(table_id, ()))
+        for waiter in followers:
+            waiter.notify(count)
+
+    def _run(self) -> None:
+        failures = 0
+        while not self._stopped.is_set():
+            pubsub = None
+            try:
+                pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+                pubsub.psubscribe(PATTERN)
+                self.subscribed.set()
+                failures = 0
+                self._wake_all()  # a commit may have gone by while unsubscribed
+                while not self._stopped.is_set():
+                    message = pubsub.get_message(timeout=1.0)
+                    if message is not None and message.get("type") == "pmessage":
+                        channel = message["channel"]
+                        data = message["data"]
+                        self._deliver(
+                            channel.decode() if isinstance(channel, bytes) else str(channel),
+                            int(data),
+                        )
+            except (redis.RedisError, OSError, ValueError) as error:
+                self.subscribed.clear()
+                pause = RECONNECT_SECONDS[min(failures, len(RECONNECT_SECONDS) - 1)]
+                failures += 1
+                log.warning("stream hub lost its subscription (%s); again in %.1f s", error, pause)
+                self._stopped.wait(pause)
+            finally:
+                if pubsub is not None:
+                    with contextlib.suppress(redis.RedisError, OSError):
+                        pubsub.close()
+
+    def _wake_all(self) -> None:
+        with self._lock:
+            followers = [w for ws in self._waiters.values() for w in ws]
+        for waiter in followers:
+            waiter.notify(0)

@@ -1,0 +1,155 @@
+"""Server-sent event streams through a real gunicorn with two workers and a
+real Redis: every event once and in order, from whichever worker committed
+it; resuming with Last-Event-ID; events-gone for a cursor the log lost or
+reused; a seat's stream with its view after each commit, by token and by a
+single-use ticket; no ticket in any log line."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import requests
+
+from service.streams.follow import event_id
+
+from ..conftest import EVERY_EVENT, RedisProcess, Served
+from ..helpers import WORKED_HANDS, Table, TableClient, bearer, play_worked_round
+from .sse import Frame, HttpClient, Reader
+
+
+@pytest.fixture(scope="module")
+def streaming(
+    redis_server: RedisProcess, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Served]:
+    """A gunicorn with two workers, short heartbeats, every event kept."""
+    service = Served(
+        redis_server.url,
+        tmp_path_factory.mktemp("streams"),
+        EVENTS_KEPT=str(EVERY_EVENT),
+        STREAM_HEARTBEAT_SECONDS="1",
+        STREAM_LIFETIME_SECONDS="30",
+    )
+    yield service
+    service.stop()
+
+
+def worked_table(served: Served) -> tuple[TableClient, Table]:
+    tables = TableClient(HttpClient(served.base))
+    return tables, tables.create(variant="mein-schiff")
+
+
+def events_of(frames: list[Frame]) -> list[dict]:
+    return [f.data for f in frames if f.event == "message"]
+
+
+def test_the_public_stream_carries_every_event_once_in_order(streaming: Served) -> None:
+    tables, t = worked_table(streaming)
+    reader = Reader(f"{streaming.base}{t.url}/stream")
+    assert reader.status == 200
+    assert reader.headers["Content-Type"].startswith("text/event-stream")
+    assert reader.headers["X-Accel-Buffering"] == "no"
+    play_worked_round(tables, t, 1, early_claim=True)
+    log = tables.events(t)
+    got: list[Frame] = []
+    while len(events_of(got)) < len(log):
+        frame = reader.next()
+        assert frame is not None
+        got.append(frame)
+    reader.close()
+    assert events_of(got) == log  # each event once, in order, as the JSON log has it
+    assert [f.id for f in got if f.event == "message"] == [event_id(e) for e in log]
+    assert reader.retry == 2000
+
+
+def test_a_stream_resumes_after_last_event_id_and_heartbeats(streaming: Served) -> None:
+    tables, t = worked_table(streaming)
+    tables.deal(t, WORKED_HANDS)
+    assert tables.pass_(t, 1, 1, 0, ["4S"]).status_code == 200
+    log = tables.events(t)
+    assert [e["type"] for e in log] == ["table-created", "round-dealt", "pass-chosen"]
+    reader = Reader(
+        f"{streaming.base}{t.url}/stream?after=0", **{"Last-Event-ID": event_id(log[0])}
+    )
+    frames = reader.until("heartbeat")
+    reader.close()
+    assert events_of(frames) == log[1:]  # the header wins over ?after=0
+    assert frames[-1].id == event_id(log[-1]) and frames[-1].data == {"last_event": log[-1]["seq"]}
+
+
+def test_a_cursor_the_log_does_not_hold_is_told_with_a_200(streaming: Served) -> None:
+    tables, t = worked_table(streaming)
+    tables.deal(t, WORKED_HANDS)
+    log = tables.events(t)
+    last = log[-1]["seq"]
+    for cursor in (f"{last + 5}", f"{log[1]['seq']}.00000000"):  # past the end; a reused seq
+        reader = Reader(f"{streaming.base}{t.url}/stream", **{"Last-Event-ID": cursor})
+        assert reader.status == 200
+        frame = reader.next()
+        reader.close()
+        assert frame == Frame("events-gone", str(last), {"oldest_seq": 1, "last_event": last})
+
+
+def test_a_seat_stream_sends_its_view_after_each_commit(streaming: Served) -> None:
+    tables, t = worked_table(streaming)
+    tables.deal(t, WORKED_HANDS)
+    reader = Reader(f"{streaming.base}{t.url}/seats/0/stream", **bearer(t.seats[0]))
+    first = reader.until("seat")[-1]
+    assert sorted(first.data["hand"]) == sorted(WORKED_HANDS[0])
+    for seat, card in enumerate(["4S", "9C", "8D", "9H"]):
+        assert tables.pass_(t, 1, 1, seat, [card]).status_code == 200
+    # After the exchange resolved: the seat's new hand, with nobody asking for it.
+    while True:
+        frame = reader.until("seat")[-1]
+        if "9H" in frame.data["hand"]:
+            break
+    reader.close()
+    assert "4S" not in frame.data["hand"]
+    assert frame.data["hand"] == tables.hand(t, 0)
+    for other in WORKED_HANDS[1:]:  # no card of another seat's hand
+        assert not set(other) - {"9H"} & set(str(frame.data))
+
+
+def test_a_ticket_opens_a_seat_stream_once(streaming: Served) -> None:
+    tables, t = worked_table(streaming)
+    tables.deal(t, WORKED_HANDS)
+    refused = requests.post(f"{streaming.base}{t.url}/seats/1/tickets", headers=bearer(t.seats[0]))
+    assert refused.status_code == 403
+    got = requests.post(f"{streaming.base}{t.url}/seats/0/tickets", headers=bearer(t.seats[0]))
+    assert got.status_code == 200
+    ticket = got.json()
+    assert ticket["expires_in"] == 60
+    reader = Reader(streaming.base + ticket["stream"])
+    assert reader.until("seat")[-1].data["seat"] == 0
+    reader.close()
+    first = requests.get(streaming.base + ticket["stream"], timeout=5)  # a spent ticket
+    assert first.status_code == 401 and first.json()["code"] == "ticket-invalid"
+    # What an EventSource's reconnect sends: the same URL with Last-Event-ID.
+    again = Reader(streaming.base + ticket["stream"], **{"Last-Event-ID": "3"})
+    assert again.status == 200
+    frame = again.next()
+    assert frame is not None and frame.event == "ticket-invalid"
+    assert again.retry == 3_600_000
+    assert again.next() is None  # the stream ended
+    other = requests.get(f"{streaming.base}{t.url}/seats/1/stream?ticket={ticket['ticket']}")
+    assert other.status_code == 401
+    assert ticket["ticket"] not in streaming.log.read_text()
+
+
+def test_a_stream_of_no_table_is_404_and_a_bad_cursor_422(streaming: Served) -> None:
+    missing = requests.get(f"{streaming.base}/v1/tables/{'x' * 24}/stream", timeout=5)
+    assert missing.status_code == 404
+    assert missing.headers["Content-Type"] == "application/problem+json"
+    tables, t = worked_table(streaming)
+    bad = requests.get(f"{streaming.base}{t.url}/stream", headers={"Last-Event-ID": "x"}, timeout=5)
+    assert bad.status_code == 422 and bad.json()["code"] == "cursor-invalid"
+
+
+def test_a_deleted_table_ends_its_streams(streaming: Served) -> None:
+    tables, t = worked_table(streaming)
+    reader = Reader(f"{streaming.base}{t.url}/seats/2/stream", **bearer(t.seats[2]))
+    reader.until("seat")
+    assert requests.delete(f"{streaming.base}{t.url}", headers=bearer(t.host)).status_code == 204
+    assert reader.until("table-deleted")[-1].data == {"table": t.table_id}
+    assert reader.next() is None
+    assert reader.retry == 3_600_000
