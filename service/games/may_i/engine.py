@@ -419,7 +419,6 @@ def _open_offer(table: Table, rnd: Round, at_ms: int) -> tuple[Table, list[Event
     pile is empty or the window is 0 (4.9: nobody can ask, so no offer
     opens and no offer event is logged)."""
     if not rnd.pile or table.options.may_i_window_ms <= 0:
-        # An empty pile, or a window of 0 (4.9: nobody can ask): no offer.
         return replace(table, round=replace(rnd, offer=None, step=Step.STOCK)), []
     n = rnd.offers + 1
     until = at_ms + table.options.may_i_window_ms
