@@ -287,8 +287,9 @@ PAGES: dict[str, Page] = {
     ),
     "already-declined": Page(
         409,
-        "The seat on turn declined this turn's discard (RULES.md 4.5); its May I? offer "
-        "closed, and the discard can no longer be taken. The seat has not drawn yet.",
+        "The seat on turn declined this turn's discard (RULES.md 4.5) and may not take or "
+        "decline it again (its May I? offer has closed, or none opened under a window of "
+        "0). The seat has not drawn yet.",
         'Draw from the stock (`{"draw": true}`).',
     ),
     "repeat-not-kept": Page(
