@@ -273,7 +273,42 @@ def targets(figures: dict[str, Any]) -> list[Target]:
             "/s",
         )
     )
-    return out + versus_targets(figures)
+    return out + long_round_targets(figures) + versus_targets(figures)
+
+
+LONG_ROUND_LIMIT = 1.5
+"""A never-ending May I? round: the 4,000-move figure over the 100-move one at most."""
+
+
+def long_round_targets(figures: dict[str, Any]) -> list[Target]:
+    """Issue 24: a May I? round nobody lays down in stays flat
+    (:mod:`benchmarks.long_round`); none for a run without it."""
+    found = figures.get("long_round")
+    if not found:
+        return []
+    points = found["checkpoints"]
+    first, mid, last = (points[k] for k in ("1", "100", "4000"))
+    return [
+        Target(
+            "May I? state bytes after 4,000 moves ÷ after 100",
+            found["ratio_state_bytes"],
+            LONG_ROUND_LIMIT,
+            True,
+            "×",
+            f"{first['state_bytes']:,} / {mid['state_bytes']:,} / {last['state_bytes']:,} B "
+            f"after 1 / 100 / 4,000 moves; the table's keys {last['table_memory_bytes']:,} B "
+            f"with {last['history_texts']} moves of history",
+        ),
+        Target(
+            "May I? move server time after 4,000 moves ÷ after 100",
+            found["ratio_move_ms"],
+            LONG_ROUND_LIMIT,
+            True,
+            "×",
+            f"{first['move_ms']:.2f} / {mid['move_ms']:.2f} / {last['move_ms']:.2f} ms "
+            f"(median of {found['repeats']}) after 1 / 100 / 4,000 moves",
+        ),
+    ]
 
 
 def _n(value: float, digits: int = 3) -> str:

@@ -36,7 +36,7 @@ from typing import Any
 
 import redis
 
-from . import engine, memory, redis_cost, report, versus
+from . import engine, long_round, memory, redis_cost, report, versus
 from .floor import DEFAULT_KEY
 from .processes import (
     CLOCK_TICKS,
@@ -418,6 +418,8 @@ def main(argv: list[str] | None = None) -> int:
             played = memory.played_tables(url)
             idle = memory.idle_tables(url, plan.idle_tables)
             expiry = memory.expiry(url)
+            log("a May I? round nobody lays down in: 1, 100 and 4,000 moves…")
+            long = long_round.measure(url, repeats=10 if plan.mode == "quick" else 40)
             redis_info = rclient.info("server")
         finally:
             for process in apps:
@@ -461,6 +463,7 @@ def main(argv: list[str] | None = None) -> int:
         "games": other_games,
         "redis": {"uncontended": uncontended, "contended": contended, "under_load": under_load},
         "memory": {"played": played, "idle": idle, "expiry": expiry},
+        "long_round": long,
         "engine": engine_figures,
     }
     figures["targets"] = [t.to_json() for t in report.targets(figures)]

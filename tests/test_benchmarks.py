@@ -10,7 +10,7 @@ from typing import Any
 
 import redis
 
-from benchmarks import engine, exchange_load, memory, players, redis_cost, report
+from benchmarks import engine, exchange_load, long_round, memory, players, redis_cost, report
 from benchmarks.floor import MOVE_BYTES, create_floor_app
 from service.config import Settings
 from service.games.ship import engine as rules_engine
@@ -349,3 +349,28 @@ def test_update_readme_replaces_only_between_the_markers(tmp_path: Any) -> None:
     assert readme.read_text() == (
         f"before\n{README_START} (how) -->\n\n| newer |\n\n{README_END}\nafter\n"
     )
+
+
+def test_a_long_may_i_round_is_measured_flat(redis_server: RedisProcess) -> None:
+    found = long_round.measure(redis_server.url, (1, 100, 400), repeats=3)
+    points = found["checkpoints"]
+    assert set(points) == {"1", "100", "400"}
+    assert points["1"]["history_texts"] == 0 and points["400"]["history_texts"] == 100
+    # The state keeps the last move only: 300 more moves add no bytes but the pile's.
+    assert found["ratio_state_bytes"] < 1.2, points
+    assert all(p["move_ms"] > 0 for p in points.values())
+
+
+def test_report_says_whether_a_long_may_i_round_stays_flat() -> None:
+    figures = _figures(passes_ratio=0.6, round_trips=2)
+    point = {"state_bytes": 700, "table_memory_bytes": 12_000, "history_texts": 100}
+    for ratio, status in ((1.0, "PASS"), (37.0, "MISS")):
+        figures["long_round"] = {
+            "checkpoints": {k: {**point, "move_ms": 1.0} for k in ("1", "100", "4000")},
+            "repeats": 10,
+            "ratio_state_bytes": ratio,
+            "ratio_move_ms": 1.1,
+        }
+        targets = {t.name: t.status for t in report.targets(figures)}
+        assert targets["May I? state bytes after 4,000 moves ÷ after 100"] == status
+        assert targets["May I? move server time after 4,000 moves ÷ after 100"] == "PASS"

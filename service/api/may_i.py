@@ -17,7 +17,7 @@ from ..games.may_i import check_discard, check_lay_down, check_lay_off, engine
 from ..storage.store import Loaded
 from . import auth, idempotency
 from .catalog import checks_blp
-from .common import SECURITY, RefereeBlueprint, documented, fast_body
+from .common import SECURITY, RefereeBlueprint, documented, fast_body, referee
 from .links import operation
 from .moves import Answer, commit_move, require_game
 from .schemas_may_i import (
@@ -83,6 +83,13 @@ def usual_answer(body: Any) -> dict[str, Any] | None:
     return {"allow": allow} if type(allow) is bool else None
 
 
+def _earlier(table_id: str) -> engine.Earlier:
+    """Reads the table's history: a repeat of a move (or May I? request or
+    answer) older than the round's last move is answered from it (the
+    state keeps only the last one)."""
+    return lambda: referee().store.history_list(table_id)
+
+
 @blp.route("/<table_id>/rounds/<int:round_no>/moves/<int:move_no>")
 class Move(MethodView):
     @blp.arguments(MoveSchema())
@@ -102,8 +109,10 @@ class Move(MethodView):
         4.3), `{"lay_off": {"card", "meld", "end"}}`, `{"discard": "5C"}`,
         and after a seat went out (`lay-off-round`, `play-out`) `{"done":
         true}`. A repeat of a move already made answers exactly as the first
-        time and changes nothing. 409 `stale-move`, `not-your-turn`, `must-draw-first`,
-        `already-drawn`, `may-i-open`; 422 `contract-invalid`,
+        time and changes nothing (409 `repeat-not-kept` for a move older than the
+        newest 100 the referee keeps of the round). 409 `stale-move`, `not-your-turn`,
+        `must-draw-first`, `already-drawn`, `already-declined` (the seat declined this
+        turn's discard), `may-i-open`; 422 `contract-invalid`,
         `lay-off-invalid`, `not-laid-down`, `already-laid-down`,
         `discard-fits`, `move-invalid`. See `/docs/rules/may-i.md`.
         """
@@ -115,7 +124,16 @@ class Move(MethodView):
         def move(loaded: Loaded) -> Transition:
             seat = auth.require_seat(loaded.auth)
             require_game(loaded.table, MAY_I, "moves")
-            return engine.turn(loaded.table, round_no, move_no, seat, action, arg, loaded.now_ms)
+            return engine.turn(
+                loaded.table,
+                round_no,
+                move_no,
+                seat,
+                action,
+                arg,
+                loaded.now_ms,
+                _earlier(table_id),
+            )
 
         def respond(transition: Transition, loaded: Loaded) -> Answer:
             return transition.outcome, 200, {}
@@ -135,15 +153,19 @@ class Ask(MethodView):
         Any seat but the one on turn asks for the card of offer `offer` (the
         table's `round.may_i`) within its window (RULES.md 4.6). The first
         request counts: another is 409 `may-i-taken`; asking again for the
-        offer you asked for answers as the first time, even once closed. 409 `may-i-closed` once the
-        window has closed, `may-i-not-open` before the discard is declined;
-        422 `may-i-own-discard`, `may-i-not-yours`.
+        offer you asked for answers as the first time, even once closed (409
+        `repeat-not-kept` for an offer older than the moves the referee keeps). 409
+        `may-i-closed` once the window has closed, `may-i-not-open` before the
+        discard is declined (always under `may_i_window_ms: 0`); 422
+        `may-i-own-discard`, `may-i-not-yours`.
         """
 
         def move(loaded: Loaded) -> Transition:
             seat = auth.require_seat(loaded.auth)
             require_game(loaded.table, MAY_I, "May I? requests")
-            return engine.ask(loaded.table, round_no, body["offer"], seat, loaded.now_ms)
+            return engine.ask(
+                loaded.table, round_no, body["offer"], seat, loaded.now_ms, _earlier(table_id)
+            )
 
         def respond(transition: Transition, loaded: Loaded) -> Answer:
             return transition.outcome, 200, {}
@@ -167,14 +189,21 @@ class Reply(MethodView):
         play from the seat on turn takes the card instead, with one stock
         card if it comes before the asker, two if after. When every seat
         has answered the card is given at once. 409 `may-i-closed` after the
-        window (nothing changes), `already-answered` for another answer.
+        window (nothing changes), `already-answered` for another answer,
+        `may-i-not-asked` before anyone asked, `repeat-not-kept` as for a request.
         """
 
         def move(loaded: Loaded) -> Transition:
             auth.require_seat(loaded.auth, seat)
             require_game(loaded.table, MAY_I, "May I? answers")
             return engine.answer(
-                loaded.table, round_no, offer_no, seat, body["allow"], loaded.now_ms
+                loaded.table,
+                round_no,
+                offer_no,
+                seat,
+                body["allow"],
+                loaded.now_ms,
+                _earlier(table_id),
             )
 
         def respond(transition: Transition, loaded: Loaded) -> Answer:

@@ -303,6 +303,21 @@ PAGES: dict[str, Page] = {
         "The seat on turn has already taken the discard or drawn this turn (RULES.md 4.5).",
         "Lay down, lay off, or discard to end the turn.",
     ),
+    "already-declined": Page(
+        409,
+        "The seat on turn declined this turn's discard (RULES.md 4.5) and may not take or "
+        "decline it again (its May I? offer has closed, or none opened under a window of "
+        "0). The seat has not drawn yet.",
+        'Draw from the stock (`{"draw": true}`).',
+    ),
+    "repeat-not-kept": Page(
+        409,
+        "The move number (or May I? offer) is older than what the referee keeps of the "
+        "round: the newest 100 moves with their offers (RULES.md 4.9: a repeat is "
+        "answered as the first time while it is kept). Whether this request repeats one "
+        "already answered can no longer be told; nothing changed.",
+        "Re-read the table: `round.move`, `round.step` and `round.may_i` say what is next.",
+    ),
     "may-i-open": Page(
         409,
         "The declined discard is on offer (RULES.md 4.6) until its window closes "
@@ -352,9 +367,15 @@ PAGES: dict[str, Page] = {
     ),
     "may-i-not-open": Page(
         409,
-        "No such May I? is open: the seat on turn has not declined that discard, or nobody "
-        "has asked yet (RULES.md 4.6).",
+        "No such May I? is open: the seat on turn has not declined that discard, or the "
+        "table's `may_i_window_ms` is 0, so no discard is ever offered (RULES.md 4.6, 4.9).",
         "Wait for the discard to be declined (`round.step` `may-i`).",
+    ),
+    "may-i-not-asked": Page(
+        409,
+        "The May I? offer is open but nobody has asked for its card yet: there is no "
+        "request to answer (RULES.md 4.6).",
+        "Ask for the card yourself, or wait for a request (`round.may_i.asker`).",
     ),
     "may-i-own-discard": Page(
         422,

@@ -128,12 +128,12 @@ the rules page that explains it.
 | 401 | `token-missing`, `token-malformed`, `token-unknown` (also: a call that needs a token, on a table that does not exist) |
 | 403 | `host-only`, `seat-only`, `wrong-seat` |
 | 404 | `not-found` (also: a path number in digits other than ASCII `0-9`), `table-not-found`, `seat-not-found`, `round-not-found`, `move-not-in-game` (a move of one game on a table of another) |
-| 409 | `idempotency-key-in-use` (with `Retry-After`), `round-in-play`, `no-round-in-play`, `stale-round`, `stale-exchange`, `stale-turn`, `not-your-turn`, `round-over`, `claim-window-closed`, `declaration-automatic`, `match-over` |
+| 409 | `idempotency-key-in-use` (with `Retry-After`), `round-in-play`, `no-round-in-play`, `stale-round`, `stale-exchange`, `stale-turn`, `not-your-turn`, `round-over`, `claim-window-closed`, `declaration-automatic`, `match-over`; May I?: `stale-move`, `repeat-not-kept` (a repeat older than the round's newest 100 moves kept), `must-draw-first`, `already-drawn`, `already-declined` (the seat declined this turn's discard), `may-i-open`, `may-i-closed`, `may-i-taken`, `may-i-not-open`, `may-i-not-asked`, `already-answered` |
 | 410 | `events-gone` (with `oldest_seq` and `last_event`: the events after `after` are no longer all kept, or `after` is past the last event) |
 | 412 | `precondition-failed` (`If-None-Match` on a `DELETE` matches the table's `ETag`) |
 | 413 | `body-too-large` (64 KiB, with a `Content-Length` or chunked) |
 | 415 | `unsupported-media-type` (a body that is not `application/json`) |
-| 422 | `idempotency-key-reused`, `invalid-request` (schema), `unknown-variant`, `options-invalid`, `deal-invalid`, `wrong-game` (a check of one game for another's preset); My Ship Sails: `pass-invalid`, `hand-invalid`, `claim-not-winning`; Sevens: `play-invalid`, `not-playable` (with the `rows` of its suit), `must-open`, `must-play` (with `playable_count`, never which cards), `voluntary-pass-limit`, `last-card-invalid` |
+| 422 | `idempotency-key-reused`, `invalid-request` (schema), `unknown-variant`, `options-invalid`, `deal-invalid`, `wrong-game` (a check of one game for another's preset); My Ship Sails: `pass-invalid`, `hand-invalid`, `claim-not-winning`; Sevens: `play-invalid`, `not-playable` (with the `rows` of its suit), `must-open`, `must-play` (with `playable_count`, never which cards), `voluntary-pass-limit`, `last-card-invalid`; May I?: `move-invalid`, `contract-invalid`, `already-laid-down`, `not-laid-down`, `lay-off-invalid`, `discard-fits`, `may-i-own-discard`, `may-i-not-yours` |
 | 429 | `rate-limited` (with `Retry-After`): per valid token of the table a request names; any other request (no token, a bearer value that is not a token of that table, a route without a table, an unknown path or method) per client address |
 | 503 | `redis-unavailable`, `table-busy` (with `Retry-After`) |
 

@@ -665,6 +665,13 @@ class TableStore:
         found = self.client.lindex(history_key(table_id), index)
         return found if isinstance(found, bytes) or found is None else str(found).encode()
 
+    def history_list(self, table_id: str) -> list[bytes]:
+        """Every history text kept, oldest first (at most ``history_kept``; one
+        round trip): for a game that finds an old step by what its texts say
+        rather than by its place."""
+        found = self.client.lrange(history_key(table_id), 0, -1)
+        return [t if isinstance(t, bytes) else str(t).encode() for t in found]
+
     def events(self, table_id: str, after: int, limit: int) -> EventPage:
         """Public events with ``seq > after``, oldest first, at most ``limit``
         (one atomic read with the event count). Raises :class:`TableNotFound`,

@@ -53,7 +53,7 @@ def test_may_i_authorization_matrix(tables: TableClient, redis_client: redis.Red
         (ask(c, t, 1, 1), 422, "may-i-not-yours"),  # the seat on turn never asks
         (c.put(answers, json={"allow": False}), 401, "token-missing"),
         (c.put(answers, json={"allow": False}, headers=bearer(t.host)), 403, "seat-only"),
-        (answer(c, t, 2, 1, False), 409, "may-i-not-open"),  # nobody has asked yet
+        (answer(c, t, 2, 1, False), 409, "may-i-not-asked"),  # nobody has asked yet
     ]
     for response, status, code in cases:
         assert (response.status_code, response.get_json()["code"]) == (status, code)

@@ -108,3 +108,22 @@ def all_cards(table: Table) -> Counter[str]:
     for m in rnd.melds:
         cards.update(m.cards)
     return cards
+
+
+class History:
+    """The table's history as the store keeps it (the newest ``kept`` texts
+    of a transition's ``archive``, emptied by ``archive_reset``), and the
+    reader the engine takes (:data:`~service.games.may_i.engine.Earlier`)."""
+
+    def __init__(self, kept: int = 100) -> None:
+        self.kept = kept
+        self.texts: list[str] = []
+
+    def apply(self, transition: Transition) -> Transition:
+        if transition.archive_reset:
+            self.texts = []
+        self.texts = [*self.texts, *transition.archive][-self.kept :]
+        return transition
+
+    def read(self) -> list[str]:
+        return list(self.texts)

@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from service.games.errors import Kind, RuleViolation
-from service.games.may_i import codec, engine
+from service.games.may_i import codec, engine, views
 from service.games.may_i.state import MatchStatus, Step, Table
 
 from .common import T0, all_cards, dealt, move, new_table, position
@@ -147,7 +147,7 @@ def test_may_i_refusals() -> None:
     refused("may-i-not-open", engine.ask, table, 1, 1, 3, T0)
     table = _declined()
     refused("may-i-not-yours", engine.ask, table, 1, 1, 1, T0)
-    refused("may-i-not-open", engine.answer, table, 1, 1, 2, True, T0)
+    refused("may-i-not-asked", engine.answer, table, 1, 1, 2, True, T0)
     table = engine.ask(table, 1, 1, 3, T0 + 1).table
     assert engine.ask(table, 1, 1, 3, T0 + 2).table is table  # a repeat
     refused("may-i-taken", engine.ask, table, 1, 1, 2, T0 + 2)
@@ -175,10 +175,49 @@ def test_own_discard_may_not_be_asked_for() -> None:
 
 
 def test_window_of_zero_goes_straight_to_the_stock() -> None:
-    table = _declined(window=0)
-    rnd = table.round
+    table = dealt(may_i_window_ms=0)
+    t = move(table, 1, "decline")
+    rnd = t.table.round
     assert rnd is not None and rnd.step is Step.STOCK and rnd.offer is None
-    refused("may-i-closed", engine.ask, table, 1, 1, 3, T0)
+    # 4.9: nobody can ask, so no offer opens: no offer events, no offer kept.
+    assert [e["type"] for e in t.events] == ["discard-declined"]
+    assert rnd.offers == 0 and rnd.closed == ()
+    assert t.outcome["may_i"] is None and t.outcome["step"] == "stock"
+    no = refused("may-i-not-open", engine.ask, t.table, 1, 1, 3, T0)
+    assert "0 ms" in no.detail
+    refused("may-i-not-open", engine.answer, t.table, 1, 1, 2, True, T0)
+
+
+def test_take_after_a_lapsed_decline_is_already_declined_not_drawn() -> None:
+    table = _declined()
+    lapsed = engine.settle_due(table, T0 + 5000).table
+    assert lapsed.round is not None and lapsed.round.step is Step.STOCK
+    for action in ("take_discard", "decline"):
+        no = refused("already-declined", move, lapsed, 1, action, None, T0 + 5000)
+        assert no.extra["step"] == "stock"
+    drawn = move(lapsed, 1, "draw", None, T0 + 5000).table
+    refused("already-drawn", move, drawn, 1, "take_discard", None, T0 + 5000)
+    refused("already-drawn", move, drawn, 1, "draw", None, T0 + 5000)
+
+
+def test_went_out_is_shown_under_every_ending() -> None:
+    for ending in ("immediate", "lay-off-round", "play-out"):
+        table = dealt(ending=ending)
+        table = position(
+            table,
+            hands={1: ["5D"], 0: ["AS", "9C", "JK"], 2: ["2H"], 3: ["KH", "QH"]},
+            melds=[(0, ["5H", "5S", "5C"])],
+            step=Step.PLAY,
+            on_turn=1,
+            down=[1],
+        )
+        t = move(table, 1, "lay_off", {"card": "5D", "meld": 1})
+        assert t.table.round is not None
+        shown = views.public_view(t.table, T0)["round"]
+        assert shown["went_out"] == 1, ending
+        if t.table.round.result is not None:
+            assert t.table.round.result.out == 1
+        assert views.public_view(engine.finish(t.table, T0).table, T0)["round"]["went_out"] == 1
 
 
 def test_going_out_scores_20_and_the_rest_minus_their_cards() -> None:
@@ -259,7 +298,7 @@ def test_empty_stock_reshuffles_then_ends_the_round() -> None:
     assert [e["type"] for e in t.events] == ["stock-reshuffled", "stock-drawn"]
     rnd = t.table.round
     assert rnd is not None and rnd.pile == ("5H",) and len(rnd.stock) == 1
-    dry = replace(table, round=replace(rnd, stock=(), step=Step.STOCK, moves=rnd.moves))
+    dry = replace(table, round=replace(rnd, stock=(), step=Step.STOCK, taken=rnd.taken))
     t = move(dry, 1, "draw")
     assert t.table.round.result.out is None  # type: ignore[union-attr]
     assert t.events[-1]["type"] == "round-over"

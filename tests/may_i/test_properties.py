@@ -80,7 +80,7 @@ def test_whole_matches(seed: int, seats: int, variant: str, ending: str, window:
         table = t.table
         assert all_cards(table) == deck
         while (rnd := table.round) is not None and rnd.playing:
-            if len(rnd.moves) > MAX_MOVES:
+            if rnd.taken > MAX_MOVES:
                 table = engine.finish(table, now).table
                 break
             before = public_cards(table)

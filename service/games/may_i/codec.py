@@ -1,7 +1,9 @@
 """May I? table states to and from compact JSON, the form kept in Redis.
 
-The text starts with ``{"g":"may-i",``; ``fmt`` numbers the layout. Exact:
-``decode(encode(t)) == t`` (the property tests check it). Events are kept
+The text starts with ``{"g":"may-i",``; ``fmt`` numbers the layout (2; a
+state of format 1, which kept every move, note and closed offer of the
+round, is read too: its older moves become :attr:`~.state.Round.legacy`).
+Exact: ``decode(encode(t)) == t`` (the property tests check it). Events are kept
 as ``[code, at_ms, values...]`` with codes 200..299 (``table-created``,
 ``first-dealer-drawn`` and ``round-abandoned`` share My Ship Sails').
 """
@@ -9,13 +11,17 @@ as ``[code, at_ms, values...]`` with codes 200..299 (``table-created``,
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from .melds import Meld
 from .options import Options
 from .state import MatchStatus, Offer, Round, RoundResult, Step, Table
 
-FORMAT = 1
+FORMAT = 2
+LEGACY_KEPT = 100
+"""The newest moves of a format-1 round kept as :attr:`~.state.Round.legacy`
+(as many as the store's history keeps)."""
 NAME = "may-i"
 
 _MATCH = ("status", "winners")
@@ -90,9 +96,23 @@ def _offer_from(v: list[Any]) -> Offer:
     return Offer(v[0], v[1], v[2], v[3], v[4], tuple(v[5]), *extra, *marks)
 
 
+def archived(round_no: int, move_no: int, record: str, note: str, closed: Sequence[Offer]) -> str:
+    """A move of a round as the table's history keeps it, with the offers
+    that closed after it, in order: ``[round, move, record, note, [offer,
+    ...]]`` (see :class:`~.state.Round`)."""
+    offers = [_offer_to(o) for o in closed]
+    return json.dumps([round_no, move_no, record, note, offers], separators=(",", ":"))
+
+
+def unarchived(text: str | bytes) -> tuple[int, int, str, str, tuple[Offer, ...]]:
+    """The round, move number, record, note and offers of :func:`archived`'s text."""
+    round_no, move_no, record, note, offers = json.loads(text)
+    return round_no, move_no, record, note, tuple(_offer_from(o) for o in offers)
+
+
 def _round_to(r: Round) -> dict[str, Any]:
     o = r.offer
-    return {
+    data = {
         "n": r.number,
         "d": r.dealer,
         "h": ["".join(h) for h in r.hands],
@@ -103,7 +123,7 @@ def _round_to(r: Round) -> dict[str, Any]:
         "dn": [int(d) for d in r.down],
         "t": r.on_turn,
         "st": r.step.value,
-        "m": list(r.moves),
+        "m": r.taken,
         "of": None if o is None else _offer_to(o),
         "ofs": r.offers,
         "sc": r.secret.hex(),
@@ -113,7 +133,48 @@ def _round_to(r: Round) -> dict[str, Any]:
         "sub": r.submitted,
         "r": None if r.result is None else _result_to(r.result),
         "cl": [_offer_to(c) for c in r.closed],
-        "af": list(r.after),
+        "lm": r.last_move,
+        "ln": r.last_note,
+    }
+    if r.legacy:
+        data["lg"] = list(r.legacy)
+    return data
+
+
+def _moves_of_format_1(v: dict[str, Any]) -> dict[str, Any]:
+    """The last move, its offers and the older moves (as :func:`archived`
+    texts, the newest :data:`LEGACY_KEPT`) of a format-1 round, which kept
+    every move (``m``), note (``af``) and closed offer (``cl``). An offer
+    belongs to the decline that opened its run of offers: the decline's
+    note names it (a decline under a window of 0 names none: its offer
+    was never asked for, so nothing repeats it)."""
+    moves, notes = v["m"], v.get("af", [])
+    owner: dict[int, list[Offer]] = {}
+    starts: dict[int, int] = {}
+    for k, note in enumerate(notes, start=1):
+        offer_no = note.split("|")[2]
+        if offer_no:
+            starts[int(offer_no)] = k
+    opener = None
+    for offer in sorted((_offer_from(c) for c in v.get("cl", ())), key=lambda o: o.n):
+        opener = starts.get(offer.n, opener)
+        if opener is not None:
+            owner.setdefault(opener, []).append(offer)
+    taken = len(moves)
+
+    def note_of(k: int) -> str:
+        return notes[k - 1] if k <= len(notes) else ""
+
+    first = max(1, taken - LEGACY_KEPT)
+    legacy = tuple(
+        archived(v["n"], k, moves[k - 1], note_of(k), owner.get(k, ())) for k in range(first, taken)
+    )
+    return {
+        "taken": taken,
+        "last_move": moves[-1] if moves else "",
+        "last_note": note_of(taken) if moves else "",
+        "closed": tuple(owner.get(taken, ())),
+        "legacy": legacy,
     }
 
 
@@ -126,8 +187,18 @@ def _secret(v: dict[str, Any]) -> bytes:
     return int(v["sd"]).to_bytes(32, "big")
 
 
-def _round_from(v: dict[str, Any]) -> Round:
+def _round_from(v: dict[str, Any], fmt: int) -> Round:
     o = v["of"]
+    if fmt == 1:
+        moves = _moves_of_format_1(v)
+    else:
+        moves = {
+            "taken": v["m"],
+            "last_move": v["lm"],
+            "last_note": v["ln"],
+            "closed": tuple(_offer_from(c) for c in v["cl"]),
+            "legacy": tuple(v.get("lg", ())),
+        }
     return Round(
         number=v["n"],
         dealer=v["d"],
@@ -139,7 +210,6 @@ def _round_from(v: dict[str, Any]) -> Round:
         down=tuple(bool(d) for d in v["dn"]),
         on_turn=v["t"],
         step=Step(v["st"]),
-        moves=tuple(v["m"]),
         offer=None if o is None else _offer_from(o),
         offers=v["ofs"],
         secret=_secret(v),
@@ -148,8 +218,7 @@ def _round_from(v: dict[str, Any]) -> Round:
         final=tuple(v["fin"]),
         submitted=v["sub"],
         result=None if v["r"] is None else _result_from(v["r"]),
-        closed=tuple(_offer_from(c) for c in v.get("cl", ())),
-        after=tuple(v.get("af", ())),
+        **moves,
     )
 
 
@@ -174,10 +243,11 @@ def encode(table: Table) -> str:
 
 
 def decode(text: str | bytes) -> Table:
-    """The table :func:`encode` wrote."""
+    """The table :func:`encode` wrote (this format or format 1)."""
     data = json.loads(text)
-    if data.get("g") != NAME or data.get("fmt") != FORMAT:
-        raise ValueError(f"not a May I? state of format {FORMAT}")
+    fmt = data.get("fmt")
+    if data.get("g") != NAME or fmt not in (1, FORMAT):
+        raise ValueError(f"not a May I? state of format 1 or {FORMAT}")
     decks, jokers, ending, window = data["o"]
     return Table(
         variant=data["var"],
@@ -187,7 +257,7 @@ def decode(text: str | bytes) -> Table:
         draw=tuple(tuple(p) for p in data["draw"]),
         points=tuple(data["pts"]),
         results=tuple(_result_from(r) for r in data["res"]),
-        round=None if data["rnd"] is None else _round_from(data["rnd"]),
+        round=None if data["rnd"] is None else _round_from(data["rnd"], fmt),
         match_status=MatchStatus(data["ms"]),
         match_winners=tuple(data["mw"]),
     )

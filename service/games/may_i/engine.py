@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..base import (
@@ -29,6 +29,7 @@ from ..cards import CardError
 from ..drbg import shuffled
 from ..errors import FieldError, Kind, RuleViolation, register_codes
 from ..match import check_dealable
+from .codec import archived, unarchived
 from .melds import (
     CONTRACTS,
     JOKER,
@@ -72,6 +73,9 @@ register_codes(
         "may-i-own-discard": Kind.INVALID,
         "may-i-not-yours": Kind.INVALID,
         "already-answered": Kind.CONFLICT,
+        "already-declined": Kind.CONFLICT,
+        "may-i-not-asked": Kind.CONFLICT,
+        "repeat-not-kept": Kind.CONFLICT,
     },
     rules={
         "stale-move": _R + "a-turn",
@@ -90,6 +94,9 @@ register_codes(
         "may-i-own-discard": _R + "may-i",
         "may-i-not-yours": _R + "may-i",
         "already-answered": _R + "may-i",
+        "already-declined": _R + "a-turn",
+        "may-i-not-asked": _R + "may-i",
+        "repeat-not-kept": _R + "a-turn",
     },
 )
 
@@ -237,7 +244,7 @@ def start_round(table: Table, rng: Shuffler, now_ms: int, deal: Mapping[str, Any
         down=(False,) * seats,
         on_turn=(dealer + 1) % seats,
         step=Step.DRAW,
-        moves=(),
+        taken=0,
         offer=None,
         offers=0,
         secret=draw_secret(rng),  # orders the reshuffles (4.9): 256 bits, never shown
@@ -255,7 +262,9 @@ def start_round(table: Table, rng: Shuffler, now_ms: int, deal: Mapping[str, Any
         "discard": discard,
         "stock": len(stock),
     }
-    return Transition(replace(table, round=rnd), (event,), {"round": number, "dealer": dealer})
+    # The history holds the current round's older moves: a new round starts it anew.
+    outcome = {"round": number, "dealer": dealer}
+    return Transition(replace(table, round=rnd), (event,), outcome, archive_reset=True)
 
 
 # --- the clock ---------------------------------------------------------------
@@ -276,7 +285,7 @@ def on_time(table: Table, now_ms: int, move: Callable[[Table], Transition]) -> T
         raise
     if not settled.events:
         return done
-    return Transition(done.table, settled.events + done.events, done.outcome, done.choice)
+    return replace(done, events=settled.events + done.events)
 
 
 def settle_due(table: Table, now_ms: int) -> Transition:
@@ -420,8 +429,9 @@ def _take_top(rnd: Round, seat: int) -> Round:
 
 def _open_offer(table: Table, rnd: Round, at_ms: int) -> tuple[Table, list[Event]]:
     """Offer the top discard (4.6), or let the seat on turn draw when the
-    pile is empty."""
-    if not rnd.pile:
+    pile is empty or the window is 0 (4.9: nobody can ask, so no offer
+    opens and no offer event is logged)."""
+    if not rnd.pile or table.options.may_i_window_ms <= 0:
         return replace(table, round=replace(rnd, offer=None, step=Step.STOCK)), []
     n = rnd.offers + 1
     until = at_ms + table.options.may_i_window_ms
@@ -434,11 +444,7 @@ def _open_offer(table: Table, rnd: Round, at_ms: int) -> tuple[Table, list[Event
         "card": offer.card,
         "until_ms": until,
     }
-    table = replace(table, round=rnd)
-    if until <= at_ms:  # a window of 0: nobody can ask
-        table, more = _close_offer(table, at_ms)
-        return table, [event, *more]
-    return table, [event]
+    return replace(table, round=rnd), [event]
 
 
 def taker_of(seats: int, on_turn: int, asker: int, answers: Sequence[str]) -> tuple[int, int]:
@@ -542,6 +548,76 @@ def _parse_args(action: str, arg: Any) -> Any:
     return None
 
 
+Earlier = Callable[[], Sequence[str | bytes]]
+"""Reads the table's history: every text it keeps of the current round's
+older moves, oldest first (:func:`.codec.archived`; the store keeps the
+newest ``HISTORY_KEPT``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """What is kept of numbered move ``move_no``: its ``record``
+    (``"seat:action:argument"``), its ``note`` (:func:`snapshot`) and the
+    May I? offers after it, in order (those that closed, then the open one)."""
+
+    move_no: int
+    record: str
+    note: str
+    offers: tuple[Offer, ...]
+
+
+def _last_kept(rnd: Round) -> Kept | None:
+    """The round's last move as the state keeps it; None before the first."""
+    if not rnd.taken:
+        return None
+    open_offer = () if rnd.offer is None else (rnd.offer,)
+    return Kept(rnd.taken, rnd.last_move, rnd.last_note, rnd.closed + open_offer)
+
+
+def _older_kept(rnd: Round, earlier: Earlier | None) -> Iterator[Kept]:
+    """The round's older moves that are kept: a format-1 round's
+    :attr:`~.state.Round.legacy`, then the history (read only if needed)."""
+
+    def kept(texts: Sequence[str | bytes]) -> Iterator[Kept]:
+        for text in texts:
+            round_no, move_no, record, note, offers = unarchived(text)
+            if round_no == rnd.number:
+                yield Kept(move_no, record, note, offers)
+
+    yield from kept(rnd.legacy)
+    if earlier is not None:
+        yield from kept(earlier())
+
+
+def _kept_move(rnd: Round, move_no: int, earlier: Earlier | None) -> Kept | None:
+    """Move ``move_no`` (taken) of the round, if it is still kept."""
+    last = _last_kept(rnd)
+    if last is not None and last.move_no == move_no:
+        return last
+    return next((k for k in _older_kept(rnd, earlier) if k.move_no == move_no), None)
+
+
+def _kept_offer(rnd: Round, n: int, earlier: Earlier | None) -> tuple[Offer, Offer | None] | None:
+    """Offer ``n`` of the round and the offer opened right after it (when
+    its card was given and the pile held another), if it is still kept."""
+    last = _last_kept(rnd)
+    for kept in (*(() if last is None else (last,)), *_older_kept(rnd, earlier)):
+        for i, offer in enumerate(kept.offers):
+            if offer.n == n:
+                following = kept.offers[i + 1] if i + 1 < len(kept.offers) else None
+                return offer, following
+    return None
+
+
+def _not_kept(table: Table, what: str) -> RuleViolation:
+    return RuleViolation(
+        "repeat-not-kept",
+        f"{what} is older than the moves the referee keeps of this round: whether this "
+        "repeats what it answered then can no longer be told, and nothing changed.",
+        extra=numbers(table),
+    )
+
+
 def turn(
     table: Table,
     round_no: int,
@@ -550,17 +626,23 @@ def turn(
     action: str,
     arg: Any,
     now_ms: int,
+    earlier: Earlier | None = None,
 ) -> Transition:
     """Move ``move_no`` of round ``round_no`` by ``seat`` (4.5, 4.7):
     ``action`` one of :data:`ACTIONS` with its argument (a list of melds
     for ``lay_down``, ``{card, meld, end}`` for ``lay_off``, a card for
     ``discard``). A repeat of the move recorded as ``move_no`` changes
-    nothing and answers exactly as the first time (:func:`outcome`).
+    nothing and answers exactly as the first time (:func:`outcome`); the
+    state keeps only the last move, an older one is read through
+    ``earlier`` (the table's history), and one older than the history
+    keeps is ``repeat-not-kept``. The transition's ``archive`` holds the
+    previous move (and the offers after it), for the history.
     Refusals: ``seat-not-found``, ``no-round-in-play``, ``stale-round``,
-    ``round-over``, ``match-over``, ``stale-move``, ``not-your-turn``,
-    ``move-invalid``, ``must-draw-first``, ``already-drawn``,
-    ``may-i-open``, ``contract-invalid``, ``already-laid-down``,
-    ``not-laid-down``, ``lay-off-invalid``, ``discard-fits``."""
+    ``round-over``, ``match-over``, ``stale-move``, ``repeat-not-kept``,
+    ``not-your-turn``, ``move-invalid``, ``must-draw-first``,
+    ``already-drawn``, ``already-declined``, ``may-i-open``,
+    ``contract-invalid``, ``already-laid-down``, ``not-laid-down``,
+    ``lay-off-invalid``, ``discard-fits``."""
     if not 0 <= seat < table.seats:
         raise RuleViolation("seat-not-found", f"There is no seat {seat} at this table.")
     if action not in ACTIONS:
@@ -568,27 +650,39 @@ def turn(
     canonical = _parse_args(action, arg)
     record = f"{seat}:{action}:{json.dumps(canonical, separators=(',', ':'))}"
     rnd = _current(table, round_no)
-    if 1 <= move_no <= len(rnd.moves) and rnd.moves[move_no - 1] == record:
-        return Transition(table, (), outcome(table, move_no))
+    if 1 <= move_no <= rnd.taken:
+        kept = _kept_move(rnd, move_no, earlier)
+        if kept is None:
+            raise _not_kept(table, f"Move {move_no} of round {rnd.number}")
+        if kept.record == record:
+            return Transition(table, (), _outcome(table, kept))
 
     def move(t: Table) -> Transition:
+        before = t.round
+        assert before is not None
         done, events = _turn(t, move_no, seat, action, canonical, record, now_ms)
         done = snapshot(done, seat)
-        return Transition(done, tuple(events), outcome(done, move_no))
+        # The move before this one, with the offers after it, leaves the
+        # state for the history (a format-1 round's older moves first).
+        archive = before.legacy
+        if before.taken:
+            previous = (before.last_move, before.last_note, before.closed)
+            archive += (archived(before.number, before.taken, *previous),)
+        return Transition(done, tuple(events), outcome(done, move_no), archive=archive)
 
     return on_time(table, now_ms, move)
 
 
 def snapshot(table: Table, seat: int) -> Table:
-    """The table with what the move just made left recorded in
-    ``round.after``: ``"on_turn|step|offer|hand"`` (``offer`` the number of
-    the May I? offer it opened, if still open; ``hand`` the mover's), all
-    that :func:`outcome` cannot tell later from the round."""
+    """The table with what the move just made left noted in
+    ``round.last_note``: ``"on_turn|step|offer|hand"`` (``offer`` the
+    number of the May I? offer it opened, if still open; ``hand`` the
+    mover's), all that :func:`outcome` cannot tell later from the round."""
     rnd = table.round
     assert rnd is not None
     offer = rnd.offer.n if rnd.offer is not None and rnd.step is Step.MAY_I else ""
     note = f"{rnd.on_turn}|{rnd.step.value}|{offer}|{''.join(rnd.hands[seat])}"
-    return replace(table, round=replace(rnd, after=(*rnd.after, note)))
+    return replace(table, round=replace(rnd, last_note=note))
 
 
 def _turn(
@@ -615,7 +709,9 @@ def _turn(
     number = rnd.number
     base: Event = {"round": number, "move": move_no, "seat": seat}
     events: list[Event] = []
-    rnd = replace(rnd, moves=(*rnd.moves, record))
+    # This move is the state's last: the previous one and the offers after
+    # it go to the history (see turn).
+    rnd = replace(rnd, taken=rnd.taken + 1, last_move=record, closed=(), legacy=())
     hand = rnd.hands[seat]
     if action == "take_discard":
         card = rnd.pile[-1]
@@ -691,10 +787,17 @@ def _check_step(rnd: Round, action: str) -> None:
             extra={"step": step.value},
         )
     if action in ("take_discard", "decline"):
+        if step is Step.STOCK:
+            # The offer of the declined discard closed; the seat has not drawn.
+            raise RuleViolation(
+                "already-declined",
+                "This seat declined the discard this turn; now it draws from the stock.",
+                extra={"step": step.value},
+            )
         if step is not Step.DRAW:
             raise RuleViolation(
                 "already-drawn",
-                "The discard was already taken or declined this turn.",
+                "The discard was already taken, or the stock drawn, this turn.",
                 extra={"step": step.value},
             )
         if not rnd.pile:
@@ -875,27 +978,24 @@ def _seat_round(table: Table, round_no: int, seat: int) -> Round:
     return _current(table, round_no)
 
 
-def _find_offer(rnd: Round, n: int) -> Offer | None:
-    """Offer ``n`` of the round, open or closed."""
-    if rnd.offer is not None and rnd.offer.n == n:
-        return rnd.offer
-    return next((o for o in rnd.closed if o.n == n), None)
-
-
 def _fresh(offer: Offer, seats: int) -> Offer:
     """The offer as it was opened: nobody asked, nobody answered."""
     return replace(offer, asker=None, answers=("",) * seats, order=())
 
 
 def _first_answer(
-    table: Table, rnd: Round, offer_no: int, seat: int, said: str | None
+    table: Table, rnd: Round, offer_no: int, seat: int, said: str | None, earlier: Earlier | None
 ) -> dict[str, Any] | None:
     """What ``seat``'s request (``said`` None) or answer ``said`` for offer
     ``offer_no`` was first answered, rebuilt from the offer's record (asker,
-    answers in their order); None when it is no repeat."""
-    offer = _find_offer(rnd, offer_no)
-    if offer is None:
+    answers in their order); None when it is no repeat. Raises
+    ``repeat-not-kept`` for an offer of the round no longer kept."""
+    if not 1 <= offer_no <= rnd.offers:
         return None
+    found = _kept_offer(rnd, offer_no, earlier)
+    if found is None:
+        raise _not_kept(table, f"May I? {offer_no} of round {rnd.number}")
+    offer, following = found
     first: dict[str, Any] = {"round": rnd.number, "offer": offer_no, "on_turn": offer.on_turn}
     if said is None:
         if offer.asker != seat:
@@ -910,10 +1010,8 @@ def _first_answer(
         then = replace(offer, answers=answers, order=order)
         return {**first, "open": True, "current_offer": offer_json(then), "step": "may-i"}
     # This answer gave the card, and the next discard was offered at once
-    # unless the pile ran empty (an offer a decline opened is noted in ``after``).
-    following = _find_offer(rnd, offer_no + 1)
-    declined = {a.split("|")[2] for a in rnd.after}
-    if following is None or str(following.n) in declined:
+    # unless the pile ran empty.
+    if following is None:
         return {**first, "open": False, "current_offer": None, "step": "stock"}
     then = _fresh(following, table.seats)
     return {**first, "open": False, "current_offer": offer_json(then), "step": "may-i"}
@@ -925,6 +1023,12 @@ def _offer_for(table: Table, round_no: int, offer_no: int, seat: int) -> tuple[R
         raise _over(table, rnd)
     offer = rnd.offer
     if offer is None or offer_no != offer.n:
+        if table.options.may_i_window_ms <= 0:
+            raise RuleViolation(
+                "may-i-not-open",
+                "This table's May I? window is 0 ms: no discard is ever offered (RULES.md 4.9).",
+                extra={**numbers(table), "offer": None},
+            )
         if offer_no <= rnd.offers:
             raise RuleViolation(
                 "may-i-closed",
@@ -954,16 +1058,25 @@ def offer_json(offer: Offer) -> dict[str, Any]:
     }
 
 
-def ask(table: Table, round_no: int, offer_no: int, seat: int, now_ms: int) -> Transition:
+def ask(
+    table: Table,
+    round_no: int,
+    offer_no: int,
+    seat: int,
+    now_ms: int,
+    earlier: Earlier | None = None,
+) -> Transition:
     """``seat`` asks "May I?" for offer ``offer_no`` (4.6). The first request
     counts; asking again for an offer one asked for (open or closed)
-    answers as the first time. Event
+    answers as the first time (an offer closed before the last move is read
+    through ``earlier``, the table's history). Event
     ``may-i-asked`` {round, offer, seat, card}. Raises ``may-i-closed``,
     ``may-i-not-open``, ``may-i-taken``, ``may-i-not-yours``,
-    ``may-i-own-discard``."""
+    ``may-i-own-discard``, ``repeat-not-kept`` (an offer older than the
+    history keeps)."""
 
     def move(t: Table) -> Transition:
-        first = _first_answer(t, _seat_round(t, round_no, seat), offer_no, seat, None)
+        first = _first_answer(t, _seat_round(t, round_no, seat), offer_no, seat, None, earlier)
         if first is not None:
             return Transition(t, (), first)
         rnd, offer = _offer_for(t, round_no, offer_no, seat)
@@ -992,12 +1105,21 @@ def ask(table: Table, round_no: int, offer_no: int, seat: int, now_ms: int) -> T
 
 
 def answer(
-    table: Table, round_no: int, offer_no: int, seat: int, allow: bool, now_ms: int
+    table: Table,
+    round_no: int,
+    offer_no: int,
+    seat: int,
+    allow: bool,
+    now_ms: int,
+    earlier: Earlier | None = None,
 ) -> Transition:
     """``seat`` allows or denies the request of offer ``offer_no`` (4.6);
     when every seat has answered the card is given at once. The same
-    answer again (open or closed) answers as the first time; another is
-    ``already-answered`` (``may-i-closed`` once closed). Event
+    answer again (open or closed) answers as the first time (read through
+    ``earlier`` as :func:`ask` does); another is ``already-answered``
+    (``may-i-closed`` once closed). Other refusals: ``may-i-not-open``,
+    ``may-i-not-asked`` (nobody asked yet), ``may-i-not-yours``,
+    ``repeat-not-kept``. Event
     ``may-i-answered`` {round, offer, seat, allow}. The answer is also
     the transition's ``choice`` in the request's simultaneous step
     (:func:`step_of`, an ordered one): the store may keep it beside the
@@ -1006,13 +1128,15 @@ def answer(
     said = "allow" if allow else "deny"
 
     def move(t: Table) -> Transition:
-        first = _first_answer(t, _seat_round(t, round_no, seat), offer_no, seat, said)
+        first = _first_answer(t, _seat_round(t, round_no, seat), offer_no, seat, said, earlier)
         if first is not None:
             return Transition(t, (), first)
         rnd, offer = _offer_for(t, round_no, offer_no, seat)
         if offer.asker is None:
             raise RuleViolation(
-                "may-i-not-open", f"Nobody has asked for {offer.card} yet.", extra=numbers(t)
+                "may-i-not-asked",
+                f"Nobody has asked for {offer.card} yet: there is no request to answer.",
+                extra={**numbers(t), "offer": offer.n},
             )
         if seat == offer.asker:
             raise RuleViolation("may-i-not-yours", "The asker does not answer its own request.")
@@ -1096,7 +1220,15 @@ def end_round(table: Table, out: int | None, abandoned: bool = False) -> tuple[T
         points=points,
         abandoned=abandoned,
     )
-    rnd = replace(rnd, step=Step.OVER, offer=None, final=(), result=result)
+    # The seat that went out, whichever the ending (``immediate`` ends here).
+    rnd = replace(
+        rnd,
+        step=Step.OVER,
+        offer=None,
+        final=(),
+        result=result,
+        out=rnd.out if out is None else out,
+    )
     totals = tuple(a + b for a, b in zip(table.points, points, strict=True))
     table = replace(table, round=rnd, results=(*table.results, result), points=totals)
     events: list[Event] = []
@@ -1139,21 +1271,33 @@ def finish(table: Table, now_ms: int) -> Transition:
     return Transition(table, tuple(events), match_json(table))
 
 
-def outcome(table: Table, move_no: int) -> dict[str, Any]:
+def outcome(table: Table, move_no: int, earlier: Earlier | None = None) -> dict[str, Any]:
     """The answer to move ``move_no`` of the current round: ``{"round",
     "move", "seat", "action", "argument", "next_move", "on_turn", "step",
     "may_i", "round_status", "result", "match", "hand"}``, where the round
-    stood just after that move (``round.after``) and the mover's hand then;
-    ``result`` and an ended ``match`` only for the move that ended the
-    round. So a repeat of an earlier move answers exactly as it did,
-    whatever came after (later moves, May I?, the host's finish)."""
+    stood just after that move (its note, :func:`snapshot`) and the mover's
+    hand then; ``result`` and an ended ``match`` only for the move that
+    ended the round. So a repeat of an earlier move answers exactly as it
+    did, whatever came after (later moves, May I?, the host's finish). An
+    older move than the last is read through ``earlier`` (the history);
+    raises ``repeat-not-kept`` when it is no longer kept."""
     rnd = table.round
     assert rnd is not None
-    seat, action, arg = rnd.moves[move_no - 1].split(":", 2)
-    if move_no <= len(rnd.after):
-        on_turn, step, offer_no, cards = rnd.after[move_no - 1].split("|")
+    kept = _kept_move(rnd, move_no, earlier)
+    if kept is None:
+        raise _not_kept(table, f"Move {move_no} of round {rnd.number}")
+    return _outcome(table, kept)
+
+
+def _outcome(table: Table, kept: Kept) -> dict[str, Any]:
+    rnd = table.round
+    assert rnd is not None
+    move_no = kept.move_no
+    seat, action, arg = kept.record.split(":", 2)
+    if kept.note:
+        on_turn, step, offer_no, cards = kept.note.split("|")
         hand = [cards[i : i + 2] for i in range(0, len(cards), 2)]
-        offer = _find_offer(rnd, int(offer_no)) if offer_no else None
+        offer = next((o for o in kept.offers if str(o.n) == offer_no), None)
         may_i = None if offer is None else offer_json(_fresh(offer, table.seats))
     else:  # a state kept before moves were noted: as the round stands now
         on_turn, step, hand = str(rnd.on_turn), rnd.step.value, list(rnd.hands[int(seat)])

@@ -97,7 +97,7 @@ def play_round(
     t = engine.start_round(table, rng, now_ms, {})
     table, events = t.table, list(t.events)
     while (rnd := table.round) is not None and rnd.playing:
-        if len(rnd.moves) >= MAX_MOVES:
+        if rnd.taken >= MAX_MOVES:
             t = engine.finish(table, now_ms)
             return t.table, now_ms, events + list(t.events)
         table, now_ms, more = step(table, rng, now_ms)
@@ -124,7 +124,7 @@ def simulate(variant: str, players: int, rounds: int, seed: int) -> Summary:
         table, now, events = play_round(table, rng, now)
         rnd = table.round
         assert rnd is not None and rnd.result is not None
-        moves.append(len(rnd.moves))
+        moves.append(rnd.taken)
         asks.append(sum(e["type"] == "may-i-asked" for e in events))
         if rnd.result.abandoned:
             abandoned += 1

@@ -78,15 +78,22 @@ class RoundResult:
 class Round:
     """One deal and its play.
 
-    ``moves`` are the numbered moves taken (each recorded as
-    ``"seat:action:argument"``; the next is ``len(moves) + 1``). ``pile_by``
-    says who discarded each card of the pile (-1 for the first discard).
-    ``secret`` (256 bits from the CSPRNG, drawn at the deal, never shown)
-    orders the reshuffles of an empty stock (4.9, :mod:`..drbg`).
-    ``final`` lists the seats still to lay off after a seat went out.
-    ``closed`` keeps the round's offers as they closed, and ``after`` what
-    each move left (:func:`~.engine.snapshot`), so that a
-    repeated move, request or answer is answered exactly as the first time."""
+    ``taken`` counts the numbered moves made (the next is ``taken + 1``).
+    ``pile_by`` says who discarded each card of the pile (-1 for the first
+    discard). ``secret`` (256 bits from the CSPRNG, drawn at the deal,
+    never shown) orders the reshuffles of an empty stock (4.9,
+    :mod:`..drbg`). ``final`` lists the seats still to lay off
+    after a seat went out.
+
+    What a repeated move, request or answer needs to be answered exactly
+    as the first time is kept for the last move only: ``last_move`` (the
+    move as ``"seat:action:argument"``, ``""`` before the first),
+    ``last_note`` (what it left, :func:`~.engine.snapshot`) and ``closed``
+    (the offers that closed since it, in order). Each older move goes with
+    its offers to the table's history (:func:`~.codec.archived`, the
+    newest ``HISTORY_KEPT`` of the round), so that the state does not grow
+    with the round. ``legacy`` holds such texts of a round stored before
+    the history (written to it by the next move)."""
 
     number: int
     dealer: int
@@ -98,7 +105,7 @@ class Round:
     down: tuple[bool, ...]
     on_turn: int
     step: Step
-    moves: tuple[str, ...]
+    taken: int
     offer: Offer | None
     offers: int
     secret: bytes
@@ -108,12 +115,14 @@ class Round:
     submitted: bool
     result: RoundResult | None = None
     closed: tuple[Offer, ...] = ()
-    after: tuple[str, ...] = ()
+    last_move: str = ""
+    last_note: str = ""
+    legacy: tuple[str, ...] = ()
 
     @property
     def move(self) -> int:
         """The number of the next move."""
-        return len(self.moves) + 1
+        return self.taken + 1
 
     @property
     def playing(self) -> bool:

@@ -92,7 +92,7 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
             "may_i": None if rnd.offer is None else offer_json(rnd.offer),
             "went_out": rnd.out,
             "lay_off_turns_left": list(rnd.final),
-            "moves_taken": len(rnd.moves),
+            "moves_taken": rnd.taken,
         }
     place = _ranks(table.points)
     order = sorted(range(table.seats), key=lambda s: (place[s], s))
