@@ -17,6 +17,7 @@
 | ``TRUSTED_PROXIES`` | ``0`` | proxies in front whose ``X-Forwarded-For`` names the client |
 | ``HOST`` / ``PORT`` | ``127.0.0.1`` / ``8000`` | where ``referee serve`` listens |
 | ``WEB_CONCURRENCY`` | ``2`` | gunicorn worker processes |
+| ``DOCS_DIR`` | ``docs`` of the checkout | the guide pages (``*.md``) served at ``/docs/<page>`` |
 | ``RULES_DOCS_DIR`` | ``docs/rules`` of the checkout | the rules pages served at ``/docs/rules/`` |
 """
 
@@ -48,6 +49,7 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8000
     workers: int = 2
+    docs_dir: str = str(Path(__file__).resolve().parents[1] / "docs")
     rules_docs_dir: str = str(Path(__file__).resolve().parents[1] / "docs" / "rules")
 
     @classmethod
@@ -71,6 +73,7 @@ class Settings:
             "host": "HOST",
             "port": "PORT",
             "workers": "WEB_CONCURRENCY",
+            "docs_dir": "DOCS_DIR",
             "rules_docs_dir": "RULES_DOCS_DIR",
         }
         values: dict[str, Any] = {}

@@ -105,7 +105,7 @@ class Move(MethodView):
         time and changes nothing. 409 `stale-move`, `not-your-turn`, `must-draw-first`,
         `already-drawn`, `may-i-open`; 422 `contract-invalid`,
         `lay-off-invalid`, `not-laid-down`, `already-laid-down`,
-        `discard-fits`, `move-invalid`. See `/docs/rules/may-i.md`.
+        `discard-fits`, `move-invalid`. See `/docs/rules/may-i`.
         """
         action = next(a for a in ACTIONS if a in body)
         arg = body[action]
