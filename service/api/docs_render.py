@@ -87,7 +87,7 @@ class Rendered:
     body: str
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=128)  # the docs' files and the problem pages
 def render_markdown(text: str, source: str = "", *, trusted: bool = True) -> Rendered:
     """``text`` (Markdown) as HTML; ``source`` is its path under ``docs/``
     (relative links are resolved against it). ``trusted`` texts (our files)
