@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from flask import Flask, Response, redirect, request
+from flask import Flask, Response, redirect
 
 from . import docs_render
 from .docs_generated import fill
@@ -29,11 +29,6 @@ from .problems import Problem
 PAGE = re.compile(r"[A-Za-z0-9-]{1,40}")
 """A page's name: no path, no dot-dot."""
 CACHE = {"Cache-Control": "public, max-age=3600", "Vary": "Accept"}
-
-
-def _wants_markdown() -> bool:
-    # Ties go to HTML: a browser, or `Accept: */*`, reads the page.
-    return request.accept_mimetypes.best_match(["text/html", "text/markdown"]) == "text/markdown"
 
 
 def _title(path: Path) -> str:
@@ -63,7 +58,7 @@ def init_app(app: Flask, docs_folder: str, rules_folder: str) -> None:
             raise Problem(404, "page-not-found", f"There is no page {name!r}.")
         text = fill(path.read_text(), rules)
         markdown_url = f"{docs_render.DOCS}/{source}"
-        if name.endswith(".md") or _wants_markdown():
+        if name.endswith(".md") or docs_render.wants_markdown():
             return Response(text, mimetype="text/markdown", headers=CACHE)
         body = docs_render.page(docs_render.render_markdown(text, source), nav, markdown_url)
         return Response(body, mimetype="text/html", headers=CACHE)

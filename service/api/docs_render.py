@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from importlib import resources
 from urllib.parse import urlsplit
 
+from flask import request
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdit_py_plugins.anchors import anchors_plugin
@@ -37,6 +38,13 @@ def _parser(*, html_blocks: bool) -> MarkdownIt:
 
 _DOCS_MD = _parser(html_blocks=True)  # our own files: their comments mark generated blocks
 _TEXT_MD = _parser(html_blocks=False)  # texts such as a problem's: `<token>` is text
+
+
+def wants_markdown() -> bool:
+    """Whether the request prefers ``text/markdown`` to ``text/html``; ties
+    (a browser, ``Accept: */*``, no ``Accept``) go to HTML."""
+    best = request.accept_mimetypes.best_match(["text/html", "text/markdown"])
+    return best == "text/markdown"
 
 
 def served_url(source: str) -> str:

@@ -407,8 +407,12 @@ pages_blp = Blueprint("problem_pages", __name__)
 
 @pages_blp.get(TYPE_BASE + "<code>")
 def problem_page(code: str) -> Response:
-    """The page of one problem code (not part of the OpenAPI document)."""
+    """The page of one problem code (not part of the OpenAPI document): HTML,
+    or its Markdown to a request that prefers ``text/markdown``."""
     page = page_of(code)
     if page is None:
         raise Problem(404, "not-found", f"There is no problem code {code!r}.")
-    return Response(render(code, page), mimetype="text/html")
+    headers = {"Vary": "Accept"}
+    if docs_render.wants_markdown():
+        return Response(markdown(code, page), mimetype="text/markdown", headers=headers)
+    return Response(render(code, page), mimetype="text/html", headers=headers)

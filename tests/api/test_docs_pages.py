@@ -142,6 +142,10 @@ def test_a_problem_page_is_rendered_markdown(client: Any) -> None:
     assert "<code>discardable</code>" in text and "`" not in text
     assert '<a href="/docs/rules/may-i#a-turn">May I?: a turn</a>' in text
     assert Links(text).assets == ["/docs/style.css"]
+    source = client.get("/problems/discard-fits", headers={"Accept": "text/markdown"})
+    assert source.mimetype == "text/markdown" and source.headers["Vary"] == "Accept"
+    assert source.get_data(as_text=True).startswith("# discard-fits\n")
+    assert "[May I?: a turn](/docs/rules/may-i#a-turn)" in source.get_data(as_text=True)
     token = html_of(client, "/problems/token-malformed")
     assert "<code>Bearer &lt;token&gt;</code>" in token  # text, never markup
 
