@@ -50,11 +50,13 @@ def wants_markdown() -> bool:
 def served_url(source: str) -> str:
     """The URL of the page of ``source``, a path under ``docs/``:
     ``rules/sevens.md`` -> ``/docs/rules/sevens``, ``rules/README.md`` ->
-    ``/docs/rules/``, ``api.md`` -> ``/docs/api``."""
+    ``/docs/rules/``, ``api.md`` -> ``/docs/api`` (``/docs`` itself is
+    Swagger UI: a ``docs/README.md`` is ``/docs/README``)."""
     folder, name = posixpath.split(source)
     stem = name.removesuffix(".md")
-    prefix = f"{DOCS}/{folder}/" if folder else f"{DOCS}/"
-    return prefix if stem == "README" else prefix + stem
+    if not folder:
+        return f"{DOCS}/{stem}"
+    return f"{DOCS}/{folder}/" + ("" if stem == "README" else stem)
 
 
 def _rewrite(href: str, source: str) -> str:

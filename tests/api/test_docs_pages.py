@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from service import create_app
-from service.api import docs_generated, problem_pages
+from service.api import docs_generated, docs_render, problem_pages
 from service.api.rules_links import RULES_PAGES
 from service.games import GAMES
 from service.games.errors import CODES, RULES_OF_CODE, Kind
@@ -248,3 +248,23 @@ def test_the_guide_names_every_code_and_event_type() -> None:
     assert sorted(c for c in every if f"| `{c}` |" not in guide) == []
     events = {e for g in GAMES.values() for e in g.event_layouts}
     assert sorted(e for e in events if f"`{e}`" not in guide) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "href", "served"),
+    [
+        ("rules/README.md", "sevens.md#the-layout", "/docs/rules/sevens#the-layout"),
+        ("rules/sevens.md", "README.md", "/docs/rules/"),
+        ("rules/sevens.md", "../api.md#errors", "/docs/api#errors"),
+        ("api.md", "rules/may-i.md", "/docs/rules/may-i"),
+        ("api.md", "README.md", "/docs/README"),  # /docs is Swagger UI
+        ("rules/sevens.md", "../../README.md", "../../README.md"),  # not under docs/: kept
+        ("rules/sevens.md", "#goal", "#goal"),
+        ("rules/sevens.md", "/openapi.yaml", "/openapi.yaml"),
+        ("rules/sevens.md", "https://example.org/x.md", "https://example.org/x.md"),
+        ("rules/sevens.md", "cards.txt", "cards.txt"),
+    ],
+)
+def test_relative_md_links_become_the_served_urls(source: str, href: str, served: str) -> None:
+    body = docs_render.render_markdown(f"[x]({href})\n", source).body
+    assert body == f'<p><a href="{served}">x</a></p>\n'
