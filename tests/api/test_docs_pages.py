@@ -4,6 +4,7 @@ lists of games, presets, options and codes that follow the game registry."""
 
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -268,3 +269,26 @@ def test_the_guide_names_every_code_and_event_type() -> None:
 def test_relative_md_links_become_the_served_urls(source: str, href: str, served: str) -> None:
     body = docs_render.render_markdown(f"[x]({href})\n", source).body
     assert body == f'<p><a href="{served}">x</a></p>\n'
+
+
+def presets_table(page: str) -> dict[str, str]:
+    """The players cell of each preset named in the first column of a rules
+    page's Presets table."""
+    section = page.split("\n## Presets\n", 1)[1].split("\n## ", 1)[0]
+    players = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if line.startswith("| `") and len(cells) > 1:
+            for name in re.findall(r"`([a-z0-9-]+)`", cells[0]):
+                players[name] = cells[1]
+    return players
+
+
+def test_the_presets_tables_give_each_preset_its_registered_players() -> None:
+    for game in GAMES.values():
+        table = presets_table((DOCS / "rules" / f"{game.rules}.md").read_text())
+        assert set(table) == set(game.presets), game.name
+        for name, preset in game.presets.items():
+            low, high = preset.min_players, preset.max_players
+            written = {str(low)} if low == high else {f"{low}-{high}", f"{low}–{high}"}
+            assert table[name] in written, (name, table[name], low, high)
