@@ -3,7 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: serve test lint openapi bench bench-quick clean
+.PHONY: serve test lint openapi docs bench bench-quick clean
 
 serve: $(VENV)/.installed  ## install, then run the service on http://127.0.0.1:8000
 	$(BIN)/referee serve
@@ -19,6 +19,9 @@ lint: $(VENV)/.installed-dev  ## ruff and mypy (strict on service/games)
 
 openapi: $(VENV)/.installed  ## regenerate openapi.yaml from the code
 	$(BIN)/referee openapi -o openapi.yaml
+
+docs: $(VENV)/.installed  ## rewrite the docs' lists of games, presets and codes from the code
+	$(BIN)/referee docs
 
 bench: $(VENV)/.installed-bench  ## measure the referee against the floors and boardgame.io (about 7 minutes)
 	$(BIN)/python -m benchmarks $(BENCH_ARGS)

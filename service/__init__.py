@@ -18,9 +18,9 @@ from werkzeug.exceptions import HTTPException, NotFound
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import logs, metrics
-from .api import blueprints, cors, inputs, limits, problem_pages, problems, rules_pages
+from .api import blueprints, cors, docs_pages, inputs, limits, problem_pages, problems
 from .api.common import Referee, RefereeFlask
-from .api.spec import DESCRIPTION, RefereeApi
+from .api.spec import RefereeApi, description
 from .config import Settings
 from .games import codec
 from .storage.client import Client, connect
@@ -65,7 +65,9 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
         # Swagger UI's files come from this service (the swagger-ui-bundle
         # package), so that /docs works on a machine without internet.
         OPENAPI_SWAGGER_UI_URL=SWAGGER_UI_ASSETS + "/",
-        API_SPEC_OPTIONS={"info": {"description": DESCRIPTION}},
+        # No call to swagger.io's online validator: every asset is this service's.
+        OPENAPI_SWAGGER_UI_CONFIG={"validatorUrl": None},
+        API_SPEC_OPTIONS={"info": {"description": description()}},
         MAX_CONTENT_LENGTH=inputs.MAX_BODY,
     )
     client = client or redis_client(settings)
@@ -99,7 +101,7 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
         api.register_blueprint(blp)
     app.register_blueprint(problem_pages.pages_blp)  # the problem types' pages, not in the spec
     _register_errors(app, settings)
-    rules_pages.init_app(app, settings.rules_docs_dir)
+    docs_pages.init_app(app, settings.docs_dir, settings.rules_docs_dir)
 
     @app.get(f"{SWAGGER_UI_ASSETS}/<name>")
     def swagger_ui_asset(name: str) -> Response:

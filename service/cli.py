@@ -1,4 +1,4 @@
-"""The ``referee`` command: ``serve``, ``openapi`` and ``simulate``."""
+"""The ``referee`` command: ``serve``, ``openapi``, ``docs`` and ``simulate``."""
 
 from __future__ import annotations
 
@@ -113,6 +113,27 @@ def _openapi(args: argparse.Namespace) -> int:
     return 0
 
 
+def _docs(args: argparse.Namespace) -> int:
+    """Rewrite the generated blocks of the Markdown files under ``args.folder``
+    (``docs/``) from the game registry; with ``--check``, only list the stale
+    files (exit 1 if any)."""
+    from .api.docs_generated import fill, stale
+
+    folder = Path(args.folder)
+    files = sorted(folder.rglob("*.md"))
+    rules = folder / "rules"
+    if args.check:
+        for path in stale(files, rules):
+            print(f"stale: {path} (run `referee docs`)")
+        return 1 if stale(files, rules) else 0
+    for path in files:
+        text = path.read_text()
+        if fill(text, rules) != text:
+            path.write_text(fill(text, rules))
+            print(f"wrote {path}")
+    return 0
+
+
 def _players(text: str) -> list[int]:
     """``4``, ``4,6`` or ``4-7``."""
     numbers: list[int] = []
@@ -209,6 +230,12 @@ def main(argv: list[str] | None = None) -> int:
     spec = sub.add_parser("openapi", help="write the OpenAPI document")
     spec.add_argument("-o", "--output", default="openapi.yaml", help="file, or - for stdout")
     spec.set_defaults(func=_openapi)
+    docs = sub.add_parser(
+        "docs", help="rewrite the docs' lists of games, presets and codes from the registry"
+    )
+    docs.add_argument("folder", nargs="?", default="docs", help="the docs folder (docs)")
+    docs.add_argument("--check", action="store_true", help="only report stale files")
+    docs.set_defaults(func=_docs)
     sim = sub.add_parser(
         "simulate",
         help="play rounds with automatic players through the pure engine and print figures",

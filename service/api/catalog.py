@@ -26,6 +26,7 @@ from ..games.ship.passing import (
 )
 from ..games.ship.settlement import winning_suits
 from ..version import release
+from . import rules_links
 from .common import RefereeBlueprint, documented, referee
 from .problems import Problem, capped
 from .schemas import (
@@ -84,14 +85,15 @@ class Games(MethodView):
         """List the games
 
         Each game the referee knows, its presets (as in `GET /v1/variants`)
-        and the page of its rules (`/docs/rules/<game>.md`).
+        and the page of its rules (`/docs/rules/<game>`; its Markdown at
+        `/docs/rules/<game>.md`).
         """
         return {
             "games": [
                 {
                     "name": game.name,
                     "title": game.title,
-                    "rules": f"/docs/rules/{game.rules}.md",
+                    "rules": rules_links.served(game.rules),
                     "variants": [_preset_json(game, p) for p in game.presets.values()],
                 }
                 for game in GAMES.values()

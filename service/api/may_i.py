@@ -114,7 +114,7 @@ class Move(MethodView):
         `must-draw-first`, `already-drawn`, `already-declined` (the seat declined this
         turn's discard), `may-i-open`; 422 `contract-invalid`,
         `lay-off-invalid`, `not-laid-down`, `already-laid-down`,
-        `discard-fits`, `move-invalid`. See `/docs/rules/may-i.md`.
+        `discard-fits`, `move-invalid`. See `/docs/rules/may-i`.
         """
         action = next(a for a in ACTIONS if a in body)
         arg = body[action]

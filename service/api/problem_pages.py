@@ -10,15 +10,14 @@ says (a game may register codes of its own).
 
 from __future__ import annotations
 
-import html
-import re
 from dataclasses import dataclass
 
-from flask import Blueprint, Response
+from flask import Blueprint, Response, current_app
 
 from ..games.errors import CODES, RULES_OF_CODE, Kind
+from . import docs_render
 from .problems import STATUS_OF_KIND, TYPE_BASE, Problem
-from .spec import link_rules
+from .rules_links import link_rules, served
 
 
 @dataclass(frozen=True)
@@ -412,36 +411,33 @@ def page_of(code: str) -> Page | None:
     return None
 
 
-_MD_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
-
-
 def rules_link(code: str) -> str:
-    """A paragraph linking the rules page section that explains ``code``, if any."""
+    """A sentence (Markdown) linking the rules page section that explains ``code``, if any."""
     page, _, anchor = RULES_OF_CODE.get(code, "").partition("#")
     if not page:
         return ""
-    href = f"/docs/rules/{page}.md" + (f"#{anchor}" if anchor else "")
-    return f'<p>The rule: <a href="{href}">{href}</a>.</p>\n'
+    href = served(page, anchor)
+    return f"The rule: [{href}]({href}).\n"
+
+
+def markdown(code: str, page: Page) -> str:
+    """The page of ``code`` in Markdown; its citations of the rule book are
+    links to the served rules pages."""
+    return (
+        f"# {code}\n\n"
+        f"HTTP status {page.status}. Problem type `{TYPE_BASE}{code}` "
+        "(RFC 9457 problem details).\n\n"
+        f"## What it means\n\n{link_rules(page.meaning)}\n\n"
+        f"## What to do\n\n{link_rules(page.remedy)}\n\n"
+        f"{rules_link(code)}"
+    )
 
 
 def render(code: str, page: Page) -> str:
     """The HTML page of ``code``."""
-    # The rule book's citations become links to the served rules pages.
-    text = {
-        k: _MD_LINK.sub(r'<a href="\2">\1</a>', link_rules(html.escape(v)))
-        for k, v in vars(page).items()
-        if isinstance(v, str)
-    }
-    return (
-        "<!doctype html>\n"
-        f'<html lang="en"><head><meta charset="utf-8"><title>{code}</title></head>\n'
-        f"<body><h1>{code}</h1>\n"
-        f"<p>HTTP status {page.status}. Problem type <code>{TYPE_BASE}{code}</code> "
-        "(RFC 9457 problem details).</p>\n"
-        f"<h2>What it means</h2>\n<p>{text['meaning']}</p>\n"
-        f"<h2>What to do</h2>\n<p>{text['remedy']}</p>\n"
-        f"{rules_link(code)}"
-        "</body></html>\n"
+    nav = current_app.extensions.get("docs_nav", [])
+    return docs_render.page(
+        docs_render.render_markdown(markdown(code, page), trusted=False), nav, None
     )
 
 
@@ -450,8 +446,12 @@ pages_blp = Blueprint("problem_pages", __name__)
 
 @pages_blp.get(TYPE_BASE + "<code>")
 def problem_page(code: str) -> Response:
-    """The page of one problem code (not part of the OpenAPI document)."""
+    """The page of one problem code (not part of the OpenAPI document): HTML,
+    or its Markdown to a request that prefers ``text/markdown``."""
     page = page_of(code)
     if page is None:
         raise Problem(404, "not-found", f"There is no problem code {code!r}.")
-    return Response(render(code, page), mimetype="text/html")
+    headers = {"Vary": "Accept"}
+    if docs_render.wants_markdown():
+        return Response(markdown(code, page), mimetype="text/markdown", headers=headers)
+    return Response(render(code, page), mimetype="text/html", headers=headers)

@@ -21,6 +21,7 @@ from flask import Flask, Response, json
 from werkzeug.exceptions import HTTPException
 
 from ..games.errors import RULES_OF_CODE, Kind, RuleViolation
+from . import rules_links
 
 PROBLEM_JSON = "application/problem+json"
 TYPE_BASE = "/problems/"
@@ -69,7 +70,7 @@ class Problem(Exception):
         explains the refusal (the index of the games' pages when the code is
         not one game's)."""
         page, _, anchor = RULES_OF_CODE.get(violation.code, "").partition("#")
-        rules = f"/docs/rules/{page}.md" + (f"#{anchor}" if anchor else "") if page else None
+        rules = rules_links.served(page, anchor) if page else None
         return cls(
             STATUS_OF_KIND[violation.kind],
             violation.code,

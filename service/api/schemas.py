@@ -1006,7 +1006,7 @@ class ProblemSchema(DocumentedSchema):
     rules = fields.String(
         metadata={
             "description": "A refusal by a game's rules: the rules page that explains it, "
-            "e.g. `/docs/rules/sevens.md#the-layout`."
+            "e.g. `/docs/rules/sevens#the-layout` (HTML; `Accept: text/markdown` for the Markdown)."
         }
     )
     current_turn = fields.Integer(

@@ -79,7 +79,7 @@ class Turn(MethodView):
         `not-your-turn` (with `waiting_for`); 422 `not-playable` (with the
         rows of its suit), `must-play` (with `playable_count`, never which
         cards), `must-open`, `voluntary-pass-limit`, `last-card-invalid`,
-        `play-invalid`. See `/docs/rules/sevens.md`.
+        `play-invalid`. See `/docs/rules/sevens`.
         """
 
         def move(loaded: Loaded) -> Transition:

@@ -246,7 +246,7 @@ def test_variants_and_games_name_their_game(client: Any) -> None:
     assert {n for n, g in variants.items() if g == "sevens"} == set(PRESETS)
     games = client.get("/v1/games").get_json()["games"]
     assert [g["name"] for g in games] == ["my-ship-sails", "sevens", "may-i"]
-    assert games[1]["rules"] == "/docs/rules/sevens.md"
+    assert games[1]["rules"] == "/docs/rules/sevens"
 
 
 # --- whole matches of every preset, random legal moves --------------------------------
@@ -344,14 +344,17 @@ def test_a_whole_match_of_every_preset(
 
 def test_refusals_link_the_rules_page_that_explains_them(tables: TableClient, dealt: Table) -> None:
     r = turn(tables, dealt, 1, 1, 2, play="8D")
-    assert r.get_json()["rules"] == "/docs/rules/sevens.md#opening-and-turns"
+    assert r.get_json()["rules"] == "/docs/rules/sevens#opening-and-turns"
     page = tables.client.get(r.get_json()["rules"].partition("#")[0])
-    assert page.status_code == 200 and page.mimetype == "text/markdown"
-    assert "## Opening and turns" in page.get_data(as_text=True)
+    assert page.status_code == 200 and page.mimetype == "text/html"
+    assert '<h2 id="opening-and-turns">Opening and turns' in page.get_data(as_text=True)
+    source = tables.client.get("/docs/rules/sevens.md")
+    assert source.status_code == 200 and source.mimetype == "text/markdown"
+    assert "## Opening and turns" in source.get_data(as_text=True)
     r = tables.pass_(dealt, 1, 1, 2, ["7D"])
     assert r.get_json()["rules"] == "/docs/rules/"  # not one game's refusal
     index = tables.client.get("/docs/rules/")
-    assert index.status_code == 200 and "sevens.md" in index.get_data(as_text=True)
+    assert index.status_code == 200 and 'href="/docs/rules/sevens"' in index.get_data(as_text=True)
     assert tables.client.get("/docs/rules/../README.md").status_code == 404
     assert tables.client.get("/docs/rules/chess.md").status_code == 404
 
@@ -359,8 +362,8 @@ def test_refusals_link_the_rules_page_that_explains_them(tables: TableClient, de
 def test_the_spec_links_the_rules_pages_not_the_rule_book(client: Any) -> None:
     spec = client.get("/openapi.json").get_data(as_text=True)
     assert "RULES.md" not in spec
-    assert "(/docs/rules/sevens.md#the-layout)" in spec
-    assert "(/docs/rules/my-ship-sails.md#the-deal)" in spec
+    assert "(/docs/rules/sevens#the-layout)" in spec
+    assert "(/docs/rules/my-ship-sails#the-deal)" in spec
 
 
 def test_a_sevens_log_older_than_what_is_kept_is_410(redis_server: Any) -> None:

@@ -1,0 +1,80 @@
+"""The pages for people under ``/docs/``, rendered from the Markdown of
+``docs/`` (:mod:`.docs_render`), their generated blocks filled from the game
+registry (:mod:`.docs_generated`):
+
+- ``GET /docs/rules/`` (``docs/rules/README.md``), the index of the games'
+  rules, and ``GET /docs/rules/<page>`` a game's rules (``<page>.md``);
+- ``GET /docs/<guide>``: a guide page, any ``docs/<guide>.md`` (``api``: the
+  API's conventions, linked from the spec);
+- ``GET /docs/style.css``: their stylesheet. ``/docs`` (and ``/docs/``) is
+  Swagger UI.
+
+A page is HTML unless the request prefers ``text/markdown`` (``Accept``); its
+``.md`` path (``/docs/rules/sevens.md``) always answers the Markdown. The spec
+and the problems link here. Not part of the API's contract (like ``/docs``):
+cacheable for an hour; an unknown page is 404 ``page-not-found``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from flask import Flask, Response, redirect
+
+from . import docs_render
+from .docs_generated import fill
+from .problems import Problem
+
+PAGE = re.compile(r"[A-Za-z0-9-]{1,40}")
+"""A page's name: no path, no dot-dot."""
+CACHE = {"Cache-Control": "public, max-age=3600", "Vary": "Accept"}
+
+
+def _title(path: Path) -> str:
+    for line in path.read_text().splitlines():
+        if line.startswith("# "):
+            return line[2:].replace("`", "").strip()
+    return path.stem
+
+
+def init_app(app: Flask, docs_folder: str, rules_folder: str) -> None:
+    """Serve ``docs_folder``'s guides (the ``DOCS_DIR`` setting) and
+    ``rules_folder``'s rules pages (``RULES_DOCS_DIR``)."""
+    docs, rules = Path(docs_folder), Path(rules_folder)
+    guides = sorted(docs.glob("*.md")) if docs.is_dir() else []
+    nav = [
+        ("API reference", docs_render.DOCS),
+        *((_title(g), docs_render.served_url(g.name)) for g in guides),
+        ("Rules of the games", docs_render.served_url("rules/README.md")),
+    ]
+    app.extensions["docs_nav"] = nav  # the problem pages' too
+
+    def serve(folder: Path, name: str, source: str) -> Response:
+        """``folder/name`` (``source``: its path under ``docs/``), as asked."""
+        stem = name.removesuffix(".md")
+        path = folder / f"{stem}.md"
+        if not PAGE.fullmatch(stem) or not path.is_file():
+            raise Problem(404, "page-not-found", f"There is no page {name!r}.")
+        text = fill(path.read_text(), rules)
+        markdown_url = f"{docs_render.DOCS}/{source}"
+        if name.endswith(".md") or docs_render.wants_markdown():
+            return Response(text, mimetype="text/markdown", headers=CACHE)
+        body = docs_render.page(docs_render.render_markdown(text, source), nav, markdown_url)
+        return Response(body, mimetype="text/html", headers=CACHE)
+
+    def rules_page(name: str) -> Response:
+        return serve(rules, name, f"rules/{name.removesuffix('.md')}.md")
+
+    def guide(name: str) -> Response:
+        return serve(docs, name, f"{name.removesuffix('.md')}.md")
+
+    def stylesheet() -> Response:
+        return Response(docs_render.stylesheet(), mimetype="text/css", headers=CACHE)
+
+    app.add_url_rule("/docs/rules/", "rules_index", lambda: rules_page("README"))
+    app.add_url_rule("/docs/rules/<name>", "rules_page", rules_page)
+    app.add_url_rule("/docs/<name>", "guide_page", guide)
+    app.add_url_rule("/docs/style.css", "docs_stylesheet", stylesheet)
+    # Swagger UI is at /docs; a trailing slash is the same page.
+    app.add_url_rule("/docs/", "docs_slash", lambda: redirect(docs_render.DOCS, code=308))
