@@ -191,6 +191,12 @@ def no_fold(table: Any, choices: Mapping[int, str | bytes]) -> Any:
     return table
 
 
+def nothing_due(table: Any, now_ms: int) -> Transition:
+    """:attr:`Game.due` of a game with no clock and no simultaneous steps:
+    the table, nothing due."""
+    return Transition(table)
+
+
 @dataclass(frozen=True, slots=True)
 class Game:
     """One game behind the interface the service uses without knowing it.
@@ -227,6 +233,17 @@ class Game:
       the state) put in; pure, and the identity with no choices. A table
       whose step is complete once folded is resolved by the game's next
       transition and by its views (e.g. My Ship Sails' ``settle_due``).
+    - ``due(table, now_ms) -> Transition``: the table as it stands at
+      ``now_ms`` and the events whose time has come without a move (a
+      window that closed, a complete step resolved), in order, with their
+      ``archive``; the table itself and no events when nothing is due. Pure
+      and idempotent (``due`` of its result at the same clock is nothing).
+      An event whose instant the state knows (a window's end) carries it as
+      ``at_ms``, so that it reads the same whenever it is computed; the
+      store stamps the others with the clock of the table's last write (a
+      step completes with its last choice). The store shows these events
+      in every read and stores them, with the same seqs, with the first
+      accepted write; a refused move stores nothing of them.
     """
 
     name: str
@@ -249,3 +266,4 @@ class Game:
     simulation: Simulation | None = None
     step_of: Callable[[Any], Step | None] = no_step
     fold_choices: Callable[[Any, Mapping[int, str | bytes]], Any] = no_fold
+    due: Callable[[Any, int], Transition] = nothing_due

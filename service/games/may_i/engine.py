@@ -257,17 +257,11 @@ def start_round(table: Table, rng: Shuffler, now_ms: int, deal: Mapping[str, Any
 
 def on_time(table: Table, now_ms: int, move: Callable[[Table], Transition]) -> Transition:
     """Run ``move`` on the table as it stands at ``now_ms``: a May I? window
-    whose time has come is settled first (:func:`settle_due`); if ``move``
-    is refused, the refusal carries that settlement (``settled``,
-    ``record``) so that it is kept."""
+    whose time has come is settled first (:func:`settle_due`). A refused
+    move keeps nothing of it: the service's store settles a table as it
+    reads it (``Game.due``) and stores that with the next accepted move."""
     settled = settle_due(table, now_ms)
-    try:
-        done = move(settled.table)
-    except RuleViolation as refused:
-        if settled.events:
-            refused.settled = settled.table
-            refused.record = settled.events + refused.record
-        raise
+    done = move(settled.table)
     if not settled.events:
         return done
     return Transition(done.table, settled.events + done.events, done.outcome, done.choice)
@@ -278,7 +272,9 @@ def settle_due(table: Table, now_ms: int) -> Transition:
     table with the answers' pending choices folded in, :func:`fold_choices`;
     at the clock of the answer that completed it) and close every May I?
     window whose time has come (``now_ms >= until``): the views apply it to
-    what they show, every move runs it first."""
+    what they show, every move runs it first; it is the game's ``due``. Each
+    event carries ``at_ms``, the instant it was due (the last answer's
+    clock, or the window's end), the same whenever it is computed."""
     rnd = table.round
     events: list[Event] = []
     while rnd is not None and rnd.step is Step.MAY_I and rnd.offer is not None:
@@ -288,7 +284,7 @@ def settle_due(table: Table, now_ms: int) -> Transition:
                 break
             at = rnd.offer.until_ms
         table, more = _close_offer(table, at)
-        events.extend(more)
+        events.extend({"at_ms": at, **e} for e in more)
         rnd = table.round
     return Transition(table, tuple(events))
 

@@ -6,7 +6,7 @@
 -- events of a first choice, refreshes the expiry of every key, and records
 -- the answer of a request with an Idempotency-Key in the same step.
 --
--- KEYS[1] the table hash {v, n, s, a, k}; KEYS[2] the event list;
+-- KEYS[1] the table hash {v, n, s, a, k, w}; KEYS[2] the event list;
 -- KEYS[3] the choices hash of the current step (field: seat);
 -- KEYS[4] the history list (its expiry only);
 -- KEYS[5] (optional) the idempotency record; KEYS[6] (optional) its index.
@@ -17,7 +17,8 @@
 -- ARGV[6] the idempotency record ("" none); ARGV[7] its time to live
 -- ARGV[8] how many events the list keeps
 -- ARGV[9] how many records the index keeps ("0": no index)
--- ARGV[10] now, ms since the epoch (the record's score in the index)
+-- ARGV[10] now, ms since the epoch (the record's score in the index, and w,
+--          the clock of the table's last write, when the choice is written)
 -- ARGV[11] "O" for an ordered step's choice, else "": the choice is kept as
 --          ARGV[3] .. "#" .. its place in the step (1 for the first), is
 --          never replaced (another text of the same seat answers -1), the
@@ -70,12 +71,14 @@ elseif held then
     return {-1, count, 0}
   end
   redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])
+  redis.call('HSET', KEYS[1], 'w', ARGV[10])
 else
   local text = ARGV[3]
   if ordered then
     text = text .. '#' .. (redis.call('HLEN', KEYS[3]) + 1)
   end
   redis.call('HSET', KEYS[3], ARGV[2], text)
+  redis.call('HSET', KEYS[1], 'w', ARGV[10])
   if #ARGV > 11 then
     redis.call('RPUSH', KEYS[2], unpack(ARGV, 12))
     redis.call('LTRIM', KEYS[2], '-' .. ARGV[8], -1)

@@ -5,7 +5,7 @@
 -- key, and, for a request with an Idempotency-Key, record its response in the
 -- same step.
 --
--- KEYS[1] the table hash {v, n, s, a, k}; KEYS[2] the event list;
+-- KEYS[1] the table hash {v, n, s, a, k, w}; KEYS[2] the event list;
 -- KEYS[3] the choices hash of the current step; KEYS[4] the history list;
 -- KEYS[5] (optional) the idempotency record, in the table's hash tag;
 -- KEYS[6] (optional, with KEYS[5]) the index of its token's records on this table.
@@ -19,7 +19,8 @@
 -- ARGV[6] its time to live in seconds
 -- ARGV[7] how many events the list keeps (the newest; n still counts them all)
 -- ARGV[8] how many records the index keeps ("0": no index); the oldest go
--- ARGV[9] now, ms since the epoch (the record's score in the index)
+-- ARGV[9] now, ms since the epoch (the record's score in the index, and w:
+--         the clock of the table's last write)
 -- ARGV[10] the new state's step key ("": no simultaneous step)
 -- ARGV[11] E, how many events follow; ARGV[12] C, how many choice arguments
 --          follow them (seat, text pairs); ARGV[13] "R" to empty the history
@@ -64,7 +65,7 @@ if expected >= 0 then
   end
   first = first + expected
 end
-redis.call('HSET', KEYS[1], 'v', version)
+redis.call('HSET', KEYS[1], 'v', version, 'w', ARGV[9])
 if ARGV[2] ~= '' then
   redis.call('HSET', KEYS[1], 's', ARGV[2], 'k', ARGV[10])
   -- The choices of the step this state is in (none for a new step): a step
