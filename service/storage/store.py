@@ -497,15 +497,15 @@ class TableStore:
         # runs again after it (it completed its step, or it is an ordered
         # step's choice): the request wrote them, so the metrics count them.
         chosen: tuple[dict[str, Any], ...] = ()
+        # Once this request's choice is written, what it made due (the step
+        # it completed) is stored by this request, even when the move itself
+        # has nothing more to write (also after a lost race).
+        chose = False
         for attempt in range(self.max_attempts):
             # Moves on one table inside this process take turns, so that they
             # do not lose the version race to each other and redo their work;
             # the version check still settles races with other processes.
             with self._turn(table_id) as before:
-                # After this request's choice was written, what it made due
-                # (the step it completed) is stored now, even when the move
-                # itself has nothing more to write.
-                after_choice = completed is not None
                 if completed is not None:
                     loaded, completed = completed, None
                 else:
@@ -540,7 +540,7 @@ class TableStore:
                     if (
                         change.table is loaded.table
                         and not change.events
-                        and (due is None or not after_choice)
+                        and (due is None or not chose)
                     ):
                         return (
                             replace(loaded, chosen=chosen) if chosen else loaded
@@ -556,7 +556,7 @@ class TableStore:
                             # before answering (not a lost race). An ordered
                             # step's choice is answered as the table stands
                             # right after it (what a repeat of it gets).
-                            completed = done
+                            completed, chose = done, True
                             chosen = tuple(choice.events[:written])
                             continue
                         if status >= 0:
