@@ -33,8 +33,10 @@ def test_a_lapsed_may_i_window_is_logged_before_anyone_writes(
         f"{t.url}/rounds/1/moves/1", json={"decline": True}, headers=bearer(t.seats[1])
     )
     assert r.status_code == 200, r.get_json()
-    offer = tables.public(t)["round"]["may_i"]
+    offered = tables.client.get(t.url)
+    offer = offered.get_json()["round"]["may_i"]
     assert offer["card"] == "KH" and offer["asker"] is None
+    assert offered.get_json()["last_event"] == 4
     _wait_until(offer["until_ms"])
 
     view = tables.client.get(t.url)
@@ -54,6 +56,7 @@ def test_a_lapsed_may_i_window_is_logged_before_anyone_writes(
     seat_view = tables.client.get(f"{t.url}/seats/2", headers=bearer(t.seats[2]))
     assert seat_view.get_json()["last_event"] == 5
     etag = view.headers["ETag"]
+    assert etag != offered.headers["ETag"]
 
     before = snapshot(redis_client, t)
     r = tables.client.post(f"{t.url}/rounds/1/may-i", json={"offer": 1}, headers=bearer(t.seats[3]))
