@@ -197,6 +197,11 @@ def nothing_due(table: Any, now_ms: int) -> Transition:
     return Transition(table)
 
 
+def never_due(table: Any) -> int | None:
+    """:attr:`Game.due_at` of a game with no clock: ``None``."""
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Game:
     """One game behind the interface the service uses without knowing it.
@@ -244,6 +249,12 @@ class Game:
       step completes with its last choice). The store shows these events
       in every read and stores them, with the same seqs, with the first
       accepted write; a refused move stores nothing of them.
+    - ``due_at(table) -> int | None``: the first instant (ms since the
+      epoch) at which ``due`` has something for ``table`` by the clock alone
+      (a window's end), ``None`` when nothing is waiting for the clock. A
+      move computed on ``table`` is committed only before that instant
+      (else it runs again, on the table as it then stands), so that nothing
+      is stored against what a read has already shown.
     """
 
     name: str
@@ -267,3 +278,4 @@ class Game:
     step_of: Callable[[Any], Step | None] = no_step
     fold_choices: Callable[[Any, Mapping[int, str | bytes]], Any] = no_fold
     due: Callable[[Any, int], Transition] = nothing_due
+    due_at: Callable[[Any], int | None] = never_due

@@ -64,6 +64,12 @@ def due(table: Any, now_ms: int) -> Transition:
     return game_of(table).due(table, now_ms)
 
 
+def due_at(table: Any) -> int | None:
+    """When something of ``table`` falls due by the clock alone, by its game
+    (``Game.due_at``); ``None``: never."""
+    return game_of(table).due_at(table)
+
+
 def encode_event(event: dict[str, Any]) -> str:
     """A public event (``at_ms``, ``type`` and its members; no ``seq``) as
     ``[code, at_ms, values...]``, or the whole object for a type or a set of

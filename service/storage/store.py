@@ -61,7 +61,11 @@ by a refusal. Every read computes them (:meth:`TableStore.load`,
 clock, its event count and the event log include them, with the seqs that
 follow the stored ones; the first accepted move that writes stores them
 before its own events, in its commit (the version check makes them the
-ones it read). Their content does not depend on who computes them or when:
+ones it read), and a commit is refused once Redis's clock reaches the
+instant the table it was computed on falls due (the game's ``due_at``): the
+move runs again on the table as it then stands, so that nothing computed
+before a window closed is stored after a read showed it closed. Their
+content does not depend on who computes them or when:
 each carries the instant it was due (``at_ms``: the game's, else the clock
 of the table's last write, ``w``). A refused move writes nothing at all
 (no expiry refreshed either), except the events its refusal must log
@@ -131,7 +135,8 @@ class Codec(Protocol):
     text) or ``None``; ``fold_choices(table, {seat: text})`` the table with
     the step's pending choices put in; ``due(table, now_ms)`` the table as it
     stands at ``now_ms`` with the events due by then (a :class:`Change`;
-    ``service.games.base.Game.due``)."""
+    ``service.games.base.Game.due``); ``due_at(table)`` the first instant at
+    which something of it falls due by the clock alone, or ``None``."""
 
     def encode(self, table: Any) -> str: ...
 
@@ -142,6 +147,8 @@ class Codec(Protocol):
     def fold_choices(self, table: Any, choices: dict[int, bytes]) -> Any: ...
 
     def due(self, table: Any, now_ms: int) -> Any: ...
+
+    def due_at(self, table: Any) -> int | None: ...
 
     def encode_event(self, event: dict[str, Any]) -> str: ...
 
@@ -533,6 +540,7 @@ class TableStore:
                         () if due is None else due.archive,
                         due is not None and due.archive_reset,
                         expected=None if due is None else self._choices_read(loaded),
+                        deadline=self.codec.due_at(loaded.table),
                     ):
                         refused.record = (*self._due_events(loaded), *refused.record)
                         raise
@@ -577,6 +585,7 @@ class TableStore:
                         None if record is None else (record, record.make(loaded, change)),
                         *self._archive(due, change),
                         self._choices_read(loaded),
+                        self.codec.due_at(loaded.table),
                     ):
                         chosen = (*chosen, *self._due_events(loaded))
                         return (replace(loaded, chosen=chosen) if chosen else loaded), change
@@ -585,6 +594,12 @@ class TableStore:
             # Jittered backoff so that seats racing for one table spread out.
             time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
         raise Contended(table_id)
+
+    def _deadline(self, loaded: Loaded) -> str:
+        """``choose.lua``'s deadline for a move computed on ``loaded``: when
+        its table falls due by the clock (``""``: never)."""
+        at = self.codec.due_at(loaded.table)
+        return "" if at is None else str(at)
 
     @staticmethod
     def _due_events(loaded: Loaded) -> tuple[dict[str, Any], ...]:
@@ -666,6 +681,7 @@ class TableStore:
                 record.cap if record is not None and indexed else 0,
                 loaded.now_ms,
                 "O" if choice.ordered else "",
+                self._deadline(loaded),
                 *payloads,
             ],
         )
@@ -699,9 +715,11 @@ class TableStore:
         archive: tuple[str, ...] = (),
         archive_reset: bool = False,
         expected: list[Any] | None = None,
+        deadline: int | None = None,
     ) -> bool:
         """Commit under the version check; False when another move won the race
-        (or, with ``expected``, the step's choices are not these seat, text pairs).
+        (or, with ``expected``, the step's choices are not these seat, text
+        pairs; or, with ``deadline``, Redis's clock has reached it).
         ``table`` (``None``: kept, with its step and choices) is written with
         its step key and the step's choices (``codec.step_of``); ``archive``
         is appended to the history, emptied first with ``archive_reset``.
@@ -731,6 +749,7 @@ class TableStore:
                 "R" if archive_reset else "",
                 -1 if expected is None else len(expected),
                 self.history_kept,
+                "" if deadline is None else deadline,
                 *payloads,
                 *choices,
                 *(expected or ()),

@@ -136,3 +136,83 @@ def test_a_closed_claim_window_is_logged_before_anyone_writes(
     assert tables.deal(t).status_code == 201
     stored = tables.client.get(f"{t.url}/events?after={last}").get_json()["events"]
     assert stored[: len(log["events"])] == log["events"]
+
+
+def test_a_move_read_before_the_window_closed_is_not_stored_after_it(
+    app: Any, tables: TableClient, redis_client: redis.Redis
+) -> None:
+    # A request that read the table while the window was open but commits
+    # after it closed (a slow worker) would store an ask against a lapse a
+    # read has already shown: its commit is refused and the move runs again.
+    from service.api.common import referee
+    from service.games.errors import RuleViolation
+    from service.games.may_i import engine
+
+    t = tables.create(4, "may-i", first_dealer=0, may_i_window_ms=300)
+    deal = full_deal("may-i", 4, {1: HAND1}, discard="KH")
+    tables.client.post(f"{t.url}/rounds", json=deal, headers=bearer(t.host))
+    tables.client.put(
+        f"{t.url}/rounds/1/moves/1", json={"decline": True}, headers=bearer(t.seats[1])
+    )
+    until = tables.public(t)["round"]["may_i"]["until_ms"]
+    runs: list[int] = []
+
+    def slow_ask(loaded: Any) -> Any:
+        runs.append(loaded.now_ms)
+        transition = engine.ask(loaded.table, 1, 1, 3, loaded.now_ms)
+        if len(runs) == 1:
+            _wait_until(until)  # the window closes while this move is computed
+            assert tables.public(t)["last_event"] == 5  # and a read shows the lapse
+        return transition
+
+    with app.app_context():
+        store = referee().store
+        try:
+            store.apply(t.table_id, slow_ask)
+        except RuleViolation as refused:
+            assert refused.code == "may-i-closed"
+        else:
+            raise AssertionError("the ask was stored after the window closed")
+    assert len(runs) == 2 and runs[0] < until <= runs[1]
+    log = tables.client.get(f"{t.url}/events?after=4").get_json()["events"]
+    assert [e["type"] for e in log] == ["may-i-lapsed"]
+    assert redis_client.llen(f"referee:{{{t.table_id}}}:events") == 4  # nothing stored
+
+
+def test_an_answer_read_before_the_window_closed_is_not_stored_after_it(
+    app: Any, tables: TableClient, redis_client: redis.Redis
+) -> None:
+    # The same for an answer (a choice, choose.lua): a read has shown the
+    # card given to the asker by silence; a late deny must not take it.
+    from service.api.common import referee
+    from service.games.errors import RuleViolation
+    from service.games.may_i import engine
+
+    t = tables.create(4, "may-i", first_dealer=0, may_i_window_ms=300)
+    deal = full_deal("may-i", 4, {1: HAND1}, discard="KH")
+    tables.client.post(f"{t.url}/rounds", json=deal, headers=bearer(t.host))
+    tables.client.put(
+        f"{t.url}/rounds/1/moves/1", json={"decline": True}, headers=bearer(t.seats[1])
+    )
+    r = tables.client.post(f"{t.url}/rounds/1/may-i", json={"offer": 1}, headers=bearer(t.seats[3]))
+    assert r.status_code == 200, r.get_json()
+    until = tables.public(t)["round"]["may_i"]["until_ms"]
+    runs: list[int] = []
+
+    def slow_deny(loaded: Any) -> Any:
+        runs.append(loaded.now_ms)
+        transition = engine.answer(loaded.table, 1, 1, 2, False, loaded.now_ms)
+        if len(runs) == 1:
+            _wait_until(until)
+            assert [s["cards"] for s in tables.public(t)["seats"]] == [10, 10, 10, 12]
+        return transition
+
+    with app.app_context():
+        try:
+            referee().store.apply(t.table_id, slow_deny)
+        except RuleViolation as refused:
+            assert refused.code == "may-i-closed"
+        else:
+            raise AssertionError("the deny was stored after the window closed")
+    assert [s["cards"] for s in tables.public(t)["seats"]] == [10, 10, 10, 12]
+    assert not redis_client.exists(f"referee:{{{t.table_id}}}:choices")

@@ -289,6 +289,15 @@ def settle_due(table: Table, now_ms: int) -> Transition:
     return Transition(table, tuple(events))
 
 
+def due_at(table: Table) -> int | None:
+    """When the open May I? window closes by itself (its ``until_ms``), the
+    game's ``due_at``; ``None`` when no window is open."""
+    rnd = table.round
+    if rnd is None or rnd.step is not Step.MAY_I or rnd.offer is None:
+        return None
+    return rnd.offer.until_ms
+
+
 def _answerers(seats: int, on_turn: int, offer: Offer) -> tuple[int, ...]:
     """The seats that answer ``offer``'s request: all but the asker and the seat on turn."""
     return tuple(s for s in range(seats) if s not in (on_turn, offer.asker))

@@ -101,4 +101,5 @@ GAME = Game(
     step_of=engine.step_of,
     fold_choices=engine.fold_choices,
     due=engine.settle_due,
+    due_at=engine.due_at,
 )

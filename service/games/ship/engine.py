@@ -585,6 +585,15 @@ def settle_due(table: Table, now_ms: int) -> Transition:
     return Transition(table, tuple({"at_ms": closed_at, **e} for e in events))
 
 
+def due_at(table: Table) -> int | None:
+    """The first instant after an open claim window (RULES.md 2.7), when
+    :func:`settle_due` closes it, the game's ``due_at``; ``None`` without one."""
+    rnd = table.round
+    if rnd is None or rnd.status is not RoundStatus.CLAIM_WINDOW:
+        return None
+    return None if rnd.window_closes_at_ms is None else rnd.window_closes_at_ms + 1
+
+
 def finish(table: Table, now_ms: int) -> Transition:
     """The host ends the match now (RULES.md 2.8 ``open``; or abandons any match).
 

@@ -25,7 +25,10 @@
 --          record is not written (the caller answers and records the move as
 --          it stands after the choice), and statuses 1 and 0 also return the
 --          step's choices as seat, text pairs (after status, count, written)
--- ARGV[12..] the events of a first choice, in order, as the codec's text
+-- ARGV[12] the deadline, ms since the epoch ("": none): at or after it
+--          (Redis's TIME) the choice is not written (-1: read again), as in
+--          commit.lua
+-- ARGV[13..] the events of a first choice, in order, as the codec's text
 -- Returns {status, event count, events written by this call, ...}:
 --   1  written (a first choice, or a replacement: no event)
 --   0  the seat had chosen the same already (the step not complete):
@@ -34,8 +37,8 @@
 --      seat, text pairs (the record is not written: the caller commits the
 --      resolution, and the record with it)
 --   -1 not written: the step is no longer the current one, or it is complete
---      (this would replace a choice, or repeat one) (the caller reads the
---      table again)
+--      (this would replace a choice, or repeat one), or the deadline has
+--      passed (the caller reads the table again)
 --   -2 not written: KEYS[5] already holds a response, which follows
 -- The rules are never here: this script only stores what the engine decided.
 if ARGV[6] ~= '' then
@@ -48,6 +51,12 @@ local count = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
 local written = 0
 if redis.call('HGET', KEYS[1], 'k') ~= ARGV[1] then
   return {-1, count, 0}
+end
+if ARGV[12] ~= '' then
+  local clock = redis.call('TIME')
+  if tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000) >= tonumber(ARGV[12]) then
+    return {-1, count, 0}
+  end
 end
 local needed = tonumber(ARGV[4])
 local ordered = ARGV[11] == 'O'
@@ -79,10 +88,10 @@ else
   end
   redis.call('HSET', KEYS[3], ARGV[2], text)
   redis.call('HSET', KEYS[1], 'w', ARGV[10])
-  if #ARGV > 11 then
-    redis.call('RPUSH', KEYS[2], unpack(ARGV, 12))
+  if #ARGV > 12 then
+    redis.call('RPUSH', KEYS[2], unpack(ARGV, 13))
     redis.call('LTRIM', KEYS[2], '-' .. ARGV[8], -1)
-    written = #ARGV - 11
+    written = #ARGV - 12
     count = count + written
     redis.call('HSET', KEYS[1], 'n', count)
   end

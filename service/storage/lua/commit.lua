@@ -30,11 +30,16 @@
 --          read: none may have been made or replaced since)
 -- ARGV[15] how many texts the history keeps (the newest: a round that
 --          never ends must not grow it without bound)
--- ARGV[16..] E events, in order, as the codec's text; then C choice
+-- ARGV[16] the deadline, ms since the epoch ("": none): the instant the
+--          state the move read falls due by the clock (a window's end); at
+--          or after it (Redis's TIME) nothing is written and the caller
+--          reads again, so that no move computed before a window closed is
+--          stored after a read has shown it closed
+-- ARGV[17..] E events, in order, as the codec's text; then C choice
 --          arguments; then X expected choice arguments; then the history
 --          texts to append, in order
 -- Returns {version, event count} on success, {-1, current version} on a
--- conflict (the version or the expected choices), {-2, record} when KEYS[5]
+-- conflict (the version, the expected choices or the deadline), {-2, record} when KEYS[5]
 -- already holds a response (the same request committed first: nothing is
 -- written, the caller replays it).
 -- The rules are never here: this script only stores what the engine decided.
@@ -53,7 +58,7 @@ local version = tonumber(current) + 1
 local events = tonumber(ARGV[11])
 local choices = tonumber(ARGV[12])
 local expected = tonumber(ARGV[14])
-local first = 16 + events + choices
+local first = 17 + events + choices
 if expected >= 0 then
   if redis.call('HLEN', KEYS[3]) * 2 ~= expected then
     return {-1, tonumber(current)}
@@ -65,6 +70,12 @@ if expected >= 0 then
   end
   first = first + expected
 end
+if ARGV[16] ~= '' then
+  local clock = redis.call('TIME')
+  if tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000) >= tonumber(ARGV[16]) then
+    return {-1, tonumber(current)}
+  end
+end
 redis.call('HSET', KEYS[1], 'v', version, 'w', ARGV[9])
 if ARGV[2] ~= '' then
   redis.call('HSET', KEYS[1], 's', ARGV[2], 'k', ARGV[10])
@@ -72,7 +83,7 @@ if ARGV[2] ~= '' then
   -- that ended takes its pending choices with it.
   redis.call('DEL', KEYS[3])
   if choices > 0 then
-    redis.call('HSET', KEYS[3], unpack(ARGV, 16 + events, 15 + events + choices))
+    redis.call('HSET', KEYS[3], unpack(ARGV, 17 + events, 16 + events + choices))
   end
 end
 if ARGV[4] ~= '' then
@@ -80,7 +91,7 @@ if ARGV[4] ~= '' then
 end
 local count = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
 if events > 0 then
-  redis.call('RPUSH', KEYS[2], unpack(ARGV, 16, 15 + events))
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, 17, 16 + events))
   redis.call('LTRIM', KEYS[2], '-' .. ARGV[7], -1)
   count = count + events
   redis.call('HSET', KEYS[1], 'n', count)
