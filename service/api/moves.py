@@ -41,10 +41,10 @@ def load(table_id: str, protected: bool = False) -> Loaded:
 
 
 def count_refused(table_id: str, refused: RuleViolation) -> None:
-    """Count what a refused move still wrote (a logged claim, a settlement)."""
-    if refused.record or refused.settled is not None:
-        variant = refused.settled.variant if refused.settled is not None else None
-        metrics.current().committed(table_id, variant, refused.record)
+    """Count what a refused move still wrote (a logged claim, and the events
+    that were due before it, stored with it)."""
+    if refused.record:
+        metrics.current().committed(table_id, None, refused.record)
 
 
 def apply_move(table_id: str, move: Callable[[Loaded], Transition]) -> tuple[Transition, Loaded]:
@@ -117,9 +117,9 @@ def commit_move(
         return idempotency.answer_held(done.record, pending.fingerprint, None)
     except RuleViolation as refused:
         count_refused(table_id, refused)
-        # A refusal that wrote (events, a settlement) was recorded in that
-        # commit; one that wrote nothing is recorded here.
-        if not refused.record and refused.settled is None:
+        # A refusal that wrote (a logged claim) was recorded in that commit;
+        # one that wrote nothing is recorded here (its answer, not the table).
+        if not refused.record:
             held = pending.record_refusal(refused)
             if held is not None:
                 return held

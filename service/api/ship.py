@@ -79,7 +79,7 @@ class Pass(MethodView):
                 seat,
                 body["cards"],
                 loaded.now_ms,
-                lambda index: referee().store.history(table_id, index),
+                lambda index: referee().store.history(table_id, index, loaded),
             )
 
         transition, _ = apply_move(table_id, move)

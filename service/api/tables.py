@@ -316,6 +316,9 @@ class Events(MethodView):
         first dealer drawn, round dealt, pass chosen (the seat, never the
         cards), exchange resolved, claim accepted (with the hand shown) or
         rejected, round won or void, match won, finished or abandoned.
+        What the clock settles without a move (a claim window or a May I?
+        window that closed) is listed from the instant it is due, with the
+        seq it keeps and that instant as `at_ms`, before any move stores it.
         Only a table's newest events are kept (the service's `EVENTS_KEPT`, 48
         by default): when events after `after` are gone, the answer is 410
         `events-gone` with `oldest_seq`, the first event still kept, and

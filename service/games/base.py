@@ -201,6 +201,17 @@ def no_fold(table: Any, choices: Mapping[int, str | bytes]) -> Any:
     return table
 
 
+def nothing_due(table: Any, now_ms: int) -> Transition:
+    """:attr:`Game.due` of a game with no clock and no simultaneous steps:
+    the table, nothing due."""
+    return Transition(table)
+
+
+def never_due(table: Any) -> int | None:
+    """:attr:`Game.due_at` of a game with no clock: ``None``."""
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Game:
     """One game behind the interface the service uses without knowing it.
@@ -237,6 +248,23 @@ class Game:
       the state) put in; pure, and the identity with no choices. A table
       whose step is complete once folded is resolved by the game's next
       transition and by its views (e.g. My Ship Sails' ``settle_due``).
+    - ``due(table, now_ms) -> Transition``: the table as it stands at
+      ``now_ms`` and the events whose time has come without a move (a
+      window that closed, a complete step resolved), in order, with their
+      ``archive``; the table itself and no events when nothing is due. Pure
+      and idempotent (``due`` of its result at the same clock is nothing).
+      An event whose instant the state knows (a window's end) carries it as
+      ``at_ms``, so that it reads the same whenever it is computed; the
+      store stamps the others with the clock of the table's last write (a
+      step completes with its last choice). The store shows these events
+      in every read and stores them, with the same seqs, with the first
+      accepted write; a refused move stores nothing of them.
+    - ``due_at(table) -> int | None``: the first instant (ms since the
+      epoch) at which ``due`` has something for ``table`` by the clock alone
+      (a window's end), ``None`` when nothing is waiting for the clock. A
+      move computed on ``table`` is committed only before that instant
+      (else it runs again, on the table as it then stands), so that nothing
+      is stored against what a read has already shown.
     """
 
     name: str
@@ -259,3 +287,5 @@ class Game:
     simulation: Simulation | None = None
     step_of: Callable[[Any], Step | None] = no_step
     fold_choices: Callable[[Any, Mapping[int, str | bytes]], Any] = no_fold
+    due: Callable[[Any, int], Transition] = nothing_due
+    due_at: Callable[[Any], int | None] = never_due

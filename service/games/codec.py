@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import GAMES, SHIP, game_of
-from .base import Step
+from .base import Step, Transition
 
 _PREFIX = b'{"g":"'
 
@@ -56,6 +56,18 @@ def step_of(table: Any) -> Step | None:
 def fold_choices(table: Any, choices: Mapping[int, str | bytes]) -> Any:
     """``table`` with its step's pending choices put in (``Game.fold_choices``)."""
     return game_of(table).fold_choices(table, choices) if choices else table
+
+
+def due(table: Any, now_ms: int) -> Transition:
+    """``table`` as it stands at ``now_ms`` and the events due by then, by its
+    game (``Game.due``)."""
+    return game_of(table).due(table, now_ms)
+
+
+def due_at(table: Any) -> int | None:
+    """When something of ``table`` falls due by the clock alone, by its game
+    (``Game.due_at``); ``None``: never."""
+    return game_of(table).due_at(table)
 
 
 def encode_event(event: dict[str, Any]) -> str:

@@ -81,13 +81,8 @@ class RuleViolation(Exception):
     extra: dict[str, Any] = field(default_factory=dict)
     record: tuple[dict[str, Any], ...] = ()
     """Public events to log although the move is refused (RULES.md 2.6: an
-    invalid declaration is recorded in the round's log)."""
-    settled: Any = None
-    """The table as the clock left it (a claim window that closed by itself
-    before the refused move), to keep; ``None`` when the clock changed nothing."""
-    archive: tuple[str, ...] = ()
-    """History texts of what the clock settled (see ``Transition.archive``),
-    kept with ``settled``."""
+    invalid declaration is recorded in the round's log): the one write a
+    refusal makes."""
 
     def __post_init__(self) -> None:
         Exception.__init__(self, self.detail)

@@ -6,7 +6,9 @@ touches one Redis Cluster slot::
     referee:{<id>}:table    hash  v (version), n (events ever written: the
                                   last seq), s (state JSON), a (auth: token
                                   hashes), k (the key of the state's
-                                  simultaneous step, "" or absent for none)
+                                  simultaneous step, "" or absent for none),
+                                  w (the Redis clock of the last write, ms;
+                                  absent in tables written before it)
     referee:{<id>}:events   list  the last ``events_kept`` public events as the
                                   codec's text, oldest first; no ``seq``: the
                                   first kept is ``n - LLEN + 1``
@@ -51,6 +53,23 @@ again on the table as it stands right after it, which is what it answers
 
 The clock of a move is Redis's ``TIME``, read with the state, so that every
 worker and every machine agree on when a claim window closes.
+
+Events whose time has come without a move (a window that closed, a step
+whose last choice came: the game's ``due``) are never written by a read nor
+by a refusal. Every read computes them (:meth:`TableStore.load`,
+:meth:`TableStore.events`): the table read is the table as of the read's
+clock, its event count and the event log include them, with the seqs that
+follow the stored ones; the first accepted move that writes stores them
+before its own events, in its commit (the version check makes them the
+ones it read), and a commit is refused once Redis's clock reaches the
+instant the table it was computed on falls due (the game's ``due_at``): the
+move runs again on the table as it then stands, so that nothing computed
+before a window closed is stored after a read showed it closed. Their
+content does not depend on who computes them or when:
+each carries the instant it was due (``at_ms``: the game's, else the clock
+of the table's last write, ``w``). A refused move writes nothing at all
+(no expiry refreshed either), except the events its refusal must log
+(``RuleViolation.record``), which are committed after the due ones.
 
 The event log keeps only the newest ``events_kept`` events, so that a long
 match costs no more memory than a short one; a page is read with the count in
@@ -114,7 +133,10 @@ class Codec(Protocol):
     ``decode_event`` back (exactly). ``step_of(table)`` is the table's
     simultaneous step (``Step``: ``key``, ``choosers``, ``choices`` by seat as
     text) or ``None``; ``fold_choices(table, {seat: text})`` the table with
-    the step's pending choices put in."""
+    the step's pending choices put in; ``due(table, now_ms)`` the table as it
+    stands at ``now_ms`` with the events due by then (a :class:`Change`;
+    ``service.games.base.Game.due``); ``due_at(table)`` the first instant at
+    which something of it falls due by the clock alone, or ``None``."""
 
     def encode(self, table: Any) -> str: ...
 
@@ -123,6 +145,10 @@ class Codec(Protocol):
     def step_of(self, table: Any) -> Any: ...
 
     def fold_choices(self, table: Any, choices: dict[int, bytes]) -> Any: ...
+
+    def due(self, table: Any, now_ms: int) -> Any: ...
+
+    def due_at(self, table: Any) -> int | None: ...
 
     def encode_event(self, event: dict[str, Any]) -> str: ...
 
@@ -158,9 +184,10 @@ C = TypeVar("C", bound=Change)
 @dataclass(frozen=True, slots=True)
 class Loaded:
     """A table as read: its version, state (with the pending choices of its
-    step folded in), auth record, event count, the Redis clock at the read
-    (ms since the epoch), the stored step key (``""``: none) and the state as
-    stored (``base``, before the choices were folded in)."""
+    step folded in, then as it stands at the read's clock: see ``due``),
+    auth record, event count (the due events counted), the Redis clock at
+    the read (ms since the epoch), the stored step key (``""``: none) and
+    the state as stored (``base``, before the choices were folded in)."""
 
     table_id: str
     version: int
@@ -176,13 +203,19 @@ class Loaded:
     """The public events of this move's choice when :meth:`TableStore.apply`
     committed it and then ran the move again (the step completed, or an
     ordered choice): written, but not among the events of the move it
-    returns (which answers as the table stands after the choice)."""
+    returns (which answers as the table stands after the choice); and the
+    due events it committed with the move."""
+    due: Any = None
+    """What was due at the read's clock and is not stored yet (a
+    :class:`Change` of the game's ``due``, its events stamped with
+    ``at_ms``), or ``None``: ``table`` already includes it, the next commit
+    stores it."""
 
 
 @dataclass(frozen=True, slots=True)
 class Prefetched:
     """A table read made ahead (:meth:`TableStore.queue_load`): the replies of
-    ``HMGET`` (v, n, s, a, k), ``HGETALL`` of the choices and ``TIME``, and
+    ``HMGET`` (v, n, s, a, k, w), ``HGETALL`` of the choices and ``TIME``, and
     how many turns on the table's stripe this process had given when it was
     read (None: a move was in progress)."""
 
@@ -268,6 +301,11 @@ def _ms(seconds: int, micros: int) -> int:
     return int(seconds) * 1000 + int(micros) // 1000
 
 
+def _pairs(flat: Sequence[Any]) -> dict[Any, Any]:
+    """A Lua script's ``HGETALL`` reply (field, value, ...) as a dict."""
+    return dict(zip(flat[::2], flat[1::2], strict=True))
+
+
 class TableStore:
     """Reads and atomically writes tables in Redis.
 
@@ -340,7 +378,7 @@ class TableStore:
         round trip anyway; returns what turns the pipeline's replies into
         ``prefetched`` for :meth:`load` or :meth:`apply`."""
         key = table_key(table_id)
-        pipe.hmget(key, "v", "n", "s", "a", "k")
+        pipe.hmget(key, "v", "n", "s", "a", "k", "w")
         pipe.hgetall(choices_key(table_id))
         pipe.execute_command("TIME", **self._on_node_of(key))
         stripe = self._stripe(table_id)
@@ -351,17 +389,17 @@ class TableStore:
         return lambda replies: Prefetched(replies[-3:], turns)
 
     def load(self, table_id: str, prefetched: Prefetched | None = None) -> Loaded:
-        """The table's current state and the Redis clock, in one round trip
-        (none with ``prefetched``, see :meth:`queue_load`); raises
-        :class:`TableNotFound`."""
+        """The table's current state as of the Redis clock, with the events due
+        by then (``Loaded.due``, not written), in one round trip (none with
+        ``prefetched``, see :meth:`queue_load`); raises :class:`TableNotFound`."""
         if prefetched is None:
             pipe = self.client.pipeline(transaction=False)
             prefetched = self.queue_load(pipe, table_id)(pipe.execute())
-        (version, count, state, auth, step), choices, clock = prefetched.replies
+        (version, count, state, auth, step, written), choices, clock = prefetched.replies
         if version is None or state is None or auth is None:
             raise TableNotFound(table_id)
         base = self.codec.decode(state)
-        return Loaded(
+        loaded = Loaded(
             table_id,
             int(version),
             self._fold(base, choices),
@@ -371,6 +409,24 @@ class TableStore:
             step.decode() if isinstance(step, bytes) else (step or ""),
             base,
             choices,
+        )
+        return self._as_of(loaded, None if written is None else int(written))
+
+    def _as_of(self, loaded: Loaded, written_ms: int | None) -> Loaded:
+        """``loaded`` as it stands at its clock: the game's due events, each
+        stamped with its instant (the game's ``at_ms``, else ``written_ms``,
+        the clock of the table's last write; the read's for a table written
+        before that was kept), counted but not written (``Loaded.due``)."""
+        due = self.codec.due(loaded.table, loaded.now_ms)
+        if due.table is loaded.table and not due.events:
+            return loaded
+        at = loaded.now_ms if written_ms is None else written_ms
+        events = tuple(e if "at_ms" in e else {"at_ms": at, **e} for e in due.events)
+        return replace(
+            loaded,
+            table=due.table,
+            event_count=loaded.event_count + len(events),
+            due=replace(due, events=events),
         )
 
     def _fold(self, base: Any, choices: dict[Any, Any]) -> Any:
@@ -421,11 +477,15 @@ class TableStore:
     ) -> tuple[Loaded, C]:
         """Run ``move`` on the current state and commit its result atomically.
 
+        ``move`` runs on the table as of the read's clock (:meth:`load`); the
+        events due by then are committed with its result, before its events.
         ``move`` may raise (an auth error, a :class:`RuleViolation`); then
-        nothing is written, except what a ``RuleViolation`` carries to keep (the
-        events it records, the table as the clock settled it), written under
-        the same version check before it is re-raised. On a version conflict
-        ``move`` runs again on the fresh state. A result with a ``choice`` in
+        nothing is written (no expiry refreshed), except the events a
+        ``RuleViolation`` records (``record``), written (after the due
+        events, which are then added to its ``record``) under the same
+        version check before it is re-raised. A result that changes nothing
+        writes nothing. On a version conflict ``move`` runs again on the
+        fresh state. A result with a ``choice`` in
         the stored step is committed without the version check
         (``choose.lua``, see the module's notes); when that choice completes
         the step, ``move`` runs again on the completed state and its result
@@ -444,6 +504,10 @@ class TableStore:
         # runs again after it (it completed its step, or it is an ordered
         # step's choice): the request wrote them, so the metrics count them.
         chosen: tuple[dict[str, Any], ...] = ()
+        # Once this request's choice is written, what it made due (the step
+        # it completed) is stored by this request, even when the move itself
+        # has nothing more to write (also after a lost race).
+        chose = False
         for attempt in range(self.max_attempts):
             # Moves on one table inside this process take turns, so that they
             # do not lose the version race to each other and redo their work;
@@ -459,30 +523,40 @@ class TableStore:
                     )
                     loaded = self.load(table_id, prefetched if fresh else None)
                 prefetched = None
+                due = loaded.due
                 try:
                     change = move(loaded)
                 except RuleViolation as refused:
-                    if not refused.record and refused.settled is None:
+                    if not refused.record:
                         raise
                     if self._write(
                         table_id,
                         loaded.version,
-                        refused.settled,
-                        refused.record,
+                        None if due is None else loaded.table,
+                        (*self._due_events(loaded), *refused.record),
                         None,
                         loaded.now_ms,
                         None if record is None else (record, record.make(loaded, refused)),
-                        refused.archive,
-                        expected=None if refused.settled is None else self._choices_read(loaded),
+                        () if due is None else due.archive,
+                        due is not None and due.archive_reset,
+                        expected=None if due is None else self._choices_read(loaded),
+                        deadline=self.codec.due_at(loaded.table),
                     ):
+                        refused.record = (*self._due_events(loaded), *refused.record)
                         raise
                 else:
-                    if change.table is loaded.table and not change.events:
+                    if (
+                        change.table is loaded.table
+                        and not change.events
+                        and (due is None or not chose)
+                    ):
                         return (
                             replace(loaded, chosen=chosen) if chosen else loaded
                         ), change  # nothing to write
                     choice = change.choice
-                    step = choice is not None and choice.step == loaded.step
+                    # With events due, the step read may be over: the
+                    # version check stores them with the choice.
+                    step = choice is not None and choice.step == loaded.step and due is None
                     if step and not self._completes(change):
                         status, done, written = self._write_choice(table_id, loaded, change, record)
                         if status == 2 or (status >= 0 and choice.ordered):
@@ -490,7 +564,7 @@ class TableStore:
                             # before answering (not a lost race). An ordered
                             # step's choice is answered as the table stands
                             # right after it (what a repeat of it gets).
-                            completed = done
+                            completed, chose = done, True
                             chosen = tuple(choice.events[:written])
                             continue
                         if status >= 0:
@@ -505,20 +579,43 @@ class TableStore:
                         table_id,
                         loaded.version,
                         change.table,
-                        change.events,
+                        (*self._due_events(loaded), *change.events),
                         None,
                         loaded.now_ms,
                         None if record is None else (record, record.make(loaded, change)),
-                        change.archive,
-                        change.archive_reset,
+                        *self._archive(due, change),
                         self._choices_read(loaded),
+                        self.codec.due_at(loaded.table),
                     ):
+                        chosen = (*chosen, *self._due_events(loaded))
                         return (replace(loaded, chosen=chosen) if chosen else loaded), change
             if self.on_conflict is not None:
                 self.on_conflict()
             # Jittered backoff so that seats racing for one table spread out.
             time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
         raise Contended(table_id)
+
+    def _deadline(self, loaded: Loaded) -> str:
+        """``choose.lua``'s deadline for a move computed on ``loaded``: when
+        its table falls due by the clock (``""``: never)."""
+        at = self.codec.due_at(loaded.table)
+        return "" if at is None else str(at)
+
+    @staticmethod
+    def _due_events(loaded: Loaded) -> tuple[dict[str, Any], ...]:
+        """The due events ``loaded`` counted but did not store (stamped)."""
+        return () if loaded.due is None else tuple(loaded.due.events)
+
+    @staticmethod
+    def _archive(due: Change | None, change: Change) -> tuple[tuple[str, ...], bool]:
+        """The history texts (and whether to empty it first) of ``change``
+        committed after what was ``due``: a move that empties the history
+        (a deal) empties it of what the due events archived too."""
+        if due is None:
+            return tuple(change.archive), change.archive_reset
+        if change.archive_reset:
+            return tuple(change.archive), True
+        return (*due.archive, *change.archive), due.archive_reset
 
     def _completes(self, change: Change) -> bool:
         """Whether ``change``, a choice, left its step (its choice completed it)."""
@@ -584,6 +681,7 @@ class TableStore:
                 record.cap if record is not None and indexed else 0,
                 loaded.now_ms,
                 "O" if choice.ordered else "",
+                self._deadline(loaded),
                 *payloads,
             ],
         )
@@ -599,7 +697,9 @@ class TableStore:
             choices = dict(zip(pairs[::2], pairs[1::2], strict=True))
             folded = self._fold(loaded.base, choices)
             after = replace(loaded, table=folded, event_count=count, choices=choices)
-            return status, after, written
+            # What this choice made due (its step complete) was due when it
+            # was written: at this clock, the table's last write.
+            return status, self._as_of(after, loaded.now_ms), written
         # The answer is as the move saw the table, its own events after it.
         return status, replace(loaded, event_count=count - written), written
 
@@ -615,9 +715,11 @@ class TableStore:
         archive: tuple[str, ...] = (),
         archive_reset: bool = False,
         expected: list[Any] | None = None,
+        deadline: int | None = None,
     ) -> bool:
         """Commit under the version check; False when another move won the race
-        (or, with ``expected``, the step's choices are not these seat, text pairs).
+        (or, with ``expected``, the step's choices are not these seat, text
+        pairs; or, with ``deadline``, Redis's clock has reached it).
         ``table`` (``None``: kept, with its step and choices) is written with
         its step key and the step's choices (``codec.step_of``); ``archive``
         is appended to the history, emptied first with ``archive_reset``.
@@ -647,6 +749,7 @@ class TableStore:
                 "R" if archive_reset else "",
                 -1 if expected is None else len(expected),
                 self.history_kept,
+                "" if deadline is None else deadline,
                 *payloads,
                 *choices,
                 *(expected or ()),
@@ -658,10 +761,20 @@ class TableStore:
             raise AlreadyRecorded(held.decode() if isinstance(held, bytes) else held)
         return int(result[0]) >= 0
 
-    def history(self, table_id: str, index: int) -> bytes | None:
+    def history(self, table_id: str, index: int, loaded: Loaded | None = None) -> bytes | None:
         """The history text at ``index`` (-1: the newest; 0: the oldest kept), or ``None``:
         what a game keeps of a finished step of its current round, read only
-        to answer a repeat of an old step alike (one round trip)."""
+        to answer a repeat of an old step alike (one round trip). With
+        ``loaded``, counted from the newest as that read sees it: what its
+        due events archive (not stored yet) comes after the stored texts."""
+        due = None if loaded is None else loaded.due
+        pending: tuple[str, ...] = () if due is None else tuple(due.archive)
+        if due is not None and due.archive_reset:
+            return pending[index].encode() if -len(pending) <= index < len(pending) else None
+        if pending and index < 0:
+            if -index <= len(pending):
+                return pending[index].encode()
+            index += len(pending)
         found = self.client.lindex(history_key(table_id), index)
         return found if isinstance(found, bytes) or found is None else str(found).encode()
 
@@ -674,21 +787,43 @@ class TableStore:
 
     def events(self, table_id: str, after: int, limit: int) -> EventPage:
         """Public events with ``seq > after``, oldest first, at most ``limit``
-        (one atomic read with the event count). Raises :class:`TableNotFound`,
-        or :class:`EventsGone` when an event after ``after`` is no longer kept
+        (one atomic read with the event count), the events due at the read's
+        clock but not written yet included (as :meth:`load` counts them, with
+        the seqs that follow). Raises :class:`TableNotFound`, or
+        :class:`EventsGone` when an event after ``after`` is no longer kept
         or ``after`` is past the last event."""
-        found = self._page(keys=[table_key(table_id), events_key(table_id)], args=[after, limit])
+        found = self._page(
+            keys=[table_key(table_id), events_key(table_id), choices_key(table_id)],
+            args=[after, limit],
+        )
         if found is None:
             raise TableNotFound(table_id)
-        last, oldest, *raw = found
+        written, oldest, state, written_ms, clock, choices, *raw = found
+        due = self._as_of(
+            Loaded(
+                table_id,
+                0,
+                self._fold(self.codec.decode(state), _pairs(choices)),
+                {},
+                0,
+                _ms(*clock),
+            ),
+            None if written_ms is None else int(written_ms),
+        ).due
+        due_events = () if due is None else tuple(due.events)
+        last = written + len(due_events)
         if after < oldest - 1 or after > last:
             raise EventsGone(oldest, last, ahead=after > last)
         page = []
-        for seq, text in enumerate(raw[:limit], start=after + 1):
+        for text in raw:
             event = self.codec.decode_event(text)
             event.pop("seq", None)  # kept by events written before the compact layout
-            page.append({"seq": seq, **event})
-        return EventPage(page, len(raw) > limit, last, oldest)
+            page.append(event)
+        page.extend(due_events[max(0, after - written) :])
+        numbered = [
+            {"seq": seq, **event} for seq, event in enumerate(page[:limit], start=after + 1)
+        ]
+        return EventPage(numbered, len(page) > limit, last, oldest)
 
     def delete(self, table_id: str, owned: Sequence[str] = (), indexes: Sequence[str] = ()) -> bool:
         """Remove every key of the table, the keys ``owned`` (in its hash tag),

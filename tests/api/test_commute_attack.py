@@ -107,7 +107,7 @@ def test_a_worker_dying_before_the_resolution_loses_no_choice_and_heals(
     assert again.status_code == 200 and again.get_json()["resolved"] is True
 
 
-def test_a_retry_of_the_dead_completing_pass_commits_the_resolution(
+def test_a_retry_of_the_dead_completing_pass_is_answered_resolved_and_the_next_move_stores_it(
     app: Any,
     client: Any,
     tables: TableClient,
@@ -120,18 +120,23 @@ def test_a_retry_of_the_dead_completing_pass_commits_the_resolution(
     picks = [tables.hand(t, s)[0] for s in range(4)]
     complete_and_die(app, redis_server, tables, t, picks, monkeypatch)
     assert tables.public(t)["round"]["status"] == "over"
+    shown = tables.events(t)
+    # The retry changes nothing (a repeat): the resolution is due, shown by
+    # every read, and stored by the next write.
+    before = snapshot(redis_client, t)
     again = tables.pass_(t, 1, 1, 3, [picks[3]])
     assert again.status_code == 200, again.get_json()
     body = again.get_json()
     assert body["resolved"] is True and body["round_status"] == "over"
+    assert snapshot(redis_client, t) == before
     kinds = [e["type"] for e in tables.events(t)]
     assert "exchange-resolved" in kinds and kinds.count("exchange-resolved") == 1
-    assert redis_client.exists(choices_key(t.table_id)) == 0
-    assert redis_client.hget(table_key(t.table_id), "k") in (b"", None)
-    # A second retry writes nothing.
-    before = snapshot(redis_client, t)
+    assert tables.events(t) == shown
     assert tables.pass_(t, 1, 1, 3, [picks[3]]).get_json() == body
-    assert snapshot(redis_client, t) == before
+    assert tables.deal(t).status_code == 201
+    assert tables.events(t)[: len(shown)] == shown
+    assert redis_client.hget(table_key(t.table_id), "k") == b"r2x1"
+    assert redis_client.exists(choices_key(t.table_id)) == 0
 
 
 def test_a_replacement_after_a_dead_completing_pass_is_too_late(
@@ -147,13 +152,17 @@ def test_a_replacement_after_a_dead_completing_pass_is_too_late(
     hands = [tables.hand(t, s) for s in range(4)]
     picks = [h[0] for h in hands]
     complete_and_die(app, redis_server, tables, t, picks, monkeypatch)
+    before = snapshot(redis_client, t)
     late = tables.pass_(t, 1, 1, 0, [hands[0][1]])
     assert late.status_code == 409 and late.get_json()["code"] == "stale-exchange"
-    # The refusal settled (committed) the resolution made of the choices made.
+    # The refusal stored nothing; every read shows the resolution made of
+    # the choices made, which the next accepted move stores.
+    assert snapshot(redis_client, t) == before
+    assert picks[3] in tables.hand(t, 0)
+    assert tables.pass_(t, 1, 2, 0, [picks[3]]).status_code == 200
     assert redis_client.lrange(history_key(t.table_id), 0, -1) == [
         f"r1x1:{'|'.join(picks)}".encode()
     ]
-    assert picks[3] in tables.hand(t, 0)
 
 
 def test_the_history_of_an_endless_round_stays_bounded(

@@ -157,11 +157,15 @@ def test_may_i_refusals() -> None:
     assert engine.answer(table, 1, 1, 2, True, T0 + 4).table is table
     refused("already-answered", engine.answer, table, 1, 1, 2, False, T0 + 4)
     refused("may-i-open", move, table, 1, "draw", None, T0 + 4)
-    # After the window: 409, and the silence of seat 0 allowed.
+    # After the window: 409, and the silence of seat 0 allowed (the game's
+    # due, which the refusal does not carry: a refusal keeps nothing).
     v = refused("may-i-closed", engine.answer, table, 1, 1, 0, False, T0 + 5000)
-    assert v.kind is Kind.CONFLICT
-    assert v.settled is not None
-    assert len(v.settled.round.hands[3]) == 12 and len(v.settled.round.hands[0]) == 10
+    assert v.kind is Kind.CONFLICT and v.record == ()
+    due = engine.settle_due(table, T0 + 5000)
+    assert due.table.round is not None
+    assert len(due.table.round.hands[3]) == 12 and len(due.table.round.hands[0]) == 10
+    until = table.round.offer.until_ms if table.round and table.round.offer else None
+    assert [(e["type"], e["at_ms"]) for e in due.events] == [("may-i-given", until)]
 
 
 def test_own_discard_may_not_be_asked_for() -> None:

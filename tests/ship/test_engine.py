@@ -275,7 +275,8 @@ def test_claim_window_takes_a_second_winning_hand_and_closes_on_time() -> None:
     # Seat 3 does not win: refused and logged; the window goes on unchanged.
     with pytest.raises(RuleViolation) as caught:
         engine.claim(first.table, 1, 3, T0 + 10)
-    assert caught.value.code == "claim-not-winning" and caught.value.settled is None
+    assert caught.value.code == "claim-not-winning"
+    assert [e["type"] for e in caught.value.record] == ["claim-rejected"]
     # "This long after" includes the last instant of the window.
     second = engine.claim(first.table, 1, 0, T0 + 1500)
     assert second.table.round is not None and second.table.round.status is RoundStatus.CLAIM_WINDOW
@@ -288,11 +289,10 @@ def test_claim_window_takes_a_second_winning_hand_and_closes_on_time() -> None:
     with pytest.raises(RuleViolation) as caught:
         engine.claim(second.table, 1, 2, T0 + 1501)  # seat 2 wins too, but too late
     assert caught.value.code == "claim-window-closed"
-    assert caught.value.settled is not None and caught.value.settled.results[0].winners == (0, 1)
-    assert [e["type"] for e in caught.value.record] == ["round-won"]
+    assert caught.value.record == ()  # the window's close is due, not the refusal's
     closed = engine.settle_due(second.table, T0 + 1501)
     assert closed.table.results[0].winners == (0, 1)
-    assert [e["type"] for e in closed.events] == ["round-won"]
+    assert [(e["type"], e["at_ms"]) for e in closed.events] == [("round-won", T0 + 1501)]
     # The public view shows the settlement as soon as the window has closed.
     assert public_view(second.table, T0 + 1501)["results"][0]["winners"] == [0, 1]
     assert public_view(second.table, T0 + 1500)["results"] == []

@@ -77,7 +77,6 @@ def random_game_events(seed: int, preset: str) -> Iterator[dict[str, Any]]:
                     )
             except RuleViolation as refused:
                 yield from stamped(refused.record)
-                table = refused.settled or table
                 continue
             yield from stamped(step.events)
             table = step.table

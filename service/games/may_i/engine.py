@@ -272,17 +272,11 @@ def start_round(table: Table, rng: Shuffler, now_ms: int, deal: Mapping[str, Any
 
 def on_time(table: Table, now_ms: int, move: Callable[[Table], Transition]) -> Transition:
     """Run ``move`` on the table as it stands at ``now_ms``: a May I? window
-    whose time has come is settled first (:func:`settle_due`); if ``move``
-    is refused, the refusal carries that settlement (``settled``,
-    ``record``) so that it is kept."""
+    whose time has come is settled first (:func:`settle_due`). A refused
+    move keeps nothing of it: the service's store settles a table as it
+    reads it (``Game.due``) and stores that with the next accepted move."""
     settled = settle_due(table, now_ms)
-    try:
-        done = move(settled.table)
-    except RuleViolation as refused:
-        if settled.events:
-            refused.settled = settled.table
-            refused.record = settled.events + refused.record
-        raise
+    done = move(settled.table)
     if not settled.events:
         return done
     return replace(done, events=settled.events + done.events)
@@ -293,7 +287,9 @@ def settle_due(table: Table, now_ms: int) -> Transition:
     table with the answers' pending choices folded in, :func:`fold_choices`;
     at the clock of the answer that completed it) and close every May I?
     window whose time has come (``now_ms >= until``): the views apply it to
-    what they show, every move runs it first."""
+    what they show, every move runs it first; it is the game's ``due``. Each
+    event carries ``at_ms``, the instant it was due (the last answer's
+    clock, or the window's end), the same whenever it is computed."""
     rnd = table.round
     events: list[Event] = []
     while rnd is not None and rnd.step is Step.MAY_I and rnd.offer is not None:
@@ -303,9 +299,18 @@ def settle_due(table: Table, now_ms: int) -> Transition:
                 break
             at = rnd.offer.until_ms
         table, more = _close_offer(table, at)
-        events.extend(more)
+        events.extend({"at_ms": at, **e} for e in more)
         rnd = table.round
     return Transition(table, tuple(events))
+
+
+def due_at(table: Table) -> int | None:
+    """When the open May I? window closes by itself (its ``until_ms``), the
+    game's ``due_at``; ``None`` when no window is open."""
+    rnd = table.round
+    if rnd is None or rnd.step is not Step.MAY_I or rnd.offer is None:
+        return None
+    return rnd.offer.until_ms
 
 
 def _answerers(seats: int, on_turn: int, offer: Offer) -> tuple[int, ...]:

@@ -100,4 +100,6 @@ GAME = Game(
     legacy_event_codes=codec.LEGACY_EVENT_CODES,
     step_of=engine.step_of,
     fold_choices=engine.fold_choices,
+    due=engine.settle_due,
+    due_at=engine.due_at,
 )

@@ -540,18 +540,11 @@ def _claim_outcome(table: Table, seat: int) -> dict[str, Any]:
 def on_time(table: Table, now_ms: int, move: Callable[[Table], Transition]) -> Transition:
     """Run ``move`` on the table as it stands at ``now_ms``: a claim window
     whose time has come is closed first (:func:`settle_due`), and that
-    settlement is part of the result. If ``move`` is refused, the refusal
-    carries the settled table and its events in ``settled`` and ``record``:
-    the window closed by itself, whatever the refused move was."""
+    settlement is part of the result. A refused move keeps nothing of it:
+    the service's store settles a table as it reads it (``Game.due``) and
+    stores the settlement with the next accepted move."""
     settled = settle_due(table, now_ms)
-    try:
-        done = move(settled.table)
-    except RuleViolation as refused:
-        if settled.events:
-            refused.settled = settled.table
-            refused.record = settled.events + refused.record
-            refused.archive = settled.archive + refused.archive
-        raise
+    done = move(settled.table)
     if not settled.events:
         return done
     # A move that empties the history (a deal) empties it of what the
@@ -572,7 +565,10 @@ def settle_due(table: Table, now_ms: int) -> Transition:
     pending choices folded in, :func:`fold_choices`; RULES.md 2.5), and close
     a claim window whose time has come (RULES.md 2.7); otherwise return the
     table unchanged with no events. Every transition runs it first (through
-    :func:`on_time`), and the views apply it to what they show."""
+    :func:`on_time`), and the views apply it to what they show; it is the
+    game's ``due``. The events of a closed window carry ``at_ms``, the first
+    instant after it (the same whenever they are computed); those of a
+    resolved exchange do not (the store stamps them with its last choice's)."""
     rnd = table.round
     if rnd is not None and rnd.status is RoundStatus.PASSING and not rnd.exchange.waiting_for:
         resolved, events, archive = _resolve_exchange(table, rnd.exchange)
@@ -584,8 +580,18 @@ def settle_due(table: Table, now_ms: int) -> Transition:
         or now_ms <= rnd.window_closes_at_ms  # "this long after" includes the last instant
     ):
         return Transition(table)
+    closed_at = rnd.window_closes_at_ms + 1
     table, events = end_round(table, rnd.claims, None)
-    return Transition(table, tuple(events))
+    return Transition(table, tuple({"at_ms": closed_at, **e} for e in events))
+
+
+def due_at(table: Table) -> int | None:
+    """The first instant after an open claim window (RULES.md 2.7), when
+    :func:`settle_due` closes it, the game's ``due_at``; ``None`` without one."""
+    rnd = table.round
+    if rnd is None or rnd.status is not RoundStatus.CLAIM_WINDOW:
+        return None
+    return None if rnd.window_closes_at_ms is None else rnd.window_closes_at_ms + 1
 
 
 def finish(table: Table, now_ms: int) -> Transition:

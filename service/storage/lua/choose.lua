@@ -6,7 +6,7 @@
 -- events of a first choice, refreshes the expiry of every key, and records
 -- the answer of a request with an Idempotency-Key in the same step.
 --
--- KEYS[1] the table hash {v, n, s, a, k}; KEYS[2] the event list;
+-- KEYS[1] the table hash {v, n, s, a, k, w}; KEYS[2] the event list;
 -- KEYS[3] the choices hash of the current step (field: seat);
 -- KEYS[4] the history list (its expiry only);
 -- KEYS[5] (optional) the idempotency record; KEYS[6] (optional) its index.
@@ -17,14 +17,18 @@
 -- ARGV[6] the idempotency record ("" none); ARGV[7] its time to live
 -- ARGV[8] how many events the list keeps
 -- ARGV[9] how many records the index keeps ("0": no index)
--- ARGV[10] now, ms since the epoch (the record's score in the index)
+-- ARGV[10] now, ms since the epoch (the record's score in the index, and w,
+--          the clock of the table's last write, when the choice is written)
 -- ARGV[11] "O" for an ordered step's choice, else "": the choice is kept as
 --          ARGV[3] .. "#" .. its place in the step (1 for the first), is
 --          never replaced (another text of the same seat answers -1), the
 --          record is not written (the caller answers and records the move as
 --          it stands after the choice), and statuses 1 and 0 also return the
 --          step's choices as seat, text pairs (after status, count, written)
--- ARGV[12..] the events of a first choice, in order, as the codec's text
+-- ARGV[12] the deadline, ms since the epoch ("": none): at or after it
+--          (Redis's TIME) the choice is not written (-1: read again), as in
+--          commit.lua
+-- ARGV[13..] the events of a first choice, in order, as the codec's text
 -- A written choice is announced on the table's feed channel (its hash key
 -- with ":feed" for ":table"), with the event count, for service.streams.
 -- Returns {status, event count, events written by this call, ...}:
@@ -35,8 +39,8 @@
 --      seat, text pairs (the record is not written: the caller commits the
 --      resolution, and the record with it)
 --   -1 not written: the step is no longer the current one, or it is complete
---      (this would replace a choice, or repeat one) (the caller reads the
---      table again)
+--      (this would replace a choice, or repeat one), or the deadline has
+--      passed (the caller reads the table again)
 --   -2 not written: KEYS[5] already holds a response, which follows
 -- The rules are never here: this script only stores what the engine decided.
 if ARGV[6] ~= '' then
@@ -49,6 +53,12 @@ local count = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
 local written = 0
 if redis.call('HGET', KEYS[1], 'k') ~= ARGV[1] then
   return {-1, count, 0}
+end
+if ARGV[12] ~= '' then
+  local clock = redis.call('TIME')
+  if tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000) >= tonumber(ARGV[12]) then
+    return {-1, count, 0}
+  end
 end
 local needed = tonumber(ARGV[4])
 local ordered = ARGV[11] == 'O'
@@ -72,16 +82,18 @@ elseif held then
     return {-1, count, 0}
   end
   redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])
+  redis.call('HSET', KEYS[1], 'w', ARGV[10])
 else
   local text = ARGV[3]
   if ordered then
     text = text .. '#' .. (redis.call('HLEN', KEYS[3]) + 1)
   end
   redis.call('HSET', KEYS[3], ARGV[2], text)
-  if #ARGV > 11 then
-    redis.call('RPUSH', KEYS[2], unpack(ARGV, 12))
+  redis.call('HSET', KEYS[1], 'w', ARGV[10])
+  if #ARGV > 12 then
+    redis.call('RPUSH', KEYS[2], unpack(ARGV, 13))
     redis.call('LTRIM', KEYS[2], '-' .. ARGV[8], -1)
-    written = #ARGV - 11
+    written = #ARGV - 12
     count = count + written
     redis.call('HSET', KEYS[1], 'n', count)
   end

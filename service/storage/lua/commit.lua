@@ -5,7 +5,7 @@
 -- key, and, for a request with an Idempotency-Key, record its response in the
 -- same step.
 --
--- KEYS[1] the table hash {v, n, s, a, k}; KEYS[2] the event list;
+-- KEYS[1] the table hash {v, n, s, a, k, w}; KEYS[2] the event list;
 -- KEYS[3] the choices hash of the current step; KEYS[4] the history list;
 -- KEYS[5] (optional) the idempotency record, in the table's hash tag;
 -- KEYS[6] (optional, with KEYS[5]) the index of its token's records on this table.
@@ -19,7 +19,8 @@
 -- ARGV[6] its time to live in seconds
 -- ARGV[7] how many events the list keeps (the newest; n still counts them all)
 -- ARGV[8] how many records the index keeps ("0": no index); the oldest go
--- ARGV[9] now, ms since the epoch (the record's score in the index)
+-- ARGV[9] now, ms since the epoch (the record's score in the index, and w:
+--         the clock of the table's last write)
 -- ARGV[10] the new state's step key ("": no simultaneous step)
 -- ARGV[11] E, how many events follow; ARGV[12] C, how many choice arguments
 --          follow them (seat, text pairs); ARGV[13] "R" to empty the history
@@ -29,13 +30,18 @@
 --          read: none may have been made or replaced since)
 -- ARGV[15] how many texts the history keeps (the newest: a round that
 --          never ends must not grow it without bound)
--- ARGV[16..] E events, in order, as the codec's text; then C choice
+-- ARGV[16] the deadline, ms since the epoch ("": none): the instant the
+--          state the move read falls due by the clock (a window's end); at
+--          or after it (Redis's TIME) nothing is written and the caller
+--          reads again, so that no move computed before a window closed is
+--          stored after a read has shown it closed
+-- ARGV[17..] E events, in order, as the codec's text; then C choice
 --          arguments; then X expected choice arguments; then the history
 --          texts to append, in order
 -- A commit is announced on the table's feed channel (its hash key with
 -- ":feed" for ":table"), with the event count, for service.streams.
 -- Returns {version, event count} on success, {-1, current version} on a
--- conflict (the version or the expected choices), {-2, record} when KEYS[5]
+-- conflict (the version, the expected choices or the deadline), {-2, record} when KEYS[5]
 -- already holds a response (the same request committed first: nothing is
 -- written, the caller replays it).
 -- The rules are never here: this script only stores what the engine decided.
@@ -54,7 +60,7 @@ local version = tonumber(current) + 1
 local events = tonumber(ARGV[11])
 local choices = tonumber(ARGV[12])
 local expected = tonumber(ARGV[14])
-local first = 16 + events + choices
+local first = 17 + events + choices
 if expected >= 0 then
   if redis.call('HLEN', KEYS[3]) * 2 ~= expected then
     return {-1, tonumber(current)}
@@ -66,14 +72,20 @@ if expected >= 0 then
   end
   first = first + expected
 end
-redis.call('HSET', KEYS[1], 'v', version)
+if ARGV[16] ~= '' then
+  local clock = redis.call('TIME')
+  if tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000) >= tonumber(ARGV[16]) then
+    return {-1, tonumber(current)}
+  end
+end
+redis.call('HSET', KEYS[1], 'v', version, 'w', ARGV[9])
 if ARGV[2] ~= '' then
   redis.call('HSET', KEYS[1], 's', ARGV[2], 'k', ARGV[10])
   -- The choices of the step this state is in (none for a new step): a step
   -- that ended takes its pending choices with it.
   redis.call('DEL', KEYS[3])
   if choices > 0 then
-    redis.call('HSET', KEYS[3], unpack(ARGV, 16 + events, 15 + events + choices))
+    redis.call('HSET', KEYS[3], unpack(ARGV, 17 + events, 16 + events + choices))
   end
 end
 if ARGV[4] ~= '' then
@@ -81,7 +93,7 @@ if ARGV[4] ~= '' then
 end
 local count = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
 if events > 0 then
-  redis.call('RPUSH', KEYS[2], unpack(ARGV, 16, 15 + events))
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, 17, 16 + events))
   redis.call('LTRIM', KEYS[2], '-' .. ARGV[7], -1)
   count = count + events
   redis.call('HSET', KEYS[1], 'n', count)
