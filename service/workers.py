@@ -9,9 +9,10 @@
   handler ends with ``sys.exit``, which waits for every thread: one thread
   blocked on a stalled client kept the worker alive until the master's
   SIGKILL at ``graceful_timeout`` (20 s), logged as "Perhaps out of memory?".
-- **SIGTERM** (graceful): a worker ends the connections still open when its
-  grace ends a little before the master's own deadline, and says so, so the
-  master never has to SIGKILL it.
+- **SIGTERM** (graceful): a worker ends its open event streams at once
+  (each asks its client to reconnect, to another instance), ends the
+  connections still open when its grace ends a little before the master's
+  own deadline, and says so, so the master never has to SIGKILL it.
 
 ``GUNICORN_WORKER_CLASS`` picks one of :data:`CLASSES` by its gunicorn name
 (``gevent``, ``gthread``, ``sync``); see ``service/gunicorn_settings.py``.
@@ -157,6 +158,14 @@ class _Referee:
         except Exception:  # noqa: BLE001 - the error answer goes out without them
             self.log.exception("CORS headers of an error answer")
             return []
+
+    def handle_exit(self, sig: int, frame: Any) -> None:
+        # SIGTERM: the open event streams end now, asking their clients to come
+        # back soon (to another instance), instead of holding the grace.
+        super().handle_exit(sig, frame)  # type: ignore[misc]
+        from .streams.hub import close_streams
+
+        close_streams()
 
     def handle_quit(self, sig: int, frame: Any) -> None:
         # Ctrl-C: stop now. Every move is one atomic commit in Redis, so a

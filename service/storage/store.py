@@ -250,6 +250,11 @@ class EventPage:
     more: bool
     last: int
     oldest: int
+    now_ms: int = 0
+    """The Redis clock at the read."""
+    next_due_ms: int | None = None
+    """When something of the table next falls due by the clock alone (a
+    window's close: an event then appears), ``None`` for nothing."""
 
 
 HISTORY_KEPT = 100
@@ -799,7 +804,7 @@ class TableStore:
         if found is None:
             raise TableNotFound(table_id)
         written, oldest, state, written_ms, clock, choices, *raw = found
-        due = self._as_of(
+        as_of = self._as_of(
             Loaded(
                 table_id,
                 0,
@@ -809,7 +814,8 @@ class TableStore:
                 _ms(*clock),
             ),
             None if written_ms is None else int(written_ms),
-        ).due
+        )
+        due = as_of.due
         due_events = () if due is None else tuple(due.events)
         last = written + len(due_events)
         if after < oldest - 1 or after > last:
@@ -823,7 +829,8 @@ class TableStore:
         numbered = [
             {"seq": seq, **event} for seq, event in enumerate(page[:limit], start=after + 1)
         ]
-        return EventPage(numbered, len(page) > limit, last, oldest)
+        next_due = self.codec.due_at(as_of.table)
+        return EventPage(numbered, len(page) > limit, last, oldest, as_of.now_ms, next_due)
 
     def delete(self, table_id: str, owned: Sequence[str] = (), indexes: Sequence[str] = ()) -> bool:
         """Remove every key of the table, the keys ``owned`` (in its hash tag),

@@ -19,7 +19,11 @@ Frames, each ended by a blank line:
   browser does not come back); ``event: seat-closed`` alike on a seat's
   stream whose token was reissued.
 
-A stream ends by itself after ``lifetime`` seconds; an EventSource reconnects
+Events that fall due by the clock alone (a May I? window that lapsed, a
+claim window that closed) are in the log's reads from that instant on
+(``service.storage.store``): the stream reads again then, so they arrive
+with nobody calling the table. A stream ends by itself after ``lifetime``
+seconds; an EventSource reconnects
 with ``Last-Event-ID`` and misses nothing.
 """
 
@@ -44,6 +48,10 @@ spent ticket): an hour, so the page can open a new stream itself."""
 
 PAGE = 100
 """Events read from the log per read."""
+
+DUE_SLACK = 0.005
+"""Seconds after a window's close at which a stream reads its events (the
+Redis clock and this process's timer need not agree to the millisecond)."""
 
 
 def event_id(event: dict[str, Any]) -> str:
@@ -124,9 +132,12 @@ class Follower:
             ends = time.monotonic() + self.lifetime
             woken = True
             while True:
+                if waiter.closing:  # the process is stopping: come back soon, elsewhere
+                    yield f"retry: {RETRY_MS}\n\n"
+                    return
                 if woken:
                     try:
-                        sent, after, newest = self._read(after)
+                        sent, after, newest, due_in = self._read(after)
                     except TableNotFound:
                         yield f"retry: {GIVE_UP_RETRY_MS}\n\n"
                         yield frame({"table": self.table_id}, "table-deleted")
@@ -146,7 +157,13 @@ class Follower:
                 left = ends - time.monotonic()
                 if left <= 0:
                     return
-                woken = waiter.wait(min(self.heartbeat, left))
+                beat = min(self.heartbeat, left)
+                if due_in is not None and due_in < beat:
+                    # A window closes before the next heartbeat: its event is in
+                    # the log's reads from then on, with nobody writing it.
+                    woken = waiter.wait(due_in) or True
+                    continue
+                woken = waiter.wait(beat)
                 if waiter.gone:
                     woken = True  # read once more: table-deleted
                 elif not woken and time.monotonic() < ends:
@@ -170,9 +187,10 @@ class Follower:
     def _gone(oldest: int, last: int) -> str:
         return frame({"oldest_seq": oldest, "last_event": last}, "events-gone", str(last))
 
-    def _read(self, after: int) -> tuple[list[str], int, str | None]:
-        """The frames of every event after ``after``, the new cursor and the
-        id of the last event sent (``None``: none)."""
+    def _read(self, after: int) -> tuple[list[str], int, str | None, float | None]:
+        """The frames of every event after ``after``, the new cursor, the id
+        of the last event sent (``None``: none) and the seconds until
+        something of the table falls due by the clock (``None``: nothing)."""
         sent: list[str] = []
         newest: str | None = None
         while True:
@@ -180,11 +198,15 @@ class Follower:
                 page = self.store.events(self.table_id, after, PAGE)
             except EventsGone as gone:  # fell behind the log, or it was reset: go on from its end
                 sent.append(self._gone(gone.oldest, gone.last))
-                return sent, gone.last, str(gone.last)
+                return sent, gone.last, str(gone.last), None
             for event in page.events:
                 newest = event_id(event)
                 sent.append(frame(event, None, newest))
             if page.events:
                 after = page.events[-1]["seq"]
             if not page.more:
-                return sent, after, newest
+                due_in = None
+                # A due time already passed is already in this read (as_of).
+                if page.next_due_ms is not None and page.next_due_ms > page.now_ms:
+                    due_in = (page.next_due_ms - page.now_ms) / 1000 + DUE_SLACK
+                return sent, after, newest, due_in

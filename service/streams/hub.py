@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -51,19 +52,39 @@ def table_of(channel: str) -> str | None:
     return None
 
 
+DELETED = -1
+"""The count a table's feed announces when the table was deleted."""
+
+CLOSING = -2
+"""What :func:`close_streams` tells each stream: the process is stopping."""
+
+_HUBS: weakref.WeakSet[Hub] = weakref.WeakSet()
+
+
+def close_streams() -> None:
+    """End every stream of this process (a worker stopping on SIGTERM): each
+    tells its client to reconnect, which reaches another instance."""
+    for hub in list(_HUBS):
+        hub.close()
+
+
 class Waiter:
     """What one stream waits on: set when its table's feed announces a
-    commit (``gone`` when the table was deleted)."""
+    commit (``gone`` when the table was deleted, ``closing`` when the
+    process is stopping)."""
 
-    __slots__ = ("_event", "gone")
+    __slots__ = ("_event", "gone", "closing")
 
     def __init__(self) -> None:
         self._event = threading.Event()
         self.gone = False
+        self.closing = False
 
     def notify(self, count: int) -> None:
-        if count < 0:
+        if count == DELETED:
             self.gone = True
+        elif count == CLOSING:
+            self.closing = True
         self._event.set()
 
     def wait(self, timeout: float) -> bool:
@@ -86,6 +107,8 @@ class Hub:
         self._stopped = threading.Event()
         self.subscribed = threading.Event()
         """Set while the subscription is in place (tests wait for it)."""
+        self.closing = False
+        _HUBS.add(self)
 
     @property
     def streams(self) -> int:
@@ -98,6 +121,7 @@ class Hub:
         """A :class:`Waiter` woken by the table's commits while the block runs."""
         self._start()
         waiter = Waiter()
+        waiter.closing = self.closing
         with self._lock:
             self._waiters.setdefault(table_id, set()).add(waiter)
         try:
@@ -116,6 +140,11 @@ class Hub:
 
     def stop(self) -> None:
         self._stopped.set()
+
+    def close(self) -> None:
+        """End every stream that follows a table here, now and from now on."""
+        self.closing = True
+        self._wake_all(CLOSING)
 
     def _start(self) -> None:
         with self._lock:
@@ -162,8 +191,8 @@ class Hub:
                     with contextlib.suppress(redis.RedisError, OSError):
                         pubsub.close()
 
-    def _wake_all(self) -> None:
+    def _wake_all(self, count: int = 0) -> None:
         with self._lock:
             followers = [w for ws in self._waiters.values() for w in ws]
         for waiter in followers:
-            waiter.notify(0)
+            waiter.notify(count)

@@ -4,8 +4,10 @@ browser's EventSource does, from a ``requests`` stream, in a thread."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
+import socket
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -78,6 +80,13 @@ class Reader:
                 return got
 
     def close(self) -> None:
+        """Cut the connection at once (a plain close would wait for the reading
+        thread's read to end, i.e. the next frame)."""
+        connection = getattr(self.response.raw, "connection", None)
+        sock = getattr(connection, "sock", None)
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
         self.response.close()
 
 

@@ -153,3 +153,80 @@ def test_a_deleted_table_ends_its_streams(streaming: Served) -> None:
     assert reader.until("table-deleted")[-1].data == {"table": t.table_id}
     assert reader.next() is None
     assert reader.retry == 3_600_000
+
+
+@pytest.fixture(scope="module")
+def quiet(redis_server: RedisProcess, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """Heartbeats a minute apart: what a stream gets sooner came by itself."""
+    service = Served(
+        redis_server.url,
+        tmp_path_factory.mktemp("streams-quiet"),
+        EVENTS_KEPT=str(EVERY_EVENT),
+        STREAM_HEARTBEAT_SECONDS="60",
+    )
+    yield service
+    service.stop()
+
+
+def test_a_lapsed_may_i_window_reaches_the_stream_with_nobody_calling(quiet: Served) -> None:
+    http = HttpClient(quiet.base)
+    body = {"variant": "may-i", "players": ["A", "B", "C"], "first_dealer": 0,
+            "options": {"may_i_window_ms": 400}}  # fmt: skip
+    created = http.post("/v1/tables", json=body).json()
+    url, host = f"/v1/tables/{created['table_id']}", bearer(created["host_token"])
+    dealt = http.post(f"{url}/rounds", headers=host).json()
+    on_turn = dealt["table"]["round"]["on_turn"]
+    token = bearer(created["seat_tokens"][on_turn]["token"])
+    reader = Reader(f"{quiet.base}{url}/stream")
+    assert [reader.next().data["type"] for _ in range(2)] == ["table-created", "round-dealt"]  # type: ignore[union-attr]
+    declined = http.put(f"{url}/rounds/1/moves/1", json={"decline": True}, headers=token)
+    assert declined.status_code == 200, declined.json()
+    types: list[str] = []
+    while "may-i-lapsed" not in types:
+        frame = reader.next(timeout=20)  # far below the heartbeat's minute
+        assert frame is not None and frame.event == "message", frame
+        types.append(frame.data["type"])
+    reader.close()
+    print(types)
+    assert types == ["discard-declined", "may-i-offered", "may-i-lapsed"]
+
+
+def test_a_resolution_nobody_wrote_reaches_the_stream(
+    quiet: Served, redis_server: RedisProcess
+) -> None:
+    """The last pass of an exchange written (choose.lua's effect) and its
+    worker gone before the resolution: the stream still gets it."""
+    import redis
+
+    from service.storage.store import choices_key
+
+    tables, t = worked_table(quiet)
+    tables.deal(t, WORKED_HANDS)
+    reader = Reader(f"{quiet.base}{t.url}/stream")
+    for seat, card in enumerate(["4S", "9C", "8D"]):
+        assert tables.pass_(t, 1, 1, seat, [card]).status_code == 200
+    r = redis.Redis.from_url(redis_server.url)
+    r.hset(choices_key(t.table_id), "3", "9H")
+    r.publish(f"referee:{{{t.table_id}}}:feed", 0)  # what choose.lua announces
+    types: list[str] = []
+    while "exchange-resolved" not in types:
+        frame = reader.next(timeout=20)
+        assert frame is not None, types
+        types.append(frame.data["type"])
+    reader.close()
+    print(types)
+    assert types == ["table-created", "round-dealt", *["pass-chosen"] * 3, "exchange-resolved"]
+
+
+def test_sigterm_ends_the_streams_asking_clients_back_soon(
+    redis_server: RedisProcess, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    service = Served(redis_server.url, tmp_path_factory.mktemp("streams-term"))
+    tables, t = worked_table(service)
+    reader = Reader(f"{service.base}{t.url}/stream")
+    assert reader.next().data["type"] == "table-created"  # type: ignore[union-attr]
+    service.proc.terminate()  # gunicorn's graceful stop, as Kubernetes sends it
+    assert reader.next(timeout=15) is None  # the stream ended, well before the grace (20 s)
+    assert reader.retry == 2000  # come back in 2 s: to another instance
+    service.proc.wait(30)
+    service._log_file.close()
