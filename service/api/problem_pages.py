@@ -113,6 +113,12 @@ PAGES: dict[str, Page] = {
         "Re-read the table and read on from its `last_event` (or from `oldest_seq - 1` for "
         "every event still kept).",
     ),
+    "rounds-gone": Page(
+        410,
+        "The rounds after the cursor `after` are no longer all kept (a table keeps its newest "
+        "`ROUNDS_KEPT` rounds; its totals stay exact).",
+        "Read on from `oldest_round - 1` for every round still kept.",
+    ),
     "precondition-failed": Page(
         412,
         "`If-None-Match` matches the table's current `ETag` (or is `*`), so the request "

@@ -133,10 +133,10 @@ def test_foster_public_view_shows_no_hand_until_the_showdown() -> None:
     table = dealt(FOSTER_DECLARED, "foster")
     table = exchange_swap(table, "9S", "4H")
     view = public_view(table, T0)
-    assert view["results"] == [] and view["round"]["claims"] == []
+    assert view["last_result"] is None and view["round"]["claims"] == []
     assert view["awaiting"] == {"action": "pass", "seats": [2, 3], "until_ms": None}
     done = engine.claim(table, 1, 1, T0).table
-    shown = public_view(done, T0)["results"][0]["hands"]
+    shown = public_view(done, T0)["last_result"]["hands"]
     assert [h["seat"] for h in shown] == [0, 1, 2, 3]
 
 

@@ -53,6 +53,8 @@ GAME = Game(
     bot=players.bot,
     step_of=engine.step_of,
     fold_choices=engine.fold_choices,
+    rounds_of=codec.rounds_of,
+    round_result=codec.round_result,
 )
 
 __all__ = ["GAME", "NAME", "check_deal", "check_discard", "check_lay_down", "check_lay_off"]

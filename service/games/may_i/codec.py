@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .engine import result_json
 from .melds import Meld
 from .options import Options
 from .state import MatchStatus, Offer, Round, RoundResult, Step, Table
@@ -182,3 +183,21 @@ def decode(text: str | bytes) -> Table:
         match_status=MatchStatus(data["ms"]),
         match_winners=tuple(data["mw"]),
     )
+
+
+def encode_result(result: RoundResult) -> str:
+    """A round's result as kept in the table's list of rounds (compact JSON)."""
+    return json.dumps(_result_to(result), separators=(",", ":"))
+
+
+def rounds_of(table: Table) -> tuple[int, tuple[str, ...]]:
+    """``Game.rounds_of``: the scored rounds and their texts. A match has at
+    most 5 (RULES.md 4.1), so the state keeps them all (bounded), which is
+    what the contract of the next deal and the match's end read; the round
+    the host abandoned is not listed."""
+    return len(table.results), tuple(encode_result(r) for r in table.results)
+
+
+def round_result(table: Table, text: str | bytes) -> dict[str, Any]:
+    """``Game.round_result``: the public form of a listed round's result."""
+    return result_json(_result_from(json.loads(text)))

@@ -100,4 +100,6 @@ GAME = Game(
     legacy_event_codes=codec.LEGACY_EVENT_CODES,
     step_of=engine.step_of,
     fold_choices=engine.fold_choices,
+    rounds_of=codec.rounds_of,
+    round_result=codec.round_result,
 )
