@@ -252,6 +252,7 @@ def targets(figures: dict[str, Any]) -> list[Target]:
             f"{played['events_kept']['median']:g} kept",
         )
     )
+    out += growth_targets(mem.get("growth", {}))
     exp = mem["expiry"]
     out.append(
         Target(
@@ -274,6 +275,40 @@ def targets(figures: dict[str, Any]) -> list[Target]:
         )
     )
     return out + versus_targets(figures)
+
+
+GROWTH_FIGURES = {
+    "public_view_bytes": "public view",
+    "match_state_bytes": "stored state (the match's part)",
+}
+"""The figures of :mod:`.growth` that must stay flat, and their names."""
+
+
+def growth_targets(grown: dict[str, Any]) -> list[Target]:
+    """Per game: its public view and the match's part of its stored state
+    after many rounds of an open match, as a ratio to after 1 round (flat:
+    at most :data:`.growth.FLAT`)."""
+    from .growth import FLAT
+
+    out = []
+    for game, g in grown.items():
+        one, many = g["after_one_round"], g["after_rounds"]
+        for key, label in GROWTH_FIGURES.items():
+            out.append(
+                Target(
+                    f"{game}: {label} after {g['rounds']} rounds ÷ after 1",
+                    g["ratios"][key],
+                    FLAT,
+                    True,
+                    "×",
+                    f"{g['variant']}, {g['seats']} seats: {one[key]:,} → {many[key]:,} B; "
+                    f"whole state {one['state_bytes']:,} → {many['state_bytes']:,} B; "
+                    f"seat view {one['seat_view_bytes']:,} → {many['seat_view_bytes']:,} B; "
+                    f"Redis memory {one['memory_bytes']:,} → {many['memory_bytes']:,} B "
+                    "(the list of rounds keeps the newest ROUNDS_KEPT)",
+                )
+            )
+    return out
 
 
 def _n(value: float, digits: int = 3) -> str:

@@ -36,7 +36,7 @@ from typing import Any
 
 import redis
 
-from . import engine, memory, redis_cost, report, versus
+from . import engine, growth, memory, redis_cost, report, versus
 from .floor import DEFAULT_KEY
 from .processes import (
     CLOCK_TICKS,
@@ -418,6 +418,8 @@ def main(argv: list[str] | None = None) -> int:
             played = memory.played_tables(url)
             idle = memory.idle_tables(url, plan.idle_tables)
             expiry = memory.expiry(url)
+            log(f"a table after 1 and {growth.ROUNDS} rounds of an open match, every game…")
+            grown = growth.growth(url)
             redis_info = rclient.info("server")
         finally:
             for process in apps:
@@ -460,7 +462,7 @@ def main(argv: list[str] | None = None) -> int:
         "versus": against,
         "games": other_games,
         "redis": {"uncontended": uncontended, "contended": contended, "under_load": under_load},
-        "memory": {"played": played, "idle": idle, "expiry": expiry},
+        "memory": {"played": played, "idle": idle, "expiry": expiry, "growth": grown},
         "engine": engine_figures,
     }
     figures["targets"] = [t.to_json() for t in report.targets(figures)]

@@ -6,7 +6,7 @@
 | ``REFEREE_DATA_DIR`` | ``./referee-data`` | the embedded Redis's data (AOF) and socket |
 | ``TABLE_TTL_SECONDS`` | ``604800`` (7 days) | an untouched table expires after this long |
 | ``EVENTS_KEPT`` | ``48`` | the newest events kept per table (older: 410 ``events-gone``) |
-| ``ROUNDS_KEPT`` | ``100`` | the newest finished rounds listed per table (older: 410 ``rounds-gone``) |
+| ``ROUNDS_KEPT`` | ``100`` | finished rounds kept per table (older: 410 ``rounds-gone``) |
 | ``REDIS_TIMEOUT_SECONDS`` | ``1.0`` | connect and command timeout towards Redis |
 | ``RETRY_AFTER_SECONDS`` | ``2`` | the ``Retry-After`` sent with a 503 |
 | ``IDEMPOTENCY_LOCK_SECONDS`` | ``10`` | how long a running Idempotency-Key request holds its key |
