@@ -15,8 +15,10 @@ import redis
 
 from benchmarks import growth
 from service import create_app
-from service.games import SEVENS, SHIP
+from service.games import GAMES
 from service.games.base import Transition
+from service.games.may_i.codec import _result_to as may_i_result_to
+from service.games.may_i.engine import result_json as may_i_result_json
 from service.games.sevens import engine as sevens_engine
 from service.games.sevens import simulate as sevens_play
 from service.games.sevens.codec import _result_to as sevens_result_to
@@ -176,6 +178,7 @@ def old_state(text: str, results: list[list[Any]], fmt: int) -> str:
 RESULTS = {
     "sevens": (sevens_result_to, lambda r: sevens_result_json(r, SEVENS_OPTIONS)),
     "my-ship-sails": (ship_result_to, ship_result_json),
+    "may-i": (may_i_result_to, may_i_result_json),
 }
 """Per game: a result as the old state kept it, and as the view shows it."""
 SEVENS_OPTIONS = resolve_options("sevens", {"match": {"open": True}}, 4)
@@ -188,7 +191,7 @@ def played_round(store: Any, table_id: str, play: Any, seed: int) -> Any:
     return change.table.last
 
 
-@pytest.mark.parametrize("game", ["sevens", "my-ship-sails"])
+@pytest.mark.parametrize("game", ["sevens", "my-ship-sails", "may-i"])
 def test_a_table_stored_with_every_result_in_its_state_lists_them_and_plays_on(
     app: Any, redis_client: redis.Redis, game: str
 ) -> None:
@@ -197,23 +200,24 @@ def test_a_table_stored_with_every_result_in_its_state_lists_them_and_plays_on(
     created = growth.create(client, variant, seats, options)
     table_id = created["table_id"]
     store = app.extensions["referee"].store
-    played = [played_round(store, table_id, play, seed) for seed in range(6)]
+    n = 3 if game == "may-i" else 6  # May I?: a match of 5 rounds
+    played = [played_round(store, table_id, play, seed) for seed in range(n)]
     shown = [RESULTS[game][1](r) for r in played]
     # As the release before stored it: the results in the state, no list.
-    codec = SEVENS if game == "sevens" else SHIP
+    codec = GAMES[game]
     table = codec.decode(redis_client.hget(table_key(table_id), "s"))
     results = [RESULTS[game][0](r) for r in played]
-    fmt = 1 if game == "sevens" else 3
+    fmt = 3 if game == "my-ship-sails" else 1
     redis_client.hset(table_key(table_id), "s", old_state(codec.encode(table), results, fmt))
     redis_client.hdel(table_key(table_id), "r")
     redis_client.delete(rounds_key(table_id))
     view = client.get(f"/v1/tables/{table_id}").get_json()
-    assert view["rounds_played"] == 6 and view["last_result"] == shown[-1]
+    assert view["rounds_played"] == n and view["last_result"] == shown[-1]
     assert page_all(client, table_id, 4) == shown
     assert client.get(f"/v1/tables/{table_id}/rounds/2").get_json()["result"] == shown[1]
     # The next move writes it anew: its rounds move to the list.
     more = growth.play_rounds(store, table_id, play, 1, seed=9)
     stored = json.loads(redis_client.hget(table_key(table_id), "s"))
-    assert "res" not in stored and stored["pl"] == 7
-    assert redis_client.llen(rounds_key(table_id)) == 7
+    assert "res" not in stored and stored["pl"] == n + 1
+    assert redis_client.llen(rounds_key(table_id)) == n + 1
     assert page_all(client, table_id, 5) == shown + more

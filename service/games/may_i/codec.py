@@ -16,7 +16,11 @@ from .melds import Meld
 from .options import Options
 from .state import MatchStatus, Offer, Round, RoundResult, Step, Table
 
-FORMAT = 1
+FORMAT = 2
+READ = (1, 2)
+"""The formats :func:`decode` reads: fmt 1 kept every scored round's result
+(``res``); fmt 2 keeps their count ``pl`` and the last one ``last`` (the
+results go to the table's list of rounds, see :func:`rounds_of`)."""
 NAME = "may-i"
 
 _MATCH = ("status", "winners")
@@ -157,7 +161,8 @@ def encode(table: Table) -> str:
         "fd": table.first_dealer,
         "draw": [list(p) for p in table.draw],
         "pts": list(table.points),
-        "res": [_result_to(r) for r in table.results],
+        "pl": table.played,
+        "last": None if table.last is None else _result_to(table.last),
         "rnd": None if table.round is None else _round_to(table.round),
         "ms": table.match_status.value,
         "mw": list(table.match_winners),
@@ -168,8 +173,14 @@ def encode(table: Table) -> str:
 def decode(text: str | bytes) -> Table:
     """The table :func:`encode` wrote."""
     data = json.loads(text)
-    if data.get("g") != NAME or data.get("fmt") != FORMAT:
-        raise ValueError(f"not a May I? state of format {FORMAT}")
+    if data.get("g") != NAME or data.get("fmt") not in READ:
+        raise ValueError(f"not a May I? state of format {READ}")
+    if data["fmt"] == 1:
+        legacy = tuple(_result_from(r) for r in data["res"])
+        played, last = len(legacy), legacy[-1] if legacy else None
+    else:
+        legacy, played = (), data["pl"]
+        last = None if data["last"] is None else _result_from(data["last"])
     decks, jokers, ending, window = data["o"]
     return Table(
         variant=data["var"],
@@ -178,10 +189,12 @@ def decode(text: str | bytes) -> Table:
         first_dealer=data["fd"],
         draw=tuple(tuple(p) for p in data["draw"]),
         points=tuple(data["pts"]),
-        results=tuple(_result_from(r) for r in data["res"]),
+        played=played,
+        last=last,
         round=None if data["rnd"] is None else _round_from(data["rnd"]),
         match_status=MatchStatus(data["ms"]),
         match_winners=tuple(data["mw"]),
+        legacy=legacy,
     )
 
 
@@ -191,11 +204,14 @@ def encode_result(result: RoundResult) -> str:
 
 
 def rounds_of(table: Table) -> tuple[int, tuple[str, ...]]:
-    """``Game.rounds_of``: the scored rounds and their texts. A match has at
-    most 5 (RULES.md 4.1), so the state keeps them all (bounded), which is
-    what the contract of the next deal and the match's end read; the round
-    the host abandoned is not listed."""
-    return len(table.results), tuple(encode_result(r) for r in table.results)
+    """``Game.rounds_of``: how many rounds the table's list holds (the scored
+    ones; the round the host abandoned is not listed) and the texts of the
+    newest that the state holds, oldest first: the last one, after every
+    result of a table stored by fmt 1."""
+    held = list(table.legacy)
+    if table.last is not None and (not held or held[-1].round < table.last.round):
+        held.append(table.last)
+    return table.played, tuple(encode_result(r) for r in held)
 
 
 def round_result(table: Table, text: str | bytes) -> dict[str, Any]:

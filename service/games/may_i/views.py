@@ -109,8 +109,8 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
         "dealer": rnd.dealer if rnd is not None and rnd.playing else table.next_dealer,
         "awaiting": awaiting(table),
         "round": round_view,
-        "rounds_played": len(table.results),
-        "last_result": result_json(table.results[-1]) if table.results else None,
+        "rounds_played": table.played,
+        "last_result": None if table.last is None else result_json(table.last),
         "standings": [{**seats[s], "rank": place[s]} for s in order],
         "match": match_json(table),
     }
