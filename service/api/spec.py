@@ -129,7 +129,7 @@ the rules page that explains it.
 | 403 | `host-only`, `seat-only`, `wrong-seat` |
 | 404 | `not-found` (also: a path number in digits other than ASCII `0-9`), `table-not-found`, `seat-not-found`, `round-not-found`, `move-not-in-game` (a move of one game on a table of another) |
 | 409 | `idempotency-key-in-use` (with `Retry-After`), `round-in-play`, `no-round-in-play`, `stale-round`, `stale-exchange`, `stale-turn`, `not-your-turn`, `round-over`, `claim-window-closed`, `declaration-automatic`, `match-over` |
-| 410 | `events-gone` (with `oldest_seq` and `last_event`: the events after `after` are no longer all kept, or `after` is past the last event) |
+| 410 | `events-gone` (with `oldest_seq` and `last_event`: the events after `after` are no longer all kept, or `after` is past the last event), `rounds-gone` (with `oldest_round` and `last_round`: the finished rounds after `after` are no longer all kept) |
 | 412 | `precondition-failed` (`If-None-Match` on a `DELETE` matches the table's `ETag`) |
 | 413 | `body-too-large` (64 KiB, with a `Content-Length` or chunked) |
 | 415 | `unsupported-media-type` (a body that is not `application/json`) |

@@ -156,9 +156,11 @@ class Table(MethodView):
 
         Anyone with the id may read it: options, seats and names, standings,
         dealer, round and exchange numbers, which seats have chosen their pass
-        (never which cards), finished rounds with the hands shown, the match.
-        It never holds a hidden card. Carries an `ETag` and `Cache-Control:
-        no-cache`; `If-None-Match` (entity tags or `*`, compared weakly as RFC
+        (never which cards), the number of rounds over (`rounds_played`) and
+        the last one's result with the hands shown (`last_result`; every
+        round's: `GET /v1/tables/{table_id}/rounds`), the match. It never
+        holds a hidden card, and it does not grow with the rounds played.
+        Carries an `ETag` and `Cache-Control: no-cache`; `If-None-Match` (entity tags or `*`, compared weakly as RFC
         9110 says, so `W/"x"` matches `"x"`) gives 304 with the same `ETag` and
         `Cache-Control`.
         """
