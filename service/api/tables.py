@@ -160,9 +160,9 @@ class Table(MethodView):
         the last one's result with the hands shown (`last_result`; every
         round's: `GET /v1/tables/{table_id}/rounds`), the match. It never
         holds a hidden card, and it does not grow with the rounds played.
-        Carries an `ETag` and `Cache-Control: no-cache`; `If-None-Match` (entity tags or `*`, compared weakly as RFC
-        9110 says, so `W/"x"` matches `"x"`) gives 304 with the same `ETag` and
-        `Cache-Control`.
+        Carries an `ETag` and `Cache-Control: no-cache`; `If-None-Match`
+        (entity tags or `*`, compared weakly as RFC 9110 says, so `W/"x"`
+        matches `"x"`) gives 304 with the same `ETag` and `Cache-Control`.
         """
         loaded = load(table_id)
         return public(table_id, loaded.table, loaded.now_ms, loaded.event_count)
