@@ -293,7 +293,21 @@ def growth_targets(grown: dict[str, Any]) -> list[Target]:
     out = []
     for game, g in grown.items():
         one, many = g["after_one_round"], g["after_rounds"]
+        more = {
+            "public_view_bytes": ("seat view", "seat_view_bytes"),
+            "match_state_bytes": ("whole state", "state_bytes"),
+        }
         for key, label in GROWTH_FIGURES.items():
+            name, other = more[key]
+            detail = (
+                f"{g['variant']}, {g['seats']} seats: {one[key]:,} → {many[key]:,} B; "
+                f"{name} {one[other]:,} → {many[other]:,} B"
+            )
+            if key == "match_state_bytes":
+                detail += (
+                    f"; Redis memory {one['memory_bytes']:,} → {many['memory_bytes']:,} B "
+                    "(the list of rounds keeps the newest ROUNDS_KEPT)"
+                )
             out.append(
                 Target(
                     f"{game}: {label} after {g['rounds']} rounds ÷ after 1",
@@ -301,11 +315,7 @@ def growth_targets(grown: dict[str, Any]) -> list[Target]:
                     FLAT,
                     True,
                     "×",
-                    f"{g['variant']}, {g['seats']} seats: {one[key]:,} → {many[key]:,} B; "
-                    f"whole state {one['state_bytes']:,} → {many['state_bytes']:,} B; "
-                    f"seat view {one['seat_view_bytes']:,} → {many['seat_view_bytes']:,} B; "
-                    f"Redis memory {one['memory_bytes']:,} → {many['memory_bytes']:,} B "
-                    "(the list of rounds keeps the newest ROUNDS_KEPT)",
+                    detail,
                 )
             )
     return out
