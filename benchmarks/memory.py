@@ -53,6 +53,7 @@ def played_table(url: str, seats: int = 7, rounds: int = 5) -> dict[str, Any]:
         table.play_round()
     view = table.view()
     assert view["match"]["status"] != "in-progress", view["match"]
+    listed = table.client.get(f"/v1/tables/{table.id}/rounds").get_json()["rounds"]
     after_match = table_memory(client, table.id)
     stored = client.hget(f"referee:{{{table.id}}}:table", "s") or b""
     written = int(client.hget(f"referee:{{{table.id}}}:table", "n") or 0)
@@ -60,8 +61,8 @@ def played_table(url: str, seats: int = 7, rounds: int = 5) -> dict[str, Any]:
         "seats": seats,
         "after_one_round": after_one,
         "after_match": after_match,
-        "match_rounds": len(view["results"]),
-        "match_exchanges": sum(r["exchanges"] for r in view["results"]),
+        "match_rounds": view["rounds_played"],
+        "match_exchanges": sum(r["exchanges"] for r in listed),
         "events": written,
         "events_kept": int(client.llen(f"referee:{{{table.id}}}:events")),
         "state_bytes_after_match": len(stored),

@@ -252,6 +252,7 @@ def targets(figures: dict[str, Any]) -> list[Target]:
             f"{played['events_kept']['median']:g} kept",
         )
     )
+    out += growth_targets(mem.get("growth", {}))
     exp = mem["expiry"]
     out.append(
         Target(
@@ -309,6 +310,50 @@ def long_round_targets(figures: dict[str, Any]) -> list[Target]:
             f"(median of {found['repeats']}) after 1 / 100 / 4,000 moves",
         ),
     ]
+
+
+GROWTH_FIGURES = {
+    "public_view_bytes": "public view",
+    "match_state_bytes": "stored state (the match's part)",
+}
+"""The figures of :mod:`.growth` that must stay flat, and their names."""
+
+
+def growth_targets(grown: dict[str, Any]) -> list[Target]:
+    """Per game: its public view and the match's part of its stored state
+    after many rounds of an open match, as a ratio to after 1 round (flat:
+    at most :data:`.growth.FLAT`)."""
+    from .growth import FLAT
+
+    out = []
+    for game, g in grown.items():
+        one, many = g["after_one_round"], g["after_rounds"]
+        more = {
+            "public_view_bytes": ("seat view", "seat_view_bytes"),
+            "match_state_bytes": ("whole state", "state_bytes"),
+        }
+        for key, label in GROWTH_FIGURES.items():
+            name, other = more[key]
+            detail = (
+                f"{g['variant']}, {g['seats']} seats: {one[key]:,} → {many[key]:,} B; "
+                f"{name} {one[other]:,} → {many[other]:,} B"
+            )
+            if key == "match_state_bytes":
+                detail += (
+                    f"; Redis memory {one['memory_bytes']:,} → {many['memory_bytes']:,} B "
+                    "(the list of rounds keeps the newest ROUNDS_KEPT)"
+                )
+            out.append(
+                Target(
+                    f"{game}: {label} after {g['rounds']} rounds ÷ after 1",
+                    g["ratios"][key],
+                    FLAT,
+                    True,
+                    "×",
+                    detail,
+                )
+            )
+    return out
 
 
 def _n(value: float, digits: int = 3) -> str:

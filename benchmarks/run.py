@@ -36,7 +36,7 @@ from typing import Any
 
 import redis
 
-from . import engine, long_round, memory, redis_cost, report, versus
+from . import engine, growth, long_round, memory, redis_cost, report, versus
 from .floor import DEFAULT_KEY
 from .processes import (
     CLOCK_TICKS,
@@ -420,6 +420,8 @@ def main(argv: list[str] | None = None) -> int:
             expiry = memory.expiry(url)
             log("a May I? round nobody lays down in: 1, 100 and 4,000 moves…")
             long = long_round.measure(url, repeats=10 if plan.mode == "quick" else 40)
+            log(f"a table after 1 and {growth.ROUNDS} rounds of an open match, every game…")
+            grown = growth.growth(url)
             redis_info = rclient.info("server")
         finally:
             for process in apps:
@@ -462,7 +464,7 @@ def main(argv: list[str] | None = None) -> int:
         "versus": against,
         "games": other_games,
         "redis": {"uncontended": uncontended, "contended": contended, "under_load": under_load},
-        "memory": {"played": played, "idle": idle, "expiry": expiry},
+        "memory": {"played": played, "idle": idle, "expiry": expiry, "growth": grown},
         "long_round": long,
         "engine": engine_figures,
     }

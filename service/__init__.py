@@ -80,6 +80,7 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
         on_conflict=measured.commit_conflicts.inc,
         turn_wait_seconds=settings.redis_timeout_seconds,
         events_kept=settings.events_kept,
+        rounds_kept=settings.rounds_kept,
     )
     app.extensions["referee"] = Referee(
         settings, store, IdempotencyStore(client), random.SystemRandom()

@@ -6,6 +6,7 @@
 | ``REFEREE_DATA_DIR`` | ``./referee-data`` | the embedded Redis's data (AOF) and socket |
 | ``TABLE_TTL_SECONDS`` | ``604800`` (7 days) | an untouched table expires after this long |
 | ``EVENTS_KEPT`` | ``48`` | the newest events kept per table (older: 410 ``events-gone``) |
+| ``ROUNDS_KEPT`` | ``100`` | finished rounds kept per table (older: 410 ``rounds-gone``) |
 | ``REDIS_TIMEOUT_SECONDS`` | ``1.0`` | connect and command timeout towards Redis |
 | ``RETRY_AFTER_SECONDS`` | ``2`` | the ``Retry-After`` sent with a 503 |
 | ``IDEMPOTENCY_LOCK_SECONDS`` | ``10`` | how long a running Idempotency-Key request holds its key |
@@ -49,6 +50,7 @@ class Settings:
     data_dir: str = "referee-data"
     table_ttl_seconds: int = 7 * 24 * 3600
     events_kept: int = 48
+    rounds_kept: int = 100
     redis_timeout_seconds: float = 1.0
     retry_after_seconds: int = 2
     idempotency_lock_seconds: float = 10.0
@@ -81,6 +83,7 @@ class Settings:
             "data_dir": "REFEREE_DATA_DIR",
             "table_ttl_seconds": "TABLE_TTL_SECONDS",
             "events_kept": "EVENTS_KEPT",
+            "rounds_kept": "ROUNDS_KEPT",
             "redis_timeout_seconds": "REDIS_TIMEOUT_SECONDS",
             "retry_after_seconds": "RETRY_AFTER_SECONDS",
             "idempotency_lock_seconds": "IDEMPOTENCY_LOCK_SECONDS",

@@ -374,3 +374,33 @@ def test_report_says_whether_a_long_may_i_round_stays_flat() -> None:
         targets = {t.name: t.status for t in report.targets(figures)}
         assert targets["May I? state bytes after 4,000 moves ÷ after 100"] == status
         assert targets["May I? move server time after 4,000 moves ÷ after 100"] == "PASS"
+
+
+def test_growth_targets_pass_when_flat_and_miss_when_a_figure_grows() -> None:
+    def grown(view: int, match: int) -> dict[str, Any]:
+        one = {
+            "public_view_bytes": 1000,
+            "seat_view_bytes": 200,
+            "state_bytes": 600,
+            "match_state_bytes": 250,
+            "memory_bytes": 2000,
+            "rounds_played": 1,
+        }
+        many = {**one, "public_view_bytes": view, "match_state_bytes": match}
+        many["rounds_played"] = 200
+        ratios = {k: many[k] / one[k] for k in one if k != "rounds_played"}
+        return {
+            "variant": "sevens",
+            "seats": 4,
+            "rounds": 200,
+            "after_one_round": one,
+            "after_rounds": many,
+            "ratios": ratios,
+        }
+
+    flat = report.growth_targets({"sevens": grown(1100, 260)})
+    assert [t.status for t in flat] == ["PASS", "PASS"]
+    assert flat[0].name == "sevens: public view after 200 rounds ÷ after 1"
+    grows = report.growth_targets({"sevens": grown(34_000, 260)})
+    assert [t.status for t in grows] == ["MISS", "PASS"] and grows[0].value == 34
+    assert report.growth_targets({}) == []  # a run from before the figure

@@ -21,6 +21,7 @@ LINKS: dict[str, dict[int, dict[str, Any]]] = {
             "finishMatch": {"table_id": TABLE_ID},
             "deleteTable": {"table_id": TABLE_ID},
             "getEvents": {"table_id": TABLE_ID},
+            "getRounds": {"table_id": TABLE_ID},
             "getSeat": {"table_id": TABLE_ID, "seat": "$response.body#/seat_tokens/0/seat"},
         }
     },
@@ -112,6 +113,9 @@ LINKS: dict[str, dict[int, dict[str, Any]]] = {
     },
     "getEvents": {
         200: {"getEvents": {"table_id": SAME_TABLE, "after": "$response.body#/next_after"}},
+    },
+    "getRounds": {
+        200: {"getRounds": {"table_id": SAME_TABLE, "after": "$response.body#/next_after"}},
     },
     "claim": {
         200: {

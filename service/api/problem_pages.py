@@ -130,6 +130,12 @@ PAGES: dict[str, Page] = {
         "The instance that answered holds as many open streams as it may (`STREAM_MAX_OPEN`).",
         RETRY_LATER + " Another instance may have room.",
     ),
+    "rounds-gone": Page(
+        410,
+        "The rounds after the cursor `after` are no longer all kept (a table keeps its newest "
+        "`ROUNDS_KEPT` rounds; its totals stay exact).",
+        "Read on from `oldest_round - 1` for every round still kept.",
+    ),
     "precondition-failed": Page(
         412,
         "`If-None-Match` matches the table's current `ETag` (or is `*`), so the request "

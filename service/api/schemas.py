@@ -446,7 +446,8 @@ class RoundResultSchema(DocumentedSchema):
     abandoned = fields.Boolean(
         metadata={
             "description": "Sevens: the host ended the match during this round; it is "
-            "listed last in `results`, not scored (no winner, nothing won or paid)."
+            "listed last (the table's `last_result`), not scored (no winner, nothing won "
+            "or paid)."
         }
     )
     turns = fields.Integer(metadata={"description": "Sevens: turns played in the round."})
@@ -631,7 +632,21 @@ class PublicTableSchema(DocumentedSchema):
     dealer = fields.Integer()
     awaiting = fields.Nested(AwaitingSchema)
     round = fields.Nested(RoundViewSchema, allow_none=True)
-    results = fields.List(fields.Nested(RoundResultSchema))
+    rounds_played = fields.Integer(
+        metadata={
+            "description": "The rounds over so far (those `GET /v1/tables/{table_id}/rounds` "
+            "lists): the scored ones, and in Sevens the round the host abandoned."
+        }
+    )
+    last_result = fields.Nested(
+        RoundResultSchema,
+        allow_none=True,
+        metadata={
+            "description": "The newest of them (`null` before the first). The view no longer "
+            "lists every round (it would grow with the match): page them from "
+            "`GET /v1/tables/{table_id}/rounds`."
+        },
+    )
     standings = fields.List(
         fields.Nested(SeatSchema),
         metadata={"description": "The seats by points, then chips, then seat number."},
@@ -858,6 +873,48 @@ class EventListSchema(DocumentedSchema):
     )
 
 
+class RoundsQuerySchema(StrictSchema):
+    """A page of the finished rounds: rounds numbered after `after`, at most `limit`."""
+
+    after = AsciiInteger(
+        load_default=0,
+        validate=validate.Range(0, 2**53),
+        metadata={
+            "description": "Answer the rounds with a greater number: 0 for every round "
+            "still kept, a page's `next_after` to read on."
+        },
+    )
+    limit = AsciiInteger(
+        load_default=20,
+        validate=validate.Range(1, 100),
+        metadata={"description": "At most this many rounds."},
+    )
+
+
+class RoundListSchema(DocumentedSchema):
+    """A page of finished rounds' results, oldest first."""
+
+    rounds = fields.List(
+        fields.Nested(RoundResultSchema),
+        metadata={"description": "Each round's result, as the table's `last_result` shows it."},
+    )
+    next_after = fields.Integer(metadata={"description": "Pass as `after` to read on."})
+    next = fields.String(
+        allow_none=True,
+        metadata={"description": "The URL of the next page (`null`: none now)."},
+    )
+    more = fields.Boolean(metadata={"description": "Whether rounds after this page exist now."})
+    last_round = fields.Integer(
+        metadata={"description": "The number of the last round over so far (0: none)."}
+    )
+    oldest_round = fields.Integer(
+        metadata={
+            "description": "The number of the oldest round still kept (only the newest "
+            "`ROUNDS_KEPT` are); a cursor before `oldest_round - 1` gets 410 `rounds-gone`."
+        }
+    )
+
+
 class CheckDealSchema(GameSchema):
     """A deal to check for `players` seats under a preset and overrides."""
 
@@ -1002,6 +1059,12 @@ class ProblemSchema(DocumentedSchema):
     )
     last_event = fields.Integer(
         metadata={"description": "410 `events-gone`: the seq of the last event; read on from it."}
+    )
+    oldest_round = fields.Integer(
+        metadata={"description": "410 `rounds-gone`: the number of the oldest round still kept."}
+    )
+    last_round = fields.Integer(
+        metadata={"description": "410 `rounds-gone`: the number of the last round over."}
     )
     rules = fields.String(
         metadata={

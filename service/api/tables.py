@@ -10,6 +10,7 @@ game is named: a table's game is found by its variant (:mod:`service.games`).
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from flask import Response, request, url_for
@@ -20,7 +21,15 @@ from ..games import game_of, game_of_variant
 from ..games.base import Transition
 from ..games.errors import RuleViolation
 from ..storage.idempotency import KEEP_SECONDS, create_record_key, created_table_id
-from ..storage.store import AlreadyRecorded, EventsGone, Loaded, Record, TableNotFound
+from ..storage.store import (
+    AlreadyRecorded,
+    EventsGone,
+    Loaded,
+    Record,
+    RoundPage,
+    RoundsGone,
+    TableNotFound,
+)
 from . import auth, idempotency
 from .common import (
     SECURITY,
@@ -43,6 +52,8 @@ from .schemas import (
     EventsQuerySchema,
     PublicTableSchema,
     RoundInfoSchema,
+    RoundListSchema,
+    RoundsQuerySchema,
     RoundStartedSchema,
     SeatViewSchema,
 )
@@ -145,11 +156,13 @@ class Table(MethodView):
 
         Anyone with the id may read it: options, seats and names, standings,
         dealer, round and exchange numbers, which seats have chosen their pass
-        (never which cards), finished rounds with the hands shown, the match.
-        It never holds a hidden card. Carries an `ETag` and `Cache-Control:
-        no-cache`; `If-None-Match` (entity tags or `*`, compared weakly as RFC
-        9110 says, so `W/"x"` matches `"x"`) gives 304 with the same `ETag` and
-        `Cache-Control`.
+        (never which cards), the number of rounds over (`rounds_played`) and
+        the last one's result with the hands shown (`last_result`; every
+        round's: `GET /v1/tables/{table_id}/rounds`), the match. It never
+        holds a hidden card, and it does not grow with the rounds played.
+        Carries an `ETag` and `Cache-Control: no-cache`; `If-None-Match`
+        (entity tags or `*`, compared weakly as RFC 9110 says, so `W/"x"`
+        matches `"x"`) gives 304 with the same `ETag` and `Cache-Control`.
         """
         loaded = load(table_id)
         return public(table_id, loaded.table, loaded.now_ms, loaded.event_count)
@@ -254,6 +267,61 @@ class Rounds(MethodView):
 
         return commit_move(table_id, move, respond, RoundStartedSchema)
 
+    @blp.arguments(RoundsQuerySchema, location="query")
+    @blp.response(200, RoundListSchema)
+    @blp.doc(**operation("getRounds"))
+    @documented(blp, 404, 410, 422)
+    def get(self, query: dict[str, Any], table_id: str) -> dict[str, Any]:
+        """Read the finished rounds (public)
+
+        Each finished round's result, oldest first: the rounds numbered after
+        `after`, at most `limit`; `more` says whether another page follows
+        (read on from `next_after`, or follow `next`). What any seat may see
+        of a finished round, as the table's `last_result` shows the newest:
+        the table's view holds only that one and the totals, so that it does
+        not grow with the match. Only a table's newest rounds are kept (the
+        service's `ROUNDS_KEPT`, 100 by default; the totals stay exact):
+        when rounds after `after` are gone, the answer is 410 `rounds-gone`
+        with `oldest_round`, the first round still kept, and `last_round`.
+        A round that the clock alone ended (a claim window that closed with
+        no move since) is listed once the table's next move is committed.
+        """
+        check_table_id(table_id)
+        after, limit = query["after"], query["limit"]
+        page = _rounds(table_id, after, limit)
+        game = game_of(page.table)
+        rounds = [game.round_result(page.table, text) for _, text in page.rounds]
+        next_after = page.rounds[-1][0] if page.rounds else after
+        following = None
+        if page.more:
+            following = url_for("tables.Rounds", table_id=table_id, after=next_after, limit=limit)
+        return {
+            "rounds": rounds,
+            "next_after": next_after,
+            "next": following,
+            "more": page.more,
+            "last_round": page.last,
+            "oldest_round": page.oldest,
+        }
+
+
+def _rounds(table_id: str, after: int, limit: int) -> RoundPage:
+    """A page of the table's finished rounds; 404 ``table-not-found``, 410
+    ``rounds-gone`` (with ``oldest_round`` and ``last_round``)."""
+    try:
+        return referee().store.rounds(table_id, after, limit)
+    except TableNotFound:
+        raise no_table() from None
+    except RoundsGone as gone:
+        raise Problem(
+            410,
+            "rounds-gone",
+            f"Rounds after {after} are no longer all kept: the table keeps its newest "
+            f"{referee().store.rounds_kept}, from round {gone.oldest} on. Read on from "
+            f"{gone.oldest - 1} for every round still kept.",
+            extra={"oldest_round": gone.oldest, "last_round": gone.last},
+        ) from None
+
 
 @blp.route("/<table_id>/rounds/<int:round_no>")
 class Round(MethodView):
@@ -264,12 +332,20 @@ class Round(MethodView):
         """Read one round (public)
 
         `current` is the round as in the table's view while it is the latest
-        round; `result` is set once it is over.
+        round; `result` is set once it is over (while the table still keeps
+        it: its newest `ROUNDS_KEPT` rounds; an older one is 404).
         """
         loaded = load(table_id)
-        view = game_of(loaded.table).public_view(loaded.table, loaded.now_ms)
+        game = game_of(loaded.table)
+        view = game.public_view(loaded.table, loaded.now_ms)
         current = view["round"] if view["round"] and view["round"]["number"] == round_no else None
-        result = next((r for r in view["results"] if r["round"] == round_no), None)
+        last = view["last_result"]
+        result = last if last is not None and last["round"] == round_no else None
+        if result is None and 1 <= round_no < view["rounds_played"]:
+            with contextlib.suppress(RoundsGone):
+                page = referee().store.rounds(table_id, round_no - 1, 1)
+                if page.rounds and page.rounds[0][0] == round_no:
+                    result = game.round_result(page.table, page.rounds[0][1])
         if current is None and result is None:
             raise Problem(404, "round-not-found", f"This table has no round {round_no}.")
         return {"number": round_no, "current": current, "result": result}

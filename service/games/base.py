@@ -212,6 +212,16 @@ def never_due(table: Any) -> int | None:
     return None
 
 
+def no_rounds(table: Any) -> tuple[int, tuple[str, ...]]:
+    """:attr:`Game.rounds_of` of a game that lists no rounds: none."""
+    return 0, ()
+
+
+def no_round_result(table: Any, text: str | bytes) -> dict[str, Any]:
+    """:attr:`Game.round_result` of a game that lists no rounds (never called)."""
+    raise LookupError("this game lists no rounds")
+
+
 @dataclass(frozen=True, slots=True)
 class Game:
     """One game behind the interface the service uses without knowing it.
@@ -265,6 +275,15 @@ class Game:
       move computed on ``table`` is committed only before that instant
       (else it runs again, on the table as it then stands), so that nothing
       is stored against what a read has already shown.
+    - ``rounds_of(table) -> (count, texts)``: the table's finished rounds
+      as its list of rounds keeps them (``GET /v1/tables/{id}/rounds``):
+      how many there are so far (the list numbers them 1..count) and the
+      game's texts of the newest of them that the state holds, oldest
+      first (the last one; every one of a table stored by an older format),
+      which the store appends to the list when it writes the table. The
+      state itself keeps no list of results, so that it does not grow with
+      the match. ``round_result(table, text)``: the public form of one of
+      those texts (JSON-ready, what any seat may see of a finished round).
     """
 
     name: str
@@ -289,3 +308,5 @@ class Game:
     fold_choices: Callable[[Any, Mapping[int, str | bytes]], Any] = no_fold
     due: Callable[[Any, int], Transition] = nothing_due
     due_at: Callable[[Any], int | None] = never_due
+    rounds_of: Callable[[Any], tuple[int, tuple[str, ...]]] = no_rounds
+    round_result: Callable[[Any, str | bytes], dict[str, Any]] = no_round_result

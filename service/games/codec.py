@@ -70,6 +70,12 @@ def due_at(table: Any) -> int | None:
     return game_of(table).due_at(table)
 
 
+def rounds_of(table: Any) -> tuple[int, tuple[str, ...]]:
+    """The rounds ``table`` has finished and the texts of the newest it
+    holds, by its game (``Game.rounds_of``)."""
+    return game_of(table).rounds_of(table)
+
+
 def encode_event(event: dict[str, Any]) -> str:
     """A public event (``at_ms``, ``type`` and its members; no ``seq``) as
     ``[code, at_ms, values...]``, or the whole object for a type or a set of

@@ -8,7 +8,9 @@ touches one Redis Cluster slot::
                                   hashes), k (the key of the state's
                                   simultaneous step, "" or absent for none),
                                   w (the Redis clock of the last write, ms;
-                                  absent in tables written before it)
+                                  absent in tables written before it),
+                                  r (rounds ever listed: the last round's
+                                  number; absent for none)
     referee:{<id>}:events   list  the last ``events_kept`` public events as the
                                   codec's text, oldest first; no ``seq``: the
                                   first kept is ``n - LLEN + 1``
@@ -19,6 +21,12 @@ touches one Redis Cluster slot::
                                   current round (e.g. a resolved exchange's
                                   passes), oldest first; read only to answer a
                                   repeat of an old step alike
+    referee:{<id>}:rounds   list  the game's texts of the newest
+                                  ``ROUNDS_KEPT`` finished rounds' results,
+                                  oldest first; no number: the first kept
+                                  is round ``r - LLEN + 1``. The state
+                                  keeps only the totals and the last round,
+                                  so that it does not grow with the match
     referee:{<id>}:idem:*   string  answers to Idempotency-Key requests, 24 h,
                                   and the index of each token's answers
                                   (``storage.idempotency``; removed by
@@ -76,6 +84,14 @@ match costs no more memory than a short one; a page is read with the count in
 one atomic step (``events.lua``), and a cursor older than what is kept, or
 past the last event, raises :class:`EventsGone`.
 
+The list of rounds is written by ``commit.lua`` only: with each state it
+writes, the codec says how many rounds that state has finished and gives the
+texts of the newest it holds (``rounds_of``); those after ``r`` are appended
+(the list trimmed to the newest ``rounds_kept``) and ``r`` moves, in the same
+commit. A page of it is read with ``r`` and the state in one atomic step
+(``rounds.lua``); a table stored before the list existed holds its rounds in
+its state, and is paged from there until it is written again.
+
 The store knows no game: a codec turns a game's state and its events into text
 and back, and a move is anything that returns an object with ``table`` and
 ``events``.
@@ -121,10 +137,22 @@ def history_key(table_id: str) -> str:
     return f"{KEY_PREFIX}:{{{table_id}}}:history"
 
 
+def rounds_key(table_id: str) -> str:
+    """The list of a table's newest finished rounds (the game's texts of their results)."""
+    return f"{KEY_PREFIX}:{{{table_id}}}:rounds"
+
+
 def all_keys(table_id: str) -> list[str]:
     """Every key a table owns (for deletion and memory accounting); the
-    choices hash and the history exist only while they hold something."""
-    return [table_key(table_id), events_key(table_id), choices_key(table_id), history_key(table_id)]
+    choices hash, the history and the rounds exist only while they hold
+    something."""
+    return [
+        table_key(table_id),
+        events_key(table_id),
+        choices_key(table_id),
+        history_key(table_id),
+        rounds_key(table_id),
+    ]
 
 
 class Codec(Protocol):
@@ -136,9 +164,14 @@ class Codec(Protocol):
     the step's pending choices put in; ``due(table, now_ms)`` the table as it
     stands at ``now_ms`` with the events due by then (a :class:`Change`;
     ``service.games.base.Game.due``); ``due_at(table)`` the first instant at
-    which something of it falls due by the clock alone, or ``None``."""
+    which something of it falls due by the clock alone, or ``None``.
+    ``rounds_of(table)`` is how many rounds the table has finished and the
+    texts of the newest of them that it holds, oldest first
+    (``Game.rounds_of``)."""
 
     def encode(self, table: Any) -> str: ...
+
+    def rounds_of(self, table: Any) -> tuple[int, tuple[str, ...]]: ...
 
     def decode(self, text: str | bytes) -> Any: ...
 
@@ -257,6 +290,35 @@ class EventPage:
     window's close: an event then appears), ``None`` for nothing."""
 
 
+@dataclass(frozen=True, slots=True)
+class RoundPage:
+    """A page of the list of rounds: the rounds numbered after the cursor
+    as ``(number, text)`` pairs (the game's texts), whether ``more`` follow,
+    the number of the last round listed (``last``, 0 for none), that of the
+    oldest one kept (``oldest``), and the table's state as read with them
+    (``table``, which renders them)."""
+
+    rounds: list[tuple[int, bytes]]
+    more: bool
+    last: int
+    oldest: int
+    table: Any
+
+
+class RoundsGone(LookupError):
+    """Rounds after the cursor are no longer all kept (the list keeps the
+    newest ``rounds_kept``); ``oldest`` is the first kept, ``last`` the last."""
+
+    def __init__(self, oldest: int, last: int) -> None:
+        super().__init__(f"rounds before {oldest} are no longer kept")
+        self.oldest = oldest
+        self.last = last
+
+
+ROUNDS_KEPT = 100
+"""How many finished rounds the list of rounds keeps (the newest): an open
+match must not grow Redis without bound; the totals stay exact in the state."""
+
 HISTORY_KEPT = 100
 """How many finished steps of a round the history keeps (the newest): a
 round with no exchange limit must not grow Redis without bound; a repeat of
@@ -320,7 +382,9 @@ class TableStore:
     ``on_conflict`` is told each time a move lost the version race and runs
     again (the service counts them in its metrics); ``events_kept`` (at least
     1) is how many of a table's newest events the log keeps; ``history_kept``
-    (at least 1) how many finished steps of a round the history keeps.
+    (at least 1) how many finished steps of a round the history keeps;
+    ``rounds_kept`` (at least 1) how many finished rounds the list of rounds
+    keeps.
     """
 
     def __init__(
@@ -334,12 +398,16 @@ class TableStore:
         *,
         events_kept: int,
         history_kept: int = HISTORY_KEPT,
+        rounds_kept: int = ROUNDS_KEPT,
     ) -> None:
         if events_kept < 1:
             raise ValueError(f"events_kept must be at least 1, not {events_kept}")
         if history_kept < 1:
             raise ValueError(f"history_kept must be at least 1, not {history_kept}")
+        if rounds_kept < 1:
+            raise ValueError(f"rounds_kept must be at least 1, not {rounds_kept}")
         self.events_kept = events_kept
+        self.rounds_kept = rounds_kept
         self.history_kept = history_kept
         self.client = client
         self.turn_wait_seconds = turn_wait_seconds
@@ -353,6 +421,7 @@ class TableStore:
         self._commit = client.register_script(lua.joinpath("commit.lua").read_text())
         self._choose = client.register_script(lua.joinpath("choose.lua").read_text())
         self._page = client.register_script(lua.joinpath("events.lua").read_text())
+        self._rounds = client.register_script(lua.joinpath("rounds.lua").read_text())
         self._delete = client.register_script(lua.joinpath("delete_table.lua").read_text())
 
     def _stripe(self, table_id: str) -> int:
@@ -641,13 +710,8 @@ class TableStore:
         return pairs
 
     def _keys(self, table_id: str, record: Record | None) -> list[str]:
-        """The keys of a commit: the table's four, then ``record``'s and its index."""
-        keys = [
-            table_key(table_id),
-            events_key(table_id),
-            choices_key(table_id),
-            history_key(table_id),
-        ]
+        """The keys of a commit: the table's five, then ``record``'s and its index."""
+        keys = all_keys(table_id)
         if record is not None:
             keys.append(record.key)
             if record.index is not None and record.cap > 0:
@@ -732,6 +796,8 @@ class TableStore:
         that key already holds an answer."""
         payloads = [self.codec.encode_event({"at_ms": now_ms, **e}) for e in events]
         step = None if table is None else self.codec.step_of(table)
+        played, listed = (0, ()) if table is None else self.codec.rounds_of(table)
+        listed = listed[-self.rounds_kept :]  # older ones would be trimmed at once
         choices: list[Any] = []
         if step is not None:
             for seat, text in step.choices.items():
@@ -755,9 +821,13 @@ class TableStore:
                 -1 if expected is None else len(expected),
                 self.history_kept,
                 "" if deadline is None else deadline,
+                played,
+                len(listed),
+                self.rounds_kept,
                 *payloads,
                 *choices,
                 *(expected or ()),
+                *listed,
                 *archive,
             ],
         )
@@ -831,6 +901,28 @@ class TableStore:
         ]
         next_due = self.codec.due_at(as_of.table)
         return EventPage(numbered, len(page) > limit, last, oldest, as_of.now_ms, next_due)
+
+    def rounds(self, table_id: str, after: int, limit: int) -> RoundPage:
+        """The finished rounds numbered after ``after``, oldest first, at most
+        ``limit`` (one atomic read with the round count and the state).
+        Raises :class:`TableNotFound`, or :class:`RoundsGone` when a round
+        after ``after`` is no longer kept. A table stored before the list of
+        rounds existed holds its rounds in its state: they are paged from it."""
+        found = self._rounds(keys=[table_key(table_id), rounds_key(table_id)], args=[after, limit])
+        if found is None or found[2] is None:
+            raise TableNotFound(table_id)
+        last, oldest, state, *raw = found
+        table = self.codec.decode(state)
+        count, held = self.codec.rounds_of(table)
+        if count > last:  # not yet written since the list existed: its own
+            last, oldest = count, count - len(held) + 1
+            start = max(after - oldest + 1, 0)
+            raw = [t.encode() for t in held[start : start + limit + 1]]
+        if after < oldest - 1:
+            raise RoundsGone(oldest, last)
+        after = min(after, last)
+        page = [(number, text) for number, text in enumerate(raw[:limit], start=after + 1)]
+        return RoundPage(page, len(raw) > limit, last, oldest, table)
 
     def delete(self, table_id: str, owned: Sequence[str] = (), indexes: Sequence[str] = ()) -> bool:
         """Remove every key of the table, the keys ``owned`` (in its hash tag),

@@ -127,7 +127,7 @@ class Oracle:
             self.held[seat] |= set(hand)
         self.every_card |= {c for h in rnd.hands for c in h} | set(rnd.set_aside)
         self.shown |= {c for claim in rnd.claims for c in claim.hand}
-        for result in table.results:
+        for result in [] if table.last is None else [table.last]:  # every one, as observed
             self.shown |= {c for _, hand in result.hands for c in hand}
             self.shown |= set(result.set_aside)  # shown once the round is over (RULES.md 2.11)
         self.most_hidden = max(self.most_hidden, len(self.every_card - self.shown))

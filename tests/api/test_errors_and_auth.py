@@ -275,7 +275,7 @@ def test_finish_during_a_claim_window_settles_the_claims_made(tables: TableClien
     tables.claim(t, 1, 1)
     r = tables.client.post(f"{t.url}/finish", headers=bearer(t.host))
     assert r.get_json()["match"] == {"status": "finished", "winners": [1], "fastest_win": []}
-    assert r.get_json()["results"][0]["winners"] == [1]
+    assert r.get_json()["last_result"]["winners"] == [1]
 
 
 def test_the_snapshot_sees_a_refusal_that_changes_a_ttl(

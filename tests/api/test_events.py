@@ -232,7 +232,7 @@ def test_a_table_stored_in_the_previous_layout_is_read_and_played(
     assert after[: len(events)] == events
     assert [e["seq"] for e in after] == list(range(1, len(events) + 6))
     assert [e["type"] for e in after[len(events) :]] == ["pass-chosen"] * 4 + ["exchange-resolved"]
-    assert json.loads(redis_client.hget(key, "s") or b"")["fmt"] == 3
+    assert json.loads(redis_client.hget(key, "s") or b"")["fmt"] == 4
     assert tables.client.post(f"{t.url}/finish", headers=bearer(t.host)).status_code == 200
 
 

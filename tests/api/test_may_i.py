@@ -288,8 +288,10 @@ def test_a_whole_match_over_http(app: Any, tables: TableClient) -> None:
                 view["round"]["discard_top"]
             }
     view = tables.public(t)
-    assert view["match"]["status"] == "won" and len(view["results"]) == 5
-    totals = [sum(r["points"][s] for r in view["results"]) for s in range(3)]
+    assert view["match"]["status"] == "won" and view["rounds_played"] == 5
+    listed = tables.client.get(f"{t.url}/rounds").get_json()["rounds"]
+    assert [r["round"] for r in listed] == [1, 2, 3, 4, 5] and listed[-1] == view["last_result"]
+    totals = [sum(r["points"][s] for r in listed) for s in range(3)]
     assert [s["points"] for s in view["seats"]] == totals
     best = max(totals)
     assert view["match"]["winners"] == [s for s in range(3) if totals[s] == best]

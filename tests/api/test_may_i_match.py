@@ -192,7 +192,7 @@ def test_two_client_processes_play_a_whole_match(
             if table.match_status.value != "in-progress":
                 break
             if rnd is None or not rnd.playing:
-                deal = near_contract_deal(4, len(table.results) + 1, rng)
+                deal = near_contract_deal(4, table.played + 1, rng)
                 status, _, dealt = send(
                     served_many, "POST", f"{url}/rounds", deal, Authorization=f"Bearer {host}"
                 )
@@ -216,8 +216,10 @@ def test_two_client_processes_play_a_whole_match(
     table = state(redis_client, table_id)
     assert table.match_status.value == "won" and rounds_seen == {1, 2, 3, 4, 5}
     conserved(table)
-    assert len(table.results) == 5
-    totals = tuple(sum(r.points[s] for r in table.results) for s in range(4))
+    assert table.played == 5
+    status, _, listed = send(served_many, "GET", f"{url}/rounds")
+    assert status == 200 and [r["round"] for r in listed["rounds"]] == [1, 2, 3, 4, 5]
+    totals = tuple(sum(r["points"][s] for r in listed["rounds"]) for s in range(4))
     assert table.points == totals
     assert table.match_winners == tuple(s for s in range(4) if totals[s] == max(totals))
 

@@ -49,7 +49,7 @@ def test_worked_example_of_rules_2_10_over_http(tables: TableClient) -> None:
     assert body["accepted"] is True and body["round_status"] == "claim-window"
     time.sleep(0.25)
     view = tables.public(t)
-    assert view["results"] == [
+    assert [view["last_result"]] == [
         {
             "round": 1,
             "dealer": 0,
@@ -117,7 +117,7 @@ def test_shuffled_rounds_can_be_played_to_a_win(tables: TableClient) -> None:
         hands = {s: tables.hand(t, s) for s in range(4)}
     assert winner is not None
     view = tables.public(t)
-    assert view["results"][0]["winners"] == [winner]
+    assert view["last_result"]["winners"] == [winner]
 
 
 def test_claim_before_the_first_exchange(tables: TableClient) -> None:
@@ -148,7 +148,7 @@ def test_automatic_simultaneous_wins_in_a_trimmed_deck_share_the_round(tables: T
         tables.pass_(t, 1, 1, seat, [card])
     r = tables.pass_(t, 1, 1, 3, ["8S"])
     assert r.get_json()["round_status"] == "over"
-    result = tables.public(t)["results"][0]
+    result = tables.public(t)["last_result"]
     assert result["winners"] == [0, 1] and result["settled_by"] == "shared"
 
 
@@ -287,7 +287,7 @@ def test_two_winning_seats_claiming_at_once_with_no_window_give_one_winner(app: 
         statuses = sorted(r.status_code for r in answers.values())
         assert statuses == [200, 409]
         winner = next(s for s, r in answers.items() if r.status_code == 200)
-        assert tables.public(t)["results"][0]["winners"] == [winner]
+        assert tables.public(t)["last_result"]["winners"] == [winner]
 
 
 def test_no_hidden_card_after_a_claim_or_a_void_round(tables: TableClient, client: Any) -> None:
@@ -309,12 +309,13 @@ def test_no_hidden_card_after_a_claim_or_a_void_round(tables: TableClient, clien
     )
     for card in STANDARD_DECK:
         assert (f'"{card}"' in public) == (card in shown), card
-    assert set(tables.public(t)["results"][0]["set_aside"]) == set(set_aside)
+    assert set(tables.public(t)["last_result"]["set_aside"]) == set(set_aside)
     tables.deal(t)  # round 2: shuffled, played to a void
     hands2 = {s: tables.hand(t, s) for s in range(4)}
     for seat in range(4):
         tables.pass_(t, 2, 1, seat, [hands2[seat][0]])
-    void = tables.public(t)["results"][1]
+    void = tables.public(t)["last_result"]
+    assert void["round"] == 2
     assert void["settled_by"] == "void" and void["hands"] == []
     dealt2 = {c for h in hands2.values() for c in h}
     assert set(void["set_aside"]) == set(STANDARD_DECK) - dealt2

@@ -303,11 +303,13 @@ def play_match(tables: TableClient, variant: str, players: int, rng: random.Rand
             assert body["next_turn"] == turn_no + 1
             on_turn, turn_no = body["next_seat"], body["next_turn"]
     view = tables.public(t)
+    listed = tables.client.get(f"{t.url}/rounds").get_json()["rounds"]
+    assert view["rounds_played"] == len(listed) and view["last_result"] == listed[-1]
     chips = [s["chips"] for s in view["seats"]]
     if chips[0] is not None:
         assert sum(chips) == 0  # chips paid = chips won
-        assert chips == [sum(r["chips"][s] for r in view["results"]) for s in range(players)]
-    results = view["results"]
+        assert chips == [sum(r["chips"][s] for r in listed) for s in range(players)]
+    results = listed
     assert len(results) == players  # one deal per player
     points = [sum(r["points"][s] for r in results) for s in range(players)]
     assert [s["points"] for s in view["seats"]] == points

@@ -380,8 +380,10 @@ def test_finishing_mid_round_returns_the_chips_paid_in_it(
     assert sum(before) == 0 and [s["chips"] for s in view["seats"]] == before
     assert view["round"]["pot"] == 0 and view["match"]["status"] == "finished"
     # The abandoned round is listed, not scored.
-    assert [r["abandoned"] for r in view["results"]] == [False] * scored + [True]
-    assert view["results"][-1]["chips"] == [0, 0, 0, 0] and view["results"][-1]["pot"] == 0
+    listed = tables.client.get(f"{t.url}/rounds").get_json()["rounds"]
+    assert [r["abandoned"] for r in listed] == [False] * scored + [True]
+    assert view["rounds_played"] == scored + 1 and view["last_result"] == listed[-1]
+    assert listed[-1]["chips"] == [0, 0, 0, 0] and listed[-1]["pot"] == 0
     again = tables.client.post(f"{t.url}/finish", headers=bearer(t.host))
     assert (again.status_code, again.get_json()["code"]) == (409, "match-over")
 
@@ -573,7 +575,8 @@ def test_an_abandoned_round_shows_its_result(tables: TableClient) -> None:
     assert result is not None, "the round the host abandoned has no result to show"
     assert result["abandoned"] is True and result["winner"] is None
     assert result["cards_left"] == [13, 13, 12, 12] and result["chips"] == [0, 0, 0, 0]
-    assert view["results"] == [result]
+    assert view["last_result"] == result and view["rounds_played"] == 1
+    assert tables.client.get(f"{t.url}/rounds").get_json()["rounds"] == [result]
     assert [s["chips"] for s in view["seats"]] == [0, 0, 0, 0]
 
 
@@ -610,7 +613,7 @@ def test_the_hands_left_at_the_end_of_a_round_stay_hidden(
     won = next(e for e in tables.events(t, last - 3) if e["type"] == "round-won")
     assert won["penalties"] is None
     view = tables.public(t)
-    assert view["results"][0]["penalties"] is None
+    assert view["last_result"]["penalties"] is None
     table = true_table(redis_client, t)
     left = sum(penalty(h) for h in table.round.hands)
     expected = [left if s == result["winner"] else 0 for s in range(4)]

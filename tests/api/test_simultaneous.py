@@ -357,7 +357,7 @@ def test_the_history_keeps_the_round_and_is_reset_by_each_deal(
         sent.append([tables.hand(t, s)[0] for s in range(4)])
         for seat in range(4):
             assert tables.pass_(t, 1, number, seat, [sent[-1][seat]]).status_code == 200
-    assert tables.public(t)["results"][0]["settled_by"] == "void"
+    assert tables.public(t)["last_result"]["settled_by"] == "void"
     # Kept for the round's record until the next deal, expiring with the table.
     kept = redis_client.lrange(history_key(t.table_id), 0, -1)
     assert kept == [f"r1x{n}:{'|'.join(sent[n - 1])}".encode() for n in (1, 2)]

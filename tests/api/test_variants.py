@@ -205,7 +205,7 @@ def test_foster_declaration_calls_a_showdown_won_by_a_higher_sum(tables: TableCl
     assert tables.hand(t, 1) == ["4H", "3H", "2H"]
     assert tables.public(t)["round"]["choosers"] == [2, 3]
     # Before the showdown no hand is shown.
-    assert tables.public(t)["results"] == [] and "AC" not in str(tables.public(t))
+    assert tables.public(t)["last_result"] is None and "AC" not in str(tables.public(t))
 
     body = tables.claim(t, 1, 1).get_json()
     assert body["result"]["winners"] == [3]
@@ -233,7 +233,7 @@ def test_foster_circuits_end_in_two_card_sums_tie_to_the_dealers_left(
         last = tables.pass_(t, 1, exchange, b, [_club(tables, t, b)]).get_json()
         assert (first["resolved"], last["resolved"]) == (False, True)
     view = tables.public(t)
-    result = view["results"][0]
+    result = view["last_result"]
     # By hand: the clubs went 2C 3C 4C 5C -> seat 0 5C, 1 2C, 2 4C, 3 3C.
     assert result["hands"] == [
         {"seat": 0, "cards": ["AH", "KH", "5C"]},
@@ -269,5 +269,5 @@ def test_highest_sum_override_settles_simultaneous_automatic_winners(
         ["2C", "3C", "4C", "5C", "6C", "7C", "8D"],
     ]
     body: Any = tables.deal(t, deal).get_json()
-    result = body["table"]["results"][0]
+    result = body["table"]["last_result"]
     assert result["winners"] == [1] and result["settled_by"] == "highest-sum"

@@ -8,6 +8,7 @@ import json
 import random
 from collections import Counter
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -168,9 +169,11 @@ def test_who_asks_for_an_offered_discard() -> None:
     assert not wants(with_pile(position(dealt(), hands={2: near}), "QC", offer=True), 2)
 
 
-def play_checked(variant: str, seats: int, seed: int) -> Table:
+def play_checked(variant: str, seats: int, seed: int) -> tuple[Table, list[Any]]:
     """A whole match of bots, checked after every move: every card of the
-    decks is somewhere exactly once; each round scores as 4.8."""
+    decks is somewhere exactly once; each round scores as 4.8. Returns the
+    table and every round's result."""
+    results = []
     rng = random.Random(seed)
     names = [f"P{i}" for i in range(seats)]
     table = engine.create_table(variant, {}, names, None, rng).table
@@ -188,7 +191,9 @@ def play_checked(variant: str, seats: int, seed: int) -> Table:
         assert r.points == tuple(
             20 if s == r.out else -hand_value(rnd.hands[s]) for s in range(seats)
         )
-    return table
+        assert table.last == r
+        results.append(r)
+    return table, results
 
 
 @pytest.mark.parametrize(
@@ -196,10 +201,10 @@ def play_checked(variant: str, seats: int, seed: int) -> Table:
     [(v, n) for v in sorted(PRESETS) for n in range(3, 9) if PRESETS[v].allows(n)],
 )
 def test_a_seeded_simulated_match_finishes(variant: str, seats: int) -> None:
-    table = play_checked(variant, seats, seed=seats)
+    table, results = play_checked(variant, seats, seed=seats)
     assert table.match_status is MatchStatus.WON
-    assert [r.round for r in table.results] == [1, 2, 3, 4, 5]
-    assert table.points == tuple(sum(r.points[s] for r in table.results) for s in range(seats))
+    assert [r.round for r in results] == [1, 2, 3, 4, 5] and table.played == 5
+    assert table.points == tuple(sum(r.points[s] for r in results) for s in range(seats))
     best = max(table.points)
     assert table.match_winners == tuple(s for s in range(seats) if table.points[s] == best)
 

@@ -75,6 +75,7 @@ def test_whole_matches(seed: int, seats: int, variant: str, ending: str, window:
     ).table
     deck = Counter(deck_for(table.options))
     now = 0
+    results = []
     while table.match_status is MatchStatus.IN_PROGRESS:
         t = engine.start_round(table, rng, now, {})
         table = t.table
@@ -98,11 +99,14 @@ def test_whole_matches(seed: int, seats: int, variant: str, ending: str, window:
         assert rnd is not None and rnd.result is not None
         r = rnd.result
         if not r.abandoned:
+            results.append(r)
+            assert table.last == r
             for s in range(seats):
                 expected = 20 if s == r.out else -hand_value(rnd.hands[s])
                 assert r.points[s] == expected
-    assert table.points == tuple(sum(r.points[s] for r in table.results) for s in range(seats))
+    assert table.played == len(results)
+    assert table.points == tuple(sum(r.points[s] for r in results) for s in range(seats))
     if table.match_status is MatchStatus.WON:
-        assert len(table.results) == 5
+        assert len(results) == 5
         best = max(table.points)
         assert table.match_winners == tuple(s for s in range(seats) if table.points[s] == best)

@@ -360,7 +360,7 @@ def test_finish_abandons_a_round_and_returns_its_chips() -> None:
         {"type": "round-abandoned", "round": 1},
         {"type": "match-finished", "status": "finished", "winners": [0, 1, 2]},
     )
-    assert t.table.chips == (0, 0, 0) and t.table.results == ()
+    assert t.table.chips == (0, 0, 0) and t.table.played == 0 and t.table.last is None
     assert t.table.match_status is MatchStatus.FINISHED
     closed = engine.finish(position([["8D"], ["2S"], ["3S"]], [Row("D", 5, 1)], 0), T0)
     assert closed.events[-1] == {"type": "match-abandoned", "status": "abandoned", "winners": []}

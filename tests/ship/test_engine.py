@@ -201,7 +201,8 @@ def test_invalid_claim_gives_the_reason_and_a_public_record_without_cards() -> N
 def test_automatic_simultaneous_wins_in_a_trimmed_deck_are_shared() -> None:
     table = dealt(SIMULTANEOUS_TRIMMED, "classic", declaration="automatic")
     done = exchange(table, [["8H"], ["8D"], ["AD"], ["8S"]])
-    result = done.table.results[0]
+    result = done.table.last
+    assert result is not None
     assert result.winners == (0, 1) and result.settled_by == "shared"
     assert done.table.wins == (1, 1, 0, 0)
     assert [e["type"] for e in done.events][-2:] == ["exchange-resolved", "round-won"]
@@ -216,11 +217,11 @@ def test_automatic_highest_card_decides_when_ranks_differ() -> None:
     ]
     # Seats 2 and 3 win at the deal: A-high diamonds and clubs tie all the way.
     done = dealt(hands, "mein-schiff", declaration="automatic")
-    assert done.results[0].winners == (2, 3) and done.results[0].settled_by == "shared"
+    assert done.last.winners == (2, 3) and done.last.settled_by == "shared"
     hands[3] = ["KC", "QC", "JC", "TC", "9C", "8C", "7C"]
     hands[2] = ["AD", "KD", "QD", "JD", "TD", "9D", "2D"]
     done = dealt(hands, "mein-schiff", declaration="automatic")
-    assert done.results[0].winners == (2,) and done.results[0].settled_by == "highest-card"
+    assert done.last.winners == (2,) and done.last.settled_by == "highest-card"
 
 
 # A full-deck deal in which every seat wins at once; spades and hearts tie
@@ -235,7 +236,7 @@ FOUR_WINNING = [
 
 def test_highest_card_compares_from_the_top_down() -> None:
     done = dealt(FOUR_WINNING, "mein-schiff", declaration="automatic")
-    assert done.results[0].winners == (1,)  # ties down to the seventh card, 3 beats 2
+    assert done.last.winners == (1,)  # ties down to the seventh card, 3 beats 2
 
 
 @pytest.mark.parametrize(("dealer", "winner"), [(0, 1), (1, 0), (3, 0)])
@@ -253,12 +254,12 @@ def test_highest_sum_tie_goes_to_the_seat_nearest_the_dealers_left(
         "mein-schiff", 4, dealer=dealer, declaration="automatic", simultaneous_wins="highest-sum"
     )
     done = engine.start_round(table, random.Random(1), T0, hands).table
-    assert done.results[0].winners == (winner,) and done.results[0].settled_by == "highest-sum"
+    assert done.last.winners == (winner,) and done.last.settled_by == "highest-sum"
 
 
 def test_shared_rule_makes_every_simultaneous_winner_win() -> None:
     done = dealt(FOUR_WINNING, "circle", declaration="automatic")
-    assert done.results[0].winners == (0, 1, 2, 3) and done.wins == (1, 1, 1, 1)
+    assert done.last.winners == (0, 1, 2, 3) and done.wins == (1, 1, 1, 1)
 
 
 def test_claim_window_takes_a_second_winning_hand_and_closes_on_time() -> None:
@@ -291,18 +292,19 @@ def test_claim_window_takes_a_second_winning_hand_and_closes_on_time() -> None:
     assert caught.value.code == "claim-window-closed"
     assert caught.value.record == ()  # the window's close is due, not the refusal's
     closed = engine.settle_due(second.table, T0 + 1501)
-    assert closed.table.results[0].winners == (0, 1)
+    assert closed.table.last.winners == (0, 1)
     assert [(e["type"], e["at_ms"]) for e in closed.events] == [("round-won", T0 + 1501)]
     # The public view shows the settlement as soon as the window has closed.
-    assert public_view(second.table, T0 + 1501)["results"][0]["winners"] == [0, 1]
-    assert public_view(second.table, T0 + 1500)["results"] == []
+    assert public_view(second.table, T0 + 1501)["last_result"]["winners"] == [0, 1]
+    assert public_view(second.table, T0 + 1501)["rounds_played"] == 1
+    assert public_view(second.table, T0 + 1500)["last_result"] is None
 
 
 def test_a_window_between_two_claimants_is_settled_by_highest_card() -> None:
     table = dealt(FOUR_WINNING, "mein-schiff", claim_window_ms=100)
     first = engine.claim(table, 1, 0, T0)
     both = engine.claim(first.table, 1, 1, T0 + 50).table
-    result = engine.settle_due(both, T0 + 101).table.results[0]
+    result = engine.settle_due(both, T0 + 101).table.last
     assert result.winners == (1,) and result.settled_by == "highest-card"
     assert [s for s, _ in result.hands] == [0, 1]  # both claimants showed their hands
 
@@ -324,7 +326,7 @@ def test_window_zero_first_valid_claim_wins_outright() -> None:
     ]
     table = dealt(hands, "mein-schiff")
     won = engine.claim(table, 1, 0, T0).table
-    assert won.results[0].winners == (0,)
+    assert won.last.winners == (0,)
     with pytest.raises(RuleViolation) as caught:
         engine.claim(won, 1, 1, T0)
     assert caught.value.code == "round-over"
@@ -333,7 +335,7 @@ def test_window_zero_first_valid_claim_wins_outright() -> None:
 def test_void_round_after_max_exchanges_counts_as_a_deal() -> None:
     table = dealt(WORKED_EXAMPLE, "circle", max_exchanges=1, match={"deals": 2})
     done = exchange(table, [["4S"], ["9C"], ["8D"], ["2S"]])
-    assert done.table.results[0].settled_by == "void" and done.table.results[0].winners == ()
+    assert done.table.last.settled_by == "void" and done.table.last.winners == ()
     assert done.table.wins == (0, 0, 0, 0)
     assert done.events[-1]["type"] == "round-void"
     second = engine.start_round(done.table, random.Random(2), T0).table
@@ -393,7 +395,8 @@ def test_open_match_is_finished_by_the_host_with_the_leaders() -> None:
     assert finished.table.match_status is MatchStatus.FINISHED
     assert finished.table.match_winners == (3,)
     assert [e["type"] for e in finished.events] == ["round-abandoned", "match-finished"]
-    assert len(finished.table.results) == 1  # the abandoned round is not scored
+    assert finished.table.played == 1  # the abandoned round is not scored
+    assert public_view(finished.table, T0)["rounds_played"] == 1
 
 
 def test_stale_exchange_and_round_numbers_are_conflicts_with_current_numbers() -> None:
@@ -485,7 +488,7 @@ def test_retrying_the_pass_that_ended_the_round_and_match_answers_alike() -> Non
 def test_automatic_win_on_the_last_allowed_exchange_beats_the_void() -> None:
     table = dealt(SIMULTANEOUS_TRIMMED, "classic", declaration="automatic", max_exchanges=1)
     done = exchange(table, [["8H"], ["8D"], ["AD"], ["8S"]]).table
-    assert done.results[0].winners == (0, 1) and done.results[0].settled_by == "shared"
+    assert done.last.winners == (0, 1) and done.last.settled_by == "shared"
 
 
 def test_the_card_just_received_may_be_passed_on() -> None:
@@ -510,7 +513,7 @@ def test_highest_card_counts_every_card_of_the_winning_suit() -> None:
         ["2C", "3C", "4C", "5C", "6C", "7C", "9C"],
     ]
     done = dealt(hands, "mein-schiff", win_count=5, declaration="automatic")
-    assert done.results[0].winners == (1,) and done.results[0].settled_by == "highest-card"
+    assert done.last.winners == (1,) and done.last.settled_by == "highest-card"
 
 
 def test_a_hand_with_two_winning_suits_is_judged_by_its_better_suit() -> None:
@@ -521,13 +524,13 @@ def test_a_hand_with_two_winning_suits_is_judged_by_its_better_suit() -> None:
         ["5C", "6C", "7C", "8C", "9C", "TC", "JC"],
     ]
     done = dealt(hands, "mein-schiff", win_count=3, declaration="automatic")
-    assert done.results[0].winners == (0,)
+    assert done.last.winners == (0,)
 
 
 def test_claim_window_does_not_apply_under_automatic() -> None:
     done = dealt(FOUR_WINNING, "circle", declaration="automatic")
     assert done.round is not None and done.round.status is RoundStatus.OVER
-    assert done.round.window_closes_at_ms is None and done.results[0].winners == (0, 1, 2, 3)
+    assert done.round.window_closes_at_ms is None and done.last.winners == (0, 1, 2, 3)
 
 
 def test_a_hand_size_override_brings_win_count_along() -> None:

@@ -17,10 +17,11 @@ from service.games.ship import engine
 from service.games.ship.options import PRESETS, deck_for
 from service.games.ship.passing import hand_sizes, swaps_before_showdown
 from service.games.ship.settlement import winning_suits
-from service.games.ship.state import MatchStatus, RoundStatus, Table
+from service.games.ship.state import MatchStatus, RoundResult, RoundStatus, Table
 
 
-def check_invariants(table: Table, deck: Counter[str]) -> None:
+def check_invariants(table: Table, deck: Counter[str], results: list[RoundResult]) -> None:
+    """``results``: every finished round's result so far (the state keeps the last)."""
     rnd = table.round
     assert rnd is not None
     o = table.options
@@ -60,14 +61,15 @@ def check_invariants(table: Table, deck: Counter[str]) -> None:
     # Scores add up: wins, points, and chips that sum to zero.
     assert table.points == tuple(w + (s in table.fastest_win) for s, w in enumerate(table.wins))
     assert sum(table.chips) == 0
+    assert table.played == len(results) and table.last == (results[-1] if results else None)
     assert table.chips == tuple(
-        sum(r.chips[s] for r in table.results if r.chips) for s in range(table.seats)
+        sum(r.chips[s] for r in results if r.chips) for s in range(table.seats)
     )
     if o.chips:
-        assert all(len(r.chips) == table.seats for r in table.results if r.winners)
+        assert all(len(r.chips) == table.seats for r in results if r.winners)
     # Scores add up: each round win is one point to each of its winners.
-    assert sum(table.wins) == sum(len(r.winners) for r in table.results)
-    assert all(set(r.winners) <= {s for s, _ in r.hands} or not r.hands for r in table.results)
+    assert sum(table.wins) == sum(len(r.winners) for r in results)
+    assert all(set(r.winners) <= {s for s, _ in r.hands} or not r.hands for r in results)
     if o.match.kind == "target_wins" and table.match_status is MatchStatus.IN_PROGRESS:
         assert max(table.wins) < (o.match.count or 0)
 
@@ -152,5 +154,8 @@ GAMES = {
 def test_random_games_of_every_preset_keep_the_invariants(
     preset: str, seed: int, declaration: str, max_exchanges: int | None
 ) -> None:
+    results: dict[int, RoundResult] = {}
     for table, deck in play_randomly(seed, preset, declaration, max_exchanges):
-        check_invariants(table, deck)
+        if table.last is not None:
+            results[table.last.round] = table.last
+        check_invariants(table, deck, list(results.values()))

@@ -12,8 +12,9 @@ from service.games.errors import RuleViolation
 from service.games.ship import engine
 from service.games.ship.options import resolve_options
 from service.games.ship.passing import choosers_of, hand_sizes
+from service.games.ship.scoring import faster
 from service.games.ship.settlement import best_pair_sum, chips_paid, showdown
-from service.games.ship.state import MatchStatus, RoundStatus, Table
+from service.games.ship.state import MatchStatus, RoundResult, RoundStatus, Table
 from service.games.ship.views import public_view, seat_view
 
 from ..api.test_variants import FOSTER_DECLARED, OCHSE_DEAL
@@ -133,10 +134,10 @@ def test_foster_public_view_shows_no_hand_until_the_showdown() -> None:
     table = dealt(FOSTER_DECLARED, "foster")
     table = exchange_swap(table, "9S", "4H")
     view = public_view(table, T0)
-    assert view["results"] == [] and view["round"]["claims"] == []
+    assert view["last_result"] is None and view["round"]["claims"] == []
     assert view["awaiting"] == {"action": "pass", "seats": [2, 3], "until_ms": None}
     done = engine.claim(table, 1, 1, T0).table
-    shown = public_view(done, T0)["results"][0]["hands"]
+    shown = public_view(done, T0)["last_result"]["hands"]
     assert [h["seat"] for h in shown] == [0, 1, 2, 3]
 
 
@@ -257,3 +258,28 @@ def test_with_chips_standings_rank_by_net_chips_first_then_wins() -> None:
     assert [s["seat"] for s in public_view(table, 0)["standings"]] == [1, 0, 2, 3]
     table = replace(table, wins=(1, 1, 0, 0))
     assert engine.finish(table, 0).table.match_winners == (0, 1)
+
+
+def test_the_fastest_win_kept_round_by_round_is_that_of_every_round() -> None:
+    # The state keeps only the fewest exchanges and who won that fast: after
+    # any rounds it names what every round's results name (RULES.md 2.8).
+    rng = random.Random(7)
+    for _ in range(200):
+        results = [
+            RoundResult(
+                n,
+                0,
+                rng.randint(1, 6),
+                tuple(sorted(rng.sample(range(4), rng.randint(0, 2)))),
+                (),
+                "sole",
+            )
+            for n in range(1, rng.randint(1, 12))
+        ]
+        fewest, by = None, ()
+        for r in results:
+            fewest, by = faster(fewest, by, r)
+        won = [r for r in results if r.winners]
+        least = min((r.exchanges for r in won), default=None)
+        seats = {s for r in won if r.exchanges == least for s in r.winners}
+        assert (fewest, by) == (least, tuple(sorted(seats)))

@@ -45,10 +45,14 @@ def _round_to(r: Round, passes: Any) -> dict[str, Any]:
     }
 
 
-def encode(table: Table, passes: Any = ()) -> str:
+def encode(table: Table, passes: Any = (), results: Any = None) -> str:
     """A state as fmt 1 wrote it: every option, cards as JSON arrays, and
     ``passes``, every resolved exchange's choices of the round (a state of
-    today keeps only the last; the caller collects them)."""
+    today keeps only the last; the caller collects them), and ``results``,
+    every finished round's result (today's keeps only the last: the caller
+    collects them; default the last alone)."""
+    if results is None:
+        results = () if table.last is None else (table.last,)
     data = {
         "fmt": 1,
         "var": table.variant,
@@ -57,7 +61,7 @@ def encode(table: Table, passes: Any = ()) -> str:
         "fd": table.first_dealer,
         "draw": [list(p) for p in table.draw],
         "wins": list(table.wins),
-        "res": [_result_to(r) for r in table.results],
+        "res": [_result_to(r) for r in results],
         "rnd": None if table.round is None else _round_to(table.round, passes),
         "ms": table.match_status.value,
         "mw": list(table.match_winners),

@@ -17,7 +17,7 @@ from redis.cluster import RedisCluster
 
 from service import create_app
 from service.storage.client import connect, is_cluster_url, parse_cluster_url
-from service.storage.store import events_key, history_key, table_key
+from service.storage.store import events_key, history_key, rounds_key, table_key
 
 from ..cluster import RedisClusterProcesses
 from ..conftest import EVERY_EVENT, settings_for
@@ -113,7 +113,9 @@ def test_complete_games_on_tables_spread_over_three_primaries(
     for t in playing:
         view = tables.public(t)
         assert [s["wins"] for s in view["seats"]] == [ROUNDS_PER_TABLE, 0, 0, 0]
-        assert len(view["results"]) == ROUNDS_PER_TABLE
+        assert view["rounds_played"] == ROUNDS_PER_TABLE
+        listed = tables.client.get(f"{t.url}/rounds").get_json()["rounds"]
+        assert [r["round"] for r in listed] == list(range(1, ROUNDS_PER_TABLE + 1))
         assert view["match"] == {"status": "finished", "winners": [0], "fastest_win": []}
         types = [e["type"] for e in tables.events(t)]
         assert types.count("round-won") == ROUNDS_PER_TABLE
@@ -125,11 +127,16 @@ def test_complete_games_on_tables_spread_over_three_primaries(
         node = redis.Redis(port=port)
         held = {k.decode() for k in node.scan_iter(match="referee:{*}:*", count=1000)}
         # The choices hash is gone once no choice is pending; the last
-        # round's history stays with the table.
+        # round's history and the list of rounds stay with the table.
         expected = {
             k
             for t in mine
-            for k in (table_key(t.table_id), events_key(t.table_id), history_key(t.table_id))
+            for k in (
+                table_key(t.table_id),
+                events_key(t.table_id),
+                history_key(t.table_id),
+                rounds_key(t.table_id),
+            )
         }
         assert held == expected
         # Every read's TIME went to the node of the table it read (one per

@@ -141,9 +141,12 @@ def test_states_written_in_fmt_1_still_decode(
     seed: int, preset: str, declaration: str, max_exchanges: int | None
 ) -> None:
     passes: list[Any] = []  # every resolved exchange's choices of the round, as fmt 1 kept them
+    finished: dict[int, Any] = {}  # every round's result, as fmt 1 kept them
     for table, _deck in play_randomly(seed, preset, declaration, max_exchanges):
+        if table.last is not None:
+            finished[table.last.round] = table.last
         # fmt 1 was written before results showed the set-aside cards (RULES.md 2.11).
-        results = tuple(replace(r, set_aside=()) for r in table.results)
+        results = tuple(replace(r, set_aside=()) for r in finished.values())
         rnd = table.round
         if rnd is not None and rnd.exchanges_resolved == 0:
             passes = []
@@ -154,8 +157,10 @@ def test_states_written_in_fmt_1_still_decode(
         if rnd is not None:
             # Read from fmt 1, the round keeps them all (until the next deal).
             rnd = replace(rnd, legacy_passes=tuple(passes))
-        expected = replace(table, results=results, round=rnd)
-        assert decode(layout_v1.encode(table, passes)) == expected
+        # Read from fmt 1, the table keeps them all (until it is written again).
+        last = results[-1] if results else None
+        expected = replace(table, last=last, round=rnd, legacy=results)
+        assert decode(layout_v1.encode(table, passes, results)) == expected
 
 
 def test_fmt_2_and_later_keep_only_the_options_that_differ_from_the_preset() -> None:
@@ -165,7 +170,7 @@ def test_fmt_2_and_later_keep_only_the_options_that_differ_from_the_preset() -> 
     assert json.loads(encode(plain))["o"] == {}
     changed = engine.create_table("circle", {"claim_window_ms": 0}, names, 0, rng).table
     stored = json.loads(encode(changed))
-    assert stored["fmt"] == 3 and stored["o"] == {"claim_window_ms": 0}
+    assert stored["fmt"] == 4 and stored["o"] == {"claim_window_ms": 0}
     assert decode(encode(changed)) == changed
 
 

@@ -72,8 +72,12 @@ def test_an_ochse_table_stored_after_a_round_keeps_its_chips_and_plays_on(
     t, _ = restore(redis_client, "ochse_round_two", "frozen-ochse-00000001")
     view = tables.public(t)
     assert [s["chips"] for s in view["seats"]] == [-3, -4, 10, -3]
-    assert view["results"][0]["winners"] == [2]
-    assert view["results"][0]["set_aside"] == []  # stored before results showed it
+    assert view["rounds_played"] == 1
+    assert view["last_result"]["winners"] == [2]
+    assert view["last_result"]["set_aside"] == []  # stored before results showed it
+    # Stored with every result in its state: its rounds are listed from there.
+    listed = client.get(f"{t.url}/rounds").get_json()
+    assert listed["rounds"] == [view["last_result"]] and listed["last_round"] == 1
     # RULES.md 2.11: with chips, standings rank by net chips first.
     assert [s["seat"] for s in view["standings"]] == [2, 0, 3, 1]
     rnd = view["round"]

@@ -55,6 +55,8 @@ GAME = Game(
     fold_choices=engine.fold_choices,
     due=engine.settle_due,
     due_at=engine.due_at,
+    rounds_of=codec.rounds_of,
+    round_result=codec.round_result,
 )
 
 __all__ = ["GAME", "NAME", "check_deal", "check_discard", "check_lay_down", "check_lay_off"]

@@ -22,6 +22,12 @@ FORMAT = 2
 LEGACY_KEPT = 100
 """The newest moves of a format-1 round kept as :attr:`~.state.Round.legacy`
 (as many as the store's history keeps)."""
+READ = (1, 2)
+"""The formats :func:`decode` reads: fmt 1 kept every scored round's result
+(``res``) and every move of the round in play; fmt 2 keeps their count
+``pl`` and the last one ``last`` (the results go to the table's list of
+rounds, see :func:`rounds_of`), the round's last move only (the older go to
+the table's history), and the round's reshuffle secret ``sc``."""
 NAME = "may-i"
 
 _MATCH = ("status", "winners")
@@ -234,7 +240,8 @@ def encode(table: Table) -> str:
         "fd": table.first_dealer,
         "draw": [list(p) for p in table.draw],
         "pts": list(table.points),
-        "res": [_result_to(r) for r in table.results],
+        "pl": table.played,
+        "last": None if table.last is None else _result_to(table.last),
         "rnd": None if table.round is None else _round_to(table.round),
         "ms": table.match_status.value,
         "mw": list(table.match_winners),
@@ -246,8 +253,14 @@ def decode(text: str | bytes) -> Table:
     """The table :func:`encode` wrote (this format or format 1)."""
     data = json.loads(text)
     fmt = data.get("fmt")
-    if data.get("g") != NAME or fmt not in (1, FORMAT):
-        raise ValueError(f"not a May I? state of format 1 or {FORMAT}")
+    if data.get("g") != NAME or fmt not in READ:
+        raise ValueError(f"not a May I? state of format {READ}")
+    if fmt == 1:
+        legacy = tuple(_result_from(r) for r in data["res"])
+        played, last = len(legacy), legacy[-1] if legacy else None
+    else:
+        legacy, played = (), data["pl"]
+        last = None if data["last"] is None else _result_from(data["last"])
     decks, jokers, ending, window = data["o"]
     return Table(
         variant=data["var"],
@@ -256,8 +269,33 @@ def decode(text: str | bytes) -> Table:
         first_dealer=data["fd"],
         draw=tuple(tuple(p) for p in data["draw"]),
         points=tuple(data["pts"]),
-        results=tuple(_result_from(r) for r in data["res"]),
+        played=played,
+        last=last,
         round=None if data["rnd"] is None else _round_from(data["rnd"], fmt),
         match_status=MatchStatus(data["ms"]),
         match_winners=tuple(data["mw"]),
+        legacy=legacy,
     )
+
+
+def encode_result(result: RoundResult) -> str:
+    """A round's result as kept in the table's list of rounds (compact JSON)."""
+    return json.dumps(_result_to(result), separators=(",", ":"))
+
+
+def rounds_of(table: Table) -> tuple[int, tuple[str, ...]]:
+    """``Game.rounds_of``: how many rounds the table's list holds (the scored
+    ones; the round the host abandoned is not listed) and the texts of the
+    newest that the state holds, oldest first: the last one, after every
+    result of a table stored by fmt 1."""
+    held = list(table.legacy)
+    if table.last is not None and (not held or held[-1].round < table.last.round):
+        held.append(table.last)
+    return table.played, tuple(encode_result(r) for r in held)
+
+
+def round_result(table: Table, text: str | bytes) -> dict[str, Any]:
+    """``Game.round_result``: the public form of a listed round's result."""
+    from .engine import result_json  # here: the engine imports this module's history texts
+
+    return result_json(_result_from(json.loads(text)))

@@ -123,7 +123,8 @@ def create_table(
         first_dealer=first_dealer,
         draw=draw,
         points=(0,) * seats,
-        results=(),
+        played=0,
+        last=None,
         round=None,
         match_status=MatchStatus.IN_PROGRESS,
     )
@@ -224,7 +225,7 @@ def start_round(table: Table, rng: Shuffler, now_ms: int, deal: Mapping[str, Any
     outcome ``{"round", "dealer"}``."""
     rnd = table.round
     check_dealable(table.match_status, rnd.number if rnd and rnd.playing else None, numbers(table))
-    number = len(table.results) + 1
+    number = table.played + 1
     dealer = table.next_dealer
     deck = deck_for(table.options)
     submitted = deal.get("hands") is not None
@@ -1235,11 +1236,13 @@ def end_round(table: Table, out: int | None, abandoned: bool = False) -> tuple[T
         out=rnd.out if out is None else out,
     )
     totals = tuple(a + b for a, b in zip(table.points, points, strict=True))
-    table = replace(table, round=rnd, results=(*table.results, result), points=totals)
+    if not abandoned:
+        table = replace(table, played=table.played + 1, last=result)
+    table = replace(table, round=rnd, points=totals)
     events: list[Event] = []
     if not abandoned:
         events.append({"type": "round-over", **result_json(result)})
-    if not abandoned and len(table.results) >= ROUNDS:
+    if not abandoned and table.played >= ROUNDS:
         table = replace(table, match_status=MatchStatus.WON, match_winners=leaders(totals))
         events.append({"type": "match-won", **match_json(table)})
     return table, events
@@ -1268,8 +1271,7 @@ def finish(table: Table, now_ms: int) -> Transition:
     events: list[Event] = []
     rnd = table.round
     if rnd is not None and rnd.playing:
-        table, _ = end_round(table, None, abandoned=True)
-        table = replace(table, results=table.results[:-1], points=table.points)
+        table, _ = end_round(table, None, abandoned=True)  # not scored, not listed
         events.append({"type": "round-abandoned", "round": rnd.number})
     table = replace(table, match_status=MatchStatus.ABANDONED, match_winners=())
     events.append({"type": "match-abandoned", **match_json(table)})

@@ -132,7 +132,13 @@ class Round:
 @dataclass(frozen=True, slots=True)
 class Table:
     """A whole match: names in seat order, the first dealer (and the draw
-    for it), match totals, scored rounds and the current (or last) round."""
+    for it), match totals, the current (or last) round; ``played`` counts
+    the scored rounds (the next one's contract and the match's end follow
+    from it, RULES.md 4.1) and ``last`` is the newest one's result. The
+    state keeps no list of results (they go to the table's list of rounds,
+    see :func:`.codec.rounds_of`); ``legacy`` holds those of a table stored
+    before (fmt 1 kept them in the state), listed from there until the
+    table is written again."""
 
     variant: str
     options: Options
@@ -140,10 +146,12 @@ class Table:
     first_dealer: int
     draw: tuple[tuple[str | None, ...], ...]
     points: tuple[int, ...]
-    results: tuple[RoundResult, ...]
+    played: int
+    last: RoundResult | None
     round: Round | None
     match_status: MatchStatus
     match_winners: tuple[int, ...] = ()
+    legacy: tuple[RoundResult, ...] = ()
 
     @property
     def seats(self) -> int:
@@ -151,4 +159,4 @@ class Table:
 
     @property
     def next_dealer(self) -> int:
-        return (self.first_dealer + len(self.results)) % self.seats
+        return (self.first_dealer + self.played) % self.seats

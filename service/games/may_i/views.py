@@ -60,7 +60,11 @@ def _ranks(points: tuple[int, ...]) -> list[int]:
 
 
 def public_view(table: Table, now_ms: int) -> dict[str, Any]:
-    """The view anyone with the table id may read (JSON-ready)."""
+    """The view anyone with the table id may read (JSON-ready): ``seats``,
+    ``round`` (the round in play, or the last), ``rounds_played`` (the
+    scored rounds), ``last_result`` (the newest one's result, ``null``
+    before the first; every one is read from ``GET /v1/tables/{id}/rounds``),
+    ``standings`` and ``match``."""
     table = settle_due(table, now_ms).table
     rnd = table.round
     seats = [
@@ -105,7 +109,8 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
         "dealer": rnd.dealer if rnd is not None and rnd.playing else table.next_dealer,
         "awaiting": awaiting(table),
         "round": round_view,
-        "results": [result_json(r) for r in table.results],
+        "rounds_played": table.played,
+        "last_result": None if table.last is None else result_json(table.last),
         "standings": [{**seats[s], "rank": place[s]} for s in order],
         "match": match_json(table),
     }

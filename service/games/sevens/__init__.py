@@ -54,6 +54,8 @@ GAME = Game(
     default_move=players.default_move,
     bot=players.bot,
     round_record=players.round_record,
+    rounds_of=codec.rounds_of,
+    round_result=codec.round_result,
 )
 
 __all__ = ["GAME", "NAME", "check_deal", "check_play"]

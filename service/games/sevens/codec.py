@@ -9,7 +9,12 @@ matches). Keys are short because every byte is kept per table.
   preset's values are part of the format: changing one needs a new ``fmt``);
   a hand is one string of two-character codes (``"AS7H7H"``); a row is
   suit, lowest rank and size in hex (``"S63"``: 6S..8S); the moves are one
-  string, comma-separated (see :data:`~.state.Move`).
+  string, comma-separated (see :data:`~.state.Move`); ``res`` lists every
+  scored round's result. Still read (its results become ``legacy``).
+- fmt 2: as fmt 1, but ``res`` is gone: ``pl`` counts the scored rounds and
+  ``last`` is the newest one's result (the state no longer grows with the
+  match; the results are kept in the table's list of rounds, each as
+  :func:`encode_result` writes it, see :func:`rounds_of`).
 
 Events are kept as ``[code, at_ms, values...]`` with the codes of
 :data:`EVENT_LAYOUTS` (codes 100..199 for Sevens; ``table-created``,
@@ -24,9 +29,12 @@ from typing import Any
 
 from ..cards import RANK_INDEX, RANKS
 from .options import PRESETS, Match, Options
+from .scoring import result_json
 from .state import MatchStatus, Round, RoundResult, RoundStatus, Row, Table
 
-FORMAT = 1
+FORMAT = 2
+READ = (1, 2)
+"""The formats :func:`decode` reads."""
 
 _MATCH = ("status", "winners")
 EVENT_LAYOUTS: dict[str, tuple[int, tuple[str, ...]]] = {
@@ -157,7 +165,8 @@ def encode(table: Table) -> str:
         "wins": list(table.wins),
         "pts": list(table.points),
         "chips": list(table.chips),
-        "res": [_result_to(r) for r in table.results],
+        "pl": table.played,
+        "last": None if table.last is None else _result_to(table.last),
         "rnd": None if table.round is None else _round_to(table.round),
         "ms": table.match_status.value,
         "mw": list(table.match_winners),
@@ -177,10 +186,16 @@ DECODED_KEPT = 256
 @functools.lru_cache(maxsize=DECODED_KEPT)
 def _decode(text: bytes) -> Table:
     data = json.loads(text)
-    if data.get("g") != "sevens" or data.get("fmt") != FORMAT:
+    if data.get("g") != "sevens" or data.get("fmt") not in READ:
         raise ValueError(
-            f"not a Sevens state of format {FORMAT}: {data.get('g')!r} {data.get('fmt')!r}"
+            f"not a Sevens state of format {READ}: {data.get('g')!r} {data.get('fmt')!r}"
         )
+    if data["fmt"] == 1:
+        legacy = tuple(_result_from(r) for r in data["res"])
+        played, last = len(legacy), legacy[-1] if legacy else None
+    else:
+        legacy, played = (), data["pl"]
+        last = None if data["last"] is None else _result_from(data["last"])
     return Table(
         variant=data["var"],
         options=_options_from(data["var"], data["o"]),
@@ -190,8 +205,46 @@ def _decode(text: bytes) -> Table:
         wins=tuple(data["wins"]),
         points=tuple(data["pts"]),
         chips=tuple(data["chips"]),
-        results=tuple(_result_from(r) for r in data["res"]),
+        played=played,
+        last=last,
         round=None if data["rnd"] is None else _round_from(data["rnd"]),
         match_status=MatchStatus(data["ms"]),
         match_winners=tuple(data["mw"]),
+        legacy=legacy,
     )
+
+
+def encode_result(result: RoundResult) -> str:
+    """A round's result as kept in the table's list of rounds (compact JSON)."""
+    return json.dumps(_result_to(result), separators=(",", ":"))
+
+
+def listed(table: Table) -> tuple[RoundResult, ...]:
+    """The newest results of ``table``'s list of rounds that its state
+    holds, oldest first: the last scored one, then the round the host
+    abandoned (listed too, not scored); every result of a table stored by
+    fmt 1 before them."""
+    found = list(table.legacy)
+    if table.last is not None and (not found or found[-1].round < table.last.round):
+        found.append(table.last)
+    rnd = table.round
+    if rnd is not None and rnd.result is not None and rnd.result.abandoned:
+        found.append(rnd.result)
+    return tuple(found)
+
+
+def rounds_of(table: Table) -> tuple[int, tuple[str, ...]]:
+    """``Game.rounds_of``: how many rounds the table's list holds (the scored
+    ones, and the abandoned one) and the texts of the newest of them that
+    the state holds (see :func:`listed`), oldest first."""
+    held = listed(table)
+    count = table.played + (1 if held and held[-1].abandoned else 0)
+    return count, tuple(encode_result(r) for r in held)
+
+
+def round_result(table: Table, text: str | bytes) -> dict[str, Any]:
+    """``Game.round_result``: the public form of a listed round's result (as
+    the table's view shows its ``last_result``)."""
+    result = result_json(_result_from(json.loads(text)), table.options)
+    assert result is not None
+    return result

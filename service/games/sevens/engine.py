@@ -74,7 +74,8 @@ def create_table(
         wins=zeros,
         points=zeros,
         chips=zeros,
-        results=(),
+        played=0,
+        last=None,
         round=None,
         match_status=MatchStatus.IN_PROGRESS,
     )
@@ -97,7 +98,7 @@ def start_round(table: Table, rng: Shuffler, now_ms: int, deal: Mapping[str, Any
     in_play = rnd.number if rnd is not None and rnd.status is not RoundStatus.OVER else None
     check_dealable(table.match_status, in_play, numbers(table))
     options = table.options
-    number = len(table.results) + 1
+    number = table.played + 1
     dealer = table.next_dealer
     suit = opening_suit(options, deal)
     submitted = deal.get("hands") is not None

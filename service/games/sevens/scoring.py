@@ -58,7 +58,8 @@ def end_round(table: Table, winner: int) -> tuple[Table, list[Event]]:
     table = replace(
         table,
         round=replace(rnd, status=RoundStatus.OVER, result=result),
-        results=table.results + (result,),
+        played=table.played + 1,
+        last=result,
         wins=tuple(w + (s == winner) for s, w in enumerate(table.wins)),
         points=tuple(a + b for a, b in zip(table.points, points, strict=True)),
         chips=tuple(a + b for a, b in zip(table.chips, chips, strict=True)),
@@ -101,7 +102,7 @@ def _check_match(table: Table) -> tuple[Table, list[Event]]:
     match = table.options.match
     count = match.count or 0
     if match.kind == "deals":
-        done = len(table.results) >= count
+        done = table.played >= count
     elif match.kind == "target_wins":
         done = max(table.wins) >= count
     elif match.kind == "target_points":

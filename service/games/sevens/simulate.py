@@ -82,6 +82,7 @@ def simulate(variant: str, players: int, rounds: int, seed: int) -> Summary:
     passes: list[int] = []
     voluntary: list[int] = []
     by_position = [0] * players
+    pots: list[int] = []
     for _ in range(rounds):
         table = play_round(table, rng)
         rnd = table.round
@@ -90,7 +91,7 @@ def simulate(variant: str, players: int, rounds: int, seed: int) -> Summary:
         passes.append(sum(m in ("P", "V") for m in rnd.moves))
         voluntary.append(rnd.moves.count("V"))
         by_position[(rnd.result.winner - rnd.opener) % players] += 1
-    pots = [r.pot for r in table.results]
+        pots.append(rnd.result.pot)
     ordered = sorted(turns)
     return Summary(
         variant=variant,

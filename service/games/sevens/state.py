@@ -128,8 +128,14 @@ class Table:
     ``names`` are the players in seat order (clockwise); ``draw`` the
     first-dealer draw (empty when the caller named the dealer). ``wins``,
     ``points`` and ``chips`` are per-seat match totals (chips: won less
-    paid, summing to 0). ``results`` are the scored rounds; ``round`` the
-    current round, or the last one once over (an abandoned one included).
+    paid, summing to 0), exact however many rounds were played. ``played``
+    counts the scored rounds and ``last`` is the newest one's result: the
+    state keeps no list of results, so that it does not grow with the match
+    (every finished round's result goes to the table's list of rounds, see
+    :func:`.codec.rounds_of`). ``round`` is the current round, or the last
+    one once over (an abandoned one included). ``legacy`` holds the results
+    of a table stored before that list (fmt 1 kept them all in the state),
+    listed from there until the table is written again; empty otherwise.
     """
 
     variant: str
@@ -140,10 +146,12 @@ class Table:
     wins: tuple[int, ...]
     points: tuple[int, ...]
     chips: tuple[int, ...]
-    results: tuple[RoundResult, ...]
+    played: int
+    last: RoundResult | None
     round: Round | None
     match_status: MatchStatus
     match_winners: tuple[int, ...] = ()
+    legacy: tuple[RoundResult, ...] = ()
 
     @property
     def seats(self) -> int:
@@ -153,4 +161,4 @@ class Table:
     @property
     def next_dealer(self) -> int:
         """The dealer of the next round: one seat left per scored round."""
-        return (self.first_dealer + len(self.results)) % self.seats
+        return (self.first_dealer + self.played) % self.seats

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .codec import listed, rounds_of
 from .layout import playable_cards, row_json
 from .scoring import match_json, ranks, result_json
 from .state import MatchStatus, RoundStatus, Table
@@ -33,9 +34,11 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
     a playable card when it passed; ``chips`` ``null`` at a table without chips),
     ``first_dealer``, ``draw``, ``dealer`` (of the round in play, else of the
     next), ``awaiting``, ``round`` (``null`` before the first deal),
-    ``results`` (the scored rounds, then the round the host abandoned, if
-    any), ``standings`` (seats ranked, each with its ``rank``) and
-    ``match``."""
+    ``rounds_played`` (the rounds over: the scored ones, and the round the
+    host abandoned), ``last_result`` (the newest of them, ``null`` before
+    the first; every one is read from ``GET /v1/tables/{id}/rounds``),
+    ``standings`` (seats ranked, each with its ``rank``) and ``match``. Its
+    size does not grow with the rounds played."""
     rnd = table.round
     o = table.options
     place = ranks(table)
@@ -65,9 +68,8 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
             "turns_taken": len(rnd.moves),
         }
     # The round the host abandoned is listed too (``abandoned``; nothing scored).
-    results = list(table.results)
-    if rnd is not None and rnd.result is not None and rnd.result.abandoned:
-        results.append(rnd.result)
+    count, _ = rounds_of(table)
+    held = listed(table)
     order = sorted(range(table.seats), key=lambda s: (place[s], s))
     standings = [{**seats[s], "rank": place[s]} for s in order]
     return {
@@ -79,7 +81,8 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
         "dealer": rnd.dealer if rnd is not None and rnd.on_turn is not None else table.next_dealer,
         "awaiting": awaiting(table),
         "round": round_view,
-        "results": [result_json(r, o) for r in results],
+        "rounds_played": count,
+        "last_result": result_json(held[-1], o) if held else None,
         "standings": standings,
         "match": match_json(table),
     }

@@ -102,4 +102,6 @@ GAME = Game(
     fold_choices=engine.fold_choices,
     due=engine.settle_due,
     due_at=engine.due_at,
+    rounds_of=codec.rounds_of,
+    round_result=codec.round_result,
 )

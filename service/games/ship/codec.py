@@ -24,6 +24,14 @@ gets a default in the state classes (or a migration here).
   from fmt 1 or 2 gets these from its ``p``, which it keeps (written as
   ``p`` again) until the next deal, so that a repeat of any of its passes is
   still answered alike.
+- fmt 4: the table no longer keeps every finished round's result (``res``),
+  which grew with the match: it keeps their count ``pl``, the last one
+  ``last`` and, once a round was won, ``fx``: the fewest exchanges a round
+  was won in, then the seats that won one that fast (the fastest-win
+  point); the table's list of rounds (in the store) keeps the results, each
+  as :func:`encode_result` writes it. A table read from fmt 1 to 3 gets
+  these from its ``res``, which it keeps (as ``legacy``, not written again)
+  to list them until it is written again (see :func:`rounds_of`).
 
 An event is kept as ``[code, at_ms, member values...]`` with the code and the
 member order of :data:`EVENT_LAYOUTS` (``seq`` is not kept: it follows from the
@@ -40,6 +48,7 @@ from typing import Any
 
 from .options import PRESETS, Match, Options
 from .passing import last_moves, transfers
+from .scoring import faster, result_dict
 from .state import (
     Claim,
     Exchange,
@@ -50,8 +59,8 @@ from .state import (
     Table,
 )
 
-FORMAT = 3
-"""The layout :func:`encode` writes; :func:`decode` also reads 1 and 2."""
+FORMAT = 4
+"""The layout :func:`encode` writes; :func:`decode` also reads 1 to 3."""
 
 _RESULT = ("round", "dealer", "exchanges", "winners", "settled_by", "hands", "chips", "set_aside")
 _RESULT_1 = _RESULT[:-1]
@@ -242,7 +251,8 @@ def encode(table: Table) -> str:
         "fd": table.first_dealer,
         "draw": [list(p) for p in table.draw],
         "wins": list(table.wins),
-        "res": [_result_to(r) for r in table.results],
+        "pl": table.played,
+        "last": None if table.last is None else _result_to(table.last),
         "rnd": None if table.round is None else _round_to(table.round),
         "ms": table.match_status.value,
         "mw": list(table.match_winners),
@@ -252,6 +262,8 @@ def encode(table: Table) -> str:
         data["chips"] = list(table.chips)
     if table.fastest_win:
         data["fw"] = list(table.fastest_win)
+    if table.fewest is not None:
+        data["fx"] = [table.fewest, *table.fewest_by]
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -272,9 +284,22 @@ its view after every move, so a state is often read several times at once)."""
 @functools.lru_cache(maxsize=DECODED_KEPT)
 def _decode(text: bytes) -> Table:
     data = json.loads(text)
-    if data.get("fmt") not in (1, 2, FORMAT):
+    if data.get("fmt") not in (1, 2, 3, FORMAT):
         fmt = data.get("fmt")
         raise ValueError(f"unknown state format {fmt!r}; this service reads 1..{FORMAT}")
+    legacy: tuple[RoundResult, ...] = ()
+    fewest: int | None = None
+    fewest_by: tuple[int, ...] = ()
+    if data["fmt"] < 4:  # every result was kept in the state
+        legacy = tuple(_result_from(r) for r in data["res"])
+        played, last = len(legacy), (legacy[-1] if legacy else None)
+        for r in legacy:
+            fewest, fewest_by = faster(fewest, fewest_by, r)
+    else:
+        played = data["pl"]
+        last = None if data["last"] is None else _result_from(data["last"])
+        if "fx" in data:
+            fewest, fewest_by = data["fx"][0], tuple(data["fx"][1:])
     return Table(
         variant=data["var"],
         options=_options_from(data),
@@ -282,13 +307,38 @@ def _decode(text: bytes) -> Table:
         first_dealer=data["fd"],
         draw=tuple(tuple(p) for p in data["draw"]),
         wins=tuple(data["wins"]),
-        results=tuple(_result_from(r) for r in data["res"]),
+        played=played,
+        last=last,
         round=None if data["rnd"] is None else _round_from(data["rnd"], data["fmt"]),
         match_status=MatchStatus(data["ms"]),
         match_winners=tuple(data["mw"]),
         chips=tuple(data.get("chips") or [0] * len(data["names"])),
         fastest_win=tuple(data.get("fw", ())),
+        fewest=fewest,
+        fewest_by=fewest_by,
+        legacy=legacy,
     )
+
+
+def encode_result(result: RoundResult) -> str:
+    """A round's result as kept in the table's list of rounds (compact JSON)."""
+    return json.dumps(_result_to(result), separators=(",", ":"))
+
+
+def rounds_of(table: Table) -> tuple[int, tuple[str, ...]]:
+    """``Game.rounds_of``: how many rounds the table's list holds (every
+    finished round, won or void; a round the host cancelled is not one)
+    and the texts of the newest of them that the state holds, oldest
+    first: the last one, after every result of a table stored by fmt 1 to 3."""
+    held = list(table.legacy)
+    if table.last is not None and (not held or held[-1].round < table.last.round):
+        held.append(table.last)
+    return table.played, tuple(encode_result(r) for r in held)
+
+
+def round_result(table: Table, text: str | bytes) -> dict[str, Any]:
+    """``Game.round_result``: the public form of a listed round's result."""
+    return result_dict(_result_from(json.loads(text)))
 
 
 def encode_event(event: dict[str, Any]) -> str:

@@ -83,7 +83,8 @@ def create_table(
         first_dealer=first_dealer,
         draw=draw,
         wins=(0,) * seats,
-        results=(),
+        played=0,
+        last=None,
         round=None,
         match_status=MatchStatus.IN_PROGRESS,
         chips=(0,) * seats,
@@ -115,7 +116,7 @@ def _start_round(table: Table, rng: Shuffler, hands: Sequence[Sequence[str]] | N
     in_play = rnd.number if rnd is not None and rnd.status is not RoundStatus.OVER else None
     check_dealable(table.match_status, in_play, _numbers(table))
     options = table.options
-    number = len(table.results) + 1
+    number = table.played + 1
     dealer = table.next_dealer
     deck = deck_for(options, table.seats)
     if hands is None:

@@ -89,7 +89,17 @@ def _close_round(
     rnd = replace(rnd, status=RoundStatus.OVER, exchange=cleared(rnd.exchange), result=result)
     wins = tuple(w + (1 if s in winners else 0) for s, w in enumerate(table.wins))
     tally = tuple(a + b for a, b in zip(table.chips, chips, strict=True)) if chips else table.chips
-    table = replace(table, round=rnd, wins=wins, results=table.results + (result,), chips=tally)
+    fewest, fewest_by = faster(table.fewest, table.fewest_by, result)
+    table = replace(
+        table,
+        round=rnd,
+        wins=wins,
+        played=table.played + 1,
+        last=result,
+        chips=tally,
+        fewest=fewest,
+        fewest_by=fewest_by,
+    )
     events: list[Event] = [
         {"type": "round-void" if not winners else "round-won", **result_dict(result)}
     ]
@@ -108,10 +118,10 @@ def _check_match(table: Table) -> tuple[Table, list[Event]]:
             return table, []
     elif match.kind == "deals":
         assert match.count is not None
-        if len(table.results) < match.count:
+        if table.played < match.count:
             return table, []
         if table.options.fastest_win_bonus:
-            table = replace(table, fastest_win=_fastest_winners(table.results))
+            table = replace(table, fastest_win=table.fewest_by)
         winners = match_leaders(table)
     else:
         return table, []
@@ -140,15 +150,17 @@ def match_leaders(table: Table) -> tuple[int, ...]:
     return tuple(s for s, k in enumerate(keys) if k == best)
 
 
-def _fastest_winners(results: Sequence[RoundResult]) -> tuple[int, ...]:
-    """The seats whose round win took the fewest exchanges (RULES.md 2.8
-    ``fastest_win_bonus``); every winner of every round won that fast, and
-    none when no round was won."""
-    won = [r for r in results if r.winners]
-    if not won:
-        return ()
-    fewest = min(r.exchanges for r in won)
-    return tuple(sorted({s for r in won if r.exchanges == fewest for s in r.winners}))
+def faster(
+    fewest: int | None, fewest_by: tuple[int, ...], result: RoundResult
+) -> tuple[int | None, tuple[int, ...]]:
+    """The fewest exchanges a round was won in and the seats that won a
+    round that fast (RULES.md 2.8 ``fastest_win_bonus``), after ``result``:
+    every winner of every round won that fast; none before a win."""
+    if not result.winners or (fewest is not None and result.exchanges > fewest):
+        return fewest, fewest_by
+    if fewest is None or result.exchanges < fewest:
+        return result.exchanges, tuple(sorted(result.winners))
+    return fewest, tuple(sorted({*fewest_by, *result.winners}))
 
 
 def result_json(result: RoundResult | None) -> dict[str, Any] | None:

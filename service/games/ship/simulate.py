@@ -123,9 +123,12 @@ def simulate(
     names = [f"P{i}" for i in range(players)]
     table = engine.create_table(variant, overrides, names, 0, rng).table
     now_ms = 0
+    results = []
     for _ in range(rounds):
         table, now_ms = play_round(table, rng, now_ms)
-    won = [r for r in table.results if r.winners]
+        assert table.last is not None
+        results.append(table.last)
+    won = [r for r in results if r.winners]
     exchanges = sorted(r.exchanges for r in won)
     by_position = [0] * players
     for r in won:
@@ -137,7 +140,7 @@ def simulate(
             percentiles[name] = exchanges[min(len(exchanges) - 1, int(q * len(exchanges)))]
     chips = None
     if table.options.chips:
-        chips = sum(max(r.chips) for r in table.results if r.chips) / rounds
+        chips = sum(max(r.chips) for r in results if r.chips) / rounds
     return Summary(
         variant=variant,
         players=players,

@@ -156,6 +156,16 @@ class Table:
     ``chips`` is each seat's chip tally (RULES.md 2.8; all 0 without chips).
     ``fastest_win`` holds the seats given the fastest-win point when a
     ``deals`` match with ``fastest_win_bonus`` ends.
+
+    The state keeps no list of results, so that it does not grow with the
+    match: ``played`` counts the finished rounds (won or void), ``last`` is
+    the newest one's result, ``fewest`` the fewest exchanges a round was won
+    in (``None`` before a win) and ``fewest_by`` the seats that won a round
+    in that many (what the fastest-win point needs, RULES.md 2.8). Every
+    finished round's result goes to the table's list of rounds (see
+    :func:`.codec.rounds_of`). ``legacy`` holds the results of a table
+    stored before that list (fmt 1 to 3 kept them all in the state), listed
+    from there until the table is written again; empty otherwise.
     """
 
     variant: str
@@ -164,12 +174,16 @@ class Table:
     first_dealer: int
     draw: tuple[tuple[str | None, ...], ...]
     wins: tuple[int, ...]
-    results: tuple[RoundResult, ...]
+    played: int
+    last: RoundResult | None
     round: Round | None
     match_status: MatchStatus
     match_winners: tuple[int, ...] = ()
     chips: tuple[int, ...] = ()
     fastest_win: tuple[int, ...] = ()
+    fewest: int | None = None
+    fewest_by: tuple[int, ...] = ()
+    legacy: tuple[RoundResult, ...] = ()
 
     @property
     def seats(self) -> int:
@@ -184,4 +198,4 @@ class Table:
     @property
     def next_dealer(self) -> int:
         """The dealer of the next round: one seat left per round (RULES.md 1)."""
-        return (self.first_dealer + len(self.results)) % self.seats
+        return (self.first_dealer + self.played) % self.seats

@@ -25,8 +25,11 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
     ``round`` is the current or last round (``null`` before the first deal),
     with ``choosers``, the seats that pass in the current exchange;
     ``dealer`` is the dealer of the round in play, else of the next round;
-    ``results`` are the finished rounds; ``standings`` ranks the seats by
-    points (RULES.md 2.8); ``match`` its status and winners.
+    ``rounds_played`` counts the finished rounds (won or void) and
+    ``last_result`` is the newest one's result (``null`` before the first;
+    every one is read from ``GET /v1/tables/{id}/rounds``); ``standings``
+    ranks the seats by points (RULES.md 2.8); ``match`` its status and
+    winners. Its size does not grow with the rounds played.
     """
     table = settle_due(table, now_ms).table
     rnd = table.round
@@ -70,7 +73,8 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
         else table.next_dealer,
         "awaiting": awaiting(table),
         "round": round_view,
-        "results": [result_json(r) for r in table.results],
+        "rounds_played": table.played,
+        "last_result": result_json(table.last),
         "standings": sorted(seats, key=lambda s: (*ranking_key(table, s["seat"]), s["seat"])),
         "match": match_json(table),
     }

@@ -8,8 +8,8 @@
 --
 -- KEYS[1] the table hash {v, n, s, a, k, w}; KEYS[2] the event list;
 -- KEYS[3] the choices hash of the current step (field: seat);
--- KEYS[4] the history list (its expiry only);
--- KEYS[5] (optional) the idempotency record; KEYS[6] (optional) its index.
+-- KEYS[4] the history list, KEYS[5] the list of rounds (their expiry only);
+-- KEYS[6] (optional) the idempotency record; KEYS[7] (optional) its index.
 -- ARGV[1] the step key the choice belongs to
 -- ARGV[2] the seat; ARGV[3] the choice as text
 -- ARGV[4] how many choosers the step has
@@ -41,10 +41,10 @@
 --   -1 not written: the step is no longer the current one, or it is complete
 --      (this would replace a choice, or repeat one), or the deadline has
 --      passed (the caller reads the table again)
---   -2 not written: KEYS[5] already holds a response, which follows
+--   -2 not written: KEYS[6] already holds a response, which follows
 -- The rules are never here: this script only stores what the engine decided.
 if ARGV[6] ~= '' then
-  local held = redis.call('GET', KEYS[5])
+  local held = redis.call('GET', KEYS[6])
   if held and string.sub(held, 1, 1) == 'D' then
     return {-2, held}
   end
@@ -106,7 +106,7 @@ if status ~= 0 then
   -- PUBLISH, which Redis 6.2 has; on a cluster it reaches every node.
   redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':feed'), count)
 end
-for i = 1, 4 do
+for i = 1, 5 do
   redis.call('EXPIRE', KEYS[i], ARGV[5])
 end
 if status == 2 then
@@ -124,20 +124,20 @@ if ordered then
   return reply
 end
 if ARGV[6] ~= '' then
-  redis.call('SET', KEYS[5], ARGV[6], 'EX', ARGV[7])
+  redis.call('SET', KEYS[6], ARGV[6], 'EX', ARGV[7])
   if tonumber(ARGV[9]) > 0 then
     -- As in commit.lua: the newest ARGV[9] records of the token are kept.
     local now = tonumber(ARGV[10])
-    redis.call('ZADD', KEYS[6], now, KEYS[5])
-    redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now - tonumber(ARGV[7]) * 1000)
-    local over = redis.call('ZCARD', KEYS[6]) - tonumber(ARGV[9])
+    redis.call('ZADD', KEYS[7], now, KEYS[6])
+    redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', now - tonumber(ARGV[7]) * 1000)
+    local over = redis.call('ZCARD', KEYS[7]) - tonumber(ARGV[9])
     if over > 0 then
-      local oldest = redis.call('ZPOPMIN', KEYS[6], over)
+      local oldest = redis.call('ZPOPMIN', KEYS[7], over)
       for i = 1, #oldest, 2 do
         redis.call('DEL', oldest[i])
       end
     end
-    redis.call('EXPIRE', KEYS[6], ARGV[7])
+    redis.call('EXPIRE', KEYS[7], ARGV[7])
   end
 end
 return {status, count, written}

@@ -1,21 +1,23 @@
 -- Commit one transition of a table atomically: compare the version, write the
 -- state and its step (the step key, and the step's choices made so far, which
 -- replace the choices hash), append the public events and trim the log to the
--- last ARGV[7], append to (or reset) the history, refresh the expiry of every
--- key, and, for a request with an Idempotency-Key, record its response in the
--- same step.
+-- last ARGV[7], append to (or reset) the history, append the rounds the new
+-- state finished to the list of rounds, refresh the expiry of every key, and,
+-- for a request with an Idempotency-Key, record its response in the same step.
 --
--- KEYS[1] the table hash {v, n, s, a, k, w}; KEYS[2] the event list;
+-- KEYS[1] the table hash {v, n, s, a, k, w, r}; KEYS[2] the event list;
 -- KEYS[3] the choices hash of the current step; KEYS[4] the history list;
--- KEYS[5] (optional) the idempotency record, in the table's hash tag;
--- KEYS[6] (optional, with KEYS[5]) the index of its token's records on this table.
+-- KEYS[5] the list of rounds (the newest finished rounds' results, oldest first;
+-- the table hash's r counts every round listed ever);
+-- KEYS[6] (optional) the idempotency record, in the table's hash tag;
+-- KEYS[7] (optional, with KEYS[6]) the index of its token's records on this table.
 -- ARGV[1] expected version ("0": the table must not exist yet)
 -- ARGV[2] the new state ("" keeps the state, its step and its choices: a
 --         refused move that only records events; the version still moves,
 --         as the event count does)
 -- ARGV[3] time to live in seconds
 -- ARGV[4] the auth record ("" keeps it)
--- ARGV[5] the idempotency record ("D" + JSON; "" none) for KEYS[5]
+-- ARGV[5] the idempotency record ("D" + JSON; "" none) for KEYS[6]
 -- ARGV[6] its time to live in seconds
 -- ARGV[7] how many events the list keeps (the newest; n still counts them all)
 -- ARGV[8] how many records the index keeps ("0": no index); the oldest go
@@ -35,18 +37,22 @@
 --          or after it (Redis's TIME) nothing is written and the caller
 --          reads again, so that no move computed before a window closed is
 --          stored after a read has shown it closed
--- ARGV[17..] E events, in order, as the codec's text; then C choice
---          arguments; then X expected choice arguments; then the history
---          texts to append, in order
+-- ARGV[17] how many rounds the new state has finished (the list numbers them
+--          1..this); ARGV[18] T, how many round texts follow the expected
+--          choices: the newest T of those rounds, oldest first (those after r
+--          are appended); ARGV[19] how many rounds the list keeps (the newest)
+-- ARGV[20..] E events, in order, as the codec's text; then C choice
+--          arguments; then X expected choice arguments; then T round texts;
+--          then the history texts to append, in order
 -- A commit is announced on the table's feed channel (its hash key with
 -- ":feed" for ":table"), with the event count, for service.streams.
 -- Returns {version, event count} on success, {-1, current version} on a
--- conflict (the version, the expected choices or the deadline), {-2, record} when KEYS[5]
+-- conflict (the version, the expected choices or the deadline), {-2, record} when KEYS[6]
 -- already holds a response (the same request committed first: nothing is
 -- written, the caller replays it).
 -- The rules are never here: this script only stores what the engine decided.
 if ARGV[5] ~= '' then
-  local held = redis.call('GET', KEYS[5])
+  local held = redis.call('GET', KEYS[6])
   if held and string.sub(held, 1, 1) == 'D' then
     return {-2, held}
   end
@@ -60,7 +66,8 @@ local version = tonumber(current) + 1
 local events = tonumber(ARGV[11])
 local choices = tonumber(ARGV[12])
 local expected = tonumber(ARGV[14])
-local first = 17 + events + choices
+local rounds = tonumber(ARGV[18])
+local first = 20 + events + choices
 if expected >= 0 then
   if redis.call('HLEN', KEYS[3]) * 2 ~= expected then
     return {-1, tonumber(current)}
@@ -78,6 +85,8 @@ if ARGV[16] ~= '' then
     return {-1, tonumber(current)}
   end
 end
+local listed = first
+first = first + rounds
 redis.call('HSET', KEYS[1], 'v', version, 'w', ARGV[9])
 if ARGV[2] ~= '' then
   redis.call('HSET', KEYS[1], 's', ARGV[2], 'k', ARGV[10])
@@ -85,7 +94,21 @@ if ARGV[2] ~= '' then
   -- that ended takes its pending choices with it.
   redis.call('DEL', KEYS[3])
   if choices > 0 then
-    redis.call('HSET', KEYS[3], unpack(ARGV, 17 + events, 16 + events + choices))
+    redis.call('HSET', KEYS[3], unpack(ARGV, 20 + events, 19 + events + choices))
+  end
+  -- The rounds this state finished that the list lacks (a state read from
+  -- an older format may bring many; a jump past the texts given restarts
+  -- the list, whose numbering must stay contiguous).
+  local played = tonumber(ARGV[17])
+  local known = tonumber(redis.call('HGET', KEYS[1], 'r') or '0')
+  if rounds > 0 and played > known then
+    local new = math.min(played - known, rounds)
+    if played - known > rounds then
+      redis.call('DEL', KEYS[5])
+    end
+    redis.call('RPUSH', KEYS[5], unpack(ARGV, listed + rounds - new, listed + rounds - 1))
+    redis.call('LTRIM', KEYS[5], '-' .. ARGV[19], -1)
+    redis.call('HSET', KEYS[1], 'r', played)
   end
 end
 if ARGV[4] ~= '' then
@@ -93,7 +116,7 @@ if ARGV[4] ~= '' then
 end
 local count = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
 if events > 0 then
-  redis.call('RPUSH', KEYS[2], unpack(ARGV, 17, 16 + events))
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, 20, 19 + events))
   redis.call('LTRIM', KEYS[2], '-' .. ARGV[7], -1)
   count = count + events
   redis.call('HSET', KEYS[1], 'n', count)
@@ -105,26 +128,26 @@ if #ARGV >= first then
   redis.call('RPUSH', KEYS[4], unpack(ARGV, first))
   redis.call('LTRIM', KEYS[4], '-' .. ARGV[15], -1)
 end
-for i = 1, 4 do
+for i = 1, 5 do
   -- EXPIRE on a missing key does nothing.
   redis.call('EXPIRE', KEYS[i], ARGV[3])
 end
 if ARGV[5] ~= '' then
-  redis.call('SET', KEYS[5], ARGV[5], 'EX', ARGV[6])
+  redis.call('SET', KEYS[6], ARGV[5], 'EX', ARGV[6])
   if tonumber(ARGV[8]) > 0 then
     -- The token's records on this table: the newest ARGV[8] are kept, the
     -- oldest deleted (idem_index.lua has the same steps).
     local now = tonumber(ARGV[9])
-    redis.call('ZADD', KEYS[6], now, KEYS[5])
-    redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now - tonumber(ARGV[6]) * 1000)
-    local over = redis.call('ZCARD', KEYS[6]) - tonumber(ARGV[8])
+    redis.call('ZADD', KEYS[7], now, KEYS[6])
+    redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', now - tonumber(ARGV[6]) * 1000)
+    local over = redis.call('ZCARD', KEYS[7]) - tonumber(ARGV[8])
     if over > 0 then
-      local oldest = redis.call('ZPOPMIN', KEYS[6], over)
+      local oldest = redis.call('ZPOPMIN', KEYS[7], over)
       for i = 1, #oldest, 2 do
         redis.call('DEL', oldest[i])
       end
     end
-    redis.call('EXPIRE', KEYS[6], ARGV[6])
+    redis.call('EXPIRE', KEYS[7], ARGV[6])
   end
 end
 -- The table's feed (service.streams): a commit was made. Classic PUBLISH,
