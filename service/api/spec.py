@@ -126,9 +126,9 @@ the rules page that explains it.
 |---|---|
 | 400 | `malformed-request` (not JSON, nested too deep, or an integer of more than 4,300 digits), `idempotency-key-invalid` |
 | 401 | `token-missing`, `token-malformed`, `token-unknown` (also: a call that needs a token, on a table that does not exist) |
-| 403 | `host-only`, `seat-only`, `wrong-seat` |
+| 403 | `host-only`, `seat-only`, `wrong-seat`, `join-code-invalid` (wrong, spent or replaced), `join-code-expired`, `join-code-required` (an unlisted table's open seat) |
 | 404 | `not-found` (also: a path number in digits other than ASCII `0-9`), `table-not-found`, `seat-not-found`, `round-not-found`, `move-not-in-game` (a move of one game on a table of another) |
-| 409 | `idempotency-key-in-use` (with `Retry-After`), `round-in-play`, `no-round-in-play`, `stale-round`, `stale-exchange`, `stale-turn`, `not-your-turn`, `round-over`, `claim-window-closed`, `declaration-automatic`, `match-over` |
+| 409 | `idempotency-key-in-use` (with `Retry-After`), `round-in-play`, `no-round-in-play`, `stale-round`, `stale-exchange`, `stale-turn`, `not-your-turn`, `round-over`, `claim-window-closed`, `declaration-automatic`, `match-over`, `seats-open` (a deal while a seat is open, with `open_seats`), `seats-full` (no open seat left: the race for the last one was lost), `seat-open`, `seat-taken`, `table-dealt` (leaving after the first deal) |
 | 410 | `events-gone` (with `oldest_seq` and `last_event`: the events after `after` are no longer all kept, or `after` is past the last event) |
 | 412 | `precondition-failed` (`If-None-Match` on a `DELETE` matches the table's `ETag`) |
 | 413 | `body-too-large` (64 KiB, with a `Content-Length` or chunked) |
@@ -150,6 +150,9 @@ event, is 410 `events-gone`; re-read the table and read on from its `last_event`
 | `table-created` | `variant`, `seats` |
 | `first-dealer-drawn` | `draw`: per pass of the draw, one card per seat (`null`: not drawing) |
 | `round-abandoned` | `round` |
+| `seat-joined` | `seat`, `name` (a player took an open seat: RULES.md 5.1) |
+| `seat-left` | `seat`, `name` (the seat is open again) |
+| `token-reissued` | `seat`, `name` (the host gave the seat a new token; the old one no longer works) |
 | My Ship Sails | |
 | `round-dealt` | `round`, `dealer`, `direction`, `submitted` |
 | `pass-chosen` | `round`, `exchange`, `seat` (never the cards; a replaced choice logs nothing) |
@@ -215,6 +218,9 @@ RULES_PAGES = {
     "4.6": ("may-i", "may-i", "May I?"),
     "4.7": ("may-i", "ending-a-round", "ending a round"),
     "4.8": ("may-i", "scoring-and-the-match", "scoring and the match"),
+    "5": ("", "seats-and-the-lobby", "every game: seats and the lobby"),
+    "5.1": ("", "seats-and-the-lobby", "every game: seats and who joins"),
+    "5.6": ("", "seats-and-the-lobby", "every game: listing open tables"),
 }
 """The rule book's sections, as the rules pages the service serves (the rule
 book itself is the team's; users read ``docs/rules/``)."""
@@ -224,6 +230,8 @@ _CITATION = re.compile(r"RULES\.md(?:\s+section)?\s+(\d+(?:\.\d+)?)((?:,\s*\d+(?
 
 def _link(section: str) -> str:
     page, anchor, words = RULES_PAGES.get(section) or RULES_PAGES[section.split(".")[0]]
+    if not page:  # every game's: the index page
+        return f"[{words[0].upper()}{words[1:]}](/docs/rules/#{anchor})"
     game = {"my-ship-sails": "My Ship Sails", "sevens": "Sevens"}.get(page, "May I?")
     title = words if words in (game,) else f"{game}: {words}"
     return f"[{title}](/docs/rules/{page}.md{'#' + anchor if anchor else ''})"

@@ -11,6 +11,7 @@ transitions take a state and the move's arguments and return a
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -201,6 +202,15 @@ def no_fold(table: Any, choices: Mapping[int, str | bytes]) -> Any:
     return table
 
 
+def name_seat(table: Any, seat: int, name: str) -> Any:
+    """:attr:`Game.name_seat` of a game whose state keeps the players as
+    ``names`` (every game here): the table with seat ``seat`` named ``name``
+    (``""``: an open seat, RULES.md 5.1)."""
+    names = list(table.names)
+    names[seat] = name
+    return dataclasses.replace(table, names=tuple(names))
+
+
 @dataclass(frozen=True, slots=True)
 class Game:
     """One game behind the interface the service uses without knowing it.
@@ -237,6 +247,9 @@ class Game:
       the state) put in; pure, and the identity with no choices. A table
       whose step is complete once folded is resolved by the game's next
       transition and by its views (e.g. My Ship Sails' ``settle_due``).
+    - ``name_seat(table, seat, name) -> table``: the table with that seat's
+      name replaced (a player joins or leaves an open seat, RULES.md 5.1;
+      ``""`` is an open seat's name, which no player's name can be).
     """
 
     name: str
@@ -259,3 +272,4 @@ class Game:
     simulation: Simulation | None = None
     step_of: Callable[[Any], Step | None] = no_step
     fold_choices: Callable[[Any, Mapping[int, str | bytes]], Any] = no_fold
+    name_seat: Callable[[Any, int, str], Any] = name_seat

@@ -5,8 +5,12 @@ touches one Redis Cluster slot::
 
     referee:{<id>}:table    hash  v (version), n (events ever written: the
                                   last seq), s (state JSON), a (auth: token
-                                  hashes), k (the key of the state's
-                                  simultaneous step, "" or absent for none)
+                                  hashes, "" for an open seat, and the
+                                  seating: join-code hashes with their
+                                  expiry, listed, created; see
+                                  ``service.api.seating``), k (the key of the
+                                  state's simultaneous step, "" or absent
+                                  for none)
     referee:{<id>}:events   list  the last ``events_kept`` public events as the
                                   codec's text, oldest first; no ``seq``: the
                                   first kept is ``n - LLEN + 1``
@@ -134,7 +138,9 @@ class Change(Protocol):
     ``choice`` when the move is one seat's choice in the current step
     (``step``, ``seat``, ``text``, ``needed``, ``events``: see
     ``service.games.base.Choice``); ``archive`` texts to append to the
-    history (emptied first with ``archive_reset``)."""
+    history (emptied first with ``archive_reset``). A change that also has
+    an ``auth`` attribute (not ``None``: a seat joined or left, a token was
+    reissued) replaces the auth record in the same commit."""
 
     @property
     def table(self) -> Any: ...
@@ -477,7 +483,11 @@ class TableStore:
                     ):
                         raise
                 else:
-                    if change.table is loaded.table and not change.events:
+                    if (
+                        change.table is loaded.table
+                        and not change.events
+                        and getattr(change, "auth", None) is None
+                    ):
                         return (
                             replace(loaded, chosen=chosen) if chosen else loaded
                         ), change  # nothing to write
@@ -506,7 +516,7 @@ class TableStore:
                         loaded.version,
                         change.table,
                         change.events,
-                        None,
+                        getattr(change, "auth", None),
                         loaded.now_ms,
                         None if record is None else (record, record.make(loaded, change)),
                         change.archive,
