@@ -14,6 +14,7 @@ import pytest
 import redis
 
 from service import create_app
+from service.api import seating
 from tests.conftest import RedisProcess, settings_for
 from tests.helpers import Table, bearer, snapshot
 
@@ -180,8 +181,18 @@ def test_a_retried_join_takes_one_seat_and_answers_the_same_token(
             assert token.encode() not in redis_client.get(k)  # type: ignore[operator]
 
 
-def test_exactly_one_of_racing_joins_takes_the_last_seat(redis_server: RedisProcess) -> None:
-    # Two apps: two processes' worth of turn locks, so the race is Redis's.
+def test_exactly_one_of_racing_joins_takes_the_last_seat(
+    redis_server: RedisProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two apps: two processes' worth of turn locks, so the race is Redis's;
+    # a slow join keeps every racer's read before the first commit.
+    join_now = seating.join
+
+    def slow_join(*args: Any) -> Any:
+        time.sleep(0.05)
+        return join_now(*args)
+
+    monkeypatch.setattr(seating, "join", slow_join)
     apps = [create_app(settings_for(redis_server.url)) for _ in range(2)]
     created = create(apps[0].test_client(), ["Ann", "Ben", "Cat", None], join_codes="table")
     code = created["join_codes"][0]["code"]
