@@ -207,6 +207,14 @@ def delete_table(table_id: str, auth_record: dict[str, Any]) -> bool:
     return ref.idempotency.delete_table(ref.store, table_id, scopes)
 
 
+def forget_token(table_id: str, stored: str) -> None:
+    """Delete the answers kept for a token of ``table_id`` that no longer
+    works (``stored``: its digest as the auth record kept it); best effort:
+    they expire by themselves."""
+    with contextlib.suppress(redis.RedisError):
+        referee().idempotency.forget_token(table_id, digest_of_stored(stored).hex())
+
+
 def begin(record_key: str, seal: str | None = None) -> Pending | Response:
     """Take the key ``record_key`` for this request: a :class:`Pending` to run,
     or the answer to give now (a replay). Raises 409 ``idempotency-key-in-use``

@@ -71,12 +71,14 @@ def _seat(loaded: Loaded, seat: int) -> None:
         raise Problem(404, "seat-not-found", f"There is no seat {seat} at this table.")
 
 
-def _then_sync(
-    table_id: str, answer: Answer | Response, seen: dict[str, bool]
-) -> Answer | Response:
-    """The answer, once the lobby knows the table's seats (a listed table)."""
-    if seen.get("listed") and not isinstance(answer, Response):
-        lobby.sync(table_id)
+def _then_sync(table_id: str, answer: Answer | Response, seen: dict[str, Any]) -> Answer | Response:
+    """The answer, once the lobby knows the table's seats (a listed table)
+    and the answers kept for a token that no longer works are deleted."""
+    if not isinstance(answer, Response):
+        if seen.get("listed"):
+            lobby.sync(table_id)
+        if seen.get("retired"):
+            idempotency.forget_token(table_id, seen["retired"])
     return answer
 
 
@@ -88,11 +90,16 @@ def _seat_move(
     protected: bool = True,
     sealed: bool = False,
 ) -> Answer | Response:
-    seen: dict[str, bool] = {}
+    seen: dict[str, Any] = {}
 
     def move(loaded: Loaded) -> Transition:
         seen["listed"] = seating.listed(loaded.auth)
-        return change(loaded)
+        done = change(loaded)
+        # The digest a leave or a reissue replaces: its token's answers go.
+        after_ = done.auth["s"] if done.auth is not None else loaded.auth["s"]
+        retired = [old for old, new in zip(loaded.auth["s"], after_, strict=True) if old != new]
+        seen["retired"] = retired[0] if retired and retired[0] else None
+        return done
 
     answer = commit_move(table_id, move, respond, schema, protected=protected, sealed=sealed)
     return _then_sync(table_id, answer, seen)

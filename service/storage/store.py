@@ -26,6 +26,12 @@ touches one Redis Cluster slot::
                                   (``storage.idempotency``; removed by
                                   ``delete`` with the table)
 
+One family of keys is global, outside every hash tag: the lobby's
+``referee:lobby:<preset>`` sorted sets (``storage.lobby``). On a Redis
+Cluster each lives in its own slot, so no table commit can touch it: the
+API updates it after a listed table's commit and checks each entry against
+its table on every read (a stale entry is skipped or removed, never shown).
+
 A move is one round trip to read (``HMGET``, ``HGETALL`` of the choices and
 ``TIME``, pipelined; a caller can queue them on a round trip it makes anyway,
 see :meth:`TableStore.queue_load`) and one atomic commit (the ``commit.lua``

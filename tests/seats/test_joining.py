@@ -15,6 +15,8 @@ import redis
 
 from service import create_app
 from service.api import seating
+from service.api.auth import token_hash
+from service.storage.idempotency import index_key
 from tests.conftest import RedisProcess, settings_for
 from tests.helpers import Table, bearer, snapshot
 
@@ -218,11 +220,19 @@ def test_exactly_one_of_racing_joins_takes_the_last_seat(
     assert view["seats"][3]["name"] == winners[0]["name"]
 
 
-def test_reissue_locks_the_old_token_out(client: Any) -> None:
+def test_reissue_locks_the_old_token_out(client: Any, redis_client: redis.Redis) -> None:
     created = create(client, ["Ann", "Ben", "Cat", "Dan"])
     table_id, host = created["table_id"], created["host_token"]
     old = created["seat_tokens"][1]["token"]
     url = f"/v1/tables/{table_id}/seats/1"
+    # A keyed move of the old token: its answer is kept, until the reissue.
+    assert client.post(f"/v1/tables/{table_id}/rounds", headers=bearer(host)).status_code == 201
+    keyed = {**bearer(old), "Idempotency-Key": str(uuid.uuid4())}
+    claim = client.post(f"/v1/tables/{table_id}/rounds/1/claims", headers=keyed)
+    assert claim.status_code == 422
+    index = index_key(table_id, token_hash(old))
+    (record,) = redis_client.zrange(index, 0, -1)
+    assert redis_client.exists(record)
     assert client.post(f"{url}/token", headers=bearer(old)).status_code == 403  # host only
     r = client.post(f"{url}/token", headers=bearer(host))
     assert r.status_code == 201, r.get_json()
@@ -230,6 +240,7 @@ def test_reissue_locks_the_old_token_out(client: Any) -> None:
     assert (r.get_json()["seat"], r.get_json()["name"]) == (1, "Ben")
     assert client.get(url, headers=bearer(old)).get_json()["code"] == "token-unknown"
     assert client.get(url, headers=bearer(new)).status_code == 200
+    assert redis_client.exists(index, record) == 0
     events = client.get(f"/v1/tables/{table_id}/events").get_json()["events"]
     assert events[-1] == {**events[-1], "type": "token-reissued", "seat": 1, "name": "Ben"}
     assert set(events[-1]) == {"seq", "at_ms", "type", "seat", "name"}
