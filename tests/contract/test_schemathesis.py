@@ -61,7 +61,7 @@ RULE_CODES = {*CODES, "idempotency-key-reused", "events-gone", "precondition-fai
 """Refusals of a schema-valid request that the schema cannot foresee: the
 rules of the game, a key used before, a cursor the log cannot go on from, an
 ``If-None-Match`` that matches (the client's own precondition)."""
-TEXT_POINTERS = ("/players/", "/options/call")
+TEXT_POINTERS = ("/players/", "/options/call", "/name")
 DEFAULT_ACCEPTED = ("2", "3", "401", "403", "404", "409", "429", "5")
 """schemathesis's default ``positive_data_acceptance`` statuses (2xx, 3xx, ... 5xx)."""
 

@@ -315,3 +315,49 @@ def test_no_view_or_event_shows_a_code_or_a_token(client: Any) -> None:
     for text in answers:
         for secret in secrets:
             assert secret not in text
+
+
+def test_joins_count_on_their_own_creation_sized_limit(redis_server: RedisProcess) -> None:
+    app = create_app(settings_for(redis_server.url, rate_limit_tables="3/minute"))
+    client = app.test_client()
+    address = {"REMOTE_ADDR": f"10.9.{uuid.uuid4().int % 250}.7"}
+    body = {"variant": "classic", "players": ["Ann", None, None, None], "first_dealer": 0}
+    created = client.post("/v1/tables", json={**body, "listed": True}, environ_base=address)
+    table_id = created.get_json()["table_id"]
+    statuses = [
+        client.post(
+            f"/v1/tables/{table_id}/join", json={"name": f"P{i}"}, environ_base=address
+        ).status_code
+        for i in range(4)
+    ]
+    assert statuses == [201, 201, 201, 429]  # the fourth is over the limit, not seats-full
+    # Creations have a counter of their own: this address may still create two.
+    assert client.post("/v1/tables", json=body, environ_base=address).status_code == 201
+
+
+def test_refused_seat_changes_of_the_host_change_nothing(
+    client: Any, redis_client: redis.Redis
+) -> None:
+    created = create(client, ["Ann", None, "Cat", "Dan"])
+    table_id, host = created["table_id"], created["host_token"]
+    t = table_of(created)
+    before = snapshot(redis_client, t)
+    cat = bearer(created["seat_tokens"][1]["token"])
+    refused = [
+        (client.post(f"/v1/tables/{table_id}/seats/1/token", headers=bearer(host)), "seat-open"),
+        (client.post(f"/v1/tables/{table_id}/seats/2/token", headers=cat), "host-only"),
+        (
+            client.post(f"/v1/tables/{table_id}/seats/9/token", headers=bearer(host)),
+            "seat-not-found",
+        ),
+        (
+            client.post(f"/v1/tables/{table_id}/codes", json={"seat": 2}, headers=bearer(host)),
+            "seat-taken",
+        ),
+        (client.post(f"/v1/tables/{table_id}/codes", json={}, headers=cat), "host-only"),
+        (client.post(f"/v1/tables/{table_id}/seats/1/leave", headers=bearer(host)), "seat-open"),
+        (client.post(f"/v1/tables/{table_id}/seats/3/leave", headers=cat), "wrong-seat"),
+    ]
+    for r, problem in refused:
+        assert r.get_json()["code"] == problem
+    assert snapshot(redis_client, t) == before

@@ -3,6 +3,7 @@ and preset, a page at a time; a table leaves it when full, deleted or expired.""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -134,3 +135,19 @@ def test_the_lobby_keeps_a_bounded_number_of_tables(
     made = [create(client, "may-i", ["Ann", None, "Cat"], listed=True) for _ in range(3)]
     assert redis_client.zcard(lobby_key("may-i")) == 2
     assert ids(lobby(client)) == [made[2]["table_id"], made[1]["table_id"]]
+
+
+def test_a_stale_entry_of_a_full_table_is_never_shown(
+    client: Any, redis_client: redis.Redis
+) -> None:
+    full = create(client, "classic", ["Ann", "Ben", "Cat", None], listed=True)
+    r = client.post(f"/v1/tables/{full['table_id']}/join", json={"name": "Dee"})
+    assert r.status_code == 201
+    # As if the join's worker died between its commit and the lobby's update.
+    now = int(time.time() * 1000)
+    redis_client.zadd(lobby_key("classic"), {full["table_id"]: now})
+    assert ids(lobby(client)) == []
+    assert redis_client.zscore(lobby_key("classic"), full["table_id"]) == now  # skipped, kept
+    unlisted = create(client, "classic", ["Ann", None, None, None])
+    redis_client.zadd(lobby_key("classic"), {unlisted["table_id"]: now})
+    assert ids(lobby(client)) == []
