@@ -361,3 +361,23 @@ def test_refused_seat_changes_of_the_host_change_nothing(
     for r, problem in refused:
         assert r.get_json()["code"] == problem
     assert snapshot(redis_client, t) == before
+
+
+def test_a_retried_reissue_answers_the_same_new_token(
+    client: Any, redis_client: redis.Redis
+) -> None:
+    created = create(client, ["Ann", "Ben", "Cat", "Dan"])
+    table_id, host = created["table_id"], created["host_token"]
+    keyed = {**bearer(host), "Idempotency-Key": str(uuid.uuid4())}
+    first = client.post(f"/v1/tables/{table_id}/seats/2/token", headers=keyed)
+    again = client.post(f"/v1/tables/{table_id}/seats/2/token", headers=keyed)
+    assert first.status_code == again.status_code == 201
+    assert again.headers["Idempotent-Replayed"] == "true"
+    token = first.get_json()["token"]
+    assert again.get_json()["token"] == token
+    assert client.get(f"/v1/tables/{table_id}/seats/2", headers=bearer(token)).status_code == 200
+    events = client.get(f"/v1/tables/{table_id}/events").get_json()["events"]
+    assert [e["type"] for e in events].count("token-reissued") == 1
+    for k in redis_client.scan_iter(match=f"*{{{table_id}}}*"):
+        if redis_client.type(k) == b"string":
+            assert token.encode() not in redis_client.get(k)  # type: ignore[operator]
