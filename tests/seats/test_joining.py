@@ -181,6 +181,12 @@ def test_a_retried_join_takes_one_seat_and_answers_the_same_token(
     for k in redis_client.scan_iter(match=f"*{{{created['table_id']}}}*"):
         if redis_client.type(k) == b"string":
             assert token.encode() not in redis_client.get(k)  # type: ignore[operator]
+    # The join's answer (kept under no token) goes with the table.
+    deleted = client.delete(
+        f"/v1/tables/{created['table_id']}", headers=bearer(created["host_token"])
+    )
+    assert deleted.status_code == 204
+    assert list(redis_client.scan_iter(match=f"*{{{created['table_id']}}}*")) == []
 
 
 def test_exactly_one_of_racing_joins_takes_the_last_seat(
