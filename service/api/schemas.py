@@ -675,7 +675,8 @@ class PublicTableSchema(DocumentedSchema):
 
 
 class SeatTokenSchema(DocumentedSchema):
-    """A seat's bearer token, shown only when the table is created."""
+    """A named seat's bearer token, shown only when the table is created (an
+    open seat's, only to the player who takes it: `POST …/join`)."""
 
     seat = fields.Integer()
     name = fields.String()
