@@ -15,6 +15,8 @@
 | ``RATE_LIMIT_ANONYMOUS`` | ``50/second`` | requests without a token, per client address |
 | ``RATE_LIMIT_TABLES`` | ``10/minute`` | table creations per client address |
 | ``RATE_LIMIT_FAILED_CLAIMS`` | ``5/minute`` | refused claims per token |
+| ``JOIN_CODE_SECONDS`` | ``86400`` (24 h) | a join code's life (never past the table's expiry) |
+| ``LOBBY_TABLES_KEPT`` | ``10000`` | the newest listed tables the lobby keeps per preset |
 | ``TRUSTED_PROXIES`` | ``0`` | proxies in front whose ``X-Forwarded-For`` names the client |
 | ``HOST`` / ``PORT`` | ``127.0.0.1`` / ``8000`` | where ``referee serve`` listens |
 | ``WEB_CONCURRENCY`` | ``2`` | gunicorn worker processes |
@@ -59,6 +61,8 @@ class Settings:
     rate_limit_anonymous: str = "50/second"
     rate_limit_tables: str = "10/minute"
     rate_limit_failed_claims: str = "5/minute"
+    join_code_seconds: int = 24 * 3600
+    lobby_tables_kept: int = 10000
     trusted_proxies: int = 0
     host: str = "127.0.0.1"
     port: int = 8000
@@ -92,6 +96,8 @@ class Settings:
             "rate_limit_anonymous": "RATE_LIMIT_ANONYMOUS",
             "rate_limit_tables": "RATE_LIMIT_TABLES",
             "rate_limit_failed_claims": "RATE_LIMIT_FAILED_CLAIMS",
+            "join_code_seconds": "JOIN_CODE_SECONDS",
+            "lobby_tables_kept": "LOBBY_TABLES_KEPT",
             "trusted_proxies": "TRUSTED_PROXIES",
             "host": "HOST",
             "port": "PORT",

@@ -60,3 +60,12 @@ def test_the_may_i_walk_through_prints_what_readme_says(served: Served, tmp_path
     run_walk_through(
         served, "Play a May I? turn with curl", {"/tmp/may-i.json": tmp_path / "may-i.json"}
     )
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_the_joining_walk_through_prints_what_readme_says(served: Served, tmp_path: Path) -> None:
+    run_walk_through(
+        served,
+        "Joining by code",
+        {"/tmp/open.json": tmp_path / "open.json", "/tmp/ben.json": tmp_path / "ben.json"},
+    )

@@ -1,4 +1,6 @@
-"""Bearer tokens: one for the host, one per seat, each shown once at creation.
+"""Bearer tokens: one for the host, one per seat, each shown once: at
+creation, or for an open seat to the player who takes it, or to the seat
+when the host reissues it (:mod:`.seating`; an open seat's digest is "").
 
 Only SHA-256 hashes are stored (a token has 256 random bits, so a plain hash is
 enough: there is nothing to guess), in the auth record as base64url without

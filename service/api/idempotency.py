@@ -186,11 +186,12 @@ class Pending:
             referee().idempotency.release(self.record_key, self.lock)
 
 
-def begin_on_table(table_id: str, key: str) -> Pending | Response:
+def begin_on_table(table_id: str, key: str, seal: str | None = None) -> Pending | Response:
     """:func:`begin` for a move on ``table_id`` with the Idempotency-Key ``key``
-    (the record is this token's, listed in its index on the table)."""
+    (the record is this token's, listed in its index on the table; ``seal``:
+    its answer is encrypted with it)."""
     scope = token_scope()
-    pending = begin(records.table_record_key(table_id, scope, key))
+    pending = begin(records.table_record_key(table_id, scope, key), seal)
     if isinstance(pending, Pending):
         pending.table = (table_id, scope)
     return pending
@@ -199,9 +200,19 @@ def begin_on_table(table_id: str, key: str) -> Pending | Response:
 def delete_table(table_id: str, auth_record: dict[str, Any]) -> bool:
     """Delete ``table_id`` with every idempotency record of its tokens (those
     of ``auth_record``, the table's) and of its creation."""
-    scopes = [digest_of_stored(d).hex() for d in [auth_record["h"], *auth_record["s"]]]
+    # "-": the answers of joins, which come with no token.
+    scopes = [digest_of_stored(d).hex() for d in [auth_record["h"], *auth_record["s"]] if d]
+    scopes.append("-")
     ref = referee()
     return ref.idempotency.delete_table(ref.store, table_id, scopes)
+
+
+def forget_token(table_id: str, stored: str) -> None:
+    """Delete the answers kept for a token of ``table_id`` that no longer
+    works (``stored``: its digest as the auth record kept it); best effort:
+    they expire by themselves."""
+    with contextlib.suppress(redis.RedisError):
+        referee().idempotency.forget_token(table_id, digest_of_stored(stored).hex())
 
 
 def begin(record_key: str, seal: str | None = None) -> Pending | Response:

@@ -5,6 +5,7 @@
 | requests with a valid token of the table they name | the token's hash | ``RATE_LIMIT_PER_TOKEN`` |
 | every other request (see below) | the client address | ``RATE_LIMIT_ANONYMOUS`` |
 | ``POST /v1/tables`` | the client address | ``RATE_LIMIT_TABLES`` |
+| ``POST /v1/tables/{id}/join`` | the client address | ``RATE_LIMIT_TABLES`` (its own counter) |
 | refused claims (4xx of ``POST …/claims``) | the token's hash | ``RATE_LIMIT_FAILED_CLAIMS`` |
 
 "Every other request": no token, a bearer value that is not a token of the
@@ -189,6 +190,8 @@ class RateLimits:
         post = req.method == "POST"
         if post and endpoint == "tables.Tables":
             hits.append(self.counter(self.tables, address, "tables"))
+        elif post and endpoint == "seats.Join":  # its own counter, as many as creations
+            hits.append(self.counter(self.tables, address, "joins"))
         tested = None
         if post and endpoint == "tables.Claims":
             tested = self.counter(self.failed_claims, caller_key(), "failed-claims")

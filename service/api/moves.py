@@ -17,7 +17,7 @@ from ..games import game_of
 from ..games.base import Game, Transition
 from ..games.errors import RuleViolation
 from ..storage.store import AlreadyRecorded, Loaded, TableNotFound
-from . import auth, idempotency, prefetch
+from . import auth, idempotency, prefetch, seating
 from .common import check_table_id, no_table, referee
 from .problems import Problem
 
@@ -47,20 +47,23 @@ def count_refused(table_id: str, refused: RuleViolation) -> None:
         metrics.current().committed(table_id, None, refused.record)
 
 
-def apply_move(table_id: str, move: Callable[[Loaded], Transition]) -> tuple[Transition, Loaded]:
-    """Commit ``move`` (every move needs a token); returns its transition and
-    the state it ran on (with the Redis clock)."""
-    auth.require_token()
+def apply_move(
+    table_id: str, move: Callable[[Loaded], Transition], protected: bool = True
+) -> tuple[Transition, Loaded]:
+    """Commit ``move`` (a ``protected`` move needs a token: every move but
+    a join); returns its transition and the state it ran on (with the Redis clock)."""
+    if protected:
+        auth.require_token()
     try:
         check_table_id(table_id)
         loaded, transition = referee().store.apply(
             table_id, move, prefetched=prefetch.take(table_id)
         )
     except TableNotFound:
-        raise missing(True) from None
+        raise missing(protected) from None
     except Problem as problem:
         if problem.code == "table-not-found":
-            raise missing(True) from None
+            raise missing(protected) from None
         raise
     except RuleViolation as refused:
         count_refused(table_id, refused)
@@ -84,25 +87,31 @@ def commit_move(
     move: Callable[[Loaded], Transition],
     respond: Callable[[Transition, Loaded], Answer],
     schema: type[ma.Schema],
+    protected: bool = True,
+    sealed: bool = False,
 ) -> Answer | Response:
     """Commit ``move`` and answer ``respond(transition, the state it ran on)``.
 
     With an ``Idempotency-Key``, exactly once: the answer (``respond``'s body
     serialised by ``schema``, or the rules' refusal) is recorded in the same
     Lua call that commits the move; a repeat replays it (see ``idempotency``).
+    A move that is not ``protected`` (a join) needs no token: a missing
+    table is then 404. A ``sealed`` answer (it holds a token or a code) is
+    recorded encrypted with the Idempotency-Key, as a creation's is.
     """
     key = idempotency.request_key()
     if key is None:
-        transition, loaded = apply_move(table_id, move)
+        transition, loaded = apply_move(table_id, move, protected)
         return respond(transition, loaded)
-    auth.require_token()
+    if protected:
+        auth.require_token()
     try:
         check_table_id(table_id)
     except Problem:
-        raise missing(True) from None
-    pending = idempotency.begin_on_table(table_id, key)
+        raise missing(protected) from None
+    pending = idempotency.begin_on_table(table_id, key, key if sealed else None)
     if isinstance(pending, Response):
-        return replay_unless_gone(table_id, pending, missing(True))
+        return replay_unless_gone(table_id, pending, missing(protected))
 
     def make(loaded: Loaded, result: Any) -> str:
         if isinstance(result, RuleViolation):
@@ -114,7 +123,7 @@ def commit_move(
     try:
         loaded, transition = referee().store.apply(table_id, move, record, prefetch.take(table_id))
     except AlreadyRecorded as done:
-        return idempotency.answer_held(done.record, pending.fingerprint, None)
+        return idempotency.answer_held(done.record, pending.fingerprint, pending.seal)
     except RuleViolation as refused:
         count_refused(table_id, refused)
         # A refusal that wrote (a logged claim) was recorded in that commit;
@@ -126,14 +135,18 @@ def commit_move(
         raise
     except TableNotFound:
         pending.release()
-        raise missing(True) from None
+        raise missing(protected) from None
     except BaseException:
         pending.release()
         raise
     metrics.current().committed(
         table_id, transition.table.variant, (*loaded.chosen, *transition.events)
     )
-    if transition.table is loaded.table and not transition.events:
+    if (
+        transition.table is loaded.table
+        and not transition.events
+        and getattr(transition, "auth", None) is None
+    ):
         # A repeat that wrote nothing: the commit did not record it.
         held = pending.record(make(loaded, transition))
         if held is not None:
@@ -145,12 +158,13 @@ def public(table_id: str, table: Any, now_ms: int, last_event: int) -> dict[str,
     """The public view of a table of any game (its game's ``public_view``)
     with its id, its game and ``last_event``, the seq of the last event written."""
     game = game_of(table)
-    return {
+    view = {
         "table_id": table_id,
         "game": game.name,
         **game.public_view(table, now_ms),
         "last_event": last_event,
     }
+    return seating.with_open_seats(view)
 
 
 def require_game(table: Any, game: Game, what: str) -> None:

@@ -398,6 +398,49 @@ PAGES: dict[str, Page] = {
         "This seat has already answered this request, the other way (RULES.md 4.6).",
         "Nothing to do: an answer stands.",
     ),
+    # Seats (RULES.md 5.1, 5.6: service/api/seating.py).
+    "join-code-invalid": Page(
+        403,
+        "The join code is not one of this table's: mistyped, already used (a seat's code "
+        "takes its seat once), or replaced by a newer code.",
+        "Ask the host for a new code (`POST /v1/tables/{table_id}/codes`).",
+    ),
+    "join-code-expired": Page(
+        403,
+        "The join code has expired (`JOIN_CODE_SECONDS` after it was issued).",
+        "Ask the host for a new code (`POST /v1/tables/{table_id}/codes`).",
+    ),
+    "join-code-required": Page(
+        403,
+        "The table is not listed in the lobby: its open seats need a join code.",
+        "Send the code the host gave you with your name.",
+    ),
+    "seats-full": Page(
+        409,
+        "Every seat is taken (another player may have taken the last one first).",
+        "Find another table (`GET /v1/lobby`), or ask the host.",
+    ),
+    "seats-open": Page(
+        409,
+        "A seat is still open: a table deals only when every seat is taken (RULES.md 5.1). "
+        "`open_seats` lists them.",
+        "Wait for the players to join, or issue codes for the open seats.",
+    ),
+    "seat-open": Page(
+        409,
+        "The seat is open: nobody holds it, so it has no token to reissue or to leave.",
+        "Read the table: `open_seats` lists the open seats.",
+    ),
+    "seat-taken": Page(
+        409,
+        "The seat is taken: it needs no join code.",
+        "Issue a code for an open seat, or the table code (`seat: null`).",
+    ),
+    "table-dealt": Page(
+        409,
+        "A seat can leave only before the first deal.",
+        "The host may reissue the seat's token instead, or end the match.",
+    ),
 }
 
 KIND_TEXT = {

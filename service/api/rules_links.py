@@ -39,6 +39,9 @@ RULES_PAGES = {
     "4.6": ("may-i", "may-i", "May I?"),
     "4.7": ("may-i", "ending-a-round", "ending a round"),
     "4.8": ("may-i", "scoring-and-the-match", "scoring and the match"),
+    "5": ("", "seats-and-the-lobby", "every game: seats and the lobby"),
+    "5.1": ("", "seats-and-the-lobby", "every game: seats and who joins"),
+    "5.6": ("", "seats-and-the-lobby", "every game: listing open tables"),
 }
 """The rule book's sections, as the rules pages the service serves (the rule
 book itself is the team's; users read ``docs/rules/``)."""
@@ -47,17 +50,20 @@ _CITATION = re.compile(r"RULES\.md(?:\s+section)?\s+(\d+(?:\.\d+)?)((?:,\s*\d+(?
 
 
 def served(page: str, anchor: str = "") -> str:
-    """The served URL of a rules page (``sevens``) and anchor: ``/docs/rules/sevens#goal``."""
+    """The served URL of a rules page (``sevens``; ``""``: the index) and
+    anchor: ``/docs/rules/sevens#goal``."""
     return f"/docs/rules/{page}" + (f"#{anchor}" if anchor else "")
 
 
 def source(page: str, anchor: str = "") -> str:
     """The same, as a link between the Markdown files of ``docs/`` (``rules/sevens.md#goal``)."""
-    return f"rules/{page}.md" + (f"#{anchor}" if anchor else "")
+    return f"rules/{page or 'README'}.md" + (f"#{anchor}" if anchor else "")
 
 
 def _link(section: str, href: Callable[[str, str], str]) -> str:
     page, anchor, words = RULES_PAGES.get(section) or RULES_PAGES[section.split(".")[0]]
+    if not page:  # every game's: the index page
+        return f"[{words}]({href(page, anchor)})"
     game = next(g.title for g in GAMES.values() if g.rules == page)
     title = words if words in (game,) else f"{game}: {words}"
     return f"[{title}]({href(page, anchor)})"

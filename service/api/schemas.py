@@ -354,10 +354,30 @@ class CreateTableSchema(GameSchema):
     """A new table: preset, overrides, players in seat order, first dealer."""
 
     players = fields.List(
-        Text(1, MAX_NAME),
+        Text(1, MAX_NAME, allow_none=True),
         required=True,
         validate=validate.Length(MIN_SEATS, MAX_SEATS),
-        metadata={"description": "The players' names in seat order, clockwise from seat 0."},
+        metadata={
+            "description": "The players' names in seat order, clockwise from seat 0; `null` "
+            "for an open seat, which a player takes later with a join code (or, at a "
+            "`listed` table, with none): RULES.md 5.1."
+        },
+    )
+    join_codes = fields.String(
+        load_default="seat",
+        validate=validate.OneOf(["seat", "table"]),
+        metadata={
+            "description": "With open seats: `seat` (one code per open seat, each single "
+            "use) or `table` (one code that takes the lowest open seat each time it is "
+            "presented, until it expires)."
+        },
+    )
+    listed = Bool(
+        load_default=False,
+        metadata={
+            "description": "Show the table in the lobby (`GET /v1/lobby`, RULES.md 5.6) while "
+            "it has open seats; anyone may then take one, without a code."
+        },
     )
     first_dealer = fields.Raw(
         load_default="draw",
@@ -380,7 +400,10 @@ class SeatSchema(DocumentedSchema):
     chosen its pass, in Sevens how many cards it holds."""
 
     seat = fields.Integer()
-    name = fields.String()
+    name = fields.String(allow_none=True, metadata={"description": "`null` for an open seat."})
+    open = fields.Boolean(
+        metadata={"description": "The seat waits for a player to join (RULES.md 5.1)."}
+    )
     wins = fields.Integer(metadata={"description": "Round wins so far."})
     points = fields.Integer(
         metadata={"description": "Round wins plus the fastest-win point (RULES.md 2.8)."}
@@ -624,6 +647,12 @@ class PublicTableSchema(DocumentedSchema):
     variant = fields.String()
     options = fields.Nested(OptionsOutSchema)
     seats = fields.List(fields.Nested(SeatSchema))
+    open_seats = fields.List(
+        fields.Integer(),
+        metadata={
+            "description": "The seats no player has taken yet; the table deals when none is."
+        },
+    )
     first_dealer = fields.Integer()
     draw = fields.List(
         fields.List(fields.String(allow_none=True)),
@@ -661,20 +690,45 @@ class PublicTableSchema(DocumentedSchema):
 
 
 class SeatTokenSchema(DocumentedSchema):
-    """A seat's bearer token, shown only when the table is created."""
+    """A named seat's bearer token, shown only when the table is created (an
+    open seat's, only to the player who takes it: `POST …/join`)."""
 
     seat = fields.Integer()
     name = fields.String()
     token = fields.String()
 
 
+class JoinCodeSchema(DocumentedSchema):
+    """A join code (RULES.md 5.1): shown only to the host, once."""
+
+    seat = fields.Integer(
+        allow_none=True,
+        metadata={
+            "description": "The seat it takes; `null`: the table code (the lowest open seat)."
+        },
+    )
+    code = fields.String(metadata={"description": "128 random bits; Redis keeps only its hash."})
+    expires_at_ms = fields.Integer(
+        metadata={"description": "When it stops working (ms since the epoch)."}
+    )
+
+
 class CreatedTableSchema(DocumentedSchema):
-    """A created table, with the host's and every seat's token (shown once)."""
+    """A created table, with the host's and every named seat's token and the
+    open seats' join codes (shown once)."""
 
     table_id = fields.String()
     host_token = fields.String(metadata={"description": "Shown only this once."})
     seat_tokens = fields.List(
-        fields.Nested(SeatTokenSchema), metadata={"description": "Shown once."}
+        fields.Nested(SeatTokenSchema),
+        metadata={"description": "Shown once; one per named seat (none for an open seat)."},
+    )
+    join_codes = fields.List(
+        fields.Nested(JoinCodeSchema),
+        metadata={
+            "description": "Shown once; one per open seat, or one table code (`join_codes: "
+            "table`); empty when every seat is named."
+        },
     )
     table = fields.Nested(PublicTableSchema)
 

@@ -30,7 +30,7 @@ from ..storage.store import (
     RoundsGone,
     TableNotFound,
 )
-from . import auth, idempotency
+from . import auth, idempotency, lobby, seating
 from .common import (
     SECURITY,
     RefereeBlueprint,
@@ -80,8 +80,11 @@ class Tables(MethodView):
         """Create a table
 
         From a preset (`variant`), option overrides, the players' names in seat
-        order and the first dealer (a seat or `"draw"`). The answer holds the
-        host's token and one token per seat: they are shown only this once
+        order (`null` for an open seat, RULES.md 5.1: `join_codes` says whether
+        each open seat gets a code or the table one; `listed: true` shows the
+        table in the lobby, RULES.md 5.6) and the first dealer (a seat or
+        `"draw"`). The answer holds the host's token, one token per named
+        seat and the join codes: they are shown only this once
         (and to a retry with the same `Idempotency-Key` within 24 hours, which
         gets the same table, not a new one; once the table is deleted or
         expired, such a retry is 404 `table-not-found`). Refuses (422
@@ -114,18 +117,27 @@ class Tables(MethodView):
         ref = referee()
         first = None if body["first_dealer"] == "draw" else body["first_dealer"]
         game = game_of_variant(body["variant"])
-        transition = game.create_table(
-            body["variant"], body["options"], body["players"], first, ref.rng
+        players = body["players"]
+        # An open seat is named "" in the state (seating.py).
+        names = ["" if n is None else n for n in players]
+        transition = game.create_table(body["variant"], body["options"], names, first, ref.rng)
+        created = now_ms()
+        code_ms = 1000 * min(ref.settings.join_code_seconds, ref.settings.table_ttl_seconds)
+        host_token, seat_tokens, codes, auth_record = seating.new_seating(
+            players, body.get("join_codes", "seat"), body.get("listed", False), created, code_ms
         )
-        host_token = auth.new_token()
-        seat_tokens = [auth.new_token() for _ in body["players"]]
         answer = (
             {
                 "table_id": table_id,
                 "host_token": host_token,
                 "seat_tokens": [
                     {"seat": s, "name": n, "token": t}
-                    for s, (n, t) in enumerate(zip(body["players"], seat_tokens, strict=True))
+                    for s, (n, t) in enumerate(zip(players, seat_tokens, strict=True))
+                    if t is not None
+                ],
+                "join_codes": [
+                    {"seat": None if seat < 0 else seat, "code": code, "expires_at_ms": until}
+                    for code, seat, until in codes
                 ],
                 # No round yet: any clock will do.
                 "table": public(table_id, transition.table, now_ms(), len(transition.events)),
@@ -140,8 +152,10 @@ class Tables(MethodView):
         if pending is not None:
             text = pending.success_record(CreatedTableSchema().dump(answer[0]), *answer[1:])
             record = (Record(pending.record_key, KEEP_SECONDS, lambda *_: text), text)
-        ref.store.create(table_id, transition, auth.auth_record(host_token, seat_tokens), record)
+        ref.store.create(table_id, transition, auth_record, record)
         metrics.current().committed(table_id, transition.table.variant, transition.events)
+        if seating.listed(auth_record):
+            lobby.sync(table_id)
         return answer
 
 
@@ -203,6 +217,8 @@ class Table(MethodView):
                     "If-None-Match matches the table's current ETag (or is *); not deleted.",
                 )
         idempotency.delete_table(table_id, loaded.auth)
+        if seating.listed(loaded.auth):
+            lobby.sync(table_id)
         return Response(status=204)
 
 
@@ -246,6 +262,7 @@ class Rounds(MethodView):
         cryptographically secure generator and deals from the dealer's left.
         With `hands` (one list per seat) it checks the submitted deal and lists
         every problem at once (422 `deal-invalid`, RULES.md 2.4). 409
+        `seats-open` (with `open_seats`) while a seat is open (RULES.md 5.1),
         `round-in-play` while the current round is not over, `match-over` after
         the match.
         """
@@ -253,6 +270,7 @@ class Rounds(MethodView):
 
         def move(loaded: Loaded) -> Transition:
             auth.require_host(loaded.auth)
+            seating.require_full(loaded.auth)
             game = game_of(loaded.table)
             return game.start_round(loaded.table, referee().rng, loaded.now_ms, deal)
 

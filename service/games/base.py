@@ -11,6 +11,7 @@ transitions take a state and the move's arguments and return a
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -222,6 +223,15 @@ def no_round_result(table: Any, text: str | bytes) -> dict[str, Any]:
     raise LookupError("this game lists no rounds")
 
 
+def name_seat(table: Any, seat: int, name: str) -> Any:
+    """:attr:`Game.name_seat` of a game whose state keeps the players as
+    ``names`` (every game here): the table with seat ``seat`` named ``name``
+    (``""``: an open seat, RULES.md 5.1)."""
+    names = list(table.names)
+    names[seat] = name
+    return dataclasses.replace(table, names=tuple(names))
+
+
 @dataclass(frozen=True, slots=True)
 class Game:
     """One game behind the interface the service uses without knowing it.
@@ -284,6 +294,9 @@ class Game:
       state itself keeps no list of results, so that it does not grow with
       the match. ``round_result(table, text)``: the public form of one of
       those texts (JSON-ready, what any seat may see of a finished round).
+    - ``name_seat(table, seat, name) -> table``: the table with that seat's
+      name replaced (a player joins or leaves an open seat, RULES.md 5.1;
+      ``""`` is an open seat's name, which no player's name can be).
     """
 
     name: str
@@ -310,3 +323,4 @@ class Game:
     due_at: Callable[[Any], int | None] = never_due
     rounds_of: Callable[[Any], tuple[int, tuple[str, ...]]] = no_rounds
     round_result: Callable[[Any, str | bytes], dict[str, Any]] = no_round_result
+    name_seat: Callable[[Any, int, str], Any] = name_seat

@@ -82,6 +82,7 @@ class IdempotencyStore:
         self._begin = _script(client, "idem_begin")
         self._record = _script(client, "idem_record")
         self._release = _script(client, "idem_release")
+        self._drop = _script(client, "delete_table")
 
     def begin(self, record_key: str, lock: str, lock_ms: int) -> str | None:
         """Take the lock ``lock`` for ``lock_ms`` ms; ``None`` when taken, else
@@ -116,6 +117,13 @@ class IdempotencyStore:
             owned=[],
             indexes=[index_key(table_id, scope) for scope in scopes],
         )
+
+    def forget_token(self, table_id: str, scope: str) -> None:
+        """Delete the records of the token whose hash is ``scope`` on a table,
+        with its index: the token no longer works (reissued, or its seat
+        left), so no retry can use them, and the table's delete, which
+        finds the indexes of its current tokens, would not find them."""
+        self._drop(keys=[index_key(table_id, scope)], args=[0])
 
     def release(self, record_key: str, lock: str) -> None:
         """Drop the lock ``lock`` if the key still holds it."""

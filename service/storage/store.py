@@ -5,12 +5,15 @@ touches one Redis Cluster slot::
 
     referee:{<id>}:table    hash  v (version), n (events ever written: the
                                   last seq), s (state JSON), a (auth: token
-                                  hashes), k (the key of the state's
-                                  simultaneous step, "" or absent for none),
-                                  w (the Redis clock of the last write, ms;
-                                  absent in tables written before it),
-                                  r (rounds ever listed: the last round's
-                                  number; absent for none)
+                                  hashes, "" for an open seat, and the
+                                  seating: join-code hashes with their
+                                  expiry, listed, created; see
+                                  ``service.api.seating``), k (the key of the
+                                  state's simultaneous step, "" or absent
+                                  for none), w (the Redis clock of the last
+                                  write, ms; absent in tables written before
+                                  it), r (rounds ever listed: the last
+                                  round's number; absent for none)
     referee:{<id>}:events   list  the last ``events_kept`` public events as the
                                   codec's text, oldest first; no ``seq``: the
                                   first kept is ``n - LLEN + 1``
@@ -31,6 +34,12 @@ touches one Redis Cluster slot::
                                   and the index of each token's answers
                                   (``storage.idempotency``; removed by
                                   ``delete`` with the table)
+
+One family of keys is global, outside every hash tag: the lobby's
+``referee:lobby:<preset>`` sorted sets (``storage.lobby``). On a Redis
+Cluster each lives in its own slot, so no table commit can touch it: the
+API updates it after a listed table's commit and checks each entry against
+its table on every read (a stale entry is skipped or removed, never shown).
 
 A move is one round trip to read (``HMGET``, ``HGETALL`` of the choices and
 ``TIME``, pipelined; a caller can queue them on a round trip it makes anyway,
@@ -193,7 +202,9 @@ class Change(Protocol):
     ``choice`` when the move is one seat's choice in the current step
     (``step``, ``seat``, ``text``, ``needed``, ``events``: see
     ``service.games.base.Choice``); ``archive`` texts to append to the
-    history (emptied first with ``archive_reset``)."""
+    history (emptied first with ``archive_reset``). A change that also has
+    an ``auth`` attribute (not ``None``: a seat joined or left, a token was
+    reissued) replaces the auth record in the same commit."""
 
     @property
     def table(self) -> Any: ...
@@ -623,6 +634,7 @@ class TableStore:
                         change.table is loaded.table
                         and not change.events
                         and (due is None or not chose)
+                        and getattr(change, "auth", None) is None
                     ):
                         return (
                             replace(loaded, chosen=chosen) if chosen else loaded
@@ -654,7 +666,7 @@ class TableStore:
                         loaded.version,
                         change.table,
                         (*self._due_events(loaded), *change.events),
-                        None,
+                        getattr(change, "auth", None),
                         loaded.now_ms,
                         None if record is None else (record, record.make(loaded, change)),
                         *self._archive(due, change),

@@ -61,7 +61,7 @@ RULE_CODES = {*CODES, "idempotency-key-reused", "events-gone", "precondition-fai
 """Refusals of a schema-valid request that the schema cannot foresee: the
 rules of the game, a key used before, a cursor the log cannot go on from, an
 ``If-None-Match`` that matches (the client's own precondition)."""
-TEXT_POINTERS = ("/players/", "/options/call")
+TEXT_POINTERS = ("/players/", "/options/call", "/name")
 DEFAULT_ACCEPTED = ("2", "3", "401", "403", "404", "409", "429", "5")
 """schemathesis's default ``positive_data_acceptance`` statuses (2xx, 3xx, ... 5xx)."""
 
@@ -204,8 +204,14 @@ def test_every_operation_conforms_without_the_projects_tolerance(case: Any, serv
         )
 
 
+SEATING_OPERATIONS = ["joinTable", "leaveSeat", "reissueToken", "issueJoinCode", "getLobby"]
+"""Left out of the stateful walk, which follows the play from creation (they
+have no links; every operation alone covers them): in it they only took
+steps from the deals, passes and claims the walk is after."""
+
+
 def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served) -> None:
-    api = load(served.base, strict=True)
+    api = load(served.base, strict=True).exclude(operation_id=SEATING_OPERATIONS)
     seen: Counter[str] = Counter()
     followed: Counter[str] = Counter()  # link name -> steps that took it with its values
     tokens: dict[str, dict[str, Any]] = {}  # table id -> the tokens its creation handed out

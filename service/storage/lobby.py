@@ -1,0 +1,107 @@
+"""The lobby's index of listed tables (RULES.md 5.6): Redis only, no game.
+
+One sorted set per preset::
+
+    referee:lobby:<preset>   zset  member: table id; score: created at (ms)
+
+These are global keys, outside every table's hash tag: on a Redis Cluster
+each preset's set lives on the node of its own slot, so it cannot be
+written in the table's commit (that Lua call touches one slot). The API
+keeps it right after each commit instead (``service.api.lobby.sync``:
+write, then check that the table's version did not move meanwhile, else
+again), and reads trust the tables, not the index: a listed id whose table
+is full is skipped, one whose table is gone is removed.
+
+Bounded: a set keeps the newest ``kept`` tables (the commit of a newer one
+drops the oldest), and each read first drops the entries older than a
+table's life (``max_age_ms``), so an index never outgrows
+``kept`` × presets entries whatever happens to its tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .client import Client
+from .store import KEY_PREFIX, table_key
+
+
+def lobby_key(variant: str) -> str:
+    """The sorted set of the listed tables of a preset."""
+    return f"{KEY_PREFIX}:lobby:{variant}"
+
+
+Entry = tuple[int, str, str]
+"""A listed table: created at (ms), table id, preset."""
+
+
+class Lobby:
+    """Writes and reads the lobby's sets on ``client``."""
+
+    def __init__(self, client: Client, kept: int) -> None:
+        self.client = client
+        self.kept = kept
+
+    def put(self, variant: str, table_id: str, created_ms: int) -> None:
+        """List ``table_id`` (its score never changes: pages stay stable)."""
+        key = lobby_key(variant)
+        pipe = self.client.pipeline(transaction=False)
+        pipe.zadd(key, {table_id: created_ms})
+        pipe.zremrangebyrank(key, 0, -(self.kept + 1))
+        pipe.execute()
+
+    def drop(self, variants: Sequence[str], table_id: str) -> None:
+        """Unlist ``table_id`` from the sets of ``variants``."""
+        pipe = self.client.pipeline(transaction=False)
+        for variant in variants:
+            pipe.zrem(lobby_key(variant), table_id)
+        pipe.execute()
+
+    def version(self, table_id: str) -> int | None:
+        """The table's version now (``None``: gone)."""
+        found = self.client.hget(table_key(table_id), "v")
+        return None if found is None else int(found)
+
+    def page(
+        self,
+        variants: Sequence[str],
+        before: tuple[int, str] | None,
+        count: int,
+        oldest_ms: int,
+    ) -> list[Entry]:
+        """The first ``count`` entries of ``variants`` newest first (by
+        created, then table id, both descending) strictly after the cursor
+        ``before``; entries created before ``oldest_ms`` are dropped first."""
+        pipe = self.client.pipeline(transaction=False)
+        for variant in variants:
+            key = lobby_key(variant)
+            pipe.zremrangebyscore(key, "-inf", f"({oldest_ms}")
+            if before is None:
+                pipe.zrevrangebyscore(key, "+inf", "-inf", start=0, num=count, withscores=True)
+            else:
+                score, _ = before
+                pipe.zrevrangebyscore(key, f"({score}", "-inf", start=0, num=count, withscores=True)
+                # The same millisecond: by table id (bounded like a page).
+                pipe.zrevrangebyscore(key, score, score, start=0, num=count + 100, withscores=True)
+        replies = pipe.execute()
+        per = 2 if before is None else 3
+        found: list[Entry] = []
+        for i, variant in enumerate(variants):
+            for member, score in [pair for r in replies[per * i + 1 : per * i + per] for pair in r]:
+                table_id = member.decode() if isinstance(member, bytes) else member
+                entry = (int(score), table_id, variant)
+                if before is None or (entry[0], entry[1]) < before:
+                    found.append(entry)
+        found.sort(key=lambda e: (e[0], e[1]), reverse=True)
+        return found[:count]
+
+    def peek(self, table_ids: Sequence[str]) -> list[tuple[Any, Any, int]]:
+        """Per table: its state text, its auth text (``None``: gone) and
+        its time to live in ms, in one round trip."""
+        pipe = self.client.pipeline(transaction=False)
+        for table_id in table_ids:
+            pipe.hmget(table_key(table_id), "s", "a")
+            pipe.pttl(table_key(table_id))
+        replies = pipe.execute()
+        return [(*replies[2 * i], int(replies[2 * i + 1])) for i in range(len(table_ids))]

@@ -1,0 +1,389 @@
+"""Open seats, join codes, the deal held until every seat is taken, a
+reissued token, a seat that leaves (RULES.md 5.1), through the Flask app on
+a real Redis."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from typing import Any
+
+import pytest
+import redis
+
+from service import create_app
+from service.api import seating
+from service.api.auth import token_hash
+from service.storage.idempotency import index_key
+from tests.conftest import RedisProcess, settings_for
+from tests.helpers import Table, bearer, snapshot
+
+PRESETS = ["classic", "sevens", "may-i"]
+
+
+def create(client: Any, players: list[str | None], **extra: Any) -> dict[str, Any]:
+    body = {"variant": "classic", "players": players, "first_dealer": 0, **extra}
+    r = client.post("/v1/tables", json=body)
+    assert r.status_code == 201, r.get_json()
+    return r.get_json()  # type: ignore[no-any-return]
+
+
+def table_of(created: dict[str, Any]) -> Table:
+    return Table(created["table_id"], created["host_token"], [], created)
+
+
+def join(client: Any, table_id: str, name: str, code: str | None = None, **headers: str) -> Any:
+    body = {"name": name} if code is None else {"name": name, "code": code}
+    return client.post(f"/v1/tables/{table_id}/join", json=body, headers=headers)
+
+
+def auth_record(r: redis.Redis, table_id: str) -> dict[str, Any]:
+    return json.loads(r.hget(f"referee:{{{table_id}}}:table", "a"))  # type: ignore[arg-type]
+
+
+def test_a_table_of_named_seats_is_created_as_before(
+    client: Any, redis_client: redis.Redis
+) -> None:
+    created = create(client, ["Ann", "Ben", "Cat", "Dan"])
+    assert [s["seat"] for s in created["seat_tokens"]] == [0, 1, 2, 3]
+    assert created["join_codes"] == []
+    assert set(auth_record(redis_client, created["table_id"])) == {"h", "s"}
+    view = created["table"]
+    assert view["open_seats"] == []
+    assert [(s["name"], s["open"]) for s in view["seats"]] == [
+        ("Ann", False),
+        ("Ben", False),
+        ("Cat", False),
+        ("Dan", False),
+    ]
+    deal = client.post(
+        f"/v1/tables/{created['table_id']}/rounds", headers=bearer(created["host_token"])
+    )
+    assert deal.status_code == 201
+
+
+@pytest.mark.parametrize("variant", PRESETS)
+def test_seat_codes_fill_open_seats_and_the_deal_waits_for_them(
+    client: Any, redis_client: redis.Redis, variant: str
+) -> None:
+    created = create(client, ["Ann", None, None, "Dan"], variant=variant)
+    table_id, host = created["table_id"], created["host_token"]
+    assert [s["seat"] for s in created["seat_tokens"]] == [0, 3]
+    codes = {c["seat"]: c["code"] for c in created["join_codes"]}
+    assert set(codes) == {1, 2}
+    assert created["table"]["open_seats"] == [1, 2]
+    assert created["table"]["seats"][1] | {} == {**created["table"]["seats"][1], "name": None}
+    # Only hashes in Redis.
+    stored = json.dumps(auth_record(redis_client, table_id))
+    assert all(code not in stored for code in codes.values())
+
+    deal = client.post(f"/v1/tables/{table_id}/rounds", headers=bearer(host))
+    assert deal.status_code == 409
+    assert deal.get_json()["code"] == "seats-open"
+    assert deal.get_json()["open_seats"] == [1, 2]
+
+    r = join(client, table_id, "Bea", codes[2])
+    assert r.status_code == 201, r.get_json()
+    got = r.get_json()
+    assert (got["seat"], got["name"]) == (2, "Bea")
+    assert r.headers["Location"] == f"/v1/tables/{table_id}/seats/2"
+    assert r.headers["Cache-Control"] == "no-store"
+    assert got["table"]["open_seats"] == [1]
+    assert got["table"]["seats"][2]["name"] == "Bea"
+    seat_view = client.get(f"/v1/tables/{table_id}/seats/2", headers=bearer(got["token"]))
+    assert seat_view.status_code == 200
+    # The code is spent.
+    again = join(client, table_id, "Eve", codes[2])
+    assert (again.status_code, again.get_json()["code"]) == (403, "join-code-invalid")
+
+    deal = client.post(f"/v1/tables/{table_id}/rounds", headers=bearer(host))
+    assert deal.get_json()["open_seats"] == [1]
+    assert join(client, table_id, "Cy", codes[1]).status_code == 201
+    deal = client.post(f"/v1/tables/{table_id}/rounds", headers=bearer(host))
+    assert deal.status_code == 201, deal.get_json()
+
+    events = client.get(f"/v1/tables/{table_id}/events").get_json()["events"]
+    joined = [e for e in events if e["type"] == "seat-joined"]
+    assert [(e["seat"], e["name"]) for e in joined] == [(2, "Bea"), (1, "Cy")]
+    assert all(set(e) == {"seq", "at_ms", "type", "seat", "name"} for e in joined)
+
+
+def test_a_table_code_fills_the_open_seats_in_order(client: Any) -> None:
+    created = create(client, [None, "Ben", None, None], join_codes="table")
+    (code,) = created["join_codes"]
+    assert code["seat"] is None
+    table_id = created["table_id"]
+    seats = [join(client, table_id, f"P{i}", code["code"]).get_json()["seat"] for i in range(3)]
+    assert seats == [0, 2, 3]
+    full = join(client, table_id, "Late", code["code"])
+    assert (full.status_code, full.get_json()["code"]) == (409, "seats-full")
+
+
+def test_refused_joins_change_nothing(client: Any, redis_client: redis.Redis) -> None:
+    created = create(client, ["Ann", None, None, "Dan"])
+    table_id = created["table_id"]
+    code = created["join_codes"][0]["code"]
+    t = table_of(created)
+    assert join(client, table_id, "Bea", code).status_code == 201
+    before = snapshot(redis_client, t)
+    refused = [
+        (join(client, table_id, "Eve", code), 403, "join-code-invalid"),  # spent
+        (join(client, table_id, "Eve", "x" * 22), 403, "join-code-invalid"),  # wrong
+        (join(client, table_id, "Eve"), 403, "join-code-required"),  # unlisted
+        (join(client, table_id, "", created["join_codes"][1]["code"]), 422, "invalid-request"),
+        (join(client, "nope" * 5, "Eve", code), 404, "table-not-found"),
+    ]
+    for r, status, problem in refused:
+        assert (r.status_code, r.get_json()["code"]) == (status, problem)
+    key = {"Idempotency-Key": str(uuid.uuid4())}
+    r = join(client, table_id, "Eve", code, **key)
+    assert r.status_code == 403
+    assert snapshot(redis_client, t) == before
+
+
+def test_an_expired_code_is_refused(redis_server: RedisProcess, redis_client: redis.Redis) -> None:
+    app = create_app(settings_for(redis_server.url, join_code_seconds=1))
+    client = app.test_client()
+    created = create(client, ["Ann", None, "Cat", "Dan"])
+    (code,) = created["join_codes"]
+    assert code["expires_at_ms"] - created["table"]["last_event"] > 0
+    time.sleep(1.2)
+    before = snapshot(redis_client, table_of(created))
+    r = join(client, created["table_id"], "Bea", code["code"])
+    assert (r.status_code, r.get_json()["code"]) == (403, "join-code-expired")
+    assert snapshot(redis_client, table_of(created)) == before
+    # The host's new code works.
+    issued = client.post(
+        f"/v1/tables/{created['table_id']}/codes",
+        json={"seat": 1},
+        headers=bearer(created["host_token"]),
+    )
+    assert issued.status_code == 201, issued.get_json()
+    assert join(client, created["table_id"], "Bea", issued.get_json()["code"]).status_code == 201
+
+
+def test_a_retried_join_takes_one_seat_and_answers_the_same_token(
+    client: Any, redis_client: redis.Redis
+) -> None:
+    created = create(client, ["Ann", None, None, "Dan"], join_codes="table")
+    code = created["join_codes"][0]["code"]
+    key = {"Idempotency-Key": str(uuid.uuid4())}
+    first = join(client, created["table_id"], "Bea", code, **key)
+    again = join(client, created["table_id"], "Bea", code, **key)
+    assert first.status_code == again.status_code == 201
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.get_json() == first.get_json()
+    view = client.get(f"/v1/tables/{created['table_id']}").get_json()
+    assert view["open_seats"] == [2]
+    token = first.get_json()["token"]
+    for k in redis_client.scan_iter(match=f"*{{{created['table_id']}}}*"):
+        if redis_client.type(k) == b"string":
+            assert token.encode() not in redis_client.get(k)  # type: ignore[operator]
+    # The join's answer (kept under no token) goes with the table.
+    deleted = client.delete(
+        f"/v1/tables/{created['table_id']}", headers=bearer(created["host_token"])
+    )
+    assert deleted.status_code == 204
+    assert list(redis_client.scan_iter(match=f"*{{{created['table_id']}}}*")) == []
+
+
+def test_exactly_one_of_racing_joins_takes_the_last_seat(
+    redis_server: RedisProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two apps: two processes' worth of turn locks, so the race is Redis's;
+    # a slow join keeps every racer's read before the first commit.
+    join_now = seating.join
+
+    def slow_join(*args: Any) -> Any:
+        time.sleep(0.05)
+        return join_now(*args)
+
+    monkeypatch.setattr(seating, "join", slow_join)
+    apps = [create_app(settings_for(redis_server.url)) for _ in range(2)]
+    created = create(apps[0].test_client(), ["Ann", "Ben", "Cat", None], join_codes="table")
+    code = created["join_codes"][0]["code"]
+    results: list[Any] = []
+    start = threading.Barrier(8)
+
+    def racer(number: int) -> None:
+        client = apps[number % 2].test_client()
+        start.wait()
+        r = join(client, created["table_id"], f"P{number}", code)
+        results.append((r.status_code, r.get_json()))
+
+    threads = [threading.Thread(target=racer, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    winners = [body for status, body in results if status == 201]
+    assert len(winners) == 1
+    assert sorted(status for status, _ in results) == [201] + [409] * 7
+    assert {body["code"] for status, body in results if status == 409} == {"seats-full"}
+    view = apps[1].test_client().get(f"/v1/tables/{created['table_id']}").get_json()
+    assert view["seats"][3]["name"] == winners[0]["name"]
+
+
+def test_reissue_locks_the_old_token_out(client: Any, redis_client: redis.Redis) -> None:
+    created = create(client, ["Ann", "Ben", "Cat", "Dan"])
+    table_id, host = created["table_id"], created["host_token"]
+    old = created["seat_tokens"][1]["token"]
+    url = f"/v1/tables/{table_id}/seats/1"
+    # A keyed move of the old token: its answer is kept, until the reissue.
+    assert client.post(f"/v1/tables/{table_id}/rounds", headers=bearer(host)).status_code == 201
+    keyed = {**bearer(old), "Idempotency-Key": str(uuid.uuid4())}
+    claim = client.post(f"/v1/tables/{table_id}/rounds/1/claims", headers=keyed)
+    assert claim.status_code == 422
+    index = index_key(table_id, token_hash(old))
+    (record,) = redis_client.zrange(index, 0, -1)
+    assert redis_client.exists(record)
+    assert client.post(f"{url}/token", headers=bearer(old)).status_code == 403  # host only
+    r = client.post(f"{url}/token", headers=bearer(host))
+    assert r.status_code == 201, r.get_json()
+    new = r.get_json()["token"]
+    assert (r.get_json()["seat"], r.get_json()["name"]) == (1, "Ben")
+    assert client.get(url, headers=bearer(old)).get_json()["code"] == "token-unknown"
+    assert client.get(url, headers=bearer(new)).status_code == 200
+    assert redis_client.exists(index, record) == 0
+    events = client.get(f"/v1/tables/{table_id}/events").get_json()["events"]
+    assert events[-1] == {**events[-1], "type": "token-reissued", "seat": 1, "name": "Ben"}
+    assert set(events[-1]) == {"seq", "at_ms", "type", "seat", "name"}
+    opened = create(client, ["Ann", None, "Cat", "Dan"])
+    r = client.post(
+        f"/v1/tables/{opened['table_id']}/seats/1/token", headers=bearer(opened["host_token"])
+    )
+    assert (r.status_code, r.get_json()["code"]) == (409, "seat-open")
+
+
+def test_a_seat_that_leaves_before_the_deal_opens_again(
+    client: Any, redis_client: redis.Redis
+) -> None:
+    created = create(client, ["Ann", None, "Cat", "Dan"], join_codes="table")
+    table_id, host = created["table_id"], created["host_token"]
+    code = created["join_codes"][0]["code"]
+    bea = join(client, table_id, "Bea", code).get_json()
+    url = f"/v1/tables/{table_id}/seats/1"
+    cat = created["seat_tokens"][1]["token"]
+    r = client.post(f"{url}/leave", headers=bearer(cat))
+    assert (r.status_code, r.get_json()["code"]) == (403, "wrong-seat")
+    r = client.post(f"{url}/leave", headers=bearer(bea["token"]))
+    assert r.status_code == 200, r.get_json()
+    assert r.get_json()["open_seats"] == [1]
+    assert client.get(url, headers=bearer(bea["token"])).status_code == 401
+    again = client.post(f"{url}/leave", headers=bearer(host))
+    assert (again.status_code, again.get_json()["code"]) == (409, "seat-open")
+    # The table code fills it again, and the deal then goes ahead.
+    assert join(client, table_id, "Dee", code).get_json()["seat"] == 1
+    assert client.post(f"/v1/tables/{table_id}/rounds", headers=bearer(host)).status_code == 201
+    before = snapshot(redis_client, table_of(created))
+    late = client.post(f"/v1/tables/{table_id}/seats/0/leave", headers=bearer(host))
+    assert (late.status_code, late.get_json()["code"]) == (409, "table-dealt")
+    assert snapshot(redis_client, table_of(created)) == before
+    events = client.get(f"/v1/tables/{table_id}/events").get_json()["events"]
+    left = [e for e in events if e["type"] == "seat-left"]
+    assert [(e["seat"], e["name"]) for e in left] == [(1, "Bea")]
+
+
+def test_a_new_seat_code_replaces_the_old_one(client: Any) -> None:
+    created = create(client, ["Ann", None, "Cat", "Dan"])
+    table_id, host = created["table_id"], created["host_token"]
+    old = created["join_codes"][0]["code"]
+    issued = client.post(f"/v1/tables/{table_id}/codes", json={"seat": 1}, headers=bearer(host))
+    assert issued.status_code == 201
+    assert issued.headers["Cache-Control"] == "no-store"
+    r = join(client, table_id, "Bea", old)
+    assert r.get_json()["code"] == "join-code-invalid"
+    taken = client.post(f"/v1/tables/{table_id}/codes", json={"seat": 0}, headers=bearer(host))
+    assert (taken.status_code, taken.get_json()["code"]) == (409, "seat-taken")
+    assert join(client, table_id, "Bea", issued.get_json()["code"]).status_code == 201
+
+
+def test_no_view_or_event_shows_a_code_or_a_token(client: Any) -> None:
+    created = create(client, ["Ann", None, None, "Dan"], listed=True)
+    table_id, host = created["table_id"], created["host_token"]
+    secrets = [host, *(s["token"] for s in created["seat_tokens"])]
+    secrets += [c["code"] for c in created["join_codes"]]
+    joined = join(client, table_id, "Bea", created["join_codes"][0]["code"]).get_json()
+    secrets.append(joined["token"])
+    joined2 = join(client, table_id, "Cy").get_json()  # listed: no code needed
+    secrets.append(joined2["token"])
+    reissued = client.post(f"/v1/tables/{table_id}/seats/1/token", headers=bearer(host)).get_json()
+    secrets.append(reissued["token"])
+    answers = [
+        client.get(f"/v1/tables/{table_id}").get_data(as_text=True),
+        client.get(f"/v1/tables/{table_id}/events").get_data(as_text=True),
+        client.get("/v1/lobby").get_data(as_text=True),
+        json.dumps(joined["table"]),
+        json.dumps(reissued["table"]),
+    ]
+    for text in answers:
+        for secret in secrets:
+            assert secret not in text
+
+
+def test_joins_count_on_their_own_creation_sized_limit(redis_server: RedisProcess) -> None:
+    app = create_app(settings_for(redis_server.url, rate_limit_tables="3/minute"))
+    client = app.test_client()
+    address = {"REMOTE_ADDR": f"10.9.{uuid.uuid4().int % 250}.7"}
+    body = {"variant": "classic", "players": ["Ann", None, None, None], "first_dealer": 0}
+    created = client.post("/v1/tables", json={**body, "listed": True}, environ_base=address)
+    table_id = created.get_json()["table_id"]
+    statuses = [
+        client.post(
+            f"/v1/tables/{table_id}/join", json={"name": f"P{i}"}, environ_base=address
+        ).status_code
+        for i in range(4)
+    ]
+    assert statuses == [201, 201, 201, 429]  # the fourth is over the limit, not seats-full
+    # Creations have a counter of their own: this address may still create two.
+    assert client.post("/v1/tables", json=body, environ_base=address).status_code == 201
+
+
+def test_refused_seat_changes_of_the_host_change_nothing(
+    client: Any, redis_client: redis.Redis
+) -> None:
+    created = create(client, ["Ann", None, "Cat", "Dan"])
+    table_id, host = created["table_id"], created["host_token"]
+    t = table_of(created)
+    before = snapshot(redis_client, t)
+    cat = bearer(created["seat_tokens"][1]["token"])
+    refused = [
+        (client.post(f"/v1/tables/{table_id}/seats/1/token", headers=bearer(host)), "seat-open"),
+        (client.post(f"/v1/tables/{table_id}/seats/2/token", headers=cat), "host-only"),
+        (
+            client.post(f"/v1/tables/{table_id}/seats/9/token", headers=bearer(host)),
+            "seat-not-found",
+        ),
+        (
+            client.post(f"/v1/tables/{table_id}/codes", json={"seat": 2}, headers=bearer(host)),
+            "seat-taken",
+        ),
+        (client.post(f"/v1/tables/{table_id}/codes", json={}, headers=cat), "host-only"),
+        (client.post(f"/v1/tables/{table_id}/seats/1/leave", headers=bearer(host)), "seat-open"),
+        (client.post(f"/v1/tables/{table_id}/seats/3/leave", headers=cat), "wrong-seat"),
+    ]
+    for r, problem in refused:
+        assert r.get_json()["code"] == problem
+    assert snapshot(redis_client, t) == before
+
+
+def test_a_retried_reissue_answers_the_same_new_token(
+    client: Any, redis_client: redis.Redis
+) -> None:
+    created = create(client, ["Ann", "Ben", "Cat", "Dan"])
+    table_id, host = created["table_id"], created["host_token"]
+    keyed = {**bearer(host), "Idempotency-Key": str(uuid.uuid4())}
+    first = client.post(f"/v1/tables/{table_id}/seats/2/token", headers=keyed)
+    again = client.post(f"/v1/tables/{table_id}/seats/2/token", headers=keyed)
+    assert first.status_code == again.status_code == 201
+    assert again.headers["Idempotent-Replayed"] == "true"
+    token = first.get_json()["token"]
+    assert again.get_json()["token"] == token
+    assert client.get(f"/v1/tables/{table_id}/seats/2", headers=bearer(token)).status_code == 200
+    events = client.get(f"/v1/tables/{table_id}/events").get_json()["events"]
+    assert [e["type"] for e in events].count("token-reissued") == 1
+    for k in redis_client.scan_iter(match=f"*{{{table_id}}}*"):
+        if redis_client.type(k) == b"string":
+            assert token.encode() not in redis_client.get(k)  # type: ignore[operator]

@@ -1,0 +1,153 @@
+"""The lobby (RULES.md 5.6): listed tables with open seats, filtered by game
+and preset, a page at a time; a table leaves it when full, deleted or expired."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+import redis
+
+from service import create_app
+from service.storage.lobby import lobby_key
+from service.storage.store import all_keys
+from tests.conftest import RedisProcess, settings_for
+from tests.helpers import bearer
+
+
+@pytest.fixture(autouse=True)
+def empty_lobby(redis_client: redis.Redis) -> None:
+    """The lobby's keys are global: other tests' listed tables are in them."""
+    for key in redis_client.scan_iter(match="referee:lobby:*"):
+        redis_client.delete(key)
+
+
+def create(client: Any, variant: str, players: list[str | None], **extra: Any) -> dict[str, Any]:
+    body = {"variant": variant, "players": players, "first_dealer": 0, **extra}
+    r = client.post("/v1/tables", json=body)
+    assert r.status_code == 201, r.get_json()
+    return r.get_json()  # type: ignore[no-any-return]
+
+
+def lobby(client: Any, **query: Any) -> dict[str, Any]:
+    r = client.get("/v1/lobby", query_string=query)
+    assert r.status_code == 200, r.get_json()
+    return r.get_json()  # type: ignore[no-any-return]
+
+
+def ids(page: dict[str, Any]) -> list[str]:
+    return [t["table_id"] for t in page["tables"]]
+
+
+def test_the_lobby_lists_filters_and_pages_listed_tables(client: Any) -> None:
+    ship = create(client, "classic", ["Ann", None, None, None], listed=True)
+    fast = create(
+        client,
+        "classic",
+        ["Ann", "Ben", None, "Dan"],
+        listed=True,
+        options={"match": {"target_wins": 3}},
+    )
+    sevens = create(client, "sevens", ["Ann", None, "Cat", "Dan"], listed=True)
+    may_i = create(client, "may-i", [None, None, "Cat", "Dan"], listed=True)
+    create(client, "classic", ["Ann", None, None, None])  # not listed
+    create(client, "classic", ["Ann", "Ben", "Cat", "Dan"], listed=True)  # no open seat
+    newest_first = [t["table_id"] for t in (may_i, sevens, fast, ship)]
+
+    page = lobby(client)
+    assert ids(page) == newest_first
+    assert page["more"] is False
+    entry = next(t for t in page["tables"] if t["table_id"] == fast["table_id"])
+    assert entry["game"] == "my-ship-sails" and entry["variant"] == "classic"
+    assert entry["options"] == {"match": {"target_wins": 3}}
+    assert (entry["seats_taken"], entry["seats_open"]) == (3, 1)
+    assert entry["seats"][2] == {"seat": 2, "name": None, "open": True}
+    assert entry["seats"][1] == {"seat": 1, "name": "Ben", "open": False}
+    assert entry["created_at_ms"] <= entry["expires_at_ms"] - 3_500_000  # TTL 3600 s
+    assert set(entry) == {
+        "table_id",
+        "game",
+        "variant",
+        "options",
+        "seats",
+        "seats_taken",
+        "seats_open",
+        "created_at_ms",
+        "expires_at_ms",
+    }
+
+    assert ids(lobby(client, game="sevens")) == [sevens["table_id"]]
+    assert ids(lobby(client, game="my-ship-sails")) == [fast["table_id"], ship["table_id"]]
+    assert ids(lobby(client, variant="may-i")) == [may_i["table_id"]]
+    assert ids(lobby(client, game="sevens", variant="classic")) == []
+
+    walked: list[str] = []
+    query: dict[str, Any] = {"limit": 1}
+    for _ in range(10):
+        page = lobby(client, **query)
+        walked += ids(page)
+        if not page["more"]:
+            break
+        query = {"limit": 1, "after": page["next_after"]}
+    assert walked == newest_first
+
+    for bad in ({"limit": 0}, {"limit": 51}, {"game": "chess"}, {"after": "x"}):
+        r = client.get("/v1/lobby", query_string=bad)
+        assert (r.status_code, r.get_json()["code"]) == (422, "invalid-request")
+
+
+def test_a_full_deleted_or_expired_table_leaves_the_lobby(
+    client: Any, redis_client: redis.Redis
+) -> None:
+    full = create(client, "sevens", ["Ann", "Ben", "Cat", None], listed=True)
+    deleted = create(client, "sevens", ["Ann", "Ben", None, None], listed=True)
+    expired = create(client, "sevens", ["Ann", None, None, None], listed=True)
+    assert len(lobby(client)["tables"]) == 3
+    key = lobby_key("sevens")
+
+    # Anyone takes the last seat, without a code: the table leaves the lobby.
+    r = client.post(f"/v1/tables/{full['table_id']}/join", json={"name": "Dee"})
+    assert (r.status_code, r.get_json()["seat"]) == (201, 3)
+    assert redis_client.zscore(key, full["table_id"]) is None
+    assert full["table_id"] not in ids(lobby(client))
+    # It leaves: listed again, with its creation's place.
+    r = client.post(
+        f"/v1/tables/{full['table_id']}/seats/3/leave", headers=bearer(r.get_json()["token"])
+    )
+    assert r.status_code == 200
+    assert ids(lobby(client))[-1] == full["table_id"]
+
+    r = client.delete(f"/v1/tables/{deleted['table_id']}", headers=bearer(deleted["host_token"]))
+    assert r.status_code == 204
+    assert redis_client.zscore(key, deleted["table_id"]) is None
+
+    redis_client.delete(*all_keys(expired["table_id"]))  # as its expiry would
+    assert ids(lobby(client)) == [full["table_id"]]
+    assert redis_client.zscore(key, expired["table_id"]) is None  # the read removed it
+
+
+def test_the_lobby_keeps_a_bounded_number_of_tables(
+    redis_server: RedisProcess, redis_client: redis.Redis
+) -> None:
+    app = create_app(settings_for(redis_server.url, lobby_tables_kept=2))
+    client = app.test_client()
+    made = [create(client, "may-i", ["Ann", None, "Cat"], listed=True) for _ in range(3)]
+    assert redis_client.zcard(lobby_key("may-i")) == 2
+    assert ids(lobby(client)) == [made[2]["table_id"], made[1]["table_id"]]
+
+
+def test_a_stale_entry_of_a_full_table_is_never_shown(
+    client: Any, redis_client: redis.Redis
+) -> None:
+    full = create(client, "classic", ["Ann", "Ben", "Cat", None], listed=True)
+    r = client.post(f"/v1/tables/{full['table_id']}/join", json={"name": "Dee"})
+    assert r.status_code == 201
+    # As if the join's worker died between its commit and the lobby's update.
+    now = int(time.time() * 1000)
+    redis_client.zadd(lobby_key("classic"), {full["table_id"]: now})
+    assert ids(lobby(client)) == []
+    assert redis_client.zscore(lobby_key("classic"), full["table_id"]) == now  # skipped, kept
+    unlisted = create(client, "classic", ["Ann", None, None, None])
+    redis_client.zadd(lobby_key("classic"), {unlisted["table_id"]: now})
+    assert ids(lobby(client)) == []
