@@ -230,3 +230,19 @@ def test_sigterm_ends_the_streams_asking_clients_back_soon(
     assert reader.retry == 2000  # come back in 2 s: to another instance
     service.proc.wait(30)
     service._log_file.close()
+
+
+def test_a_reissued_token_closes_the_seats_stream_and_its_tickets(streaming: Served) -> None:
+    tables, t = worked_table(streaming)
+    tables.deal(t, WORKED_HANDS)
+    got = requests.post(f"{streaming.base}{t.url}/seats/1/tickets", headers=bearer(t.seats[1]))
+    ticket = got.json()
+    reader = Reader(f"{streaming.base}{t.url}/seats/1/stream", **bearer(t.seats[1]))
+    reader.until("seat")
+    new = requests.post(f"{streaming.base}{t.url}/seats/1/token", headers=bearer(t.host))
+    assert new.status_code == 201, new.json()
+    assert reader.until("seat-closed")[-1].data == {"table": t.table_id}
+    assert reader.next() is None
+    # A ticket taken with the old token opens nothing any more.
+    spent = requests.get(streaming.base + ticket["stream"], timeout=5)
+    assert spent.status_code == 401 and spent.json()["code"] == "ticket-invalid"
