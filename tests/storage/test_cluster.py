@@ -204,10 +204,16 @@ def test_streams_follow_tables_on_every_primary(cluster: RedisClusterProcesses) 
     while len(made) < 3:  # one table on each primary
         t = tables.create(variant="mein-schiff")
         made.setdefault(node_port_of(app, t.table_id), t)
+    readers = []
     for t in made.values():
         reader = AppReader(client, f"{t.url}/stream")
+        readers.append(reader)
         assert [f.data["type"] for f in [reader.next()]] == ["table-created"]
         assert tables.deal(t, WORKED_HANDS).status_code == 201
         frame = reader.next(timeout=20)
         assert frame is not None and frame.data["type"] == "round-dealt"
-    app.extensions["referee_hub"].stop()
+    hub = app.extensions["referee_hub"]
+    hub.close()  # every stream ends, in its reading thread, before the cluster goes
+    for reader in readers:
+        assert reader.next(timeout=20) is None
+    hub.stop()
