@@ -433,6 +433,27 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
             "–",
         ),
     ]
+    keyed = mem.get("keyed")  # runs before issue 24 did not measure it
+    if keyed is not None:
+        for what, one in keyed["records"].items():
+            out.append(
+                (
+                    f"Idempotency-Key record of a {what} (B, record + index entry)",
+                    _n(one["bytes"]),
+                    "–",
+                    "–",
+                )
+            )
+        kt = keyed["table"]
+        out.append(
+            (
+                f"Idempotency-Key records of a {kt['seats']}-seat May I? table, a key on every "
+                f"move, after 1 round ({kt['records']} records) / all tokens at the cap (B)",
+                f"{_n(kt['records_bytes'] + kt['indexes_bytes'])} / {_n(kt['at_cap_bytes'])}",
+                "–",
+                "–",
+            )
+        )
     eng = figures["engine"]
     for seats in ("4", "7"):
         e = eng[seats]

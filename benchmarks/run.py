@@ -14,7 +14,7 @@
 6. Issue 13's load (:mod:`benchmarks.versus`): simultaneous exchanges at 4
    and 7 seats on the service and, when node can run it, on boardgame.io
    (InMemory and FlatFile), alternated.
-7. Memory per table, idle tables, expiry.
+7. Memory per table, idle tables, expiry, Idempotency-Key records.
 8. ``benchmarks/results/latest.json``, ``latest.md``, ``latest.png``.
 """
 
@@ -36,7 +36,7 @@ from typing import Any
 
 import redis
 
-from . import engine, memory, redis_cost, report, versus
+from . import engine, keyed_memory, memory, redis_cost, report, versus
 from .floor import DEFAULT_KEY
 from .processes import (
     CLOCK_TICKS,
@@ -418,6 +418,10 @@ def main(argv: list[str] | None = None) -> int:
             played = memory.played_tables(url)
             idle = memory.idle_tables(url, plan.idle_tables)
             expiry = memory.expiry(url)
+            keyed = {
+                "records": keyed_memory.record_sizes(url),
+                "table": keyed_memory.keyed_table(url),
+            }
             redis_info = rclient.info("server")
         finally:
             for process in apps:
@@ -460,7 +464,7 @@ def main(argv: list[str] | None = None) -> int:
         "versus": against,
         "games": other_games,
         "redis": {"uncontended": uncontended, "contended": contended, "under_load": under_load},
-        "memory": {"played": played, "idle": idle, "expiry": expiry},
+        "memory": {"played": played, "idle": idle, "expiry": expiry, "keyed": keyed},
         "engine": engine_figures,
     }
     figures["targets"] = [t.to_json() for t in report.targets(figures)]

@@ -10,7 +10,7 @@ from typing import Any
 
 import redis
 
-from benchmarks import engine, exchange_load, memory, players, redis_cost, report
+from benchmarks import engine, exchange_load, keyed_memory, memory, players, redis_cost, report
 from benchmarks.floor import MOVE_BYTES, create_floor_app
 from service.config import Settings
 from service.games.ship import engine as rules_engine
@@ -73,6 +73,22 @@ def test_memory_of_a_played_table_and_idle_tables(redis_server: RedisProcess) ->
         idle["memory_usage_per_table"], idle["memory_usage_per_table_via_http"], rel_tol=0.1
     )
     assert idle["extrapolated_memory_usage_bytes"] == 10 * idle["memory_usage_per_table"] * 20
+
+
+def test_idempotency_records_are_measured(redis_server: RedisProcess) -> None:
+    sizes = keyed_memory.record_sizes(redis_server.url)
+    assert set(sizes) == {
+        "my-ship-sails claim",
+        "sevens turn",
+        "may-i move",
+        "may-i deal (host, first record)",
+    }
+    assert sizes["my-ship-sails claim"]["status"] == 422
+    for one in sizes.values():
+        assert one["bytes"] == one["record_bytes"] + one["index_bytes"] > 0
+    table = keyed_memory.keyed_table(redis_server.url, seats=3)
+    assert table["records"] == table["moves"] + 1  # every move's and the deal's
+    assert table["at_cap_bytes"] == table["bytes_per_record"] * 32 * 4
 
 
 def test_expired_tables_leave_no_key(redis_server: RedisProcess) -> None:

@@ -242,7 +242,7 @@ class Record:
 
     key: str
     keep_seconds: int
-    make: Callable[[Loaded, Any], str]
+    make: Callable[[Loaded, Any], bytes]
     index: str | None = None
     """The sorted set of the records of the same token on the table: the
     commit adds this one and deletes the oldest beyond ``cap``."""
@@ -252,7 +252,7 @@ class Record:
 class AlreadyRecorded(Exception):
     """The same idempotent request committed first; ``record`` is its answer."""
 
-    def __init__(self, record: str) -> None:
+    def __init__(self, record: bytes) -> None:
         super().__init__("already recorded")
         self.record = record
 
@@ -398,7 +398,7 @@ class TableStore:
         table_id: str,
         change: Change,
         auth: dict[str, Any],
-        record: tuple[Record, str] | None = None,
+        record: tuple[Record, bytes] | None = None,
     ) -> None:
         """Store a new table with its first events (and ``record``, an
         idempotency record and its text, in the same commit); raises
@@ -590,7 +590,7 @@ class TableStore:
         status = int(result[0])
         if status == -2:
             held = result[1]
-            raise AlreadyRecorded(held.decode() if isinstance(held, bytes) else held)
+            raise AlreadyRecorded(held.encode() if isinstance(held, str) else held)
         if status == -1:
             return -1, loaded, 0
         count, written = int(result[1]), int(result[2])
@@ -611,7 +611,7 @@ class TableStore:
         events: tuple[dict[str, Any], ...],
         auth: dict[str, Any] | None,
         now_ms: int,
-        record: tuple[Record, str] | None = None,
+        record: tuple[Record, bytes] | None = None,
         archive: tuple[str, ...] = (),
         archive_reset: bool = False,
         expected: list[Any] | None = None,
@@ -655,7 +655,7 @@ class TableStore:
         )
         if int(result[0]) == -2:
             held = result[1]
-            raise AlreadyRecorded(held.decode() if isinstance(held, bytes) else held)
+            raise AlreadyRecorded(held.encode() if isinstance(held, str) else held)
         return int(result[0]) >= 0
 
     def history(self, table_id: str, index: int) -> bytes | None:
