@@ -14,6 +14,7 @@
 | ``RATE_LIMIT_ANONYMOUS`` | ``50/second`` | requests without a token, per client address |
 | ``RATE_LIMIT_TABLES`` | ``10/minute`` | table creations per client address |
 | ``RATE_LIMIT_FAILED_CLAIMS`` | ``5/minute`` | refused claims per token |
+| ``RATE_LIMIT_PER_ADDRESS`` | ``100/second`` | every request per client address, tokens or none |
 | ``TRUSTED_PROXIES`` | ``0`` | proxies in front whose ``X-Forwarded-For`` names the client |
 | ``HOST`` / ``PORT`` | ``127.0.0.1`` / ``8000`` | where ``referee serve`` listens |
 | ``WEB_CONCURRENCY`` | ``2`` | gunicorn worker processes |
@@ -44,6 +45,7 @@ class Settings:
     rate_limit_anonymous: str = "50/second"
     rate_limit_tables: str = "10/minute"
     rate_limit_failed_claims: str = "5/minute"
+    rate_limit_per_address: str = "100/second"
     trusted_proxies: int = 0
     host: str = "127.0.0.1"
     port: int = 8000
@@ -67,6 +69,7 @@ class Settings:
             "rate_limit_anonymous": "RATE_LIMIT_ANONYMOUS",
             "rate_limit_tables": "RATE_LIMIT_TABLES",
             "rate_limit_failed_claims": "RATE_LIMIT_FAILED_CLAIMS",
+            "rate_limit_per_address": "RATE_LIMIT_PER_ADDRESS",
             "trusted_proxies": "TRUSTED_PROXIES",
             "host": "HOST",
             "port": "PORT",

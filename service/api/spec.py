@@ -134,7 +134,7 @@ the rules page that explains it.
 | 413 | `body-too-large` (64 KiB, with a `Content-Length` or chunked) |
 | 415 | `unsupported-media-type` (a body that is not `application/json`) |
 | 422 | `idempotency-key-reused`, `invalid-request` (schema), `unknown-variant`, `options-invalid`, `deal-invalid`, `wrong-game` (a check of one game for another's preset); My Ship Sails: `pass-invalid`, `hand-invalid`, `claim-not-winning`; Sevens: `play-invalid`, `not-playable` (with the `rows` of its suit), `must-open`, `must-play` (with `playable_count`, never which cards), `voluntary-pass-limit`, `last-card-invalid` |
-| 429 | `rate-limited` (with `Retry-After`): per valid token of the table a request names; any other request (no token, a bearer value that is not a token of that table, a route without a table, an unknown path or method) per client address |
+| 429 | `rate-limited` (with `Retry-After`): per valid token of the table a request names; any other request (no token, a bearer value that is not a token of that table, a route without a table, an unknown path or method) per client address; and every request per client address, whatever tokens it holds |
 | 503 | `redis-unavailable`, `table-busy` (with `Retry-After`) |
 
 ## Events
