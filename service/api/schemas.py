@@ -9,6 +9,8 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from ..games import VARIANTS
+from ..games.may_i.options import LARGEST_DECK as MAY_I_DECK
+from ..games.sevens.options import LARGEST_DECK as SEVENS_DECK
 from ..games.ship.options import (
     DECKS,
     DECLARATIONS,
@@ -18,10 +20,15 @@ from ..games.ship.options import (
     PASSINGS,
     SIMULTANEOUS_WINS,
 )
+from ..games.ship.options import LARGEST_DECK as SHIP_DECK
 from .inputs import AsciiInteger
 
 CARD_PATTERN_DOC = "A card: rank then suit, e.g. `TH`, `10H`, `A♥` (any case); answers use `TH`."
 MAX_NAME = 40
+LARGEST_DECK = max(SHIP_DECK, SEVENS_DECK, MAY_I_DECK)
+"""The most cards a round of any game holds (May I?'s four decks with their
+jokers, 216): a deal of any game, its hands and its stock together, holds no
+more. Each game's own checks bound it by its own deck."""
 
 
 class DocumentedSchema(ma.Schema):
@@ -66,6 +73,32 @@ def Card(**kwargs: Any) -> fields.String:  # noqa: N802
     """One card code as a player may write it."""
     metadata = {"description": CARD_PATTERN_DOC, **kwargs.pop("metadata", {})}
     return fields.String(validate=validate.Length(1, 8), metadata=metadata, **kwargs)
+
+
+def Cards(most: int, least: int = 0, what: str = "cards", **kwargs: Any) -> fields.List[Any]:  # noqa: N802
+    """A list of ``least``..``most`` cards: ``most`` is what the game can hold
+    there (a hand, a stock, a meld), so that no request costs more than the
+    game's largest real one."""
+    error = f"{what}: {least} to {most} cards (the most the game can hold there)"
+    length = validate.Length(least, most, error=error)
+    return fields.List(Card(), validate=length, **kwargs)
+
+
+def cards_in_all(data: dict[str, Any], names: tuple[str, ...], most: int, what: str) -> None:
+    """Refuse (422) more than ``most`` cards in the members ``names`` of
+    ``data`` together (lists of cards, lists of lists, or a card)."""
+    total = 0
+    for name in names:
+        value = data.get(name)
+        if isinstance(value, str):
+            total += 1
+        elif isinstance(value, list):
+            total += sum(len(v) if isinstance(v, list) else 1 for v in value)
+    if total > most:
+        raise ma.ValidationError(
+            f"{what} hold {total} cards together; the largest deck holds {most}.",
+            field_name="_schema",
+        )
 
 
 INVISIBLE = ("Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp")
@@ -363,7 +396,10 @@ class CreateTableSchema(GameSchema):
         load_default="draw",
         metadata={
             "description": 'A seat number, or `"draw"` to draw for it (RULES.md 1).',
-            "oneOf": [{"type": "integer", "minimum": 0}, {"type": "string", "enum": ["draw"]}],
+            "oneOf": [
+                {"type": "integer", "minimum": 0, "maximum": MAX_SEATS - 1},
+                {"type": "string", "enum": ["draw"]},
+            ],
         },
     )
 
@@ -371,8 +407,8 @@ class CreateTableSchema(GameSchema):
     def _seat_or_draw(self, value: Any, **_: Any) -> None:
         if value == "draw":
             return
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise ma.ValidationError('must be a seat number or "draw"')
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < MAX_SEATS:
+            raise ma.ValidationError(f'must be a seat number (0..{MAX_SEATS - 1}) or "draw"')
 
 
 class SeatSchema(DocumentedSchema):
@@ -755,11 +791,12 @@ class DealSchema(StrictSchema):
     """The next round: no `hands` (or `null`) to shuffle, or a submitted deal to check."""
 
     hands = fields.List(
-        fields.List(Card()),
+        Cards(LARGEST_DECK, what="a hand"),
         validate=validate.Length(1, MAX_SEATS),
         allow_none=True,
         metadata={
-            "description": "A submitted deal, one hand per seat; omit it or send `null` to shuffle."
+            "description": "A submitted deal, one hand per seat; omit it or send `null` to "
+            f"shuffle. With `stock` and `discard`, at most {LARGEST_DECK} cards in all."
         },
     )
     opening_suit = fields.String(
@@ -769,12 +806,17 @@ class DealSchema(StrictSchema):
             "seven (`S`, `H`, `D`, `C`); diamonds when omitted (RULES.md 3.4)."
         },
     )
-    stock = fields.List(
-        Card(),
-        validate=validate.Length(1, 500),
+    stock = Cards(
+        LARGEST_DECK,
+        1,
+        "the stock",
         metadata={"description": "May I? with `hands`: the stock, its top first (RULES.md 4.4)."},
     )
     discard = Card(metadata={"description": "May I? with `hands`: the first discard."})
+
+    @ma.validates_schema
+    def _one_deck(self, data: dict[str, Any], **_: Any) -> None:
+        cards_in_all(data, ("hands", "stock", "discard"), LARGEST_DECK, "The hands and the stock")
 
 
 class RoundStartedSchema(DocumentedSchema):
@@ -863,9 +905,10 @@ class CheckDealSchema(GameSchema):
 
     players = Int(required=True, validate=validate.Range(MIN_SEATS, MAX_SEATS))
     hands = fields.List(
-        fields.List(Card()),
+        Cards(LARGEST_DECK, what="a hand"),
         required=True,
         validate=validate.Length(1, MAX_SEATS),
+        metadata={"description": f"With `stock` and `discard`, at most {LARGEST_DECK} cards."},
     )
     dealer = Int(
         validate=validate.Range(0, MAX_SEATS - 1),
@@ -878,12 +921,14 @@ class CheckDealSchema(GameSchema):
         validate=validate.Length(1, 8),
         metadata={"description": "Sevens with `opening: dealer-choice`: the opening suit."},
     )
-    stock = fields.List(
-        Card(),
-        validate=validate.Length(1, 500),
-        metadata={"description": "May I?: the stock, its top first."},
+    stock = Cards(
+        LARGEST_DECK, 1, "the stock", metadata={"description": "May I?: the stock, its top first."}
     )
     discard = Card(metadata={"description": "May I?: the first discard."})
+
+    @ma.validates_schema
+    def _one_deck(self, data: dict[str, Any], **_: Any) -> None:
+        cards_in_all(data, ("hands", "stock", "discard"), LARGEST_DECK, "The hands and the stock")
 
 
 class CheckDealOutcomeSchema(DocumentedSchema):
@@ -938,12 +983,13 @@ class CheckExchangeSchema(GameSchema):
         },
     )
     hands = fields.List(
-        fields.List(Card()),
+        Cards(SHIP_DECK, what="a hand"),
         required=True,
         validate=validate.Length(MIN_SEATS, MAX_SEATS),
+        metadata={"description": f"At most {SHIP_DECK} cards in all (the full deck)."},
     )
     passes = fields.List(
-        fields.List(Card(), allow_none=True),
+        Cards(SHIP_DECK, what="a pass", allow_none=True),
         required=True,
         validate=validate.Length(MIN_SEATS, MAX_SEATS),
         metadata={
@@ -951,6 +997,10 @@ class CheckExchangeSchema(GameSchema):
             "seat that does not pass in this exchange."
         },
     )
+
+    @ma.validates_schema
+    def _one_deck(self, data: dict[str, Any], **_: Any) -> None:
+        cards_in_all(data, ("hands",), SHIP_DECK, "The hands")
 
 
 class CheckExchangeOutcomeSchema(DocumentedSchema):

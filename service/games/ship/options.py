@@ -184,6 +184,9 @@ OPTION_NAMES = tuple(f.name for f in fields(Options))
 FOSTER_CIRCUITS = 2
 """``swap_circuits`` when ``swap`` passing is chosen without it (Foster, RULES.md 2.9)."""
 MIN_SEATS, MAX_SEATS = 2, 10
+LARGEST_DECK = 52
+"""The most cards a round can hold (RULES.md 2.3): the full deck; ``trimmed``
+and ``skat32`` hold fewer."""
 
 
 def deck_for(options: Options, seats: int) -> tuple[str, ...]:
