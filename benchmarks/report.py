@@ -273,7 +273,31 @@ def targets(figures: dict[str, Any]) -> list[Target]:
             "/s",
         )
     )
-    return out + versus_targets(figures)
+    return out + check_targets(figures) + versus_targets(figures)
+
+
+HEAVY_CHECK_LIMIT = 3.0
+"""Issue 24: no request costs more than a few moves."""
+
+
+def check_targets(figures: dict[str, Any]) -> list[Target]:
+    """The dearest input of each stateless check against a pass, by server
+    time (benchmarks/heavy_checks.py); none for runs that did not measure it."""
+    checks = figures.get("checks")
+    if not checks:
+        return []
+    pass_ms = checks["pass_ms"]
+    return [
+        Target(
+            f"{path}, dearest input: server time ÷ a pass's",
+            one["ms"] / pass_ms,
+            HEAVY_CHECK_LIMIT,
+            True,
+            "×",
+            f"{one['ms']:.1f} ms against {pass_ms:.1f} ms; answered {one['status']}",
+        )
+        for path, one in checks["checks"].items()
+    ]
 
 
 def _n(value: float, digits: int = 3) -> str:

@@ -15,7 +15,8 @@
    and 7 seats on the service and, when node can run it, on boardgame.io
    (InMemory and FlatFile), alternated.
 7. Memory per table, idle tables, expiry, Idempotency-Key records.
-8. ``benchmarks/results/latest.json``, ``latest.md``, ``latest.png``.
+8. The dearest input of each stateless check beside a pass (server time).
+9. ``benchmarks/results/latest.json``, ``latest.md``, ``latest.png``.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from typing import Any
 
 import redis
 
-from . import engine, keyed_memory, memory, redis_cost, report, versus
+from . import engine, heavy_checks, keyed_memory, memory, redis_cost, report, versus
 from .floor import DEFAULT_KEY
 from .processes import (
     CLOCK_TICKS,
@@ -422,6 +423,8 @@ def main(argv: list[str] | None = None) -> int:
                 "records": keyed_memory.record_sizes(url),
                 "table": keyed_memory.keyed_table(url),
             }
+            log("the dearest stateless checks beside a pass…")
+            checks = heavy_checks.measure(url)
             redis_info = rclient.info("server")
         finally:
             for process in apps:
@@ -466,6 +469,7 @@ def main(argv: list[str] | None = None) -> int:
         "redis": {"uncontended": uncontended, "contended": contended, "under_load": under_load},
         "memory": {"played": played, "idle": idle, "expiry": expiry, "keyed": keyed},
         "engine": engine_figures,
+        "checks": checks,
     }
     figures["targets"] = [t.to_json() for t in report.targets(figures)]
     args.out.mkdir(parents=True, exist_ok=True)

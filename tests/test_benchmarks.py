@@ -10,7 +10,16 @@ from typing import Any
 
 import redis
 
-from benchmarks import engine, exchange_load, keyed_memory, memory, players, redis_cost, report
+from benchmarks import (
+    engine,
+    exchange_load,
+    heavy_checks,
+    keyed_memory,
+    memory,
+    players,
+    redis_cost,
+    report,
+)
 from benchmarks.floor import MOVE_BYTES, create_floor_app
 from service.config import Settings
 from service.games.ship import engine as rules_engine
@@ -88,8 +97,19 @@ def test_idempotency_records_are_measured(redis_server: RedisProcess) -> None:
     for one in sizes.values():
         assert one["bytes"] == one["record_bytes"] + one["index_bytes"] > 0
     table = keyed_memory.keyed_table(redis_server.url, seats=3)
-    assert table["records"] == table["moves"] + 1  # every move's and the deal's
+    # Every move's and the deal's, up to each token's cap.
+    assert 0 < table["records"] <= min(table["moves"] + 1, 32 * 4)
     assert table["at_cap_bytes"] == table["bytes_per_record"] * 32 * 4
+
+
+def test_the_dearest_checks_pass_the_schemas(redis_server: RedisProcess) -> None:
+    found = heavy_checks.measure(redis_server.url, repeat=1, rounds=1)
+    assert found["pass_ms"] > 0 and found["passes"] >= 4
+    assert set(found["checks"]) == set(heavy_checks.inputs())
+    for path, one in found["checks"].items():
+        # Answered by the rules, not refused by a bound: the largest accepted input.
+        assert one["status"] == 200 or one["code"] not in ("invalid-request", None), (path, one)
+        assert one["ms"] > 0
 
 
 def test_expired_tables_leave_no_key(redis_server: RedisProcess) -> None:
@@ -307,6 +327,42 @@ def test_report_says_which_targets_are_met() -> None:
     assert text.count("| MISS |") == 2 and text.count("| PASS |") == 6 + 7
     assert "MISS  pass submissions/s" in report.console(bad)
     assert "| 7 seats: passes/s | 900 | 800 | 250 |" in text
+
+
+def test_report_times_the_dearest_checks_against_a_pass() -> None:
+    figures = _figures(passes_ratio=0.6, round_trips=2)
+    figures["checks"] = {
+        "pass_ms": 4.0,
+        "passes": 30,
+        "checks": {
+            "/v1/checks/deal": {"ms": 10.0, "status": 200, "input": 0},
+            "/v1/checks/may-i/discard": {"ms": 14.0, "status": 200, "input": 1},
+        },
+    }
+    found = {t.name: t for t in report.targets(figures)}
+    deal = found["/v1/checks/deal, dearest input: server time ÷ a pass's"]
+    discard = found["/v1/checks/may-i/discard, dearest input: server time ÷ a pass's"]
+    assert (deal.value, deal.status) == (2.5, "PASS")
+    assert (discard.value, discard.status) == (3.5, "MISS")
+    assert "14.0 ms against 4.0 ms" in discard.detail
+
+
+def test_report_shows_what_idempotency_records_cost() -> None:
+    figures = _figures(passes_ratio=0.6, round_trips=2)
+    one = {"bytes": 330, "record_bytes": 234, "index_bytes": 96, "status": 200}
+    figures["memory"]["keyed"] = {
+        "records": {"may-i move": one},
+        "table": {
+            "seats": 7,
+            "records": 130,
+            "records_bytes": 30_000,
+            "indexes_bytes": 12_000,
+            "at_cap_bytes": 86_000.0,
+        },
+    }
+    text = report.console(figures)
+    assert "Idempotency-Key record of a may-i move (B, record + index entry)" in text
+    assert "42,000 / 86,000" in text
 
 
 def test_report_skips_the_peer_targets_without_boardgame_io() -> None:
