@@ -54,12 +54,21 @@ def inputs() -> dict[str, list[dict[str, Any]]]:
     ship_deal = {
         "variant": "classic",
         "players": 7,
-        "hands": [deck[i * 30 : (i + 1) * 30] for i in range(7)],
-        "stock": deck[210:216],
+        "hands": [deck[i * 26 : (i + 1) * 26] for i in range(7)],
+        "stock": deck[182:216],
     }
     full = list(STANDARD_DECK)
+    # Every list at its own bound: more cards than any deck, refused by the
+    # rules once the schema has read them all.
+    every_list_full = {
+        "variant": "may-i",
+        "players": 8,
+        "hands": [deck[:26]] * 10,
+        "stock": deck,
+        "discard": deck[0],
+    }
     return {
-        "/v1/checks/deal": [may_i_deal, ship_deal],
+        "/v1/checks/deal": [may_i_deal, ship_deal, every_list_full],
         "/v1/checks/claim": [  # noqa: C416 - one body per hand
             {
                 "variant": "classic",
@@ -82,6 +91,7 @@ def inputs() -> dict[str, list[dict[str, Any]]]:
                 "hands": [full[i * 7 : (i + 1) * 7] for i in range(7)],
                 "passes": [full[i * 7 : i * 7 + 2] for i in range(7)],
             },
+            {"variant": "classic", "hands": [full[:27]] * 10, "passes": [full[:27]] * 10},
         ],
         "/v1/checks/may-i/lay-down": [
             {"round": 5, "melds": [big_set] * 6},
@@ -95,6 +105,7 @@ def inputs() -> dict[str, list[dict[str, Any]]]:
             {"hand": deck[:72], "melds": _runs(24, 6), "card": deck[0]},
             {"hand": deck[:24], "melds": [big_set] * 8, "card": deck[0]},
             {"hand": deck[:215], "melds": [], "card": deck[0]},
+            {"hand": deck, "melds": [big_set] * 24, "card": deck[0]},
         ],
         "/v1/checks/sevens/play": [
             {

@@ -21,6 +21,7 @@ from ..games.ship.options import (
     SIMULTANEOUS_WINS,
 )
 from ..games.ship.options import LARGEST_DECK as SHIP_DECK
+from ..games.ship.options import LARGEST_HAND as SHIP_HAND
 from .inputs import AsciiInteger
 
 CARD_PATTERN_DOC = "A card: rank then suit, e.g. `TH`, `10H`, `A♥` (any case); answers use `TH`."
@@ -29,6 +30,9 @@ LARGEST_DECK = max(SHIP_DECK, SEVENS_DECK, MAY_I_DECK)
 """The most cards a round of any game holds (May I?'s four decks with their
 jokers, 216): a deal of any game, its hands and its stock together, holds no
 more. Each game's own checks bound it by its own deck."""
+LARGEST_DEALT_HAND = SHIP_HAND
+"""The most cards a deal gives one seat in any game: My Ship Sails' largest
+``hand_size`` (26; Sevens deals at most 18, May I? 10)."""
 
 
 class DocumentedSchema(ma.Schema):
@@ -82,23 +86,6 @@ def Cards(most: int, least: int = 0, what: str = "cards", **kwargs: Any) -> fiel
     error = f"{what}: {least} to {most} cards (the most the game can hold there)"
     length = validate.Length(least, most, error=error)
     return fields.List(Card(), validate=length, **kwargs)
-
-
-def cards_in_all(data: dict[str, Any], names: tuple[str, ...], most: int, what: str) -> None:
-    """Refuse (422) more than ``most`` cards in the members ``names`` of
-    ``data`` together (lists of cards, lists of lists, or a card)."""
-    total = 0
-    for name in names:
-        value = data.get(name)
-        if isinstance(value, str):
-            total += 1
-        elif isinstance(value, list):
-            total += sum(len(v) if isinstance(v, list) else 1 for v in value)
-    if total > most:
-        raise ma.ValidationError(
-            f"{what} hold {total} cards together; the largest deck holds {most}.",
-            field_name="_schema",
-        )
 
 
 INVISIBLE = ("Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp")
@@ -186,7 +173,7 @@ class OptionsSchema(StrictSchema):
     """Option overrides (RULES.md 2.2); every member is optional and replaces
     the preset's value."""
 
-    hand_size = Int(validate=validate.Range(1, 26))
+    hand_size = Int(validate=validate.Range(1, SHIP_HAND))
     win_count = Int(validate=validate.Range(1, 26))
     deck = fields.String(validate=validate.OneOf(DECKS))
     deck_low_rank = fields.String(
@@ -791,7 +778,7 @@ class DealSchema(StrictSchema):
     """The next round: no `hands` (or `null`) to shuffle, or a submitted deal to check."""
 
     hands = fields.List(
-        Cards(LARGEST_DECK, what="a hand"),
+        Cards(LARGEST_DEALT_HAND, what="a dealt hand"),
         validate=validate.Length(1, MAX_SEATS),
         allow_none=True,
         metadata={
@@ -813,10 +800,6 @@ class DealSchema(StrictSchema):
         metadata={"description": "May I? with `hands`: the stock, its top first (RULES.md 4.4)."},
     )
     discard = Card(metadata={"description": "May I? with `hands`: the first discard."})
-
-    @ma.validates_schema
-    def _one_deck(self, data: dict[str, Any], **_: Any) -> None:
-        cards_in_all(data, ("hands", "stock", "discard"), LARGEST_DECK, "The hands and the stock")
 
 
 class RoundStartedSchema(DocumentedSchema):
@@ -905,7 +888,7 @@ class CheckDealSchema(GameSchema):
 
     players = Int(required=True, validate=validate.Range(MIN_SEATS, MAX_SEATS))
     hands = fields.List(
-        Cards(LARGEST_DECK, what="a hand"),
+        Cards(LARGEST_DEALT_HAND, what="a dealt hand"),
         required=True,
         validate=validate.Length(1, MAX_SEATS),
         metadata={"description": f"With `stock` and `discard`, at most {LARGEST_DECK} cards."},
@@ -925,10 +908,6 @@ class CheckDealSchema(GameSchema):
         LARGEST_DECK, 1, "the stock", metadata={"description": "May I?: the stock, its top first."}
     )
     discard = Card(metadata={"description": "May I?: the first discard."})
-
-    @ma.validates_schema
-    def _one_deck(self, data: dict[str, Any], **_: Any) -> None:
-        cards_in_all(data, ("hands", "stock", "discard"), LARGEST_DECK, "The hands and the stock")
 
 
 class CheckDealOutcomeSchema(DocumentedSchema):
@@ -983,13 +962,13 @@ class CheckExchangeSchema(GameSchema):
         },
     )
     hands = fields.List(
-        Cards(SHIP_DECK, what="a hand"),
+        Cards(SHIP_HAND + 1, what="a hand"),
         required=True,
         validate=validate.Length(MIN_SEATS, MAX_SEATS),
         metadata={"description": f"At most {SHIP_DECK} cards in all (the full deck)."},
     )
     passes = fields.List(
-        Cards(SHIP_DECK, what="a pass", allow_none=True),
+        Cards(SHIP_HAND + 1, what="a pass", allow_none=True),
         required=True,
         validate=validate.Length(MIN_SEATS, MAX_SEATS),
         metadata={
@@ -997,10 +976,6 @@ class CheckExchangeSchema(GameSchema):
             "seat that does not pass in this exchange."
         },
     )
-
-    @ma.validates_schema
-    def _one_deck(self, data: dict[str, Any], **_: Any) -> None:
-        cards_in_all(data, ("hands",), SHIP_DECK, "The hands")
 
 
 class CheckExchangeOutcomeSchema(DocumentedSchema):

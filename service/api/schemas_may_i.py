@@ -20,7 +20,6 @@ from .schemas import (
     MayIOfferSchema,
     RoundResultSchema,
     StrictSchema,
-    cards_in_all,
 )
 
 ACTIONS = ("take_discard", "decline", "draw", "lay_down", "lay_off", "discard", "done")
@@ -168,10 +167,6 @@ class CheckDiscardSchema(StrictSchema):
         },
     )
     card = Card(required=True)
-
-    @validates_schema
-    def _one_deck(self, data: dict[str, Any], **_: Any) -> None:
-        cards_in_all(data, ("hand", "melds"), LARGEST_DECK, "The hand and the melds")
 
 
 class CheckDiscardOutcomeSchema(DocumentedSchema):

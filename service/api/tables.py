@@ -22,6 +22,8 @@ from ..games.errors import RuleViolation
 from ..storage.idempotency import KEEP_SECONDS, create_record_key, created_table_id
 from ..storage.store import AlreadyRecorded, EventsGone, Loaded, Record, TableNotFound
 from . import auth, idempotency
+from .bounds import over_one_deck
+from .catalog import DEAL_PARTS
 from .common import (
     SECURITY,
     RefereeBlueprint,
@@ -36,6 +38,7 @@ from .links import operation
 from .moves import Answer, after, commit_move, load, public, replay_unless_gone
 from .problems import Problem
 from .schemas import (
+    LARGEST_DECK,
     CreatedTableSchema,
     CreateTableSchema,
     DealSchema,
@@ -240,6 +243,11 @@ class Rounds(MethodView):
 
         def move(loaded: Loaded) -> Transition:
             auth.require_host(loaded.auth)
+            too_many = over_one_deck(deal, DEAL_PARTS, LARGEST_DECK)
+            if too_many is not None:
+                raise RuleViolation(
+                    "deal-invalid", "The submitted deal holds more cards than any deck.", [too_many]
+                )
             game = game_of(loaded.table)
             return game.start_round(loaded.table, referee().rng, loaded.now_ms, deal)
 
