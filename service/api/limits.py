@@ -11,9 +11,10 @@
 The last bounds all that one address does, whatever tokens it holds: a
 token's limit alone multiplies with the tokens an address can make (ten
 tables a minute of up to eleven tokens each). It rides in the same pipeline
-as the others (no round trip of its own on one Redis server). A front end's
-own server, which speaks for many players from one address, will present a
-client key that lifts it (:meth:`RateLimits.address_counter`).
+as the others (no round trip of its own on one Redis server; on a cluster,
+one more, as every counter there). A front end's own server, which speaks
+for many players from one address, will present a client key that lifts it
+(:meth:`RateLimits.address_counter`).
 
 "Every other request": no token, a bearer value that is not a token of the
 table, a route that names no table, a request that matches no route.
