@@ -135,6 +135,7 @@ ONE_ADDRESS_ENV = {
     "RATE_LIMIT_PER_TOKEN": "1000000/second",
     "RATE_LIMIT_ANONYMOUS": "1000000/second",
     "RATE_LIMIT_TABLES": "1000000/minute",
+    "RATE_LIMIT_PER_ADDRESS": "1000000/second",
 }
 """The benchmark plays for many people from one address, and faster than people
 play, so the limits are set out of its reach; they stay on, so each request

@@ -274,7 +274,7 @@ def targets(figures: dict[str, Any]) -> list[Target]:
             "/s",
         )
     )
-    return out + long_round_targets(figures) + versus_targets(figures)
+    return out + long_round_targets(figures) + check_targets(figures) + versus_targets(figures)
 
 
 LONG_ROUND_LIMIT = 1.5
@@ -354,6 +354,30 @@ def growth_targets(grown: dict[str, Any]) -> list[Target]:
                 )
             )
     return out
+
+
+HEAVY_CHECK_LIMIT = 3.0
+"""Issue 24: no request costs more than a few moves."""
+
+
+def check_targets(figures: dict[str, Any]) -> list[Target]:
+    """The dearest input of each stateless check against a pass, by server
+    time (benchmarks/heavy_checks.py); none for runs that did not measure it."""
+    checks = figures.get("checks")
+    if not checks:
+        return []
+    pass_ms = checks["pass_ms"]
+    return [
+        Target(
+            f"{path}, dearest input: server time ÷ a pass's",
+            one["ms"] / pass_ms,
+            HEAVY_CHECK_LIMIT,
+            True,
+            "×",
+            f"{one['ms']:.1f} ms against {pass_ms:.1f} ms; answered {one['status']}",
+        )
+        for path, one in checks["checks"].items()
+    ]
 
 
 def _n(value: float, digits: int = 3) -> str:
@@ -513,6 +537,27 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
             "–",
         ),
     ]
+    keyed = mem.get("keyed")  # runs before issue 24 did not measure it
+    if keyed is not None:
+        for what, one in keyed["records"].items():
+            out.append(
+                (
+                    f"Idempotency-Key record of a {what} (B, record + index entry)",
+                    _n(one["bytes"]),
+                    "–",
+                    "–",
+                )
+            )
+        kt = keyed["table"]
+        out.append(
+            (
+                f"Idempotency-Key records of a {kt['seats']}-seat May I? table, a key on every "
+                f"move, after 1 round ({kt['records']} records) / all tokens at the cap (B)",
+                f"{_n(kt['records_bytes'] + kt['indexes_bytes'])} / {_n(kt['at_cap_bytes'])}",
+                "–",
+                "–",
+            )
+        )
     eng = figures["engine"]
     for seats in ("4", "7"):
         e = eng[seats]

@@ -14,8 +14,9 @@
 6. Issue 13's load (:mod:`benchmarks.versus`): simultaneous exchanges at 4
    and 7 seats on the service and, when node can run it, on boardgame.io
    (InMemory and FlatFile), alternated.
-7. Memory per table, idle tables, expiry.
-8. ``benchmarks/results/latest.json``, ``latest.md``, ``latest.png``.
+7. Memory per table, idle tables, expiry, Idempotency-Key records.
+8. The dearest input of each stateless check beside a pass (server time).
+9. ``benchmarks/results/latest.json``, ``latest.md``, ``latest.png``.
 """
 
 from __future__ import annotations
@@ -36,7 +37,17 @@ from typing import Any
 
 import redis
 
-from . import engine, growth, long_round, memory, redis_cost, report, versus
+from . import (
+    engine,
+    growth,
+    heavy_checks,
+    keyed_memory,
+    long_round,
+    memory,
+    redis_cost,
+    report,
+    versus,
+)
 from .floor import DEFAULT_KEY
 from .processes import (
     CLOCK_TICKS,
@@ -422,6 +433,12 @@ def main(argv: list[str] | None = None) -> int:
             long = long_round.measure(url, repeats=10 if plan.mode == "quick" else 40)
             log(f"a table after 1 and {growth.ROUNDS} rounds of an open match, every game…")
             grown = growth.growth(url)
+            keyed = {
+                "records": keyed_memory.record_sizes(url),
+                "table": keyed_memory.keyed_table(url),
+            }
+            log("the dearest stateless checks beside a pass…")
+            checks = heavy_checks.measure(url)
             redis_info = rclient.info("server")
         finally:
             for process in apps:
@@ -464,9 +481,16 @@ def main(argv: list[str] | None = None) -> int:
         "versus": against,
         "games": other_games,
         "redis": {"uncontended": uncontended, "contended": contended, "under_load": under_load},
-        "memory": {"played": played, "idle": idle, "expiry": expiry, "growth": grown},
+        "memory": {
+            "played": played,
+            "idle": idle,
+            "expiry": expiry,
+            "growth": grown,
+            "keyed": keyed,
+        },
         "long_round": long,
         "engine": engine_figures,
+        "checks": checks,
     }
     figures["targets"] = [t.to_json() for t in report.targets(figures)]
     args.out.mkdir(parents=True, exist_ok=True)

@@ -17,6 +17,7 @@
 | ``RATE_LIMIT_FAILED_CLAIMS`` | ``5/minute`` | refused claims per token |
 | ``JOIN_CODE_SECONDS`` | ``86400`` (24 h) | a join code's life (never past the table's expiry) |
 | ``LOBBY_TABLES_KEPT`` | ``10000`` | the newest listed tables the lobby keeps per preset |
+| ``RATE_LIMIT_PER_ADDRESS`` | ``100/second`` | every request per client address, tokens or none |
 | ``TRUSTED_PROXIES`` | ``0`` | proxies in front whose ``X-Forwarded-For`` names the client |
 | ``HOST`` / ``PORT`` | ``127.0.0.1`` / ``8000`` | where ``referee serve`` listens |
 | ``WEB_CONCURRENCY`` | ``2`` | gunicorn worker processes |
@@ -63,6 +64,7 @@ class Settings:
     rate_limit_failed_claims: str = "5/minute"
     join_code_seconds: int = 24 * 3600
     lobby_tables_kept: int = 10000
+    rate_limit_per_address: str = "100/second"
     trusted_proxies: int = 0
     host: str = "127.0.0.1"
     port: int = 8000
@@ -98,6 +100,7 @@ class Settings:
             "rate_limit_failed_claims": "RATE_LIMIT_FAILED_CLAIMS",
             "join_code_seconds": "JOIN_CODE_SECONDS",
             "lobby_tables_kept": "LOBBY_TABLES_KEPT",
+            "rate_limit_per_address": "RATE_LIMIT_PER_ADDRESS",
             "trusted_proxies": "TRUSTED_PROXIES",
             "host": "HOST",
             "port": "PORT",

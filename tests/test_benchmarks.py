@@ -10,7 +10,17 @@ from typing import Any
 
 import redis
 
-from benchmarks import engine, exchange_load, long_round, memory, players, redis_cost, report
+from benchmarks import (
+    engine,
+    exchange_load,
+    heavy_checks,
+    keyed_memory,
+    long_round,
+    memory,
+    players,
+    redis_cost,
+    report,
+)
 from benchmarks.floor import MOVE_BYTES, create_floor_app
 from service.config import Settings
 from service.games.ship import engine as rules_engine
@@ -45,8 +55,9 @@ def test_uncontended_counts_every_kind_of_request(redis_server: RedisProcess) ->
     assert passes["requests"] >= 4
     assert passes["round_trips"]["max"] >= 1
     assert passes["commands_sent"]["mean"] >= passes["round_trips"]["mean"]
-    # One commit (no retry) and the per-token limit's counter (service/api/limits.py).
-    assert passes["commands_sent_by_name"]["EVALSHA"] == 2
+    # One commit (no retry) and the per-token and per-address limits' counters
+    # (service/api/limits.py).
+    assert passes["commands_sent_by_name"]["EVALSHA"] == 3
     assert passes["commands_executed"] >= passes["commands_sent"]["mean"]
 
 
@@ -73,6 +84,33 @@ def test_memory_of_a_played_table_and_idle_tables(redis_server: RedisProcess) ->
         idle["memory_usage_per_table"], idle["memory_usage_per_table_via_http"], rel_tol=0.1
     )
     assert idle["extrapolated_memory_usage_bytes"] == 10 * idle["memory_usage_per_table"] * 20
+
+
+def test_idempotency_records_are_measured(redis_server: RedisProcess) -> None:
+    sizes = keyed_memory.record_sizes(redis_server.url)
+    assert set(sizes) == {
+        "my-ship-sails claim",
+        "sevens turn",
+        "may-i move",
+        "may-i deal (host, first record)",
+    }
+    assert sizes["my-ship-sails claim"]["status"] == 422
+    for one in sizes.values():
+        assert one["bytes"] == one["record_bytes"] + one["index_bytes"] > 0
+    table = keyed_memory.keyed_table(redis_server.url, seats=3)
+    # Every move's and the deal's, up to each token's cap.
+    assert 0 < table["records"] <= min(table["moves"] + 1, 32 * 4)
+    assert table["at_cap_bytes"] == table["bytes_per_record"] * 32 * 4
+
+
+def test_the_dearest_checks_pass_the_schemas(redis_server: RedisProcess) -> None:
+    found = heavy_checks.measure(redis_server.url, repeat=1, rounds=1)
+    assert found["pass_ms"] > 0 and found["passes"] >= 4
+    assert set(found["checks"]) == set(heavy_checks.inputs())
+    for path, one in found["checks"].items():
+        # Answered by the rules, not refused by a bound: the largest accepted input.
+        assert one["status"] == 200 or one["code"] not in ("invalid-request", None), (path, one)
+        assert one["ms"] > 0
 
 
 def test_expired_tables_leave_no_key(redis_server: RedisProcess) -> None:
@@ -290,6 +328,42 @@ def test_report_says_which_targets_are_met() -> None:
     assert text.count("| MISS |") == 2 and text.count("| PASS |") == 6 + 7
     assert "MISS  pass submissions/s" in report.console(bad)
     assert "| 7 seats: passes/s | 900 | 800 | 250 |" in text
+
+
+def test_report_times_the_dearest_checks_against_a_pass() -> None:
+    figures = _figures(passes_ratio=0.6, round_trips=2)
+    figures["checks"] = {
+        "pass_ms": 4.0,
+        "passes": 30,
+        "checks": {
+            "/v1/checks/deal": {"ms": 10.0, "status": 200, "input": 0},
+            "/v1/checks/may-i/discard": {"ms": 14.0, "status": 200, "input": 1},
+        },
+    }
+    found = {t.name: t for t in report.targets(figures)}
+    deal = found["/v1/checks/deal, dearest input: server time ÷ a pass's"]
+    discard = found["/v1/checks/may-i/discard, dearest input: server time ÷ a pass's"]
+    assert (deal.value, deal.status) == (2.5, "PASS")
+    assert (discard.value, discard.status) == (3.5, "MISS")
+    assert "14.0 ms against 4.0 ms" in discard.detail
+
+
+def test_report_shows_what_idempotency_records_cost() -> None:
+    figures = _figures(passes_ratio=0.6, round_trips=2)
+    one = {"bytes": 330, "record_bytes": 234, "index_bytes": 96, "status": 200}
+    figures["memory"]["keyed"] = {
+        "records": {"may-i move": one},
+        "table": {
+            "seats": 7,
+            "records": 130,
+            "records_bytes": 30_000,
+            "indexes_bytes": 12_000,
+            "at_cap_bytes": 86_000.0,
+        },
+    }
+    text = report.console(figures)
+    assert "Idempotency-Key record of a may-i move (B, record + index entry)" in text
+    assert "42,000 / 86,000" in text
 
 
 def test_report_skips_the_peer_targets_without_boardgame_io() -> None:

@@ -15,6 +15,7 @@ from ..games.errors import FieldError, RuleViolation
 from ..games.ship import GAME as SHIP
 from ..games.ship import engine
 from ..games.ship.deal import validate_deal, validate_hand
+from ..games.ship.options import LARGEST_DECK as SHIP_DECK
 from ..games.ship.options import resolve_options
 from ..games.ship.passing import (
     apply_transfers,
@@ -27,9 +28,11 @@ from ..games.ship.passing import (
 from ..games.ship.settlement import winning_suits
 from ..version import release
 from . import rules_links
+from .bounds import over_one_deck
 from .common import RefereeBlueprint, documented, referee
 from .problems import Problem, capped
 from .schemas import (
+    LARGEST_DECK,
     CheckClaimOutcomeSchema,
     CheckClaimSchema,
     CheckDealOutcomeSchema,
@@ -101,6 +104,10 @@ class Games(MethodView):
         }
 
 
+DEAL_PARTS = ("hands", "stock", "discard")
+"""The members of a deal that hold cards."""
+
+
 @checks_blp.route("/deal")
 class CheckDeal(MethodView):
     @checks_blp.arguments(CheckDealSchema)
@@ -113,8 +120,13 @@ class CheckDeal(MethodView):
         and options, of any game (My Ship Sails: RULES.md 2.4; Sevens: 3.2,
         with `opening_suit` under `dealer-choice`). `valid: false` lists the
         problems (the first 50; `problems_total` counts them all); 422 only
-        for options that are not one game.
+        for options that are not one game. The hands, `stock` and `discard`
+        together hold at most 216 cards (the largest deck, May I?'s).
         """
+        too_many = over_one_deck(body, DEAL_PARTS, LARGEST_DECK)
+        if too_many is not None:
+            problem = {"pointer": too_many.pointer, "detail": too_many.detail}
+            return {"valid": False, "problems": [problem], "problems_total": 1, "hands": None}
         game = game_of_variant(body["variant"])
         deal = {
             k: body[k] for k in ("hands", "opening_suit", "dealer", "stock", "discard") if k in body
@@ -160,9 +172,15 @@ class CheckExchange(MethodView):
         passes and `round` sets the direction under `alternate`; under `chain`
         and `swap`, `dealer` and `exchange` say which seats pass (the others
         give `null`) and, under `chain`, how many cards each hand holds.
-        422 `deal-invalid` or `pass-invalid` with every problem.
+        422 `deal-invalid` or `pass-invalid` with every problem (`deal-invalid`
+        too for hands of more than 52 cards in all).
         """
         only_game(body["variant"], SHIP, "exchanges")
+        too_many = over_one_deck(body, ("hands",), SHIP_DECK)
+        if too_many is not None:
+            raise RuleViolation(
+                "deal-invalid", "The hands hold more cards than the deck.", [too_many]
+            )
         seats = len(body["hands"])
         options = resolve_options(body["variant"], body["options"], seats, "/hands")
         dealer, number = body["dealer"], body["exchange"]

@@ -14,6 +14,8 @@ What is recorded: every answer of a request that reached the rules (2xx, and
 the 409/422 refusals of the rules). An answer given before that (400, 401, 403,
 404, 413, 415, 429, 503) records nothing and frees the key, so a retry runs.
 
+What a record holds, and in what form: :mod:`.recorded`.
+
 Bounds: a token keeps at most ``IDEMPOTENCY_RECORDS_PER_TOKEN`` records on
 a table; the commit of a newer one deletes the oldest (see
 ``service.storage.idempotency``), and deleting the table deletes them all.
@@ -48,6 +50,7 @@ from flask import Response, current_app, request
 from ..games.errors import RuleViolation
 from ..storage import idempotency as records
 from ..storage.store import Loaded, Record, table_key
+from . import recorded
 from .auth import digest_of_stored, token_hash
 from .common import referee
 from .problems import PROBLEM_JSON, Problem
@@ -56,7 +59,6 @@ HEADER = "Idempotency-Key"
 REPLAYED = "Idempotent-Replayed"
 KEY_PATTERN = re.compile(r"[\x21-\x7e]{16,255}")
 """An Idempotency-Key (``fullmatch``: ``$`` would let a trailing newline in)."""
-KEPT_HEADERS = ("Location", "Cache-Control")
 
 HEADER_DOC = {
     "in": "header",
@@ -140,36 +142,28 @@ class Pending:
         cap = referee().settings.idempotency_records_per_token
         return records.index_key(table_id, scope), table_key(table_id), cap
 
-    def as_record(self, make: Callable[[Loaded, Any], str]) -> Record:
+    def as_record(self, make: Callable[[Loaded, Any], bytes]) -> Record:
         """The record a move commits with it (listed in its token's index)."""
         index = self._index()
         if index is None:
             return Record(self.record_key, records.KEEP_SECONDS, make)
         return Record(self.record_key, records.KEEP_SECONDS, make, index[0], index[2])
 
-    def success_record(self, body: Any, status: int, headers: dict[str, str]) -> str:
-        """The record text of a success answer (``body`` as serialised)."""
-        kept = {k: v for k, v in headers.items() if k in KEPT_HEADERS}
-        data: dict[str, Any] = {"fp": self.fingerprint, "status": status, "headers": kept}
-        text = json.dumps(body, separators=(",", ":"))
+    def success_record(self, body: Any, status: int, headers: dict[str, str]) -> bytes:
+        """The record of a success answer (``body`` as serialised; see :mod:`.recorded`)."""
+        text = json.dumps(body, separators=(",", ":")).encode()
         if self.seal is None:
-            data["body"] = text
-        else:
-            data["sealed"] = _fernet(self.seal).encrypt(text.encode()).decode()
-        return "D" + json.dumps(data, separators=(",", ":"))
+            return recorded.encode(self.fingerprint, status, headers, text)
+        sealed = _fernet(self.seal).encrypt(text)
+        return recorded.encode(self.fingerprint, status, headers, sealed, sealed=True)
 
-    def refusal_record(self, refused: RuleViolation) -> str:
-        """The record text of a refusal by the rules."""
+    def refusal_record(self, refused: RuleViolation) -> bytes:
+        """The record of a refusal by the rules."""
         problem = Problem.from_violation(refused)
-        data = {
-            "fp": self.fingerprint,
-            "status": problem.status,
-            "headers": {},
-            "body": json.dumps(problem.body(), separators=(",", ":")),
-        }
-        return "D" + json.dumps(data, separators=(",", ":"))
+        text = json.dumps(problem.body(), separators=(",", ":")).encode()
+        return recorded.encode(self.fingerprint, problem.status, {}, text)
 
-    def record(self, text: str) -> Response | None:
+    def record(self, text: bytes) -> Response | None:
         """Store ``text`` unless an answer is already there; that answer, if so."""
         held = referee().idempotency.record(
             self.record_key, text, records.KEEP_SECONDS, self._index()
@@ -230,39 +224,47 @@ def begin(record_key: str, seal: str | None = None) -> Pending | Response:
     return answer_held(held, fingerprint, seal)
 
 
-def answer_held(held: str, fingerprint: str, seal: str | None) -> Response:
-    """The answer to a request whose key already holds ``held``."""
-    data = json.loads(held[1:])
-    if data["fp"] != fingerprint:
-        raise Problem(
-            422,
-            "idempotency-key-reused",
-            "This Idempotency-Key was already used with a different request.",
-        )
-    if held.startswith("L"):
+def answer_held(held: bytes | str, fingerprint: str, seal: str | None) -> Response:
+    """The answer to a request whose key already holds ``held`` (a lock, or a
+    record of :mod:`.recorded`)."""
+    held = held.encode() if isinstance(held, str) else held
+    if held.startswith(b"L"):
+        if json.loads(held[1:])["fp"] != fingerprint:
+            raise _reused()
         raise Problem(
             409,
             "idempotency-key-in-use",
             "A request with this Idempotency-Key is still being processed; retry shortly.",
             headers={"Retry-After": "1"},
         )
-    if "sealed" in data:
+    answer = recorded.decode(held)
+    if not answer.same_request(fingerprint):
+        raise _reused()
+    text = answer.body
+    if answer.sealed:
         assert seal is not None
-        text = _fernet(seal).decrypt(data["sealed"].encode()).decode()
-    else:
-        text = data["body"]
-    status = int(data["status"])
+        text = _fernet(seal).decrypt(text)
     # Serialised as the first answer was, byte for byte: a problem as
     # Problem.response writes it, a success as flask-smorest (jsonify) does.
-    if status >= 400:
-        response = Response(json.dumps(json.loads(text)), status=status, mimetype=PROBLEM_JSON)
+    if answer.status >= 400:
+        response = Response(
+            json.dumps(json.loads(text)), status=answer.status, mimetype=PROBLEM_JSON
+        )
     else:
         response = cast(Response, current_app.json.response(json.loads(text)))
-        response.status_code = status
-    for name, value in data["headers"].items():
+        response.status_code = answer.status
+    for name, value in answer.headers.items():
         response.headers[name] = value
     response.headers[REPLAYED] = "true"
     return response
+
+
+def _reused() -> Problem:
+    return Problem(
+        422,
+        "idempotency-key-reused",
+        "This Idempotency-Key was already used with a different request.",
+    )
 
 
 def table_record_key(table_id: str, key: str) -> str:

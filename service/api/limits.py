@@ -7,6 +7,15 @@
 | ``POST /v1/tables`` | the client address | ``RATE_LIMIT_TABLES`` |
 | ``POST /v1/tables/{id}/join`` | the client address | ``RATE_LIMIT_TABLES`` (its own counter) |
 | refused claims (4xx of ``POST …/claims``) | the token's hash | ``RATE_LIMIT_FAILED_CLAIMS`` |
+| every request, with a token or not | the client address | ``RATE_LIMIT_PER_ADDRESS`` |
+
+The last bounds all that one address does, whatever tokens it holds: a
+token's limit alone multiplies with the tokens an address can make (ten
+tables a minute of up to eleven tokens each). It rides in the same pipeline
+as the others (no round trip of its own on one Redis server; on a cluster,
+one more, as every counter there). A front end's own server, which speaks
+for many players from one address, will present a client key that lifts it
+(:meth:`RateLimits.address_counter`).
 
 "Every other request": no token, a bearer value that is not a token of the
 table, a route that names no table, a request that matches no route.
@@ -147,6 +156,7 @@ class RateLimits:
         self.anonymous = parse(settings.rate_limit_anonymous)
         self.tables = parse(settings.rate_limit_tables)
         self.failed_claims = parse(settings.rate_limit_failed_claims)
+        self.per_address = parse(settings.rate_limit_per_address)
         if self.cluster:
             assert settings.redis_url is not None  # a cluster client comes from a cluster URL
             where = cluster_storage(settings.redis_url, settings.redis_timeout_seconds)
@@ -159,6 +169,12 @@ class RateLimits:
 
     def counter(self, limit: RateLimitItem, who: str, scope: str) -> Counter:
         return Counter(limit, limit.key_for(KEY_PREFIX, who, scope))
+
+    def address_counter(self, address: str) -> Counter | None:
+        """The counter of every request from ``address``, or None when the
+        request is exempt. Client keys (a front end's own server, many
+        players behind one address) will be checked here, later."""
+        return self.counter(self.per_address, address, "address")
 
     def _refuse(self, counter: Counter) -> Problem:
         reset = self.storage.get_expiry(counter.key)
@@ -187,6 +203,9 @@ class RateLimits:
             if by_token and token is not None
             else self.counter(self.anonymous, address, "anonymous")
         ]
+        by_address = self.address_counter(address)
+        if by_address is not None:
+            hits.append(by_address)
         post = req.method == "POST"
         if post and endpoint == "tables.Tables":
             hits.append(self.counter(self.tables, address, "tables"))

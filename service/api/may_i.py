@@ -12,10 +12,13 @@ from flask import Response
 from flask.views import MethodView
 
 from ..games.base import Transition
+from ..games.errors import RuleViolation
 from ..games.may_i import GAME as MAY_I
 from ..games.may_i import check_discard, check_lay_down, check_lay_off, engine
+from ..games.may_i.options import LARGEST_DECK
 from ..storage.store import Loaded
 from . import auth, idempotency
+from .bounds import over_one_deck
 from .catalog import checks_blp
 from .common import SECURITY, RefereeBlueprint, documented, fast_body, referee
 from .links import operation
@@ -249,5 +252,12 @@ class CheckDiscard(MethodView):
         """Check a May I? discard
 
         May `hand` discard `card` with `melds` on the table (RULES.md 4.5)?
+        422 `move-invalid` when they are no position of May I?, e.g. more
+        than 216 cards together (four decks with their jokers).
         """
+        too_many = over_one_deck(body, ("hand", "melds"), LARGEST_DECK)
+        if too_many is not None:
+            raise RuleViolation(
+                "move-invalid", "The cards given are not a position of May I?.", [too_many]
+            )
         return check_discard(body["hand"], body["melds"], body["card"])

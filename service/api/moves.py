@@ -113,7 +113,7 @@ def commit_move(
     if isinstance(pending, Response):
         return replay_unless_gone(table_id, pending, missing(protected))
 
-    def make(loaded: Loaded, result: Any) -> str:
+    def make(loaded: Loaded, result: Any) -> bytes:
         if isinstance(result, RuleViolation):
             return pending.refusal_record(result)
         body, status, headers = respond(result, loaded)

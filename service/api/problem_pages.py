@@ -163,7 +163,12 @@ PAGES: dict[str, Page] = {
         "with invisible or direction-changing characters. `errors` says where.",
         "Fix each member `errors` points at.",
     ),
-    "rate-limited": Page(429, "Over a rate limit.", RETRY_LATER),
+    "rate-limited": Page(
+        429,
+        "Over a rate limit: of the token, of the client address without a token, or of "
+        "every request of the client address whatever tokens it holds.",
+        RETRY_LATER,
+    ),
     "internal-error": Page(
         500,
         "The service failed to answer.",

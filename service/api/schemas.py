@@ -9,6 +9,8 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from ..games import VARIANTS
+from ..games.may_i.options import LARGEST_DECK as MAY_I_DECK
+from ..games.sevens.options import LARGEST_DECK as SEVENS_DECK
 from ..games.ship.options import (
     DECKS,
     DECLARATIONS,
@@ -18,10 +20,19 @@ from ..games.ship.options import (
     PASSINGS,
     SIMULTANEOUS_WINS,
 )
+from ..games.ship.options import LARGEST_DECK as SHIP_DECK
+from ..games.ship.options import LARGEST_HAND as SHIP_HAND
 from .inputs import AsciiInteger
 
 CARD_PATTERN_DOC = "A card: rank then suit, e.g. `TH`, `10H`, `A♥` (any case); answers use `TH`."
 MAX_NAME = 40
+LARGEST_DECK = max(SHIP_DECK, SEVENS_DECK, MAY_I_DECK)
+"""The most cards a round of any game holds (May I?'s four decks with their
+jokers, 216): a deal of any game, its hands and its stock together, holds no
+more. Each game's own checks bound it by its own deck."""
+LARGEST_DEALT_HAND = SHIP_HAND
+"""The most cards a deal gives one seat in any game: My Ship Sails' largest
+``hand_size`` (26; Sevens deals at most 18, May I? 10)."""
 
 
 class DocumentedSchema(ma.Schema):
@@ -66,6 +77,15 @@ def Card(**kwargs: Any) -> fields.String:  # noqa: N802
     """One card code as a player may write it."""
     metadata = {"description": CARD_PATTERN_DOC, **kwargs.pop("metadata", {})}
     return fields.String(validate=validate.Length(1, 8), metadata=metadata, **kwargs)
+
+
+def Cards(most: int, least: int = 0, what: str = "cards", **kwargs: Any) -> fields.List[Any]:  # noqa: N802
+    """A list of ``least``..``most`` cards: ``most`` is what the game can hold
+    there (a hand, a stock, a meld), so that no request costs more than the
+    game's largest real one."""
+    error = f"{what}: {least} to {most} cards (the most the game can hold there)"
+    length = validate.Length(least, most, error=error)
+    return fields.List(Card(), validate=length, **kwargs)
 
 
 INVISIBLE = ("Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp")
@@ -153,7 +173,7 @@ class OptionsSchema(StrictSchema):
     """Option overrides (RULES.md 2.2); every member is optional and replaces
     the preset's value."""
 
-    hand_size = Int(validate=validate.Range(1, 26))
+    hand_size = Int(validate=validate.Range(1, SHIP_HAND))
     win_count = Int(validate=validate.Range(1, 26))
     deck = fields.String(validate=validate.OneOf(DECKS))
     deck_low_rank = fields.String(
@@ -383,7 +403,10 @@ class CreateTableSchema(GameSchema):
         load_default="draw",
         metadata={
             "description": 'A seat number, or `"draw"` to draw for it (RULES.md 1).',
-            "oneOf": [{"type": "integer", "minimum": 0}, {"type": "string", "enum": ["draw"]}],
+            "oneOf": [
+                {"type": "integer", "minimum": 0, "maximum": MAX_SEATS - 1},
+                {"type": "string", "enum": ["draw"]},
+            ],
         },
     )
 
@@ -391,8 +414,8 @@ class CreateTableSchema(GameSchema):
     def _seat_or_draw(self, value: Any, **_: Any) -> None:
         if value == "draw":
             return
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise ma.ValidationError('must be a seat number or "draw"')
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < MAX_SEATS:
+            raise ma.ValidationError(f'must be a seat number (0..{MAX_SEATS - 1}) or "draw"')
 
 
 class SeatSchema(DocumentedSchema):
@@ -824,11 +847,12 @@ class DealSchema(StrictSchema):
     """The next round: no `hands` (or `null`) to shuffle, or a submitted deal to check."""
 
     hands = fields.List(
-        fields.List(Card()),
+        Cards(LARGEST_DEALT_HAND, what="a dealt hand"),
         validate=validate.Length(1, MAX_SEATS),
         allow_none=True,
         metadata={
-            "description": "A submitted deal, one hand per seat; omit it or send `null` to shuffle."
+            "description": "A submitted deal, one hand per seat; omit it or send `null` to "
+            f"shuffle. With `stock` and `discard`, at most {LARGEST_DECK} cards in all."
         },
     )
     opening_suit = fields.String(
@@ -838,9 +862,10 @@ class DealSchema(StrictSchema):
             "seven (`S`, `H`, `D`, `C`); diamonds when omitted (RULES.md 3.4)."
         },
     )
-    stock = fields.List(
-        Card(),
-        validate=validate.Length(1, 500),
+    stock = Cards(
+        LARGEST_DECK,
+        1,
+        "the stock",
         metadata={"description": "May I? with `hands`: the stock, its top first (RULES.md 4.4)."},
     )
     discard = Card(metadata={"description": "May I? with `hands`: the first discard."})
@@ -974,9 +999,10 @@ class CheckDealSchema(GameSchema):
 
     players = Int(required=True, validate=validate.Range(MIN_SEATS, MAX_SEATS))
     hands = fields.List(
-        fields.List(Card()),
+        Cards(LARGEST_DEALT_HAND, what="a dealt hand"),
         required=True,
         validate=validate.Length(1, MAX_SEATS),
+        metadata={"description": f"With `stock` and `discard`, at most {LARGEST_DECK} cards."},
     )
     dealer = Int(
         validate=validate.Range(0, MAX_SEATS - 1),
@@ -989,10 +1015,8 @@ class CheckDealSchema(GameSchema):
         validate=validate.Length(1, 8),
         metadata={"description": "Sevens with `opening: dealer-choice`: the opening suit."},
     )
-    stock = fields.List(
-        Card(),
-        validate=validate.Length(1, 500),
-        metadata={"description": "May I?: the stock, its top first."},
+    stock = Cards(
+        LARGEST_DECK, 1, "the stock", metadata={"description": "May I?: the stock, its top first."}
     )
     discard = Card(metadata={"description": "May I?: the first discard."})
 
@@ -1049,12 +1073,13 @@ class CheckExchangeSchema(GameSchema):
         },
     )
     hands = fields.List(
-        fields.List(Card()),
+        Cards(SHIP_HAND + 1, what="a hand"),
         required=True,
         validate=validate.Length(MIN_SEATS, MAX_SEATS),
+        metadata={"description": f"At most {SHIP_DECK} cards in all (the full deck)."},
     )
     passes = fields.List(
-        fields.List(Card(), allow_none=True),
+        Cards(SHIP_HAND + 1, what="a pass", allow_none=True),
         required=True,
         validate=validate.Length(MIN_SEATS, MAX_SEATS),
         metadata={

@@ -9,9 +9,11 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, validate, validates_schema
 
+from ..games.may_i.options import LARGEST_DECK, LONGEST_MELD, MOST_MELDS
 from .schemas import (
     Bool,
     Card,
+    Cards,
     DocumentedSchema,
     Int,
     MatchViewSchema,
@@ -23,7 +25,8 @@ from .schemas import (
 ACTIONS = ("take_discard", "decline", "draw", "lay_down", "lay_off", "discard", "done")
 _FLAGS = ("take_discard", "decline", "draw", "done")
 
-Meld = fields.List(Card(), validate=validate.Length(1, 60))
+Meld = Cards(LONGEST_MELD, 1, "a meld")
+"""A meld: at most a set of one rank from four decks with their jokers (24)."""
 
 
 class LayOffSchema(StrictSchema):
@@ -135,7 +138,7 @@ class CheckLayDownOutcomeSchema(DocumentedSchema):
 class CheckLayOffSchema(StrictSchema):
     """May `card` be laid off on `meld` (RULES.md 4.2)?"""
 
-    meld = fields.List(Card(), required=True, validate=validate.Length(3, 60))
+    meld = Cards(LONGEST_MELD, 3, "a meld", required=True)
     card = Card(required=True)
     end = fields.String(
         load_default=None, allow_none=True, validate=validate.OneOf(["low", "high"])
@@ -153,8 +156,16 @@ class CheckLayOffOutcomeSchema(DocumentedSchema):
 class CheckDiscardSchema(StrictSchema):
     """May `hand` discard `card` with `melds` on the table (RULES.md 4.5)?"""
 
-    hand = fields.List(Card(), required=True, validate=validate.Length(1, 200))
-    melds = fields.List(Meld, required=True, validate=validate.Length(0, 100))
+    hand = Cards(LARGEST_DECK, 1, "a hand", required=True)
+    melds = fields.List(
+        Meld,
+        required=True,
+        validate=validate.Length(0, MOST_MELDS),
+        metadata={
+            "description": f"At most {MOST_MELDS} (three per seat); with the hand, at most "
+            f"{LARGEST_DECK} cards (four decks with their jokers)."
+        },
+    )
     card = Card(required=True)
 
 

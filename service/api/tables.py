@@ -31,6 +31,8 @@ from ..storage.store import (
     TableNotFound,
 )
 from . import auth, idempotency, lobby, seating
+from .bounds import over_one_deck
+from .catalog import DEAL_PARTS
 from .common import (
     SECURITY,
     RefereeBlueprint,
@@ -45,6 +47,7 @@ from .links import operation
 from .moves import Answer, after, commit_move, load, public, replay_unless_gone
 from .problems import Problem
 from .schemas import (
+    LARGEST_DECK,
     CreatedTableSchema,
     CreateTableSchema,
     DealSchema,
@@ -271,6 +274,11 @@ class Rounds(MethodView):
         def move(loaded: Loaded) -> Transition:
             auth.require_host(loaded.auth)
             seating.require_full(loaded.auth)
+            too_many = over_one_deck(deal, DEAL_PARTS, LARGEST_DECK)
+            if too_many is not None:
+                raise RuleViolation(
+                    "deal-invalid", "The submitted deal holds more cards than any deck.", [too_many]
+                )
             game = game_of(loaded.table)
             return game.start_round(loaded.table, referee().rng, loaded.now_ms, deal)
 

@@ -3,7 +3,8 @@ no HTTP.
 
 A record is one string key. While its first request runs it holds a lock,
 ``"L" + JSON`` with a short life; once that request has an answer it holds
-``"D" + JSON`` (the fingerprint of the request and the answer), kept
+``"D" + …`` (the fingerprint of the request and the answer, in the form of
+``service.api.recorded``; Redis only tells ``D`` from ``L``), kept
 :data:`KEEP_SECONDS`. A move on a table writes its record in the same Lua call
 that commits the move (``commit.lua``), so "the move happened" and "its answer
 is recorded" never diverge; the key therefore lives in the table's hash tag::
@@ -13,7 +14,9 @@ is recorded" never diverge; the key therefore lives in the table's hash tag::
     referee:{<table id>}:idem-index:<token hash>          the token's records (zset)
 
 What one token can keep on one table is bounded: its records are listed in
-its index, scored by when they were written, and the commit that writes a
+its index, by the last part of their key (the digest: short enough for
+Redis's compact sorted set; an entry of the release before names the whole
+key, and the Lua scripts take both), scored by when they were written, and the commit that writes a
 record deletes the oldest beyond the cap (``IDEMPOTENCY_RECORDS_PER_TOKEN``),
 in the same Lua call. A table has at most one token per seat and the host's,
 so what a table keeps is bounded too; deleting the table deletes the records
@@ -84,7 +87,7 @@ class IdempotencyStore:
         self._release = _script(client, "idem_release")
         self._drop = _script(client, "delete_table")
 
-    def begin(self, record_key: str, lock: str, lock_ms: int) -> str | None:
+    def begin(self, record_key: str, lock: str, lock_ms: int) -> bytes | None:
         """Take the lock ``lock`` for ``lock_ms`` ms; ``None`` when taken, else
         what the key holds (``"L..."`` running, ``"D..."`` done)."""
         held = self._begin(keys=[record_key], args=[lock, lock_ms])
@@ -93,10 +96,10 @@ class IdempotencyStore:
     def record(
         self,
         record_key: str,
-        record: str,
+        record: bytes,
         keep_seconds: int = KEEP_SECONDS,
         index: tuple[str, str, int] | None = None,
-    ) -> str | None:
+    ) -> bytes | None:
         """Store ``record`` (``"D..."``); ``None`` when stored, else the record
         that was already there and stands. With ``index`` (the token's index,
         the table's hash, the cap), the record is listed in the index, the
@@ -130,5 +133,5 @@ class IdempotencyStore:
         self._release(keys=[record_key], args=[lock])
 
 
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
+def _text(value: bytes | str) -> bytes:
+    return value.encode() if isinstance(value, str) else value

@@ -353,7 +353,7 @@ class Record:
 
     key: str
     keep_seconds: int
-    make: Callable[[Loaded, Any], str]
+    make: Callable[[Loaded, Any], bytes]
     index: str | None = None
     """The sorted set of the records of the same token on the table: the
     commit adds this one and deletes the oldest beyond ``cap``."""
@@ -363,7 +363,7 @@ class Record:
 class AlreadyRecorded(Exception):
     """The same idempotent request committed first; ``record`` is its answer."""
 
-    def __init__(self, record: str) -> None:
+    def __init__(self, record: bytes) -> None:
         super().__init__("already recorded")
         self.record = record
 
@@ -539,7 +539,7 @@ class TableStore:
         table_id: str,
         change: Change,
         auth: dict[str, Any],
-        record: tuple[Record, str] | None = None,
+        record: tuple[Record, bytes] | None = None,
     ) -> None:
         """Store a new table with its first events (and ``record``, an
         idempotency record and its text, in the same commit); raises
@@ -769,7 +769,7 @@ class TableStore:
         status = int(result[0])
         if status == -2:
             held = result[1]
-            raise AlreadyRecorded(held.decode() if isinstance(held, bytes) else held)
+            raise AlreadyRecorded(held.encode() if isinstance(held, str) else held)
         if status == -1:
             return -1, loaded, 0
         count, written = int(result[1]), int(result[2])
@@ -792,7 +792,7 @@ class TableStore:
         events: tuple[dict[str, Any], ...],
         auth: dict[str, Any] | None,
         now_ms: int,
-        record: tuple[Record, str] | None = None,
+        record: tuple[Record, bytes] | None = None,
         archive: tuple[str, ...] = (),
         archive_reset: bool = False,
         expected: list[Any] | None = None,
@@ -845,7 +845,7 @@ class TableStore:
         )
         if int(result[0]) == -2:
             held = result[1]
-            raise AlreadyRecorded(held.decode() if isinstance(held, bytes) else held)
+            raise AlreadyRecorded(held.encode() if isinstance(held, str) else held)
         return int(result[0]) >= 0
 
     def history(self, table_id: str, index: int, loaded: Loaded | None = None) -> bytes | None:

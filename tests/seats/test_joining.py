@@ -237,7 +237,8 @@ def test_reissue_locks_the_old_token_out(client: Any, redis_client: redis.Redis)
     claim = client.post(f"/v1/tables/{table_id}/rounds/1/claims", headers=keyed)
     assert claim.status_code == 422
     index = index_key(table_id, token_hash(old))
-    (record,) = redis_client.zrange(index, 0, -1)
+    (member,) = redis_client.zrange(index, 0, -1)  # a record, named by its key's last part
+    record = f"referee:{{{table_id}}}:idem:{member.decode()}"
     assert redis_client.exists(record)
     assert client.post(f"{url}/token", headers=bearer(old)).status_code == 403  # host only
     r = client.post(f"{url}/token", headers=bearer(host))

@@ -134,11 +134,11 @@ def test_a_move_whose_answer_is_recorded_already_writes_nothing(
     from service.games.ship import engine
 
     move = lambda loaded: engine.finish(loaded.table, loaded.now_ms)  # noqa: E731
-    record = Record(record_key, 60, lambda loaded, change: 'D{"fp":"y"}')
+    record = Record(record_key, 60, lambda loaded, change: b'D{"fp":"y"}')
     try:
         store.apply(t.table_id, move, record)
     except AlreadyRecorded as done:
-        assert done.record == 'D{"fp":"x"}'
+        assert done.record == b'D{"fp":"x"}'
     else:
         raise AssertionError("the move ran although its answer was recorded")
     assert snapshot(redis_client, t) == before

@@ -65,6 +65,17 @@ PRESETS: dict[str, Preset[Options]] = {
 OPTION_NAMES = (*(f.name for f in fields(Options)), "match")
 
 
+MAX_DECKS, MAX_JOKERS_PER_DECK, MAX_SEATS = 4, 2, 8
+LARGEST_DECK = (52 + MAX_JOKERS_PER_DECK) * MAX_DECKS
+"""The most cards a round can hold (4.1): four decks with their jokers, 216;
+no hand, no stock, no set of melds holds more."""
+LONGEST_MELD = 4 * MAX_DECKS + MAX_JOKERS_PER_DECK * MAX_DECKS
+"""The most cards one meld can hold (4.2): a set of one rank, every suit of
+every deck and every joker (24); a run holds at most 14."""
+MOST_MELDS = 3 * MAX_SEATS
+"""The most melds on the table (4.3): a contract of three melds per seat."""
+
+
 def default_decks(seats: int) -> int:
     """Two decks for 3 to 5 players, three for 6 to 8 (4.1)."""
     return 2 if seats <= 5 else 3
@@ -113,7 +124,7 @@ def resolve_options(
                 )
         else:
             values[name] = value
-    if values["decks"] is not None and not _whole(values["decks"], 1, 4):
+    if values["decks"] is not None and not _whole(values["decks"], 1, MAX_DECKS):
         errors.append(FieldError("/options/decks", "decks must be a whole number 1..4"))
         values["decks"] = None
     if values["jokers"] not in (0, 2) or isinstance(values["jokers"], bool):
@@ -130,7 +141,7 @@ def resolve_options(
             )
         )
         values["may_i_window_ms"] = o.may_i_window_ms
-    if not 3 <= seats <= 8:
+    if not 3 <= seats <= MAX_SEATS:
         errors.append(FieldError(seats_pointer, f"May I? is for 3 to 8 players, not {seats}"))
     if values["decks"] is None:
         values["decks"] = default_decks(seats)

@@ -132,6 +132,10 @@ _BOOLS = ("voluntary_pass", "last_card", "turn_the_corner")
 _INTS = {"decks": (1, 2), "pass_chips": (0, 100), "voluntary_pass_limit": (0, 100)}
 
 
+LARGEST_DECK = 52 * _INTS["decks"][1]
+"""The most cards a round can hold (3.2): two decks, 104."""
+
+
 def deck_for(options: Options) -> tuple[str, ...]:
     """Every card of the round, ``decks`` copies of the 52 (3.2)."""
     return STANDARD_DECK * options.decks

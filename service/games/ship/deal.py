@@ -52,6 +52,7 @@ def validate_deal(
         problems.append(FieldError("/hands", f"{len(hands)} hands for {seats} seats"))
     seen: dict[str, int] = {}
     parsed: list[Cards] = []
+    described = ""
     for h, hand in enumerate(hands):
         size = sizes[h] if sizes is not None and h < len(sizes) else options.hand_size
         if len(hand) != size:
@@ -66,9 +67,8 @@ def validate_deal(
                 problems.append(FieldError(pointer, str(exc)))
                 continue
             if card not in in_deck:
-                problems.append(
-                    FieldError(pointer, f"{card} is not in this deck ({describe_deck(deck)})")
-                )
+                described = described or describe_deck(deck)  # once: a deal may hold 216
+                problems.append(FieldError(pointer, f"{card} is not in this deck ({described})"))
             if card in seen:
                 problems.append(
                     FieldError(pointer, f"{card} is dealt twice (also in hand {seen[card]})")

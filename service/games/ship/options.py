@@ -184,6 +184,12 @@ OPTION_NAMES = tuple(f.name for f in fields(Options))
 FOSTER_CIRCUITS = 2
 """``swap_circuits`` when ``swap`` passing is chosen without it (Foster, RULES.md 2.9)."""
 MIN_SEATS, MAX_SEATS = 2, 10
+LARGEST_DECK = 52
+LARGEST_HAND = 26
+"""The largest ``hand_size`` (half the full deck: two seats); under ``chain``
+a hand holds one more between exchanges."""
+"""The most cards a round can hold (RULES.md 2.3): the full deck; ``trimmed``
+and ``skat32`` hold fewer."""
 
 
 def deck_for(options: Options, seats: int) -> tuple[str, ...]:
@@ -319,8 +325,8 @@ def _consistency_errors(
             bad(name, f"{name} must be one of {', '.join(allowed)}, not {getattr(o, name)!r}")
     if o.pass_count not in (1, 2):
         bad("pass_count", "pass_count must be 1 or 2")
-    if not 1 <= o.hand_size <= 26:
-        bad("hand_size", "hand_size must be 1..26")
+    if not 1 <= o.hand_size <= LARGEST_HAND:
+        bad("hand_size", f"hand_size must be 1..{LARGEST_HAND}")
     if not 1 <= o.win_count <= o.hand_size:
         bad("win_count", f"win_count must be 1..hand_size ({o.hand_size}), not {o.win_count}")
     if o.pass_count > o.hand_size:

@@ -43,6 +43,12 @@
 --      passed (the caller reads the table again)
 --   -2 not written: KEYS[6] already holds a response, which follows
 -- The rules are never here: this script only stores what the engine decided.
+-- An index lists a record by the last part of its key (short enough for
+-- Redis's compact sorted set); a full key name is an older release's entry.
+local function listed_key(index, member)
+  if string.find(member, ':', 1, true) then return member end
+  return (string.gsub(index, 'idem%-index:[^:]*$', 'idem:')) .. member
+end
 if ARGV[6] ~= '' then
   local held = redis.call('GET', KEYS[6])
   if held and string.sub(held, 1, 1) == 'D' then
@@ -128,13 +134,13 @@ if ARGV[6] ~= '' then
   if tonumber(ARGV[9]) > 0 then
     -- As in commit.lua: the newest ARGV[9] records of the token are kept.
     local now = tonumber(ARGV[10])
-    redis.call('ZADD', KEYS[7], now, KEYS[6])
+    redis.call('ZADD', KEYS[7], now, string.match(KEYS[6], '[^:]*$'))
     redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', now - tonumber(ARGV[7]) * 1000)
     local over = redis.call('ZCARD', KEYS[7]) - tonumber(ARGV[9])
     if over > 0 then
       local oldest = redis.call('ZPOPMIN', KEYS[7], over)
       for i = 1, #oldest, 2 do
-        redis.call('DEL', oldest[i])
+        redis.call('DEL', listed_key(KEYS[7], oldest[i]))
       end
     end
     redis.call('EXPIRE', KEYS[7], ARGV[7])

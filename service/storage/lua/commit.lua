@@ -51,6 +51,12 @@
 -- already holds a response (the same request committed first: nothing is
 -- written, the caller replays it).
 -- The rules are never here: this script only stores what the engine decided.
+-- An index lists a record by the last part of its key (short enough for
+-- Redis's compact sorted set); a full key name is an older release's entry.
+local function listed_key(index, member)
+  if string.find(member, ':', 1, true) then return member end
+  return (string.gsub(index, 'idem%-index:[^:]*$', 'idem:')) .. member
+end
 if ARGV[5] ~= '' then
   local held = redis.call('GET', KEYS[6])
   if held and string.sub(held, 1, 1) == 'D' then
@@ -138,13 +144,13 @@ if ARGV[5] ~= '' then
     -- The token's records on this table: the newest ARGV[8] are kept, the
     -- oldest deleted (idem_index.lua has the same steps).
     local now = tonumber(ARGV[9])
-    redis.call('ZADD', KEYS[7], now, KEYS[6])
+    redis.call('ZADD', KEYS[7], now, string.match(KEYS[6], '[^:]*$'))
     redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', now - tonumber(ARGV[6]) * 1000)
     local over = redis.call('ZCARD', KEYS[7]) - tonumber(ARGV[8])
     if over > 0 then
       local oldest = redis.call('ZPOPMIN', KEYS[7], over)
       for i = 1, #oldest, 2 do
-        redis.call('DEL', oldest[i])
+        redis.call('DEL', listed_key(KEYS[7], oldest[i]))
       end
     end
     redis.call('EXPIRE', KEYS[7], ARGV[6])

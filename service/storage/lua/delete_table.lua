@@ -4,16 +4,25 @@
 -- All of them carry the table's hash tag, so they are in its slot.
 --
 -- KEYS[1..ARGV[1]] keys to delete; KEYS[ARGV[1]+1..] sorted sets whose
--- members are keys to delete too.
+-- members name keys to delete too (a key, or its last part: listed_key).
 -- Returns how many keys were deleted.
+-- An index lists a record by the last part of its key (short enough for
+-- Redis's compact sorted set); a full key name is an older release's entry.
+local function listed_key(index, member)
+  if string.find(member, ':', 1, true) then return member end
+  return (string.gsub(index, 'idem%-index:[^:]*$', 'idem:')) .. member
+end
 local deleted = 0
 for i = tonumber(ARGV[1]) + 1, #KEYS do
   local members = redis.call('ZRANGE', KEYS[i], 0, -1)
   for _, member in ipairs(members) do
-    deleted = deleted + redis.call('DEL', member)
+    deleted = deleted + redis.call('DEL', listed_key(KEYS[i], member))
   end
 end
 deleted = deleted + redis.call('DEL', unpack(KEYS))
--- The table's feed (service.streams): its streams end.
-redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':feed'), -1)
+-- The table's feed (service.streams): its streams end (when a table went:
+-- this script also drops a token's records alone).
+if KEYS[1] and string.find(KEYS[1], ':table$') then
+  redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':feed'), -1)
+end
 return deleted

@@ -7,6 +7,12 @@
 -- records the index keeps (the newest; the oldest are deleted).
 -- Returns false when written (or when the table is gone: nothing is kept for
 -- a deleted table), else the record already there.
+-- An index lists a record by the last part of its key (short enough for
+-- Redis's compact sorted set); a full key name is an older release's entry.
+local function listed_key(index, member)
+  if string.find(member, ':', 1, true) then return member end
+  return (string.gsub(index, 'idem%-index:[^:]*$', 'idem:')) .. member
+end
 local held = redis.call('GET', KEYS[1])
 if held and string.sub(held, 1, 1) == 'D' then
   return held
@@ -22,13 +28,13 @@ end
 redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-redis.call('ZADD', KEYS[2], now, KEYS[1])
+redis.call('ZADD', KEYS[2], now, string.match(KEYS[1], '[^:]*$'))
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[2]) * 1000)
 local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[3])
 if over > 0 then
   local oldest = redis.call('ZPOPMIN', KEYS[2], over)
   for i = 1, #oldest, 2 do
-    redis.call('DEL', oldest[i])
+    redis.call('DEL', listed_key(KEYS[2], oldest[i]))
   end
 end
 redis.call('EXPIRE', KEYS[2], ARGV[2])

@@ -1,0 +1,157 @@
+"""The dearest request of each stateless check beside a move (issue 24:
+"requests that cost far more than a move"): server time of the largest input
+each check endpoint accepts, against a My Ship Sails pass.
+
+Server time is a request's time through the in-process WSGI app (its
+limiter's and its commit's Redis round trips included, no network, no
+client), the median of ``repeat`` calls; the pass is timed the same way over
+whole rounds (``HttpTable.play_round``). The inputs fill every list to the
+schemas' bounds (``service/api/schemas*.py``: what the game can hold).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from service.games.cards import STANDARD_DECK
+
+from .redis_cost import HttpTable, in_process_app
+
+RANKS = "23456789TJQKA"
+
+
+def _may_i_deck() -> list[str]:
+    return [*STANDARD_DECK * 4, *["JK"] * 8]
+
+
+def _runs(count: int, length: int) -> list[list[str]]:
+    """``count`` runs of ``length`` cards, suit after suit."""
+    out = []
+    for i in range(count):
+        suit = "SHDC"[i % 4]
+        start = i // 4 % max(1, 13 - length + 1)
+        out.append([RANKS[start + k] + suit for k in range(length)])
+    return out
+
+
+def inputs() -> dict[str, list[dict[str, Any]]]:
+    """Per check endpoint, bodies at its bounds (the dearest is reported)."""
+    deck = _may_i_deck()
+    big_set = [f"7{s}" for s in "SHDC" * 4] + ["JK"] * 8  # 24 cards: the longest meld
+    hands8 = [deck[i * 10 : (i + 1) * 10] for i in range(8)]
+    may_i_deal = {
+        "variant": "may-i",
+        "options": {"decks": 4, "jokers": 2},
+        "players": 8,
+        "hands": hands8,
+        "discard": deck[80],
+        "stock": deck[81:],
+    }
+    ship_deal = {
+        "variant": "classic",
+        "players": 7,
+        "hands": [deck[i * 26 : (i + 1) * 26] for i in range(7)],
+        "stock": deck[182:216],
+    }
+    full = list(STANDARD_DECK)
+    # Every list at its own bound: more cards than any deck, refused by the
+    # rules once the schema has read them all.
+    every_list_full = {
+        "variant": "may-i",
+        "players": 8,
+        "hands": [deck[:26]] * 10,
+        "stock": deck,
+        "discard": deck[0],
+    }
+    return {
+        "/v1/checks/deal": [may_i_deal, ship_deal, every_list_full],
+        "/v1/checks/claim": [  # noqa: C416 - one body per hand
+            {
+                "variant": "classic",
+                "players": 4,
+                "options": {"hand_size": 13, "win_count": 13, "deck": "full"},
+                "hand": hand,
+            }
+            for hand in (full[:13], full[:26])
+        ],
+        "/v1/checks/exchange": [
+            {
+                "variant": "classic",
+                "options": {"hand_size": 13, "win_count": 13, "deck": "full", "pass_count": 2},
+                "hands": [full[i * 13 : (i + 1) * 13] for i in range(4)],
+                "passes": [full[i * 13 : i * 13 + 2] for i in range(4)],
+            },
+            {
+                "variant": "classic",
+                "options": {"hand_size": 7, "win_count": 7, "deck": "full", "pass_count": 2},
+                "hands": [full[i * 7 : (i + 1) * 7] for i in range(7)],
+                "passes": [full[i * 7 : i * 7 + 2] for i in range(7)],
+            },
+            {"variant": "classic", "hands": [full[:27]] * 10, "passes": [full[:27]] * 10},
+        ],
+        "/v1/checks/may-i/lay-down": [
+            {"round": 5, "melds": [big_set] * 6},
+            {"round": 5, "melds": [*_runs(4, 13), big_set, big_set]},
+        ],
+        "/v1/checks/may-i/lay-off": [
+            {"meld": big_set, "card": "7S"},
+            {"meld": ["JK", *_runs(1, 13)[0][1:]], "card": "JK", "end": "low"},
+        ],
+        "/v1/checks/may-i/discard": [
+            {"hand": deck[:72], "melds": _runs(24, 6), "card": deck[0]},
+            {"hand": deck[:24], "melds": [big_set] * 8, "card": deck[0]},
+            {"hand": deck[:215], "melds": [], "card": deck[0]},
+            {"hand": deck, "melds": [big_set] * 24, "card": deck[0]},
+        ],
+        "/v1/checks/sevens/play": [
+            {
+                "variant": "fan-tan-two-decks",
+                "hand": [c for c in STANDARD_DECK * 2 if c[0] != "7"],
+                "layout": [{"suit": s, "low": f"7{s}", "high": f"7{s}"} for s in "SHDCSHDC"],
+                "card": "6S",
+            }
+        ],
+    }
+
+
+def _median_ms(call: Callable[[], Any], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        call()
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
+def measure(url: str, repeat: int = 30, rounds: int = 3) -> dict[str, Any]:
+    """Each check endpoint's dearest input's median server time (ms), its
+    status and problem code (a rule's refusal: every input passes the
+    schemas), and a pass's median server time (ms)."""
+    app = in_process_app(url)
+    client = app.test_client()
+    passes: list[float] = []
+
+    def each(kind: str, call: Callable[[], Any]) -> Any:
+        started = time.perf_counter()
+        answer = call()
+        if kind == "pass":
+            passes.append((time.perf_counter() - started) * 1000)
+        return answer
+
+    for _ in range(rounds):
+        HttpTable(client, 4).play_round(each)
+    checks: dict[str, Any] = {}
+    for path, bodies in inputs().items():
+        dearest: dict[str, Any] | None = None
+        for n, body in enumerate(bodies):
+            first = client.post(path, json=body)  # warm, and its answer
+            code = first.get_json().get("code") if first.status_code >= 400 else None
+            ms = _median_ms(partial(client.post, path, json=body), repeat)
+            if dearest is None or ms > dearest["ms"]:
+                dearest = {"ms": ms, "status": first.status_code, "code": code, "input": n}
+        checks[path] = dearest
+    return {"pass_ms": statistics.median(passes), "passes": len(passes), "checks": checks}

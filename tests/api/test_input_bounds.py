@@ -1,0 +1,257 @@
+"""Every list of cards is bounded by what the game can hold there (issue 24:
+a May I? discard check with a 200-card hand and 100 melds of 60 cards took
+85 ms against 3.5 ms, a deal check of 8 hands of 1,500 cards 64-109 ms):
+a dealt hand by the largest hand_size (26), a hand in play or a stock by the
+largest deck (May I?: four decks with their jokers, 216 cards; Sevens 104;
+My Ship Sails 52), a meld by the longest one (a set of one rank from four
+decks with their jokers: 24), the melds on the table by three per seat (24):
+over one, 422 ``invalid-request`` naming the place, nothing changed. The
+cards of one request together fill one deck at most (service/api/bounds.py):
+over it, the rules' own refusal.
+What the largest accepted input costs is measured by the benchmark
+(benchmarks/heavy_checks.py), not here."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+import redis
+
+from service.games.cards import STANDARD_DECK
+from service.games.may_i.options import LARGEST_DECK, LONGEST_MELD, MOST_MELDS
+
+from ..helpers import Table, TableClient, bearer, snapshot
+
+MAY_I_DECK = [*STANDARD_DECK * 4, *["JK"] * 8]
+SET_OF_SEVENS = [f"7{s}" for s in "SHDC" * 4] + ["JK"] * 8
+
+
+def refused(r: Any) -> dict[str, str]:
+    """The 422's errors by pointer."""
+    assert r.status_code == 422, r.get_json()
+    body = r.get_json()
+    assert r.content_type == "application/problem+json" and body["code"] == "invalid-request"
+    return {e["pointer"]: e["detail"] for e in body["errors"]}
+
+
+def test_the_bounds_are_what_may_i_can_hold() -> None:
+    assert (LARGEST_DECK, LONGEST_MELD, MOST_MELDS) == (216, 24, 24)
+    assert len(MAY_I_DECK) == 216 and len(SET_OF_SEVENS) == 24
+
+
+CHECKS: list[tuple[str, dict[str, Any], str, str]] = [
+    (
+        "/v1/checks/may-i/discard",
+        # The report's input: a 200-card hand and 100 melds of 60 cards.
+        {"hand": MAY_I_DECK[:200], "melds": [MAY_I_DECK[:60]] * 100, "card": "2S"},
+        "/melds/0",
+        "a meld: 1 to 24 cards",
+    ),
+    (
+        "/v1/checks/may-i/discard",
+        {"hand": ["2S"], "melds": [["3S", "3H", "3D"]] * 25, "card": "2S"},
+        "/melds",
+        "Length must be between 0 and 24",
+    ),
+    (
+        "/v1/checks/may-i/discard",
+        {"hand": MAY_I_DECK[:100], "melds": [SET_OF_SEVENS + ["7S"]], "card": "2S"},
+        "/melds/0",
+        "a meld: 1 to 24 cards",
+    ),
+    (
+        "/v1/checks/may-i/discard",
+        {"hand": [*MAY_I_DECK, "2S"], "melds": [], "card": "2S"},
+        "/hand",
+        "a hand: 1 to 216 cards",
+    ),
+    (
+        "/v1/checks/may-i/lay-down",
+        {"round": 5, "melds": [SET_OF_SEVENS + ["JK"]]},
+        "/melds/0",
+        "a meld: 1 to 24 cards",
+    ),
+    (
+        "/v1/checks/may-i/lay-off",
+        {"meld": SET_OF_SEVENS + ["7H"], "card": "7S"},
+        "/meld",
+        "a meld: 3 to 24 cards",
+    ),
+    (
+        "/v1/checks/deal",
+        # The report's input: 8 hands of 1,500 cards.
+        {"variant": "may-i", "players": 8, "hands": [(MAY_I_DECK * 7)[:1500]] * 8},
+        "/hands/0",
+        "a dealt hand: 0 to 26 cards",
+    ),
+    (
+        "/v1/checks/deal",
+        {"variant": "may-i", "players": 3, "hands": [[]] * 3, "stock": [*MAY_I_DECK, "2S"]},
+        "/stock",
+        "the stock: 1 to 216 cards",
+    ),
+    (
+        "/v1/checks/exchange",
+        {"variant": "classic", "hands": [STANDARD_DECK[:28]] + [[]] * 3, "passes": [[]] * 4},
+        "/hands/0",
+        "a hand: 0 to 27 cards",
+    ),
+    (
+        "/v1/checks/exchange",
+        {"variant": "classic", "hands": [[]] * 4, "passes": [STANDARD_DECK[:28]] * 4},
+        "/passes/0",
+        "a pass: 0 to 27 cards",
+    ),
+    (
+        "/v1/checks/claim",
+        {"variant": "classic", "players": 4, "hand": STANDARD_DECK[:27]},
+        "/hand",
+        "Length must be between 0 and 26",
+    ),
+    (
+        "/v1/checks/sevens/play",
+        {"variant": "sevens", "hand": [*STANDARD_DECK * 2, "2S"], "layout": [], "card": "2S"},
+        "/hand",
+        "Length must be between 1 and 104",
+    ),
+]
+
+
+@pytest.mark.parametrize(("path", "body", "pointer", "detail"), CHECKS)
+def test_a_check_over_its_bound_is_422_naming_it(
+    client: Any, path: str, body: dict[str, Any], pointer: str, detail: str
+) -> None:
+    data = json.dumps(body, separators=(",", ":"))  # the report's 60 KB fit in 64 KiB
+    errors = refused(client.post(path, data=data, content_type="application/json"))
+    assert pointer in errors, errors
+    assert detail in errors[pointer]
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        (
+            "/v1/checks/may-i/discard",
+            {"hand": MAY_I_DECK[:120], "melds": [SET_OF_SEVENS] * 4, "card": "2S"},
+        ),
+        ("/v1/checks/may-i/lay-off", {"meld": SET_OF_SEVENS, "card": "7S"}),
+        (
+            "/v1/checks/deal",
+            {
+                "variant": "may-i",
+                "options": {"decks": 4, "jokers": 2},
+                "players": 8,
+                "hands": [MAY_I_DECK[i * 10 : (i + 1) * 10] for i in range(8)],
+                "discard": MAY_I_DECK[80],
+                "stock": MAY_I_DECK[81:],
+            },
+        ),
+    ],
+)
+def test_a_check_at_its_bound_is_answered(client: Any, path: str, body: dict[str, Any]) -> None:
+    r = client.post(path, json=body)
+    assert r.status_code == 200, r.get_json()
+
+
+def test_a_deal_check_of_the_whole_largest_deck_is_valid(client: Any) -> None:
+    body = {
+        "variant": "may-i",
+        "options": {"decks": 4, "jokers": 2},
+        "players": 8,
+        "hands": [MAY_I_DECK[i * 10 : (i + 1) * 10] for i in range(8)],
+        "discard": MAY_I_DECK[80],
+        "stock": MAY_I_DECK[81:],
+    }
+    r = client.post("/v1/checks/deal", json=body)
+    assert r.status_code == 200 and r.get_json()["valid"] is True, r.get_json()
+
+
+def rule_refused(r: Any, code: str) -> dict[str, str]:
+    """A rule's 422 (``code``): its errors by pointer."""
+    assert r.status_code == 422, r.get_json()
+    assert r.get_json()["code"] == code
+    return {e["pointer"]: e["detail"] for e in r.get_json()["errors"]}
+
+
+def test_the_cards_of_one_request_are_bounded_by_one_deck(client: Any) -> None:
+    # JSON Schema cannot state a sum: the lists together are the rules' to refuse.
+    r = client.post(
+        "/v1/checks/may-i/discard",
+        json={"hand": MAY_I_DECK[:100], "melds": [SET_OF_SEVENS] * 5, "card": "2S"},
+    )
+    assert rule_refused(r, "move-invalid") == {
+        "/hand": "220 cards in `hand` and `melds` together; the largest deck holds 216"
+    }
+    r = client.post(
+        "/v1/checks/exchange",
+        json={"variant": "classic", "hands": [STANDARD_DECK[:27]] * 2, "passes": [[]] * 2},
+    )
+    assert rule_refused(r, "deal-invalid") == {
+        "/hands": "54 cards in `hands` together; the largest deck holds 52"
+    }
+    r = client.post(
+        "/v1/checks/deal",
+        json={
+            "variant": "may-i",
+            "players": 8,
+            "hands": [MAY_I_DECK[:26]] * 8,
+            "stock": MAY_I_DECK[:8],
+            "discard": "2S",
+        },
+    )
+    assert r.status_code == 200
+    assert r.get_json() == {
+        "valid": False,
+        "problems": [
+            {
+                "pointer": "/hands",
+                "detail": "217 cards in `hands` and `stock` and `discard` together; "
+                "the largest deck holds 216",
+            }
+        ],
+        "problems_total": 1,
+        "hands": None,
+    }
+
+
+def test_a_submitted_deal_over_the_deck_is_422_and_changes_nothing(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    t = tables.create(4, "may-i", first_dealer=0)
+    before = snapshot(redis_client, t)
+    r = tables.client.post(
+        f"{t.url}/rounds",
+        json={"hands": [MAY_I_DECK[:26]] * 4, "stock": MAY_I_DECK[:112], "discard": "2S"},
+        headers=bearer(t.host),
+    )
+    assert "217 cards" in rule_refused(r, "deal-invalid")["/hands"]
+    for body, pointer in (
+        ({"hands": [MAY_I_DECK[:27]] + [[]] * 3}, "/hands/0"),
+        ({"hands": [[]] * 4, "stock": [*MAY_I_DECK, "2S"]}, "/stock"),
+    ):
+        r = tables.client.post(f"{t.url}/rounds", json=body, headers=bearer(t.host))
+        assert pointer in refused(r)
+    assert snapshot(redis_client, t) == before
+
+
+def test_a_lay_down_of_a_meld_longer_than_any_is_422_and_changes_nothing(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    t: Table = tables.create(4, "may-i", first_dealer=0)
+    assert tables.deal(t).status_code == 201
+    seat = tables.public(t)["round"]["on_turn"]
+    before = snapshot(redis_client, t)
+    r = tables.client.put(
+        f"{t.url}/rounds/1/moves/1",
+        json={"lay_down": [SET_OF_SEVENS + ["7S"]]},
+        headers=bearer(t.seats[seat]),
+    )
+    assert "a meld: 1 to 24 cards" in refused(r)["/lay_down/0"]
+    assert snapshot(redis_client, t) == before
+
+
+def test_a_first_dealer_past_the_last_seat_is_422(client: Any) -> None:
+    r = client.post("/v1/tables", json={"players": ["a", "b", "c", "d"], "first_dealer": 10**40})
+    assert "0..9" in refused(r)["/first_dealer"]
