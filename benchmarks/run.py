@@ -15,7 +15,9 @@
    and 7 seats on the service and, when node can run it, on boardgame.io
    (InMemory and FlatFile), alternated.
 7. Memory per table, idle tables, expiry.
-8. ``benchmarks/results/latest.json``, ``latest.md``, ``latest.png``.
+8. Event streams (:mod:`benchmarks.streams`): memory per idle subscriber on
+   one worker, delivery delay from commit to every subscriber on two.
+9. ``benchmarks/results/latest.json``, ``latest.md``, ``latest.png``.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from typing import Any
 
 import redis
 
-from . import engine, long_round, memory, redis_cost, report, versus
+from . import engine, long_round, memory, redis_cost, report, streams, versus
 from .floor import DEFAULT_KEY
 from .processes import (
     CLOCK_TICKS,
@@ -85,10 +87,40 @@ class Plan:
     versus_duration: float
     versus_warmup: float
     versus_tables: int
+    # Event streams (benchmarks.streams): idle subscribers on one worker and
+    # their tables; busy tables, subscribers per table, seconds of moves.
+    stream_idle: int
+    stream_idle_tables: int
+    stream_tables: int
+    stream_per_table: int
+    stream_duration: float
 
 
-FULL = Plan("full", 3, 10.0, 1.5, 16, 16, 0.5, 3, 100, 10_000, 2.0, 2, 10.0, 2.0, 16)
-QUICK = Plan("quick", 1, 3.0, 1.0, 16, 16, 0.2, 1, 30, 1_000, 1.0, 1, 2.0, 1.0, 16)
+FULL = Plan(
+    "full",
+    3,
+    10.0,
+    1.5,
+    16,
+    16,
+    0.5,
+    3,
+    100,
+    10_000,
+    2.0,
+    2,
+    10.0,
+    2.0,
+    16,
+    1000,
+    100,
+    10,
+    10,
+    10.0,
+)
+QUICK = Plan(
+    "quick", 1, 3.0, 1.0, 16, 16, 0.2, 1, 30, 1_000, 1.0, 1, 2.0, 1.0, 16, 200, 20, 5, 8, 3.0
+)
 
 
 def log(message: str) -> None:
@@ -420,6 +452,18 @@ def main(argv: list[str] | None = None) -> int:
             expiry = memory.expiry(url)
             log("a May I? round nobody lays down in: 1, 100 and 4,000 moves…")
             long = long_round.measure(url, repeats=10 if plan.mode == "quick" else 40)
+            streamed = streams.measure(
+                url,
+                rclient,
+                folder / "streams",
+                env,
+                idle_subscribers=plan.stream_idle,
+                idle_tables=plan.stream_idle_tables,
+                tables=plan.stream_tables,
+                per_table=plan.stream_per_table,
+                duration=plan.stream_duration,
+                log=log,
+            )
             redis_info = rclient.info("server")
         finally:
             for process in apps:
@@ -464,6 +508,7 @@ def main(argv: list[str] | None = None) -> int:
         "redis": {"uncontended": uncontended, "contended": contended, "under_load": under_load},
         "memory": {"played": played, "idle": idle, "expiry": expiry},
         "long_round": long,
+        "streams": streamed,
         "engine": engine_figures,
     }
     figures["targets"] = [t.to_json() for t in report.targets(figures)]

@@ -10,7 +10,16 @@ from typing import Any
 
 import redis
 
-from benchmarks import engine, exchange_load, long_round, memory, players, redis_cost, report
+from benchmarks import (
+    engine,
+    exchange_load,
+    long_round,
+    memory,
+    players,
+    redis_cost,
+    report,
+    streams,
+)
 from benchmarks.floor import MOVE_BYTES, create_floor_app
 from service.config import Settings
 from service.games.ship import engine as rules_engine
@@ -374,3 +383,79 @@ def test_report_says_whether_a_long_may_i_round_stays_flat() -> None:
         targets = {t.name: t.status for t in report.targets(figures)}
         assert targets["May I? state bytes after 4,000 moves ÷ after 100"] == status
         assert targets["May I? move server time after 4,000 moves ÷ after 100"] == "PASS"
+
+
+def test_stream_figures_are_measured(
+    redis_server: RedisProcess, redis_client: redis.Redis, tmp_path: Any
+) -> None:
+    from benchmarks.processes import gunicorn_env
+
+    found = streams.measure(
+        redis_server.url,
+        redis_client,
+        tmp_path,
+        gunicorn_env(redis_cost.ONE_ADDRESS_ENV),
+        idle_subscribers=12,
+        idle_tables=3,
+        tables=2,
+        per_table=5,
+        duration=1.0,
+        period=0.2,
+        log=lambda message: None,
+    )
+    idle = found["idle"]
+    assert (idle["subscribers"], idle["tables"]) == (12, 3)
+    assert idle["worker_rss_before_bytes"] > 0 and idle["worker_rss_after_bytes"] > 0
+    assert idle["worker_rss_per_subscriber_bytes"] == (
+        (idle["worker_rss_after_bytes"] - idle["worker_rss_before_bytes"]) / 12
+    )
+    dl = found["delivery"]
+    assert (dl["subscribers"], dl["seat_subscribers"]) == (10, 8)
+    assert dl["exchanges"] > 0 and dl["notes"] == {}
+    # Every subscriber got every event of its table the driver caused, each once.
+    assert dl["missed"] == 0
+    assert dl["deliveries"] == 5 * dl["events"]
+    assert dl["event_ms"]["n"] == dl["deliveries"] and dl["seat_ms"]["n"] > 0
+    assert set(dl["statuses"]["pass"]) == {"200"}
+
+
+def test_report_says_whether_streams_meet_their_goals() -> None:
+    figures = _figures(passes_ratio=0.6, round_trips=2)
+    lat = {"p50": 5.0, "p95": 20.0, "p99": 80.0, "n": 900}
+    figures["streams"] = {
+        "idle": {
+            "subscribers": 1000,
+            "tables": 100,
+            "open_s": 2.0,
+            "worker_rss_before_bytes": 70 * 2**20,
+            "worker_rss_after_bytes": 90 * 2**20,
+            "worker_rss_per_subscriber_bytes": 20 * 1024.0,
+            "redis_used_memory_per_subscriber_bytes": 3.0,
+            "redis_clients_before": 60,
+            "redis_clients_after": 60,
+        },
+        "delivery": {
+            "tables": 10,
+            "subscribers": 100,
+            "seat_subscribers": 40,
+            "period_s": 0.5,
+            "commits_per_s": 90.0,
+            "events": 300,
+            "missed": 0,
+            "event_ms": lat,
+            "seat_ms": lat,
+            "all_ms": lat,
+        },
+    }
+    status = {t.name: t.status for t in report.targets(figures)}
+    assert status["idle stream subscribers on one worker: worker RSS per subscriber"] == "PASS"
+    assert status["stream delivery p99: a move's commit to its event at every subscriber"] == (
+        "MISS"
+    )
+    assert status["stream events a subscriber missed (that another of its table got)"] == "PASS"
+    figures["targets"] = [t.to_json() for t in report.targets(figures)]
+    text = report.markdown(figures)
+    assert "| worker RSS per idle subscriber (KB) | 20 |" in text
+    assert "| delivery delay, all: p50 / p95 / p99 (ms; n) | 5 / 20 / 80 (900) |" in text
+    assert "every 0.5 s" in text
+    assert "MISS  stream delivery p99" in report.console(figures)
