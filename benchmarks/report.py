@@ -338,9 +338,15 @@ def streams_table(figures: dict[str, Any]) -> list[tuple[str, str]]:
             _n(idle["worker_rss_per_subscriber_bytes"] / 1024),
         ),
         (
-            "Redis used_memory per idle subscriber (B; Redis clients before → after)",
+            "Redis used_memory per idle subscriber (B; Δ of its clients' buffers, all "
+            "subscribers; Redis clients before → after)",
             f"{_n(idle['redis_used_memory_per_subscriber_bytes'])} "
-            f"({idle['redis_clients_before']} → {idle['redis_clients_after']})",
+            f"({_n(idle.get('redis_client_buffers_delta_bytes', math.nan))} B; "
+            f"{idle['redis_clients_before']} → {idle['redis_clients_after']})",
+        ),
+        (
+            "streams refused while opening them",
+            ", ".join(f"{n} × {why}" for why, n in idle.get("refused", {}).items()) or "none",
         ),
         (f"seconds to open the {idle['subscribers']:,} streams", _n(idle["open_s"])),
         (

@@ -6,10 +6,11 @@ idle subscriber costs, and how soon a commit reaches every subscriber.
    process (gevent; ``STREAM_MAX_OPEN`` and ``GUNICORN_WORKER_CONNECTIONS``
    raised above ``count``). Each is an aiohttp connection that has read its
    stream's first frame (so the stream is open and follows its table). After
-   a warm-up (a few streams opened and closed: the process's Hub and its
-   Redis pool exist), the worker's RSS (``VmRSS`` of /proc/<pid>/status) and
-   Redis's ``used_memory`` are read before and after opening them; the
-   differences ÷ ``count`` are the figures.
+   :data:`WARM_STREAMS` first subscribers (kept open: the process's Hub and
+   its Redis pool exist), the worker's RSS (``VmRSS`` of /proc/<pid>/status)
+   and Redis's ``used_memory`` are read before and after opening ``count``
+   more, :data:`OPENING_AT_ONCE` at a time; the differences ÷ the streams
+   opened are the figures (a refused stream is counted by its code).
 2. **Delivery** (:func:`delivery`): ``tables`` busy tables of 4 seats (My
    Ship Sails, classic), each with ``per_table`` subscribers (its 4 seat
    streams with the seats' tokens, the rest public streams), on an instance
@@ -39,6 +40,7 @@ import resource
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +58,9 @@ from .processes import Gunicorn, RedisServer, gunicorn_env
 SEATS = 4
 OPENING_AT_ONCE = 50
 """Streams opened concurrently (a crowd arriving, not all in the same millisecond)."""
+
+WARM_STREAMS = 2 * OPENING_AT_ONCE
+"""Idle subscribers opened before the measured ones (and kept open)."""
 
 
 def stream_env(streams: int, workers: int) -> dict[str, str]:
@@ -105,17 +110,29 @@ async def create_tables(session: aiohttp.ClientSession, base: str, n: int) -> li
     return list(await asyncio.gather(*(one() for _ in range(n))))
 
 
+class Refused(RuntimeError):
+    """A stream was not opened: ``why`` its status and problem code."""
+
+    def __init__(self, url: str, why: str) -> None:
+        super().__init__(f"GET {url} answered {why}")
+        self.why = why
+
+
 async def open_stream(
     session: aiohttp.ClientSession, url: str, token: str | None = None
 ) -> aiohttp.ClientResponse:
     """``GET url`` (a stream), its first frame read (the ``retry`` line and
-    its blank line): the stream is open and follows its table."""
+    its blank line): the stream is open and follows its table. Raises
+    :class:`Refused`."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     response = await session.get(url, headers=headers)
     if response.status != 200:
         text = await response.text()
         response.release()
-        raise RuntimeError(f"GET {url} answered {response.status}: {text[:200]}")
+        code = ""
+        with contextlib.suppress(ValueError, AttributeError):
+            code = str(json.loads(text).get("code", ""))
+        raise Refused(url, f"{response.status} {code}".strip())
     while (await response.content.readline()).strip():
         pass
     return response
@@ -124,40 +141,53 @@ async def open_stream(
 async def _idle(
     base: str, pid: int, rclient: redis.Redis, count: int, tables: int, settle: float
 ) -> dict[str, Any]:
-    async with _session(count) as session:
+    async with _session(count + WARM_STREAMS) as session:
         created = await create_tables(session, base, tables)
         urls = [f"{base}/v1/tables/{c['table_id']}/stream" for c in created]
         gate = asyncio.Semaphore(OPENING_AT_ONCE)
+        refused: Counter[str] = Counter()
 
-        async def opened(i: int) -> aiohttp.ClientResponse:
+        async def opened(i: int) -> aiohttp.ClientResponse | None:
             async with gate:
-                return await open_stream(session, urls[i % tables])
+                try:
+                    return await open_stream(session, urls[i % tables])
+                except Refused as no:
+                    refused[no.why] += 1
+                    return None
 
-        # The warm-up opens streams as the crowd will: the Hub, the Redis pool
-        # at its peak (one connection per stream reading at once) are there.
-        warm = await asyncio.gather(*(opened(i) for i in range(min(2 * OPENING_AT_ONCE, count))))
-        for response in warm:
-            response.close()
+        # The first subscribers open as the crowd will and stay: the Hub and
+        # the Redis pool at its peak (a connection per stream reading at once)
+        # are in "before". (A closed stream would hold on in the worker until
+        # its next heartbeat's write fails.)
+        first = await asyncio.gather(*(opened(i) for i in range(WARM_STREAMS)))
         await asyncio.sleep(settle)
-        rss0, mem0 = rss_bytes(pid), rclient.info("memory")["used_memory"]
+        rss0, mem0 = rss_bytes(pid), rclient.info("memory")
         clients0 = rclient.info("clients")["connected_clients"]
         began = time.perf_counter()
         held = await asyncio.gather(*(opened(i) for i in range(count)))
         open_s = time.perf_counter() - began
         await asyncio.sleep(settle)
-        rss1, mem1 = rss_bytes(pid), rclient.info("memory")["used_memory"]
+        rss1, mem1 = rss_bytes(pid), rclient.info("memory")
         clients1 = rclient.info("clients")["connected_clients"]
-        for response in held:
-            response.close()
+        for response in [*first, *held]:
+            if response is not None:
+                response.close()
+    measured = sum(r is not None for r in held)
+    used = mem1["used_memory"] - mem0["used_memory"]
     return {
-        "subscribers": count,
+        "subscribers": measured,
+        "tried": count,
+        "first_subscribers": sum(r is not None for r in first),
+        "refused": dict(refused),
         "tables": tables,
         "open_s": open_s,
         "worker_rss_before_bytes": rss0,
         "worker_rss_after_bytes": rss1,
-        "worker_rss_per_subscriber_bytes": (rss1 - rss0) / count,
-        "redis_used_memory_delta_bytes": mem1 - mem0,
-        "redis_used_memory_per_subscriber_bytes": (mem1 - mem0) / count,
+        "worker_rss_per_subscriber_bytes": (rss1 - rss0) / max(measured, 1),
+        "redis_used_memory_delta_bytes": used,
+        "redis_used_memory_per_subscriber_bytes": used / max(measured, 1),
+        # Of it, the buffers of Redis's clients (they shrink when idle).
+        "redis_client_buffers_delta_bytes": mem1["mem_clients_normal"] - mem0["mem_clients_normal"],
         "redis_clients_before": clients0,
         "redis_clients_after": clients1,
     }
@@ -168,7 +198,7 @@ def idle(
 ) -> dict[str, Any]:
     """Figure 1 (see the module docstring) against the one worker ``pid`` of
     the instance at ``base``; bytes, seconds."""
-    raise_fd_limit(count + 256)
+    raise_fd_limit(count + WARM_STREAMS + 256)
     return asyncio.run(_idle(base, pid, rclient, count, tables, settle))
 
 
@@ -350,7 +380,7 @@ def measure(
     base_env = {**env, "REDIS_URL": redis_url}
     one = Gunicorn(
         "service.wsgi:app",
-        {**base_env, **stream_env(idle_subscribers, 1)},
+        {**base_env, **stream_env(idle_subscribers + WARM_STREAMS, 1)},
         folder / "streams-idle.log",
         "/readyz",
     ).start()

@@ -404,7 +404,8 @@ def test_stream_figures_are_measured(
         log=lambda message: None,
     )
     idle = found["idle"]
-    assert (idle["subscribers"], idle["tables"]) == (12, 3)
+    assert (idle["subscribers"], idle["tables"], idle["refused"]) == (12, 3, {})
+    assert idle["first_subscribers"] == streams.WARM_STREAMS
     assert idle["worker_rss_before_bytes"] > 0 and idle["worker_rss_after_bytes"] > 0
     assert idle["worker_rss_per_subscriber_bytes"] == (
         (idle["worker_rss_after_bytes"] - idle["worker_rss_before_bytes"]) / 12
