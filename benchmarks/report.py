@@ -378,7 +378,8 @@ STREAMS_NOTE = (
     "delay: the subscriber's clock on receipt less the event's at_ms (the Redis clock when "
     "the move read the table, a round trip before its commit; whole ms); seat frames from "
     "the at_ms of the last event before them. The driver makes one simultaneous exchange per "
-    "table every {period:g} s; driver, subscribers and servers share the machine."
+    "table every {period:g} s (the tables spread over the period); driver, subscribers and "
+    "servers share the machine."
 )
 
 

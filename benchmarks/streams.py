@@ -16,8 +16,9 @@ idle subscriber costs, and how soon a commit reaches every subscriber.
    streams with the seats' tokens, the rest public streams), on an instance
    with TWO worker processes (a commit on one wakes streams on both, through
    Redis's PUBLISH). A driver makes one simultaneous exchange (every seat
-   passes at once) per table every ``period`` s for ``duration`` s, dealing
-   again when a round ends. A subscriber's delay for an event: its receive
+   passes at once) per table every ``period`` s for ``duration`` s, the
+   tables' exchanges spread evenly over the period, dealing again when a
+   round ends. A subscriber's delay for an event: its receive
    time (``time.time()``) less the event's ``at_ms`` (the Redis clock when the
    move read the table, a round trip before its commit: the delay is a
    little over-stated); same machine, same clock, whole milliseconds. Seat
@@ -239,11 +240,13 @@ class Subscriber:
 
 
 async def drive_table(
-    client: Client, created: dict[str, Any], period: float, exchanges: list[int]
+    client: Client, created: dict[str, Any], period: float, offset: float, exchanges: list[int]
 ) -> None:
-    """Simultaneous exchanges at the table, one every ``period`` s until the
-    client's window ends; a new deal when a round ends."""
+    """Simultaneous exchanges at the table, one every ``period`` s from
+    ``offset`` s on, until the client's window ends; a new deal when a round
+    ends."""
     rec = client.recorder
+    await asyncio.sleep(offset)
     table = f"/v1/tables/{created['table_id']}"
     host = created["host_token"]
     tokens = [s["token"] for s in created["seat_tokens"]]
@@ -306,7 +309,13 @@ async def _delivery(
         client = Client(base, tables * SEATS, recorder)
         exchanges = [0]
         try:
-            await asyncio.gather(*(drive_table(client, c, period, exchanges) for c in created))
+            # The tables' exchanges spread over the period, as tables' moves are.
+            await asyncio.gather(
+                *(
+                    drive_table(client, c, period, period * t / tables, exchanges)
+                    for t, c in enumerate(created)
+                )
+            )
         finally:
             await client.close()
         driven = time.perf_counter() - now
