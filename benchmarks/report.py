@@ -318,6 +318,31 @@ def stream_targets(figures: dict[str, Any]) -> list[Target]:
             "",
             f"{dl['events']:,} events",
         ),
+        *_exchange_stream_targets(figures),
+    ]
+
+
+STREAM_REQUESTS_LIMIT = 1.05
+"""Issue 13's load at 7 seats, hands from the seat streams: HTTP requests per pass."""
+
+
+def _exchange_stream_targets(figures: dict[str, Any]) -> list[Target]:
+    ex = figures["streams"].get("exchange")
+    if not ex:
+        return []
+    views = figures.get("versus", {}).get("7", {}).get("service", {})
+    before = views.get("requests_per_pass", math.nan)
+    return [
+        Target(
+            "7 seats at once, hands from the seat streams: HTTP requests per pass in play",
+            ex["requests_per_pass_in_play"],
+            STREAM_REQUESTS_LIMIT,
+            True,
+            "",
+            f"passes and deals; {_n(ex['requests_per_pass'])} with each table's creation and "
+            f"its seats' streams (once per table, a stream lasts 5 minutes; this run "
+            f"{ex.get('passes_whole_run', 0):,} passes); with seat views {_n(before)}",
+        )
     ]
 
 
@@ -368,6 +393,30 @@ def streams_table(figures: dict[str, Any]) -> list[tuple[str, str]]:
             )
         )
     out.append(("events a subscriber missed", f"{dl['missed']} of {dl['events']:,}"))
+    ex = found.get("exchange")
+    if ex:
+        views = figures.get("versus", {}).get("7", {}).get("service")
+        lat, put = ex["latency_ms"], ex["put_latency_ms"]
+        out += [
+            (
+                "7 seats at once, hands from the seat streams: passes/s (with seat views)",
+                f"{_n(ex['passes_per_s'])} ({_n(views['passes_per_s']) if views else '–'})",
+            ),
+            (
+                "… HTTP requests per pass: in play / with creation and streams (with seat views)",
+                f"{_n(ex['requests_per_pass_in_play'])} / {_n(ex['requests_per_pass'])} "
+                f"({_n(views.get('requests_per_pass', math.nan)) if views else '–'})",
+            ),
+            (
+                "… pass to its seat knowing its new hand, p50 / p99 (ms)",
+                f"{_n(lat['p50'])} / {_n(lat['p99'])}",
+            ),
+            ("… pass answer alone, p50 / p99 (ms)", f"{_n(put['p50'])} / {_n(put['p99'])}"),
+            ("… server CPU per pass (ms; gunicorn + Redis)", _n(ex["cpu_ms_per_pass"])),
+        ]
+        if ex.get("notes"):
+            notes = ", ".join(f"{k}: {v}" for k, v in sorted(ex["notes"].items()))
+            out.append(("… notes", notes))
     return out
 
 

@@ -464,6 +464,16 @@ def main(argv: list[str] | None = None) -> int:
                 duration=plan.stream_duration,
                 log=log,
             )
+            log("issue 13's load at 7 seats, hands from the seat streams…")
+            streamed["exchange"] = versus.service_run(
+                service,
+                rclient,
+                7,
+                plan.versus_tables,
+                plan.versus_duration,
+                plan.versus_warmup,
+                streams=True,
+            )
             redis_info = rclient.info("server")
         finally:
             for process in apps:

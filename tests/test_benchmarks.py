@@ -448,7 +448,19 @@ def test_report_says_whether_streams_meet_their_goals() -> None:
             "all_ms": lat,
         },
     }
+    figures["streams"]["exchange"] = {
+        "passes_per_s": 400.0,
+        "requests_per_pass": 1.1,
+        "requests_per_pass_in_play": 1.04,
+        "passes_whole_run": 3000,
+        "latency_ms": {"p50": 30.0, "p95": 60.0, "p99": 90.0},
+        "put_latency_ms": {"p50": 20.0, "p95": 40.0, "p99": 70.0},
+        "cpu_ms_per_pass": 1.5,
+        "notes": {"exchanges": 400},
+    }
     status = {t.name: t.status for t in report.targets(figures)}
+    in_play = "7 seats at once, hands from the seat streams: HTTP requests per pass in play"
+    assert status[in_play] == "PASS"
     assert status["idle stream subscribers on one worker: worker RSS per subscriber"] == "PASS"
     assert status["stream delivery p99: a move's commit to its event at every subscriber"] == (
         "MISS"
@@ -459,4 +471,38 @@ def test_report_says_whether_streams_meet_their_goals() -> None:
     assert "| worker RSS per idle subscriber (KB) | 20 |" in text
     assert "| delivery delay, all: p50 / p95 / p99 (ms; n) | 5 / 20 / 80 (900) |" in text
     assert "every 0.5 s" in text
+    assert (
+        "| … HTTP requests per pass: in play / with creation and streams (with seat views) | "
+        "1.04 / 1.1 (–) |"
+    ) in text
     assert "MISS  stream delivery p99" in report.console(figures)
+
+
+def test_exchange_load_reads_hands_from_the_seat_streams(
+    redis_server: RedisProcess, tmp_path: Any
+) -> None:
+    import asyncio
+
+    from benchmarks.processes import Gunicorn, gunicorn_env
+
+    env = gunicorn_env({**redis_cost.ONE_ADDRESS_ENV, "REDIS_URL": redis_server.url})
+    app = Gunicorn("service.wsgi:app", env, tmp_path / "service.log", "/readyz").start()
+    try:
+        found = asyncio.run(
+            exchange_load.run(app.base, tables=2, seats=4, duration=1.5, warmup=0, streams=True)
+        )
+    finally:
+        app.stop()
+    notes = found["notes"]
+    # Every exchange resolved once, every seat's streamed hand matched the bookkeeping.
+    assert notes["exchanges"] > 0
+    assert not {
+        "no seat frame on the stream in time",
+        "hand bookkeeping differs from the referee",
+        "exchange did not resolve once",
+    } & set(notes), notes
+    answered = found["answered_whole_run"]
+    # No seat view is read: the passes, the deals, and one stream per seat.
+    assert set(answered) == {"create", "stream", "deal", "pass"}
+    assert (answered["create"], answered["stream"]) == (2, 8)
+    assert found["passes_whole_run"] == answered["pass"] == 4 * notes["exchanges"]
