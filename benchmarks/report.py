@@ -423,7 +423,8 @@ def streams_table(figures: dict[str, Any]) -> list[tuple[str, str]]:
 STREAMS_NOTE = (
     "Event streams (benchmarks/streams.py): idle subscribers are aiohttp connections that "
     "read their stream's first frame; the worker's VmRSS and Redis's used_memory are read "
-    "before and after opening them (after a warm-up that opened as many at once). Delivery "
+    "before and after opening them, after 100 first subscribers kept open (the Hub and Redis "
+    "pool there). Delivery "
     "delay: the subscriber's clock on receipt less the event's at_ms (the Redis clock when "
     "the move read the table, a round trip before its commit; whole ms); seat frames from "
     "the at_ms of the last event before them. The driver makes one simultaneous exchange per "
