@@ -17,6 +17,9 @@ can learn it without polling). When an exchange ends the round (a winning
 hand under ``automatic``, or the 50th exchange: void), the host deals the
 next round and every seat reads its new hand, so the load goes on.
 
+With ``--streams`` every seat follows its seat stream and reads its new
+hands there instead (:mod:`benchmarks.exchange_streams`).
+
 The same shape as ``benchmarks/peers/boardgameio/load.js`` drives against
 boardgame.io. Figures: passes sent in the measured window (after
 ``--warmup`` s) whose seat then knew its new hand, per second; the latency

@@ -39,21 +39,12 @@ class SeatFeed:
         self.views: asyncio.Queue[View | None] = asyncio.Queue()
 
     async def read(self, response: aiohttp.ClientResponse) -> None:
-        event, data = "message", ""
+        from .streams import frames
+
         try:
-            async for raw in response.content:
-                line = raw.decode().rstrip("\r\n")
-                if line:
-                    name, _, value = line.partition(":")
-                    value = value[1:] if value.startswith(" ") else value
-                    if name == "event":
-                        event = value
-                    elif name == "data":
-                        data = value
-                    continue
-                if event == "seat" and data:
+            async for event, data in frames(response):
+                if event == "seat":
                     self.views.put_nowait(json.loads(data))
-                event, data = "message", ""
         except aiohttp.ClientError:
             pass  # closed at the end of the run
         finally:

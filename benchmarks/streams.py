@@ -42,7 +42,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -215,28 +215,37 @@ class Subscriber:
     seqs: set[int] = field(default_factory=set)
 
     async def read(self, response: aiohttp.ClientResponse) -> None:
-        event, data = "message", ""
         last_at: float | None = None
-        async for raw in response.content:
-            line = raw.decode().rstrip("\r\n")
-            if line:
-                name, _, value = line.partition(":")
-                value = value[1:] if value.startswith(" ") else value
-                if name == "event":
-                    event = value
-                elif name == "data":
-                    data = value
-                continue
+        async for event, data in frames(response):
             now = time.time() * 1000.0
-            if data and event == "message":
+            if event == "message":
                 shown = json.loads(data)
                 last_at = float(shown["at_ms"])
                 if last_at >= self.since_ms:
                     self.event_ms.append(now - last_at)
                     self.seqs.add(int(shown["seq"]))
-            elif data and event == "seat" and last_at is not None and last_at >= self.since_ms:
+            elif event == "seat" and last_at is not None and last_at >= self.since_ms:
                 self.seat_ms.append(now - last_at)
-            event, data = "message", ""
+
+
+async def frames(response: aiohttp.ClientResponse) -> AsyncIterator[tuple[str, str]]:
+    """The stream's frames that carry data, as they arrive: (event name,
+    ``"message"`` when unnamed; its one ``data`` line), as an EventSource
+    dispatches them (the service sends one ``data`` line per frame)."""
+    event, data = "message", ""
+    async for raw in response.content:
+        line = raw.decode().rstrip("\r\n")
+        if line:
+            name, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            if name == "event":
+                event = value
+            elif name == "data":
+                data = value
+            continue
+        if data:
+            yield event, data
+        event, data = "message", ""
 
 
 async def drive_table(
