@@ -17,6 +17,9 @@ can learn it without polling). When an exchange ends the round (a winning
 hand under ``automatic``, or the 50th exchange: void), the host deals the
 next round and every seat reads its new hand, so the load goes on.
 
+With ``--streams`` every seat follows its seat stream and reads its new
+hands there instead (:mod:`benchmarks.exchange_streams`).
+
 The same shape as ``benchmarks/peers/boardgameio/load.js`` drives against
 boardgame.io. Figures: passes sent in the measured window (after
 ``--warmup`` s) whose seat then knew its new hand, per second; the latency
@@ -159,21 +162,32 @@ async def play_table(client: Client, figures: Exchanges, seats: int) -> None:
         dealt = await deal(client, table, host, tokens)
 
 
-async def run(base: str, tables: int, seats: int, duration: float, warmup: float) -> dict[str, Any]:
-    """Drive the service for ``warmup + duration`` s; the figures (see the module)."""
+async def run(
+    base: str, tables: int, seats: int, duration: float, warmup: float, streams: bool = False
+) -> dict[str, Any]:
+    """Drive the service for ``warmup + duration`` s; the figures (see the
+    module). With ``streams``, seats learn their hands from their seat
+    streams (:mod:`benchmarks.exchange_streams`) instead of seat views."""
+    from .exchange_streams import Streamed
+
     now = time.perf_counter()
     recorder = Recorder(now + warmup, now + warmup + duration)
     # Every seat of every table may have a request in flight at once.
     client = Client(base, tables * seats, recorder)
     figures = Exchanges(recorder)
+    streamed = Streamed(tables * seats) if streams else None
+    play = streamed.play_table if streamed is not None else play_table
     try:
-        await asyncio.gather(*(play_table(client, figures, seats) for _ in range(tables)))
+        await asyncio.gather(*(play(client, figures, seats) for _ in range(tables)))
     finally:
         await client.close()
+        if streamed is not None:
+            await streamed.close()
     usage = resource.getrusage(resource.RUSAGE_SELF)
     lat = figures.pass_to_hand
     return {
         "target": "service",
+        "streams": streams,
         "tables": tables,
         "seats": seats,
         "window_s": duration,
@@ -200,9 +214,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seats", type=int, default=7, choices=range(4, 8))
     parser.add_argument("--duration", type=float, default=10.0)
     parser.add_argument("--warmup", type=float, default=2.0)
+    parser.add_argument(
+        "--streams", action="store_true", help="seats read their hands from their seat streams"
+    )
     args = parser.parse_args(argv)
     result = asyncio.run(
-        run(args.base.rstrip("/"), args.tables, args.seats, args.duration, args.warmup)
+        run(
+            args.base.rstrip("/"), args.tables, args.seats, args.duration, args.warmup, args.streams
+        )
     )
     json.dump(result, sys.stdout)
 

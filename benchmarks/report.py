@@ -274,7 +274,170 @@ def targets(figures: dict[str, Any]) -> list[Target]:
             "/s",
         )
     )
-    return out + long_round_targets(figures) + check_targets(figures) + versus_targets(figures)
+    return (
+        out
+        + long_round_targets(figures)
+        + check_targets(figures)
+        + versus_targets(figures)
+        + stream_targets(figures)
+    )
+
+
+STREAM_IDLE_LIMIT_KB = 32.0
+"""Memory of the worker process per idle stream subscriber, at most."""
+
+STREAM_P99_LIMIT_MS = 50.0
+"""From a move's commit to its event at every subscriber, p99 at most."""
+
+
+def stream_targets(figures: dict[str, Any]) -> list[Target]:
+    """The event streams' targets (:mod:`benchmarks.streams`); none for a run
+    without them."""
+    found = figures.get("streams")
+    if not found:
+        return []
+    idle, dl = found["idle"], found["delivery"]
+    return [
+        Target(
+            "idle stream subscribers on one worker: worker RSS per subscriber",
+            idle["worker_rss_per_subscriber_bytes"] / 1024,
+            STREAM_IDLE_LIMIT_KB,
+            True,
+            " KB",
+            f"{idle['subscribers']:,} public streams on {idle['tables']} tables; Redis "
+            f"used_memory {idle['redis_used_memory_per_subscriber_bytes']:,.0f} B per subscriber",
+        ),
+        Target(
+            "stream delivery p99: a move's commit to its event at every subscriber",
+            dl["all_ms"]["p99"],
+            STREAM_P99_LIMIT_MS,
+            True,
+            " ms",
+            f"{dl['subscribers']} subscribers ({dl['seat_subscribers']} seat streams) of "
+            f"{dl['tables']} tables, two workers, {dl['commits_per_s']:,.0f} commits/s; "
+            f"p50 {_n(dl['all_ms']['p50'])} ms; {dl['all_ms']['n']:,} deliveries",
+        ),
+        Target(
+            "stream events a subscriber missed (that another of its table got)",
+            dl["missed"],
+            0,
+            True,
+            "",
+            f"{dl['events']:,} events",
+        ),
+        *_exchange_stream_targets(figures),
+    ]
+
+
+STREAM_REQUESTS_LIMIT = 1.05
+"""Issue 13's load at 7 seats, hands from the seat streams: HTTP requests per pass."""
+
+
+def _exchange_stream_targets(figures: dict[str, Any]) -> list[Target]:
+    ex = figures["streams"].get("exchange")
+    if not ex:
+        return []
+    views = figures.get("versus", {}).get("7", {}).get("service", {})
+    before = views.get("requests_per_pass", math.nan)
+    return [
+        Target(
+            "7 seats at once, hands from the seat streams: HTTP requests per pass in play",
+            ex["requests_per_pass_in_play"],
+            STREAM_REQUESTS_LIMIT,
+            True,
+            "",
+            f"passes and deals; {_n(ex['requests_per_pass'])} with each table's creation and "
+            f"its seats' streams (once per table, a stream lasts 5 minutes; this run "
+            f"{ex.get('passes_whole_run', 0):,} passes); with seat views {_n(before)}",
+        )
+    ]
+
+
+def streams_table(figures: dict[str, Any]) -> list[tuple[str, str]]:
+    """The event streams' figures (:mod:`benchmarks.streams`): (figure, value)."""
+    found = figures["streams"]
+    idle, dl = found["idle"], found["delivery"]
+    mb = 1024 * 1024
+    out = [
+        (
+            f"{idle['subscribers']:,} idle public streams on {idle['tables']} tables, one worker: "
+            "worker RSS before → after (MB)",
+            f"{idle['worker_rss_before_bytes'] / mb:.1f} → "
+            f"{idle['worker_rss_after_bytes'] / mb:.1f}",
+        ),
+        (
+            "worker RSS per idle subscriber (KB)",
+            _n(idle["worker_rss_per_subscriber_bytes"] / 1024),
+        ),
+        (
+            "Redis used_memory per idle subscriber (B; Δ of its clients' buffers, all "
+            "subscribers; Redis clients before → after)",
+            f"{_n(idle['redis_used_memory_per_subscriber_bytes'])} "
+            f"({_n(idle.get('redis_client_buffers_delta_bytes', math.nan))} B; "
+            f"{idle['redis_clients_before']} → {idle['redis_clients_after']})",
+        ),
+        (
+            "streams refused while opening them",
+            ", ".join(f"{n} × {why}" for why, n in idle.get("refused", {}).items()) or "none",
+        ),
+        (f"seconds to open the {idle['subscribers']:,} streams", _n(idle["open_s"])),
+        (
+            f"delivery: {dl['subscribers']} subscribers ({dl['seat_subscribers']} seat streams) "
+            f"of {dl['tables']} busy tables, two workers: commits/s",
+            _n(dl["commits_per_s"]),
+        ),
+    ]
+    for key, label in (
+        ("event_ms", "public events"),
+        ("seat_ms", "seat frames"),
+        ("all_ms", "all"),
+    ):
+        m = dl[key]
+        out.append(
+            (
+                f"delivery delay, {label}: p50 / p95 / p99 (ms; n)",
+                f"{_n(m['p50'])} / {_n(m['p95'])} / {_n(m['p99'])} ({m['n']:,})",
+            )
+        )
+    out.append(("events a subscriber missed", f"{dl['missed']} of {dl['events']:,}"))
+    ex = found.get("exchange")
+    if ex:
+        views = figures.get("versus", {}).get("7", {}).get("service")
+        lat, put = ex["latency_ms"], ex["put_latency_ms"]
+        out += [
+            (
+                "7 seats at once, hands from the seat streams: passes/s (with seat views)",
+                f"{_n(ex['passes_per_s'])} ({_n(views['passes_per_s']) if views else '–'})",
+            ),
+            (
+                "… HTTP requests per pass: in play / with creation and streams (with seat views)",
+                f"{_n(ex['requests_per_pass_in_play'])} / {_n(ex['requests_per_pass'])} "
+                f"({_n(views.get('requests_per_pass', math.nan)) if views else '–'})",
+            ),
+            (
+                "… pass to its seat knowing its new hand, p50 / p99 (ms)",
+                f"{_n(lat['p50'])} / {_n(lat['p99'])}",
+            ),
+            ("… pass answer alone, p50 / p99 (ms)", f"{_n(put['p50'])} / {_n(put['p99'])}"),
+            ("… server CPU per pass (ms; gunicorn + Redis)", _n(ex["cpu_ms_per_pass"])),
+        ]
+        if ex.get("notes"):
+            notes = ", ".join(f"{k}: {v}" for k, v in sorted(ex["notes"].items()))
+            out.append(("… notes", notes))
+    return out
+
+
+STREAMS_NOTE = (
+    "Event streams (benchmarks/streams.py): idle subscribers are aiohttp connections that "
+    "read their stream's first frame; the worker's VmRSS and Redis's used_memory are read "
+    "before and after opening them, after 100 first subscribers kept open (the Hub and Redis "
+    "pool there). Delivery "
+    "delay: the subscriber's clock on receipt less the event's at_ms (the Redis clock when "
+    "the move read the table, a round trip before its commit; whole ms); seat frames from "
+    "the at_ms of the last event before them. The driver makes one simultaneous exchange per "
+    "table every {period:g} s (the tables spread over the period); driver, subscribers and "
+    "servers share the machine."
+)
 
 
 LONG_ROUND_LIMIT = 1.5
@@ -718,6 +881,11 @@ def markdown(figures: dict[str, Any]) -> str:
             "a window nobody asks in (200 ms). Medians of "
             f"{figures['games']['runs']} run(s) of {figures['games']['duration_s']:g} s.",
         ]
+    if figures.get("streams"):
+        lines += ["", "| event streams | measured |", "|---|---|"]
+        lines += [f"| {a} | {b} |" for a, b in streams_table(figures)]
+        period = figures["streams"]["delivery"]["period_s"]
+        lines += ["", f"- {STREAMS_NOTE.format(period=period)}"]
     lines += ["", "| target | measured | limit | status |", "|---|---|---|---|"]
     for t in figures["targets"]:
         cmp = "≤" if t["comparison"] == "<=" else "≥"
@@ -750,6 +918,10 @@ def console(figures: dict[str, Any]) -> str:
         first = max(len(r[0]) for r in [header, *g_rows])
         out += ["", f"{header[0]:<{first}}  " + "  |  ".join(header[1:])]
         out += [f"{r[0]:<{first}}  " + "  |  ".join(f"{c:>12}" for c in r[1:]) for r in g_rows]
+    if figures.get("streams"):
+        s_rows = streams_table(figures)
+        first = max(len(a) for a, _ in s_rows)
+        out += [""] + [f"{a:<{first}}  {b}" for a, b in s_rows]
     out.append("")
     for t in figures["targets"]:
         cmp = "<=" if t["comparison"] == "<=" else ">="

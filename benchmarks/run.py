@@ -16,7 +16,9 @@
    (InMemory and FlatFile), alternated.
 7. Memory per table, idle tables, expiry, Idempotency-Key records.
 8. The dearest input of each stateless check beside a pass (server time).
-9. ``benchmarks/results/latest.json``, ``latest.md``, ``latest.png``.
+9. Event streams (:mod:`benchmarks.streams`): memory per idle subscriber on
+   one worker, delivery delay from commit to every subscriber on two.
+10. ``benchmarks/results/latest.json``, ``latest.md``, ``latest.png``.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from . import (
     memory,
     redis_cost,
     report,
+    streams,
     versus,
 )
 from .floor import DEFAULT_KEY
@@ -96,10 +99,40 @@ class Plan:
     versus_duration: float
     versus_warmup: float
     versus_tables: int
+    # Event streams (benchmarks.streams): idle subscribers on one worker and
+    # their tables; busy tables, subscribers per table, seconds of moves.
+    stream_idle: int
+    stream_idle_tables: int
+    stream_tables: int
+    stream_per_table: int
+    stream_duration: float
 
 
-FULL = Plan("full", 3, 10.0, 1.5, 16, 16, 0.5, 3, 100, 10_000, 2.0, 2, 10.0, 2.0, 16)
-QUICK = Plan("quick", 1, 3.0, 1.0, 16, 16, 0.2, 1, 30, 1_000, 1.0, 1, 2.0, 1.0, 16)
+FULL = Plan(
+    "full",
+    3,
+    10.0,
+    1.5,
+    16,
+    16,
+    0.5,
+    3,
+    100,
+    10_000,
+    2.0,
+    2,
+    10.0,
+    2.0,
+    16,
+    1000,
+    100,
+    10,
+    10,
+    10.0,
+)
+QUICK = Plan(
+    "quick", 1, 3.0, 1.0, 16, 16, 0.2, 1, 30, 1_000, 1.0, 1, 2.0, 1.0, 16, 200, 20, 5, 8, 3.0
+)
 
 
 def log(message: str) -> None:
@@ -439,6 +472,28 @@ def main(argv: list[str] | None = None) -> int:
             }
             log("the dearest stateless checks beside a pass…")
             checks = heavy_checks.measure(url)
+            streamed = streams.measure(
+                url,
+                rclient,
+                folder / "streams",
+                env,
+                idle_subscribers=plan.stream_idle,
+                idle_tables=plan.stream_idle_tables,
+                tables=plan.stream_tables,
+                per_table=plan.stream_per_table,
+                duration=plan.stream_duration,
+                log=log,
+            )
+            log("issue 13's load at 7 seats, hands from the seat streams…")
+            streamed["exchange"] = versus.service_run(
+                service,
+                rclient,
+                7,
+                plan.versus_tables,
+                plan.versus_duration,
+                plan.versus_warmup,
+                streams=True,
+            )
             redis_info = rclient.info("server")
         finally:
             for process in apps:
@@ -489,6 +544,7 @@ def main(argv: list[str] | None = None) -> int:
             "keyed": keyed,
         },
         "long_round": long,
+        "streams": streamed,
         "engine": engine_figures,
         "checks": checks,
     }

@@ -170,14 +170,17 @@ def service_run(
     tables: int,
     duration: float,
     warmup: float,
+    streams: bool = False,
 ) -> dict[str, Any]:
-    """One run of :mod:`benchmarks.exchange_load` against the service."""
+    """One run of :mod:`benchmarks.exchange_load` against the service (with
+    ``streams``: hands from the seats' streams, ``--streams``)."""
     conflicts0 = commit_conflicts(app)
     cpu0, redis0 = app.cpu_seconds(), redis_cpu_seconds(rclient)
     busy0, started = cpu_busy_ticks()[0], time.perf_counter()
     command = [sys.executable, "-m", "benchmarks.exchange_load", app.base]
     command += ["--tables", str(tables), "--seats", str(seats)]
     command += ["--duration", str(duration), "--warmup", str(warmup)]
+    command += ["--streams"] if streams else []
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"the exchange load failed:\n{done.stderr}")
@@ -201,6 +204,11 @@ def service_run(
         "passes_whole_run": result["passes_whole_run"],
         "requests_whole_run": answered,
         "requests_per_pass": sum(answered.values()) / whole,
+        # Less each table's requests made once: its creation, its seats' streams.
+        "requests_per_pass_in_play": (
+            sum(answered.values()) - answered.get("create", 0) - answered.get("stream", 0)
+        )
+        / whole,
         "statuses": result["statuses"],
         "notes": result["notes"],
         "client_cpu_share": result["client_cpu_s"] / result["client_wall_s"],

@@ -20,6 +20,7 @@ from benchmarks import (
     players,
     redis_cost,
     report,
+    streams,
 )
 from benchmarks.floor import MOVE_BYTES, create_floor_app
 from service.config import Settings
@@ -478,3 +479,126 @@ def test_growth_targets_pass_when_flat_and_miss_when_a_figure_grows() -> None:
     grows = report.growth_targets({"sevens": grown(34_000, 260)})
     assert [t.status for t in grows] == ["MISS", "PASS"] and grows[0].value == 34
     assert report.growth_targets({}) == []  # a run from before the figure
+
+
+def test_stream_figures_are_measured(
+    redis_server: RedisProcess, redis_client: redis.Redis, tmp_path: Any
+) -> None:
+    from benchmarks.processes import gunicorn_env
+
+    found = streams.measure(
+        redis_server.url,
+        redis_client,
+        tmp_path,
+        gunicorn_env(redis_cost.ONE_ADDRESS_ENV),
+        idle_subscribers=12,
+        idle_tables=3,
+        tables=2,
+        per_table=5,
+        duration=1.0,
+        period=0.2,
+        log=lambda message: None,
+    )
+    idle = found["idle"]
+    assert (idle["subscribers"], idle["tables"], idle["refused"]) == (12, 3, {})
+    assert idle["first_subscribers"] == streams.WARM_STREAMS
+    assert idle["worker_rss_before_bytes"] > 0 and idle["worker_rss_after_bytes"] > 0
+    assert idle["worker_rss_per_subscriber_bytes"] == (
+        (idle["worker_rss_after_bytes"] - idle["worker_rss_before_bytes"]) / 12
+    )
+    dl = found["delivery"]
+    assert (dl["subscribers"], dl["seat_subscribers"]) == (10, 8)
+    assert dl["exchanges"] > 0 and dl["notes"] == {}
+    # Every subscriber got every event of its table the driver caused, each once.
+    assert dl["missed"] == 0
+    assert dl["deliveries"] == 5 * dl["events"]
+    assert dl["event_ms"]["n"] == dl["deliveries"] and dl["seat_ms"]["n"] > 0
+    assert set(dl["statuses"]["pass"]) == {"200"}
+
+
+def test_report_says_whether_streams_meet_their_goals() -> None:
+    figures = _figures(passes_ratio=0.6, round_trips=2)
+    lat = {"p50": 5.0, "p95": 20.0, "p99": 80.0, "n": 900}
+    figures["streams"] = {
+        "idle": {
+            "subscribers": 1000,
+            "tables": 100,
+            "open_s": 2.0,
+            "worker_rss_before_bytes": 70 * 2**20,
+            "worker_rss_after_bytes": 90 * 2**20,
+            "worker_rss_per_subscriber_bytes": 20 * 1024.0,
+            "redis_used_memory_per_subscriber_bytes": 3.0,
+            "redis_clients_before": 60,
+            "redis_clients_after": 60,
+        },
+        "delivery": {
+            "tables": 10,
+            "subscribers": 100,
+            "seat_subscribers": 40,
+            "period_s": 0.5,
+            "commits_per_s": 90.0,
+            "events": 300,
+            "missed": 0,
+            "event_ms": lat,
+            "seat_ms": lat,
+            "all_ms": lat,
+        },
+    }
+    figures["streams"]["exchange"] = {
+        "passes_per_s": 400.0,
+        "requests_per_pass": 1.1,
+        "requests_per_pass_in_play": 1.04,
+        "passes_whole_run": 3000,
+        "latency_ms": {"p50": 30.0, "p95": 60.0, "p99": 90.0},
+        "put_latency_ms": {"p50": 20.0, "p95": 40.0, "p99": 70.0},
+        "cpu_ms_per_pass": 1.5,
+        "notes": {"exchanges": 400},
+    }
+    status = {t.name: t.status for t in report.targets(figures)}
+    in_play = "7 seats at once, hands from the seat streams: HTTP requests per pass in play"
+    assert status[in_play] == "PASS"
+    assert status["idle stream subscribers on one worker: worker RSS per subscriber"] == "PASS"
+    assert status["stream delivery p99: a move's commit to its event at every subscriber"] == (
+        "MISS"
+    )
+    assert status["stream events a subscriber missed (that another of its table got)"] == "PASS"
+    figures["targets"] = [t.to_json() for t in report.targets(figures)]
+    text = report.markdown(figures)
+    assert "| worker RSS per idle subscriber (KB) | 20 |" in text
+    assert "| delivery delay, all: p50 / p95 / p99 (ms; n) | 5 / 20 / 80 (900) |" in text
+    assert "every 0.5 s" in text
+    assert (
+        "| … HTTP requests per pass: in play / with creation and streams (with seat views) | "
+        "1.04 / 1.1 (–) |"
+    ) in text
+    assert "MISS  stream delivery p99" in report.console(figures)
+
+
+def test_exchange_load_reads_hands_from_the_seat_streams(
+    redis_server: RedisProcess, tmp_path: Any
+) -> None:
+    import asyncio
+
+    from benchmarks.processes import Gunicorn, gunicorn_env
+
+    env = gunicorn_env({**redis_cost.ONE_ADDRESS_ENV, "REDIS_URL": redis_server.url})
+    app = Gunicorn("service.wsgi:app", env, tmp_path / "service.log", "/readyz").start()
+    try:
+        found = asyncio.run(
+            exchange_load.run(app.base, tables=2, seats=4, duration=1.5, warmup=0, streams=True)
+        )
+    finally:
+        app.stop()
+    notes = found["notes"]
+    # Every exchange resolved once, every seat's streamed hand matched the bookkeeping.
+    assert notes["exchanges"] > 0
+    assert not {
+        "no seat frame on the stream in time",
+        "hand bookkeeping differs from the referee",
+        "exchange did not resolve once",
+    } & set(notes), notes
+    answered = found["answered_whole_run"]
+    # No seat view is read: the passes, the deals, and one stream per seat.
+    assert set(answered) == {"create", "stream", "deal", "pass"}
+    assert (answered["create"], answered["stream"]) == (2, 8)
+    assert found["passes_whole_run"] == answered["pass"] == 4 * notes["exchanges"]
