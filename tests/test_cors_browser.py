@@ -12,26 +12,14 @@ from __future__ import annotations
 import http.server
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from benchmarks.processes import free_port
 
+from .browser import CHROMIUM, CHROMIUM_ARGS
 from .conftest import RedisProcess, Served
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists(),

@@ -20,19 +20,12 @@ import requests
 
 from service.games import GAMES
 
+from .browser import CHROMIUM as CHROMIUM_PATH
+from .browser import CHROMIUM_ARGS as ARGS
 from .conftest import Served
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+CHROMIUM = str(CHROMIUM_PATH)
+
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts" / "docs"
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 

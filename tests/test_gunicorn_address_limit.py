@@ -4,8 +4,6 @@ address 90 tokens, and 365 authenticated reads in a second, never a 429)."""
 
 from __future__ import annotations
 
-import http.client
-import json
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +11,7 @@ import pytest
 import redis
 
 from .conftest import RedisProcess, Served
+from .test_gunicorn import send as send_one
 
 PER_ADDRESS = 40
 
@@ -20,20 +19,11 @@ PER_ADDRESS = 40
 def send(
     served: Served, method: str, path: str, address: str, token: str | None = None, body: Any = None
 ) -> tuple[int, dict[str, str], Any]:
-    connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
+    """One request from client ``address`` (through ``X-Forwarded-For``)."""
     headers = {"X-Forwarded-For": address}
     if token:
         headers["Authorization"] = f"Bearer {token}"
-    data = None if body is None else json.dumps(body)
-    if data is not None:
-        headers["Content-Type"] = "application/json"
-    try:
-        connection.request(method, path, body=data, headers=headers)
-        response = connection.getresponse()
-        raw = response.read()
-        return response.status, dict(response.getheaders()), json.loads(raw) if raw else None
-    finally:
-        connection.close()
+    return send_one(served, method, path, body, **headers)
 
 
 @pytest.fixture(scope="module")

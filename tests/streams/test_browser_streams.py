@@ -20,8 +20,9 @@ from typing import Any
 import pytest
 import requests
 
+from ..browser import CHROMIUM
 from ..conftest import EVERY_EVENT, RedisProcess, Served
-from ..test_cors_browser import CHROMIUM, PageServer, browser, open_page
+from ..test_cors_browser import PageServer, browser, open_page
 
 __all__ = ["browser"]  # the fixture, imported to be used here
 
