@@ -9,7 +9,7 @@ serve: $(VENV)/.installed  ## install, then run the service on http://127.0.0.1:
 	$(BIN)/referee serve
 
 test: $(VENV)/.installed-dev  ## install with the test tools, then run the whole suite
-	@echo "make: running the test suite (about 5 minutes on 2 cores)"
+	@echo "make: running the test suite (about 8 minutes on 2 cores)"
 	$(BIN)/pytest
 
 lint: $(VENV)/.installed-dev  ## ruff and mypy (strict on service/games)
