@@ -142,12 +142,15 @@ def _answer(frames: Iterator[str]) -> Response:
 def _seat_view(table_id: str, seat: int) -> Any:
     """What a seat stream sends after each commit: the seat's view, or
     ``None`` once the table is gone or the seat's token changed (reissued)."""
-    store = referee().store
+    store, process_hub = referee().store, hub()
     held = store.load(table_id).auth["s"][seat]
 
-    def view() -> dict[str, Any] | None:
+    def view(shared: bool) -> dict[str, Any] | None:
         try:
-            loaded = store.load(table_id)
+            if shared:  # one read for every seat stream of the table in this process
+                loaded = process_hub.shared(table_id, "load", lambda: store.load(table_id))
+            else:
+                loaded = store.load(table_id)
         except TableNotFound:
             return None
         if loaded.auth["s"][seat] != held:

@@ -29,6 +29,7 @@ with ``Last-Event-ID`` and misses nothing.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import time
@@ -100,9 +101,10 @@ def frame(data: Any, event: str | None = None, id: str | None = None) -> str:
     return "\n".join(lines) + "\n\n"
 
 
-SeatView = Callable[[], dict[str, Any] | None]
+SeatView = Callable[[bool], dict[str, Any] | None]
 """The seat's current view, or ``None`` when the table is gone or the
-seat's token changed."""
+seat's token changed; its argument says whether the read may be shared
+with the process's other streams of the table (after an announced commit)."""
 
 
 @dataclass
@@ -130,14 +132,14 @@ class Follower:
             yield from first
             view: str | None = None
             ends = time.monotonic() + self.lifetime
-            woken = True
+            woken, notified = True, False
             while True:
                 if waiter.closing:  # the process is stopping: come back soon, elsewhere
                     yield f"retry: {RETRY_MS}\n\n"
                     return
                 if woken:
                     try:
-                        sent, after, newest, due_in = self._read(after)
+                        sent, after, newest, due_in = self._read(after, notified)
                     except TableNotFound:
                         yield f"retry: {GIVE_UP_RETRY_MS}\n\n"
                         yield frame({"table": self.table_id}, "table-deleted")
@@ -145,7 +147,7 @@ class Follower:
                     yield from sent
                     last_id = newest or last_id
                     if self.seat_view is not None:
-                        shown = self.seat_view()
+                        shown = self.seat_view(notified)
                         if shown is None:  # the table went, or the seat's token changed
                             yield f"retry: {GIVE_UP_RETRY_MS}\n\n"
                             yield frame({"table": self.table_id}, "seat-closed")
@@ -161,11 +163,11 @@ class Follower:
                 if due_in is not None and due_in < beat:
                     # A window closes before the next heartbeat: its event is in
                     # the log's reads from then on, with nobody writing it.
-                    woken = waiter.wait(due_in) or True
+                    notified, woken = waiter.wait(due_in), True
                     continue
-                woken = waiter.wait(beat)
+                woken = notified = waiter.wait(beat)
                 if waiter.gone:
-                    woken = True  # read once more: table-deleted
+                    woken, notified = True, False  # read once more: table-deleted
                 elif not woken and time.monotonic() < ends:
                     yield frame({"last_event": after}, "heartbeat", last_id)
                     woken = True  # a notification may have been lost: read anyway
@@ -187,15 +189,22 @@ class Follower:
     def _gone(oldest: int, last: int) -> str:
         return frame({"oldest_seq": oldest, "last_event": last}, "events-gone", str(last))
 
-    def _read(self, after: int) -> tuple[list[str], int, str | None, float | None]:
+    def _read(
+        self, after: int, notified: bool = False
+    ) -> tuple[list[str], int, str | None, float | None]:
         """The frames of every event after ``after``, the new cursor, the id
         of the last event sent (``None``: none) and the seconds until
-        something of the table falls due by the clock (``None``: nothing)."""
+        something of the table falls due by the clock (``None``: nothing).
+        After an announced commit (``notified``) the read is shared with the
+        process's other streams of the table (:meth:`.Hub.shared`); a read
+        the clock asked for is the stream's own."""
         sent: list[str] = []
         newest: str | None = None
         while True:
             try:
-                page = self.store.events(self.table_id, after, PAGE)
+                read = functools.partial(self.store.events, self.table_id, after, PAGE)
+                key = ("events", after)
+                page = self.hub.shared(self.table_id, key, read) if notified else read()
             except EventsGone as gone:  # fell behind the log, or it was reset: go on from its end
                 sent.append(self._gone(gone.oldest, gone.last))
                 return sent, gone.last, str(gone.last), None

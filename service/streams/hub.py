@@ -21,8 +21,8 @@ import contextlib
 import logging
 import threading
 import weakref
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 import redis
 
@@ -32,6 +32,8 @@ log = logging.getLogger(__name__)
 
 PATTERN = f"{KEY_PREFIX}:{{*}}:feed"
 """The channels of every table's feed (braces are literal in Redis globs)."""
+
+_T = TypeVar("_T")
 
 RECONNECT_SECONDS = (0.1, 0.5, 1.0, 2.0)
 """Pauses before each try to subscribe again after Redis went away (the
@@ -95,6 +97,17 @@ class Waiter:
         return woken
 
 
+class _Shared:
+    """The reads of one table made since one announced commit (:meth:`Hub.shared`)."""
+
+    __slots__ = ("generation", "values", "locks")
+
+    def __init__(self, generation: int) -> None:
+        self.generation = generation
+        self.values: dict[Any, Any] = {}
+        self.locks: dict[Any, threading.Lock] = {}
+
+
 class Hub:
     """The process's subscription to every table's feed; see the module
     docstring. ``client`` is a redis-py client (standalone or cluster)."""
@@ -108,6 +121,8 @@ class Hub:
         self.subscribed = threading.Event()
         """Set while the subscription is in place (tests wait for it)."""
         self.closing = False
+        self._generation: dict[str, int] = {}
+        self._shared: dict[str, _Shared] = {}
         _HUBS.add(self)
 
     @property
@@ -133,6 +148,29 @@ class Hub:
                     followers.discard(waiter)
                     if not followers:
                         del self._waiters[table_id]
+                        self._generation.pop(table_id, None)
+                        self._shared.pop(table_id, None)
+
+    def shared(self, table_id: str, key: Any, read: Callable[[], _T]) -> _T:
+        """``read()``, once for all of this process's streams of the table
+        that ask for the same ``key`` since its last announced commit: the
+        first caller reads (the others wait for it), the rest take its
+        answer, which is at least as new as that commit; the next commit's
+        announcement makes every key read again. An exception is not kept.
+        (Seven seat streams of one table read it once per commit, not seven
+        times.)"""
+        with self._lock:
+            generation = self._generation.get(table_id, 0)
+            shared = self._shared.get(table_id)
+            if shared is None or shared.generation != generation:
+                shared = self._shared[table_id] = _Shared(generation)
+            lock = shared.locks.setdefault(key, threading.Lock())
+        with lock:
+            if key in shared.values:
+                return shared.values[key]  # type: ignore[no-any-return]
+            value = read()
+            shared.values[key] = value
+            return value
 
     def publish(self, table_id: str, count: int) -> None:
         """Wake this process's streams of ``table_id`` as a commit would."""
@@ -158,6 +196,8 @@ class Hub:
             return
         with self._lock:
             followers = list(self._waiters.get(table_id, ()))
+            if followers:
+                self._generation[table_id] = self._generation.get(table_id, 0) + 1
         for waiter in followers:
             waiter.notify(count)
 

@@ -7,6 +7,7 @@ single-use ticket; no ticket in any log line."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import requests
@@ -246,3 +247,26 @@ def test_a_reissued_token_closes_the_seats_stream_and_its_tickets(streaming: Ser
     # A ticket taken with the old token opens nothing any more.
     spent = requests.get(streaming.base + ticket["stream"], timeout=5)
     assert spent.status_code == 401 and spent.json()["code"] == "ticket-invalid"
+
+
+def test_the_streams_of_a_table_share_a_read_per_announced_commit(redis_client: Any) -> None:
+    """Seven seat streams of one table read it once per commit in a process,
+    and the next commit's announcement makes them read again."""
+    from service.streams.hub import Hub
+
+    hub = Hub(redis_client)
+    reads: list[int] = []
+
+    def read() -> int:
+        reads.append(len(reads))
+        return len(reads)
+
+    with hub.follow("t1"), hub.follow("t2"):
+        assert [hub.shared("t1", "load", read) for _ in range(7)] == [1] * 7
+        hub.publish("t2", 5)  # another table's commit
+        assert hub.shared("t1", "load", read) == 1
+        hub.publish("t1", 6)
+        assert [hub.shared("t1", "load", read) for _ in range(7)] == [2] * 7
+        assert hub.shared("t1", "other", read) == 3  # another key reads for itself
+    assert hub.streams == 0 and hub.shared("t1", "load", read) == 4  # nobody follows: no cache
+    hub.stop()
