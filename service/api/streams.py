@@ -89,10 +89,12 @@ def hub() -> Hub:
     return found
 
 
-def ticket_key(table_id: str, ticket: str) -> str:
-    """Where a ticket is kept: under its SHA-256, never in clear."""
+def ticket_key(table_id: str, seat: int, ticket: str) -> str:
+    """Where a seat's ticket is kept: under its SHA-256, never in clear. The
+    seat is in the key, so that a ticket shown at another seat finds nothing
+    (and is not spent: a refused request changes nothing)."""
     digest = hashlib.sha256(ticket.encode()).hexdigest()
-    return f"{table_key(table_id)[: -len(':table')]}:ticket:{digest}"
+    return f"{table_key(table_id)[: -len(':table')]}:ticket:{seat}:{digest}"
 
 
 def _cursor(query: dict[str, Any]) -> Cursor:
@@ -240,13 +242,10 @@ def _redeem(table_id: str, ticket: str, seat: int) -> bool:
     """Spend the ticket (one atomic ``GETDEL``): whether it was this seat's,
     issued under the seat's current token."""
     client = referee().store.client
-    held = client.getdel(ticket_key(table_id, ticket))
+    held = client.getdel(ticket_key(table_id, seat, ticket))
     if held is None:
         return False
-    text = held.decode() if isinstance(held, bytes) else str(held)
-    was_seat, _, digest = text.partition(":")
-    if was_seat != str(seat):
-        return False
+    digest = held.decode() if isinstance(held, bytes) else str(held)
     try:
         current = referee().store.load(table_id).auth["s"][seat]
     except (TableNotFound, IndexError):
@@ -272,7 +271,7 @@ class StreamTickets(MethodView):
         auth.require_seat(loaded.auth, seat)
         ticket = secrets.token_urlsafe(TICKET_BYTES)
         ttl = referee().settings.stream_ticket_seconds
-        value = f"{seat}:{loaded.auth['s'][seat]}"
-        referee().store.client.set(ticket_key(table_id, ticket), value, ex=ttl, nx=True)
+        digest = loaded.auth["s"][seat]
+        referee().store.client.set(ticket_key(table_id, seat, ticket), digest, ex=ttl, nx=True)
         stream = url_for("streams.SeatStream", table_id=table_id, seat=seat, ticket=ticket)
         return {"ticket": ticket, "expires_in": ttl, "stream": stream}

@@ -1,0 +1,110 @@
+"""Streams as a cheating player would try them, over real HTTP: a ticket
+shown at another seat, cursors of every odd shape, more streams than an
+instance may hold."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+import redis
+import requests
+
+from ..conftest import RedisProcess, Served
+from ..helpers import WORKED_HANDS, TableClient, bearer, snapshot
+from .sse import HttpClient, Reader
+
+
+@pytest.fixture(scope="module")
+def attacked(
+    redis_server: RedisProcess, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Served]:
+    service = Served(
+        redis_server.url,
+        tmp_path_factory.mktemp("attacked"),
+        WEB_CONCURRENCY="1",
+        STREAM_MAX_OPEN="3",
+        STREAM_HEARTBEAT_SECONDS="1",
+        STREAM_LIFETIME_SECONDS="5",
+    )
+    yield service
+    service.stop()
+
+
+def test_a_ticket_shown_at_another_seat_opens_nothing_and_is_kept(
+    attacked: Served, redis_server: RedisProcess
+) -> None:
+    tables = TableClient(HttpClient(attacked.base))
+    t = tables.create(variant="mein-schiff")
+    tables.deal(t, WORKED_HANDS)
+    got = requests.post(f"{attacked.base}{t.url}/seats/1/tickets", headers=bearer(t.seats[1]))
+    assert got.status_code == 200
+    ticket = got.json()["ticket"]
+    r = redis.Redis.from_url(redis_server.url)
+    before = snapshot(r, t)
+    wrong = requests.get(f"{attacked.base}{t.url}/seats/2/stream?ticket={ticket}", timeout=5)
+    assert (wrong.status_code, wrong.json()["code"]) == (401, "ticket-invalid")
+    assert snapshot(r, t) == before  # a refused request changes nothing
+    # ... so the ticket still opens its own seat's stream, once.
+    reader = Reader(f"{attacked.base}{t.url}/seats/1/stream?ticket={ticket}")
+    assert reader.status == 200
+    seat = reader.until("seat")[-1]
+    reader.close()
+    assert seat.data["seat"] == 1
+
+
+@pytest.mark.parametrize(
+    "cursor",
+    ["9999999999999999", "9999999999999999.00000000", "0.00000000", "1.deadbeef", "3"],
+)
+def test_a_cursor_past_or_beside_the_log_is_a_200_never_a_500(
+    attacked: Served, cursor: str
+) -> None:
+    tables = TableClient(HttpClient(attacked.base))
+    t = tables.create(variant="mein-schiff")
+    for how in ({"Last-Event-ID": cursor}, {}):
+        url = f"{attacked.base}{t.url}/stream" + ("" if how else f"?after={cursor}")
+        reader = Reader(url, **how)
+        assert reader.status == 200
+        frames = reader.until("heartbeat")
+        reader.close()
+        assert all(f.event in ("message", "events-gone", "heartbeat") for f in frames)
+
+
+@pytest.mark.parametrize(
+    "cursor",
+    ["-1", "1.DEADBEEF", "12345678901234567", "1.", "\u00b2", "1e3", "0x10", "1.deadbeef0"],
+)
+def test_a_garbage_cursor_is_422(attacked: Served, cursor: str) -> None:
+    tables = TableClient(HttpClient(attacked.base))
+    t = tables.create(variant="mein-schiff")
+    got = requests.get(
+        f"{attacked.base}{t.url}/stream", headers={"Last-Event-ID": cursor}, timeout=5
+    )
+    assert (got.status_code, got.json()["code"]) == (422, "cursor-invalid")
+
+
+def test_no_more_streams_open_than_stream_max_open_even_all_at_once(attacked: Served) -> None:
+    tables = TableClient(HttpClient(attacked.base))
+    t = tables.create(variant="mein-schiff")
+    start = threading.Barrier(12)
+    readers: list[Reader] = []
+    lock = threading.Lock()
+
+    def opener() -> None:
+        start.wait()
+        reader = Reader(f"{attacked.base}{t.url}/stream")
+        with lock:
+            readers.append(reader)
+
+    threads = [threading.Thread(target=opener) for _ in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    statuses = sorted(r.status for r in readers)
+    for reader in readers:
+        reader.close()
+    assert statuses.count(200) <= 3, statuses
+    assert statuses.count(503) >= 9, statuses
