@@ -112,7 +112,9 @@ def _cursor(query: dict[str, Any]) -> Cursor:
     return cursor
 
 
-def _stream(table_id: str, cursor: Cursor, seat: int | None = None) -> Response:
+def _stream(
+    table_id: str, cursor: Cursor, seat: int | None = None, held: str | None = None
+) -> Response:
     settings = referee().settings
     process_hub = hub()
     if process_hub.streams >= settings.stream_max_open:
@@ -128,7 +130,7 @@ def _stream(table_id: str, cursor: Cursor, seat: int | None = None) -> Response:
         table_id,
         settings.stream_heartbeat_seconds,
         settings.stream_lifetime_seconds,
-        None if seat is None else _seat_view(table_id, seat),
+        None if seat is None or held is None else _seat_view(table_id, seat, held),
     )
     try:
         frames = follower.open(cursor)
@@ -141,11 +143,12 @@ def _answer(frames: Iterator[str]) -> Response:
     return Response(stream_with_context(frames), 200, mimetype=EVENT_STREAM, headers=STREAM_HEADERS)
 
 
-def _seat_view(table_id: str, seat: int) -> Any:
+def _seat_view(table_id: str, seat: int, held: str) -> Any:
     """What a seat stream sends after each commit: the seat's view, or
-    ``None`` once the table is gone or the seat's token changed (reissued)."""
+    ``None`` once the table is gone or the seat's token is no longer
+    ``held``, the digest the request was authorised with (reissued, or
+    the seat left: a later read would take the new holder's for it)."""
     store = referee().store
-    held = store.load(table_id).auth["s"][seat]
 
     def view() -> dict[str, Any] | None:
         try:
@@ -217,13 +220,14 @@ class SeatStream(MethodView):
             if seat >= loaded.table.seats:
                 raise Problem(404, "seat-not-found", f"There is no seat {seat} at this table.")
             auth.require_seat(loaded.auth, seat)
-        elif not _redeem(table_id, ticket, seat):
+            held: str | None = loaded.auth["s"][seat]
+        elif (held := _redeem(table_id, ticket, seat)) is None:
             if "Last-Event-ID" not in request.headers:
                 raise Problem(401, "ticket-invalid", TICKET_INVALID)
             # An EventSource reconnecting by itself: any status but 200 would end it
             # for good, before the page could tell it to open a new stream.
             return _answer(iter([_ticket_invalid()]))
-        return _stream(table_id, cursor, seat)
+        return _stream(table_id, cursor, seat, held)
 
 
 TICKET_INVALID = (
@@ -238,19 +242,20 @@ def _ticket_invalid() -> str:
     )
 
 
-def _redeem(table_id: str, ticket: str, seat: int) -> bool:
-    """Spend the ticket (one atomic ``GETDEL``): whether it was this seat's,
-    issued under the seat's current token."""
+def _redeem(table_id: str, ticket: str, seat: int) -> str | None:
+    """Spend the ticket (one atomic ``GETDEL``): the seat's token digest
+    when it was this seat's, issued under the seat's current token, else
+    ``None``."""
     client = referee().store.client
     held = client.getdel(ticket_key(table_id, seat, ticket))
     if held is None:
-        return False
+        return None
     digest = held.decode() if isinstance(held, bytes) else str(held)
     try:
         current = referee().store.load(table_id).auth["s"][seat]
     except (TableNotFound, IndexError):
-        return False
-    return hmac.compare_digest(current, digest)
+        return None
+    return digest if digest and hmac.compare_digest(current, digest) else None
 
 
 @blp.route("/<table_id>/seats/<int:seat>/tickets")

@@ -4,16 +4,23 @@ instance may hold."""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import redis
 import requests
 
-from ..conftest import RedisProcess, Served
+from service import create_app
+from service.api import streams
+from service.api.auth import stored_digest
+from service.storage.store import table_key
+
+from ..conftest import RedisProcess, Served, settings_for
 from ..helpers import WORKED_HANDS, TableClient, bearer, snapshot
-from .sse import HttpClient, Reader
+from .sse import AppReader, HttpClient, Reader
 
 
 @pytest.fixture(scope="module")
@@ -108,3 +115,29 @@ def test_no_more_streams_open_than_stream_max_open_even_all_at_once(attacked: Se
         reader.close()
     assert statuses.count(200) <= 3, statuses
     assert statuses.count(503) >= 9, statuses
+
+
+def test_a_token_reissued_while_its_stream_opens_closes_that_stream(
+    redis_server: RedisProcess, redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stream holds the digest its request was authorised with: a
+    reissue between the check and the stream's first read must not hand
+    the old token's holder the new holder's view."""
+    app = create_app(settings_for(redis_server.url, stream_lifetime_seconds=3))
+    tables = TableClient(app.test_client())
+    t = tables.create(variant="mein-schiff")
+    tables.deal(t, WORKED_HANDS)
+    real_load = streams.load
+
+    def load_then_reissue(table_id: str, **kwargs: Any) -> Any:
+        loaded = real_load(table_id, **kwargs)
+        record = json.loads(redis_client.hget(table_key(table_id), "a"))
+        record["s"][1] = stored_digest("the new holder's token")
+        redis_client.hset(table_key(table_id), "a", json.dumps(record))
+        return loaded
+
+    monkeypatch.setattr(streams, "load", load_then_reissue)
+    reader = AppReader(app.test_client(), f"{t.url}/seats/1/stream", **bearer(t.seats[1]))
+    assert reader.status == 200
+    frames = reader.until("seat-closed")
+    assert [f.event for f in frames if f.event != "message"] == ["seat-closed"]
