@@ -45,6 +45,8 @@ EVENT_STREAM = "text/event-stream"
 TICKET_BYTES = 32
 """A stream ticket's random bytes (256 bits, from the CSPRNG)."""
 
+NO_STORE = {"Cache-Control": "no-store"}
+
 STREAM_HEADERS = {
     "Cache-Control": "no-cache, no-store",
     "X-Accel-Buffering": "no",  # nginx: pass each frame on at once
@@ -263,7 +265,7 @@ class StreamTickets(MethodView):
     @blp.response(200, TicketSchema)
     @blp.doc(security=SECURITY, operationId="createStreamTicket")
     @documented(blp, 401, 403, 404)
-    def post(self, table_id: str, seat: int) -> dict[str, Any]:
+    def post(self, table_id: str, seat: int) -> tuple[dict[str, Any], int, dict[str, str]]:
         """Get a ticket that opens the seat's stream once (for EventSource)
 
         With the seat's token. The ticket (256 random bits, kept only hashed)
@@ -279,4 +281,5 @@ class StreamTickets(MethodView):
         digest = loaded.auth["s"][seat]
         referee().store.client.set(ticket_key(table_id, seat, ticket), digest, ex=ttl, nx=True)
         stream = url_for("streams.SeatStream", table_id=table_id, seat=seat, ticket=ticket)
-        return {"ticket": ticket, "expires_in": ttl, "stream": stream}
+        # A secret, like a token: no cache may keep it.
+        return {"ticket": ticket, "expires_in": ttl, "stream": stream}, 200, dict(NO_STORE)

@@ -47,6 +47,7 @@ def test_a_ticket_shown_at_another_seat_opens_nothing_and_is_kept(
     tables.deal(t, WORKED_HANDS)
     got = requests.post(f"{attacked.base}{t.url}/seats/1/tickets", headers=bearer(t.seats[1]))
     assert got.status_code == 200
+    assert got.headers["Cache-Control"] == "no-store"  # a secret, as a token is
     ticket = got.json()["ticket"]
     r = redis.Redis.from_url(redis_server.url)
     before = snapshot(r, t)
