@@ -142,3 +142,23 @@ def test_a_token_reissued_while_its_stream_opens_closes_that_stream(
     assert reader.status == 200
     frames = reader.until("seat-closed")
     assert [f.event for f in frames if f.event != "message"] == ["seat-closed"]
+
+
+def test_refused_tickets_and_seat_streams_change_nothing(
+    attacked: Served, redis_server: RedisProcess
+) -> None:
+    tables = TableClient(HttpClient(attacked.base))
+    t = tables.create(variant="mein-schiff")
+    r = redis.Redis.from_url(redis_server.url)
+    before = snapshot(r, t)
+    base = f"{attacked.base}{t.url}/seats"
+    refused = [
+        requests.post(f"{base}/1/tickets", headers=bearer(t.seats[2]), timeout=5),
+        requests.post(f"{base}/1/tickets", headers=bearer("not-a-token"), timeout=5),
+        requests.post(f"{base}/7/tickets", headers=bearer(t.seats[1]), timeout=5),
+        requests.get(f"{base}/1/stream", headers=bearer(t.seats[2]), timeout=5),
+        requests.get(f"{base}/1/stream?ticket=nothing", timeout=5),
+        requests.get(f"{base}/1/stream?ticket=" + "x" * 101, timeout=5),
+    ]
+    assert [x.status_code for x in refused] == [403, 401, 404, 403, 401, 422]
+    assert snapshot(r, t) == before
