@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -37,6 +38,19 @@ def attacked(
     )
     yield service
     service.stop()
+
+
+def open_when_room(url: str, **headers: str) -> Reader:
+    """A stream, once the streams an earlier test cut have ended on the
+    server too (it finds out at its next heartbeat)."""
+    deadline = time.monotonic() + 10
+    while True:
+        reader = Reader(url, **headers)
+        if reader.status == 200 or time.monotonic() > deadline:
+            assert reader.status == 200
+            return reader
+        reader.close()
+        time.sleep(0.2)
 
 
 def test_a_ticket_shown_at_another_seat_opens_nothing_and_is_kept(
@@ -73,7 +87,7 @@ def test_a_cursor_past_or_beside_the_log_is_a_200_never_a_500(
     t = tables.create(variant="mein-schiff")
     for how in ({"Last-Event-ID": cursor}, {}):
         url = f"{attacked.base}{t.url}/stream" + ("" if how else f"?after={cursor}")
-        reader = Reader(url, **how)
+        reader = open_when_room(url, **how)
         assert reader.status == 200
         frames = reader.until("heartbeat")
         reader.close()
@@ -162,3 +176,19 @@ def test_refused_tickets_and_seat_streams_change_nothing(
     ]
     assert [x.status_code for x in refused] == [403, 401, 404, 403, 401, 422]
     assert snapshot(r, t) == before
+
+
+def test_a_table_that_expires_ends_its_streams_at_the_next_heartbeat(
+    attacked: Served, redis_server: RedisProcess
+) -> None:
+    """Expiry announces nothing on the feed: the stream finds out by reading."""
+    tables = TableClient(HttpClient(attacked.base))
+    t = tables.create(variant="mein-schiff")
+    reader = open_when_room(f"{attacked.base}{t.url}/stream")
+    reader.until("message")
+    r = redis.Redis.from_url(redis_server.url)
+    for key in r.scan_iter(match=f"*{{{t.table_id}}}*"):
+        r.pexpire(key, 1)
+    frames = reader.until("table-deleted", timeout=5)
+    assert frames[-1].data == {"table": t.table_id}
+    assert reader.next() is None
