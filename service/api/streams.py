@@ -118,14 +118,7 @@ def _stream(
     table_id: str, cursor: Cursor, seat: int | None = None, held: str | None = None
 ) -> Response:
     settings = referee().settings
-    process_hub = hub()
-    if process_hub.streams >= settings.stream_max_open:
-        raise Problem(
-            503,
-            "streams-full",
-            "This instance holds as many streams as it may; try again shortly.",
-            headers={"Retry-After": str(settings.retry_after_seconds)},
-        )
+    process_hub = _room()
     follower = Follower(
         referee().store,
         process_hub,
@@ -139,6 +132,21 @@ def _stream(
     except TableNotFound:
         raise no_table() from None
     return _answer(frames)
+
+
+def _room() -> Hub:
+    """The process's hub; 503 ``streams-full`` when it holds as many streams
+    as it may (checked before a ticket is spent, so that it can be used again)."""
+    settings = referee().settings
+    process_hub = hub()
+    if process_hub.streams >= settings.stream_max_open:
+        raise Problem(
+            503,
+            "streams-full",
+            "This instance holds as many streams as it may; try again shortly.",
+            headers={"Retry-After": str(settings.retry_after_seconds)},
+        )
+    return process_hub
 
 
 def _answer(frames: Iterator[str]) -> Response:
@@ -217,6 +225,7 @@ class SeatStream(MethodView):
         check_table_id(table_id)
         ticket = query.get("ticket")
         cursor = _cursor(query)
+        _room()
         if ticket is None:
             loaded = load(table_id, protected=True)
             if seat >= loaded.table.seats:

@@ -163,6 +163,8 @@ def test_refused_tickets_and_seat_streams_change_nothing(
 ) -> None:
     tables = TableClient(HttpClient(attacked.base))
     t = tables.create(variant="mein-schiff")
+    open_when_room(f"{attacked.base}{t.url}/stream").close()
+    time.sleep(2.5)  # the streams cut before end at their next heartbeat (1 s)
     r = redis.Redis.from_url(redis_server.url)
     before = snapshot(r, t)
     base = f"{attacked.base}{t.url}/seats"
@@ -192,3 +194,18 @@ def test_a_table_that_expires_ends_its_streams_at_the_next_heartbeat(
     frames = reader.until("table-deleted", timeout=5)
     assert frames[-1].data == {"table": t.table_id}
     assert reader.next() is None
+
+
+def test_a_ticket_refused_for_want_of_room_is_not_spent(attacked: Served) -> None:
+    tables = TableClient(HttpClient(attacked.base))
+    t = tables.create(variant="mein-schiff")
+    full = [open_when_room(f"{attacked.base}{t.url}/stream") for _ in range(3)]
+    got = requests.post(f"{attacked.base}{t.url}/seats/1/tickets", headers=bearer(t.seats[1]))
+    url = attacked.base + got.json()["stream"]
+    refused = requests.get(url, timeout=5)
+    assert (refused.status_code, refused.json()["code"]) == (503, "streams-full")
+    for reader in full:
+        reader.close()
+    reader = open_when_room(url)  # the same ticket, once there is room
+    assert reader.until("seat")[-1].data["seat"] == 1
+    reader.close()
