@@ -73,8 +73,11 @@ def sync(table_id: str) -> None:
 
 
 def _entry(table_id: str, table: Any, auth: dict[str, Any], now_ms: int, ttl_ms: int) -> Any:
+    """The lobby's entry of a table; ``None`` when its match has ended."""
     game = game_of(table)
     view = seating.with_open_seats(game.public_view(table, now_ms))
+    if not seating.in_progress(view):
+        return None
     preset = VARIANTS[table.variant][1].options
     seats = [{"seat": s["seat"], "name": s["name"], "open": s["open"]} for s in view["seats"]]
     taken = sum(not s["open"] for s in seats)
@@ -142,7 +145,10 @@ class LobbyPage(MethodView):
                 if not (seating.listed(auth) and seating.open_seats(auth)):
                     continue  # full (its join syncs the index): skipped, not removed
                 table = ref.store.codec.decode(state)
-                tables.append(_entry(entry[1], table, auth, now, ttl))
+                shown = _entry(entry[1], table, auth, now, ttl)
+                if shown is None:
+                    continue  # the host ended its match: nobody can play there
+                tables.append(shown)
                 if len(tables) > limit:
                     break
             for entry in gone:  # deleted or expired: for good

@@ -68,6 +68,12 @@ def listed(auth: dict[str, Any]) -> bool:
     return bool(auth.get("l"))
 
 
+def in_progress(view: dict[str, Any]) -> bool:
+    """Whether a game's public view is of a match still going on (one the
+    host ended takes no player: it never deals again)."""
+    return bool(view.get("match", {}).get("status", "in-progress") == "in-progress")
+
+
 def with_open_seats(view: dict[str, Any]) -> dict[str, Any]:
     """A game's public view with each seat's ``open`` (its name ``null``)
     and the table's ``open_seats``: an open seat is named ``""`` in the state."""

@@ -127,14 +127,19 @@ class Join(MethodView):
         encrypted with that key). 403 `join-code-invalid` (wrong, spent or
         replaced), `join-code-expired`, `join-code-required` (an unlisted
         table without a code); 409 `seats-full` when no seat is open (one of
-        two players racing for the last seat gets it, the other this).
+        two players racing for the last seat gets it, the other this),
+        `match-over` once the host ended the match.
         Event `seat-joined` (seat, name). RULES.md 5.1, 5.6.
         """
         name, code = body["name"], body.get("code")
 
         def change(loaded: Loaded) -> SeatChange:
+            game = game_of(loaded.table)
+            if not seating.in_progress(game.public_view(loaded.table, loaded.now_ms)):
+                # Its seats would never be dealt: the host ended the match.
+                raise RuleViolation("match-over", "The match has ended: no seat can be taken.")
             seat, token, record = seating.join(loaded.auth, code, loaded.now_ms)
-            table = game_of(loaded.table).name_seat(loaded.table, seat, name)
+            table = game.name_seat(loaded.table, seat, name)
             event = {"type": "seat-joined", "seat": seat, "name": name}
             outcome = {"seat": seat, "name": name, "token": token}
             return SeatChange(table, (event,), outcome, auth=record)

@@ -45,6 +45,8 @@ EVENT_STREAM = "text/event-stream"
 TICKET_BYTES = 32
 """A stream ticket's random bytes (256 bits, from the CSPRNG)."""
 
+NO_STORE = {"Cache-Control": "no-store"}
+
 STREAM_HEADERS = {
     "Cache-Control": "no-cache, no-store",
     "X-Accel-Buffering": "no",  # nginx: pass each frame on at once
@@ -89,10 +91,12 @@ def hub() -> Hub:
     return found
 
 
-def ticket_key(table_id: str, ticket: str) -> str:
-    """Where a ticket is kept: under its SHA-256, never in clear."""
+def ticket_key(table_id: str, seat: int, ticket: str) -> str:
+    """Where a seat's ticket is kept: under its SHA-256, never in clear. The
+    seat is in the key, so that a ticket shown at another seat finds nothing
+    (and is not spent: a refused request changes nothing)."""
     digest = hashlib.sha256(ticket.encode()).hexdigest()
-    return f"{table_key(table_id)[: -len(':table')]}:ticket:{digest}"
+    return f"{table_key(table_id)[: -len(':table')]}:ticket:{seat}:{digest}"
 
 
 def _cursor(query: dict[str, Any]) -> Cursor:
@@ -110,7 +114,29 @@ def _cursor(query: dict[str, Any]) -> Cursor:
     return cursor
 
 
-def _stream(table_id: str, cursor: Cursor, seat: int | None = None) -> Response:
+def _stream(
+    table_id: str, cursor: Cursor, seat: int | None = None, held: str | None = None
+) -> Response:
+    settings = referee().settings
+    process_hub = _room()
+    follower = Follower(
+        referee().store,
+        process_hub,
+        table_id,
+        settings.stream_heartbeat_seconds,
+        settings.stream_lifetime_seconds,
+        None if seat is None or held is None else _seat_view(table_id, seat, held),
+    )
+    try:
+        frames = follower.open(cursor)
+    except TableNotFound:
+        raise no_table() from None
+    return _answer(frames)
+
+
+def _room() -> Hub:
+    """The process's hub; 503 ``streams-full`` when it holds as many streams
+    as it may (checked before a ticket is spent, so that it can be used again)."""
     settings = referee().settings
     process_hub = hub()
     if process_hub.streams >= settings.stream_max_open:
@@ -120,30 +146,19 @@ def _stream(table_id: str, cursor: Cursor, seat: int | None = None) -> Response:
             "This instance holds as many streams as it may; try again shortly.",
             headers={"Retry-After": str(settings.retry_after_seconds)},
         )
-    follower = Follower(
-        referee().store,
-        process_hub,
-        table_id,
-        settings.stream_heartbeat_seconds,
-        settings.stream_lifetime_seconds,
-        None if seat is None else _seat_view(table_id, seat),
-    )
-    try:
-        frames = follower.open(cursor)
-    except TableNotFound:
-        raise no_table() from None
-    return _answer(frames)
+    return process_hub
 
 
 def _answer(frames: Iterator[str]) -> Response:
     return Response(stream_with_context(frames), 200, mimetype=EVENT_STREAM, headers=STREAM_HEADERS)
 
 
-def _seat_view(table_id: str, seat: int) -> Any:
+def _seat_view(table_id: str, seat: int, held: str) -> Any:
     """What a seat stream sends after each commit: the seat's view, or
-    ``None`` once the table is gone or the seat's token changed (reissued)."""
+    ``None`` once the table is gone or the seat's token is no longer
+    ``held``, the digest the request was authorised with (reissued, or
+    the seat left: a later read would take the new holder's for it)."""
     store, process_hub = referee().store, hub()
-    held = store.load(table_id).auth["s"][seat]
 
     def view(shared: bool) -> dict[str, Any] | None:
         try:
@@ -213,18 +228,20 @@ class SeatStream(MethodView):
         check_table_id(table_id)
         ticket = query.get("ticket")
         cursor = _cursor(query)
+        _room()
         if ticket is None:
             loaded = load(table_id, protected=True)
             if seat >= loaded.table.seats:
                 raise Problem(404, "seat-not-found", f"There is no seat {seat} at this table.")
             auth.require_seat(loaded.auth, seat)
-        elif not _redeem(table_id, ticket, seat):
+            held: str | None = loaded.auth["s"][seat]
+        elif (held := _redeem(table_id, ticket, seat)) is None:
             if "Last-Event-ID" not in request.headers:
                 raise Problem(401, "ticket-invalid", TICKET_INVALID)
             # An EventSource reconnecting by itself: any status but 200 would end it
             # for good, before the page could tell it to open a new stream.
             return _answer(iter([_ticket_invalid()]))
-        return _stream(table_id, cursor, seat)
+        return _stream(table_id, cursor, seat, held)
 
 
 TICKET_INVALID = (
@@ -239,22 +256,20 @@ def _ticket_invalid() -> str:
     )
 
 
-def _redeem(table_id: str, ticket: str, seat: int) -> bool:
-    """Spend the ticket (one atomic ``GETDEL``): whether it was this seat's,
-    issued under the seat's current token."""
+def _redeem(table_id: str, ticket: str, seat: int) -> str | None:
+    """Spend the ticket (one atomic ``GETDEL``): the seat's token digest
+    when it was this seat's, issued under the seat's current token, else
+    ``None``."""
     client = referee().store.client
-    held = client.getdel(ticket_key(table_id, ticket))
+    held = client.getdel(ticket_key(table_id, seat, ticket))
     if held is None:
-        return False
-    text = held.decode() if isinstance(held, bytes) else str(held)
-    was_seat, _, digest = text.partition(":")
-    if was_seat != str(seat):
-        return False
+        return None
+    digest = held.decode() if isinstance(held, bytes) else str(held)
     try:
         current = referee().store.load(table_id).auth["s"][seat]
     except (TableNotFound, IndexError):
-        return False
-    return hmac.compare_digest(current, digest)
+        return None
+    return digest if digest and hmac.compare_digest(current, digest) else None
 
 
 @blp.route("/<table_id>/seats/<int:seat>/tickets")
@@ -262,7 +277,7 @@ class StreamTickets(MethodView):
     @blp.response(200, TicketSchema)
     @blp.doc(security=SECURITY, operationId="createStreamTicket")
     @documented(blp, 401, 403, 404)
-    def post(self, table_id: str, seat: int) -> dict[str, Any]:
+    def post(self, table_id: str, seat: int) -> tuple[dict[str, Any], int, dict[str, str]]:
         """Get a ticket that opens the seat's stream once (for EventSource)
 
         With the seat's token. The ticket (256 random bits, kept only hashed)
@@ -275,7 +290,8 @@ class StreamTickets(MethodView):
         auth.require_seat(loaded.auth, seat)
         ticket = secrets.token_urlsafe(TICKET_BYTES)
         ttl = referee().settings.stream_ticket_seconds
-        value = f"{seat}:{loaded.auth['s'][seat]}"
-        referee().store.client.set(ticket_key(table_id, ticket), value, ex=ttl, nx=True)
+        digest = loaded.auth["s"][seat]
+        referee().store.client.set(ticket_key(table_id, seat, ticket), digest, ex=ttl, nx=True)
         stream = url_for("streams.SeatStream", table_id=table_id, seat=seat, ticket=ticket)
-        return {"ticket": ticket, "expires_in": ttl, "stream": stream}
+        # A secret, like a token: no cache may keep it.
+        return {"ticket": ticket, "expires_in": ttl, "stream": stream}, 200, dict(NO_STORE)

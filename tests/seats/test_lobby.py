@@ -13,7 +13,7 @@ from service import create_app
 from service.storage.lobby import lobby_key
 from service.storage.store import all_keys
 from tests.conftest import RedisProcess, settings_for
-from tests.helpers import bearer
+from tests.helpers import Table, bearer, snapshot
 
 
 @pytest.fixture(autouse=True)
@@ -151,3 +151,19 @@ def test_a_stale_entry_of_a_full_table_is_never_shown(
     unlisted = create(client, "classic", ["Ann", None, None, None])
     redis_client.zadd(lobby_key("classic"), {unlisted["table_id"]: now})
     assert ids(lobby(client)) == []
+
+
+@pytest.mark.parametrize("variant", ["classic", "sevens", "may-i"])
+def test_a_table_whose_match_the_host_ended_takes_nobody_and_is_not_listed(
+    client: Any, redis_client: redis.Redis, variant: str
+) -> None:
+    ended = create(client, variant, ["Ann", None, None, None], listed=True)
+    table_id = ended["table_id"]
+    assert ids(lobby(client)) == [table_id]
+    r = client.post(f"/v1/tables/{table_id}/finish", headers=bearer(ended["host_token"]))
+    assert r.status_code == 200, r.get_json()
+    assert ids(lobby(client)) == []  # it would never deal: nobody should sit down there
+    before = snapshot(redis_client, Table(table_id, ended["host_token"], [], ended))
+    r = client.post(f"/v1/tables/{table_id}/join", json={"name": "Bo"})
+    assert (r.status_code, r.get_json()["code"]) == (409, "match-over")
+    assert snapshot(redis_client, Table(table_id, ended["host_token"], [], ended)) == before
