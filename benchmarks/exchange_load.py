@@ -124,7 +124,7 @@ async def play_table(client: Client, figures: Exchanges, seats: int) -> None:
         while not rec.over():
             passed = [choose_cards(h, 1) for h in hands]
             sent = time.perf_counter()
-            answers = await pass_at_once(client, table, number, exchange, tokens, passed)
+            answers = await pass_at_once(client, table, number, exchange, tokens, passed, sent)
             if any(status != 200 for status, _ in answers):
                 rec.notes["pass refused: table abandoned"] += 1
                 return

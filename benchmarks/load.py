@@ -91,10 +91,19 @@ async def send(
 
 
 async def pass_at_once(
-    client: Client, table: str, round_no: int, exchange: int, tokens: list[str], passed: list[Any]
+    client: Client,
+    table: str,
+    round_no: int,
+    exchange: int,
+    tokens: list[str],
+    passed: list[Any],
+    sent: float | None = None,
 ) -> list[tuple[int, Any]]:
     """Every seat's pass of ``exchange`` (``passed[seat]``), all sent at the
-    same moment; their ``(status, answer)`` in seat order."""
+    same moment; their ``(status, answer)`` in seat order. ``sent`` (a
+    ``perf_counter`` reading) is the moment that puts them all in or out of
+    the measured window, as the caller counts the exchange (default: now)."""
+    at = time.perf_counter() if sent is None else sent
     return await asyncio.gather(
         *(
             client.call(
@@ -103,6 +112,7 @@ async def pass_at_once(
                 f"{table}/rounds/{round_no}/exchanges/{exchange}/passes/{s}",
                 t,
                 {"cards": passed[s]},
+                window_at=at,
             )
             for s, t in enumerate(tokens)
         )
@@ -128,7 +138,9 @@ class Client:
         path: str,
         token: str | None = None,
         body: Any = None,
+        window_at: float | None = None,
     ) -> tuple[int, Any]:
+        """One request, recorded in the window by its start (or ``window_at``)."""
         async with self.semaphore:
             started = time.perf_counter()
             try:
@@ -137,7 +149,7 @@ class Client:
                 self.recorder.notes[f"{kind}: {type(error).__name__}"] += 1
                 return 0, None
             elapsed = time.perf_counter() - started
-        self.recorder.add(kind, started, elapsed, status)
+        self.recorder.add(kind, started if window_at is None else window_at, elapsed, status)
         return status, answer
 
     async def close(self) -> None:
