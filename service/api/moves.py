@@ -167,6 +167,18 @@ def public(table_id: str, table: Any, now_ms: int, last_event: int) -> dict[str,
     return seating.with_open_seats(view)
 
 
+def seat(loaded: Loaded, seat_no: int) -> dict[str, Any]:
+    """A seat's private view of a table of any game (its game's
+    ``seat_view``) with its game and ``last_event``: what ``GET
+    …/seats/{seat}`` answers and what a seat's stream sends."""
+    game = game_of(loaded.table)
+    return {
+        "game": game.name,
+        **game.seat_view(loaded.table, seat_no, loaded.now_ms),
+        "last_event": loaded.event_count,
+    }
+
+
 def require_game(table: Any, game: Game, what: str) -> None:
     """Refuse (404 ``move-not-in-game``) a move of ``game`` on a table of another game."""
     other = game_of(table)

@@ -23,13 +23,13 @@ from flask import Response, current_app, request, stream_with_context, url_for
 from flask.views import MethodView
 from marshmallow import fields, validate
 
-from ..games import game_of
 from ..storage.store import TableNotFound, table_key
 from ..streams.follow import GIVE_UP_RETRY_MS, Cursor, Follower, frame, parse_cursor
 from ..streams.hub import Hub
 from . import auth
 from .common import SECURITY, RefereeBlueprint, check_table_id, documented, no_table, referee
 from .moves import load
+from .moves import seat as seat_answer
 from .problems import Problem
 from .schemas import DocumentedSchema, StrictSchema
 
@@ -170,12 +170,7 @@ def _seat_view(table_id: str, seat: int, held: str) -> Any:
             return None
         if loaded.auth["s"][seat] != held:
             return None
-        game = game_of(loaded.table)
-        return {
-            "game": game.name,
-            **game.seat_view(loaded.table, seat, loaded.now_ms),
-            "last_event": loaded.event_count,
-        }
+        return seat_answer(loaded, seat)
 
     return view
 

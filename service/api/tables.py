@@ -30,7 +30,7 @@ from ..storage.store import (
     RoundsGone,
     TableNotFound,
 )
-from . import auth, idempotency, lobby, seating
+from . import auth, idempotency, lobby, moves, seating
 from .bounds import over_one_deck
 from .catalog import DEAL_PARTS
 from .common import (
@@ -394,13 +394,7 @@ class SeatView(MethodView):
         if seat >= loaded.table.seats:
             raise Problem(404, "seat-not-found", f"There is no seat {seat} at this table.")
         auth.require_seat(loaded.auth, seat)
-        game = game_of(loaded.table)
-        view = {
-            "game": game.name,
-            **game.seat_view(loaded.table, seat, loaded.now_ms),
-            "last_event": loaded.event_count,
-        }
-        return view, 200, {"Cache-Control": "no-store"}
+        return moves.seat(loaded, seat), 200, {"Cache-Control": "no-store"}
 
 
 @blp.route("/<table_id>/events")
