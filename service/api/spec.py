@@ -38,7 +38,8 @@ class StrictConverter(OpenAPIConverter):
             # move): ``oneOf`` their schemas, so that a generated client gets a
             # class for each (inline ``oneOf`` members made it give up).
             described = {k: v for k, v in jsonschema.items() if k in ("description", "title")}
-            return {**described, "oneOf": [self.resolve_nested_schema(s) for s in one_of]}
+            refs = [self.resolve_nested_schema(s) for s in one_of]  # type: ignore[no-untyped-call]
+            return {**described, "oneOf": refs}
         return jsonschema
 
     def field2nullable(self, field: Any, ret: dict[str, Any]) -> dict[str, Any]:
@@ -50,7 +51,7 @@ class StrictConverter(OpenAPIConverter):
                 return {"allOf": [{"$ref": ret.pop("$ref")}], "nullable": True}
             if "allOf" in ret:
                 return {"allOf": ret.pop("allOf"), "nullable": True}
-        attributes: dict[str, Any] = super().field2nullable(field, ret)  # type: ignore[no-untyped-call]
+        attributes: dict[str, Any] = super().field2nullable(field, ret)
         return attributes
 
 
