@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flask import Flask, Response, send_from_directory
+from flask import Flask, Response
 from werkzeug.exceptions import NotFound
 
 FOLDER = Path(__file__).parent / "static" / "play"
@@ -31,20 +31,25 @@ HEADERS = {
 
 
 def init_app(app: Flask) -> None:
-    """Serve the page and its two assets."""
+    """Serve the page and its two assets (read once: three small files)."""
+    files = {
+        name: (FOLDER.joinpath(name).read_bytes(), mimetype)
+        for name, mimetype in (
+            ("index.html", "text/html"),
+            ("play.js", "text/javascript"),
+            ("play.css", "text/css"),
+        )
+    }
 
-    def page() -> Response:
-        response = send_from_directory(FOLDER, "index.html", max_age=0)
-        response.headers.update(HEADERS)
-        return response
+    def send(name: str) -> Response:
+        body, mimetype = files[name]
+        return Response(body, mimetype=mimetype, headers=HEADERS)
 
     def asset(name: str) -> Response:
         if name not in FILES:
             raise NotFound()
-        response = send_from_directory(FOLDER, name, max_age=0)
-        response.headers.update(HEADERS)
-        return response
+        return send(name)
 
-    app.add_url_rule("/play", "play_page", page)
-    app.add_url_rule("/play/", "play_page_slash", page)
+    app.add_url_rule("/play", "play_page", lambda: send("index.html"))
+    app.add_url_rule("/play/", "play_page_slash", lambda: send("index.html"))
     app.add_url_rule("/play/<name>", "play_asset", asset)

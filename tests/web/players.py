@@ -60,6 +60,7 @@ class Players:
         self.base, self.table_id = base, table_id
         self.url = f"{base}/v1/tables/{table_id}"
         self.tokens: dict[int, str] = {}
+        self.held: dict[int, set[str]] = {}  # every card a seat held, as the API said
         self.http = requests.Session()
 
     def join(self, link: str, name: str) -> int:
@@ -83,7 +84,9 @@ class Players:
             f"{self.url}/seats/{seat}", headers={"Authorization": f"Bearer {token}"}
         )
         assert answer.status_code == 200, answer.text
-        return dict(answer.json())
+        view = dict(answer.json())
+        self.held.setdefault(seat, set()).update(view["hand"])
+        return view
 
     def send(self, method: str, path: str, seat: int, body: Any = None) -> requests.Response:
         return self.http.request(method, self.url + path, headers=self.auth(seat), json=body)

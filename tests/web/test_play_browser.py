@@ -97,7 +97,7 @@ def hands_in(document: Any) -> Iterator[dict[str, Any]]:
 
 
 def assert_only_own_cards(
-    seen: Seen, seat: int, others: dict[int, str], table: dict[str, Any]
+    seen: Seen, seat: int, others: dict[int, str], table: dict[str, Any], held: set[str]
 ) -> None:
     """Every hand the page received is its own seat's, or one an accepted claim
     showed to everyone (RULES.md 2.6: the table's ``round.claims``); no other
@@ -110,6 +110,8 @@ def assert_only_own_cards(
         if (holder.get("seat"), holder["hand"]) in shown:
             continue
         assert holder.get("seat") == seat, holder
+        # ... and holds only cards the API gave that seat (no other seat's hand).
+        assert set(holder["hand"]) <= held, holder
     text = "\n".join(b for _, b in seen.bodies)
     for other, token in others.items():
         assert token not in text, f"seat {other}'s token reached the page"
@@ -286,7 +288,7 @@ def test_one_person_and_three_scripted_players_play_a_round(
     assert mine["seat"] == 0
     table = play_round(page, players, 0, mine["token"], preset)
     check_result(page, table)
-    assert_only_own_cards(seen, 0, players.tokens, table)
+    assert_only_own_cards(seen, 0, players.tokens, table, players.held[0])
     assert page.errors == []
     context.close()
 
@@ -331,7 +333,7 @@ def test_two_people_join_one_table_by_link_and_play(browser: Any, live: Served) 
         settle(page, players, seat, token)
         check_result(page, table)
         page.screenshot(path=str(ARTEFACTS / f"two-seats-{seat}.png"), full_page=True)
-    assert_only_own_cards(ann_seen, 0, {**players.tokens, 2: pages[2][1]}, table)
-    assert_only_own_cards(ben_seen, 2, {**players.tokens, 0: pages[0][1]}, table)
+    assert_only_own_cards(ann_seen, 0, {**players.tokens, 2: pages[2][1]}, table, players.held[0])
+    assert_only_own_cards(ben_seen, 2, {**players.tokens, 0: pages[0][1]}, table, players.held[2])
     ann_context.close()
     ben_context.close()
