@@ -3,12 +3,16 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: serve test lint openapi docs bench bench-quick clean
+.PHONY: serve test lint openapi docs clients web bench bench-quick clean
 
 serve: $(VENV)/.installed  ## install, then run the service on http://127.0.0.1:8000
 	$(BIN)/referee serve
 
-test: $(VENV)/.installed-dev  ## install with the test tools, then run the whole suite
+# The web table's and the TypeScript client's tests need node's packages
+# (web/package-lock.json); where npm is missing they are skipped.
+NODE_DEPS := $(if $(shell command -v npm),web/node_modules/.installed)
+
+test: $(VENV)/.installed-dev $(NODE_DEPS)  ## install with the test tools, then run the whole suite
 	@echo "make: running the test suite (about 8 minutes on 2 cores)"
 	$(BIN)/pytest
 
@@ -22,6 +26,19 @@ openapi: $(VENV)/.installed  ## regenerate openapi.yaml from the code
 
 docs: $(VENV)/.installed  ## rewrite the docs' lists of games, presets and codes from the code
 	$(BIN)/referee docs
+
+clients: $(VENV)/.installed-dev web/node_modules/.installed  ## generate the TypeScript and Python clients from openapi.yaml
+	cd web && npm run -s client    # the types, web/src/api/schema.d.ts (committed)
+	$(BIN)/openapi-python-client generate --path openapi.yaml --config clients/python-client.yaml \
+	  --meta none --output-path clients/python/card_referee_client --overwrite
+	@echo "make: the Python client is in clients/python (PYTHONPATH=clients/python)"
+
+web: web/node_modules/.installed  ## type-check and bundle the web table into service/api/static/play (committed)
+	cd web && npm run -s check && npm run -s build
+
+web/node_modules/.installed: web/package-lock.json
+	cd web && npm ci --no-audit --no-fund
+	touch $@
 
 bench: $(VENV)/.installed-bench  ## measure the referee against the floors and boardgame.io (about 7 minutes)
 	$(BIN)/python -m benchmarks $(BENCH_ARGS)
@@ -51,4 +68,4 @@ $(VENV)/.installed-bench: pyproject.toml | $(VENV)/bin/pip
 	touch $@ $(VENV)/.installed
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis web/node_modules clients/python

@@ -18,7 +18,7 @@ from werkzeug.exceptions import HTTPException, NotFound
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import logs, metrics
-from .api import blueprints, cors, docs_pages, inputs, limits, problem_pages, problems
+from .api import blueprints, cors, docs_pages, inputs, limits, play_page, problem_pages, problems
 from .api.common import Referee, RefereeFlask
 from .api.spec import RefereeApi, description
 from .config import Settings
@@ -103,6 +103,7 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
     app.register_blueprint(problem_pages.pages_blp)  # the problem types' pages, not in the spec
     _register_errors(app, settings)
     docs_pages.init_app(app, settings.docs_dir, settings.rules_docs_dir)
+    play_page.init_app(app)  # /play, the reference web table
 
     @app.get(f"{SWAGGER_UI_ASSETS}/<name>")
     def swagger_ui_asset(name: str) -> Response:

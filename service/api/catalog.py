@@ -30,6 +30,7 @@ from ..version import release
 from . import rules_links
 from .bounds import over_one_deck
 from .common import RefereeBlueprint, documented, referee
+from .links import operation
 from .problems import Problem, capped
 from .schemas import (
     LARGEST_DECK,
@@ -70,6 +71,7 @@ def _preset_json(game: Game, preset: PresetInfo) -> dict[str, Any]:
 
 @variants_blp.route("/variants")
 class Variants(MethodView):
+    @variants_blp.doc(**operation("listVariants"))
     @variants_blp.response(200, VariantListSchema)
     def get(self) -> dict[str, Any]:
         """List the variant presets
@@ -83,6 +85,7 @@ class Variants(MethodView):
 
 @variants_blp.route("/games")
 class Games(MethodView):
+    @variants_blp.doc(**operation("listGames"))
     @variants_blp.response(200, GameListSchema)
     def get(self) -> dict[str, Any]:
         """List the games
@@ -110,6 +113,7 @@ DEAL_PARTS = ("hands", "stock", "discard")
 
 @checks_blp.route("/deal")
 class CheckDeal(MethodView):
+    @checks_blp.doc(**operation("checkDeal"))
     @checks_blp.arguments(CheckDealSchema)
     @checks_blp.response(200, CheckDealOutcomeSchema)
     @documented(checks_blp, 400, 422)
@@ -138,6 +142,7 @@ class CheckDeal(MethodView):
 
 @checks_blp.route("/claim")
 class CheckClaim(MethodView):
+    @checks_blp.doc(**operation("checkClaim"))
     @checks_blp.arguments(CheckClaimSchema)
     @checks_blp.response(200, CheckClaimOutcomeSchema)
     @documented(checks_blp, 400, 422)
@@ -161,6 +166,7 @@ class CheckClaim(MethodView):
 
 @checks_blp.route("/exchange")
 class CheckExchange(MethodView):
+    @checks_blp.doc(**operation("checkExchange"))
     @checks_blp.arguments(CheckExchangeSchema)
     @checks_blp.response(200, CheckExchangeOutcomeSchema)
     @documented(checks_blp, 400, 422)
@@ -220,6 +226,7 @@ def only_game(variant: str, wanted: Game, what: str) -> None:
 
 @health_blp.route("/healthz")
 class Health(MethodView):
+    @health_blp.doc(**operation("getHealth"))
     @health_blp.response(200, HealthSchema)
     def get(self) -> dict[str, str]:
         """The process is up, and which release it runs"""
@@ -228,6 +235,7 @@ class Health(MethodView):
 
 @health_blp.route("/readyz")
 class Ready(MethodView):
+    @health_blp.doc(**operation("getReadiness"))
     @health_blp.response(200, HealthSchema)
     @documented(health_blp)
     def get(self) -> dict[str, str]:

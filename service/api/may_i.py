@@ -217,6 +217,7 @@ class Reply(MethodView):
 
 @checks_blp.route("/may-i/lay-down")
 class CheckLayDown(MethodView):
+    @checks_blp.doc(**operation("checkMayILayDown"))
     @checks_blp.arguments(CheckLayDownSchema)
     @checks_blp.response(200, CheckLayDownOutcomeSchema)
     @documented(checks_blp, 400, 422)
@@ -231,6 +232,7 @@ class CheckLayDown(MethodView):
 
 @checks_blp.route("/may-i/lay-off")
 class CheckLayOff(MethodView):
+    @checks_blp.doc(**operation("checkMayILayOff"))
     @checks_blp.arguments(CheckLayOffSchema)
     @checks_blp.response(200, CheckLayOffOutcomeSchema)
     @documented(checks_blp, 400, 422)
@@ -245,6 +247,7 @@ class CheckLayOff(MethodView):
 
 @checks_blp.route("/may-i/discard")
 class CheckDiscard(MethodView):
+    @checks_blp.doc(**operation("checkMayIDiscard"))
     @checks_blp.arguments(CheckDiscardSchema)
     @checks_blp.response(200, CheckDiscardOutcomeSchema)
     @documented(checks_blp, 400, 422)

@@ -40,6 +40,48 @@ class LayOffSchema(StrictSchema):
     )
 
 
+class TakeDiscardMoveSchema(StrictSchema):
+    """Take the top discard: `{"take_discard": true}` (RULES.md 4.5)."""
+
+    take_discard = Bool(required=True, metadata={"enum": [True]})
+
+
+class DeclineMoveSchema(StrictSchema):
+    """Decline the top discard: `{"decline": true}`; May I? runs (RULES.md 4.6)."""
+
+    decline = Bool(required=True, metadata={"enum": [True]})
+
+
+class DrawMoveSchema(StrictSchema):
+    """Draw the top of the stock: `{"draw": true}` (RULES.md 4.5)."""
+
+    draw = Bool(required=True, metadata={"enum": [True]})
+
+
+class LayDownMoveSchema(StrictSchema):
+    """Lay down the contract: `{"lay_down": [["5H", "5S", "5C"], ...]}` (RULES.md 4.2, 4.3)."""
+
+    lay_down = fields.List(Meld, required=True, validate=validate.Length(1, 3))
+
+
+class LayOffMoveSchema(StrictSchema):
+    """Lay a card off on a meld: `{"lay_off": {"card": "9C", "meld": 2}}` (RULES.md 4.2)."""
+
+    lay_off = fields.Nested(LayOffSchema, required=True)
+
+
+class DiscardMoveSchema(StrictSchema):
+    """Discard a card, which ends the turn: `{"discard": "5C"}` (RULES.md 4.5)."""
+
+    discard = Card(required=True)
+
+
+class DoneMoveSchema(StrictSchema):
+    """End a lay-off turn after a seat went out: `{"done": true}` (RULES.md 4.7)."""
+
+    done = Bool(required=True, metadata={"enum": [True]})
+
+
 class MoveSchema(StrictSchema):
     """One step of a turn, exactly one member: `{"take_discard": true}`,
     `{"decline": true}`, `{"draw": true}`, `{"lay_down": [[cards], ...]}`,
@@ -47,14 +89,16 @@ class MoveSchema(StrictSchema):
     lay-off turn after a seat went out, `{"done": true}`."""
 
     class Meta(StrictSchema.Meta):
-        json_schema = {
-            "oneOf": [
-                {"required": [a], "properties": {a: {"enum": [True]}} if a in _FLAGS else {}}
-                for a in ACTIONS
-            ],
-            "minProperties": 1,
-            "maxProperties": 1,
-        }
+        # The spec says the seven shapes; this schema validates any of them.
+        one_of = (
+            TakeDiscardMoveSchema,
+            DeclineMoveSchema,
+            DrawMoveSchema,
+            LayDownMoveSchema,
+            LayOffMoveSchema,
+            DiscardMoveSchema,
+            DoneMoveSchema,
+        )
 
     take_discard = Bool(metadata={"description": "`true`: take the top discard (4.5)."})
     decline = Bool(metadata={"description": "`true`: decline it; May I? runs (4.6)."})

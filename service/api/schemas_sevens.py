@@ -19,21 +19,28 @@ from .schemas import (
 )
 
 
+class TurnPlaySchema(StrictSchema):
+    """Play a card: `{"play": "8S"}`, with `"last_card": true` when it leaves
+    one card and the table plays `last_card` (RULES.md 3.3, 3.4)."""
+
+    play = Card(required=True, metadata={"description": "The card to play, e.g. `8S`."})
+    last_card = Bool(metadata={"description": "Announce the last card with this play."})
+
+
+class TurnPassSchema(StrictSchema):
+    """Pass: `{"pass": true}`; the seat pays `pass_chips` into the pot (RULES.md 3.3)."""
+
+    pass_ = Bool(data_key="pass", required=True, metadata={"enum": [True]})
+    last_card = Bool(metadata={"description": "A pass announces no last card.", "enum": [False]})
+
+
 class TurnSchema(StrictSchema):
     """A seat's turn: `{"play": "8S"}` (with `"last_card": true` when it leaves
     one card and the table plays `last_card`) or `{"pass": true}`."""
 
     class Meta(StrictSchema.Meta):
-        json_schema = {
-            "oneOf": [
-                {"required": ["play"], "not": {"required": ["pass"]}},
-                {
-                    "required": ["pass"],
-                    "properties": {"pass": {"enum": [True]}, "last_card": {"enum": [False]}},
-                    "not": {"required": ["play"]},
-                },
-            ]
-        }
+        # The spec says the two shapes; this schema validates either.
+        one_of = (TurnPlaySchema, TurnPassSchema)
 
     play = Card(metadata={"description": "The card to play, e.g. `8S` (RULES.md 3.3)."})
     pass_ = Bool(

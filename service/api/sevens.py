@@ -105,6 +105,7 @@ class Turn(MethodView):
 
 @checks_blp.route("/sevens/play")
 class CheckPlay(MethodView):
+    @checks_blp.doc(**operation("checkSevensPlay"))
     @checks_blp.arguments(CheckPlaySchema)
     @checks_blp.response(200, CheckPlayOutcomeSchema)
     @documented(checks_blp, 400, 422)

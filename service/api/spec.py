@@ -32,7 +32,27 @@ class StrictConverter(OpenAPIConverter):
         # What one field cannot say (e.g. a turn is a play or a pass): a
         # schema's own ``json_schema`` keywords, such as ``oneOf``.
         jsonschema.update(getattr(instance.Meta, "json_schema", {}))
+        one_of = getattr(instance.Meta, "one_of", ())
+        if one_of:
+            # A body that is exactly one of named shapes (a Sevens turn, a May I?
+            # move): ``oneOf`` their schemas, so that a generated client gets a
+            # class for each (inline ``oneOf`` members made it give up).
+            described = {k: v for k, v in jsonschema.items() if k in ("description", "title")}
+            refs = [self.resolve_nested_schema(s) for s in one_of]  # type: ignore[no-untyped-call]
+            return {**described, "oneOf": refs}
         return jsonschema
+
+    def field2nullable(self, field: Any, ret: dict[str, Any]) -> dict[str, Any]:
+        """A nullable nested schema as ``allOf: [$ref], nullable: true``: apispec's
+        ``anyOf`` of the schema and a free-form object made the client generators
+        write a union with an anonymous type (openapi-python-client: ``RoundViewType0``)."""
+        if field.allow_none and (self.openapi_version.major, self.openapi_version.minor) == (3, 0):
+            if "$ref" in ret:
+                return {"allOf": [{"$ref": ret.pop("$ref")}], "nullable": True}
+            if "allOf" in ret:
+                return {"allOf": ret.pop("allOf"), "nullable": True}
+        attributes: dict[str, Any] = super().field2nullable(field, ret)
+        return attributes
 
 
 class StrictMarshmallowPlugin(MarshmallowPlugin):
