@@ -23,10 +23,11 @@ from .api.common import Referee, RefereeFlask
 from .api.spec import RefereeApi, description
 from .config import Settings
 from .games import codec
+from .games.errors import StoredFormatNewer
 from .storage.client import Client, connect
 from .storage.embedded import ensure_embedded_redis
 from .storage.idempotency import IdempotencyStore
-from .storage.store import Contended, TableStore
+from .storage.store import Contended, StepMismatch, TableStore
 
 API_VERSION = "1.0.0"
 
@@ -75,7 +76,8 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
     measured = metrics.init_app(app, client)
     store = TableStore(
         client,
-        codec,
+        # STORED_FORMAT: the previous release's formats until the contract step.
+        codec.PREVIOUS if settings.stored_format == "previous" else codec,
         settings.table_ttl_seconds,
         on_conflict=measured.commit_conflicts.inc,
         turn_wait_seconds=settings.redis_timeout_seconds,
@@ -146,6 +148,24 @@ def _register_errors(app: Flask, settings: Settings) -> None:
             503,
             "redis-unavailable",
             "The table store does not answer; retry shortly.",
+            headers=retry,
+        ).response()
+
+    # The stored-format contract (deploy/README "Upgrading"): a newer
+    # release's data, or choices of another step, during a rolling update.
+    # Nothing was written; a pod of the newer release can serve the retry.
+    @app.errorhandler(StoredFormatNewer)
+    @app.errorhandler(StepMismatch)
+    def _stored_format(error: Exception) -> Response:
+        newer = isinstance(error, StoredFormatNewer)
+        logs.logger.warning("stored format", extra={"error": str(error)})
+        return problems.Problem(
+            503,
+            "stored-format-newer" if newer else "step-mismatch",
+            "A newer release of the service wrote this table; retry shortly."
+            if newer
+            else "This table's pending choices belong to another step than its state; "
+            "retry shortly.",
             headers=retry,
         ).response()
 

@@ -13,7 +13,11 @@ touches one Redis Cluster slot::
                                   for none), w (the Redis clock of the last
                                   write, ms; absent in tables written before
                                   it), r (rounds ever listed: the last
-                                  round's number; absent for none)
+                                  round's number; absent for none),
+                                  f (the layout of the table's keys and
+                                  fields, :data:`TABLE_LAYOUT`; absent: 1),
+                                  and any field a newer release adds
+                                  (never removed: every write is HSET)
     referee:{<id>}:events   list  the last ``events_kept`` public events as the
                                   codec's text, oldest first; no ``seq``: the
                                   first kept is ``n - LLEN + 1``
@@ -101,6 +105,18 @@ commit. A page of it is read with ``r`` and the state in one atomic step
 (``rounds.lua``); a table stored before the list existed holds its rounds in
 its state, and is paged from there until it is written again.
 
+The stored-format contract (deploy/README, "Upgrading"): the table hash's
+layout is ``f`` (absent: 1, this release's :data:`TABLE_LAYOUT`), a state's
+is its game's ``fmt``, an event's its code. A read that meets a newer one
+raises :class:`~service.games.errors.StoredFormatNewer`, and one whose
+choices belong to another step than the state's (``k`` is not the state's
+step key: another release wrote the state without them) raises
+:class:`StepMismatch`; the service answers both 503 and writes nothing.
+``commit.lua`` and ``choose.lua`` refuse a table hash of a newer layout too,
+so that a move computed before a newer release wrote the table is never
+stored over it. A release only adds fields and keys that an older one
+leaves alone (it writes with ``HSET``, never replaces the hash).
+
 The store knows no game: a codec turns a game's state and its events into text
 and back, and a move is anything that returns an object with ``table`` and
 ``events``.
@@ -121,9 +137,15 @@ from typing import Any, Protocol, TypeVar
 import redis
 from redis.cluster import RedisCluster
 
-from ..games.errors import RuleViolation
+from ..games.errors import RuleViolation, StoredFormatNewer
 
 KEY_PREFIX = "referee"
+
+TABLE_LAYOUT = 1
+"""The layout of a table's hash and keys that this release reads and writes
+(the hash's ``f``, absent for 1; the Lua scripts' ``LAYOUT``). A release
+that gives a field or a key a new meaning raises it, and writes it only
+after its contract step."""
 
 
 def table_key(table_id: str) -> str:
@@ -265,6 +287,18 @@ class Prefetched:
 
     replies: list[Any]
     turns: int | None
+
+
+class StepMismatch(LookupError):
+    """The table's pending choices are not those of its state's step: the
+    step key ``k`` (``stored``) is not the state's (``state``), or choices
+    are kept for a state with no step. Another release wrote the state
+    without them; folding them in would play them in the wrong step."""
+
+    def __init__(self, table_id: str, stored: str, state: str) -> None:
+        super().__init__(f"table {table_id}: choices of step {stored!r}, state in {state!r}")
+        self.stored = stored
+        self.state = state
 
 
 class TableNotFound(LookupError):
@@ -463,7 +497,7 @@ class TableStore:
         round trip anyway; returns what turns the pipeline's replies into
         ``prefetched`` for :meth:`load` or :meth:`apply`."""
         key = table_key(table_id)
-        pipe.hmget(key, "v", "n", "s", "a", "k", "w")
+        pipe.hmget(key, "v", "n", "s", "a", "k", "w", "f")
         pipe.hgetall(choices_key(table_id))
         pipe.execute_command("TIME", **self._on_node_of(key))
         stripe = self._stripe(table_id)
@@ -480,10 +514,13 @@ class TableStore:
         if prefetched is None:
             pipe = self.client.pipeline(transaction=False)
             prefetched = self.queue_load(pipe, table_id)(pipe.execute())
-        (version, count, state, auth, step, written), choices, clock = prefetched.replies
+        (version, count, state, auth, step, written, layout), choices, clock = prefetched.replies
         if version is None or state is None or auth is None:
             raise TableNotFound(table_id)
+        if layout is not None and int(layout) > TABLE_LAYOUT:
+            raise StoredFormatNewer("table", int(layout), TABLE_LAYOUT)
         base = self.codec.decode(state)
+        self._check_step(table_id, base, step, choices)
         loaded = Loaded(
             table_id,
             int(version),
@@ -496,6 +533,18 @@ class TableStore:
             choices,
         )
         return self._as_of(loaded, None if written is None else int(written))
+
+    def _check_step(self, table_id: str, base: Any, stored: Any, choices: dict[Any, Any]) -> None:
+        """Raise :class:`StepMismatch` unless the choices read belong to
+        ``base``'s step (``stored``: the hash's ``k``; absent, and no choices,
+        in a table written before the step key)."""
+        if stored is None and not choices:
+            return
+        step = self.codec.step_of(base)
+        key = "" if step is None else step.key
+        stored = stored.decode() if isinstance(stored, bytes) else (stored or "")
+        if stored != key or (choices and step is None):
+            raise StepMismatch(table_id, stored, key)
 
     def _as_of(self, loaded: Loaded, written_ms: int | None) -> Loaded:
         """``loaded`` as it stands at its clock: the game's due events, each
@@ -767,6 +816,8 @@ class TableStore:
             ],
         )
         status = int(result[0])
+        if status == -3:  # a newer release's layout: never written over
+            raise StoredFormatNewer("table", int(result[1]), TABLE_LAYOUT)
         if status == -2:
             held = result[1]
             raise AlreadyRecorded(held.encode() if isinstance(held, str) else held)
@@ -843,6 +894,8 @@ class TableStore:
                 *archive,
             ],
         )
+        if int(result[0]) == -3:  # a newer release's layout: never written over
+            raise StoredFormatNewer("table", int(result[1]), TABLE_LAYOUT)
         if int(result[0]) == -2:
             held = result[1]
             raise AlreadyRecorded(held.encode() if isinstance(held, str) else held)
