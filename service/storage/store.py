@@ -138,6 +138,7 @@ import redis
 from redis.cluster import RedisCluster
 
 from ..games.errors import RuleViolation, StoredFormatNewer
+from .replicas import Acknowledgement
 
 KEY_PREFIX = "referee"
 
@@ -369,6 +370,9 @@ HISTORY_KEPT = 100
 round with no exchange limit must not grow Redis without bound; a repeat of
 an older step is answered as stale."""
 
+NO_WAIT = Acknowledgement()
+"""A commit counts as made once the primary has it (no ``WAIT``)."""
+
 TURN_STRIPES = 64
 """Locks by which one process's moves on one table take turns (striped by
 table id: a few unrelated tables share a lock, which costs only overlap)."""
@@ -429,7 +433,8 @@ class TableStore:
     1) is how many of a table's newest events the log keeps; ``history_kept``
     (at least 1) how many finished steps of a round the history keeps;
     ``rounds_kept`` (at least 1) how many finished rounds the list of rounds
-    keeps.
+    keeps; ``acknowledgement`` when a commit counts as made (after ``WAIT``
+    for replicas: :mod:`.replicas`).
     """
 
     def __init__(
@@ -444,6 +449,7 @@ class TableStore:
         events_kept: int,
         history_kept: int = HISTORY_KEPT,
         rounds_kept: int = ROUNDS_KEPT,
+        acknowledgement: Acknowledgement = NO_WAIT,
     ) -> None:
         if events_kept < 1:
             raise ValueError(f"events_kept must be at least 1, not {events_kept}")
@@ -452,6 +458,7 @@ class TableStore:
         if rounds_kept < 1:
             raise ValueError(f"rounds_kept must be at least 1, not {rounds_kept}")
         self.events_kept = events_kept
+        self.acknowledgement = acknowledgement
         self.rounds_kept = rounds_kept
         self.history_kept = history_kept
         self.client = client
@@ -685,6 +692,9 @@ class TableStore:
                         and (due is None or not chose)
                         and getattr(change, "auth", None) is None
                     ):
+                        # Nothing to write, e.g. a repeated pass: what it
+                        # answers was written before, maybe unacknowledged.
+                        self.acknowledgement.settle(self.client, table_key(table_id))
                         return (
                             replace(loaded, chosen=chosen) if chosen else loaded
                         ), change  # nothing to write
@@ -797,9 +807,10 @@ class TableStore:
         if choice.ordered:
             record = None
         indexed = record is not None and record.index is not None and record.cap > 0
-        result = self._choose(
-            keys=self._keys(table_id, record),
-            args=[
+        result = self._run(
+            self._choose,
+            self._keys(table_id, record),
+            [
                 choice.step,
                 choice.seat,
                 choice.text,
@@ -819,8 +830,7 @@ class TableStore:
         if status == -3:  # a newer release's layout: never written over
             raise StoredFormatNewer("table", int(result[1]), TABLE_LAYOUT)
         if status == -2:
-            held = result[1]
-            raise AlreadyRecorded(held.encode() if isinstance(held, str) else held)
+            raise self._recorded(record.key if record else "", result[1])
         if status == -1:
             return -1, loaded, 0
         count, written = int(result[1]), int(result[2])
@@ -865,9 +875,10 @@ class TableStore:
         if step is not None:
             for seat, text in step.choices.items():
                 choices += [seat, text]
-        result = self._commit(
-            keys=self._keys(table_id, None if record is None else record[0]),
-            args=[
+        result = self._run(
+            self._commit,
+            self._keys(table_id, None if record is None else record[0]),
+            [
                 str(version),
                 "" if table is None else self.codec.encode(table),
                 self.ttl_seconds,
@@ -897,9 +908,32 @@ class TableStore:
         if int(result[0]) == -3:  # a newer release's layout: never written over
             raise StoredFormatNewer("table", int(result[1]), TABLE_LAYOUT)
         if int(result[0]) == -2:
-            held = result[1]
-            raise AlreadyRecorded(held.encode() if isinstance(held, str) else held)
+            raise self._recorded(record[0].key if record else "", result[1])
         return int(result[0]) >= 0
+
+    def _run(self, script: Any, keys: list[str], args: list[Any]) -> Any:
+        """A commit script's reply; with replica acknowledgement, ``WAIT``ed
+        for on its connection when it wrote (a status above 0), which raises
+        :class:`~.replicas.ReplicasBehind` (see :mod:`.replicas`); a choice
+        that was there already (status 0) is settled as a replay is."""
+        ack = self.acknowledgement
+        if not ack.replicas:
+            return script(keys=keys, args=args)
+        reply, acked = ack.run(
+            self.client, keys[0], lambda pipe: script(keys=keys, args=args, client=pipe)
+        )
+        status = int(reply[0])
+        if status > 0:
+            ack.check(acked)
+        elif status == 0:  # written before, maybe not acknowledged
+            ack.settle(self.client, keys[0])
+        return reply
+
+    def _recorded(self, key: str, held: bytes | str) -> AlreadyRecorded:
+        """What to raise when the record ``key`` already held ``held``: the
+        replay's answer, once replicas hold it (``acknowledgement``)."""
+        self.acknowledgement.settle(self.client, key)
+        return AlreadyRecorded(held.encode() if isinstance(held, str) else held)
 
     def history(self, table_id: str, index: int, loaded: Loaded | None = None) -> bytes | None:
         """The history text at ``index`` (-1: the newest; 0: the oldest kept), or ``None``:
