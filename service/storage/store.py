@@ -919,9 +919,16 @@ class TableStore:
         ack = self.acknowledgement
         if not ack.replicas:
             return script(keys=keys, args=args)
-        reply, acked = ack.run(
-            self.client, keys[0], lambda pipe: script(keys=keys, args=args, client=pipe)
-        )
+        # EVALSHA itself: a pipeline given the Script object would ask
+        # SCRIPT EXISTS first on every commit (a round trip more).
+        def queue(pipe: Any) -> None:
+            pipe.evalsha(script.sha, len(keys), *keys, *args)
+
+        try:
+            reply, acked = ack.run(self.client, keys[0], queue)
+        except redis.exceptions.NoScriptError:  # a new primary (a failover), a flush
+            self.client.script_load(script.script)
+            reply, acked = ack.run(self.client, keys[0], queue)
         status = int(reply[0])
         if status > 0:
             ack.check(acked)
