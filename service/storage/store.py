@@ -919,6 +919,7 @@ class TableStore:
         ack = self.acknowledgement
         if not ack.replicas:
             return script(keys=keys, args=args)
+
         # EVALSHA itself: a pipeline given the Script object would ask
         # SCRIPT EXISTS first on every commit (a round trip more).
         def queue(pipe: Any) -> None:

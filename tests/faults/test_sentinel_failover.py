@@ -101,7 +101,9 @@ class Player:
         headers = {} if token is None else {"Authorization": f"Bearer {token}"}
         while True:
             try:
-                r = self.http.request(method, self.base + path, json=body, headers=headers, timeout=5)
+                r = self.http.request(
+                    method, self.base + path, json=body, headers=headers, timeout=5
+                )
             except requests.RequestException:
                 self.statuses[0] = self.statuses.get(0, 0) + 1
                 time.sleep(0.05)
@@ -171,10 +173,8 @@ class Player:
 @pytest.fixture()
 def redis_set(tmp_path: Path) -> Iterator[tuple[RedisProcess, list[RedisProcess], Sentinels]]:
     primary = RedisProcess(tmp_path / "primary").start()
-    replicas = [
-        RedisProcess(tmp_path / f"replica{i}", "--replicaof", "127.0.0.1", str(primary.port)).start()
-        for i in range(2)
-    ]
+    follow = ("--replicaof", "127.0.0.1", str(primary.port))
+    replicas = [RedisProcess(tmp_path / f"replica{i}", *follow).start() for i in range(2)]
     for replica in replicas:
         r = redis.Redis(port=replica.port)
         while r.info("replication")["master_link_status"] != "up":
