@@ -78,10 +78,10 @@ def previous_release() -> tuple[str, str]:
         commit = git("rev-parse", "--verify", f"{commit}^{{commit}}")
     except subprocess.CalledProcessError:
         pytest.skip(f"release {version}'s commit {commit} is not in this clone's history")
-    if subprocess.run(
-        ["git", "-C", str(ROOT), "grep", "-q", CONTRACT, commit, "--", "service/storage/store.py"]
-    ).returncode:
-        first = git("log", "--reverse", "--format=%H", "-S", CONTRACT, "--", "service/storage/store.py")
+    store = "service/storage/store.py"
+    has = subprocess.run(["git", "-C", str(ROOT), "grep", "-q", CONTRACT, commit, "--", store])
+    if has.returncode:
+        first = git("log", "--reverse", "--format=%H", "-S", CONTRACT, "--", store)
         assert first, "no commit brings the stored-format contract"
         return first.split()[0], (
             f"release {version} predates the stored-format contract; the contract's first "
@@ -198,9 +198,10 @@ def test_previous_and_this_release_side_by_side_through_contract_and_rollback(
     try:
         old = Server(source, redis_server.url, tmp_path / "old.log")
         servers.append(old)
-        expand = Server(ROOT, redis_server.url, tmp_path / "expand.log", STORED_FORMAT="previous")
+        url = redis_server.url
+        expand = Server(ROOT, url, tmp_path / "expand.log", STORED_FORMAT="previous")
         servers.append(expand)
-        contract = Server(ROOT, redis_server.url, tmp_path / "contract.log", STORED_FORMAT="current")
+        contract = Server(ROOT, url, tmp_path / "contract.log", STORED_FORMAT="current")
         servers.append(contract)
         phases = [
             [old, expand],  # the release rolls out, writing the previous formats
