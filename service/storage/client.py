@@ -133,12 +133,13 @@ def connect(url: str, timeout_seconds: float) -> Client:
     )
     if is_sentinel_url(url):
         sentinels, name, db, options = parse_sentinel_url(url)
-        ask = Sentinel(sentinels, sentinel_kwargs=dict(common), **common)
+        ask = Sentinel(sentinels, sentinel_kwargs=dict(common), **common)  # type: ignore[no-untyped-call]
         # A failed connection is retried once on a new one, which asks the
         # Sentinels for the primary again (the new one after a failover).
-        return ask.master_for(
+        primary: redis.Redis = ask.master_for(  # type: ignore[no-untyped-call]
             name, db=db, health_check_interval=30, retry=retry, **options, **common
         )
+        return primary
     if not is_cluster_url(url):
         return redis.Redis.from_url(url, health_check_interval=30, retry=retry, **common)
     nodes, options = parse_cluster_url(url)

@@ -79,5 +79,5 @@ def _pipeline(client: Client, key: str) -> Any:
     """A pipeline on one connection to the primary that holds ``key``."""
     if isinstance(client, RedisCluster):
         node = client.get_node_from_key(key)  # type: ignore[no-untyped-call]
-        return client.get_redis_connection(node).pipeline(transaction=False)  # type: ignore[no-untyped-call]
+        return client.get_redis_connection(node).pipeline(transaction=False)
     return client.pipeline(transaction=False)
