@@ -280,7 +280,14 @@ def targets(figures: dict[str, Any]) -> list[Target]:
         + check_targets(figures)
         + versus_targets(figures)
         + stream_targets(figures)
+        + _replica_targets(figures)
     )
+
+
+def _replica_targets(figures: dict[str, Any]) -> list[Target]:
+    from . import replicas  # it uses this module
+
+    return replicas.targets(figures)
 
 
 STREAM_IDLE_LIMIT_KB = 32.0
@@ -886,6 +893,12 @@ def markdown(figures: dict[str, Any]) -> str:
         lines += [f"| {a} | {b} |" for a, b in streams_table(figures)]
         period = figures["streams"]["delivery"]["period_s"]
         lines += ["", f"- {STREAMS_NOTE.format(period=period)}"]
+    if figures.get("replicas"):
+        from . import replicas  # it uses this module
+
+        lines += ["", "| replica acknowledgement | as today | REDIS_WAIT_REPLICAS=1 |"]
+        lines += ["|---|---|---|"] + [f"| {a} | {b} | {c} |" for a, b, c in replicas.rows(figures)]
+        lines += ["", f"- {replicas.__doc__.split(chr(10) + chr(10))[1].replace(chr(10), ' ')}"]
     lines += ["", "| target | measured | limit | status |", "|---|---|---|---|"]
     for t in figures["targets"]:
         cmp = "≤" if t["comparison"] == "<=" else "≥"

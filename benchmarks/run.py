@@ -18,7 +18,9 @@
 8. The dearest input of each stateless check beside a pass (server time).
 9. Event streams (:mod:`benchmarks.streams`): memory per idle subscriber on
    one worker, delivery delay from commit to every subscriber on two.
-10. ``benchmarks/results/latest.json``, ``latest.md``, ``latest.png``.
+10. Replica acknowledgement (:mod:`benchmarks.replicas`): passes with
+    ``REDIS_WAIT_REPLICAS=1`` (a replica of the bench's Redis) beside without.
+11. ``benchmarks/results/latest.json``, ``latest.md``, ``latest.png``.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from . import (
     long_round,
     memory,
     redis_cost,
+    replicas,
     report,
     streams,
     versus,
@@ -458,6 +461,17 @@ def main(argv: list[str] | None = None) -> int:
                 log=log,
             )
 
+            log("replica acknowledgement: passes with REDIS_WAIT_REPLICAS=1 beside without…")
+            acknowledged = replicas.measure(
+                server,
+                service,
+                env,
+                folder,
+                plan.runs,
+                lambda app: load_run("service", app, rclient, plan, plan.duration, seed=9)[0],
+                log,
+            )
+
             log("memory…")
             played = memory.played_tables(url)
             idle = memory.idle_tables(url, plan.idle_tables)
@@ -547,6 +561,7 @@ def main(argv: list[str] | None = None) -> int:
         "streams": streamed,
         "engine": engine_figures,
         "checks": checks,
+        "replicas": acknowledged,
     }
     figures["targets"] = [t.to_json() for t in report.targets(figures)]
     args.out.mkdir(parents=True, exist_ok=True)

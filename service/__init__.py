@@ -23,10 +23,12 @@ from .api.common import Referee, RefereeFlask
 from .api.spec import RefereeApi, description
 from .config import Settings
 from .games import codec
+from .games.errors import StoredFormatNewer
 from .storage.client import Client, connect
 from .storage.embedded import ensure_embedded_redis
 from .storage.idempotency import IdempotencyStore
-from .storage.store import Contended, TableStore
+from .storage.replicas import Acknowledgement, ReplicasBehind
+from .storage.store import Contended, StepMismatch, TableStore
 
 API_VERSION = "1.0.0"
 
@@ -73,17 +75,20 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
     client = client or redis_client(settings)
     cors.init_app(app, settings)  # first: its after_request sees every other hook's headers
     measured = metrics.init_app(app, client)
+    acknowledgement = Acknowledgement(settings.redis_wait_replicas, settings.redis_wait_timeout_ms)
     store = TableStore(
         client,
-        codec,
+        # STORED_FORMAT: the previous release's formats until the contract step.
+        codec.PREVIOUS if settings.stored_format == "previous" else codec,
         settings.table_ttl_seconds,
         on_conflict=measured.commit_conflicts.inc,
         turn_wait_seconds=settings.redis_timeout_seconds,
         events_kept=settings.events_kept,
         rounds_kept=settings.rounds_kept,
+        acknowledgement=acknowledgement,
     )
     app.extensions["referee"] = Referee(
-        settings, store, IdempotencyStore(client), random.SystemRandom()
+        settings, store, IdempotencyStore(client, acknowledgement), random.SystemRandom()
     )
     if settings.trusted_proxies:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
@@ -147,6 +152,37 @@ def _register_errors(app: Flask, settings: Settings) -> None:
             503,
             "redis-unavailable",
             "The table store does not answer; retry shortly.",
+            headers=retry,
+        ).response()
+
+    # The stored-format contract (deploy/README "Upgrading"): a newer
+    # release's data, or choices of another step, during a rolling update.
+    # Nothing was written; a pod of the newer release can serve the retry.
+    @app.errorhandler(StoredFormatNewer)
+    @app.errorhandler(StepMismatch)
+    def _stored_format(error: Exception) -> Response:
+        newer = isinstance(error, StoredFormatNewer)
+        logs.logger.warning("stored format", extra={"error": str(error)})
+        return problems.Problem(
+            503,
+            "stored-format-newer" if newer else "step-mismatch",
+            "A newer release of the service wrote this table; retry shortly."
+            if newer
+            else "This table's pending choices belong to another step than its state; "
+            "retry shortly.",
+            headers=retry,
+        ).response()
+
+    # REDIS_WAIT_REPLICAS: the move is made, not acknowledged; its retry
+    # with the same Idempotency-Key is answered from its record.
+    @app.errorhandler(ReplicasBehind)
+    def _replicas_behind(error: ReplicasBehind) -> Response:
+        logs.logger.warning("replicas behind", extra={"error": str(error)})
+        return problems.Problem(
+            503,
+            "replicas-behind",
+            f"{error.acked} of the {error.wanted} replicas confirmed the move in time; retry "
+            "with the same Idempotency-Key shortly.",
             headers=retry,
         ).response()
 

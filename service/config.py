@@ -28,6 +28,21 @@
 | ``DOCS_DIR`` | ``docs`` of the checkout | the guide pages (``*.md``) served at ``/docs/<page>`` |
 | ``RULES_DOCS_DIR`` | ``docs/rules`` of the checkout | the rules pages served at ``/docs/rules/`` |
 | ``CORS_ORIGINS`` | none | the web origins whose pages may call the API (``*``: any); see below |
+| ``STORED_FORMAT`` | ``previous`` | the stored formats written: ``previous`` or ``current`` |
+| ``REDIS_WAIT_REPLICAS`` | ``0`` | replicas that must hold a move before it is answered |
+| ``REDIS_WAIT_TIMEOUT_MS`` | ``500`` | how long a move waits for them (then 503) |
+
+``STORED_FORMAT`` (deploy/README, "Upgrading"): ``previous`` writes the
+previous release's stored formats, so that pods of it running beside this
+one read everything (an update's expand step); ``current`` writes this
+release's, once no pod of the previous release runs (its contract step).
+
+``REDIS_WAIT_REPLICAS`` (N): after each commit of a move, Redis ``WAIT`` N
+``REDIS_WAIT_TIMEOUT_MS``; fewer replicas in time answer 503
+``replicas-behind`` with ``Retry-After`` (the move is made; its retry with
+the same Idempotency-Key is answered from its record). 0, the default: a
+move is answered once the primary has it. On a Redis Cluster the replicas
+are those of the table's shard.
 
 ``CORS_ORIGINS`` is ``*``, or origins separated by commas or spaces, each
 written as a browser sends it in ``Origin``: ``scheme://host[:port]``, lower
@@ -76,9 +91,23 @@ class Settings:
     docs_dir: str = str(Path(__file__).resolve().parents[1] / "docs")
     rules_docs_dir: str = str(Path(__file__).resolve().parents[1] / "docs" / "rules")
     cors_origins: tuple[str, ...] = ()
+    stored_format: str = "previous"
+    redis_wait_replicas: int = 0
+    redis_wait_timeout_ms: int = 500
 
     def __post_init__(self) -> None:
         check_origins(self.cors_origins)
+        if self.stored_format not in STORED_FORMATS:
+            raise SettingsError(
+                f"STORED_FORMAT={self.stored_format!r}: write 'previous' (the previous release's"
+                " formats, while pods of it may run) or 'current' (once none does)."
+            )
+        if self.redis_wait_replicas < 0 or self.redis_wait_timeout_ms < 1:
+            raise SettingsError(
+                f"REDIS_WAIT_REPLICAS={self.redis_wait_replicas} and REDIS_WAIT_TIMEOUT_MS="
+                f"{self.redis_wait_timeout_ms}: the replicas are 0 or more, the timeout 1 ms"
+                " or more (WAIT's 0 would wait for ever)."
+            )
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, **overrides: Any) -> Settings:
@@ -112,6 +141,9 @@ class Settings:
             "docs_dir": "DOCS_DIR",
             "rules_docs_dir": "RULES_DOCS_DIR",
             "cors_origins": "CORS_ORIGINS",
+            "stored_format": "STORED_FORMAT",
+            "redis_wait_replicas": "REDIS_WAIT_REPLICAS",
+            "redis_wait_timeout_ms": "REDIS_WAIT_TIMEOUT_MS",
         }
         values: dict[str, Any] = {}
         types = {f.name: f.type for f in fields(cls)}
@@ -126,6 +158,10 @@ class Settings:
                 values[name] = int(raw) if kind == "int" else float(raw) if kind == "float" else raw
         values.update(overrides)
         return cls(**values)
+
+
+STORED_FORMATS = ("previous", "current")
+"""The values of ``STORED_FORMAT``."""
 
 
 class SettingsError(ValueError):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+from pathlib import Path
 from typing import Any
 
 import redis
@@ -602,3 +603,25 @@ def test_exchange_load_reads_hands_from_the_seat_streams(
     assert set(answered) == {"create", "stream", "deal", "pass"}
     assert (answered["create"], answered["stream"]) == (2, 8)
     assert found["passes_whole_run"] == answered["pass"] == 4 * notes["exchanges"]
+
+
+def test_replica_acknowledgement_is_measured_one_pass_at_a_time(tmp_path: Path) -> None:
+    from benchmarks import replicas
+
+    from .storage.test_replicas import replica_of
+
+    primary = RedisProcess(tmp_path / "primary").start()
+    replica = replica_of(primary, tmp_path / "replica")
+    try:
+        found = replicas.sequential(primary.url, rounds=1, seats=4)
+    finally:
+        replica.stop()
+        primary.stop()
+    assert found["passes"] >= 4 and found["off"] > 0 and found["on"] > 0
+    assert found["cost"] == found["on"] - found["off"]
+    figures = {"replicas": {"sequential": found, "off": FIGS, "on": FIGS}}
+    assert replicas.rows(figures)[0][0] == "a pass, one at a time (p50)"
+    assert replicas.targets(figures)[0].limit == replicas.COST_LIMIT_MS
+
+
+FIGS = {"passes_per_s": 1.0, "pass_p50_ms": 1.0, "pass_p99_ms": 2.0, "cpu_ms_per_request": 1.0}

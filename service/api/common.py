@@ -42,7 +42,8 @@ ERROR_TEXT = {
     415: "A body that is not `application/json`.",
     422: "Invalid values, or a move the rules forbid; `errors` says where.",
     429: "Over a rate limit; retry after `Retry-After` seconds.",
-    503: "Redis is unreachable or the table is too contended; retry after `Retry-After` seconds.",
+    503: "Redis is unreachable, the table is too contended, a newer release stored it, or "
+    "replicas have not confirmed the move; retry after `Retry-After` seconds.",
 }
 
 

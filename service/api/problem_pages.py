@@ -176,6 +176,26 @@ PAGES: dict[str, Page] = {
     ),
     "redis-unavailable": Page(503, "The table store does not answer.", RETRY_LATER),
     "table-busy": Page(503, "Too many moves at once on this table.", RETRY_LATER),
+    "stored-format-newer": Page(
+        503,
+        "A newer release of the service stored this table in a format this one does not "
+        "read (a rolling update, or a rollback, is under way). Nothing was changed.",
+        RETRY_LATER + " A pod of the newer release answers it.",
+    ),
+    "step-mismatch": Page(
+        503,
+        "The table's pending choices belong to another step than its state (another "
+        "release wrote the state). Nothing was changed, nothing was folded in.",
+        RETRY_LATER,
+    ),
+    "replicas-behind": Page(
+        503,
+        "The move was made, but fewer replicas than `REDIS_WAIT_REPLICAS` confirmed it "
+        "within `REDIS_WAIT_TIMEOUT_MS`: it is not acknowledged, and a failover now "
+        "could lose it.",
+        "Retry with the same `Idempotency-Key`: the recorded answer comes back and nothing "
+        "is done twice (without a key, re-read the table first).",
+    ),
     "http-error": Page(
         400, "An HTTP error with no code of its own; `status` says which.", "See `detail`."
     ),

@@ -5,16 +5,27 @@ A state names its game by its first key, ``{"g":"<game>",...}``; a state
 without it is My Ship Sails' (every state stored before there were other
 games). Events are ``[code, at_ms, values...]`` with codes unique across
 games (a game's :attr:`~.base.Game.event_layouts`), or whole JSON objects.
+
+The stored-format contract (deploy/README, "Upgrading"): a state's ``fmt``
+(and its ``g``) is its format, and it covers the game's texts kept beside it
+(choices, history, rounds); an event's code is its format. Reading a newer
+one (a game, a ``fmt`` or an event code this release does not know) raises
+:class:`~.errors.StoredFormatNewer`, never a wrong table. A release writes
+the previous release's formats until told otherwise (``STORED_FORMAT``):
+:data:`DOWN` turns a game's current format into its previous one, and
+:data:`PREVIOUS` is this codec writing them.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import sys
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import GAMES, SHIP, game_of
 from .base import Step, Transition
+from .errors import StoredFormatNewer
 
 _PREFIX = b'{"g":"'
 
@@ -34,16 +45,34 @@ for _game in GAMES.values():
             raise RuntimeError(f"event code {_code} is used twice")
 
 
-def encode(table: Any) -> str:
-    """The table as its game's compact JSON text."""
-    return game_of(table).encode(table)
+DOWN: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+"""Per game, what turns its current format's JSON object into the previous
+release's format (``STORED_FORMAT=previous``). A game absent from it writes
+the same format in both (0.2.0, the first release under the contract: every
+game; 0.1.0's formats are not written again, CHANGELOG.md). A release that
+changes a game's format puts the down-writer here and reads both formats."""
+
+
+def encode(table: Any, previous: bool = False) -> str:
+    """The table as its game's compact JSON text; with ``previous``, in the
+    previous release's format (:data:`DOWN`)."""
+    game = game_of(table)
+    text = game.encode(table)
+    down = DOWN.get(game.name) if previous else None
+    if down is None:
+        return text
+    return json.dumps(down(json.loads(text)), separators=(",", ":"), ensure_ascii=False)
 
 
 def decode(text: str | bytes) -> Any:
-    """The table :func:`encode` wrote, by the game its text names."""
+    """The table :func:`encode` wrote, by the game its text names; raises
+    :class:`StoredFormatNewer` for a game or a format this release does not
+    know (a newer release wrote it)."""
     raw = text.encode() if isinstance(text, str) else text
     if raw.startswith(_PREFIX):
         name = raw[len(_PREFIX) : raw.index(b'"', len(_PREFIX))].decode()
+        if name not in GAMES:
+            raise StoredFormatNewer("game", name, sorted(GAMES))
         return GAMES[name].decode(raw)
     return SHIP.decode(raw)
 
@@ -95,6 +124,24 @@ def decode_event(text: str | bytes) -> dict[str, Any]:
     data = json.loads(text)
     if isinstance(data, dict):
         return data
+    if data[0] not in _BY_CODE:  # a newer release's event
+        raise StoredFormatNewer("event", data[0], max(_BY_CODE))
     kind, members = _BY_CODE[data[0]]
     values = zip(members, data[2:], strict=True)
     return {"at_ms": data[1], "type": kind, **{m: v for m, v in values if m[0] != "_"}}
+
+
+class _Previous:
+    """This codec writing the previous release's formats (``STORED_FORMAT=previous``):
+    every function of the module, :func:`encode` with ``previous``."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(sys.modules[__name__], name)
+
+    @staticmethod
+    def encode(table: Any) -> str:
+        return encode(table, previous=True)
+
+
+PREVIOUS = _Previous()
+"""The codec for a store that writes the previous release's formats."""

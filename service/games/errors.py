@@ -91,3 +91,19 @@ class RuleViolation(Exception):
     def kind(self) -> Kind:
         """The kind of refusal, from :data:`CODES`."""
         return CODES[self.code]
+
+
+class StoredFormatNewer(ValueError):
+    """Stored data in a format newer than this release reads (the
+    stored-format contract, deploy/README "Upgrading"): a newer release
+    wrote it. ``kind`` names what (``"state"`` of a game, ``"event"``,
+    ``"table"`` for the table hash's layout), ``found`` its format,
+    ``known`` the newest this release reads. Nothing is written on it: the
+    service answers 503 ``stored-format-newer`` until a pod of the newer
+    release serves the request (or the update is rolled back)."""
+
+    def __init__(self, kind: str, found: Any, known: Any) -> None:
+        super().__init__(f"{kind} stored in format {found!r}; this release reads up to {known!r}")
+        self.kind = kind
+        self.found = found
+        self.known = known

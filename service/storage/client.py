@@ -6,7 +6,14 @@
   ``unix:///path/redis.sock``: one server (``redis.Redis``);
 - ``redis+cluster://[[user]:password@]host:port[,host:port…]`` and
   ``rediss+cluster://…`` (TLS): a Redis Cluster reached through one or more
-  seed nodes (``redis.RedisCluster``), which discovers the rest itself.
+  seed nodes (``redis.RedisCluster``), which discovers the rest itself;
+- ``redis+sentinel://[[user]:password@]host:port[,host:port…]/service[/db]``
+  and ``rediss+sentinel://…`` (TLS to the data nodes): the primary that the
+  Redis Sentinels name for ``service`` (redis-py's ``Sentinel``). Every new
+  connection asks them for the primary, and a connection to a primary that
+  died or was demoted fails, so the service follows a failover without a
+  restart (requests meanwhile answer 503 ``redis-unavailable``). The
+  credentials are the data nodes'; the Sentinels are asked without them.
 
 Every key of a table carries the table's hash tag, so the store's reads and its
 commit script touch one slot, and the cluster client routes them to that
@@ -22,8 +29,10 @@ import redis
 from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.cluster import ClusterNode, RedisCluster
 from redis.retry import Retry
+from redis.sentinel import Sentinel
 
 CLUSTER_SCHEMES = {"redis+cluster": False, "rediss+cluster": True}
+SENTINEL_SCHEMES = {"redis+sentinel": False, "rediss+sentinel": True}
 
 Client = redis.Redis | RedisCluster
 
@@ -34,7 +43,33 @@ def is_cluster_url(url: str) -> bool:
     return url.partition("://")[0].lower() in CLUSTER_SCHEMES
 
 
-def parse_cluster_url(url: str) -> tuple[list[tuple[str, int]], dict[str, Any]]:
+def is_sentinel_url(url: str) -> bool:
+    """Whether ``url`` names a Sentinel set (``redis+sentinel://``, ``rediss+sentinel://``)."""
+    return url.partition("://")[0].lower() in SENTINEL_SCHEMES
+
+
+def parse_sentinel_url(url: str) -> tuple[list[tuple[str, int]], str, int, dict[str, Any]]:
+    """The Sentinels ``[(host, port), …]`` (port 26379 by default), the
+    service name, the database and the connection options (``username``,
+    ``password``, ``ssl``) of a Sentinel URL; ``ValueError`` when it has no
+    service name, a bad database, or a query string."""
+    scheme, sep, rest = url.partition("://")
+    if not sep or scheme.lower() not in SENTINEL_SCHEMES:
+        raise ValueError(f"not a Sentinel URL: {url!r}")
+    netloc, _, path = rest.partition("/")
+    name, _, db = path.partition("/")
+    if not name:
+        raise ValueError(f"a Sentinel URL names its service: {scheme}://host:26379/mymaster")
+    if db and not db.isdigit():
+        raise ValueError(f"a bad database {db!r} in {url!r}")
+    nodes, options = parse_cluster_url(f"redis+cluster://{netloc}", default_port=26379)
+    options["ssl"] = SENTINEL_SCHEMES[scheme.lower()]
+    return nodes, unquote(name), int(db or 0), options
+
+
+def parse_cluster_url(
+    url: str, default_port: int = 6379
+) -> tuple[list[tuple[str, int]], dict[str, Any]]:
     """The seed nodes ``[(host, port), …]`` and the connection options
     (``username``, ``password``, ``ssl``) of a cluster URL.
 
@@ -70,7 +105,7 @@ def parse_cluster_url(url: str) -> tuple[list[tuple[str, int]], dict[str, Any]]:
             raise ValueError(f"a seed node without a host in {url!r}")
         if port and not port.isdigit():
             raise ValueError(f"a seed node with a bad port in {url!r}")
-        nodes.append((host, int(port or 6379)))
+        nodes.append((host, int(port or default_port)))
     return nodes, options
 
 
@@ -91,17 +126,22 @@ def connect(url: str, timeout_seconds: float) -> Client:
         "socket_timeout": timeout_seconds,
         "socket_connect_timeout": timeout_seconds,
     }
-    if not is_cluster_url(url):
-        return redis.Redis.from_url(
-            url,
-            health_check_interval=30,
-            retry=Retry(
-                ExponentialBackoff(cap=0.05, base=0.01),
-                retries=1,
-                supported_errors=(redis.ConnectionError,),
-            ),
-            **common,
+    retry = Retry(
+        ExponentialBackoff(cap=0.05, base=0.01),
+        retries=1,
+        supported_errors=(redis.ConnectionError,),
+    )
+    if is_sentinel_url(url):
+        sentinels, name, db, options = parse_sentinel_url(url)
+        ask = Sentinel(sentinels, sentinel_kwargs=dict(common), **common)  # type: ignore[no-untyped-call]
+        # A failed connection is retried once on a new one, which asks the
+        # Sentinels for the primary again (the new one after a failover).
+        primary: redis.Redis = ask.master_for(  # type: ignore[no-untyped-call]
+            name, db=db, health_check_interval=30, retry=retry, **options, **common
         )
+        return primary
+    if not is_cluster_url(url):
+        return redis.Redis.from_url(url, health_check_interval=30, retry=retry, **common)
     nodes, options = parse_cluster_url(url)
     seeds = [ClusterNode(host, port) for host, port in nodes]  # type: ignore[no-untyped-call]
     return RedisCluster(startup_nodes=seeds, **options, **cluster_call_options(timeout_seconds))

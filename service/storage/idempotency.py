@@ -37,7 +37,8 @@ from importlib import resources
 import redis
 
 from .client import Client
-from .store import KEY_PREFIX, TableStore
+from .replicas import Acknowledgement
+from .store import KEY_PREFIX, NO_WAIT, TableStore
 
 KEEP_SECONDS = 24 * 3600
 """How long an answer is kept for replay (the IETF draft's suggestion: 24 hours)."""
@@ -78,10 +79,12 @@ def _script(client: Client, name: str) -> redis.commands.core.Script:
 
 
 class IdempotencyStore:
-    """Begin, record and release idempotency records (one round trip each)."""
+    """Begin, record and release idempotency records (one round trip each;
+    a replayed answer waits for ``acknowledgement``'s replicas, one more)."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Client, acknowledgement: Acknowledgement = NO_WAIT) -> None:
         self.client = client
+        self.acknowledgement = acknowledgement
         self._begin = _script(client, "idem_begin")
         self._record = _script(client, "idem_record")
         self._release = _script(client, "idem_release")
@@ -91,7 +94,11 @@ class IdempotencyStore:
         """Take the lock ``lock`` for ``lock_ms`` ms; ``None`` when taken, else
         what the key holds (``"L..."`` running, ``"D..."`` done)."""
         held = self._begin(keys=[record_key], args=[lock, lock_ms])
-        return None if held is None else _text(held)
+        if held is None:
+            return None
+        if _text(held).startswith(b"D"):  # a replay: once replicas hold it too
+            self.acknowledgement.settle(self.client, record_key)
+        return _text(held)
 
     def record(
         self,

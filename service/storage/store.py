@@ -13,7 +13,11 @@ touches one Redis Cluster slot::
                                   for none), w (the Redis clock of the last
                                   write, ms; absent in tables written before
                                   it), r (rounds ever listed: the last
-                                  round's number; absent for none)
+                                  round's number; absent for none),
+                                  f (the layout of the table's keys and
+                                  fields, :data:`TABLE_LAYOUT`; absent: 1),
+                                  and any field a newer release adds
+                                  (never removed: every write is HSET)
     referee:{<id>}:events   list  the last ``events_kept`` public events as the
                                   codec's text, oldest first; no ``seq``: the
                                   first kept is ``n - LLEN + 1``
@@ -101,6 +105,18 @@ commit. A page of it is read with ``r`` and the state in one atomic step
 (``rounds.lua``); a table stored before the list existed holds its rounds in
 its state, and is paged from there until it is written again.
 
+The stored-format contract (deploy/README, "Upgrading"): the table hash's
+layout is ``f`` (absent: 1, this release's :data:`TABLE_LAYOUT`), a state's
+is its game's ``fmt``, an event's its code. A read that meets a newer one
+raises :class:`~service.games.errors.StoredFormatNewer`, and one whose
+choices belong to another step than the state's (``k`` is not the state's
+step key: another release wrote the state without them) raises
+:class:`StepMismatch`; the service answers both 503 and writes nothing.
+``commit.lua`` and ``choose.lua`` refuse a table hash of a newer layout too,
+so that a move computed before a newer release wrote the table is never
+stored over it. A release only adds fields and keys that an older one
+leaves alone (it writes with ``HSET``, never replaces the hash).
+
 The store knows no game: a codec turns a game's state and its events into text
 and back, and a move is anything that returns an object with ``table`` and
 ``events``.
@@ -121,9 +137,16 @@ from typing import Any, Protocol, TypeVar
 import redis
 from redis.cluster import RedisCluster
 
-from ..games.errors import RuleViolation
+from ..games.errors import RuleViolation, StoredFormatNewer
+from .replicas import Acknowledgement
 
 KEY_PREFIX = "referee"
+
+TABLE_LAYOUT = 1
+"""The layout of a table's hash and keys that this release reads and writes
+(the hash's ``f``, absent for 1; the Lua scripts' ``LAYOUT``). A release
+that gives a field or a key a new meaning raises it, and writes it only
+after its contract step."""
 
 
 def table_key(table_id: str) -> str:
@@ -267,6 +290,18 @@ class Prefetched:
     turns: int | None
 
 
+class StepMismatch(LookupError):
+    """The table's pending choices are not those of its state's step: the
+    step key ``k`` (``stored``) is not the state's (``state``), or choices
+    are kept for a state with no step. Another release wrote the state
+    without them; folding them in would play them in the wrong step."""
+
+    def __init__(self, table_id: str, stored: str, state: str) -> None:
+        super().__init__(f"table {table_id}: choices of step {stored!r}, state in {state!r}")
+        self.stored = stored
+        self.state = state
+
+
 class TableNotFound(LookupError):
     """No table has this id (never created, deleted, or expired)."""
 
@@ -335,6 +370,9 @@ HISTORY_KEPT = 100
 round with no exchange limit must not grow Redis without bound; a repeat of
 an older step is answered as stale."""
 
+NO_WAIT = Acknowledgement()
+"""A commit counts as made once the primary has it (no ``WAIT``)."""
+
 TURN_STRIPES = 64
 """Locks by which one process's moves on one table take turns (striped by
 table id: a few unrelated tables share a lock, which costs only overlap)."""
@@ -395,7 +433,8 @@ class TableStore:
     1) is how many of a table's newest events the log keeps; ``history_kept``
     (at least 1) how many finished steps of a round the history keeps;
     ``rounds_kept`` (at least 1) how many finished rounds the list of rounds
-    keeps.
+    keeps; ``acknowledgement`` when a commit counts as made (after ``WAIT``
+    for replicas: :mod:`.replicas`).
     """
 
     def __init__(
@@ -410,6 +449,7 @@ class TableStore:
         events_kept: int,
         history_kept: int = HISTORY_KEPT,
         rounds_kept: int = ROUNDS_KEPT,
+        acknowledgement: Acknowledgement = NO_WAIT,
     ) -> None:
         if events_kept < 1:
             raise ValueError(f"events_kept must be at least 1, not {events_kept}")
@@ -418,6 +458,7 @@ class TableStore:
         if rounds_kept < 1:
             raise ValueError(f"rounds_kept must be at least 1, not {rounds_kept}")
         self.events_kept = events_kept
+        self.acknowledgement = acknowledgement
         self.rounds_kept = rounds_kept
         self.history_kept = history_kept
         self.client = client
@@ -463,7 +504,7 @@ class TableStore:
         round trip anyway; returns what turns the pipeline's replies into
         ``prefetched`` for :meth:`load` or :meth:`apply`."""
         key = table_key(table_id)
-        pipe.hmget(key, "v", "n", "s", "a", "k", "w")
+        pipe.hmget(key, "v", "n", "s", "a", "k", "w", "f")
         pipe.hgetall(choices_key(table_id))
         pipe.execute_command("TIME", **self._on_node_of(key))
         stripe = self._stripe(table_id)
@@ -480,10 +521,13 @@ class TableStore:
         if prefetched is None:
             pipe = self.client.pipeline(transaction=False)
             prefetched = self.queue_load(pipe, table_id)(pipe.execute())
-        (version, count, state, auth, step, written), choices, clock = prefetched.replies
+        (version, count, state, auth, step, written, layout), choices, clock = prefetched.replies
         if version is None or state is None or auth is None:
             raise TableNotFound(table_id)
+        if layout is not None and int(layout) > TABLE_LAYOUT:
+            raise StoredFormatNewer("table", int(layout), TABLE_LAYOUT)
         base = self.codec.decode(state)
+        self._check_step(table_id, base, step, choices)
         loaded = Loaded(
             table_id,
             int(version),
@@ -496,6 +540,18 @@ class TableStore:
             choices,
         )
         return self._as_of(loaded, None if written is None else int(written))
+
+    def _check_step(self, table_id: str, base: Any, stored: Any, choices: dict[Any, Any]) -> None:
+        """Raise :class:`StepMismatch` unless the choices read belong to
+        ``base``'s step (``stored``: the hash's ``k``; absent, and no choices,
+        in a table written before the step key)."""
+        if stored is None and not choices:
+            return
+        step = self.codec.step_of(base)
+        key = "" if step is None else step.key
+        stored = stored.decode() if isinstance(stored, bytes) else (stored or "")
+        if stored != key or (choices and step is None):
+            raise StepMismatch(table_id, stored, key)
 
     def _as_of(self, loaded: Loaded, written_ms: int | None) -> Loaded:
         """``loaded`` as it stands at its clock: the game's due events, each
@@ -636,6 +692,9 @@ class TableStore:
                         and (due is None or not chose)
                         and getattr(change, "auth", None) is None
                     ):
+                        # Nothing to write, e.g. a repeated pass: what it
+                        # answers was written before, maybe unacknowledged.
+                        self.acknowledgement.settle(self.client, table_key(table_id))
                         return (
                             replace(loaded, chosen=chosen) if chosen else loaded
                         ), change  # nothing to write
@@ -748,9 +807,10 @@ class TableStore:
         if choice.ordered:
             record = None
         indexed = record is not None and record.index is not None and record.cap > 0
-        result = self._choose(
-            keys=self._keys(table_id, record),
-            args=[
+        result = self._run(
+            self._choose,
+            self._keys(table_id, record),
+            [
                 choice.step,
                 choice.seat,
                 choice.text,
@@ -767,9 +827,10 @@ class TableStore:
             ],
         )
         status = int(result[0])
+        if status == -3:  # a newer release's layout: never written over
+            raise StoredFormatNewer("table", int(result[1]), TABLE_LAYOUT)
         if status == -2:
-            held = result[1]
-            raise AlreadyRecorded(held.encode() if isinstance(held, str) else held)
+            raise self._recorded(record.key if record else "", result[1])
         if status == -1:
             return -1, loaded, 0
         count, written = int(result[1]), int(result[2])
@@ -814,9 +875,10 @@ class TableStore:
         if step is not None:
             for seat, text in step.choices.items():
                 choices += [seat, text]
-        result = self._commit(
-            keys=self._keys(table_id, None if record is None else record[0]),
-            args=[
+        result = self._run(
+            self._commit,
+            self._keys(table_id, None if record is None else record[0]),
+            [
                 str(version),
                 "" if table is None else self.codec.encode(table),
                 self.ttl_seconds,
@@ -843,10 +905,43 @@ class TableStore:
                 *archive,
             ],
         )
+        if int(result[0]) == -3:  # a newer release's layout: never written over
+            raise StoredFormatNewer("table", int(result[1]), TABLE_LAYOUT)
         if int(result[0]) == -2:
-            held = result[1]
-            raise AlreadyRecorded(held.encode() if isinstance(held, str) else held)
+            raise self._recorded(record[0].key if record else "", result[1])
         return int(result[0]) >= 0
+
+    def _run(self, script: Any, keys: list[str], args: list[Any]) -> Any:
+        """A commit script's reply; with replica acknowledgement, ``WAIT``ed
+        for on its connection when it wrote (a status above 0), which raises
+        :class:`~.replicas.ReplicasBehind` (see :mod:`.replicas`); a choice
+        that was there already (status 0) is settled as a replay is."""
+        ack = self.acknowledgement
+        if not ack.replicas:
+            return script(keys=keys, args=args)
+
+        # EVALSHA itself: a pipeline given the Script object would ask
+        # SCRIPT EXISTS first on every commit (a round trip more).
+        def queue(pipe: Any) -> None:
+            pipe.evalsha(script.sha, len(keys), *keys, *args)
+
+        try:
+            reply, acked = ack.run(self.client, keys[0], queue)
+        except redis.exceptions.NoScriptError:  # a new primary (a failover), a flush
+            self.client.script_load(script.script)
+            reply, acked = ack.run(self.client, keys[0], queue)
+        status = int(reply[0])
+        if status > 0:
+            ack.check(acked)
+        elif status == 0:  # written before, maybe not acknowledged
+            ack.settle(self.client, keys[0])
+        return reply
+
+    def _recorded(self, key: str, held: bytes | str) -> AlreadyRecorded:
+        """What to raise when the record ``key`` already held ``held``: the
+        replay's answer, once replicas hold it (``acknowledgement``)."""
+        self.acknowledgement.settle(self.client, key)
+        return AlreadyRecorded(held.encode() if isinstance(held, str) else held)
 
     def history(self, table_id: str, index: int, loaded: Loaded | None = None) -> bytes | None:
         """The history text at ``index`` (-1: the newest; 0: the oldest kept), or ``None``:

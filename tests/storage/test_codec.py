@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 
 from service.games.codec import decode, decode_event, encode, encode_event
-from service.games.errors import RuleViolation
+from service.games.errors import RuleViolation, StoredFormatNewer
 from service.games.ship import engine
 from service.games.ship.codec import EVENT_LAYOUTS
 from service.games.ship.options import PRESETS
@@ -175,7 +175,10 @@ def test_fmt_2_and_later_keep_only_the_options_that_differ_from_the_preset() -> 
 
 
 def test_an_unknown_state_format_is_refused() -> None:
-    with pytest.raises(ValueError, match="unknown state format 99"):
+    with pytest.raises(ValueError, match="unknown state format 0"):
+        decode(json.dumps({"fmt": 0}))
+    # A newer release's format: the stored-format contract's own error (503).
+    with pytest.raises(StoredFormatNewer, match="state stored in format 99"):
         decode(json.dumps({"fmt": 99}))
 
 

@@ -14,6 +14,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from ..errors import StoredFormatNewer
 from .melds import Meld
 from .options import Options
 from .state import MatchStatus, Offer, Round, RoundResult, Step, Table
@@ -253,6 +254,8 @@ def decode(text: str | bytes) -> Table:
     """The table :func:`encode` wrote (this format or format 1)."""
     data = json.loads(text)
     fmt = data.get("fmt")
+    if data.get("g") == NAME and isinstance(fmt, int) and fmt > FORMAT:
+        raise StoredFormatNewer("state", fmt, FORMAT)  # a newer release wrote it
     if data.get("g") != NAME or fmt not in READ:
         raise ValueError(f"not a May I? state of format {READ}")
     if fmt == 1:

@@ -28,6 +28,7 @@ import json
 from typing import Any
 
 from ..cards import RANK_INDEX, RANKS
+from ..errors import StoredFormatNewer
 from .options import PRESETS, Match, Options
 from .scoring import result_json
 from .state import MatchStatus, Round, RoundResult, RoundStatus, Row, Table
@@ -186,7 +187,10 @@ DECODED_KEPT = 256
 @functools.lru_cache(maxsize=DECODED_KEPT)
 def _decode(text: bytes) -> Table:
     data = json.loads(text)
-    if data.get("g") != "sevens" or data.get("fmt") not in READ:
+    fmt = data.get("fmt")
+    if data.get("g") == "sevens" and isinstance(fmt, int) and fmt > FORMAT:
+        raise StoredFormatNewer("state", fmt, FORMAT)  # a newer release wrote it
+    if data.get("g") != "sevens" or fmt not in READ:
         raise ValueError(
             f"not a Sevens state of format {READ}: {data.get('g')!r} {data.get('fmt')!r}"
         )

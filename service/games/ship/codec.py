@@ -46,6 +46,7 @@ import functools
 import json
 from typing import Any
 
+from ..errors import StoredFormatNewer
 from .options import PRESETS, Match, Options
 from .passing import last_moves, transfers
 from .scoring import faster, result_dict
@@ -286,6 +287,8 @@ def _decode(text: bytes) -> Table:
     data = json.loads(text)
     if data.get("fmt") not in (1, 2, 3, FORMAT):
         fmt = data.get("fmt")
+        if isinstance(fmt, int) and fmt > FORMAT:  # a newer release wrote it
+            raise StoredFormatNewer("state", fmt, FORMAT)
         raise ValueError(f"unknown state format {fmt!r}; this service reads 1..{FORMAT}")
     legacy: tuple[RoundResult, ...] = ()
     fewest: int | None = None

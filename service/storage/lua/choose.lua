@@ -42,6 +42,7 @@
 --      (this would replace a choice, or repeat one), or the deadline has
 --      passed (the caller reads the table again)
 --   -2 not written: KEYS[6] already holds a response, which follows
+--   -3 not written: the table hash is of a newer layout than LAYOUT (it follows)
 -- The rules are never here: this script only stores what the engine decided.
 -- An index lists a record by the last part of its key (short enough for
 -- Redis's compact sorted set); a full key name is an older release's entry.
@@ -54,6 +55,12 @@ if ARGV[6] ~= '' then
   if held and string.sub(held, 1, 1) == 'D' then
     return {-2, held}
   end
+end
+-- The stored-format contract, as in commit.lua (store.TABLE_LAYOUT).
+local LAYOUT = 1
+local layout = tonumber(redis.call('HGET', KEYS[1], 'f') or '1')
+if layout > LAYOUT then
+  return {-3, layout, 0}
 end
 local count = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
 local written = 0

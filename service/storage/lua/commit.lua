@@ -49,7 +49,8 @@
 -- Returns {version, event count} on success, {-1, current version} on a
 -- conflict (the version, the expected choices or the deadline), {-2, record} when KEYS[6]
 -- already holds a response (the same request committed first: nothing is
--- written, the caller replays it).
+-- written, the caller replays it), {-3, layout} when the table hash is of a
+-- newer layout than LAYOUT (nothing is written).
 -- The rules are never here: this script only stores what the engine decided.
 -- An index lists a record by the last part of its key (short enough for
 -- Redis's compact sorted set); a full key name is an older release's entry.
@@ -62,6 +63,13 @@ if ARGV[5] ~= '' then
   if held and string.sub(held, 1, 1) == 'D' then
     return {-2, held}
   end
+end
+-- The stored-format contract (store.TABLE_LAYOUT): a table hash a newer
+-- release wrote in a newer layout is never written to here: {-3, its layout}.
+local LAYOUT = 1
+local layout = tonumber(redis.call('HGET', KEYS[1], 'f') or '1')
+if layout > LAYOUT then
+  return {-3, layout}
 end
 local current = redis.call('HGET', KEYS[1], 'v')
 if current == false then current = '0' end
