@@ -25,6 +25,7 @@
 | ``STREAM_LIFETIME_SECONDS`` | ``300`` | a stream ends after this long (EventSource reconnects) |
 | ``STREAM_TICKET_SECONDS`` | ``60`` | how long a seat's stream ticket may wait to be used |
 | ``STREAM_MAX_OPEN`` | ``1000`` | open streams per worker process (more: 503) |
+| ``PRESENCE_SECONDS`` | ``15`` | a seat is ``connected`` while seen this recently (RULES.md 5.5) |
 | ``DOCS_DIR`` | ``docs`` of the checkout | the guide pages (``*.md``) served at ``/docs/<page>`` |
 | ``RULES_DOCS_DIR`` | ``docs/rules`` of the checkout | the rules pages served at ``/docs/rules/`` |
 | ``CORS_ORIGINS`` | none | the web origins whose pages may call the API (``*``: any); see below |
@@ -73,6 +74,7 @@ class Settings:
     stream_lifetime_seconds: float = 300.0
     stream_ticket_seconds: int = 60
     stream_max_open: int = 1000
+    presence_seconds: float = 15.0
     docs_dir: str = str(Path(__file__).resolve().parents[1] / "docs")
     rules_docs_dir: str = str(Path(__file__).resolve().parents[1] / "docs" / "rules")
     cors_origins: tuple[str, ...] = ()
@@ -109,6 +111,7 @@ class Settings:
             "stream_lifetime_seconds": "STREAM_LIFETIME_SECONDS",
             "stream_ticket_seconds": "STREAM_TICKET_SECONDS",
             "stream_max_open": "STREAM_MAX_OPEN",
+            "presence_seconds": "PRESENCE_SECONDS",
             "docs_dir": "DOCS_DIR",
             "rules_docs_dir": "RULES_DOCS_DIR",
             "cors_origins": "CORS_ORIGINS",

@@ -26,7 +26,8 @@ from marshmallow import fields, validate
 from ..storage.store import TableNotFound, table_key
 from ..streams.follow import GIVE_UP_RETRY_MS, Cursor, Follower, frame, parse_cursor
 from ..streams.hub import Hub
-from . import auth
+from ..streams.presence import Watch
+from . import auth, presence
 from .common import SECURITY, RefereeBlueprint, check_table_id, documented, no_table, referee
 from .moves import load
 from .moves import seat as seat_answer
@@ -126,12 +127,31 @@ def _stream(
         settings.stream_heartbeat_seconds,
         settings.stream_lifetime_seconds,
         None if seat is None or held is None else _seat_view(table_id, seat, held),
+        _watch(table_id, seat),
     )
     try:
         frames = follower.open(cursor)
     except TableNotFound:
         raise no_table() from None
     return _answer(frames)
+
+
+def _watch(table_id: str, seat: int | None) -> Watch:
+    """The stream's presence events; a seat's own stream keeps it connected."""
+    store, process_hub = presence.presence(), hub()
+
+    def read(shared: bool) -> tuple[int, dict[int, int]]:
+        if shared:  # after an announcement: one read for the process's streams of the table
+            return process_hub.shared(table_id, "presence", lambda: store.read(table_id))
+        return store.read(table_id)
+
+    keepalive = None
+    if seat is not None:
+
+        def keepalive() -> None:
+            presence.mark(table_id, seat, force=True)
+
+    return Watch(read, store.window_ms, keepalive)
 
 
 def _room() -> Hub:
@@ -236,6 +256,8 @@ class SeatStream(MethodView):
             # An EventSource reconnecting by itself: any status but 200 would end it
             # for good, before the page could tell it to open a new stream.
             return _answer(iter([_ticket_invalid()]))
+        else:
+            presence.note(seat)  # the ticket's seat is seen, as with its token
         return _stream(table_id, cursor, seat, held)
 
 

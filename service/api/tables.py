@@ -182,7 +182,7 @@ class Table(MethodView):
         matches `"x"`) gives 304 with the same `ETag` and `Cache-Control`.
         """
         loaded = load(table_id)
-        return public(table_id, loaded.table, loaded.now_ms, loaded.event_count)
+        return public(table_id, loaded.table, loaded.now_ms, loaded.event_count, loaded.presence)
 
     @blp.response(204)
     @blp.doc(
@@ -212,7 +212,9 @@ class Table(MethodView):
         loaded = load(table_id, protected=True)
         auth.require_host(loaded.auth)
         if "If-None-Match" in request.headers:  # RFC 9110 13.1.2: a match is 412
-            view = public(table_id, loaded.table, loaded.now_ms, loaded.event_count)
+            view = public(
+                table_id, loaded.table, loaded.now_ms, loaded.event_count, loaded.presence
+            )
             if none_match(blp._generate_etag(PublicTableSchema().dump(view))):
                 raise Problem(
                     412,
