@@ -50,6 +50,10 @@ GIVE_UP_RETRY_MS = 3_600_000
 """The ``retry`` of a stream that must not reconnect (a deleted table, a
 spent ticket): an hour, so the page can open a new stream itself."""
 
+KEEPALIVE = ":\n\n"
+"""A comment (which EventSource ignores) written before each keepalive of a
+seat's own stream (``service.streams.presence``)."""
+
 PAGE = 100
 """Events read from the log per read."""
 
@@ -158,7 +162,9 @@ class Follower:
                         for change in changes:
                             yield frame(change, change["type"])
                         woken = woken or (bool(changes) and self.seat_view is not None)
-                    watch.tick(now)
+                    if watch.keep_due(now):
+                        yield KEEPALIVE  # a client gone away ends the stream here
+                        watch.keep(now)
                 if woken:
                     try:
                         sent, after, newest, due_in = self._read(after, notified)

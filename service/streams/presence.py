@@ -10,7 +10,10 @@ A seat that became connected is announced on the table's feed (count 0,
 :mod:`service.storage.presence`); a seat that drops out is found by every
 stream from the last-seen instants and Redis's clock at the instant it drops
 (:meth:`Watch.next_at`), with nobody writing anything. A seat's own stream
-also keeps its seat connected (``keepalive``, every ``window / 3``).
+also keeps its seat connected (``keepalive``, every ``window / 3``, each
+after a comment line written to the client: a client gone away fails that
+write, the stream ends, and the seat drops out a window after its last
+keepalive).
 """
 
 from __future__ import annotations
@@ -76,11 +79,18 @@ class Watch:
         """Whether a connected seat's drop has come (read again)."""
         return self.check_at is not None and now >= self.check_at
 
-    def tick(self, now: float) -> None:
-        """Keep the stream's own seat connected: every ``window / 3``."""
-        if self.keepalive is not None and now >= self.keep_at:
-            self.keep_at = now + self.window_ms / 3000
-            self.keepalive()
+    def keep_due(self, now: float) -> bool:
+        """Whether the stream's own seat is due its next keepalive (every
+        ``window / 3``): the stream first writes a comment, so that a
+        client that went away ends the stream (the write fails) instead of
+        being kept connected."""
+        return self.keepalive is not None and now >= self.keep_at
+
+    def keep(self, now: float) -> None:
+        """Note the stream's own seat seen (its comment was written)."""
+        assert self.keepalive is not None
+        self.keep_at = now + self.window_ms / 3000
+        self.keepalive()
 
     def next_at(self) -> float | None:
         """The next instant (monotonic) the stream must wake for presence."""
