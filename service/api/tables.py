@@ -30,7 +30,7 @@ from ..storage.store import (
     RoundsGone,
     TableNotFound,
 )
-from . import auth, idempotency, lobby, moves, seating
+from . import auth, idempotency, limits, lobby, moves, seating
 from .bounds import over_one_deck
 from .catalog import DEAL_PARTS
 from .common import (
@@ -157,6 +157,9 @@ class Tables(MethodView):
             record = (Record(pending.record_key, KEEP_SECONDS, lambda *_: text), text)
         ref.store.create(table_id, transition, auth_record, record)
         metrics.current().committed(table_id, transition.table.variant, transition.events)
+        client = limits.client_name()
+        if client is not None:
+            metrics.current().client_table(client)
         if seating.listed(auth_record):
             lobby.sync(table_id)
         return answer
