@@ -210,7 +210,9 @@ class TableStream(MethodView):
         (every 15 s of silence, with the last id), `events-gone` (`oldest_seq`,
         `last_event`: the cursor is older than the log keeps, past its end, or
         names an event the log lost; the stream goes on from `last_event`:
-        re-read the table), `table-deleted` (the stream ends). A stream ends by
+        re-read the table), `seat-connected` and `seat-disconnected` (a seat's
+        `connected` changed, RULES.md 5.5: `type`, `seat`, `at_ms`; no `id`:
+        presence is not in the log), `table-deleted` (the stream ends). A stream ends by
         itself after 5 minutes; an EventSource reconnects with
         `Last-Event-ID` and misses nothing.
         """
@@ -238,7 +240,8 @@ class SeatStream(MethodView):
         answered 200 with one event `ticket-invalid` and a `retry` of an
         hour: close that EventSource, get a new ticket and open a new one
         with `after` set to the last id seen. The stream also ends
-        with `seat-closed` when the seat's token is reissued.
+        with `seat-closed` when the seat's token is reissued. While it is open
+        the seat is `connected` (a comment line every 5 s keeps it so).
         """
         check_table_id(table_id)
         ticket = query.get("ticket")
