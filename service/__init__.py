@@ -18,7 +18,17 @@ from werkzeug.exceptions import HTTPException, NotFound
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import logs, metrics
-from .api import blueprints, cors, docs_pages, inputs, limits, play_page, problem_pages, problems
+from .api import (
+    blueprints,
+    cors,
+    docs_pages,
+    inputs,
+    limits,
+    play_page,
+    presence,
+    problem_pages,
+    problems,
+)
 from .api.common import Referee, RefereeFlask
 from .api.spec import RefereeApi, description
 from .config import Settings
@@ -95,6 +105,7 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
     logs.configure()
     logs.init_app(app)  # before the limiter, so that a 429 has a request id too
     limits.init_app(app, settings, client)
+    presence.init_app(app, client, int(settings.presence_seconds * 1000))
     inputs.init_app(app)  # after the limiter: an oversized body still counts
     api = RefereeApi(app)
     api.register_converter(inputs.AsciiIntegerConverter, integerconverter2paramschema)

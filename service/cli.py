@@ -1,4 +1,5 @@
-"""The ``referee`` command: ``serve``, ``openapi``, ``docs`` and ``simulate``."""
+"""The ``referee`` command: ``serve``, ``openapi``, ``docs``, ``simulate`` and
+``keys`` (client keys: ``create``, ``list``, ``revoke``)."""
 
 from __future__ import annotations
 
@@ -134,6 +135,48 @@ def _docs(args: argparse.Namespace) -> int:
     return 0
 
 
+def _keys(args: argparse.Namespace) -> int:
+    """Issue, list or revoke client keys in the service's Redis (``REDIS_URL``,
+    else the embedded one of ``REFEREE_DATA_DIR``)."""
+    import redis
+
+    from . import redis_client
+    from .storage.client_keys import ClientKeys, NameTaken
+
+    try:
+        keys = ClientKeys(redis_client(Settings.from_env()))
+        if args.action == "create":
+            try:
+                key = keys.create(args.name, args.tables_per_minute, args.requests_per_second)
+            except (ValueError, NameTaken) as error:
+                print(f"referee: {error}", file=sys.stderr)
+                return 2
+            # The key on stdout alone (for a script to capture); it is shown only this once.
+            print(key)
+            print(
+                f"client key {args.name!r} issued; send it as 'Referee-Client-Key: <key>'. "
+                "It is shown only now: Redis keeps its SHA-256.",
+                file=sys.stderr,
+            )
+        elif args.action == "list":
+            for one in keys.all():
+                tables = one.tables_per_minute or "default"
+                requests = one.requests_per_second or "default"
+                print(
+                    f"{one.name}\ttables-per-minute={tables}\trequests-per-second={requests}"
+                    f"\tcreated-ms={one.created_ms}"
+                )
+        elif not keys.revoke(args.name):
+            print(f"referee: no client key named {args.name!r}", file=sys.stderr)
+            return 1
+        else:
+            print(f"client key {args.name!r} revoked", file=sys.stderr)
+    except (redis.RedisError, SettingsError, RuntimeError) as error:
+        print(f"referee: cannot reach Redis: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def _players(text: str) -> list[int]:
     """``4``, ``4,6`` or ``4-7``."""
     numbers: list[int] = []
@@ -236,6 +279,29 @@ def main(argv: list[str] | None = None) -> int:
     docs.add_argument("folder", nargs="?", default="docs", help="the docs folder (docs)")
     docs.add_argument("--check", action="store_true", help="only report stale files")
     docs.set_defaults(func=_docs)
+    keys = sub.add_parser(
+        "keys",
+        help="issue, list or revoke client keys (a front end's server's own quotas)",
+        description="Client keys, in the service's Redis (REDIS_URL, else the embedded one). "
+        "A key is sent as 'Referee-Client-Key'; its quotas replace the per-address limits.",
+    )
+    actions = keys.add_subparsers(dest="action", required=True)
+    create = actions.add_parser("create", help="issue a key (printed once on stdout)")
+    create.add_argument("name", help="the key's name: 1-40 of a-z 0-9 . _ -")
+    create.add_argument(
+        "--tables-per-minute",
+        type=int,
+        help="table creations (and joins) a minute (default CLIENT_KEY_TABLES_PER_MINUTE)",
+    )
+    create.add_argument(
+        "--requests-per-second",
+        type=int,
+        help="requests a second (default CLIENT_KEY_REQUESTS_PER_SECOND)",
+    )
+    actions.add_parser("list", help="list the keys' names and quotas (never a key)")
+    revoke = actions.add_parser("revoke", help="revoke a key at once, on every worker")
+    revoke.add_argument("name")
+    keys.set_defaults(func=_keys)
     sim = sub.add_parser(
         "simulate",
         help="play rounds with automatic players through the pure engine and print figures",

@@ -25,6 +25,9 @@
 | ``STREAM_LIFETIME_SECONDS`` | ``300`` | a stream ends after this long (EventSource reconnects) |
 | ``STREAM_TICKET_SECONDS`` | ``60`` | how long a seat's stream ticket may wait to be used |
 | ``STREAM_MAX_OPEN`` | ``1000`` | open streams per worker process (more: 503) |
+| ``PRESENCE_SECONDS`` | ``15`` | a seat is ``connected`` while seen this recently (RULES.md 5.5) |
+| ``CLIENT_KEY_TABLES_PER_MINUTE`` | ``600`` | a client key's creations (and joins) a minute |
+| ``CLIENT_KEY_REQUESTS_PER_SECOND`` | ``500`` | a client key's requests a second |
 | ``DOCS_DIR`` | ``docs`` of the checkout | the guide pages (``*.md``) served at ``/docs/<page>`` |
 | ``RULES_DOCS_DIR`` | ``docs/rules`` of the checkout | the rules pages served at ``/docs/rules/`` |
 | ``CORS_ORIGINS`` | none | the web origins whose pages may call the API (``*``: any); see below |
@@ -88,6 +91,9 @@ class Settings:
     stream_lifetime_seconds: float = 300.0
     stream_ticket_seconds: int = 60
     stream_max_open: int = 1000
+    presence_seconds: float = 15.0
+    client_key_tables_per_minute: int = 600
+    client_key_requests_per_second: int = 500
     docs_dir: str = str(Path(__file__).resolve().parents[1] / "docs")
     rules_docs_dir: str = str(Path(__file__).resolve().parents[1] / "docs" / "rules")
     cors_origins: tuple[str, ...] = ()
@@ -138,6 +144,9 @@ class Settings:
             "stream_lifetime_seconds": "STREAM_LIFETIME_SECONDS",
             "stream_ticket_seconds": "STREAM_TICKET_SECONDS",
             "stream_max_open": "STREAM_MAX_OPEN",
+            "presence_seconds": "PRESENCE_SECONDS",
+            "client_key_tables_per_minute": "CLIENT_KEY_TABLES_PER_MINUTE",
+            "client_key_requests_per_second": "CLIENT_KEY_REQUESTS_PER_SECOND",
             "docs_dir": "DOCS_DIR",
             "rules_docs_dir": "RULES_DOCS_DIR",
             "cors_origins": "CORS_ORIGINS",

@@ -5,6 +5,7 @@
 | ``referee_request_duration_seconds`` | histogram | ``method``, ``endpoint`` (the URL rule) |
 | ``referee_requests_total`` | counter | ``method``, ``endpoint``, ``status`` |
 | ``referee_tables_created_total`` | counter | ``variant`` |
+| ``referee_client_tables_created_total`` | counter | ``client`` (a client key's name) |
 | ``referee_exchanges_resolved_total`` | counter | ``variant`` |
 | ``referee_claims_total`` | counter | ``outcome`` (``accepted``, ``rejected``) |
 | ``referee_rounds_won_total``, ``referee_rounds_void_total`` | counter | ``variant`` |
@@ -89,6 +90,10 @@ that a client inventing methods cannot add series (each is a file entry in
 every worker's multiprocess folder, read by every scrape)."""
 
 log = logging.getLogger(__name__)
+
+
+CLIENT_LABELS = 100
+"""Client key names a worker labels its tables with (then ``other``)."""
 
 
 def method_label(method: str) -> str:
@@ -232,6 +237,13 @@ class Metrics:
         self.tables_created = Counter(
             "referee_tables_created", "Tables created.", ["variant"], registry=r
         )
+        self.client_tables = Counter(
+            "referee_client_tables_created",
+            "Tables created with a client key, by the key's name (never the key).",
+            ["client"],
+            registry=r,
+        )
+        self._client_names: set[str] = set()
         self.exchanges = Counter(
             "referee_exchanges_resolved", "Exchanges resolved.", ["variant"], registry=r
         )
@@ -302,6 +314,17 @@ class Metrics:
             elif kind == "table-created":
                 child(self.tables_created, variant or "unknown").inc()
         self.active.note(table_id)
+
+    def client_table(self, name: str) -> None:
+        """Count a table created with the client key named ``name``: the
+        operator names the keys, and past :data:`CLIENT_LABELS` names (keys
+        issued and revoked over a worker's life) the rest count as ``other``."""
+        if name not in self._client_names:
+            if len(self._client_names) >= CLIENT_LABELS:
+                name = "other"
+            else:
+                self._client_names.add(name)
+        self.child(self.client_tables, name).inc()
 
     def exposition(self) -> tuple[bytes, str]:
         """The text exposition of every metric and its content type."""

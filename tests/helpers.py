@@ -7,7 +7,7 @@ from typing import Any
 
 import redis
 
-from service.storage.store import all_keys
+from service.storage.store import all_keys, presence_key
 
 
 @dataclass
@@ -24,10 +24,13 @@ class Table:
         return f"/v1/tables/{self.table_id}"
 
 
-def snapshot(r: redis.Redis, t: Table) -> dict[str, Any]:
+def snapshot(r: redis.Redis, t: Table, presence: bool = False) -> dict[str, Any]:
     """Every key in the table's hash tag (its state, its events, its
     idempotency records and their index), byte for byte (DUMP), with its
-    expiry: what a refused request must leave as it was. The expiry is the
+    expiry: what a refused request must leave as it was. The presence hash
+    (RULES.md 5.5: a seat's request answered below 400 writes it, a read
+    too) only with ``presence``: tests/streams/test_presence.py and the
+    refusal tests check it. The expiry is the
     absolute ``PEXPIRETIME`` (ms since the epoch; -1 none), the PTTL that does
     not shrink while the test runs. A hash is compared by its fields: its
     DUMP's order moves when Redis rehashes it, which a read may do."""
@@ -36,6 +39,8 @@ def snapshot(r: redis.Redis, t: Table) -> dict[str, Any]:
         *r.scan_iter(match=f"*{{{t.table_id}}}*", count=1000),
     }
     names = sorted(k.decode() if isinstance(k, bytes) else k for k in keys)
+    if not presence:
+        names = [k for k in names if k != presence_key(t.table_id)]
     return {
         k: (
             sorted(r.hgetall(k).items()) if r.type(k) == b"hash" else r.dump(k),

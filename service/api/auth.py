@@ -19,6 +19,7 @@ from typing import Any
 
 from flask import g, has_request_context, request
 
+from . import presence
 from .problems import Problem
 
 TOKEN_BYTES = 32
@@ -143,6 +144,8 @@ def caller(auth: dict[str, Any]) -> str | int:
             found = seat
     if found is None:
         raise unknown_token()
+    if found != "host":  # a seat's request: presence, once it is answered (RULES.md 5.5)
+        presence.note(found)  # type: ignore[arg-type]
     return found
 
 

@@ -46,9 +46,12 @@ ALLOWED_HEADERS = (
     "If-Match",
     "If-None-Match",
     "Last-Event-ID",
+    "Referee-Client-Key",
     "X-Request-Id",
 )
-"""Request headers a page may send: those the API reads."""
+"""Request headers a page may send: those the API reads (a client key is a
+front end's server's; it is allowed here so that a page served by that
+server through a proxy of its own is not refused either)."""
 
 EXPOSED_HEADERS = (
     "Allow",

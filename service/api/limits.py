@@ -13,9 +13,25 @@ The last bounds all that one address does, whatever tokens it holds: a
 token's limit alone multiplies with the tokens an address can make (ten
 tables a minute of up to eleven tokens each). It rides in the same pipeline
 as the others (no round trip of its own on one Redis server; on a cluster,
-one more, as every counter there). A front end's own server, which speaks
-for many players from one address, will present a client key that lifts it
-(:meth:`RateLimits.address_counter`).
+one more, as every counter there).
+
+**Client keys.** A front end's own server speaks for many players from one
+address: it sends its client key (``referee keys create``;
+:mod:`service.storage.client_keys`) in ``Referee-Client-Key``, and the key's
+own quotas replace the address's counters:
+
+- every request with the key, in place of the address's two counters:
+  the key's ``requests_per_second`` (else ``CLIENT_KEY_REQUESTS_PER_SECOND``);
+- ``POST /v1/tables`` and ``POST …/join``, a counter each: the key's
+  ``tables_per_minute`` (else ``CLIENT_KEY_TABLES_PER_MINUTE``).
+
+A token's own counter and the refused-claims one still apply. The key is
+looked up on every request (one ``HGET`` before the pipeline; never cached,
+so a revoked key is refused at once everywhere). An unknown or revoked key
+is 401 ``client-key-unknown``, after counting the request on its address as
+a caller without a key would (so guessing keys is held by the address's
+budget). The key never reaches a counter's name, a log line or a metric: a
+counter is named by the key's name.
 
 "Every other request": no token, a bearer value that is not a token of the
 table, a route that names no table, a request that matches no route.
@@ -62,12 +78,13 @@ from typing import Any
 
 import redis
 from flask import Flask, Response, g, request
-from limits import RateLimitItem, parse
+from limits import RateLimitItem, RateLimitItemPerMinute, RateLimitItemPerSecond, parse
 from limits.storage import RedisStorage, storage_from_string
 from redis.cluster import RedisCluster
 
 from ..config import Settings
 from ..storage.client import Client, cluster_call_options, parse_cluster_url
+from ..storage.client_keys import ClientKey, ClientKeys
 from ..storage.store import table_key
 from . import prefetch
 from .auth import digest_of_stored, token_digest, token_hash
@@ -81,6 +98,9 @@ UNLIMITED_ENDPOINTS = {
     "openapi_yaml",
     "api-docs.openapi_json",
 }
+CLIENT_KEY_HEADER = "Referee-Client-Key"
+"""The header a front end's server sends its client key in."""
+
 KEY_PREFIX = "referee-limits"
 """The second part of every counter's key (flask-limiter's ``key_prefix``)."""
 
@@ -151,6 +171,8 @@ class RateLimits:
 
     def __init__(self, settings: Settings, client: Client) -> None:
         self.client = client
+        self.settings = settings
+        self.keys = ClientKeys(client)
         self.cluster = isinstance(client, RedisCluster)
         self.per_token = parse(settings.rate_limit_per_token)
         self.anonymous = parse(settings.rate_limit_anonymous)
@@ -170,11 +192,35 @@ class RateLimits:
     def counter(self, limit: RateLimitItem, who: str, scope: str) -> Counter:
         return Counter(limit, limit.key_for(KEY_PREFIX, who, scope))
 
-    def address_counter(self, address: str) -> Counter | None:
-        """The counter of every request from ``address``, or None when the
-        request is exempt. Client keys (a front end's own server, many
-        players behind one address) will be checked here, later."""
+    def address_counter(self, address: str, key: ClientKey | None = None) -> Counter:
+        """The counter of every request from ``address``; with a client
+        ``key`` (a front end's own server, many players behind one address),
+        the key's requests counter in its place."""
+        if key is not None:
+            per_second = key.requests_per_second or self.settings.client_key_requests_per_second
+            return self.counter(RateLimitItemPerSecond(per_second), f"client:{key.name}", "client")
         return self.counter(self.per_address, address, "address")
+
+    def tables_counter(self, address: str, scope: str, key: ClientKey | None = None) -> Counter:
+        """The counter of table creations (``scope`` ``tables``) or joins
+        (``joins``) from ``address``, or of the client ``key``."""
+        if key is not None:
+            per_minute = key.tables_per_minute or self.settings.client_key_tables_per_minute
+            return self.counter(RateLimitItemPerMinute(per_minute), f"client:{key.name}", scope)
+        return self.counter(self.tables, address, scope)
+
+    def client_key(self, req: Any) -> ClientKey | None:
+        """The request's client key (``None`` without one); an unknown or
+        revoked key is noted (``g.client_key_refused``) and counts as none."""
+        sent = req.headers.get(CLIENT_KEY_HEADER)
+        if sent is None:
+            return None
+        found = self.keys.find(sent.strip())
+        if found is None:
+            g.client_key_refused = True
+        else:
+            g.client_key = found
+        return found
 
     def _refuse(self, counter: Counter) -> Problem:
         reset = self.storage.get_expiry(counter.key)
@@ -194,23 +240,22 @@ class RateLimits:
             return  # OPTIONS: a browser's preflight, answered without Redis (.cors)
         token = _token()
         address = f"addr:{req.remote_addr}"  # client_address()
+        key = self.client_key(req)
         table_id = (req.view_args or {}).get("table_id")
         if not (isinstance(table_id, str) and TABLE_ID.fullmatch(table_id)):
             table_id = None
         by_token = token is not None and table_id is not None
-        hits = [
-            self.counter(self.per_token, f"token:{token_hash(token)}", "token")
-            if by_token and token is not None
-            else self.counter(self.anonymous, address, "anonymous")
-        ]
-        by_address = self.address_counter(address)
-        if by_address is not None:
-            hits.append(by_address)
+        hits = []
+        if by_token and token is not None:
+            hits.append(self.counter(self.per_token, f"token:{token_hash(token)}", "token"))
+        elif key is None:
+            hits.append(self.counter(self.anonymous, address, "anonymous"))
+        hits.append(self.address_counter(address, key))
         post = req.method == "POST"
         if post and endpoint == "tables.Tables":
-            hits.append(self.counter(self.tables, address, "tables"))
+            hits.append(self.tables_counter(address, "tables", key))
         elif post and endpoint == "seats.Join":  # its own counter, as many as creations
-            hits.append(self.counter(self.tables, address, "joins"))
+            hits.append(self.tables_counter(address, "joins", key))
         tested = None
         if post and endpoint == "tables.Claims":
             tested = self.counter(self.failed_claims, caller_key(), "failed-claims")
@@ -224,11 +269,18 @@ class RateLimits:
                 raise self._refuse(counter)
         if tested is not None and failed >= tested.limit.amount:
             raise self._refuse(tested)
+        if g.get("client_key_refused"):
+            raise Problem(
+                401,
+                "client-key-unknown",
+                f"The {CLIENT_KEY_HEADER} header holds no key this service issued (unknown, "
+                "revoked, or mistyped); send a key from `referee keys create`, or none.",
+            )
         if read is not None:
             assert table_id is not None
             g.table_read = prefetch.TableRead(table_id, sent=True, read=read)
             auth_text = read.replies[0][3]
-        if by_token and token is not None and not token_of(auth_text, token):
+        if by_token and token is not None and key is None and not token_of(auth_text, token):
             # Not the table's token: no refused-claims counter of its own
             # (a new key per made-up value); its address's budget holds it.
             g.pop("failed_claims", None)
@@ -303,6 +355,12 @@ class RateLimits:
         if tested is not None and 400 <= response.status_code < 500:
             self.storage.incr(tested.key, tested.limit.get_expiry())
         return response
+
+
+def client_name() -> str | None:
+    """The name of the request's client key, ``None`` without one."""
+    key: ClientKey | None = g.get("client_key")
+    return None if key is None else key.name
 
 
 def init_app(app: Flask, settings: Settings, client: Client) -> RateLimits:

@@ -17,7 +17,7 @@ from ..games import game_of
 from ..games.base import Game, Transition
 from ..games.errors import RuleViolation
 from ..storage.store import AlreadyRecorded, Loaded, TableNotFound
-from . import auth, idempotency, prefetch, seating
+from . import auth, idempotency, prefetch, presence, seating
 from .common import check_table_id, no_table, referee
 from .problems import Problem
 
@@ -154,9 +154,13 @@ def commit_move(
     return respond(transition, loaded)
 
 
-def public(table_id: str, table: Any, now_ms: int, last_event: int) -> dict[str, Any]:
+def public(
+    table_id: str, table: Any, now_ms: int, last_event: int, seen: dict[Any, Any] | None = None
+) -> dict[str, Any]:
     """The public view of a table of any game (its game's ``public_view``)
-    with its id, its game and ``last_event``, the seq of the last event written."""
+    with its id, its game, ``last_event``, the seq of the last event
+    written, and each seat's ``open`` and ``connected`` (by the presence
+    hash ``seen`` as read at ``now_ms``, RULES.md 5.5)."""
     game = game_of(table)
     view = {
         "table_id": table_id,
@@ -164,7 +168,9 @@ def public(table_id: str, table: Any, now_ms: int, last_event: int) -> dict[str,
         **game.public_view(table, now_ms),
         "last_event": last_event,
     }
-    return seating.with_open_seats(view)
+    return presence.with_connected(
+        seating.with_open_seats(view), presence.seats_connected(table_id, seen, now_ms)
+    )
 
 
 def seat(loaded: Loaded, seat_no: int) -> dict[str, Any]:
@@ -172,10 +178,12 @@ def seat(loaded: Loaded, seat_no: int) -> dict[str, Any]:
     ``seat_view``) with its game and ``last_event``: what ``GET
     …/seats/{seat}`` answers and what a seat's stream sends."""
     game = game_of(loaded.table)
+    seats = presence.seats_connected(loaded.table_id, loaded.presence, loaded.now_ms)
     return {
         "game": game.name,
         **game.seat_view(loaded.table, seat_no, loaded.now_ms),
         "last_event": loaded.event_count,
+        "connected": sorted(seats),
     }
 
 
@@ -192,4 +200,4 @@ def require_game(table: Any, game: Game, what: str) -> None:
 def after(loaded: Loaded, transition: Transition) -> dict[str, Any]:
     """The public view once ``transition`` is committed on ``loaded``."""
     last_event = loaded.event_count + len(transition.events)
-    return public(loaded.table_id, transition.table, loaded.now_ms, last_event)
+    return public(loaded.table_id, transition.table, loaded.now_ms, last_event, loaded.presence)

@@ -64,6 +64,13 @@ PAGES: dict[str, Page] = {
         "The token is not one of this table's, or the table does not exist (any more).",
         "Check the table id and use a token its creation handed out.",
     ),
+    "client-key-unknown": Page(
+        401,
+        "The `Referee-Client-Key` header holds no key this service issued: unknown, revoked "
+        "or mistyped (the request was counted as one without a key).",
+        "Send the key exactly as `referee keys create` printed it, ask the operator for a "
+        "new one, or send no key (the per-address limits then apply).",
+    ),
     "host-only": Page(
         403,
         "Only the host's token may make this call (deal, finish, delete).",
@@ -165,8 +172,9 @@ PAGES: dict[str, Page] = {
     ),
     "rate-limited": Page(
         429,
-        "Over a rate limit: of the token, of the client address without a token, or of "
-        "every request of the client address whatever tokens it holds.",
+        "Over a rate limit: of the token, of the client address without a token, of "
+        "every request of the client address whatever tokens it holds, or of a client "
+        "key's own quotas.",
         RETRY_LATER,
     ),
     "internal-error": Page(

@@ -427,6 +427,12 @@ class SeatSchema(DocumentedSchema):
     open = fields.Boolean(
         metadata={"description": "The seat waits for a player to join (RULES.md 5.1)."}
     )
+    connected = fields.Boolean(
+        metadata={
+            "description": "A stream of the seat's own, or a request with its token, was seen "
+            "within the last 15 seconds (RULES.md 5.5)."
+        }
+    )
     wins = fields.Integer(metadata={"description": "Round wins so far."})
     points = fields.Integer(
         metadata={"description": "Round wins plus the fastest-win point (RULES.md 2.8)."}
@@ -766,6 +772,13 @@ class SeatViewSchema(DocumentedSchema):
     )
     seat = fields.Integer()
     name = fields.String()
+    connected = fields.List(
+        fields.Integer(),
+        metadata={
+            "description": "The seats connected now (RULES.md 5.5: a stream of their own, or "
+            "a request with their token, seen within the last 15 seconds), this one included."
+        },
+    )
     round = fields.Integer(allow_none=True)
     round_status = fields.String(allow_none=True)
     exchange = fields.Integer(allow_none=True)

@@ -26,7 +26,8 @@ from marshmallow import fields, validate
 from ..storage.store import TableNotFound, table_key
 from ..streams.follow import GIVE_UP_RETRY_MS, Cursor, Follower, frame, parse_cursor
 from ..streams.hub import Hub
-from . import auth
+from ..streams.presence import Watch
+from . import auth, presence
 from .common import SECURITY, RefereeBlueprint, check_table_id, documented, no_table, referee
 from .moves import load
 from .moves import seat as seat_answer
@@ -126,12 +127,31 @@ def _stream(
         settings.stream_heartbeat_seconds,
         settings.stream_lifetime_seconds,
         None if seat is None or held is None else _seat_view(table_id, seat, held),
+        _watch(table_id, seat),
     )
     try:
         frames = follower.open(cursor)
     except TableNotFound:
         raise no_table() from None
     return _answer(frames)
+
+
+def _watch(table_id: str, seat: int | None) -> Watch:
+    """The stream's presence events; a seat's own stream keeps it connected."""
+    store, process_hub = presence.presence(), hub()
+
+    def read(shared: bool) -> tuple[int, dict[int, int]]:
+        if shared:  # after an announcement: one read for the process's streams of the table
+            return process_hub.shared(table_id, "presence", lambda: store.read(table_id))
+        return store.read(table_id)
+
+    keepalive = None
+    if seat is not None:
+
+        def keepalive() -> None:
+            presence.mark(table_id, seat, force=True)
+
+    return Watch(read, store.window_ms, keepalive)
 
 
 def _room() -> Hub:
@@ -190,7 +210,9 @@ class TableStream(MethodView):
         (every 15 s of silence, with the last id), `events-gone` (`oldest_seq`,
         `last_event`: the cursor is older than the log keeps, past its end, or
         names an event the log lost; the stream goes on from `last_event`:
-        re-read the table), `table-deleted` (the stream ends). A stream ends by
+        re-read the table), `seat-connected` and `seat-disconnected` (a seat's
+        `connected` changed, RULES.md 5.5: `type`, `seat`, `at_ms`; no `id`:
+        presence is not in the log), `table-deleted` (the stream ends). A stream ends by
         itself after 5 minutes; an EventSource reconnects with
         `Last-Event-ID` and misses nothing.
         """
@@ -218,7 +240,8 @@ class SeatStream(MethodView):
         answered 200 with one event `ticket-invalid` and a `retry` of an
         hour: close that EventSource, get a new ticket and open a new one
         with `after` set to the last id seen. The stream also ends
-        with `seat-closed` when the seat's token is reissued.
+        with `seat-closed` when the seat's token is reissued. While it is open
+        the seat is `connected` (a comment line every 5 s keeps it so).
         """
         check_table_id(table_id)
         ticket = query.get("ticket")
@@ -236,6 +259,8 @@ class SeatStream(MethodView):
             # An EventSource reconnecting by itself: any status but 200 would end it
             # for good, before the page could tell it to open a new stream.
             return _answer(iter([_ticket_invalid()]))
+        else:
+            presence.note(seat)  # the ticket's seat is seen, as with its token
         return _stream(table_id, cursor, seat, held)
 
 

@@ -30,7 +30,7 @@ from ..storage.store import (
     RoundsGone,
     TableNotFound,
 )
-from . import auth, idempotency, lobby, moves, seating
+from . import auth, idempotency, limits, lobby, moves, seating
 from .bounds import over_one_deck
 from .catalog import DEAL_PARTS
 from .common import (
@@ -157,6 +157,9 @@ class Tables(MethodView):
             record = (Record(pending.record_key, KEEP_SECONDS, lambda *_: text), text)
         ref.store.create(table_id, transition, auth_record, record)
         metrics.current().committed(table_id, transition.table.variant, transition.events)
+        client = limits.client_name()
+        if client is not None:
+            metrics.current().client_table(client)
         if seating.listed(auth_record):
             lobby.sync(table_id)
         return answer
@@ -182,7 +185,7 @@ class Table(MethodView):
         matches `"x"`) gives 304 with the same `ETag` and `Cache-Control`.
         """
         loaded = load(table_id)
-        return public(table_id, loaded.table, loaded.now_ms, loaded.event_count)
+        return public(table_id, loaded.table, loaded.now_ms, loaded.event_count, loaded.presence)
 
     @blp.response(204)
     @blp.doc(
@@ -212,7 +215,9 @@ class Table(MethodView):
         loaded = load(table_id, protected=True)
         auth.require_host(loaded.auth)
         if "If-None-Match" in request.headers:  # RFC 9110 13.1.2: a match is 412
-            view = public(table_id, loaded.table, loaded.now_ms, loaded.event_count)
+            view = public(
+                table_id, loaded.table, loaded.now_ms, loaded.event_count, loaded.presence
+            )
             if none_match(blp._generate_etag(PublicTableSchema().dump(view))):
                 raise Problem(
                     412,

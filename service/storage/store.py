@@ -34,6 +34,9 @@ touches one Redis Cluster slot::
                                   is round ``r - LLEN + 1``. The state
                                   keeps only the totals and the last round,
                                   so that it does not grow with the match
+    referee:{<id>}:presence hash  seat -> when it was last seen (ms), for
+                                  ``connected`` (``storage.presence``;
+                                  expires with the table)
     referee:{<id>}:idem:*   string  answers to Idempotency-Key requests, 24 h,
                                   and the index of each token's answers
                                   (``storage.idempotency``; removed by
@@ -174,6 +177,11 @@ def rounds_key(table_id: str) -> str:
     return f"{KEY_PREFIX}:{{{table_id}}}:rounds"
 
 
+def presence_key(table_id: str) -> str:
+    """The hash of a table's seats' last-seen instants (``storage.presence``)."""
+    return f"{KEY_PREFIX}:{{{table_id}}}:presence"
+
+
 def all_keys(table_id: str) -> list[str]:
     """Every key a table owns (for deletion and memory accounting); the
     choices hash, the history and the rounds exist only while they hold
@@ -277,12 +285,15 @@ class Loaded:
     :class:`Change` of the game's ``due``, its events stamped with
     ``at_ms``), or ``None``: ``table`` already includes it, the next commit
     stores it."""
+    presence: dict[Any, Any] = field(default_factory=dict)
+    """The presence hash as read (seat, last seen in ms: ``storage.presence``)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Prefetched:
     """A table read made ahead (:meth:`TableStore.queue_load`): the replies of
-    ``HMGET`` (v, n, s, a, k, w), ``HGETALL`` of the choices and ``TIME``, and
+    ``HMGET`` (v, n, s, a, k, w), ``HGETALL`` of the choices and of the
+    presence hash and ``TIME``, and
     how many turns on the table's stripe this process had given when it was
     read (None: a move was in progress)."""
 
@@ -500,19 +511,21 @@ class TableStore:
 
     def queue_load(self, pipe: Any, table_id: str) -> Callable[[list[Any]], Prefetched]:
         """Queue on ``pipe`` the commands of :meth:`load` (``HMGET``,
-        ``HGETALL`` of the choices and ``TIME``), for a caller that makes a
-        round trip anyway; returns what turns the pipeline's replies into
-        ``prefetched`` for :meth:`load` or :meth:`apply`."""
+        ``HGETALL`` of the choices and of the presence hash, ``TIME``), for a
+        caller that makes a round trip anyway; returns what turns the
+        pipeline's replies into ``prefetched`` for :meth:`load` or
+        :meth:`apply`."""
         key = table_key(table_id)
         pipe.hmget(key, "v", "n", "s", "a", "k", "w", "f")
         pipe.hgetall(choices_key(table_id))
+        pipe.hgetall(presence_key(table_id))
         pipe.execute_command("TIME", **self._on_node_of(key))
         stripe = self._stripe(table_id)
         # A move of this process in progress could commit after this read;
         # one that takes its turn from now on moves the count.
         given = self._turns_given[stripe]
         turns = None if self._turns[stripe].locked() else given
-        return lambda replies: Prefetched(replies[-3:], turns)
+        return lambda replies: Prefetched(replies[-4:], turns)
 
     def load(self, table_id: str, prefetched: Prefetched | None = None) -> Loaded:
         """The table's current state as of the Redis clock, with the events due
@@ -521,7 +534,9 @@ class TableStore:
         if prefetched is None:
             pipe = self.client.pipeline(transaction=False)
             prefetched = self.queue_load(pipe, table_id)(pipe.execute())
-        (version, count, state, auth, step, written, layout), choices, clock = prefetched.replies
+        (version, count, state, auth, step, written, layout), choices, seen, clock = (
+            prefetched.replies
+        )
         if version is None or state is None or auth is None:
             raise TableNotFound(table_id)
         if layout is not None and int(layout) > TABLE_LAYOUT:
@@ -538,6 +553,7 @@ class TableStore:
             step.decode() if isinstance(step, bytes) else (step or ""),
             base,
             choices,
+            presence=seen or {},
         )
         return self._as_of(loaded, None if written is None else int(written))
 
@@ -1035,7 +1051,7 @@ class TableStore:
         """Remove every key of the table, the keys ``owned`` (in its hash tag),
         and the keys listed in the sorted sets ``indexes`` with the sets, in
         one atomic step; False if there was none."""
-        keys = [*all_keys(table_id), *owned]
+        keys = [*all_keys(table_id), presence_key(table_id), *owned]
         return bool(self._delete(keys=[*keys, *indexes], args=[len(keys)]))
 
     def exists(self, table_id: str) -> bool:

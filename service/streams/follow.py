@@ -15,6 +15,8 @@ Frames, each ended by a blank line:
   end, or names an event the log no longer has under that seq (Redis lost its
   newest writes and the seq was reused): ``{"oldest_seq", "last_event"}``;
   the stream goes on from the log's last event (re-read the table's view);
+- ``event: seat-connected`` and ``event: seat-disconnected`` when a seat's
+  ``connected`` changes (RULES.md 5.5; :mod:`.presence`), no ``id``;
 - ``event: table-deleted``, then the stream ends (``retry`` an hour: the
   browser does not come back); ``event: seat-closed`` alike on a seat's
   stream whose token was reissued.
@@ -39,6 +41,7 @@ from typing import Any
 
 from ..storage.store import EventsGone, TableNotFound, TableStore
 from .hub import Hub
+from .presence import Watch
 
 RETRY_MS = 2000
 """How long an EventSource waits before it reconnects (the ``retry`` field)."""
@@ -46,6 +49,10 @@ RETRY_MS = 2000
 GIVE_UP_RETRY_MS = 3_600_000
 """The ``retry`` of a stream that must not reconnect (a deleted table, a
 spent ticket): an hour, so the page can open a new stream itself."""
+
+KEEPALIVE = ":\n\n"
+"""A comment (which EventSource ignores) written before each keepalive of a
+seat's own stream (``service.streams.presence``)."""
 
 PAGE = 100
 """Events read from the log per read."""
@@ -117,6 +124,8 @@ class Follower:
     heartbeat: float
     lifetime: float
     seat_view: SeatView | None = None
+    presence: Watch | None = None
+    """The stream's presence events (``service.streams.presence``), if any."""
 
     def open(self, cursor: Cursor) -> Iterator[str]:
         """The stream's frames from ``cursor`` on, until its lifetime ends or
@@ -131,12 +140,31 @@ class Follower:
             yield f"retry: {RETRY_MS}\n\n"
             yield from first
             view: str | None = None
-            ends = time.monotonic() + self.lifetime
+            now = time.monotonic()
+            ends = now + self.lifetime
+            beat_at = now + self.heartbeat
+            due_at: float | None = None
             woken, notified = True, False
+            watch = self.presence
+            if watch is not None:
+                waiter.presence = False
+                watch.start()
             while True:
                 if waiter.closing:  # the process is stopping: come back soon, elsewhere
                     yield f"retry: {RETRY_MS}\n\n"
                     return
+                now = time.monotonic()
+                if watch is not None:
+                    if waiter.presence or watch.due(now):
+                        shared = waiter.presence and notified
+                        waiter.presence = False
+                        changes = watch.changes(shared)
+                        for change in changes:
+                            yield frame(change, change["type"])
+                        woken = woken or (bool(changes) and self.seat_view is not None)
+                    if watch.keep_due(now):
+                        yield KEEPALIVE  # a client gone away ends the stream here
+                        watch.keep(now)
                 if woken:
                     try:
                         sent, after, newest, due_in = self._read(after, notified)
@@ -146,6 +174,7 @@ class Follower:
                         return
                     yield from sent
                     last_id = newest or last_id
+                    due_at = None if due_in is None else time.monotonic() + due_in
                     if self.seat_view is not None:
                         shown = self.seat_view(notified)
                         if shown is None:  # the table went, or the seat's token changed
@@ -156,21 +185,28 @@ class Follower:
                         if text != view:
                             view = text
                             yield frame(shown, "seat", last_id)
-                left = ends - time.monotonic()
-                if left <= 0:
+                now = time.monotonic()
+                if now >= ends:
                     return
-                beat = min(self.heartbeat, left)
-                if due_in is not None and due_in < beat:
-                    # A window closes before the next heartbeat: its event is in
-                    # the log's reads from then on, with nobody writing it.
-                    notified, woken = waiter.wait(due_in), True
-                    continue
-                woken = notified = waiter.wait(beat)
-                if waiter.gone:
-                    woken, notified = True, False  # read once more: table-deleted
-                elif not woken and time.monotonic() < ends:
+                # A window closes (its event is in the log's reads from then
+                # on, with nobody writing it), a seat drops out or its stream
+                # keeps it connected, a heartbeat is due, or the stream ends.
+                wakes = [ends, beat_at, due_at, watch.next_at() if watch else None]
+                timeout = max(min(t for t in wakes if t is not None) - now, 0.0)
+                woken = notified = waiter.wait(timeout)
+                now = time.monotonic()
+                if woken:
+                    beat_at = now + self.heartbeat
+                    if waiter.gone:
+                        notified = False  # read once more: table-deleted
+                elif due_at is not None and now >= due_at:
+                    woken = True
+                elif now >= beat_at and now < ends:
                     yield frame({"last_event": after}, "heartbeat", last_id)
+                    beat_at = now + self.heartbeat
                     woken = True  # a notification may have been lost: read anyway
+                    if watch is not None:
+                        waiter.presence = True  # and presence, for the same reason
 
     def _start(self, cursor: Cursor) -> tuple[int, list[str]]:
         """The seq to read on from, and the frames that open the stream

@@ -2,7 +2,8 @@
 
 Every commit announces itself on its table's feed channel
 (``referee:{<id>}:feed``, from the Lua scripts, with the table's event count;
-``-1`` when the table was deleted). A :class:`Hub` holds one pattern
+``-1`` when the table was deleted, ``0`` when one of its seats became
+connected: :mod:`service.streams.presence`). A :class:`Hub` holds one pattern
 subscription to every feed (``PSUBSCRIBE referee:{*}:feed``) on one
 connection, in one background thread (a greenlet under gevent's monkey
 patching), and wakes the streams of this process that follow the table; a
@@ -57,6 +58,11 @@ def table_of(channel: str) -> str | None:
 DELETED = -1
 """The count a table's feed announces when the table was deleted."""
 
+PRESENCE = 0
+"""The count announced when a seat became connected (``presence.lua``; no
+commit announces 0: a table's creation writes its first event). A
+subscription made anew wakes every stream with it too."""
+
 CLOSING = -2
 """What :func:`close_streams` tells each stream: the process is stopping."""
 
@@ -75,18 +81,23 @@ class Waiter:
     commit (``gone`` when the table was deleted, ``closing`` when the
     process is stopping)."""
 
-    __slots__ = ("_event", "gone", "closing")
+    __slots__ = ("_event", "gone", "closing", "presence")
 
     def __init__(self) -> None:
         self._event = threading.Event()
         self.gone = False
         self.closing = False
+        self.presence = False
+        """Set by an announcement that may be a seat's connection (count
+        :data:`PRESENCE`); the stream clears it when it reads presence."""
 
     def notify(self, count: int) -> None:
         if count == DELETED:
             self.gone = True
         elif count == CLOSING:
             self.closing = True
+        elif count == PRESENCE:
+            self.presence = True
         self._event.set()
 
     def wait(self, timeout: float) -> bool:
@@ -231,7 +242,7 @@ class Hub:
                     with contextlib.suppress(redis.RedisError, OSError):
                         pubsub.close()
 
-    def _wake_all(self, count: int = 0) -> None:
+    def _wake_all(self, count: int = PRESENCE) -> None:
         with self._lock:
             followers = [w for ws in self._waiters.values() for w in ws]
         for waiter in followers:

@@ -55,6 +55,8 @@ def test_a_lapsed_may_i_window_is_logged_before_anyone_writes(
     }
     seat_view = tables.client.get(f"{t.url}/seats/2", headers=bearer(t.seats[2]))
     assert seat_view.get_json()["last_event"] == 5
+    view = tables.client.get(t.url)  # seat 2 is connected now (RULES.md 5.5)
+    assert [s["connected"] for s in view.get_json()["seats"]] == [False, True, True, False]
     etag = view.headers["ETag"]
     assert etag != offered.headers["ETag"]
 

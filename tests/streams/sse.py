@@ -24,17 +24,27 @@ class Frame:
     retry: int | None = None
 
 
+PRESENCE = frozenset({"seat-connected", "seat-disconnected"})
+"""Presence events (RULES.md 5.5): kept apart in ``Reader.presence`` unless
+the reader is made ``with_presence`` (a seat's moves make its seat connected
+on every stream of the table, between the events other tests follow)."""
+
+
 class Reader:
     """Reads one stream over real HTTP in a background thread; :meth:`next`
     waits for a frame."""
 
-    def __init__(self, url: str, **headers: str) -> None:
+    def __init__(self, url: str, with_presence: bool = False, **headers: str) -> None:
+        self.with_presence = with_presence
         self.response = requests.get(url, headers=headers, stream=True, timeout=(5, 60))
         self.status = self.response.status_code
         self.headers = self.response.headers
         self._start(self.response.iter_lines(decode_unicode=True))
 
+    with_presence = False
+
     def _start(self, lines: Iterator[str | bytes]) -> None:
+        self.presence: list[Frame] = []
         self.frames: queue.Queue[Frame | None] = queue.Queue()
         self.retry: int | None = None
         self.last_id: str | None = None
@@ -48,7 +58,11 @@ class Reader:
                 line = raw if isinstance(raw, str) else raw.decode()
                 if line == "":
                     if data:
-                        self.frames.put(Frame(event, id_, json.loads("\n".join(data))))
+                        got = Frame(event, id_, json.loads("\n".join(data)))
+                        if event in PRESENCE and not self.with_presence:
+                            self.presence.append(got)
+                        else:
+                            self.frames.put(got)
                     event, data, id_ = "message", [], None
                     continue
                 field, _, value = line.partition(":")
