@@ -9,9 +9,8 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-from pathlib import Path
-
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
