@@ -186,12 +186,14 @@ def test_a_resolution_its_killed_worker_never_wrote_still_reaches_the_streams(
     # Seat 3's pass is written (choose.lua: the exchange is complete); its
     # worker dies as it sends the resolution, before any answer.
     assert proxy.acted.wait(10)
+    died = time.monotonic()
     racing.join(30)
     assert len(killed) == 2 and isinstance(answers[0], requests.RequestException), answers
     assert redis_client.hlen(choices_key(t.table_id)) == 4
     assert stored_types(redis_client, t)[-1] == "pass-chosen"  # no resolution in Redis
     # Nobody calls the table; the reader's streams carry the resolution.
     got = until_type(public, "exchange-resolved")
+    print(f"exchange-resolved arrived {1000 * (time.monotonic() - died):.0f} ms after the kill")
     assert [f.data["type"] for f in got] == ["pass-chosen"] * 4 + ["exchange-resolved"]
     streamed = got[-1]
     view = seat_view_until(seat, lambda v: v["exchange"] == 2)
