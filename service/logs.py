@@ -39,9 +39,35 @@ class RequestIdFilter(logging.Filter):
         return True
 
 
+_QUOTED = re.compile(r"""(['"]).*\1""", re.S)
+_QUERY = re.compile(r"\?\S*")
+
+
+def without_client_text(text: str) -> str:
+    """``text`` without what a client sent in it: gunicorn's messages quote the
+    request line, header name or version it could not parse (``'…'``, from the
+    first quote to the last: its quotes nest) and name the URI of a request
+    that failed with its query string; either may hold a stream ticket, or a
+    token sent where no token belongs. What remains says what was wrong."""
+    return _QUERY.sub("?…", _QUOTED.sub("'…'", text))
+
+
+class _Formatter(JsonFormatter):
+    def format(self, record: logging.LogRecord) -> str:
+        # gunicorn's own lines may quote what the client sent (see above); the
+        # service's never do, and cost nothing more.
+        if record.name.startswith("gunicorn"):
+            message = record.getMessage()
+            cleaned = without_client_text(message)
+            if cleaned != message:
+                record.msg, record.args = cleaned, None
+        return super().format(record)
+
+
 def json_formatter() -> logging.Formatter:
-    """The formatter of every log line: JSON, ``timestamp`` in ISO 8601."""
-    return JsonFormatter(LOG_FORMAT, rename_fields={"asctime": "time", "levelname": "level"})
+    """The formatter of every log line: JSON, ``timestamp`` in ISO 8601;
+    gunicorn's lines without what a client sent (:func:`without_client_text`)."""
+    return _Formatter(LOG_FORMAT, rename_fields={"asctime": "time", "levelname": "level"})
 
 
 def configure(stream: TextIO | None = None, level: int = logging.INFO) -> None:

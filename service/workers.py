@@ -35,6 +35,8 @@ from gunicorn.glogging import Logger as _Logger
 from gunicorn.workers.gthread import ThreadWorker as _ThreadWorker
 from gunicorn.workers.sync import SyncWorker as _SyncWorker
 
+from .logs import without_client_text
+
 CLASSES = {
     "gevent": "service.workers.GeventWorker",
     "gthread": "service.workers.ThreadWorker",
@@ -90,7 +92,8 @@ def problem_answer(
     reason = status_line.group(2).decode("latin-1") if status_line else "Internal Server Error"
     # gunicorn's page is "<h1>reason</h1>message</body>": the message is the detail.
     message = page.partition(b"</h1>")[2].partition(b"</body>")[0].strip()
-    detail = html.unescape(message.decode("latin-1"))
+    # Never what the client sent (it may hold a ticket or a token): see logs.
+    detail = without_client_text(html.unescape(message.decode("latin-1")))
     code = _CODES.get(status, "http-error")
     body = json.dumps(
         {

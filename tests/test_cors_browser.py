@@ -106,16 +106,17 @@ async function variants(base) {
 
 
 class PageServer:
-    """Serves :data:`PAGE` at ``/`` of ``http://127.0.0.1:<port>``: an origin of its own."""
+    """Serves ``page`` (:data:`PAGE` unless told) at ``/`` of
+    ``http://127.0.0.1:<port>``: an origin of its own."""
 
-    def __init__(self) -> None:
+    def __init__(self, page: bytes = PAGE) -> None:
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802 - http.server's name
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(PAGE)))
+                self.send_header("Content-Length", str(len(page)))
                 self.end_headers()
-                self.wfile.write(PAGE)
+                self.wfile.write(page)
 
             def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
                 pass

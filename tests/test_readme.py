@@ -1,18 +1,20 @@
 """README's curl walk-throughs (a Sevens round; a May I? turn with a May I?
-request that is denied), run as a reader would (bash, curl, python3) against
-a real ``referee serve``: the lines each prints are the lines README says it
-prints. Both submit their deal, so their output is the same on every run."""
+request that is denied; joining by code; following a table's streams with
+``curl -N``), run as a reader would (bash, curl, python3) against a real
+``referee serve``: the lines each prints are the lines README says it
+prints. Each submits its deal, so its output is the same on every run."""
 
 from __future__ import annotations
 
 import re
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from .conftest import Served
+from .conftest import RedisProcess, Served
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -69,3 +71,25 @@ def test_the_joining_walk_through_prints_what_readme_says(served: Served, tmp_pa
         "Joining by code",
         {"/tmp/open.json": tmp_path / "open.json", "/tmp/ben.json": tmp_path / "ben.json"},
     )
+
+
+@pytest.fixture(scope="module")
+def streaming(
+    redis_server: RedisProcess, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Served]:
+    """A service with the streams of ``make serve`` (the suite's ``served``
+    ends its streams at once)."""
+    service = Served(redis_server.url, tmp_path_factory.mktemp("served-readme-streams"))
+    yield service
+    service.stop()
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_the_streams_walk_through_prints_what_readme_says(
+    streaming: Served, tmp_path: Path
+) -> None:
+    files = {
+        f"/tmp/{name}": tmp_path / name
+        for name in ("live.json", "public.txt", "ann.txt", "ben.txt")
+    }
+    run_walk_through(streaming, "Following a table live", files)

@@ -245,5 +245,9 @@ class Hub:
     def _wake_all(self, count: int = PRESENCE) -> None:
         with self._lock:
             followers = [w for ws in self._waiters.values() for w in ws]
+            # As an announcement does: a commit may have gone by unannounced (the
+            # subscription was down), and no read shared before it may stand for it.
+            for table_id in self._waiters:
+                self._generation[table_id] = self._generation.get(table_id, 0) + 1
         for waiter in followers:
             waiter.notify(count)

@@ -270,3 +270,36 @@ def test_the_streams_of_a_table_share_a_read_per_announced_commit(redis_client: 
         assert hub.shared("t1", "other", read) == 3  # another key reads for itself
     assert hub.streams == 0 and hub.shared("t1", "load", read) == 4  # nobody follows: no cache
     hub.stop()
+
+
+def test_a_subscription_made_again_reads_afresh(tmp_path: Any) -> None:
+    """A commit announced while a process's subscription was down is lost;
+    once subscribed again the Hub wakes every stream, and their reads must
+    not be the ones shared before (a seat stream would keep the view it had
+    before the commit, e.g. its hand before an exchange resolved, until the
+    next commit or heartbeat)."""
+    import redis as redis_py
+
+    from service.streams.hub import Hub
+
+    own = RedisProcess(tmp_path / "redis").start()
+    client = redis_py.Redis.from_url(own.url)
+    hub = Hub(client)
+    try:
+        reads: list[int] = []
+
+        def read() -> int:
+            reads.append(len(reads))
+            return len(reads)
+
+        with hub.follow("t1") as waiter:
+            assert hub.subscribed.wait(10)
+            hub.publish("t1", 3)
+            assert waiter.wait(1) and hub.shared("t1", "load", read) == 1
+            hub.subscribed.clear()
+            client.client_kill_filter(_type="pubsub")  # Redis dropped the subscription
+            assert hub.subscribed.wait(10) and waiter.wait(10)  # subscribed again: woken
+            assert hub.shared("t1", "load", read) == 2  # read afresh, not the shared 1
+    finally:
+        hub.stop()
+        own.stop()
