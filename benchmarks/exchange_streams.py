@@ -34,6 +34,7 @@ class SeatFeed:
     """One seat's stream: its ``event: seat`` frames, in order."""
 
     def __init__(self) -> None:
+        self.task: asyncio.Task[None] | None = None
         self.views: asyncio.Queue[View | None] = asyncio.Queue()
         self.latest: View | None = None
         """The last view :meth:`until` took (a seat that must wait again,
@@ -107,10 +108,20 @@ class Streamed:
                 return False
             client.recorder.answered["stream"] += 1
             feed = SeatFeed()
-            self.tasks.append(asyncio.create_task(feed.read(response)))
+            feed.task = asyncio.create_task(feed.read(response))
+            self.tasks.append(feed.task)
             feeds.append(feed)
         self.feeds[table] = feeds
         return True
+
+    async def leave(self, feeds: list[SeatFeed]) -> None:
+        """Close the streams of ``feeds`` (a table left before the run ends)."""
+        for feed in feeds:
+            if feed.task is not None:
+                feed.task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await feed.task
+                self.tasks.remove(feed.task)
 
     async def close(self) -> None:
         for task in self.tasks:

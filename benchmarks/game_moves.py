@@ -137,6 +137,11 @@ class Http:
         self.tally.add(kind, started, elapsed, status, code)
         return status, answer
 
+    async def leave(self, seats: Seats) -> None:
+        """Close the streams of a table the loop leaves."""
+        if self.streamed is not None and seats.feeds is not None:
+            await self.streamed.leave(seats.feeds)
+
     async def close(self) -> None:
         await self.session.close()
         if self.streamed is not None:
@@ -225,6 +230,7 @@ async def sevens_tables(http: Http, rng: random.Random, players: int) -> None:
             http.tally.notes["sevens matches played" if not http.tally.over() else "left"] += 1
         except Disagree as why:
             http.tally.notes[str(why)] += 1
+        await http.leave(seats)
 
 
 async def _sevens_round(
@@ -307,6 +313,7 @@ async def may_i_tables(http: Http, rng: random.Random, players: int, window_ms: 
             http.tally.notes["may-i matches played" if not http.tally.over() else "left"] += 1
         except Disagree as why:
             http.tally.notes[str(why)] += 1
+        await http.leave(seats)
 
 
 async def _may_i_round(http: Http, rng: random.Random, seats: Seats, table: MayITable) -> MayITable:
