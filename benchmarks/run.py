@@ -498,7 +498,14 @@ def main(argv: list[str] | None = None) -> int:
             streamed["games"] = {}
             for game in ("sevens", "may-i"):
                 streamed["games"][f"{game}/7"] = found = versus.game_run(
-                    service, rclient, game, 7, plan.versus_tables, plan.versus_duration, True
+                    service,
+                    rclient,
+                    game,
+                    7,
+                    plan.versus_tables,
+                    plan.versus_duration,
+                    streams=True,
+                    warmup=plan.versus_warmup,
                 )
                 log(
                     f"{game}, 7 seats, streams: {found['moves_per_s']:.0f} moves/s, "

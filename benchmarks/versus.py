@@ -257,19 +257,22 @@ def game_run(
     tables: int,
     duration: float,
     streams: bool = False,
+    warmup: float = 0.0,
 ) -> dict[str, Any]:
     """One run of :mod:`benchmarks.game_moves` (Sevens turns or May I? moves,
     asks and answers, as fast as the service answers) against the service:
     moves/s, server CPU per move (gunicorn + Redis over the whole run ÷ its
     moves: table creation, deals and seat reads included, as no warm-up is
     left out; with ``streams``, the seats' streams and their delivery too),
-    latency, lost version races and HTTP requests per move."""
+    latency, lost version races and HTTP requests per move. A ``warmup``
+    (s, for streams: the seats open theirs first) is left out of moves/s;
+    the CPU and the requests are then divided by every move of the run."""
     conflicts0 = commit_conflicts(app)
     cpu0, redis0 = app.cpu_seconds(), redis_cpu_seconds(rclient)
     busy0, started = cpu_busy_ticks()[0], time.perf_counter()
     command = [sys.executable, "-m", "benchmarks.game_moves", "--url", app.base]
     command += ["--game", game, "--seats", str(seats), "--tables", str(tables)]
-    command += ["--seconds", str(duration), "--warmup", "0"]
+    command += ["--seconds", str(duration), "--warmup", str(warmup)]
     command += ["--streams"] if streams else []
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
     if done.returncode != 0:
@@ -278,9 +281,10 @@ def game_run(
     server_cpu = app.cpu_seconds() - cpu0
     redis_cpu = redis_cpu_seconds(rclient) - redis0
     others = _others(busy0, started, server_cpu + redis_cpu + result["client_cpu_s"])
-    moves = max(result["moves"], 1)
     answered = result.get("requests_whole_run", {})
-    whole = max(result.get("moves_whole_run", 0), 1)
+    played = result.get("moves_whole_run", 0)
+    whole = played or math.nan  # no move: no figure per move (not 0)
+    moves = max(played, 1) if warmup else max(result["moves"], 1)
     return {
         "game": game,
         "seats": seats,
