@@ -75,25 +75,52 @@ class Exchanges:
             self.pass_to_hand.append((time.perf_counter() - sent) * 1000.0)
 
 
-async def read_hands(
-    client: Client, table: str, tokens: list[str], seats: list[int]
-) -> list[list[str]] | None:
-    """Every seat of ``seats`` reads its own view at once; their hands."""
-    views = await asyncio.gather(
-        *(client.call("seat", "GET", f"{table}/seats/{s}", tokens[s]) for s in seats)
-    )
-    if any(status != 200 for status, _ in views):
-        client.recorder.notes["seat view failed"] += 1
-        return None
-    return [_hand(view) for _, view in views]
+View = dict[str, Any]
+
+
+class SeatViews:
+    """Where the seats learn their hands without streams: each reads its
+    seat view (``GET …/seats/{seat}``) when it must know it. The other
+    source is :class:`benchmarks.exchange_streams.Streamed` (the same two
+    methods); :func:`play_table` plays with either."""
+
+    async def follow(self, client: Client, table: str, tokens: list[str]) -> bool:
+        """Nothing to open: seat views need no stream."""
+        return True
+
+    async def views(
+        self,
+        client: Client,
+        table: str,
+        tokens: list[str],
+        seats: list[int],
+        round_no: int,
+        exchange: int,
+    ) -> dict[int, View] | None:
+        """Every seat of ``seats`` reads its own view at once (they are read
+        once every pass of the exchange before is answered, so they show
+        ``round_no`` at ``exchange`` or its end)."""
+        views = await asyncio.gather(
+            *(client.call("seat", "GET", f"{table}/seats/{s}", tokens[s]) for s in seats)
+        )
+        if any(status != 200 for status, _ in views):
+            client.recorder.notes["seat view failed"] += 1
+            return None
+        return {s: view for s, (_, view) in zip(seats, views, strict=True)}
+
+
+Views = Any
+"""A :class:`SeatViews` or a :class:`benchmarks.exchange_streams.Streamed`."""
 
 
 async def deal(
-    client: Client, table: str, host: str, tokens: list[str]
+    client: Client, table: str, host: str, tokens: list[str], views: Views | None = None
 ) -> tuple[int, str, list[list[str]]] | None:
     """Deal the next round (again while a dealt hand already wins) and let
-    every seat read its hand: (round, direction, hands), or None."""
+    every seat learn its hand from ``views`` (default: its seat view):
+    (round, direction, hands), or None."""
     rec = client.recorder
+    views = SeatViews() if views is None else views
     for _ in range(5):
         status, dealt = await client.call("deal", "POST", f"{table}/rounds", host)
         if status != 201:
@@ -101,14 +128,18 @@ async def deal(
             return None
         rnd = dealt["table"]["round"]
         if rnd["status"] == "passing":
-            hands = await read_hands(client, table, tokens, list(range(len(tokens))))
-            return None if hands is None else (dealt["round"], rnd["direction"], hands)
+            seats = list(range(len(tokens)))
+            found = await views.views(client, table, tokens, seats, dealt["round"], 1)
+            if found is None:
+                return None
+            return dealt["round"], rnd["direction"], [_hand(found[s]) for s in seats]
         rec.notes["rounds over at the deal"] += 1
     return None
 
 
-async def play_table(client: Client, figures: Exchanges, seats: int) -> None:
-    """Create a table and play exchanges until the window ends."""
+async def play_table(client: Client, figures: Exchanges, seats: int, views: Views) -> None:
+    """Create a table and play exchanges until the window ends; the seats
+    learn their hands from ``views`` (see the module docstring)."""
     rec = client.recorder
     status, created = await client.call("create", "POST", "/v1/tables", None, table_body(seats))
     if status != 201:
@@ -117,7 +148,9 @@ async def play_table(client: Client, figures: Exchanges, seats: int) -> None:
     table = f"/v1/tables/{created['table_id']}"
     host = created["host_token"]
     tokens = [s["token"] for s in created["seat_tokens"]]
-    dealt = await deal(client, table, host, tokens)
+    if not await views.follow(client, table, tokens):
+        return
+    dealt = await deal(client, table, host, tokens, views)
     while dealt is not None and not rec.over():
         number, direction, hands = dealt
         exchange = 1
@@ -128,38 +161,31 @@ async def play_table(client: Client, figures: Exchanges, seats: int) -> None:
             if any(status != 200 for status, _ in answers):
                 rec.notes["pass refused: table abandoned"] += 1
                 return
-            last = [s for s, (_, a) in enumerate(answers) if a["resolved"]]
-            resolved = [a for _, a in answers if a["resolved"]]
-            if len(last) != 1 or resolved[0]["exchange"] != exchange:
+            resolved = [(s, a) for s, (_, a) in enumerate(answers) if a["resolved"]]
+            if len(resolved) != 1 or resolved[0][1]["exchange"] != exchange:
                 rec.notes["exchange did not resolve once"] += 1
                 return
-            resolver = last[0]
+            resolver, answer = resolved[0]
             figures.known(sent)  # the resolving seat's answer carries its new hand
             others = [s for s in range(seats) if s != resolver]
-            views = await asyncio.gather(
-                *(client.call("seat", "GET", f"{table}/seats/{s}", tokens[s]) for s in others)
-            )
-            if any(status != 200 for status, _ in views):
-                rec.notes["seat view failed"] += 1
+            found = await views.views(client, table, tokens, others, number, exchange + 1)
+            if found is None:
                 return
             for _ in others:
                 figures.known(sent)
             expected = after_exchange(hands, passed, direction)
-            hands = [[] for _ in range(seats)]
-            hands[resolver] = _hand(resolved[0])
-            for s, (_, view) in zip(others, views, strict=True):
-                hands[s] = _hand(view)
+            hands = [_hand(found[s]) if s in found else _hand(answer) for s in range(seats)]
             if [sorted(h) for h in hands] != [sorted(h) for h in expected]:
                 rec.notes["hand bookkeeping differs from the referee"] += 1
                 return
             rec.notes["exchanges"] += 1
-            if resolved[0]["round_status"] != "passing":
-                rec.notes[f"rounds {resolved[0]['round_status']}"] += 1
+            if answer["round_status"] != "passing":
+                rec.notes[f"rounds {answer['round_status']}"] += 1
                 break
             exchange += 1
         else:  # the window ended mid-round
             break
-        dealt = await deal(client, table, host, tokens)
+        dealt = await deal(client, table, host, tokens, views)
 
 
 async def run(
@@ -176,9 +202,9 @@ async def run(
     client = Client(base, tables * seats, recorder)
     figures = Exchanges(recorder)
     streamed = Streamed(tables * seats) if streams else None
-    play = streamed.play_table if streamed is not None else play_table
+    views = streamed if streamed is not None else SeatViews()
     try:
-        await asyncio.gather(*(play(client, figures, seats) for _ in range(tables)))
+        await asyncio.gather(*(play_table(client, figures, seats, views) for _ in range(tables)))
     finally:
         await client.close()
         if streamed is not None:

@@ -17,14 +17,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import time
 from collections.abc import Callable
 from typing import Any
 
 import aiohttp
 
-from .load import Client, pass_at_once
-from .players import after_exchange, choose_cards
+from .load import Client
 
 WAIT_SECONDS = 10.0
 """How long a seat waits for its view on its stream."""
@@ -36,7 +34,11 @@ class SeatFeed:
     """One seat's stream: its ``event: seat`` frames, in order."""
 
     def __init__(self) -> None:
+        self.task: asyncio.Task[None] | None = None
         self.views: asyncio.Queue[View | None] = asyncio.Queue()
+        self.latest: View | None = None
+        """The last view :meth:`until` took (a seat that must wait again,
+        e.g. a May I? draw refused while the window is open, may want it)."""
 
     async def read(self, response: aiohttp.ClientResponse) -> None:
         from .streams import frames
@@ -52,11 +54,14 @@ class SeatFeed:
             response.close()
 
     async def until(self, wanted: Callable[[View], bool]) -> View | None:
-        """The next view ``wanted`` accepts (earlier ones are passed by);
-        ``None`` when the stream ends or the wait is too long."""
+        """The latest or next view ``wanted`` accepts (earlier ones are
+        passed by); ``None`` when the stream ends or the wait is too long."""
+        if self.latest is not None and wanted(self.latest) and self.views.empty():
+            return self.latest
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(WAIT_SECONDS):
                 while (view := await self.views.get()) is not None:
+                    self.latest = view
                     if wanted(view):
                         return view
         return None
@@ -86,10 +91,12 @@ class Streamed:
         timeout = aiohttp.ClientTimeout(total=None, connect=30, sock_read=None)
         self.session = aiohttp.ClientSession(connector=connector, timeout=timeout)
         self.tasks: list[asyncio.Task[None]] = []
+        self.feeds: dict[str, list[SeatFeed]] = {}
 
-    async def follow(self, client: Client, table: str, tokens: list[str]) -> list[SeatFeed] | None:
-        """Open every seat's stream; their feeds (``None``: one was refused,
-        with a note)."""
+    async def follow(self, client: Any, table: str, tokens: list[str]) -> bool:
+        """Open every seat's stream (False: one was refused, with a note);
+        ``client`` a :class:`~benchmarks.load.Client` or what has its
+        ``base`` and its recorder's ``notes`` and ``answered``."""
         feeds = []
         for seat, token in enumerate(tokens):
             headers = {"Authorization": f"Bearer {token}"}
@@ -98,12 +105,23 @@ class Streamed:
             if response.status != 200:
                 client.recorder.notes[f"stream answered {response.status}"] += 1
                 response.release()
-                return None
+                return False
             client.recorder.answered["stream"] += 1
             feed = SeatFeed()
-            self.tasks.append(asyncio.create_task(feed.read(response)))
+            feed.task = asyncio.create_task(feed.read(response))
+            self.tasks.append(feed.task)
             feeds.append(feed)
-        return feeds
+        self.feeds[table] = feeds
+        return True
+
+    async def leave(self, feeds: list[SeatFeed]) -> None:
+        """Close the streams of ``feeds`` (a table left before the run ends)."""
+        for feed in feeds:
+            if feed.task is not None:
+                feed.task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await feed.task
+                self.tasks.remove(feed.task)
 
     async def close(self) -> None:
         for task in self.tasks:
@@ -113,94 +131,21 @@ class Streamed:
                 await task
         await self.session.close()
 
-    async def play_table(self, client: Client, figures: Any, seats: int) -> None:
-        """:func:`benchmarks.exchange_load.play_table`, hands from the streams."""
-        await play_table(self, client, figures, seats)
-
-
-async def hands_at(
-    client: Client, feeds: list[SeatFeed], seats: list[int], round_no: int, exchange: int
-) -> dict[int, View] | None:
-    views = await asyncio.gather(*(feeds[s].until(at(round_no, exchange)) for s in seats))
-    if any(v is None for v in views):
-        client.recorder.notes["no seat frame on the stream in time"] += 1
-        return None
-    return {s: v for s, v in zip(seats, views, strict=True) if v is not None}
-
-
-async def deal(
-    client: Client, table: str, host: str, feeds: list[SeatFeed]
-) -> tuple[int, str, list[list[str]]] | None:
-    """Deal the next round (again while a dealt hand already wins); every
-    seat learns its hand on its stream: (round, direction, hands), or None."""
-    rec = client.recorder
-    for _ in range(5):
-        status, dealt = await client.call("deal", "POST", f"{table}/rounds", host)
-        if status != 201:
-            rec.notes[f"deal answered {status}"] += 1
+    async def views(
+        self,
+        client: Client,
+        table: str,
+        tokens: list[str],
+        seats: list[int],
+        round_no: int,
+        exchange: int,
+    ) -> dict[int, View] | None:
+        """Each seat of ``seats``' next view of ``round_no`` at ``exchange``
+        (or its end) from its stream (:class:`benchmarks.exchange_load.SeatViews`
+        reads them with GETs); ``None`` with a note when one is late."""
+        feeds = self.feeds[table]
+        found = await asyncio.gather(*(feeds[s].until(at(round_no, exchange)) for s in seats))
+        if any(v is None for v in found):
+            client.recorder.notes["no seat frame on the stream in time"] += 1
             return None
-        rnd = dealt["table"]["round"]
-        if rnd["status"] == "passing":
-            views = await hands_at(client, feeds, list(range(len(feeds))), dealt["round"], 1)
-            if views is None:
-                return None
-            hands = [list(views[s]["hand"]) for s in range(len(feeds))]
-            return dealt["round"], rnd["direction"], hands
-        rec.notes["rounds over at the deal"] += 1
-    return None
-
-
-async def play_table(streamed: Streamed, client: Client, figures: Any, seats: int) -> None:
-    """Create a table, open its seats' streams and play exchanges until the
-    window ends."""
-    from .exchange_load import table_body
-
-    rec = client.recorder
-    status, created = await client.call("create", "POST", "/v1/tables", None, table_body(seats))
-    if status != 201:
-        rec.notes[f"create answered {status}"] += 1
-        return
-    table = f"/v1/tables/{created['table_id']}"
-    host = created["host_token"]
-    tokens = [s["token"] for s in created["seat_tokens"]]
-    feeds = await streamed.follow(client, table, tokens)
-    if feeds is None:
-        return
-    dealt = await deal(client, table, host, feeds)
-    while dealt is not None and not rec.over():
-        number, direction, hands = dealt
-        exchange = 1
-        while not rec.over():
-            passed = [choose_cards(h, 1) for h in hands]
-            sent = time.perf_counter()
-            answers = await pass_at_once(client, table, number, exchange, tokens, passed, sent)
-            if any(status != 200 for status, _ in answers):
-                rec.notes["pass refused: table abandoned"] += 1
-                return
-            resolved = [(s, a) for s, (_, a) in enumerate(answers) if a["resolved"]]
-            if len(resolved) != 1 or resolved[0][1]["exchange"] != exchange:
-                rec.notes["exchange did not resolve once"] += 1
-                return
-            resolver, answer = resolved[0]
-            figures.known(sent)
-            others = [s for s in range(seats) if s != resolver]
-            views = await hands_at(client, feeds, others, number, exchange + 1)
-            if views is None:
-                return
-            for _ in others:
-                figures.known(sent)
-            expected = after_exchange(hands, passed, direction)
-            hands = [
-                list(views[s]["hand"]) if s in views else list(answer["hand"]) for s in range(seats)
-            ]
-            if [sorted(h) for h in hands] != [sorted(h) for h in expected]:
-                rec.notes["hand bookkeeping differs from the referee"] += 1
-                return
-            rec.notes["exchanges"] += 1
-            if answer["round_status"] != "passing":
-                rec.notes[f"rounds {answer['round_status']}"] += 1
-                break
-            exchange += 1
-        else:
-            break
-        dealt = await deal(client, table, host, feeds)
+        return {s: v for s, v in zip(seats, found, strict=True) if v is not None}

@@ -64,6 +64,7 @@ from service.games.sevens.players import bot as sevens_bot
 from service.games.sevens.state import RoundStatus
 from service.games.sevens.state import Table as SevensTable
 
+from .exchange_streams import Streamed
 from .load import send
 
 GAMES = ("sevens", "may-i")
@@ -86,8 +87,15 @@ class Tally:
     moves: Counter[str] = field(default_factory=Counter)
     errors: Counter[str] = field(default_factory=Counter)
     notes: Counter[str] = field(default_factory=Counter)
+    requests: Counter[str] = field(default_factory=Counter)
+    """Every 2xx answer of the whole run by kind, warm-up included (HTTP
+    requests per move), and the streams opened."""
+    moves_whole_run: int = 0
 
     def add(self, kind: str, started: float, elapsed: float, status: int, code: str = "") -> None:
+        if 200 <= status < 300:
+            self.requests[kind] += 1
+            self.moves_whole_run += kind in MOVE_KINDS
         if not self.start <= started < self.end:
             return
         if 200 <= status < 300:
@@ -104,9 +112,10 @@ class Tally:
 class Http:
     """One aiohttp session for every table; each call is timed."""
 
-    def __init__(self, base: str, tally: Tally, connections: int) -> None:
+    def __init__(self, base: str, tally: Tally, connections: int, streams: bool = False) -> None:
         self.base = base.rstrip("/")
         self.tally = tally
+        self.streamed = Streamed(connections) if streams else None
         self.session = aiohttp.ClientSession(
             connector=aiohttp.TCPConnector(limit=connections),
             timeout=aiohttp.ClientTimeout(total=60),
@@ -128,17 +137,43 @@ class Http:
         self.tally.add(kind, started, elapsed, status, code)
         return status, answer
 
+    async def leave(self, seats: Seats) -> None:
+        """Close the streams of a table the loop leaves."""
+        if self.streamed is not None and seats.feeds is not None:
+            await self.streamed.leave(seats.feeds)
+
     async def close(self) -> None:
         await self.session.close()
+        if self.streamed is not None:
+            await self.streamed.close()
 
 
 @dataclass
 class Seats:
-    """A table on the service: its path and tokens."""
+    """A table on the service: its path and tokens (and, with ``--streams``,
+    every seat's stream: :func:`turn_known`)."""
 
     path: str
     host: str
     tokens: list[str]
+    feeds: list[Any] | None = None
+
+
+def on_turn(round_no: int, key: str, number: int) -> Any:
+    """A seat view of ``round_no`` whose ``key`` (``turn``, ``move``) is
+    ``number`` with the seat on turn."""
+    return lambda v: v["round"] == round_no and v[key] == number and v["on_turn"]
+
+
+async def turn_known(http: Http, seats: Seats, seat: int, wanted: Any) -> None:
+    """With streams, wait until ``seat``'s stream shows its turn (a seat
+    frame ``wanted`` accepts) before it moves: turns are read from the
+    seat streams, as a front end learns them. Raises :class:`Disagree`
+    when the frame does not come in time."""
+    if seats.feeds is None:
+        return
+    if await seats.feeds[seat].until(wanted) is None:
+        raise Disagree("no seat frame on the stream in time")
 
 
 async def _create(http: Http, body: dict[str, Any]) -> Seats | None:
@@ -147,11 +182,29 @@ async def _create(http: Http, body: dict[str, Any]) -> Seats | None:
         http.tally.notes[f"create answered {status}"] += 1
         await asyncio.sleep(0.05)
         return None
-    return Seats(
+    seats = Seats(
         f"/v1/tables/{created['table_id']}",
         created["host_token"],
         [s["token"] for s in created["seat_tokens"]],
     )
+    if http.streamed is not None:
+        client = _StreamClient(http)
+        if not await http.streamed.follow(client, seats.path, seats.tokens):
+            return None
+        seats.feeds = http.streamed.feeds.pop(seats.path)
+        http.tally.requests["stream"] += len(seats.tokens)
+    return seats
+
+
+class _StreamClient:
+    """What :meth:`benchmarks.exchange_streams.Streamed.follow` needs of a
+    client: the base URL and a recorder's notes and answer counts."""
+
+    def __init__(self, http: Http) -> None:
+        self.base = http.base
+        self.recorder = self
+        self.notes = http.tally.notes
+        self.answered: Counter[str] = Counter()
 
 
 async def _deal(http: Http, seats: Seats, deal: dict[str, Any]) -> None:
@@ -177,6 +230,7 @@ async def sevens_tables(http: Http, rng: random.Random, players: int) -> None:
             http.tally.notes["sevens matches played" if not http.tally.over() else "left"] += 1
         except Disagree as why:
             http.tally.notes[str(why)] += 1
+        await http.leave(seats)
 
 
 async def _sevens_round(
@@ -191,6 +245,13 @@ async def _sevens_round(
             return table
         seat = rnd.on_turn
         assert seat is not None
+        number, turn = rnd.number, rnd.turn
+        await turn_known(
+            http,
+            seats,
+            seat,
+            on_turn(number, "turn", turn),
+        )
         choice = sevens_bot(table, seat, rng)
         path = f"{seats.path}/rounds/{rnd.number}/turns/{rnd.turn}"
         if choice["action"] == "play":
@@ -252,6 +313,7 @@ async def may_i_tables(http: Http, rng: random.Random, players: int, window_ms: 
             http.tally.notes["may-i matches played" if not http.tally.over() else "left"] += 1
         except Disagree as why:
             http.tally.notes[str(why)] += 1
+        await http.leave(seats)
 
 
 async def _may_i_round(http: Http, rng: random.Random, seats: Seats, table: MayITable) -> MayITable:
@@ -269,6 +331,13 @@ async def _may_i_round(http: Http, rng: random.Random, seats: Seats, table: MayI
             table = await _offer(http, rng, seats, table)
             continue
         seat = rnd.on_turn
+        number, move = rnd.number, rnd.move
+        await turn_known(
+            http,
+            seats,
+            seat,
+            on_turn(number, "move", move),
+        )
         choice = may_i_bot(table, seat)
         action, argument = choice["action"], choice["argument"]
         path = f"{seats.path}/rounds/{rnd.number}/moves/{rnd.move}"
@@ -375,10 +444,11 @@ async def _measure(
     warmup: float,
     seed: int,
     window_ms: int,
+    streams: bool = False,
 ) -> dict[str, Any]:
     now = time.perf_counter()
     tally = Tally(now + warmup, now + warmup + seconds)
-    http = Http(base_url, tally, connections=max(tables * seats, 16))
+    http = Http(base_url, tally, connections=max(tables * seats, 16), streams=streams)
     rng = random.Random(seed)
     try:
         if game == "sevens":
@@ -410,6 +480,9 @@ async def _measure(
         "p99_ms": pct(0.99),
         "mean_ms": round(statistics.fmean(latencies), 2) if latencies else None,
         "moves_by_kind": dict(tally.moves),
+        "streams": streams,
+        "moves_whole_run": tally.moves_whole_run,
+        "requests_whole_run": dict(tally.requests),
         "errors": dict(tally.errors),
         "notes": dict(tally.notes),
         # The client's CPU (bots, mirrors, HTTP) competes with the service's on a small machine.
@@ -432,6 +505,7 @@ def measure(
     warmup: float = 1.0,
     seed: int = 1,
     window_ms: int = 200,
+    streams: bool = False,
 ) -> dict[str, Any]:
     """Play ``tables`` tables of ``game`` (``sevens`` or ``may-i``) with
     ``seats`` seats against the service at ``base_url`` for ``warmup +
@@ -443,10 +517,16 @@ def measure(
     matches played, tables left and why) and ``client_cpu_s`` (this process's
     CPU time so far, s). ``window_ms`` is May I?'s window
     (the client waits it out when nobody asks). Raises ``ValueError`` for an
-    unknown game. Runs its own event loop (not from inside one)."""
+    unknown game. With ``streams`` every seat follows its seat stream and
+    the seat on turn moves once its stream shows its turn (``moves_whole_run``
+    and ``requests_whole_run``, 2xx answers by kind with the streams opened,
+    give the HTTP requests per move). Runs its own event loop (not from
+    inside one)."""
     if game not in GAMES:
         raise ValueError(f"game is one of {', '.join(GAMES)}, not {game!r}")
-    return asyncio.run(_measure(base_url, game, seats, tables, seconds, warmup, seed, window_ms))
+    return asyncio.run(
+        _measure(base_url, game, seats, tables, seconds, warmup, seed, window_ms, streams)
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -459,6 +539,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--warmup", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--window-ms", type=int, default=200, help="May I?'s window")
+    parser.add_argument(
+        "--streams", action="store_true", help="seats learn their turns from their seat streams"
+    )
     args = parser.parse_args(argv)
     result = measure(
         args.url,
@@ -469,6 +552,7 @@ def main(argv: list[str] | None = None) -> None:
         warmup=args.warmup,
         seed=args.seed,
         window_ms=args.window_ms,
+        streams=args.streams,
     )
     json.dump(result, sys.stdout, indent=2)
     sys.stdout.write("\n")

@@ -337,27 +337,93 @@ def stream_targets(figures: dict[str, Any]) -> list[Target]:
 
 
 STREAM_REQUESTS_LIMIT = 1.05
-"""Issue 13's load at 7 seats, hands from the seat streams: HTTP requests per pass."""
+"""Issue 18, at 7 seats with the seats reading the streams: HTTP requests
+per pass (per move for Sevens and May I?), at most."""
+
+STREAM_CPU_LIMIT_MS = 1.2
+"""… server CPU per pass or move, stream delivery included, at most."""
+
+STREAM_PEER_RATIO = 0.5
+"""… passes (moves) per second ÷ boardgame.io in-memory's passes/s in the
+same run, at least."""
 
 
 def _exchange_stream_targets(figures: dict[str, Any]) -> list[Target]:
-    ex = figures["streams"].get("exchange")
+    """Issue 18's speed targets, for each game at 7 seats with every seat
+    following its seat stream: requests, CPU and throughput against
+    boardgame.io in-memory (the peer plays only My Ship Sails: Sevens and
+    May I? moves/s are set against its passes/s)."""
+    found = figures["streams"]
+    ex = found.get("exchange")
     if not ex:
         return []
-    views = figures.get("versus", {}).get("7", {}).get("service", {})
-    before = views.get("requests_per_pass", math.nan)
-    return [
-        Target(
-            "7 seats at once, hands from the seat streams: HTTP requests per pass in play",
+    vs = figures.get("versus", {})
+    views = vs.get("7", {}).get("service", {})
+    peer = vs.get("7", {}).get("memory")
+    ran = vs.get("peer", {}).get("ran")
+    skipped = "" if peer else f"boardgame.io not run: {vs.get('peer', {}).get('why', '?')}"
+    if ran and not peer:
+        skipped = f"boardgame.io memory failed: {vs.get('peer_errors', {}).get('memory', '?')}"
+    peer_rate = peer["passes_per_s"] if peer else math.nan
+    rows = [
+        (
+            "My Ship Sails passes",
+            "pass",
             ex["requests_per_pass_in_play"],
-            STREAM_REQUESTS_LIMIT,
-            True,
-            "",
-            f"passes and deals; {_n(ex['requests_per_pass'])} with each table's creation and "
-            f"its seats' streams (once per table, a stream lasts 5 minutes; this run "
-            f"{ex.get('passes_whole_run', 0):,} passes); with seat views {_n(before)}",
+            ex["cpu_ms_per_pass"],
+            ex["passes_per_s"],
+            f"with seat views {_n(views.get('requests_per_pass', math.nan))} requests, "
+            f"{_n(views.get('cpu_ms_per_pass', math.nan))} ms, "
+            f"{_n(views.get('passes_per_s', math.nan))}/s",
         )
     ]
+    for key, label in (("sevens/7", "Sevens turns"), ("may-i/7", "May I? moves")):
+        g = found.get("games", {}).get(key)
+        if g:
+            plain = figures.get("games", {}).get(key, {})
+            rows.append(
+                (
+                    label,
+                    "move",
+                    g["requests_per_move_in_play"],
+                    g["cpu_ms_per_move"],
+                    g["moves_per_s"],
+                    f"without streams {_n(plain.get('cpu_ms_per_move', math.nan))} ms, "
+                    f"{_n(plain.get('moves_per_s', math.nan))}/s",
+                )
+            )
+    out = []
+    for label, unit, requests, cpu, rate, before in rows:
+        head = f"{label}, 7 seats, from the seat streams"
+        plural = "passes" if unit == "pass" else "moves"
+        out += [
+            Target(
+                f"{head}: HTTP requests per {unit} in play",
+                requests,
+                STREAM_REQUESTS_LIMIT,
+                True,
+                "",
+                "passes and deals" if unit == "pass" else "moves, asks, answers, deals",
+            ),
+            Target(
+                f"{head}: server CPU per {unit} (gunicorn + Redis, stream delivery included)",
+                cpu,
+                STREAM_CPU_LIMIT_MS,
+                True,
+                " ms",
+                before,
+            ),
+            Target(
+                f"{head}: {plural}/s ÷ boardgame.io in-memory passes/s",
+                ratio(rate, peer_rate),
+                STREAM_PEER_RATIO,
+                False,
+                "×",
+                f"{rate:,.0f} against {peer_rate:,.0f}/s" if peer else "",
+                skipped,
+            ),
+        ]
+    return out
 
 
 def streams_table(figures: dict[str, Any]) -> list[tuple[str, str]]:
@@ -431,6 +497,18 @@ def streams_table(figures: dict[str, Any]) -> list[tuple[str, str]]:
         if ex.get("notes"):
             notes = ", ".join(f"{k}: {v}" for k, v in sorted(ex["notes"].items()))
             out.append(("… notes", notes))
+    for key, label in (("sevens/7", "Sevens turns"), ("may-i/7", "May I? moves")):
+        g = found.get("games", {}).get(key)
+        if g:
+            out.append(
+                (
+                    f"{label}, 7 seats, turns from the seat streams: moves/s; server CPU per "
+                    "move (ms); HTTP requests per move in play; latency p50 / p99 (ms)",
+                    f"{_n(g['moves_per_s'])}; {_n(g['cpu_ms_per_move'])}; "
+                    f"{_n(g['requests_per_move_in_play'])}; "
+                    f"{_n(g['latency_ms']['p50'])} / {_n(g['latency_ms']['p99'])}",
+                )
+            )
     return out
 
 

@@ -508,6 +508,24 @@ def main(argv: list[str] | None = None) -> int:
                 plan.versus_warmup,
                 streams=True,
             )
+            log("Sevens turns and May I? moves at 7 seats, turns from the seat streams…")
+            streamed["games"] = {}
+            for game in ("sevens", "may-i"):
+                streamed["games"][f"{game}/7"] = found = versus.game_run(
+                    service,
+                    rclient,
+                    game,
+                    7,
+                    plan.versus_tables,
+                    plan.versus_duration,
+                    streams=True,
+                    warmup=plan.versus_warmup,
+                )
+                log(
+                    f"{game}, 7 seats, streams: {found['moves_per_s']:.0f} moves/s, "
+                    f"{found['cpu_ms_per_move']:.2f} ms CPU a move, "
+                    f"{found['requests_per_move_in_play']:.2f} requests a move"
+                )
             redis_info = rclient.info("server")
         finally:
             for process in apps:

@@ -250,19 +250,30 @@ GAME_LOADS = (("sevens", 7), ("sevens", 4), ("may-i", 7), ("may-i", 4))
 
 
 def game_run(
-    app: Gunicorn, rclient: redis.Redis, game: str, seats: int, tables: int, duration: float
+    app: Gunicorn,
+    rclient: redis.Redis,
+    game: str,
+    seats: int,
+    tables: int,
+    duration: float,
+    streams: bool = False,
+    warmup: float = 0.0,
 ) -> dict[str, Any]:
     """One run of :mod:`benchmarks.game_moves` (Sevens turns or May I? moves,
     asks and answers, as fast as the service answers) against the service:
     moves/s, server CPU per move (gunicorn + Redis over the whole run ÷ its
     moves: table creation, deals and seat reads included, as no warm-up is
-    left out), latency and lost version races."""
+    left out; with ``streams``, the seats' streams and their delivery too),
+    latency, lost version races and HTTP requests per move. A ``warmup``
+    (s, for streams: the seats open theirs first) is left out of moves/s;
+    the CPU and the requests are then divided by every move of the run."""
     conflicts0 = commit_conflicts(app)
     cpu0, redis0 = app.cpu_seconds(), redis_cpu_seconds(rclient)
     busy0, started = cpu_busy_ticks()[0], time.perf_counter()
     command = [sys.executable, "-m", "benchmarks.game_moves", "--url", app.base]
     command += ["--game", game, "--seats", str(seats), "--tables", str(tables)]
-    command += ["--seconds", str(duration), "--warmup", "0"]
+    command += ["--seconds", str(duration), "--warmup", str(warmup)]
+    command += ["--streams"] if streams else []
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"the {game} load failed:\n{done.stderr}")
@@ -270,10 +281,22 @@ def game_run(
     server_cpu = app.cpu_seconds() - cpu0
     redis_cpu = redis_cpu_seconds(rclient) - redis0
     others = _others(busy0, started, server_cpu + redis_cpu + result["client_cpu_s"])
-    moves = max(result["moves"], 1)
+    answered = result.get("requests_whole_run", {})
+    played = result.get("moves_whole_run", 0)
+    whole = played or math.nan  # no move: no figure per move (not 0)
+    moves = max(played, 1) if warmup else max(result["moves"], 1)
     return {
         "game": game,
         "seats": seats,
+        "streams": streams,
+        "requests_whole_run": answered,
+        "requests_per_move": sum(answered.values()) / whole,
+        # Less each table's requests made once: its creation, its seats' streams.
+        "requests_per_move_in_play": (
+            sum(answered.values()) - answered.get("create", 0) - answered.get("stream", 0)
+        )
+        / whole,
+        "notes": result.get("notes", {}),
         "moves_per_s": result["moves_per_s"],
         "cpu_ms_per_move": 1000 * (server_cpu + redis_cpu) / moves,
         "latency_ms": {"p50": result["p50_ms"] or math.nan, "p99": result["p99_ms"] or math.nan},

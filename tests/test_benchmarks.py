@@ -555,9 +555,31 @@ def test_report_says_whether_streams_meet_their_goals() -> None:
         "cpu_ms_per_pass": 1.5,
         "notes": {"exchanges": 400},
     }
+    sevens = {"moves_per_s": 900.0, "cpu_ms_per_move": 1.1, "requests_per_move_in_play": 1.02}
+    sevens["latency_ms"] = {"p50": 9.0, "p99": 30.0}
+    figures["streams"]["games"] = {"sevens/7": sevens}
     status = {t.name: t.status for t in report.targets(figures)}
-    in_play = "7 seats at once, hands from the seat streams: HTTP requests per pass in play"
-    assert status[in_play] == "PASS"
+    head = "My Ship Sails passes, 7 seats, from the seat streams"
+    assert status[f"{head}: HTTP requests per pass in play"] == "PASS"
+    cpu = "server CPU per {} (gunicorn + Redis, stream delivery included)"
+    assert status[f"{head}: {cpu.format('pass')}"] == "MISS"  # 1.5 ms
+    seven = "Sevens turns, 7 seats, from the seat streams"
+    assert status[f"{seven}: {cpu.format('move')}"] == "PASS"  # 1.1 ms
+    assert status[f"{seven}: HTTP requests per move in play"] == "PASS"
+    versus = figures["versus"]
+    figures["versus"] = {
+        "peer": {"ran": True},
+        "7": {"service": {}, "memory": {"passes_per_s": 1000.0}},
+        "4": {"service": {"cpu_ms_per_pass": 2.0, "redis_cpu_ms_per_pass": 0.2}},
+    }
+    found = {t.name: t for t in report._exchange_stream_targets(figures)}
+    assert found[f"{head}: passes/s ÷ boardgame.io in-memory passes/s"].value == 0.4
+    assert found[f"{head}: passes/s ÷ boardgame.io in-memory passes/s"].status == "MISS"
+    assert found[f"{seven}: moves/s ÷ boardgame.io in-memory passes/s"].status == "PASS"  # 0.9×
+    figures["versus"] = {"peer": {"ran": False, "why": "no node"}, "7": {"service": {}}}
+    found = {t.name: t for t in report._exchange_stream_targets(figures)}
+    assert found[f"{seven}: moves/s ÷ boardgame.io in-memory passes/s"].status == "SKIP"
+    figures["versus"] = versus
     assert status["idle stream subscribers on one worker: worker RSS per subscriber"] == "PASS"
     assert status["stream delivery p99: a move's commit to its event at every subscriber"] == (
         "MISS"

@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
 from benchmarks.game_moves import Disagree, fix_hand, measure
+from benchmarks.processes import Gunicorn, gunicorn_env
+from benchmarks.redis_cost import ONE_ADDRESS_ENV
 from service.games.may_i import engine
 
-from .conftest import Served
+from .conftest import RedisProcess, Served
 
 
 def test_sevens_turns_are_played_and_counted(served: Served) -> None:
@@ -33,6 +36,31 @@ def test_may_i_moves_are_played_and_counted(served: Served) -> None:
     assert found["moves_by_kind"]["move"] > 0
     assert found["moves"] == sum(found["moves_by_kind"].values())
     assert not [n for n in found["notes"] if "answered" in n or "differs" in n]
+
+
+@pytest.fixture(scope="module")
+def streaming(redis_server: RedisProcess, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The service with streams that last (``served``'s end at once)."""
+    env = gunicorn_env({**ONE_ADDRESS_ENV, "REDIS_URL": redis_server.url})
+    app = Gunicorn("service.wsgi:app", env, tmp_path_factory.mktemp("g") / "s.log", "/readyz")
+    yield app.start()
+    app.stop()
+
+
+@pytest.mark.parametrize("game", ["sevens", "may-i"])
+def test_turns_are_read_from_the_seat_streams(streaming: Any, game: str) -> None:
+    """With streams, every seat follows its seat stream and moves once it
+    shows its turn: no seat view is read, every move waited for its frame
+    (a missing one is a note), and the requests are the moves and deals."""
+    found = measure(streaming.base, game, 4, 2, 3.0, warmup=0.0, window_ms=300, streams=True)
+    assert "no seat frame on the stream in time" not in found["notes"], found["notes"]
+    assert not [n for n in found["notes"] if "answered" in n or "differs" in n]
+    requests = found["requests_whole_run"]
+    assert requests["stream"] == 4 * requests["create"] and requests["deal"] >= 1
+    assert set(requests) - {"create", "stream", "deal", "ask", "answer"} == {
+        "turn" if game == "sevens" else "move"
+    }
+    assert found["moves_whole_run"] >= found["moves"] > 0
 
 
 def test_measure_refuses_an_unknown_game() -> None:

@@ -23,8 +23,8 @@ from flask import Response, current_app, request, stream_with_context, url_for
 from flask.views import MethodView
 from marshmallow import fields, validate
 
-from ..storage.store import TableNotFound, table_key
-from ..streams.follow import GIVE_UP_RETRY_MS, Cursor, Follower, frame, parse_cursor
+from ..storage.store import Loaded, TableNotFound, table_key
+from ..streams.follow import GIVE_UP_RETRY_MS, Cursor, Follower, SeatView, frame, parse_cursor
 from ..streams.hub import Hub
 from ..streams.presence import Watch
 from . import auth, presence
@@ -126,8 +126,9 @@ def _stream(
         table_id,
         settings.stream_heartbeat_seconds,
         settings.stream_lifetime_seconds,
-        None if seat is None or held is None else _seat_view(table_id, seat, held),
-        _watch(table_id, seat),
+        None if seat is None or held is None else _seat_view(seat, held),
+        presence=_watch(table_id, seat),
+        seat=seat,
     )
     try:
         frames = follower.open(cursor)
@@ -173,21 +174,13 @@ def _answer(frames: Iterator[str]) -> Response:
     return Response(stream_with_context(frames), 200, mimetype=EVENT_STREAM, headers=STREAM_HEADERS)
 
 
-def _seat_view(table_id: str, seat: int, held: str) -> Any:
-    """What a seat stream sends after each commit: the seat's view, or
-    ``None`` once the table is gone or the seat's token is no longer
-    ``held``, the digest the request was authorised with (reissued, or
-    the seat left: a later read would take the new holder's for it)."""
-    store, process_hub = referee().store, hub()
+def _seat_view(seat: int, held: str) -> SeatView:
+    """What a seat stream sends after each commit: the seat's view of the
+    table as the stream read it, or ``None`` once the seat's token is no
+    longer ``held``, the digest the request was authorised with (reissued,
+    or the seat left: a later read would take the new holder's for it)."""
 
-    def view(shared: bool) -> dict[str, Any] | None:
-        try:
-            if shared:  # one read for every seat stream of the table in this process
-                loaded = process_hub.shared(table_id, "load", lambda: store.load(table_id))
-            else:
-                loaded = store.load(table_id)
-        except TableNotFound:
-            return None
+    def view(loaded: Loaded) -> dict[str, Any] | None:
         if loaded.auth["s"][seat] != held:
             return None
         return seat_answer(loaded, seat)

@@ -348,6 +348,16 @@ class EventPage:
 
 
 @dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A page of the event log and the table it was read with, in one
+    atomic read (:meth:`TableStore.snapshot`): ``page`` is the
+    :class:`EventsGone` the page's read raised, when it did."""
+
+    page: EventPage | EventsGone
+    table: Loaded
+
+
+@dataclass(frozen=True, slots=True)
 class RoundPage:
     """A page of the list of rounds: the rounds numbered after the cursor
     as ``(number, text)`` pairs (the game's texts), whether ``more`` follow,
@@ -990,21 +1000,38 @@ class TableStore:
         the seqs that follow). Raises :class:`TableNotFound`, or
         :class:`EventsGone` when an event after ``after`` is no longer kept
         or ``after`` is past the last event."""
+        page = self.snapshot(table_id, after, limit).page
+        if isinstance(page, EventsGone):
+            raise page
+        return page
+
+    def snapshot(self, table_id: str, after: int, limit: int) -> Snapshot:
+        """:meth:`events` and :meth:`load` in one atomic read (one round
+        trip, one decode): the page (or the :class:`EventsGone` that
+        :meth:`events` would raise) and the table it belongs to, as a
+        stream needs both after a commit. Raises :class:`TableNotFound`."""
         found = self._page(
             keys=[table_key(table_id), events_key(table_id), choices_key(table_id)],
             args=[after, limit],
         )
         if found is None:
             raise TableNotFound(table_id)
-        written, oldest, state, written_ms, clock, choices, *raw = found
+        written, oldest, state, written_ms, clock, choices, version, auth, step, *raw = found
+        if version is None or state is None or auth is None:
+            raise TableNotFound(table_id)
+        base = self.codec.decode(state)
+        pending = _pairs(choices)
         as_of = self._as_of(
             Loaded(
                 table_id,
-                0,
-                self._fold(self.codec.decode(state), _pairs(choices)),
-                {},
-                0,
+                int(version),
+                self._fold(base, pending),
+                json.loads(auth),
+                int(written),
                 _ms(*clock),
+                step.decode() if isinstance(step, bytes) else (step or ""),
+                base,
+                pending,
             ),
             None if written_ms is None else int(written_ms),
         )
@@ -1012,7 +1039,7 @@ class TableStore:
         due_events = () if due is None else tuple(due.events)
         last = written + len(due_events)
         if after < oldest - 1 or after > last:
-            raise EventsGone(oldest, last, ahead=after > last)
+            return Snapshot(EventsGone(oldest, last, ahead=after > last), as_of)
         page = []
         for text in raw:
             event = self.codec.decode_event(text)
@@ -1023,7 +1050,8 @@ class TableStore:
             {"seq": seq, **event} for seq, event in enumerate(page[:limit], start=after + 1)
         ]
         next_due = self.codec.due_at(as_of.table)
-        return EventPage(numbered, len(page) > limit, last, oldest, as_of.now_ms, next_due)
+        events = EventPage(numbered, len(page) > limit, last, oldest, as_of.now_ms, next_due)
+        return Snapshot(events, as_of)
 
     def rounds(self, table_id: str, after: int, limit: int) -> RoundPage:
         """The finished rounds numbered after ``after``, oldest first, at most

@@ -31,7 +31,6 @@ with ``Last-Event-ID`` and misses nothing.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import time
@@ -39,7 +38,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..storage.store import EventsGone, TableNotFound, TableStore
+from ..storage.store import EventsGone, Loaded, TableNotFound, TableStore
 from .hub import Hub
 from .presence import Watch
 
@@ -99,24 +98,37 @@ def parse_cursor(text: str | None) -> Cursor | None:
 
 def frame(data: Any, event: str | None = None, id: str | None = None) -> str:
     """One server-sent event; ``data`` as one line of JSON."""
-    lines = []
-    if event is not None:
-        lines.append(f"event: {event}")
-    if id is not None:
-        lines.append(f"id: {id}")
-    lines.append("data: " + json.dumps(data, separators=(",", ":")))
-    return "\n".join(lines) + "\n\n"
+    return frame_text(json.dumps(data, separators=(",", ":")), event, id)
 
 
-SeatView = Callable[[bool], dict[str, Any] | None]
-"""The seat's current view, or ``None`` when the table is gone or the
-seat's token changed; its argument says whether the read may be shared
-with the process's other streams of the table (after an announced commit)."""
+SeatView = Callable[[Loaded], dict[str, Any] | None]
+"""The seat's view of the table as read (``None`` when the seat's token
+changed: the stream ends)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """One read of a table for its streams, rendered (:meth:`Follower._read`):
+    the frames of its events as one text, the cursor after them, the id of
+    the last event sent (``None``: none), the seconds until something falls
+    due by the clock (``None``: nothing), and the table as read with them."""
+
+    frames: str
+    after: int
+    newest: str | None
+    due_in: float | None
+    table: Loaded
 
 
 @dataclass
 class Follower:
-    """One stream's loop over one table's log (see the module docstring)."""
+    """One stream's loop over one table's log (see the module docstring).
+
+    After an announced commit, the process's streams of the table share
+    each read (:meth:`.Hub.shared`): one atomic read of the log and the
+    table (:meth:`.TableStore.snapshot`), its event frames rendered once,
+    and each seat's frame rendered once for all the streams of that seat;
+    each stream then writes what it has to send in one piece."""
 
     store: TableStore
     hub: Hub
@@ -126,6 +138,7 @@ class Follower:
     seat_view: SeatView | None = None
     presence: Watch | None = None
     """The stream's presence events (``service.streams.presence``), if any."""
+    seat: int | None = None
 
     def open(self, cursor: Cursor) -> Iterator[str]:
         """The stream's frames from ``cursor`` on, until its lifetime ends or
@@ -137,8 +150,7 @@ class Follower:
     def _frames(self, after: int, first: list[str], last_id: str) -> Iterator[str]:
         # Followed before the first read: no commit can fall between the two.
         with self.hub.follow(self.table_id) as waiter:
-            yield f"retry: {RETRY_MS}\n\n"
-            yield from first
+            yield f"retry: {RETRY_MS}\n\n" + "".join(first)
             view: str | None = None
             now = time.monotonic()
             ends = now + self.lifetime
@@ -154,37 +166,38 @@ class Follower:
                     yield f"retry: {RETRY_MS}\n\n"
                     return
                 now = time.monotonic()
+                out = ""
                 if watch is not None:
                     if waiter.presence or watch.due(now):
                         shared = waiter.presence and notified
                         waiter.presence = False
                         changes = watch.changes(shared)
                         for change in changes:
-                            yield frame(change, change["type"])
+                            out += frame(change, change["type"])
                         woken = woken or (bool(changes) and self.seat_view is not None)
                     if watch.keep_due(now):
-                        yield KEEPALIVE  # a client gone away ends the stream here
+                        out += KEEPALIVE  # a client gone away ends the stream here
                         watch.keep(now)
                 if woken:
                     try:
-                        sent, after, newest, due_in = self._read(after, notified)
+                        read = self._read(after, notified)
                     except TableNotFound:
-                        yield f"retry: {GIVE_UP_RETRY_MS}\n\n"
-                        yield frame({"table": self.table_id}, "table-deleted")
+                        yield out + f"retry: {GIVE_UP_RETRY_MS}\n\n" + _deleted(self.table_id)
                         return
-                    yield from sent
-                    last_id = newest or last_id
-                    due_at = None if due_in is None else time.monotonic() + due_in
+                    after = read.after
+                    last_id = read.newest or last_id
+                    due_at = None if read.due_in is None else time.monotonic() + read.due_in
+                    out += read.frames
                     if self.seat_view is not None:
-                        shown = self.seat_view(notified)
-                        if shown is None:  # the table went, or the seat's token changed
-                            yield f"retry: {GIVE_UP_RETRY_MS}\n\n"
-                            yield frame({"table": self.table_id}, "seat-closed")
+                        shown = self._seat_frame(read, notified)
+                        if shown is None:  # the seat's token changed
+                            yield out + f"retry: {GIVE_UP_RETRY_MS}\n\n" + _closed(self.table_id)
                             return
-                        text = json.dumps(shown, sort_keys=True)
-                        if text != view:
-                            view = text
-                            yield frame(shown, "seat", last_id)
+                        if shown != view:
+                            view = shown
+                            out += frame_text(shown, "seat", last_id)
+                if out:
+                    yield out  # one write for all this wake sends
                 now = time.monotonic()
                 if now >= ends:
                     return
@@ -225,28 +238,28 @@ class Follower:
     def _gone(oldest: int, last: int) -> str:
         return frame({"oldest_seq": oldest, "last_event": last}, "events-gone", str(last))
 
-    def _read(
-        self, after: int, notified: bool = False
-    ) -> tuple[list[str], int, str | None, float | None]:
-        """The frames of every event after ``after``, the new cursor, the id
-        of the last event sent (``None``: none) and the seconds until
-        something of the table falls due by the clock (``None``: nothing).
-        After an announced commit (``notified``) the read is shared with the
-        process's other streams of the table (:meth:`.Hub.shared`); a read
-        the clock asked for is the stream's own."""
-        sent: list[str] = []
+    def _read(self, after: int, notified: bool = False) -> Read:
+        """Every event after ``after``, rendered, with the table read with
+        them. After an announced commit (``notified``) the read is shared
+        with the process's other streams of the table (:meth:`.Hub.shared`,
+        the same cursor: the same read); a read the clock asked for is the
+        stream's own. Raises :class:`TableNotFound`."""
+        if notified:
+            return self.hub.shared(self.table_id, ("read", after), lambda: self._render(after))
+        return self._render(after)
+
+    def _render(self, after: int) -> Read:
+        texts: list[str] = []
         newest: str | None = None
         while True:
-            try:
-                read = functools.partial(self.store.events, self.table_id, after, PAGE)
-                key = ("events", after)
-                page = self.hub.shared(self.table_id, key, read) if notified else read()
-            except EventsGone as gone:  # fell behind the log, or it was reset: go on from its end
-                sent.append(self._gone(gone.oldest, gone.last))
-                return sent, gone.last, str(gone.last), None
+            snapshot = self.store.snapshot(self.table_id, after, PAGE)
+            page = snapshot.page
+            if isinstance(page, EventsGone):  # behind the log, or it was reset: on from its end
+                texts.append(self._gone(page.oldest, page.last))
+                return Read("".join(texts), page.last, str(page.last), None, snapshot.table)
             for event in page.events:
                 newest = event_id(event)
-                sent.append(frame(event, None, newest))
+                texts.append(frame(event, None, newest))
             if page.events:
                 after = page.events[-1]["seq"]
             if not page.more:
@@ -254,4 +267,38 @@ class Follower:
                 # A due time already passed is already in this read (as_of).
                 if page.next_due_ms is not None and page.next_due_ms > page.now_ms:
                     due_in = (page.next_due_ms - page.now_ms) / 1000 + DUE_SLACK
-                return sent, after, newest, due_in
+                return Read("".join(texts), after, newest, due_in, snapshot.table)
+
+    def _seat_frame(self, read: Read, shared: bool) -> str | None:
+        """The seat's view of ``read.table`` as the ``data`` of its frame
+        (canonical JSON, so that an unchanged view is the same text), or
+        ``None`` when the seat's token changed; rendered once per read for
+        all of this process's streams of the seat when ``shared``."""
+        assert self.seat_view is not None
+        view, table = self.seat_view, read.table
+
+        def render() -> str | None:
+            shown = view(table)
+            if shown is None:
+                return None
+            return json.dumps(shown, sort_keys=True, separators=(",", ":"))
+
+        if not shared:
+            return render()
+        return self.hub.shared(self.table_id, ("seat", self.seat, read.after), render)
+
+
+def frame_text(data: str, event: str | None = None, id: str | None = None) -> str:
+    """One server-sent event whose ``data`` is ``data``, already one line of JSON."""
+    head = "" if event is None else f"event: {event}\n"
+    if id is not None:
+        head += f"id: {id}\n"
+    return f"{head}data: {data}\n\n"
+
+
+def _deleted(table_id: str) -> str:
+    return frame({"table": table_id}, "table-deleted")
+
+
+def _closed(table_id: str) -> str:
+    return frame({"table": table_id}, "seat-closed")

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
@@ -35,6 +36,12 @@ PATTERN = f"{KEY_PREFIX}:{{*}}:feed"
 """The channels of every table's feed (braces are literal in Redis globs)."""
 
 _T = TypeVar("_T")
+
+COALESCE_SECONDS = 0.004
+"""After a table's streams were woken, further commits of that table within
+this long wake them once, at its end (a burst of passes, every seat of an
+exchange at once, is read once rather than once per pass); a commit after a
+quiet spell wakes them at once."""
 
 RECONNECT_SECONDS = (0.1, 0.5, 1.0, 2.0)
 """Pauses before each try to subscribe again after Redis went away (the
@@ -123,8 +130,11 @@ class Hub:
     """The process's subscription to every table's feed; see the module
     docstring. ``client`` is a redis-py client (standalone or cluster)."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, coalesce: float = COALESCE_SECONDS) -> None:
         self.client = client
+        self.coalesce = coalesce
+        self._woken_at: dict[str, float] = {}
+        self._held: dict[str, int] = {}
         self._lock = threading.Lock()
         self._waiters: dict[str, set[Waiter]] = {}
         self._thread: threading.Thread | None = None
@@ -184,8 +194,43 @@ class Hub:
             return value
 
     def publish(self, table_id: str, count: int) -> None:
-        """Wake this process's streams of ``table_id`` as a commit would."""
+        """Wake this process's streams of ``table_id`` now (a commit's
+        announcement, without :data:`COALESCE_SECONDS`)."""
         self._deliver(feed_channel(table_id), count)
+
+    def announce(self, channel: str, count: int, now: float) -> None:
+        """A commit announced on ``channel`` at ``now`` (``time.monotonic``):
+        its table's streams are woken now, or, when they were woken less
+        than ``coalesce`` seconds ago, held until then (:meth:`flush`) with
+        the commits that follow meanwhile. A deletion wakes them at once."""
+        table_id = table_of(channel)
+        if table_id is None or table_id not in self._waiters:
+            return  # no stream of this process follows it
+        woken = self._woken_at.get(table_id)
+        if count < 0 or woken is None or now - woken >= self.coalesce:
+            self._held.pop(table_id, None)
+            self._woken_at[table_id] = now
+            self._deliver(channel, count)
+        else:
+            self._held[table_id] = count
+
+    def flush(self, now: float) -> float | None:
+        """Wake the streams of the tables held whose time has come; the
+        seconds until the next held one's (``None``: none held)."""
+        nearest: float | None = None
+        for table_id, count in list(self._held.items()):
+            due = self._woken_at[table_id] + self.coalesce
+            if due <= now:
+                del self._held[table_id]
+                self._woken_at[table_id] = now
+                self._deliver(feed_channel(table_id), count)
+            elif nearest is None or due - now < nearest:
+                nearest = due - now
+        if len(self._woken_at) > len(self._held) + 1024:  # forget quiet tables
+            for table_id, at in list(self._woken_at.items()):
+                if now - at >= self.coalesce and table_id not in self._held:
+                    del self._woken_at[table_id]
+        return nearest
 
     def stop(self) -> None:
         self._stopped.set()
@@ -222,15 +267,17 @@ class Hub:
                 self.subscribed.set()
                 failures = 0
                 self._wake_all()  # a commit may have gone by while unsubscribed
+                wait: float | None = None
                 while not self._stopped.is_set():
-                    message = pubsub.get_message(timeout=1.0)
+                    message = pubsub.get_message(timeout=1.0 if wait is None else wait)
                     if message is not None and message.get("type") == "pmessage":
                         channel = message["channel"]
-                        data = message["data"]
-                        self._deliver(
+                        self.announce(
                             channel.decode() if isinstance(channel, bytes) else str(channel),
-                            int(data),
+                            int(message["data"]),
+                            time.monotonic(),
                         )
+                    wait = self.flush(time.monotonic())
             except (redis.RedisError, OSError, ValueError) as error:
                 self.subscribed.clear()
                 pause = RECONNECT_SECONDS[min(failures, len(RECONNECT_SECONDS) - 1)]

@@ -303,3 +303,33 @@ def test_a_subscription_made_again_reads_afresh(tmp_path: Any) -> None:
     finally:
         hub.stop()
         own.stop()
+
+
+def test_a_burst_of_commits_wakes_the_streams_once_more_at_the_end_of_the_window(
+    redis_client: Any,
+) -> None:
+    """A commit after a quiet spell wakes a table's streams at once; the
+    commits that follow within the window wake them once, at its end (one
+    read for a burst of passes), never not at all; a deletion at once."""
+    from service.streams.hub import Hub, feed_channel
+
+    hub = Hub(redis_client, coalesce=0.004)
+    channel = feed_channel("t1")
+    with hub.follow("t1") as waiter, hub.follow("t2") as other:
+        hub.announce(channel, 1, 10.0)
+        assert waiter.wait(0)
+        hub.announce(channel, 2, 10.001)
+        hub.announce(channel, 3, 10.002)
+        assert not waiter.wait(0)  # held
+        assert hub.flush(10.003) == pytest.approx(0.001)
+        assert not waiter.wait(0)
+        assert hub.flush(10.004) is None
+        assert waiter.wait(0)  # the burst's second and third commits, once
+        assert hub.flush(10.010) is None and not waiter.wait(0)
+        hub.announce(channel, 4, 10.005)  # within the window of the last wake: held
+        hub.announce(channel, -1, 10.006)  # deleted: at once, the held one with it
+        assert waiter.gone and waiter.wait(0)
+        assert hub.flush(10.1) is None and not waiter.wait(0)
+        hub.announce(feed_channel("t9"), 1, 10.0)  # nobody here follows it
+        assert not other.wait(0)
+    hub.stop()

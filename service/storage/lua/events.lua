@@ -8,10 +8,12 @@
 -- ARGV[1] after: the page holds the events with seq > after
 -- ARGV[2] limit: at most this many (one more is read, to tell whether more follow)
 -- Returns false when the table does not exist; else {n, oldest, s, w, TIME,
--- choices, events...}: n the seq of the last event written, oldest the seq
--- of the first one kept (n - LLEN + 1; the list holds seq oldest..n, oldest
--- first), the state, w (false when absent), TIME's reply, the choices as
--- HGETALL gives them, then up to limit + 1 events after `after`, none when
+-- choices, v, a, k, events...}: n the seq of the last event written, oldest
+-- the seq of the first one kept (n - LLEN + 1; the list holds seq
+-- oldest..n, oldest first), the state, w (false when absent), TIME's reply,
+-- the choices as HGETALL gives them, the version, the auth record and the
+-- step key (false when absent: a stream builds the seat's view from this
+-- same read), then up to limit + 1 events after `after`, none when
 -- after < oldest - 1 (gone) or after >= n.
 -- Reads only: the due events are the caller's to compute, never written here.
 if redis.call('EXISTS', KEYS[1]) == 0 then
@@ -19,8 +21,11 @@ if redis.call('EXISTS', KEYS[1]) == 0 then
 end
 local n = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
 local oldest = n - redis.call('LLEN', KEYS[2]) + 1
-local held = redis.call('HMGET', KEYS[1], 's', 'w')
-local reply = {n, oldest, held[1], held[2], redis.call('TIME'), redis.call('HGETALL', KEYS[3])}
+local held = redis.call('HMGET', KEYS[1], 's', 'w', 'v', 'a', 'k')
+local reply = {
+  n, oldest, held[1], held[2], redis.call('TIME'), redis.call('HGETALL', KEYS[3]),
+  held[3], held[4], held[5],
+}
 local after = tonumber(ARGV[1])
 if after < oldest - 1 or after >= n then
   return reply
