@@ -1,7 +1,8 @@
-"""README's curl walk-throughs (a Sevens round; a May I? turn with a May I?
-request that is denied), run as a reader would (bash, curl, python3) against
-a real ``referee serve``: the lines each prints are the lines README says it
-prints. Both submit their deal, so their output is the same on every run."""
+"""The curl walk-throughs of README.md and of the guide pages (docs/guide/:
+a Sevens round; a May I? turn with a May I? request that is denied; joining
+by code), run as a reader would (bash, curl, python3) against a real
+``referee serve``: the lines each prints are the lines its page says it
+prints. Each submits its deal, so its output is the same on every run."""
 
 from __future__ import annotations
 
@@ -14,14 +15,20 @@ import pytest
 
 from .conftest import Served
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs" / "guide").glob("*.md"))]
+"""Where a walk-through may be: README or any guide page."""
 
 
 def section(title: str) -> str:
-    text = README.read_text()
-    start = text.index(f"## {title}\n")
-    end = text.find("\n## ", start + 1)
-    return text[start : end if end >= 0 else None]
+    """The section ``## title`` of whichever page holds it, up to the next
+    section of its level or above."""
+    holding = [p for p in PAGES if f"\n## {title}\n" in p.read_text()]
+    assert len(holding) == 1, f"## {title} is in {holding}, not in one page"
+    text = holding[0].read_text()
+    start = text.index(f"\n## {title}\n") + 1
+    ends = [i for i in (text.find("\n## ", start), text.find("\n# ", start)) if i >= 0]
+    return text[start : min(ends, default=len(text))]
 
 
 def block(text: str, language: str, after: int = 0) -> str:
@@ -31,7 +38,7 @@ def block(text: str, language: str, after: int = 0) -> str:
 
 
 def run_walk_through(served: Served, title: str, files: dict[str, Path]) -> None:
-    """Run the first ``sh`` block of README's section ``title`` against
+    """Run the first ``sh`` block of the section ``title`` against
     ``served`` (its temporary ``files`` moved to the test's own) and compare
     its output with the section's ``text`` block after "It prints", each
     line's trailing comment left out."""
@@ -49,21 +56,21 @@ def run_walk_through(served: Served, title: str, files: dict[str, Path]) -> None
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
-def test_the_sevens_walk_through_prints_what_readme_says(served: Served, tmp_path: Path) -> None:
+def test_the_sevens_walk_through_prints_what_its_page_says(served: Served, tmp_path: Path) -> None:
     run_walk_through(
         served, "Play a Sevens round with curl", {"/tmp/sevens.json": tmp_path / "sevens.json"}
     )
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
-def test_the_may_i_walk_through_prints_what_readme_says(served: Served, tmp_path: Path) -> None:
+def test_the_may_i_walk_through_prints_what_its_page_says(served: Served, tmp_path: Path) -> None:
     run_walk_through(
         served, "Play a May I? turn with curl", {"/tmp/may-i.json": tmp_path / "may-i.json"}
     )
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
-def test_the_joining_walk_through_prints_what_readme_says(served: Served, tmp_path: Path) -> None:
+def test_the_joining_walk_through_prints_what_its_page_says(served: Served, tmp_path: Path) -> None:
     run_walk_through(
         served,
         "Joining by code",
