@@ -25,8 +25,9 @@
 | ``STREAM_LIFETIME_SECONDS`` | ``300`` | a stream ends after this long (EventSource reconnects) |
 | ``STREAM_TICKET_SECONDS`` | ``60`` | how long a seat's stream ticket may wait to be used |
 | ``STREAM_MAX_OPEN`` | ``1000`` | open streams per worker process (more: 503) |
-| ``DOCS_DIR`` | ``docs`` of the checkout | the guide pages (``*.md``) served at ``/docs/<page>`` |
+| ``DOCS_DIR`` | ``docs`` of the checkout | the pages (``*.md``, ``guide/*.md``) served at ``/docs/<page>``, ``/docs/guide/`` |
 | ``RULES_DOCS_DIR`` | ``docs/rules`` of the checkout | the rules pages served at ``/docs/rules/`` |
+| ``DEPLOY_DOCS_DIR`` | ``deploy`` of the checkout | the deployment pages (``*.md``) served at ``/docs/deploy/`` |
 | ``CORS_ORIGINS`` | none | the web origins whose pages may call the API (``*``: any); see below |
 
 ``CORS_ORIGINS`` is ``*``, or origins separated by commas or spaces, each
@@ -75,6 +76,7 @@ class Settings:
     stream_max_open: int = 1000
     docs_dir: str = str(Path(__file__).resolve().parents[1] / "docs")
     rules_docs_dir: str = str(Path(__file__).resolve().parents[1] / "docs" / "rules")
+    deploy_docs_dir: str = str(Path(__file__).resolve().parents[1] / "deploy")
     cors_origins: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -111,6 +113,7 @@ class Settings:
             "stream_max_open": "STREAM_MAX_OPEN",
             "docs_dir": "DOCS_DIR",
             "rules_docs_dir": "RULES_DOCS_DIR",
+            "deploy_docs_dir": "DEPLOY_DOCS_DIR",
             "cors_origins": "CORS_ORIGINS",
         }
         values: dict[str, Any] = {}

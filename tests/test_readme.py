@@ -6,12 +6,15 @@ prints. Each submits its deal, so its output is the same on every run."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+
+from service.games import GAMES
 
 from .conftest import Served
 
@@ -22,13 +25,13 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs" / "guide").glob("*.md"))]
 
 def section(title: str) -> str:
     """The section ``## title`` of whichever page holds it, up to the next
-    section of its level or above."""
+    ``## `` section (a page's only ``# `` heading is its title, on top)."""
     holding = [p for p in PAGES if f"\n## {title}\n" in p.read_text()]
     assert len(holding) == 1, f"## {title} is in {holding}, not in one page"
     text = holding[0].read_text()
     start = text.index(f"\n## {title}\n") + 1
-    ends = [i for i in (text.find("\n## ", start), text.find("\n# ", start)) if i >= 0]
-    return text[start : min(ends, default=len(text))]
+    end = text.find("\n## ", start)
+    return text[start : end if end >= 0 else None]
 
 
 def block(text: str, language: str, after: int = 0) -> str:
@@ -76,3 +79,21 @@ def test_the_joining_walk_through_prints_what_its_page_says(served: Served, tmp_
         "Joining by code",
         {"/tmp/open.json": tmp_path / "open.json", "/tmp/ben.json": tmp_path / "ben.json"},
     )
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_readmes_taste_of_the_api_runs(served: Served) -> None:
+    # A shuffled deal: what Ben may do differs from run to run, so this checks
+    # that every call is answered as JSON, the last a turn or a refusal by the rules.
+    text = (ROOT / "README.md").read_text()
+    script = block(text, "sh", text.index("## A taste of the API"))
+    script = script.replace("http://127.0.0.1:8000", served.base)
+    run = subprocess.run(
+        ["bash", "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    games, seat, turn = [json.loads(line) for line in run.stdout.splitlines()]
+    assert [g["name"] for g in games["games"]] == list(GAMES)
+    assert seat["seat"] == 1 and len(seat["hand"]) == 13
+    assert turn.get("code") in (None, "not-your-turn", "must-play"), turn
+    assert ("turn" in turn) != ("code" in turn), turn
