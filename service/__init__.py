@@ -102,9 +102,7 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
         api.register_blueprint(blp)
     app.register_blueprint(problem_pages.pages_blp)  # the problem types' pages, not in the spec
     _register_errors(app, settings)
-    docs_pages.init_app(
-        app, settings.docs_dir, settings.rules_docs_dir, settings.deploy_docs_dir
-    )
+    docs_pages.init_app(app, settings.docs_dir, settings.rules_docs_dir, settings.deploy_docs_dir)
 
     @app.get(f"{SWAGGER_UI_ASSETS}/<name>")
     def swagger_ui_asset(name: str) -> Response:

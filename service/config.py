@@ -25,9 +25,9 @@
 | ``STREAM_LIFETIME_SECONDS`` | ``300`` | a stream ends after this long (EventSource reconnects) |
 | ``STREAM_TICKET_SECONDS`` | ``60`` | how long a seat's stream ticket may wait to be used |
 | ``STREAM_MAX_OPEN`` | ``1000`` | open streams per worker process (more: 503) |
-| ``DOCS_DIR`` | ``docs`` of the checkout | the pages (``*.md``, ``guide/*.md``) served at ``/docs/<page>``, ``/docs/guide/`` |
+| ``DOCS_DIR`` | ``docs`` of the checkout | pages (``*.md``, ``guide/*.md``) at ``/docs/``… |
 | ``RULES_DOCS_DIR`` | ``docs/rules`` of the checkout | the rules pages served at ``/docs/rules/`` |
-| ``DEPLOY_DOCS_DIR`` | ``deploy`` of the checkout | the deployment pages (``*.md``) served at ``/docs/deploy/`` |
+| ``DEPLOY_DOCS_DIR`` | ``deploy`` of the checkout | the pages served at ``/docs/deploy/`` |
 | ``CORS_ORIGINS`` | none | the web origins whose pages may call the API (``*``: any); see below |
 
 ``CORS_ORIGINS`` is ``*``, or origins separated by commas or spaces, each
