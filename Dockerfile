@@ -27,7 +27,7 @@ COPY deploy/gunicorn.conf.py /app/gunicorn.conf.py
 # The guide pages (/docs/<page>, /docs/guide/), the games' rules pages
 # (/docs/rules/), which the spec links, and the deployment pages (/docs/deploy/).
 COPY docs /app/docs
-COPY deploy/*.md /app/deploy/
+COPY deploy/README.md deploy/REDIS.md /app/deploy/
 # Numeric, so that Kubernetes' runAsNonRoot can check it. The code is root's
 # and read-only; the service writes only temporary files (under /tmp).
 USER 10001:10001

@@ -9,13 +9,14 @@ serve: $(VENV)/.installed  ## install, then run the service on http://127.0.0.1:
 	$(BIN)/referee serve
 
 # The suite runs on every core (pytest-xdist); the tests start their own Redis
-# and gunicorn on free ports, so workers never share a server. A test file's
-# tests stay on one worker (--dist loadfile), so a module's server starts once.
+# and gunicorn on free ports, so workers never share a server (each worker
+# starts the session's own). An idle worker takes tests queued for a busy one
+# (--dist worksteal): the contract tests alone take minutes.
 TEST_WORKERS ?= auto
 
 test: $(VENV)/.installed-dev  ## install with the test tools, then run the whole suite
 	@echo "make: running the test suite on $(TEST_WORKERS) workers (about 5 minutes on 2 quiet cores)"
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal
 
 lint: $(VENV)/.installed-dev  ## ruff and mypy (strict on service/games)
 	$(BIN)/ruff check service tests benchmarks
