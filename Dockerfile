@@ -24,16 +24,17 @@ WORKDIR /app
 COPY --from=build /wheels /wheels
 RUN pip install --no-cache-dir /wheels/*.whl && rm -rf /wheels
 COPY deploy/gunicorn.conf.py /app/gunicorn.conf.py
-# The guide pages (/docs/<page>) and the games' rules pages (/docs/rules/),
-# which the spec links.
+# The guide pages (/docs/<page>, /docs/guide/), the games' rules pages
+# (/docs/rules/), which the spec links, and the deployment pages (/docs/deploy/).
 COPY docs /app/docs
+COPY deploy/README.md deploy/REDIS.md /app/deploy/
 # Numeric, so that Kubernetes' runAsNonRoot can check it. The code is root's
 # and read-only; the service writes only temporary files (under /tmp).
 USER 10001:10001
 ENV HOST=0.0.0.0 PORT=8000 \
     WEB_CONCURRENCY=2 GUNICORN_WORKER_CLASS=gevent \
     GUNICORN_GRACEFUL_TIMEOUT=20 \
-    DOCS_DIR=/app/docs RULES_DOCS_DIR=/app/docs/rules
+    DOCS_DIR=/app/docs RULES_DOCS_DIR=/app/docs/rules DEPLOY_DOCS_DIR=/app/deploy
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD python -c "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('PORT', '8000'), timeout=2)"

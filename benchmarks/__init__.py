@@ -7,7 +7,7 @@ the same gunicorn settings, drives them with the same asyncio load generator,
 plays issue 13's simultaneous exchanges on the service and on boardgame.io
 (``benchmarks/peers/boardgameio``, when node can run it), measures Redis
 round trips, memory per table and the pure engine, and writes
-``benchmarks/results/latest.{json,md,png}``. See README.md, "Performance".
+``benchmarks/results/latest.{json,md,png}``. See docs/guide/performance.md.
 
 Modules: :mod:`.processes` (Redis and gunicorn), :mod:`.floor` (the floor
 app), :mod:`.players` (the automatic players), :mod:`.load` (the HTTP load

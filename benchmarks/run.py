@@ -67,13 +67,15 @@ from .processes import (
 )
 
 RESULTS = Path(__file__).resolve().parent / "results"
-README = ROOT / "README.md"
+README = ROOT / "docs" / "guide" / "performance.md"
+"""Where ``--update-readme`` writes the figures (once README's "Performance")."""
 README_START = "<!-- benchmark results: start"
 README_END = "<!-- benchmark results: end -->"
 
 
 def update_readme(text: str, readme: Path = README) -> None:
-    """Put ``text`` (the Markdown report) between the README's two markers."""
+    """Put ``text`` (the Markdown report) between the two markers of ``readme``
+    (the guide's performance page)."""
     content = readme.read_text()
     start = content.index(README_START)
     start = content.index("\n", start) + 1
@@ -313,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
         "benchmarks/results/quick, which git ignores, so a smoke run never replaces a full one)",
     )
     parser.add_argument(
-        "--update-readme", action="store_true", help="copy latest.md into README.md"
+        "--update-readme", action="store_true", help="copy latest.md into docs/guide/performance.md"
     )
     args = parser.parse_args(argv)
     plan = QUICK if args.quick else FULL

@@ -118,7 +118,7 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
         api.register_blueprint(blp)
     app.register_blueprint(problem_pages.pages_blp)  # the problem types' pages, not in the spec
     _register_errors(app, settings)
-    docs_pages.init_app(app, settings.docs_dir, settings.rules_docs_dir)
+    docs_pages.init_app(app, settings.docs_dir, settings.rules_docs_dir, settings.deploy_docs_dir)
     play_page.init_app(app)  # /play, the reference web table
 
     @app.get(f"{SWAGGER_UI_ASSETS}/<name>")

@@ -8,6 +8,7 @@ import errno
 import os
 import socket
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -186,6 +187,22 @@ def _players(text: str) -> list[int]:
     return numbers
 
 
+_ROUNDS_DONE: Any = None
+"""In a worker process of ``referee simulate``: the rounds played so far by
+every worker (a shared counter the parent reads for its progress)."""
+
+
+def _share_counter(counter: Any) -> None:
+    global _ROUNDS_DONE
+    _ROUNDS_DONE = counter
+
+
+def _count_round() -> None:
+    if _ROUNDS_DONE is not None:
+        with _ROUNDS_DONE.get_lock():
+            _ROUNDS_DONE.value += 1
+
+
 def _run_simulation(
     variant: str, players: int, rounds: int, seed: int, options: dict[str, Any]
 ) -> Any:
@@ -194,13 +211,71 @@ def _run_simulation(
 
     simulation = game_of_variant(variant).simulation
     assert simulation is not None
-    return simulation.run(variant, players, rounds, seed, options)
+    return simulation.run(variant, players, rounds, seed, options, _count_round)
+
+
+def _count(n: int, word: str, plural: str = "s") -> str:
+    return f"{n} {word}" + ("" if n == 1 else plural)
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} minutes"
+
+
+def _estimate(jobs: list[tuple[str, int, int, int, dict[str, Any]]], processes: int) -> float:
+    """Seconds the ``jobs`` should take on ``processes``: each job's rounds at
+    the pace of a few rounds of it played here (longest jobs first, each to
+    the process free soonest)."""
+    costs = []
+    for variant, n, rounds, seed, options in jobs:
+        sample = min(rounds, 3)
+        start = time.perf_counter()
+        _run_simulation(variant, n, sample, seed, options)
+        costs.append((time.perf_counter() - start) / sample * rounds)
+    free = [0.0] * processes
+    for cost in sorted(costs, reverse=True):
+        free[free.index(min(free))] += cost
+    return max(free)
+
+
+def _play(jobs: list[tuple[str, int, int, int, dict[str, Any]]], processes: int) -> list[Any]:
+    """Every job's summary, in the order of ``jobs``, on ``processes`` worker
+    processes; progress on stderr as rounds finish (a bar on a terminal, else
+    a line per finished job)."""
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    from tqdm import tqdm
+
+    counter = multiprocessing.get_context().Value("q", 0)
+    total = sum(job[2] for job in jobs)
+    bar = tqdm(total=total, unit="round", file=sys.stderr, disable=None, smoothing=0.1)
+    summaries: list[Any] = [None] * len(jobs)
+    start = time.monotonic()
+    with ProcessPoolExecutor(processes, initializer=_share_counter, initargs=(counter,)) as pool:
+        running = {pool.submit(_run_simulation, *job): i for i, job in enumerate(jobs)}
+        while running:
+            done, _ = wait(running, timeout=0.5, return_when=FIRST_COMPLETED)
+            for future in done:
+                i = running.pop(future)
+                summaries[i] = future.result()
+                if bar.disable:  # not a terminal: one line per job
+                    variant, n, rounds, *_ = jobs[i]
+                    finished = len(jobs) - len(running)
+                    print(
+                        f"referee: {finished}/{len(jobs)} done: {variant}, {n} players, "
+                        f"{_count(rounds, 'round')} ({time.monotonic() - start:.0f} s so far)",
+                        file=sys.stderr,
+                    )
+            bar.update(counter.value - bar.n)
+    bar.close()
+    return summaries
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    """Play rounds with automatic players through the pure engine; print figures."""
+    """Play rounds with automatic players through the pure engine; print
+    figures (stdout); say the plan and the progress on stderr."""
     import json
-    from concurrent.futures import ProcessPoolExecutor
 
     from .games import GAMES, VARIANTS
     from .games.errors import RuleViolation
@@ -226,6 +301,9 @@ def _simulate(args: argparse.Namespace) -> int:
     if args.rounds < 1:
         print("referee: --rounds must be at least 1", file=sys.stderr)
         return 2
+    if args.jobs is not None and args.jobs < 1:
+        print("referee: --jobs must be at least 1", file=sys.stderr)
+        return 2
     options = {"max_exchanges": args.max_exchanges}
     jobs = []
     for variant in variants:
@@ -234,18 +312,28 @@ def _simulate(args: argparse.Namespace) -> int:
             continue
         for n in game.simulation.player_counts(variant, args.players):
             jobs.append((variant, n, args.rounds, args.seed, options))
-    try:  # refuse bad numbers here, with the rules' reason, not inside a worker
-        for variant, n, *_ in jobs:
-            _run_simulation(variant, n, 1, args.seed, options)
-    except RuleViolation as refused:
-        print(f"referee: {refused.detail}", file=sys.stderr)
-        return 2
-    # Each job is deterministic on its own, so the processes cannot change the figures.
-    with ProcessPoolExecutor(max_workers=args.jobs or os.cpu_count()) as pool:
-        summaries = list(pool.map(_run_simulation, *zip(*jobs, strict=True))) if jobs else []
-    if not summaries:
+    if not jobs:
         print("referee: no variant is played with those numbers of players", file=sys.stderr)
         return 2
+    processes = min(args.jobs or os.cpu_count() or 1, len(jobs))
+    sizes = sorted({job[1] for job in jobs})
+    players = f"{sizes[0]}" if len(sizes) == 1 else f"{sizes[0]}-{sizes[-1]}"
+    print(
+        f"referee: {_count(len(jobs), 'run')} of {_count(args.rounds, 'round')} "
+        f"({_count(len(variants), 'variant')}, {players} players) "
+        f"on {_count(processes, 'process', 'es')};",
+        end=" ",
+        file=sys.stderr,
+        flush=True,
+    )
+    try:  # refuse bad numbers here, with the rules' reason, not inside a worker
+        expected = _estimate(jobs, processes)
+    except RuleViolation as refused:
+        print(f"\nreferee: {refused.detail}", file=sys.stderr)
+        return 2
+    print(f"about {_minutes(expected)}", file=sys.stderr)
+    # Each job is deterministic on its own, so the processes cannot change the figures.
+    summaries = _play(jobs, processes)
     if args.format == "json":
         sys.stdout.write(json.dumps([s.to_json() for s in summaries], indent=2) + "\n")
         return 0
@@ -331,7 +419,11 @@ def main(argv: list[str] | None = None) -> int:
         help="My Ship Sails: a round with no winner after this many exchanges is void (200)",
     )
     sim.add_argument("--format", choices=["markdown", "json"], default="markdown")
-    sim.add_argument("--jobs", type=int, help="processes (default: one per CPU)")
+    sim.add_argument(
+        "--jobs",
+        type=int,
+        help="worker processes (default: one per CPU); the figures are the same for any number",
+    )
     sim.set_defaults(func=_simulate)
     args = parser.parse_args(argv)
     return int(args.func(args))

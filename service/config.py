@@ -28,8 +28,9 @@
 | ``PRESENCE_SECONDS`` | ``15`` | a seat is ``connected`` while seen this recently (RULES.md 5.5) |
 | ``CLIENT_KEY_TABLES_PER_MINUTE`` | ``600`` | a client key's creations (and joins) a minute |
 | ``CLIENT_KEY_REQUESTS_PER_SECOND`` | ``500`` | a client key's requests a second |
-| ``DOCS_DIR`` | ``docs`` of the checkout | the guide pages (``*.md``) served at ``/docs/<page>`` |
+| ``DOCS_DIR`` | ``docs`` of the checkout | pages (``*.md``, ``guide/*.md``) at ``/docs/``… |
 | ``RULES_DOCS_DIR`` | ``docs/rules`` of the checkout | the rules pages served at ``/docs/rules/`` |
+| ``DEPLOY_DOCS_DIR`` | ``deploy`` of the checkout | the pages served at ``/docs/deploy/`` |
 | ``CORS_ORIGINS`` | none | the web origins whose pages may call the API (``*``: any); see below |
 | ``STORED_FORMAT`` | ``previous`` | the stored formats written: ``previous`` or ``current`` |
 | ``REDIS_WAIT_REPLICAS`` | ``0`` | replicas that must hold a move before it is answered |
@@ -96,6 +97,7 @@ class Settings:
     client_key_requests_per_second: int = 500
     docs_dir: str = str(Path(__file__).resolve().parents[1] / "docs")
     rules_docs_dir: str = str(Path(__file__).resolve().parents[1] / "docs" / "rules")
+    deploy_docs_dir: str = str(Path(__file__).resolve().parents[1] / "deploy")
     cors_origins: tuple[str, ...] = ()
     stored_format: str = "previous"
     redis_wait_replicas: int = 0
@@ -149,6 +151,7 @@ class Settings:
             "client_key_requests_per_second": "CLIENT_KEY_REQUESTS_PER_SECOND",
             "docs_dir": "DOCS_DIR",
             "rules_docs_dir": "RULES_DOCS_DIR",
+            "deploy_docs_dir": "DEPLOY_DOCS_DIR",
             "cors_origins": "CORS_ORIGINS",
             "stored_format": "STORED_FORMAT",
             "redis_wait_replicas": "REDIS_WAIT_REPLICAS",

@@ -1,11 +1,13 @@
-"""README's curl walk-throughs (a Sevens round; a May I? turn with a May I?
-request that is denied; joining by code; following a table's streams with
-``curl -N``), run as a reader would (bash, curl, python3) against a real
-``referee serve``: the lines each prints are the lines README says it
+"""The curl walk-throughs of README.md and of the guide pages (docs/guide/:
+a Sevens round; a May I? turn with a May I? request that is denied; joining
+by code; following a table's streams with ``curl -N``), run as a reader
+would (bash, curl, python3) against a real ``referee serve``: the lines each
+prints are the lines its page says it
 prints. Each submits its deal, so its output is the same on every run."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -14,15 +16,23 @@ from pathlib import Path
 
 import pytest
 
+from service.games import GAMES
+
 from .conftest import RedisProcess, Served
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs" / "guide").glob("*.md"))]
+"""Where a walk-through may be: README or any guide page."""
 
 
 def section(title: str) -> str:
-    text = README.read_text()
-    start = text.index(f"## {title}\n")
-    end = text.find("\n## ", start + 1)
+    """The section ``## title`` of whichever page holds it, up to the next
+    ``## `` section (a page's only ``# `` heading is its title, on top)."""
+    holding = [p for p in PAGES if f"\n## {title}\n" in p.read_text()]
+    assert len(holding) == 1, f"## {title} is in {holding}, not in one page"
+    text = holding[0].read_text()
+    start = text.index(f"\n## {title}\n") + 1
+    end = text.find("\n## ", start)
     return text[start : end if end >= 0 else None]
 
 
@@ -33,7 +43,7 @@ def block(text: str, language: str, after: int = 0) -> str:
 
 
 def run_walk_through(served: Served, title: str, files: dict[str, Path]) -> None:
-    """Run the first ``sh`` block of README's section ``title`` against
+    """Run the first ``sh`` block of the section ``title`` against
     ``served`` (its temporary ``files`` moved to the test's own) and compare
     its output with the section's ``text`` block after "It prints", each
     line's trailing comment left out."""
@@ -51,21 +61,21 @@ def run_walk_through(served: Served, title: str, files: dict[str, Path]) -> None
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
-def test_the_sevens_walk_through_prints_what_readme_says(served: Served, tmp_path: Path) -> None:
+def test_the_sevens_walk_through_prints_what_its_page_says(served: Served, tmp_path: Path) -> None:
     run_walk_through(
         served, "Play a Sevens round with curl", {"/tmp/sevens.json": tmp_path / "sevens.json"}
     )
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
-def test_the_may_i_walk_through_prints_what_readme_says(served: Served, tmp_path: Path) -> None:
+def test_the_may_i_walk_through_prints_what_its_page_says(served: Served, tmp_path: Path) -> None:
     run_walk_through(
         served, "Play a May I? turn with curl", {"/tmp/may-i.json": tmp_path / "may-i.json"}
     )
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
-def test_the_joining_walk_through_prints_what_readme_says(served: Served, tmp_path: Path) -> None:
+def test_the_joining_walk_through_prints_what_its_page_says(served: Served, tmp_path: Path) -> None:
     run_walk_through(
         served,
         "Joining by code",
@@ -93,3 +103,21 @@ def test_the_streams_walk_through_prints_what_readme_says(
         for name in ("live.json", "public.txt", "ann.txt", "ben.txt")
     }
     run_walk_through(streaming, "Following a table live", files)
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_readmes_taste_of_the_api_runs(served: Served) -> None:
+    # A shuffled deal: what Ben may do differs from run to run, so this checks
+    # that every call is answered as JSON, the last a turn or a refusal by the rules.
+    text = (ROOT / "README.md").read_text()
+    script = block(text, "sh", text.index("## A taste of the API"))
+    script = script.replace("http://127.0.0.1:8000", served.base)
+    run = subprocess.run(
+        ["bash", "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    games, seat, turn = [json.loads(line) for line in run.stdout.splitlines()]
+    assert [g["name"] for g in games["games"]] == list(GAMES)
+    assert seat["seat"] == 1 and len(seat["hand"]) == 13
+    assert turn.get("code") in (None, "not-your-turn", "must-play"), turn
+    assert ("turn" in turn) != ("code" in turn), turn

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import pty
+import re
+import struct
+import subprocess
+import sys
+import termios
 
 import pytest
 
@@ -79,3 +87,61 @@ def test_simulate_one_game_skips_presets_that_only_rename_another(
     names = [line.split("|")[1].strip() for line in out.splitlines()[4:] if line.startswith("|")]
     assert names[0] == "sevens" and "parliament" not in names and "fan-tan-two-decks" not in names
     assert main(["simulate", "--game", "chess"]) == 2
+
+
+def test_the_figures_are_the_same_for_any_number_of_processes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["simulate", "--game", "sevens", "--players", "4,5", "--rounds", "4", "--seed", "7"]
+    printed = []
+    for jobs in ("1", "2", "3"):
+        assert main([*args, "--format", "json", "--jobs", jobs]) == 0
+        printed.append(capsys.readouterr().out)
+    assert printed[0] == printed[1] == printed[2]
+    runs = json.loads(printed[0])
+    assert [(r["variant"], r["players"]) for r in runs][:2] == [("sevens", 4), ("sevens", 5)]
+    assert main([*args, "--jobs", "0"]) == 2
+    assert "--jobs must be at least 1" in capsys.readouterr().err
+
+
+def test_it_says_what_it_is_about_to_do_and_each_run_it_finishes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # stderr is no terminal here: a line per run, no bar.
+    args = ["simulate", "--variant", "ochse", "--players", "3-5", "--rounds", "5", "--jobs", "2"]
+    assert main(args) == 0
+    said = capsys.readouterr().err.splitlines()
+    assert re.fullmatch(
+        r"referee: 1 run of 5 rounds \(1 variant, 4 players\) on 1 process; about \d+ s", said[0]
+    ), said[0]
+    assert re.fullmatch(r"referee: 1/1 done: ochse, 4 players, 5 rounds \(\d+ s so far\)", said[1])
+    assert len(said) == 2
+
+
+def test_on_a_terminal_it_draws_a_progress_bar_on_stderr() -> None:
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # 100 columns
+    run = subprocess.run(
+        [sys.executable, "-m", "service.cli", "simulate", "--variant", "sevens", "--rounds", "6"],
+        stdout=subprocess.PIPE,
+        stderr=follower,
+        timeout=120,
+        check=False,
+    )
+    os.close(follower)
+    drawn = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal's other end is closed: all read
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    os.close(leader)
+    assert run.returncode == 0
+    assert run.stdout.decode().startswith("Sevens\n")  # the figures stay on stdout
+    text = drawn.decode()
+    assert "referee: 1 run of 6 rounds" in text
+    assert "6/6" in text and "round" in text  # tqdm's bar, as it finished
+    assert "done:" not in text  # the bar, not the lines

@@ -4,8 +4,13 @@ registry (:mod:`.docs_generated`):
 
 - ``GET /docs/rules/`` (``docs/rules/README.md``), the index of the games'
   rules, and ``GET /docs/rules/<page>`` a game's rules (``<page>.md``);
-- ``GET /docs/<guide>``: a guide page, any ``docs/<guide>.md`` (``api``: the
-  API's conventions, linked from the spec);
+- ``GET /docs/<page>``: a page of ``docs/`` itself, any ``docs/<page>.md``
+  (``api``: the API's conventions, linked from the spec);
+- ``GET /docs/guide/`` (``docs/guide/README.md``), the guide's index, and
+  ``GET /docs/guide/<page>`` a guide page (walk-throughs, guarantees,
+  settings, variants, performance, how it is built);
+- ``GET /docs/deploy/`` (``deploy/README.md``) and ``GET /docs/deploy/<page>``
+  (``deploy/REDIS.md``): how to deploy it, kept beside the deployment files;
 - ``GET /docs/style.css``: their stylesheet. ``/docs`` (and ``/docs/``) is
   Swagger UI.
 
@@ -38,15 +43,19 @@ def _title(path: Path) -> str:
     return path.stem
 
 
-def init_app(app: Flask, docs_folder: str, rules_folder: str) -> None:
-    """Serve ``docs_folder``'s guides (the ``DOCS_DIR`` setting) and
-    ``rules_folder``'s rules pages (``RULES_DOCS_DIR``)."""
-    docs, rules = Path(docs_folder), Path(rules_folder)
-    guides = sorted(docs.glob("*.md")) if docs.is_dir() else []
+def init_app(app: Flask, docs_folder: str, rules_folder: str, deploy_folder: str) -> None:
+    """Serve ``docs_folder``'s pages and its ``guide/`` (the ``DOCS_DIR``
+    setting), ``rules_folder``'s rules pages (``RULES_DOCS_DIR``) and
+    ``deploy_folder``'s (``DEPLOY_DOCS_DIR``)."""
+    docs, rules, deploy = Path(docs_folder), Path(rules_folder), Path(deploy_folder)
+    guide_folder = docs / "guide"
+    tops = sorted(docs.glob("*.md")) if docs.is_dir() else []
     nav = [
         ("API reference", docs_render.DOCS),
-        *((_title(g), docs_render.served_url(g.name)) for g in guides),
+        *((_title(g), docs_render.served_url(g.name)) for g in tops),
+        ("Guide", docs_render.served_url("guide/README.md")),
         ("Rules of the games", docs_render.served_url("rules/README.md")),
+        ("Deployment", docs_render.served_url(docs_render.DEPLOY_SOURCE + "README.md")),
     ]
     app.extensions["docs_nav"] = nav  # the problem pages' too
 
@@ -57,7 +66,7 @@ def init_app(app: Flask, docs_folder: str, rules_folder: str) -> None:
         if not PAGE.fullmatch(stem) or not path.is_file():
             raise Problem(404, "page-not-found", f"There is no page {name!r}.")
         text = fill(path.read_text(), rules)
-        markdown_url = f"{docs_render.DOCS}/{source}"
+        markdown_url = docs_render.served_url(source, markdown=True)
         if name.endswith(".md") or docs_render.wants_markdown():
             return Response(text, mimetype="text/markdown", headers=CACHE)
         body = docs_render.page(docs_render.render_markdown(text, source), nav, markdown_url)
@@ -66,15 +75,25 @@ def init_app(app: Flask, docs_folder: str, rules_folder: str) -> None:
     def rules_page(name: str) -> Response:
         return serve(rules, name, f"rules/{name.removesuffix('.md')}.md")
 
-    def guide(name: str) -> Response:
+    def top_page(name: str) -> Response:
         return serve(docs, name, f"{name.removesuffix('.md')}.md")
+
+    def guide_page(name: str) -> Response:
+        return serve(guide_folder, name, f"guide/{name.removesuffix('.md')}.md")
+
+    def deploy_page(name: str) -> Response:
+        return serve(deploy, name, f"{docs_render.DEPLOY_SOURCE}{name.removesuffix('.md')}.md")
 
     def stylesheet() -> Response:
         return Response(docs_render.stylesheet(), mimetype="text/css", headers=CACHE)
 
     app.add_url_rule("/docs/rules/", "rules_index", lambda: rules_page("README"))
     app.add_url_rule("/docs/rules/<name>", "rules_page", rules_page)
-    app.add_url_rule("/docs/<name>", "guide_page", guide)
+    app.add_url_rule("/docs/guide/", "guide_index", lambda: guide_page("README"))
+    app.add_url_rule("/docs/guide/<name>", "guide_page", guide_page)
+    app.add_url_rule("/docs/deploy/", "deploy_index", lambda: deploy_page("README"))
+    app.add_url_rule("/docs/deploy/<name>", "deploy_page", deploy_page)
+    app.add_url_rule("/docs/<name>", "top_page", top_page)
     app.add_url_rule("/docs/style.css", "docs_stylesheet", stylesheet)
     # Swagger UI is at /docs; a trailing slash is the same page.
     app.add_url_rule("/docs/", "docs_slash", lambda: redirect(docs_render.DOCS, code=308))

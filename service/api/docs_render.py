@@ -26,6 +26,8 @@ from mdit_py_plugins.anchors import anchors_plugin
 DOCS = "/docs"
 """Where the pages are served: ``docs/x.md`` at ``/docs/x``."""
 STYLESHEET = DOCS + "/style.css"
+DEPLOY_SOURCE = "../deploy/"
+"""``deploy/``, as seen from ``docs/``: its pages are served at ``/docs/deploy/``."""
 
 
 def _parser(*, html_blocks: bool) -> MarkdownIt:
@@ -47,11 +49,18 @@ def wants_markdown() -> bool:
     return best == "text/markdown"
 
 
-def served_url(source: str) -> str:
+def served_url(source: str, *, markdown: bool = False) -> str:
     """The URL of the page of ``source``, a path under ``docs/``:
     ``rules/sevens.md`` -> ``/docs/rules/sevens``, ``rules/README.md`` ->
-    ``/docs/rules/``, ``api.md`` -> ``/docs/api`` (``/docs`` itself is
-    Swagger UI: a ``docs/README.md`` is ``/docs/README``)."""
+    ``/docs/rules/``, ``guide/settings.md`` -> ``/docs/guide/settings``,
+    ``api.md`` -> ``/docs/api`` (``/docs`` itself is Swagger UI: a
+    ``docs/README.md`` is ``/docs/README``), ``../deploy/README.md`` ->
+    ``/docs/deploy/``. ``markdown``: the URL of its Markdown instead
+    (``/docs/rules/README.md``)."""
+    if source.startswith(DEPLOY_SOURCE):
+        source = "deploy/" + source.removeprefix(DEPLOY_SOURCE)
+    if markdown:
+        return f"{DOCS}/{source}"
     folder, name = posixpath.split(source)
     stem = name.removesuffix(".md")
     if not folder:
@@ -68,9 +77,16 @@ def _rewrite(href: str, source: str) -> str:
     if not parts.path.endswith(".md"):
         return href
     target = posixpath.normpath(posixpath.join(posixpath.dirname(source), parts.path))
-    if target.startswith("../") or target == "..":
-        return href  # outside docs/: not served
+    if target.startswith("../docs/"):  # from deploy/ back into docs/
+        target = target.removeprefix("../docs/")
+    elif target.startswith("../") and not _is_deploy_page(target):
+        return href  # outside docs/ and deploy/: not served
     return served_url(target) + (f"#{parts.fragment}" if parts.fragment else "")
+
+
+def _is_deploy_page(target: str) -> bool:
+    rest = target.removeprefix(DEPLOY_SOURCE)
+    return target.startswith(DEPLOY_SOURCE) and "/" not in rest
 
 
 def _rewrite_links(tokens: list[Token], source: str) -> None:

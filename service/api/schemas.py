@@ -73,19 +73,40 @@ def Bool(**kwargs: Any) -> fields.Boolean:  # noqa: N802 - reads like a field cl
     return StrictBoolean(**kwargs)
 
 
-def Card(**kwargs: Any) -> fields.String:  # noqa: N802
-    """One card code as a player may write it."""
+_RANK = "(?:10|[2-9TtJjQqKkAa])"
+_SUIT = "(?:[SsHhDdCc]|[\u2660\u2665\u2666\u2663\u2664\u2661\u2662\u2667][\ufe0e\ufe0f]?)"
+CARD_PATTERN = rf"^\s*{_RANK}{_SUIT}\s*$"
+"""What :func:`service.games.cards.parse_card` reads as a card, for the spec."""
+CARD_OR_JOKER_PATTERN = rf"^\s*(?:{_RANK}{_SUIT}|[Jj][Kk]|[Jj][Oo][Kk][Ee][Rr])\s*$"
+"""The same, or May I?'s joker (``JK``, ``joker``)."""
+
+
+def Card(*, joker: bool = False, judged: bool = False, **kwargs: Any) -> fields.String:  # noqa: N802
+    """One card code as a player may write it (with ``joker``, also May I?'s
+    joker). Its pattern is in the spec, and the game refuses what does not
+    match it with the card's pointer; a ``judged`` card (a deal check's) has
+    none, since the check answers a bad card as one of its problems."""
     metadata = {"description": CARD_PATTERN_DOC, **kwargs.pop("metadata", {})}
+    if not judged:
+        metadata["pattern"] = CARD_OR_JOKER_PATTERN if joker else CARD_PATTERN
     return fields.String(validate=validate.Length(1, 8), metadata=metadata, **kwargs)
 
 
-def Cards(most: int, least: int = 0, what: str = "cards", **kwargs: Any) -> fields.List[Any]:  # noqa: N802
+def Cards(  # noqa: N802
+    most: int,
+    least: int = 0,
+    what: str = "cards",
+    *,
+    joker: bool = False,
+    judged: bool = False,
+    **kwargs: Any,
+) -> fields.List[Any]:
     """A list of ``least``..``most`` cards: ``most`` is what the game can hold
     there (a hand, a stock, a meld), so that no request costs more than the
     game's largest real one."""
     error = f"{what}: {least} to {most} cards (the most the game can hold there)"
     length = validate.Length(least, most, error=error)
-    return fields.List(Card(), validate=length, **kwargs)
+    return fields.List(Card(joker=joker, judged=judged), validate=length, **kwargs)
 
 
 INVISIBLE = ("Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp")
@@ -179,7 +200,10 @@ class OptionsSchema(StrictSchema):
     deck_low_rank = fields.String(
         allow_none=True,
         validate=validate.Length(1, 2),
-        metadata={"description": "A rank: `2`..`9`, `10` or `T`, `J`, `Q`, `K`, `A` (any case)."},
+        metadata={
+            "description": "A rank: `2`..`9`, `10` or `T`, `J`, `Q`, `K`, `A` (any case).",
+            "pattern": rf"^\s*{_RANK}\s*$",
+        },
     )
     passing = fields.String(
         validate=validate.OneOf(PASSINGS),
@@ -361,6 +385,10 @@ class GameListSchema(DocumentedSchema):
 
 class GameSchema(StrictSchema):
     """A game: a preset and overrides."""
+
+    games: tuple[str, ...] | None = None
+    """The games whose presets it takes (None: every game): the spec's
+    ``oneOf`` branches (:mod:`.spec_games`)."""
 
     variant = fields.String(
         load_default="classic",
@@ -860,7 +888,7 @@ class DealSchema(StrictSchema):
     """The next round: no `hands` (or `null`) to shuffle, or a submitted deal to check."""
 
     hands = fields.List(
-        Cards(LARGEST_DEALT_HAND, what="a dealt hand"),
+        Cards(LARGEST_DEALT_HAND, what="a dealt hand", joker=True),
         validate=validate.Length(1, MAX_SEATS),
         allow_none=True,
         metadata={
@@ -879,9 +907,10 @@ class DealSchema(StrictSchema):
         LARGEST_DECK,
         1,
         "the stock",
+        joker=True,
         metadata={"description": "May I? with `hands`: the stock, its top first (RULES.md 4.4)."},
     )
-    discard = Card(metadata={"description": "May I? with `hands`: the first discard."})
+    discard = Card(joker=True, metadata={"description": "May I? with `hands`: the first discard."})
 
 
 class RoundStartedSchema(DocumentedSchema):
@@ -1012,7 +1041,7 @@ class CheckDealSchema(GameSchema):
 
     players = Int(required=True, validate=validate.Range(MIN_SEATS, MAX_SEATS))
     hands = fields.List(
-        Cards(LARGEST_DEALT_HAND, what="a dealt hand"),
+        Cards(LARGEST_DEALT_HAND, what="a dealt hand", judged=True),
         required=True,
         validate=validate.Length(1, MAX_SEATS),
         metadata={"description": f"With `stock` and `discard`, at most {LARGEST_DECK} cards."},
@@ -1029,9 +1058,13 @@ class CheckDealSchema(GameSchema):
         metadata={"description": "Sevens with `opening: dealer-choice`: the opening suit."},
     )
     stock = Cards(
-        LARGEST_DECK, 1, "the stock", metadata={"description": "May I?: the stock, its top first."}
+        LARGEST_DECK,
+        1,
+        "the stock",
+        judged=True,
+        metadata={"description": "May I?: the stock, its top first."},
     )
-    discard = Card(metadata={"description": "May I?: the first discard."})
+    discard = Card(judged=True, metadata={"description": "May I?: the first discard."})
 
 
 class CheckDealOutcomeSchema(DocumentedSchema):
@@ -1047,6 +1080,8 @@ class CheckDealOutcomeSchema(DocumentedSchema):
 
 class CheckClaimSchema(GameSchema):
     """A hand to judge for a `players`-seat game under a preset and overrides."""
+
+    games = ("my-ship-sails",)
 
     players = Int(required=True, validate=validate.Range(MIN_SEATS, MAX_SEATS))
     hand = fields.List(
@@ -1066,6 +1101,8 @@ class CheckClaimOutcomeSchema(DocumentedSchema):
 
 class CheckExchangeSchema(GameSchema):
     """Hands and passes by seat for one exchange of any passing mode."""
+
+    games = ("my-ship-sails",)
 
     round = Int(
         load_default=1,

@@ -25,7 +25,7 @@ from .schemas import (
 ACTIONS = ("take_discard", "decline", "draw", "lay_down", "lay_off", "discard", "done")
 _FLAGS = ("take_discard", "decline", "draw", "done")
 
-Meld = Cards(LONGEST_MELD, 1, "a meld")
+Meld = Cards(LONGEST_MELD, 1, "a meld", joker=True)
 """A meld: at most a set of one rank from four decks with their jokers (24)."""
 
 
@@ -33,7 +33,7 @@ class LayOffSchema(StrictSchema):
     """A card laid off on a meld: `{"card": "9D", "meld": 3}`; a joker on a
     run open at both ends names its `end` (`low` or `high`)."""
 
-    card = Card(required=True)
+    card = Card(joker=True, required=True)
     meld = Int(required=True, validate=validate.Range(1, 1000))
     end = fields.String(
         load_default=None, allow_none=True, validate=validate.OneOf(["low", "high"])
@@ -109,7 +109,7 @@ class MoveSchema(StrictSchema):
         metadata={"description": "The contract's melds, each in order (4.2, 4.3)."},
     )
     lay_off = fields.Nested(LayOffSchema)
-    discard = Card(metadata={"description": "The card that ends the turn."})
+    discard = Card(joker=True, metadata={"description": "The card that ends the turn."})
     done = Bool(metadata={"description": "`true`: end a lay-off turn (4.7)."})
 
     @validates_schema
@@ -182,8 +182,8 @@ class CheckLayDownOutcomeSchema(DocumentedSchema):
 class CheckLayOffSchema(StrictSchema):
     """May `card` be laid off on `meld` (RULES.md 4.2)?"""
 
-    meld = Cards(LONGEST_MELD, 3, "a meld", required=True)
-    card = Card(required=True)
+    meld = Cards(LONGEST_MELD, 3, "a meld", joker=True, required=True)
+    card = Card(joker=True, required=True)
     end = fields.String(
         load_default=None, allow_none=True, validate=validate.OneOf(["low", "high"])
     )
@@ -200,7 +200,7 @@ class CheckLayOffOutcomeSchema(DocumentedSchema):
 class CheckDiscardSchema(StrictSchema):
     """May `hand` discard `card` with `melds` on the table (RULES.md 4.5)?"""
 
-    hand = Cards(LARGEST_DECK, 1, "a hand", required=True)
+    hand = Cards(LARGEST_DECK, 1, "a hand", joker=True, required=True)
     melds = fields.List(
         Meld,
         required=True,
@@ -210,7 +210,7 @@ class CheckDiscardSchema(StrictSchema):
             f"{LARGEST_DECK} cards (four decks with their jokers)."
         },
     )
-    card = Card(required=True)
+    card = Card(joker=True, required=True)
 
 
 class CheckDiscardOutcomeSchema(DocumentedSchema):

@@ -106,6 +106,8 @@ class LayoutRowInSchema(StrictSchema):
 class CheckPlaySchema(GameSchema):
     """May this hand play this card on this layout (Sevens, RULES.md 3.3)?"""
 
+    games = ("sevens",)
+
     hand = fields.List(Card(), required=True, validate=validate.Length(1, 104))
     layout = fields.List(
         fields.Nested(LayoutRowInSchema),

@@ -13,10 +13,10 @@ from apispec.ext.marshmallow.openapi import OpenAPIConverter
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 
-from . import docs_generated
+from . import docs_generated, spec_games
 from .problems import PROBLEM_JSON
 from .rules_links import link_rules
-from .schemas import ProblemSchema, StrictSchema
+from .schemas import GameSchema, OptionsSchema, ProblemSchema, StrictSchema
 
 
 class StrictConverter(OpenAPIConverter):
@@ -32,6 +32,9 @@ class StrictConverter(OpenAPIConverter):
         # What one field cannot say (e.g. a turn is a play or a pass): a
         # schema's own ``json_schema`` keywords, such as ``oneOf``.
         jsonschema.update(getattr(instance.Meta, "json_schema", {}))
+        if isinstance(instance, GameSchema):  # each game's own options and players
+            options = super().schema2jsonschema(OptionsSchema)  # type: ignore[no-untyped-call]
+            spec_games.exact(jsonschema, options["properties"], instance.games)
         one_of = getattr(instance.Meta, "one_of", ())
         if one_of:
             # A body that is exactly one of named shapes (a Sevens turn, a May I?
@@ -73,7 +76,7 @@ class RefereeApi(Api):  # type: ignore[misc]
     def init_app(self, app: Any, *args: Any, **kwargs: Any) -> None:
         super().init_app(app, *args, **kwargs)
         to_dict = self.spec.to_dict
-        self.spec.to_dict = lambda: _with_codes(_linked(to_dict()))
+        self.spec.to_dict = lambda: _with_codes(_linked(spec_games.hoist(to_dict())))
 
     def _register_responses(self) -> None:
         # flask-smorest's own method, with the error media type ours.
@@ -111,10 +114,17 @@ means and what to do.
 """
 
 
+UNSTATED = """
+A request that its schema allows may still break a rule the schema cannot
+state; the rules refuse it with their codes (422): """
+
+
 def description() -> str:
     """The spec's ``info.description``: short, so that Swagger UI shows the
-    endpoints near the top; the games and presets come from the registry."""
-    return INTRODUCTION + docs_generated.games_summary() + GUIDE
+    endpoints near the top; the games and presets come from the registry, and
+    it names what a schema cannot state (:data:`.spec_games.UNSTATED`)."""
+    unstated = UNSTATED + " ".join(spec_games.UNSTATED) + "\n"
+    return INTRODUCTION + docs_generated.games_summary() + GUIDE + unstated
 
 
 def _problem_code(code: str) -> str:

@@ -180,13 +180,14 @@ class PresetInfo:
 @dataclass(frozen=True, slots=True)
 class Simulation:
     """How ``referee simulate`` plays a game with its automatic players
-    through the pure engine: ``run(variant, players, rounds, seed, options)``
-    returns a summary (with ``to_json()``); ``options`` holds the CLI's
-    game-specific settings (``max_exchanges`` for My Ship Sails).
+    through the pure engine: ``run(variant, players, rounds, seed, options,
+    progress)`` returns a summary (with ``to_json()``); ``options`` holds the
+    CLI's game-specific settings (``max_exchanges`` for My Ship Sails);
+    ``progress()`` is called once after each round (the CLI counts them).
     ``player_counts(variant, wanted)`` keeps the table sizes the preset
     allows; ``markdown(summaries)`` is the table the CLI prints."""
 
-    run: Callable[[str, int, int, int, Mapping[str, Any]], Any]
+    run: Callable[[str, int, int, int, Mapping[str, Any], Callable[[], None]], Any]
     player_counts: Callable[[str, Sequence[int]], list[int]]
     markdown: Callable[[Sequence[Any]], str]
 

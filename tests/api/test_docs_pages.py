@@ -56,8 +56,14 @@ def html_of(client: Any, url: str) -> str:
 
 def pages() -> list[str]:
     rules = [f"/docs/rules/{g.rules}" for g in GAMES.values()]
-    guides = [f"/docs/{p.stem}" for p in sorted(DOCS.glob("*.md"))]
-    return ["/docs/rules/", *rules, *guides, "/problems/discard-fits", "/problems/not-playable"]
+    tops = [f"/docs/{p.stem}" for p in sorted(DOCS.glob("*.md"))]
+    guide = [f"/docs/guide/{p.stem}" for p in sorted((DOCS / "guide").glob("*.md"))]
+    deploy = [f"/docs/deploy/{p.stem}" for p in sorted((ROOT / "deploy").glob("*.md"))]
+    pages = ["/docs/rules/", *rules, *tops, *guide, *deploy]
+    return [p.replace("/README", "/") for p in pages] + [
+        "/problems/discard-fits",
+        "/problems/not-playable",
+    ]
 
 
 # --- HTML for people, Markdown for who asks ---------------------------------------------
@@ -151,6 +157,37 @@ def test_a_problem_page_is_rendered_markdown(client: Any) -> None:
     assert "<code>Bearer &lt;token&gt;</code>" in token  # text, never markup
 
 
+def test_the_guide_and_the_deployment_pages_are_served_from_their_files(client: Any) -> None:
+    guide = sorted((DOCS / "guide").glob("*.md"))
+    assert {"walk-throughs", "guarantees", "settings", "variants", "performance"} <= {
+        p.stem for p in guide
+    }
+    index = html_of(client, "/docs/guide/")
+    readme = (ROOT / "README.md").read_text()
+    for page in guide:
+        assert client.get(f"/docs/guide/{page.name}").get_data(as_text=True) == page.read_text()
+        if page.stem != "README":
+            # Each is linked from the guide's index and from README (the front door).
+            assert f'href="/docs/guide/{page.stem}"' in index, page.name
+            assert f"](docs/guide/{page.name}" in readme, page.name
+    deploy = html_of(client, "/docs/deploy/")
+    assert "<h1>" in deploy and 'href="/docs/deploy/README.md"' in deploy
+    raw = client.get("/docs/deploy/REDIS.md").get_data(as_text=True)
+    assert raw == (ROOT / "deploy" / "REDIS.md").read_text()
+    # From a guide page to deploy/ and back into docs/ as the service serves them.
+    settings = html_of(client, "/docs/guide/settings")
+    assert 'href="/docs/deploy/"' in settings and 'href="/docs/guide/api-tour#call' in settings
+    nav = Links(index).hrefs[:5]
+    assert nav == ["/docs", "/docs/api", "/docs/guide/", "/docs/rules/", "/docs/deploy/"]
+
+
+def test_readme_stays_a_front_door() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 100  # one screen or two
+    head = readme[: readme.index("## ")]
+    assert "make serve" in head and "make test" in head and "/healthz" in head
+
+
 # --- every link and anchor resolves -----------------------------------------------------
 
 
@@ -159,7 +196,9 @@ def test_every_link_and_anchor_of_the_pages_resolves(client: Any) -> None:
     broken = []
     for page in pages():
         for href in Links(html_of(client, page)).hrefs:
-            assert not urlsplit(href).netloc, f"{page} links another host: {href}"
+            if urlsplit(href).netloc:  # a reference (a spec): named, never loaded
+                assert href.startswith("https://"), f"{page}: {href}"
+                continue
             url, fragment = urldefrag(href)
             url = url or page
             if url == "/docs":  # Swagger UI: drawn by script, its ids are no anchors
@@ -259,7 +298,14 @@ def test_the_guide_names_every_code_and_event_type() -> None:
         ("rules/sevens.md", "../api.md#errors", "/docs/api#errors"),
         ("api.md", "rules/may-i.md", "/docs/rules/may-i"),
         ("api.md", "README.md", "/docs/README"),  # /docs is Swagger UI
+        ("guide/settings.md", "../../deploy/README.md", "/docs/deploy/"),
+        ("guide/settings.md", "../../deploy/REDIS.md#aof", "/docs/deploy/REDIS#aof"),
+        ("guide/settings.md", "api-tour.md#x", "/docs/guide/api-tour#x"),
+        ("../deploy/README.md", "../docs/api.md#errors", "/docs/api#errors"),
+        ("../deploy/README.md", "REDIS.md", "/docs/deploy/REDIS"),
+        ("../deploy/README.md", "k8s/README.md", "k8s/README.md"),  # not served: kept
         ("rules/sevens.md", "../../README.md", "../../README.md"),  # not under docs/: kept
+        ("guide/settings.md", "../../service/config.py", "../../service/config.py"),
         ("rules/sevens.md", "#goal", "#goal"),
         ("rules/sevens.md", "/openapi.yaml", "/openapi.yaml"),
         ("rules/sevens.md", "https://example.org/x.md", "https://example.org/x.md"),

@@ -12,7 +12,7 @@ own endpoints; everything else goes through :data:`GAME`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..base import Game, Simulation
@@ -24,10 +24,15 @@ NAME = "may-i"
 
 
 def _simulate(
-    variant: str, players: int, rounds: int, seed: int, options: Mapping[str, Any]
+    variant: str,
+    players: int,
+    rounds: int,
+    seed: int,
+    options: Mapping[str, Any],
+    progress: Callable[[], None],
 ) -> simulate.Summary:
     """``referee simulate``'s run (:func:`.simulate.simulate`)."""
-    return simulate.simulate(variant, players, rounds, seed)
+    return simulate.simulate(variant, players, rounds, seed, progress=progress)
 
 
 GAME = Game(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import random
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -105,7 +105,13 @@ def play_round(
     return table, now_ms, events
 
 
-def simulate(variant: str, players: int, rounds: int, seed: int) -> Summary:
+def simulate(
+    variant: str,
+    players: int,
+    rounds: int,
+    seed: int,
+    progress: Callable[[], None] = lambda: None,
+) -> Summary:
     """Play matches of ``variant`` at ``players`` seats until ``rounds``
     rounds are played, and sum them up."""
     if rounds < 1:
@@ -133,6 +139,7 @@ def simulate(variant: str, players: int, rounds: int, seed: int) -> Summary:
         else:
             out += 1
         finished += table.match_status is MatchStatus.WON
+        progress()  # once a round: the CLI's progress
     ordered = sorted(moves)
     return Summary(
         variant=variant,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import random
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -68,7 +68,13 @@ def _quantile(values: Sequence[int], q: float) -> int:
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
-def simulate(variant: str, players: int, rounds: int, seed: int) -> Summary:
+def simulate(
+    variant: str,
+    players: int,
+    rounds: int,
+    seed: int,
+    progress: Callable[[], None] = lambda: None,
+) -> Summary:
     """Play ``rounds`` rounds of ``variant`` at a table of ``players`` (an
     open match, so the dealer moves on every round) and sum them up. Raises
     :class:`~service.games.errors.RuleViolation` for a variant or table size
@@ -92,6 +98,7 @@ def simulate(variant: str, players: int, rounds: int, seed: int) -> Summary:
         voluntary.append(rnd.moves.count("V"))
         by_position[(rnd.result.winner - rnd.opener) % players] += 1
         pots.append(rnd.result.pot)
+        progress()  # once a round: the CLI's progress
     ordered = sorted(turns)
     return Summary(
         variant=variant,

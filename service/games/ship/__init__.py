@@ -10,7 +10,7 @@ own endpoints; everything else goes through :data:`GAME`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..base import Game, Shuffler, Simulation, Transition
@@ -70,11 +70,21 @@ def _only_hands(deal: Mapping[str, Any]) -> None:
 
 
 def _simulate(
-    variant: str, players: int, rounds: int, seed: int, options: Mapping[str, Any]
+    variant: str,
+    players: int,
+    rounds: int,
+    seed: int,
+    options: Mapping[str, Any],
+    progress: Callable[[], None],
 ) -> simulate.Summary:
     """``referee simulate``'s run (:func:`.simulate.simulate`)."""
     return simulate.simulate(
-        variant, players, rounds, seed, options.get("max_exchanges", simulate.DEFAULT_MAX_EXCHANGES)
+        variant,
+        players,
+        rounds,
+        seed,
+        options.get("max_exchanges", simulate.DEFAULT_MAX_EXCHANGES),
+        progress=progress,
     )
 
 

@@ -18,7 +18,7 @@ import json
 import random
 import statistics
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -113,6 +113,7 @@ def simulate(
     rounds: int,
     seed: int,
     max_exchanges: int = DEFAULT_MAX_EXCHANGES,
+    progress: Callable[[], None] = lambda: None,
 ) -> Summary:
     """Play ``rounds`` rounds of ``variant`` at a table of ``players`` (an open
     match, so the dealer moves on every round) and sum them up. Raises
@@ -128,6 +129,7 @@ def simulate(
         table, now_ms = play_round(table, rng, now_ms)
         assert table.last is not None
         results.append(table.last)
+        progress()  # once a round: the CLI's progress
     won = [r for r in results if r.winners]
     exchanges = sorted(r.exchanges for r in won)
     by_position = [0] * players

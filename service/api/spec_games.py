@@ -1,0 +1,118 @@
+"""The spec's schemas of a request that names a preset (``variant``): one
+``oneOf`` branch per game and range of players, each with only that game's
+options, so that the contract says what each game takes (a Sevens option on a
+My Ship Sails table, or five players at a four-seat preset, is not
+schema-valid). Written from the game registry; the API knows no game.
+
+What JSON Schema (OpenAPI 3.0) cannot say stays the rules' to refuse, with
+their codes; :data:`UNSTATED` names each, for the spec's description and the
+contract tests' schemathesis hook (``tests/contract/hooks.py``), which
+leaves the first three out of the generated requests.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..games import GAMES, Game
+
+UNSTATED = (
+    "`first_dealer` must be a seat of the table (below the number of `players`);",
+    "a preset's options must make one consistent game (e.g. My Ship Sails' chain and swap "
+    "passing move one card to the left, `hand_size` times the players fits the deck);",
+    "a name or `call` holds no invisible character (its description names them);",
+    "a deal, hand, meld or layout must be one the game can hold (the deck's cards, none "
+    "twice): a move refuses it, a deal check answers it.",
+)
+"""What a schema-valid request may still break, and why JSON Schema cannot say it."""
+
+
+def _option_names(game: Game) -> list[str]:
+    return sorted({name for preset in game.presets.values() for name in preset.options})
+
+
+def _player_ranges(game: Game, variants: Sequence[str]) -> dict[tuple[int, int], list[str]]:
+    ranges: dict[tuple[int, int], list[str]] = {}
+    for name in variants:
+        preset = game.presets[name]
+        ranges.setdefault((preset.min_players, preset.max_players), []).append(name)
+    return ranges
+
+
+def game_branches(
+    properties: Mapping[str, Any],
+    option_schemas: Mapping[str, Any],
+    games: Sequence[str] | None,
+    default_variant: str | None,
+) -> list[dict[str, Any]]:
+    """The ``oneOf`` of a request schema whose ``properties`` hold ``variant``
+    and ``options`` (and maybe ``players``, a count or a list of names): a
+    branch per game of ``games`` (None: every game) and range of players, its
+    ``variant`` one of its presets, its ``options`` only the game's (of
+    ``option_schemas``, every option's schema by name). ``variant`` may be
+    left out only in the branch of ``default_variant``."""
+    branches = []
+    for game in GAMES.values():
+        if games is not None and game.name not in games:
+            continue
+        options = {
+            "x-component": _component(game),
+            "type": "object",
+            "additionalProperties": False,
+            "description": f"The options of {game.title} (`GET /v1/variants`).",
+            "properties": {n: copy.deepcopy(option_schemas[n]) for n in _option_names(game)},
+        }
+        players = properties.get("players")
+        ranges = _player_ranges(game, list(game.presets))
+        for (low, high), names in (ranges if players else {(0, 0): list(game.presets)}).items():
+            branch: dict[str, Any] = {
+                "title": f"{game.title}: " + ", ".join(names),
+                "properties": {"variant": {"enum": names}, "options": options},
+            }
+            if players is not None and players.get("type") == "array":
+                branch["properties"]["players"] = {"minItems": low, "maxItems": high}
+            elif players is not None:
+                branch["properties"]["players"] = {"minimum": low, "maximum": high}
+            if default_variant not in names:
+                branch["required"] = ["variant"]
+            branches.append(branch)
+    return branches
+
+
+def exact(
+    jsonschema: dict[str, Any], option_schemas: Mapping[str, Any], games: Sequence[str] | None
+) -> None:
+    """Narrow ``jsonschema`` (a request naming a preset) to its games' branches:
+    ``variant`` lists only their presets, ``options`` is each game's own."""
+    properties = jsonschema["properties"]
+    variant = properties["variant"]
+    branches = game_branches(properties, option_schemas, games, variant.get("default"))
+    variant["enum"] = [v for b in branches for v in b["properties"]["variant"]["enum"]]
+    if variant.get("default") not in variant["enum"]:
+        variant.pop("default", None)  # a check of one game: name its preset
+    properties["options"] = {
+        "type": "object",
+        "description": "The preset's option overrides: the options of its game (each "
+        "`oneOf` branch lists them), every member optional.",
+    }
+    jsonschema["oneOf"] = branches
+
+
+def _component(game: Game) -> str:
+    return "".join(part.capitalize() for part in game.name.split("-")) + "Options"
+
+
+def hoist(spec: dict[str, Any]) -> dict[str, Any]:
+    """``spec`` with each game's options schema once, as a component
+    (``MySevensOptions``...), which the branches refer to."""
+    schemas = spec.get("components", {}).get("schemas", {})
+    for schema in list(schemas.values()):
+        for branch in schema.get("oneOf", []):
+            options = branch.get("properties", {}).get("options", {})
+            name = options.get("x-component")  # one dict, shared by the game's branches
+            if name is not None:
+                schemas.setdefault(name, {k: v for k, v in options.items() if k != "x-component"})
+                branch["properties"]["options"] = {"$ref": f"#/components/schemas/{name}"}
+    return spec
