@@ -17,6 +17,7 @@ from ..storage.store import Loaded
 from . import auth, idempotency
 from .common import SECURITY, documented, fast_body, fast_dumping, referee
 from .links import operation
+from .proofs import recorded
 from .moves import Answer, apply_move, commit_move, require_game
 from .problems import Problem
 from .schemas import ClaimOutcomeSchema, PassOutcomeSchema, PassSchema
@@ -72,7 +73,7 @@ class Pass(MethodView):
             require_game(loaded.table, SHIP, "passes")
             # A repeat of an exchange older than the last reads the table's
             # history (the state keeps only the last one's passes).
-            return engine.choose_pass(
+            done = engine.choose_pass(
                 loaded.table,
                 round_no,
                 exchange_no,
@@ -80,6 +81,9 @@ class Pass(MethodView):
                 body["cards"],
                 loaded.now_ms,
                 lambda index: referee().store.history(table_id, index, loaded),
+            )
+            return recorded(
+                done, seat, "pass", round=round_no, exchange=exchange_no, cards=body["cards"]
             )
 
         transition, _ = apply_move(table_id, move)
@@ -112,7 +116,8 @@ class Claims(MethodView):
         def move(loaded: Loaded) -> Transition:
             seat = auth.require_seat(loaded.auth)
             require_game(loaded.table, SHIP, "claims")
-            return engine.claim(loaded.table, round_no, seat, loaded.now_ms)
+            done = engine.claim(loaded.table, round_no, seat, loaded.now_ms)
+            return recorded(done, seat, "claim", round=round_no)
 
         def respond(transition: Transition, loaded: Loaded) -> Answer:
             return transition.outcome, 200, {}
