@@ -244,7 +244,9 @@ def _check_record(args: argparse.Namespace) -> int:
         return 2
     what = f"table {record.get('table_id')} round {record.get('round')} ({record.get('game')})"
     if report.ok:
-        done = f", {report.moves} moves replayed, result matches" if args.command == "replay" else ""
+        done = (
+            f", {report.moves} moves replayed, result matches" if args.command == "replay" else ""
+        )
         print(f"OK {what}: commitment, seeds and deck order match{done}")
         return 0
     print(f"MISMATCH {what}:")

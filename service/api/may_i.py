@@ -22,8 +22,8 @@ from .bounds import over_one_deck
 from .catalog import checks_blp
 from .common import SECURITY, RefereeBlueprint, documented, fast_body, referee
 from .links import operation
-from .proofs import recorded
 from .moves import Answer, commit_move, require_game
+from .proofs import recorded
 from .schemas_may_i import (
     ACTIONS,
     AnswerSchema,

@@ -33,10 +33,10 @@ from .common import SECURITY, RefereeBlueprint, check_table_id, documented, refe
 from .links import operation
 from .moves import Answer, commit_move, load
 from .problems import Problem
+from .schemas import NextDealSchema
 from .schemas_proofs import (
     CheckProofOutcomeSchema,
     CheckProofSchema,
-    NextDealSchema,
     RecordSchema,
     RequireSeedsSchema,
     SeedOutcomeSchema,

@@ -78,7 +78,9 @@ class RecordSchema(DocumentedSchema):
     deal_request = fields.Dict(metadata={"description": "The deal's body (`{}`: a shuffle)."})
     submitted = Bool()
     deal = fields.Dict(
-        metadata={"description": "What was dealt: `hands` by seat, `set_aside`, `stock`, `discard`."}
+        metadata={
+            "description": "What was dealt: `hands` by seat, `set_aside`, `stock`, `discard`."
+        }
     )
     proof = fields.Nested(ProofSchema)
     moves = fields.List(fields.Dict(), metadata={"description": "Every accepted move, in order."})

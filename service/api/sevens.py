@@ -18,8 +18,8 @@ from . import auth, idempotency
 from .catalog import checks_blp, only_game
 from .common import SECURITY, RefereeBlueprint, documented, fast_body
 from .links import operation
-from .proofs import recorded
 from .moves import Answer, commit_move, require_game
+from .proofs import recorded
 from .schemas_sevens import (
     CheckPlayOutcomeSchema,
     CheckPlaySchema,

@@ -17,9 +17,9 @@ from ..storage.store import Loaded
 from . import auth, idempotency
 from .common import SECURITY, documented, fast_body, fast_dumping, referee
 from .links import operation
-from .proofs import recorded
 from .moves import Answer, apply_move, commit_move, require_game
 from .problems import Problem
+from .proofs import recorded
 from .schemas import ClaimOutcomeSchema, PassOutcomeSchema, PassSchema
 from .tables import blp
 

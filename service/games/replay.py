@@ -75,7 +75,9 @@ def _deal(record: Mapping[str, Any], report: Report) -> tuple[Game, Any] | None:
     if game.deal_of(start.table) != record["deal"]:
         report.problems.append("the recorded deal is not the one the proof gives")
     if start.table.round.number != record["round"]:
-        report.problems.append(f"the deal is round {start.table.round.number}, not {record['round']}")
+        report.problems.append(
+            f"the deal is round {start.table.round.number}, not {record['round']}"
+        )
     return game, start.table
 
 
@@ -93,7 +95,11 @@ def replay(record: Mapping[str, Any]) -> Report:
         try:
             base, choices = _run(game, base, choices, move)
         except (RuleViolation, LookupError, KeyError, TypeError) as refused:
-            detail = f"{refused.code}: {refused.detail}" if isinstance(refused, RuleViolation) else refused
+            detail = (
+                f"{refused.code}: {refused.detail}"
+                if isinstance(refused, RuleViolation)
+                else refused
+            )
             report.problems.append(f"move {i + 1} ({move.get('move')}) is refused: {detail}")
             return report
         report.moves += 1

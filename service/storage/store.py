@@ -422,7 +422,7 @@ class Journal:
 def _journal(change: Any, chose: bool) -> Journal | None:
     """``change``'s journal; without its move once this request's choice
     (which recorded it) is written."""
-    journal = getattr(change, "journal", None)
+    journal: Journal | None = getattr(change, "journal", None)
     if journal is not None and chose and journal.move is not None:
         return replace(journal, move=None)
     return journal

@@ -67,7 +67,9 @@ def play_round(tables: TableClient, r: redis.Redis, t: Table, variant: str, numb
                 else {"play": move["card"], "last_card": move.get("last_card", False)}
             )
             res = tables.client.put(
-                f"{t.url}/rounds/{number}/turns/{rnd.turn}", json=body, headers=bearer(t.seats[seat])
+                f"{t.url}/rounds/{number}/turns/{rnd.turn}",
+                json=body,
+                headers=bearer(t.seats[seat]),
             )
             assert res.status_code == 200, res.get_json()
         else:

@@ -31,7 +31,9 @@ def _h(key: bytes, data: bytes) -> bytes:
 
 
 def doc_commitment(secret_hex: str) -> str:
-    return hashlib.sha256(b"card-referee/deal-commitment/v1\x00" + bytes.fromhex(secret_hex)).hexdigest()
+    return hashlib.sha256(
+        b"card-referee/deal-commitment/v1\x00" + bytes.fromhex(secret_hex)
+    ).hexdigest()
 
 
 def doc_key(secret_hex: str, seeds: list[str | None]) -> bytes:
@@ -194,9 +196,7 @@ def test_a_seeded_round_is_verified_replayed_and_a_tampered_one_fails(
 def test_a_submitted_deal_is_marked_and_has_no_shuffle(
     tables: TableClient, redis_client: redis.Redis
 ) -> None:
-    from ..helpers import play_worked_round
-
-    from ..helpers import WORKED_HANDS
+    from ..helpers import WORKED_HANDS, play_worked_round
 
     t = tables.create(variant="mein-schiff")
     play_worked_round(tables, t, 1, early_claim=True)
@@ -212,7 +212,9 @@ def test_a_submitted_deal_is_marked_and_has_no_shuffle(
 
 def test_the_host_may_require_every_seed(tables: TableClient, redis_client: redis.Redis) -> None:
     t = tables.create(4, variant="sevens")
-    r = tables.client.put(f"{t.url}/next-deal", json={"require_seeds": True}, headers=bearer(t.host))
+    r = tables.client.put(
+        f"{t.url}/next-deal", json={"require_seeds": True}, headers=bearer(t.host)
+    )
     assert r.status_code == 200 and r.get_json()["require_seeds"] is True
     seed_all(tables, t, ["a", "b", "c"])
     stored = redis_client.get(deal_key(t.table_id))
@@ -225,7 +227,9 @@ def test_the_host_may_require_every_seed(tables: TableClient, redis_client: redi
         f"{t.url}/next-deal/seeds/3", json={"seed": "d"}, headers=bearer(t.seats[0])
     )
     assert other.status_code == 403
-    r = tables.client.put(f"{t.url}/next-deal/seeds/3", json={"seed": "d"}, headers=bearer(t.seats[3]))
+    r = tables.client.put(
+        f"{t.url}/next-deal/seeds/3", json={"seed": "d"}, headers=bearer(t.seats[3])
+    )
     assert r.status_code == 200
     assert r.get_json()["seed_sha256"] == hashlib.sha256(b"d").hexdigest()
     assert tables.deal(t).status_code == 201
