@@ -170,9 +170,8 @@ def deal_round(table_id: str, loaded: Loaded, body: dict[str, Any]) -> Journaled
         round=number,
         header=json.dumps(header, separators=(",", ":")),
     )
-    changed = journaled(dealt, journal)
     return Journaled(
-        changed.table,
+        dealt.table,
         events,
         {**dealt.outcome, "commitment": pending["commitment"]},
         dealt.choice,
