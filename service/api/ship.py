@@ -11,6 +11,7 @@ from flask import Response
 from flask.views import MethodView
 
 from ..games.base import Transition
+from ..games.cards import sort_cards
 from ..games.ship import GAME as SHIP
 from ..games.ship import engine
 from ..storage.store import Loaded
@@ -83,7 +84,13 @@ class Pass(MethodView):
                 lambda index: referee().store.history(table_id, index, loaded),
             )
             return recorded(
-                done, seat, "pass", round=round_no, exchange=exchange_no, cards=body["cards"]
+                done,
+                seat,
+                "pass",
+                round=round_no,
+                exchange=exchange_no,
+                # In the canonical order: the order a seat picked them in shows nowhere.
+                cards=list(sort_cards(body["cards"])),
             )
 
         transition, _ = apply_move(table_id, move)
