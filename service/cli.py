@@ -1,5 +1,6 @@
-"""The ``referee`` command: ``serve``, ``openapi``, ``docs``, ``simulate`` and
-``keys`` (client keys: ``create``, ``list``, ``revoke``)."""
+"""The ``referee`` command: ``serve``, ``openapi``, ``docs``, ``simulate``,
+``verify``, ``replay`` and ``keys`` (client keys: ``create``, ``list``,
+``revoke``)."""
 
 from __future__ import annotations
 
@@ -346,6 +347,45 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read_record(source: str) -> Any:
+    """A round record from a file, ``-`` (stdin) or an ``http(s)://`` URL
+    (``GET /v1/tables/{id}/rounds/{n}/record``)."""
+    import json
+    import urllib.request
+
+    if source == "-":
+        return json.load(sys.stdin)
+    if source.startswith(("http://", "https://")):
+        with urllib.request.urlopen(source, timeout=30) as answer:  # noqa: S310 - the user's URL
+            return json.load(answer)
+    return json.loads(Path(source).read_text())
+
+
+def _check_record(args: argparse.Namespace) -> int:
+    """``referee verify`` (the deal from its proof) and ``referee replay``
+    (that and every move, and the result): 0 when it matches, 1 when not
+    (each problem printed), 2 for what is no record."""
+    from .games.replay import replay, verify
+
+    try:
+        record = _read_record(args.record)
+        report = (replay if args.command == "replay" else verify)(record)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as bad:
+        print(f"referee {args.command}: not a round record: {bad!r}", file=sys.stderr)
+        return 2
+    what = f"table {record.get('table_id')} round {record.get('round')} ({record.get('game')})"
+    if report.ok:
+        done = (
+            f", {report.moves} moves replayed, result matches" if args.command == "replay" else ""
+        )
+        print(f"OK {what}: commitment, seeds and deck order match{done}")
+        return 0
+    print(f"MISMATCH {what}:")
+    for problem in report.problems:
+        print(f"- {problem}")
+    return 1
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``referee`` console script."""
     parser = argparse.ArgumentParser(prog="referee", description="A rules referee for card games.")
@@ -425,6 +465,13 @@ def main(argv: list[str] | None = None) -> int:
         help="worker processes (default: one per CPU); the figures are the same for any number",
     )
     sim.set_defaults(func=_simulate)
+    for name, text in (
+        ("verify", "check a round record's deal: commitment, seeds, deck order (RULES.md 5.2)"),
+        ("replay", "re-run a round record through the game: the deal, every move, the result"),
+    ):
+        check = sub.add_parser(name, help=text)
+        check.add_argument("record", help="a record file, - for stdin, or its URL")
+        check.set_defaults(func=_check_record)
     args = parser.parse_args(argv)
     return int(args.func(args))
 

@@ -130,8 +130,10 @@ def settings_for(url: str, **overrides: Any) -> Settings:
 
 
 @pytest.fixture()
-def app(redis_server: RedisProcess) -> Any:
-    return create_app(settings_for(redis_server.url))
+def app(redis_server: RedisProcess) -> Iterator[Any]:
+    made = create_app(settings_for(redis_server.url))
+    yield made
+    replay_records(made, redis.Redis.from_url(redis_server.url))
 
 
 @pytest.fixture()
@@ -142,6 +144,35 @@ def client(app: Any) -> Any:
 @pytest.fixture()
 def tables(client: Any) -> TableClient:
     return TableClient(client)
+
+
+_REPLAYED: set[bytes] = set()
+"""The round records the suite has replayed already (their moves keys)."""
+
+
+def replay_records(app: Any, r: redis.Redis) -> None:
+    """Replay (through the pure games, ``service.games.replay``) the record
+    of every finished round of the tables dealt since the last call: each
+    round the API tests play is checked against its record (RULES.md 5.2).
+    Cheap: a SCAN for the records' keys, one read of each new table and of
+    each of its kept records."""
+    from service.games.replay import replay
+
+    client = app.test_client()
+    for key in r.scan_iter(match="referee:{*}:moves", count=1000):
+        if key in _REPLAYED:
+            continue
+        _REPLAYED.add(key)
+        table_id = key.decode().split("{", 1)[1].split("}", 1)[0]
+        view = client.get(f"/v1/tables/{table_id}")
+        if view.status_code != 200:
+            continue  # deleted or expired by the test
+        for number in range(1, view.get_json().get("rounds_played", 0) + 1):
+            found = client.get(f"/v1/tables/{table_id}/rounds/{number}/record")
+            if found.status_code != 200 or not found.get_json()["complete"]:
+                continue  # not kept (dealt before records, or older than the newest 20)
+            report = replay(found.get_json())
+            assert report.ok, (table_id, number, report.problems)
 
 
 class Served:

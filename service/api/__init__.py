@@ -11,12 +11,13 @@ def blueprints() -> tuple[Any, ...]:
     """Every blueprint of the API, in the order the spec lists them (a game's
     move module is imported here, so that its routes exist before its
     blueprint is registered)."""
-    from . import catalog, lobby, may_i, seats, sevens, ship, streams, tables
+    from . import catalog, lobby, may_i, proofs, seats, sevens, ship, streams, tables
 
     del ship  # its routes join tables.blp
     return (
         catalog.variants_blp,
         tables.blp,
+        proofs.blp,
         seats.blp,
         lobby.blp,
         streams.blp,

@@ -23,6 +23,7 @@ from .catalog import checks_blp
 from .common import SECURITY, RefereeBlueprint, documented, fast_body, referee
 from .links import operation
 from .moves import Answer, commit_move, require_game
+from .proofs import recorded
 from .schemas_may_i import (
     ACTIONS,
     AnswerSchema,
@@ -127,7 +128,7 @@ class Move(MethodView):
         def move(loaded: Loaded) -> Transition:
             seat = auth.require_seat(loaded.auth)
             require_game(loaded.table, MAY_I, "moves")
-            return engine.turn(
+            done = engine.turn(
                 loaded.table,
                 round_no,
                 move_no,
@@ -136,6 +137,9 @@ class Move(MethodView):
                 arg,
                 loaded.now_ms,
                 _earlier(table_id),
+            )
+            return recorded(
+                done, seat, "turn", round=round_no, number=move_no, action=action, arg=arg
             )
 
         def respond(transition: Transition, loaded: Loaded) -> Answer:
@@ -166,9 +170,10 @@ class Ask(MethodView):
         def move(loaded: Loaded) -> Transition:
             seat = auth.require_seat(loaded.auth)
             require_game(loaded.table, MAY_I, "May I? requests")
-            return engine.ask(
+            done = engine.ask(
                 loaded.table, round_no, body["offer"], seat, loaded.now_ms, _earlier(table_id)
             )
+            return recorded(done, seat, "ask", round=round_no, offer=body["offer"])
 
         def respond(transition: Transition, loaded: Loaded) -> Answer:
             return transition.outcome, 200, {}
@@ -199,7 +204,7 @@ class Reply(MethodView):
         def move(loaded: Loaded) -> Transition:
             auth.require_seat(loaded.auth, seat)
             require_game(loaded.table, MAY_I, "May I? answers")
-            return engine.answer(
+            done = engine.answer(
                 loaded.table,
                 round_no,
                 offer_no,
@@ -207,6 +212,9 @@ class Reply(MethodView):
                 body["allow"],
                 loaded.now_ms,
                 _earlier(table_id),
+            )
+            return recorded(
+                done, seat, "answer", round=round_no, offer=offer_no, allow=body["allow"]
             )
 
         def respond(transition: Transition, loaded: Loaded) -> Answer:

@@ -6,6 +6,7 @@ table endpoints use these; no rule lives here.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -146,6 +147,7 @@ def commit_move(
         transition.table is loaded.table
         and not transition.events
         and getattr(transition, "auth", None) is None
+        and not getattr(getattr(transition, "journal", None), "writes", bool)()
     ):
         # A repeat that wrote nothing: the commit did not record it.
         held = pending.record(make(loaded, transition))
@@ -155,18 +157,25 @@ def commit_move(
 
 
 def public(
-    table_id: str, table: Any, now_ms: int, last_event: int, seen: dict[Any, Any] | None = None
+    table_id: str,
+    table: Any,
+    now_ms: int,
+    last_event: int,
+    seen: dict[Any, Any] | None = None,
+    next_deal: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The public view of a table of any game (its game's ``public_view``)
     with its id, its game, ``last_event``, the seq of the last event
-    written, and each seat's ``open`` and ``connected`` (by the presence
-    hash ``seen`` as read at ``now_ms``, RULES.md 5.5)."""
+    written, each seat's ``open`` and ``connected`` (by the presence hash
+    ``seen`` as read at ``now_ms``, RULES.md 5.5), and ``next_deal``, the
+    next deal's commitment (RULES.md 5.2; ``None`` when not known here)."""
     game = game_of(table)
     view = {
         "table_id": table_id,
         "game": game.name,
         **game.public_view(table, now_ms),
         "last_event": last_event,
+        "next_deal": next_deal,
     }
     return presence.with_connected(
         seating.with_open_seats(view), presence.seats_connected(table_id, seen, now_ms)
@@ -200,4 +209,8 @@ def require_game(table: Any, game: Game, what: str) -> None:
 def after(loaded: Loaded, transition: Transition) -> dict[str, Any]:
     """The public view once ``transition`` is committed on ``loaded``."""
     last_event = loaded.event_count + len(transition.events)
-    return public(loaded.table_id, transition.table, loaded.now_ms, last_event, loaded.presence)
+    journal = getattr(transition, "journal", None)
+    deal = json.loads(journal.public) if journal is not None and journal.public else loaded.deal
+    return public(
+        loaded.table_id, transition.table, loaded.now_ms, last_event, loaded.presence, deal
+    )

@@ -100,6 +100,29 @@ PAGES: dict[str, Page] = {
     "round-not-found": Page(
         404, "The table has no round with this number.", "Read the table for its rounds."
     ),
+    "round-not-over": Page(
+        409,
+        "The round is still played: its record (and its deal's secret) is shown once it is over.",
+        "Read the record again once the round is over.",
+    ),
+    "record-not-found": Page(
+        404,
+        "The round's record is not kept: a table keeps its newest 20, of rounds dealt by this "
+        "release.",
+        "Read a newer round's record.",
+    ),
+    "seeds-missing": Page(
+        409,
+        "The host requires every seat's seed before the deal, and `missing_seats` have none.",
+        "Each missing seat gives one (`PUT /v1/tables/{table_id}/next-deal/seeds/{seat}`), "
+        "or the host lifts the requirement; then deal again.",
+    ),
+    "no-pending-deal": Page(
+        409,
+        "The table has published no commitment for its next deal (it was written before deals "
+        "were committed).",
+        "Deal once; seed the deal after it.",
+    ),
     "method-not-allowed": Page(
         405, "The URL does not take this method.", "Use a method the `Allow` header names."
     ),

@@ -694,6 +694,22 @@ class AwaitingSchema(DocumentedSchema):
     until_ms = fields.Integer(allow_none=True)
 
 
+class NextDealSchema(DocumentedSchema):
+    """The next deal's public part: what it commits to, never its secret."""
+
+    round = fields.Integer(metadata={"description": "The round this deal will deal."})
+    commitment = fields.String(
+        metadata={
+            "description": "Lower-case hex SHA-256 of `card-referee/deal-commitment/v1`, a zero "
+            "byte and the deal's 32-byte secret (`docs/guide/deal-proofs.md`)."
+        }
+    )
+    seeded = fields.List(fields.Integer(), metadata={"description": "The seats that gave a seed."})
+    require_seeds = fields.Boolean(
+        metadata={"description": "Whether the deal waits until every seat gave a seed."}
+    )
+
+
 class PublicTableSchema(DocumentedSchema):
     """The public view of a table: never a hidden card."""
 
@@ -743,6 +759,14 @@ class PublicTableSchema(DocumentedSchema):
             "description": "The seq of the last event written so far (0: none): read "
             "`/events?after=last_event` to follow the table from this view on."
         }
+    )
+    next_deal = fields.Nested(
+        NextDealSchema,
+        allow_none=True,
+        metadata={
+            "description": "The next deal's commitment and who seeded it (RULES.md 5.2); "
+            "`null` for a table written before deals were committed."
+        },
     )
 
 
@@ -918,6 +942,9 @@ class RoundStartedSchema(DocumentedSchema):
 
     round = fields.Integer()
     dealer = fields.Integer()
+    commitment = fields.String(
+        metadata={"description": "The deal's commitment (RULES.md 5.2), as `next_deal` showed it."}
+    )
     table = fields.Nested(PublicTableSchema)
 
 

@@ -19,6 +19,7 @@ from .catalog import checks_blp, only_game
 from .common import SECURITY, RefereeBlueprint, documented, fast_body
 from .links import operation
 from .moves import Answer, commit_move, require_game
+from .proofs import recorded
 from .schemas_sevens import (
     CheckPlayOutcomeSchema,
     CheckPlaySchema,
@@ -86,7 +87,7 @@ class Turn(MethodView):
             seat = auth.require_seat(loaded.auth)
             require_game(loaded.table, SEVENS, "turns")
             if "play" in body:
-                return engine.play(
+                played = engine.play(
                     loaded.table,
                     round_no,
                     turn_no,
@@ -95,7 +96,17 @@ class Turn(MethodView):
                     body["last_card"],
                     loaded.now_ms,
                 )
-            return engine.pass_turn(loaded.table, round_no, turn_no, seat, loaded.now_ms)
+                return recorded(
+                    played,
+                    seat,
+                    "play",
+                    round=round_no,
+                    turn=turn_no,
+                    card=body["play"],
+                    last_card=body["last_card"],
+                )
+            passed = engine.pass_turn(loaded.table, round_no, turn_no, seat, loaded.now_ms)
+            return recorded(passed, seat, "pass", round=round_no, turn=turn_no)
 
         def respond(transition: Transition, loaded: Loaded) -> Answer:
             return transition.outcome, 200, {}

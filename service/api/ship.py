@@ -11,6 +11,7 @@ from flask import Response
 from flask.views import MethodView
 
 from ..games.base import Transition
+from ..games.cards import sort_cards
 from ..games.ship import GAME as SHIP
 from ..games.ship import engine
 from ..storage.store import Loaded
@@ -19,6 +20,7 @@ from .common import SECURITY, documented, fast_body, fast_dumping, referee
 from .links import operation
 from .moves import Answer, apply_move, commit_move, require_game
 from .problems import Problem
+from .proofs import recorded
 from .schemas import ClaimOutcomeSchema, PassOutcomeSchema, PassSchema
 from .tables import blp
 
@@ -72,7 +74,7 @@ class Pass(MethodView):
             require_game(loaded.table, SHIP, "passes")
             # A repeat of an exchange older than the last reads the table's
             # history (the state keeps only the last one's passes).
-            return engine.choose_pass(
+            done = engine.choose_pass(
                 loaded.table,
                 round_no,
                 exchange_no,
@@ -80,6 +82,15 @@ class Pass(MethodView):
                 body["cards"],
                 loaded.now_ms,
                 lambda index: referee().store.history(table_id, index, loaded),
+            )
+            return recorded(
+                done,
+                seat,
+                "pass",
+                round=round_no,
+                exchange=exchange_no,
+                # In the canonical order: the order a seat picked them in shows nowhere.
+                cards=list(sort_cards(body["cards"])),
             )
 
         transition, _ = apply_move(table_id, move)
@@ -112,7 +123,8 @@ class Claims(MethodView):
         def move(loaded: Loaded) -> Transition:
             seat = auth.require_seat(loaded.auth)
             require_game(loaded.table, SHIP, "claims")
-            return engine.claim(loaded.table, round_no, seat, loaded.now_ms)
+            done = engine.claim(loaded.table, round_no, seat, loaded.now_ms)
+            return recorded(done, seat, "claim", round=round_no)
 
         def respond(transition: Transition, loaded: Loaded) -> Answer:
             return transition.outcome, 200, {}

@@ -30,7 +30,7 @@ from ..storage.store import (
     RoundsGone,
     TableNotFound,
 )
-from . import auth, idempotency, limits, lobby, moves, seating
+from . import auth, idempotency, limits, lobby, moves, proofs, seating
 from .bounds import over_one_deck
 from .catalog import DEAL_PARTS
 from .common import (
@@ -123,7 +123,9 @@ class Tables(MethodView):
         players = body["players"]
         # An open seat is named "" in the state (seating.py).
         names = ["" if n is None else n for n in players]
-        transition = game.create_table(body["variant"], body["options"], names, first, ref.rng)
+        created_table = game.create_table(body["variant"], body["options"], names, first, ref.rng)
+        # Round 1's commitment is public from the start (RULES.md 5.2).
+        transition = proofs.journaled(created_table, proofs.creation_journal(len(players)))
         created = now_ms()
         code_ms = 1000 * min(ref.settings.join_code_seconds, ref.settings.table_ttl_seconds)
         host_token, seat_tokens, codes, auth_record = seating.new_seating(
@@ -143,7 +145,13 @@ class Tables(MethodView):
                     for code, seat, until in codes
                 ],
                 # No round yet: any clock will do.
-                "table": public(table_id, transition.table, now_ms(), len(transition.events)),
+                "table": public(
+                    table_id,
+                    transition.table,
+                    now_ms(),
+                    len(transition.events),
+                    proofs.next_deal_of_journal(transition),
+                ),
             },
             201,
             {
@@ -185,7 +193,9 @@ class Table(MethodView):
         matches `"x"`) gives 304 with the same `ETag` and `Cache-Control`.
         """
         loaded = load(table_id)
-        return public(table_id, loaded.table, loaded.now_ms, loaded.event_count, loaded.presence)
+        return public(
+            table_id, loaded.table, loaded.now_ms, loaded.event_count, loaded.presence, loaded.deal
+        )
 
     @blp.response(204)
     @blp.doc(
@@ -216,7 +226,12 @@ class Table(MethodView):
         auth.require_host(loaded.auth)
         if "If-None-Match" in request.headers:  # RFC 9110 13.1.2: a match is 412
             view = public(
-                table_id, loaded.table, loaded.now_ms, loaded.event_count, loaded.presence
+                table_id,
+                loaded.table,
+                loaded.now_ms,
+                loaded.event_count,
+                loaded.presence,
+                loaded.deal,
             )
             if none_match(blp._generate_etag(PublicTableSchema().dump(view))):
                 raise Problem(
@@ -266,13 +281,16 @@ class Rounds(MethodView):
     def post(self, body: dict[str, Any], table_id: str) -> Answer | Response:
         """Deal the next round (host)
 
-        With no body (or no `hands`) the referee shuffles with a
-        cryptographically secure generator and deals from the dealer's left.
+        With no body (or no `hands`) the referee shuffles from the deal's
+        committed secret and the seats' seeds (RULES.md 5.2,
+        `docs/guide/deal-proofs.md`; the answer and the `round-dealt` event
+        carry the `commitment`) and deals from the dealer's left.
         With `hands` (one list per seat) it checks the submitted deal and lists
         every problem at once (422 `deal-invalid`, RULES.md 2.4). 409
         `seats-open` (with `open_seats`) while a seat is open (RULES.md 5.1),
         `round-in-play` while the current round is not over, `match-over` after
-        the match.
+        the match, `seeds-missing` (with `missing_seats`) while the host
+        requires every seat's seed and one is missing.
         """
         deal = body or {}
 
@@ -284,8 +302,7 @@ class Rounds(MethodView):
                 raise RuleViolation(
                     "deal-invalid", "The submitted deal holds more cards than any deck.", [too_many]
                 )
-            game = game_of(loaded.table)
-            return game.start_round(loaded.table, referee().rng, loaded.now_ms, deal)
+            return proofs.deal_round(table_id, loaded, deal)
 
         def respond(transition: Transition, loaded: Loaded) -> Answer:
             number = transition.outcome["round"]

@@ -298,6 +298,14 @@ class Game:
     - ``name_seat(table, seat, name) -> table``: the table with that seat's
       name replaced (a player joins or leaves an open seat, RULES.md 5.1;
       ``""`` is an open seat's name, which no player's name can be).
+    - ``replay_move(table, move, now_ms) -> Transition``: one move of a
+      round's record (``{"seat", "move": <kind>, ...its arguments}``, the
+      form its move endpoints record) run again through the game's
+      transitions; raises ``RuleViolation`` as the move would, and
+      ``LookupError`` for a kind the game has not. ``None``: no record.
+    - ``deal_of(table) -> dict``: what the current round was dealt, as a
+      record shows it (``hands`` by seat, and the game's other parts:
+      ``set_aside``, ``stock`` top first, ``discard``).
     """
 
     name: str
@@ -325,3 +333,20 @@ class Game:
     rounds_of: Callable[[Any], tuple[int, tuple[str, ...]]] = no_rounds
     round_result: Callable[[Any, str | bytes], dict[str, Any]] = no_round_result
     name_seat: Callable[[Any, int, str], Any] = name_seat
+    replay_move: Callable[[Any, Mapping[str, Any], int], Transition] | None = None
+    deal_of: Callable[[Any], dict[str, Any]] = lambda table: deal_of(table)
+
+
+def deal_of(table: Any) -> dict[str, Any]:
+    """:attr:`Game.deal_of` of a game whose round keeps ``hands`` (every game
+    here), with the ``set_aside`` cards, or the ``stock`` and the ``pile``'s
+    first card (the first discard), where its round has them."""
+    rnd = table.round
+    found: dict[str, Any] = {"hands": [list(h) for h in rnd.hands]}
+    if hasattr(rnd, "set_aside"):
+        found["set_aside"] = list(rnd.set_aside)
+    if hasattr(rnd, "stock"):
+        found["stock"] = list(rnd.stock)
+    if hasattr(rnd, "pile"):
+        found["discard"] = rnd.pile[0] if rnd.pile else None
+    return found

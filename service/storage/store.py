@@ -13,7 +13,10 @@ touches one Redis Cluster slot::
                                   for none), w (the Redis clock of the last
                                   write, ms; absent in tables written before
                                   it), r (rounds ever listed: the last
-                                  round's number; absent for none),
+                                  round's number; absent for none), d (the
+                                  next deal's public proof part, JSON:
+                                  round, commitment, seeded, require_seeds;
+                                  absent in tables written before it),
                                   f (the layout of the table's keys and
                                   fields, :data:`TABLE_LAYOUT`; absent: 1),
                                   and any field a newer release adds
@@ -37,6 +40,21 @@ touches one Redis Cluster slot::
     referee:{<id>}:presence hash  seat -> when it was last seen (ms), for
                                   ``connected`` (``storage.presence``;
                                   expires with the table)
+    referee:{<id>}:deal     string  the next deal's pending proof (JSON: round,
+                                  secret, commitment, seeds by seat,
+                                  require_seeds): read only by a deal, a seed
+                                  and the record of a finished round; the
+                                  table hash's ``d`` holds its public part
+    referee:{<id>}:moves    list  the current (or last) round's record as it
+                                  grows: its number, its header (JSON: the
+                                  state before the deal, the deal, the
+                                  proof), then every accepted move (JSON,
+                                  with ``at_ms``), at most ``moves_kept``
+                                  (then ``"T"``: the rest is not kept)
+    referee:{<id>}:records  hash  finished rounds' records by number (the
+                                  newest ``records_kept``): what ``moves``
+                                  held, folded into one JSON text when the
+                                  next round is dealt
     referee:{<id>}:idem:*   string  answers to Idempotency-Key requests, 24 h,
                                   and the index of each token's answers
                                   (``storage.idempotency``; removed by
@@ -182,10 +200,36 @@ def presence_key(table_id: str) -> str:
     return f"{KEY_PREFIX}:{{{table_id}}}:presence"
 
 
+def deal_key(table_id: str) -> str:
+    """The next deal's pending proof (its secret: never shown before its round is over)."""
+    return f"{KEY_PREFIX}:{{{table_id}}}:deal"
+
+
+def moves_key(table_id: str) -> str:
+    """The list that records the current (or last) round: number, header, moves."""
+    return f"{KEY_PREFIX}:{{{table_id}}}:moves"
+
+
+def records_key(table_id: str) -> str:
+    """The hash of a table's newest finished rounds' records, by round number."""
+    return f"{KEY_PREFIX}:{{{table_id}}}:records"
+
+
+def proof_keys(table_id: str) -> list[str]:
+    """The keys of a table's deal proofs and round records (after
+    :func:`all_keys` in every script's KEYS: they are the last three)."""
+    return [deal_key(table_id), moves_key(table_id), records_key(table_id)]
+
+
 def all_keys(table_id: str) -> list[str]:
     """Every key a table owns (for deletion and memory accounting); the
-    choices hash, the history and the rounds exist only while they hold
-    something."""
+    choices hash, the history, the rounds, the deal and the records exist
+    only while they hold something."""
+    return [*base_keys(table_id), *proof_keys(table_id)]
+
+
+def base_keys(table_id: str) -> list[str]:
+    """The first five KEYS of every commit and choice (the scripts' layout)."""
     return [
         table_key(table_id),
         events_key(table_id),
@@ -280,6 +324,10 @@ class Loaded:
     ordered choice): written, but not among the events of the move it
     returns (which answers as the table stands after the choice); and the
     due events it committed with the move."""
+    deal: dict[str, Any] | None = None
+    """The next deal's public proof part (the table hash's ``d``: round,
+    commitment, seeded, require_seeds), ``None`` for a table written before
+    it (or by an older release)."""
     due: Any = None
     """What was due at the read's clock and is not stored yet (a
     :class:`Change` of the game's ``due``, its events stamped with
@@ -399,6 +447,46 @@ TURN_STRIPES = 64
 table id: a few unrelated tables share a lock, which costs only overlap)."""
 
 
+RECORDS_KEPT = 20
+"""How many finished rounds' records a table keeps (the newest): a record
+holds every move of its round, so fewer are kept than results."""
+
+MOVES_KEPT = 2000
+"""How many moves one round's record keeps; a longer round's record says it
+is incomplete (a round with no exchange limit must not grow without bound)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Journal:
+    """What a change writes of deal proofs and round records (the keys of
+    :func:`proof_keys`), as texts the store does not read: ``public`` the
+    table hash's new ``d`` (the next deal's public part), ``deal`` the new
+    pending proof, ``move`` an accepted move to append to the round's record
+    (the store adds ``at_ms``, the clock it ran at), and ``header`` with
+    ``round`` a new round's record (the last one's folded into the records
+    first). A change carries one as its ``journal`` attribute."""
+
+    public: str = ""
+    deal: str = ""
+    move: dict[str, Any] | None = None
+    round: int = 0
+    header: str = ""
+
+    def writes(self) -> bool:
+        """Whether it writes anything but a move (a move alone is written
+        only with the move's own change)."""
+        return bool(self.public or self.deal or self.header)
+
+
+def _journal(change: Any, chose: bool) -> Journal | None:
+    """``change``'s journal; without its move once this request's choice
+    (which recorded it) is written."""
+    journal: Journal | None = getattr(change, "journal", None)
+    if journal is not None and chose and journal.move is not None:
+        return replace(journal, move=None)
+    return journal
+
+
 class Contended(RuntimeError):
     """A move lost the version race too many times in a row; retry later."""
 
@@ -471,6 +559,8 @@ class TableStore:
         history_kept: int = HISTORY_KEPT,
         rounds_kept: int = ROUNDS_KEPT,
         acknowledgement: Acknowledgement = NO_WAIT,
+        records_kept: int = RECORDS_KEPT,
+        moves_kept: int = MOVES_KEPT,
     ) -> None:
         if events_kept < 1:
             raise ValueError(f"events_kept must be at least 1, not {events_kept}")
@@ -481,6 +571,8 @@ class TableStore:
         self.events_kept = events_kept
         self.acknowledgement = acknowledgement
         self.rounds_kept = rounds_kept
+        self.records_kept = max(1, records_kept)
+        self.moves_kept = max(1, moves_kept)
         self.history_kept = history_kept
         self.client = client
         self.turn_wait_seconds = turn_wait_seconds
@@ -526,7 +618,7 @@ class TableStore:
         pipeline's replies into ``prefetched`` for :meth:`load` or
         :meth:`apply`."""
         key = table_key(table_id)
-        pipe.hmget(key, "v", "n", "s", "a", "k", "w", "f")
+        pipe.hmget(key, "v", "n", "s", "a", "k", "w", "f", "d")
         pipe.hgetall(choices_key(table_id))
         pipe.hgetall(presence_key(table_id))
         pipe.execute_command("TIME", **self._on_node_of(key))
@@ -544,7 +636,7 @@ class TableStore:
         if prefetched is None:
             pipe = self.client.pipeline(transaction=False)
             prefetched = self.queue_load(pipe, table_id)(pipe.execute())
-        (version, count, state, auth, step, written, layout), choices, seen, clock = (
+        (version, count, state, auth, step, written, layout, deal), choices, seen, clock = (
             prefetched.replies
         )
         if version is None or state is None or auth is None:
@@ -564,6 +656,7 @@ class TableStore:
             base,
             choices,
             presence=seen or {},
+            deal=json.loads(deal) if deal else None,
         )
         return self._as_of(loaded, None if written is None else int(written))
 
@@ -628,7 +721,10 @@ class TableStore:
         ``RuntimeError`` if the id is taken (128+ random bits make that a broken
         random source), :class:`AlreadyRecorded` if ``record``'s key holds an answer."""
         now = self.now_ms(table_id)
-        if not self._write(table_id, 0, change.table, change.events, auth, now, record):
+        journal = getattr(change, "journal", None)
+        if not self._write(
+            table_id, 0, change.table, change.events, auth, now, record, journal=journal
+        ):
             # A client retry after a lost reply can find the table written by
             # the first try; any other holder means a broken random source.
             stored = self.client.hget(table_key(table_id), "a")
@@ -717,6 +813,7 @@ class TableStore:
                         and not change.events
                         and (due is None or not chose)
                         and getattr(change, "auth", None) is None
+                        and not getattr(getattr(change, "journal", None), "writes", bool)()
                     ):
                         # Nothing to write, e.g. a repeated pass: what it
                         # answers was written before, maybe unacknowledged.
@@ -757,6 +854,7 @@ class TableStore:
                         *self._archive(due, change),
                         self._choices_read(loaded),
                         self.codec.due_at(loaded.table),
+                        _journal(change, chose),
                     ):
                         chosen = (*chosen, *self._due_events(loaded))
                         return (replace(loaded, chosen=chosen) if chosen else loaded), change
@@ -765,6 +863,14 @@ class TableStore:
             # Jittered backoff so that seats racing for one table spread out.
             time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
         raise Contended(table_id)
+
+    def _choice_move(self, change: Change, now_ms: int) -> list[Any]:
+        """choose.lua's last two arguments (see its header): the move to
+        record with the choice, and how many moves a record keeps."""
+        journal = getattr(change, "journal", None)
+        move = None if journal is None else journal.move
+        text = "" if move is None else json.dumps({"at_ms": now_ms, **move}, separators=(",", ":"))
+        return [text, self.moves_kept]
 
     def _deadline(self, loaded: Loaded) -> str:
         """``choose.lua``'s deadline for a move computed on ``loaded``: when
@@ -807,13 +913,14 @@ class TableStore:
         return pairs
 
     def _keys(self, table_id: str, record: Record | None) -> list[str]:
-        """The keys of a commit: the table's five, then ``record``'s and its index."""
-        keys = all_keys(table_id)
+        """The keys of a commit: the table's five, then ``record``'s and its
+        index, then the three of the deal proofs and records (always last)."""
+        keys = base_keys(table_id)
         if record is not None:
             keys.append(record.key)
             if record.index is not None and record.cap > 0:
                 keys.append(record.index)
-        return keys
+        return [*keys, *proof_keys(table_id)]
 
     def _write_choice(
         self, table_id: str, loaded: Loaded, change: Change, record: Record | None
@@ -850,6 +957,7 @@ class TableStore:
                 "O" if choice.ordered else "",
                 self._deadline(loaded),
                 *payloads,
+                *self._choice_move(change, loaded.now_ms),
             ],
         )
         status = int(result[0])
@@ -884,6 +992,7 @@ class TableStore:
         archive_reset: bool = False,
         expected: list[Any] | None = None,
         deadline: int | None = None,
+        journal: Journal | None = None,
     ) -> bool:
         """Commit under the version check; False when another move won the race
         (or, with ``expected``, the step's choices are not these seat, text
@@ -929,6 +1038,7 @@ class TableStore:
                 *(expected or ()),
                 *listed,
                 *archive,
+                *self._journal_args(journal, now_ms),
             ],
         )
         if int(result[0]) == -3:  # a newer release's layout: never written over
@@ -968,6 +1078,56 @@ class TableStore:
         replay's answer, once replicas hold it (``acknowledgement``)."""
         self.acknowledgement.settle(self.client, key)
         return AlreadyRecorded(held.encode() if isinstance(held, str) else held)
+
+    def _journal_args(self, journal: Journal | None, now_ms: int) -> list[Any]:
+        """commit.lua's last seven arguments (see its header) for ``journal``."""
+        j = journal or Journal()
+        move = ""
+        if j.move is not None:
+            move = json.dumps({"at_ms": now_ms, **j.move}, separators=(",", ":"))
+        return [
+            j.public,
+            j.deal,
+            move,
+            j.round or "",
+            j.header,
+            self.records_kept,
+            self.moves_kept,
+        ]
+
+    def pending_deal(self, table_id: str) -> dict[str, Any] | None:
+        """The next deal's pending proof (secret, commitment, seeds, round,
+        require_seeds), ``None`` when the table has none (one round trip).
+        Read only by the moves that commit under the version check what it
+        leads to (a deal, a seed), so that what they read is what they change."""
+        found = self.client.get(deal_key(table_id))
+        return None if found is None else json.loads(found)
+
+    def round_record(self, table_id: str, round_no: int) -> bytes | None:
+        """The record of round ``round_no`` as JSON text (``header``,
+        ``moves``, ``complete``), ``None`` when it is not kept (one round
+        trip). Whether the round is over is the caller's to check: the
+        current round's record holds its secret."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hget(records_key(table_id), str(round_no))
+        pipe.lrange(moves_key(table_id), 0, -1)
+        folded, items = pipe.execute()
+        if folded is not None:
+            return folded if isinstance(folded, bytes) else str(folded).encode()
+        texts = [t if isinstance(t, bytes) else str(t).encode() for t in items]
+        if len(texts) < 2 or texts[0] != str(round_no).encode():
+            return None
+        complete = texts[-1] != b"T"
+        moves = texts[2:] if complete else texts[2:-1]
+        return (
+            b'{"header":'
+            + texts[1]
+            + b',"moves":['
+            + b",".join(moves)
+            + b'],"complete":'
+            + (b"true" if complete else b"false")
+            + b"}"
+        )
 
     def history(self, table_id: str, index: int, loaded: Loaded | None = None) -> bytes | None:
         """The history text at ``index`` (-1: the newest; 0: the oldest kept), or ``None``:

@@ -28,7 +28,13 @@
 -- ARGV[12] the deadline, ms since the epoch ("": none): at or after it
 --          (Redis's TIME) the choice is not written (-1: read again), as in
 --          commit.lua
--- ARGV[13..] the events of a first choice, in order, as the codec's text
+-- ARGV[13..] the events of a first choice, in order, as the codec's text;
+--          then the two arguments below, always the LAST two (P = #ARGV - 1):
+-- ARGV[P]   the move to append to the current round's record when the choice
+--           is written (not for status 0; "" none; as commit.lua's ARGV[P+2])
+-- ARGV[P+1] how many moves a record keeps
+-- KEYS: the LAST three are commit.lua's last three (the deal proof, the
+-- current round's record, the records); only the record is written here.
 -- A written choice is announced on the table's feed channel (its hash key
 -- with ":feed" for ":table"), with the event count, for service.streams.
 -- Returns {status, event count, events written by this call, ...}:
@@ -103,15 +109,26 @@ else
   end
   redis.call('HSET', KEYS[3], ARGV[2], text)
   redis.call('HSET', KEYS[1], 'w', ARGV[10])
-  if #ARGV > 12 then
-    redis.call('RPUSH', KEYS[2], unpack(ARGV, 13))
+  if #ARGV - 2 > 12 then
+    redis.call('RPUSH', KEYS[2], unpack(ARGV, 13, #ARGV - 2))
     redis.call('LTRIM', KEYS[2], '-' .. ARGV[8], -1)
-    written = #ARGV - 12
+    written = #ARGV - 14
     count = count + written
     redis.call('HSET', KEYS[1], 'n', count)
   end
   if redis.call('HLEN', KEYS[3]) >= needed then
     status = 2
+  end
+end
+local P = #ARGV - 1
+if status ~= 0 and ARGV[P] ~= '' then
+  local moves_key = KEYS[#KEYS - 1]
+  local held = redis.call('LLEN', moves_key)
+  local cap = tonumber(ARGV[P + 1])
+  if held > 0 and held < cap + 2 then
+    redis.call('RPUSH', moves_key, ARGV[P])
+  elseif held == cap + 2 then
+    redis.call('RPUSH', moves_key, 'T')
   end
 end
 if status ~= 0 then
@@ -120,6 +137,9 @@ if status ~= 0 then
   redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':feed'), count)
 end
 for i = 1, 5 do
+  redis.call('EXPIRE', KEYS[i], ARGV[5])
+end
+for i = #KEYS - 2, #KEYS do
   redis.call('EXPIRE', KEYS[i], ARGV[5])
 end
 if status == 2 then

@@ -11,6 +11,9 @@
 -- the table hash's r counts every round listed ever);
 -- KEYS[6] (optional) the idempotency record, in the table's hash tag;
 -- KEYS[7] (optional, with KEYS[6]) the index of its token's records on this table.
+-- The LAST three KEYS (whatever precedes them): the next deal's pending proof
+-- (a string), the current round's record (a list: its number, its header,
+-- then its moves) and the finished rounds' records (a hash by number).
 -- ARGV[1] expected version ("0": the table must not exist yet)
 -- ARGV[2] the new state ("" keeps the state, its step and its choices: a
 --         refused move that only records events; the version still moves,
@@ -43,7 +46,18 @@
 --          are appended); ARGV[19] how many rounds the list keeps (the newest)
 -- ARGV[20..] E events, in order, as the codec's text; then C choice
 --          arguments; then X expected choice arguments; then T round texts;
---          then the history texts to append, in order
+--          then the history texts to append, in order; then the seven
+--          arguments below, always the LAST seven (P = #ARGV - 6):
+-- ARGV[P]   the table hash's new d (the next deal's public part; "" keeps it)
+-- ARGV[P+1] the next deal's pending proof ("" keeps it)
+-- ARGV[P+2] an accepted move to append to the current round's record ("" none;
+--           nothing is appended without an open record, and once the record
+--           holds ARGV[P+6] moves a last "T" says the rest is not kept)
+-- ARGV[P+3] a new round's number and ARGV[P+4] its header ("" none): the
+--           record open until then is folded into the hash of records (one
+--           JSON text: {"header":..,"moves":[..],"complete":..}), which keeps
+--           the newest ARGV[P+5]; the new record opens with the header
+-- ARGV[P+5] how many records the hash keeps; ARGV[P+6] how many moves a record keeps
 -- A commit is announced on the table's feed channel (its hash key with
 -- ":feed" for ":table"), with the event count, for service.streams.
 -- Returns {version, event count} on success, {-1, current version} on a
@@ -138,12 +152,50 @@ end
 if ARGV[13] == 'R' then
   redis.call('DEL', KEYS[4])
 end
-if #ARGV >= first then
-  redis.call('RPUSH', KEYS[4], unpack(ARGV, first))
+local P = #ARGV - 6
+if P - 1 >= first then
+  redis.call('RPUSH', KEYS[4], unpack(ARGV, first, P - 1))
   redis.call('LTRIM', KEYS[4], '-' .. ARGV[15], -1)
+end
+local deal_key, moves_key, records_key = KEYS[#KEYS - 2], KEYS[#KEYS - 1], KEYS[#KEYS]
+if ARGV[P] ~= '' then
+  redis.call('HSET', KEYS[1], 'd', ARGV[P])
+end
+if ARGV[P + 1] ~= '' then
+  redis.call('SET', deal_key, ARGV[P + 1])
+end
+if ARGV[P + 2] ~= '' then
+  local held = redis.call('LLEN', moves_key)
+  local cap = tonumber(ARGV[P + 6])
+  if held > 0 and held < cap + 2 then
+    redis.call('RPUSH', moves_key, ARGV[P + 2])
+  elseif held == cap + 2 then
+    redis.call('RPUSH', moves_key, 'T')
+  end
+end
+if ARGV[P + 4] ~= '' then
+  local items = redis.call('LRANGE', moves_key, 0, -1)
+  if #items >= 2 then
+    local last, complete = #items, 'true'
+    if items[last] == 'T' then
+      last, complete = last - 1, 'false'
+    end
+    local moves = {}
+    for i = 3, last do
+      moves[#moves + 1] = items[i]
+    end
+    redis.call('HSET', records_key, items[1], '{"header":' .. items[2] .. ',"moves":['
+      .. table.concat(moves, ',') .. '],"complete":' .. complete .. '}')
+    redis.call('HDEL', records_key, tostring(tonumber(items[1]) - tonumber(ARGV[P + 5])))
+  end
+  redis.call('DEL', moves_key)
+  redis.call('RPUSH', moves_key, ARGV[P + 3], ARGV[P + 4])
 end
 for i = 1, 5 do
   -- EXPIRE on a missing key does nothing.
+  redis.call('EXPIRE', KEYS[i], ARGV[3])
+end
+for i = #KEYS - 2, #KEYS do
   redis.call('EXPIRE', KEYS[i], ARGV[3])
 end
 if ARGV[5] ~= '' then

@@ -1,0 +1,399 @@
+"""Deals anyone can check and rounds anyone can replay (RULES.md 5.2; HTTP
+only, no game named): the next deal's commitment and the seats' seeds, a
+finished round's record, and the stateless check of a proof.
+
+The next deal's secret is drawn (256 bits, :mod:`secrets`) when the table
+is created and at each deal for the deal after it; only its commitment is
+shown (``next_deal``) until the round it deals is over. Seats add seeds
+before the deal; the deal derives every random thing of the round from the
+secret and the seeds (:mod:`service.games.proof`); the round's record
+(``referee:{id}:moves``) opens with the proof and grows with every accepted
+move, in the commit of that move.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from flask.views import MethodView
+
+from ..games import game_of
+from ..games.base import Transition
+from ..games.drbg import SECRET_BYTES
+from ..games.proof import DealRandom, new_deal, problems_of, random_for
+from ..games.replay import verify
+from ..storage.store import Journal, Loaded
+from . import auth
+from .catalog import checks_blp
+from .common import SECURITY, RefereeBlueprint, check_table_id, documented, referee
+from .links import operation
+from .moves import Answer, commit_move, load
+from .problems import Problem
+from .schemas import NextDealSchema
+from .schemas_proofs import (
+    CheckProofOutcomeSchema,
+    CheckProofSchema,
+    RecordSchema,
+    RequireSeedsSchema,
+    SeedOutcomeSchema,
+    SeedSchema,
+)
+
+blp = RefereeBlueprint(
+    "proofs",
+    __name__,
+    url_prefix="/v1/tables",
+    description="Deals anyone can check (RULES.md 5.2) and every finished round's record.",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Journaled(Transition):
+    """A transition that also writes deal proofs or a round's record (the
+    store commits ``journal`` with the state)."""
+
+    journal: Journal | None = None
+
+
+def journaled(transition: Transition, journal: Journal) -> Journaled:
+    """``transition`` with ``journal`` to commit with it."""
+    return Journaled(
+        transition.table,
+        transition.events,
+        transition.outcome,
+        transition.choice,
+        transition.archive,
+        transition.archive_reset,
+        journal=journal,
+    )
+
+
+def recorded(transition: Transition, seat: int, move: str, **arguments: Any) -> Journaled:
+    """``transition`` with the move that made it, for the round's record:
+    ``{"seat", "move", ...arguments}`` as the game's ``replay_move`` reads
+    it (``arguments`` hold ``round``: a move is recorded only in its
+    round's record)."""
+    return journaled(
+        transition,
+        Journal(move={"seat": seat, "move": move, **arguments}, round=arguments["round"]),
+    )
+
+
+def public_part(pending: dict[str, Any]) -> dict[str, Any]:
+    """What anyone may see of a pending deal: its round, its commitment,
+    the seats that gave a seed and whether every seat must."""
+    return {
+        "round": pending["round"],
+        "commitment": pending["commitment"],
+        "seeded": [s for s, seed in enumerate(pending["seeds"]) if seed is not None],
+        "require_seeds": pending.get("require_seeds", False),
+    }
+
+
+def fresh_deal(round_no: int, seats: int, require: bool = False) -> dict[str, Any]:
+    """A new pending deal for round ``round_no``: a secret from the CSPRNG."""
+    pending = new_deal(secrets.token_bytes(SECRET_BYTES), seats)
+    return {"round": round_no, **pending, "require_seeds": require}
+
+
+def _texts(pending: dict[str, Any]) -> tuple[str, str]:
+    compact = (",", ":")
+    return json.dumps(public_part(pending), separators=compact), json.dumps(
+        pending, separators=compact
+    )
+
+
+def creation_journal(seats: int) -> Journal:
+    """The journal of a new table: round 1's commitment."""
+    public, stored = _texts(fresh_deal(1, seats))
+    return Journal(public=public, deal=stored)
+
+
+def deal_round(table_id: str, loaded: Loaded, body: dict[str, Any]) -> Journaled:
+    """Deal the next round from its pending proof (the table's game's
+    ``start_round`` with the secret and seeds as its random source), open
+    the round's record and publish the next deal's commitment. 409
+    ``seeds-missing`` (with ``missing_seats``) while the host requires every
+    seat's seed and one is missing. A table with no pending deal (written by
+    an older release) is dealt from a secret drawn now."""
+    table = loaded.table
+    game = game_of(table)
+    seats = table.seats
+    number = game.rounds_of(table)[0] + 1
+    pending = referee().store.pending_deal(table_id)
+    if pending is None or pending.get("round") != number or len(pending["seeds"]) != seats:
+        pending = fresh_deal(number, seats, bool(pending and pending.get("require_seeds")))
+    missing = [s for s, seed in enumerate(pending["seeds"]) if seed is None]
+    if pending.get("require_seeds") and missing:
+        raise Problem(
+            409,
+            "seeds-missing",
+            f"The host requires every seat's seed before the deal; seats {missing} have none.",
+            extra={"missing_seats": missing, "round": number},
+        )
+    rng: DealRandom = random_for(pending)
+    start_state = game.encode(table)
+    dealt = game.start_round(table, rng, loaded.now_ms, body)
+    submitted = body.get("hands") is not None
+    proof = {
+        "commitment": pending["commitment"],
+        "secret": pending["secret"],
+        "seeds": pending["seeds"],
+        "shuffles": rng.shuffles,
+        "submitted": submitted,
+    }
+    header = {
+        "table_id": table_id,
+        "game": game.name,
+        "variant": table.variant,
+        "round": number,
+        "dealt_at_ms": loaded.now_ms,
+        "start_state": start_state,
+        "deal_request": {k: v for k, v in body.items() if v is not None},
+        "submitted": submitted,
+        "deal": game.deal_of(dealt.table),
+        "proof": proof,
+    }
+    events = tuple(
+        {**e, "commitment": pending["commitment"]} if e.get("type") == "round-dealt" else e
+        for e in dealt.events
+    )
+    following = fresh_deal(number + 1, seats, pending.get("require_seeds", False))
+    public, stored = _texts(following)
+    journal = Journal(
+        public=public,
+        deal=stored,
+        round=number,
+        header=json.dumps(header, separators=(",", ":")),
+    )
+    return Journaled(
+        dealt.table,
+        events,
+        {**dealt.outcome, "commitment": pending["commitment"]},
+        dealt.choice,
+        dealt.archive,
+        dealt.archive_reset,
+        journal=journal,
+    )
+
+
+def next_deal_of(loaded: Loaded, transition: Transition | None = None) -> dict[str, Any] | None:
+    """The next deal's public part as the table stands (after ``transition``)."""
+    found = None if transition is None else next_deal_of_journal(transition)
+    return found if found is not None else loaded.deal
+
+
+def next_deal_of_journal(transition: Transition) -> dict[str, Any] | None:
+    """The next deal's public part that ``transition`` writes, if any."""
+    journal = getattr(transition, "journal", None)
+    if journal is None or not journal.public:
+        return None
+    found: dict[str, Any] = json.loads(journal.public)
+    return found
+
+
+def _pending(table_id: str, loaded: Loaded) -> dict[str, Any]:
+    """The pending deal ``loaded`` shows; 409 ``no-pending-deal`` for a table
+    that has none (written by an older release: its next deal draws one)."""
+    pending = referee().store.pending_deal(table_id)
+    if pending is None or loaded.deal is None or pending["round"] != loaded.deal["round"]:
+        raise Problem(
+            409,
+            "no-pending-deal",
+            "This table has published no commitment for its next deal yet; deal once, "
+            "then seed the deal after it.",
+        )
+    return pending
+
+
+@blp.route("/<table_id>/next-deal")
+class NextDeal(MethodView):
+    @blp.response(200, NextDealSchema)
+    @blp.doc(**operation("getNextDeal"))
+    @documented(blp, 404)
+    def get(self, table_id: str) -> dict[str, Any]:
+        """Read the next deal's commitment (public)
+
+        The round it deals, its `commitment` (lower-case hex SHA-256 of the
+        domain `card-referee/deal-commitment/v1`, a zero byte and the 32-byte
+        secret: `docs/guide/deal-proofs.md`), the seats that gave a seed and
+        whether the host requires every seat's (RULES.md 5.2). The secret
+        is shown in the round's record once that round is over. 404
+        `no-pending-deal` for a table written before deals were committed.
+        """
+        loaded = load(table_id)
+        if loaded.deal is None:
+            raise Problem(404, "no-pending-deal", "This table has no committed next deal yet.")
+        return loaded.deal
+
+    @blp.arguments(RequireSeedsSchema)
+    @blp.response(200, NextDealSchema)
+    @blp.doc(security=SECURITY, **operation("requireSeeds"))
+    @documented(blp, 400, 401, 403, 404, 409, 422)
+    def put(self, body: dict[str, Any], table_id: str) -> Answer | Any:
+        """Require every seat's seed, or not (host)
+
+        With `require_seeds: true`, a deal is refused (409 `seeds-missing`,
+        with `missing_seats`) until every seat has given a seed for it; the
+        requirement stays for the deals after it until the host lifts it.
+        The deal waits for as long as a seed is missing (no deadline: the
+        referee has no clock that deals for the host).
+        """
+
+        def move(loaded: Loaded) -> Transition:
+            auth.require_host(loaded.auth)
+            pending = _pending(table_id, loaded)
+            if bool(pending.get("require_seeds")) == body["require_seeds"]:
+                return Transition(loaded.table)
+            public, stored = _texts({**pending, "require_seeds": body["require_seeds"]})
+            return Journaled(loaded.table, journal=Journal(public=public, deal=stored))
+
+        def respond(transition: Transition, loaded: Loaded) -> Answer:
+            return next_deal_of(loaded, transition) or {}, 200, {}
+
+        return commit_move(table_id, move, respond, NextDealSchema)
+
+
+@blp.route("/<table_id>/next-deal/seeds/<int:seat>")
+class Seed(MethodView):
+    @blp.arguments(SeedSchema)
+    @blp.response(200, SeedOutcomeSchema)
+    @blp.doc(security=SECURITY, **operation("giveSeed"))
+    @documented(blp, 400, 401, 403, 404, 409, 422)
+    def put(self, body: dict[str, Any], table_id: str, seat: int) -> Answer | Any:
+        """Give a seed for the next deal (seat)
+
+        The seat's `seed` (1 to 128 characters) joins the next deal's random
+        source: the deck order is derived from the committed secret and
+        every seed given before the deal (`docs/guide/deal-proofs.md`). A
+        seed may be replaced until the deal; the others see only that the
+        seat gave one. The answer holds the seed's SHA-256 as the proof
+        will use it. 409 `no-pending-deal` for a table written before deals
+        were committed.
+        """
+        seed = body["seed"]
+
+        def move(loaded: Loaded) -> Transition:
+            if seat >= loaded.table.seats:
+                raise Problem(404, "seat-not-found", f"There is no seat {seat} at this table.")
+            auth.require_seat(loaded.auth, seat)
+            pending = _pending(table_id, loaded)
+            if pending["seeds"][seat] == seed:
+                return Transition(loaded.table)
+            seeds = list(pending["seeds"])
+            seeds[seat] = seed
+            public, stored = _texts({**pending, "seeds": seeds})
+            return Journaled(loaded.table, journal=Journal(public=public, deal=stored))
+
+        def respond(transition: Transition, loaded: Loaded) -> Answer:
+            answer = {
+                "seat": seat,
+                "seed_sha256": hashlib.sha256(seed.encode()).hexdigest(),
+                "next_deal": next_deal_of(loaded, transition),
+            }
+            return answer, 200, {"Cache-Control": "no-store"}
+
+        return commit_move(table_id, move, respond, SeedOutcomeSchema)
+
+
+def record_of(table_id: str, round_no: int) -> dict[str, Any]:
+    """Round ``round_no``'s record, once the round is over (the wire form
+    :class:`RecordSchema` documents); 404 ``round-not-found``, 409
+    ``round-not-over`` while it is played, 404 ``record-not-found`` when it
+    is not kept."""
+    loaded = load(table_id)
+    table = loaded.table
+    game = game_of(table)
+    finished, held = game.rounds_of(table)
+    if round_no < 1 or round_no > finished + 1:
+        raise Problem(404, "round-not-found", f"This table has no round {round_no}.")
+    if round_no > finished:
+        raise Problem(
+            409,
+            "round-not-over",
+            f"Round {round_no} is not over: its record (and its secret) is shown once it is.",
+        )
+    text = referee().store.round_record(table_id, round_no)
+    result = None
+    if round_no == finished and held:
+        result = game.round_result(table, held[-1])
+    else:
+        page = referee().store.rounds(table_id, round_no - 1, 1)
+        if page.rounds and page.rounds[0][0] == round_no:
+            result = game.round_result(page.table, page.rounds[0][1])
+    if text is None or result is None:
+        raise Problem(
+            404,
+            "record-not-found",
+            f"Round {round_no}'s record is not kept: a table keeps its newest "
+            f"{referee().store.records_kept} records, of rounds dealt by this release.",
+        )
+    stored = json.loads(text)
+    header = stored["header"]
+    start = game.decode(header["start_state"])
+    view = game.public_view(start, header["dealt_at_ms"])
+    return {
+        **header,
+        "options": view["options"],
+        "seats": view["seats"],
+        "moves": stored["moves"],
+        "complete": stored["complete"],
+        "result": result,
+    }
+
+
+@blp.route("/<table_id>/rounds/<int:round_no>/record")
+class Record(MethodView):
+    @blp.response(200, RecordSchema)
+    @blp.doc(**operation("getRoundRecord"))
+    @documented(blp, 404, 409)
+    def get(self, table_id: str, round_no: int) -> dict[str, Any]:
+        """Read a finished round's record (public)
+
+        Everything needed to check and replay the round (RULES.md 5.2): the
+        options and seats, the table as it stood before the deal
+        (`start_state`, the game's stored form), the deal's body and what
+        was dealt (hands, stock or set-aside cards), the proof (the
+        commitment, the secret it commits to, every seat's seed, each
+        shuffle's deck and order), every accepted move in order with its
+        seat and time (`at_ms`), and the result. `referee verify` and
+        `referee replay` check it; `POST /v1/checks/deal-proof` too. 409
+        `round-not-over` while the round is played (its secret is never
+        shown before), 404 `record-not-found` for a round whose record is
+        not kept (the newest 20 are).
+        """
+        check_table_id(table_id)
+        return record_of(table_id, round_no)
+
+
+@checks_blp.route("/deal-proof")
+class CheckProof(MethodView):
+    @checks_blp.arguments(CheckProofSchema)
+    @checks_blp.response(200, CheckProofOutcomeSchema)
+    @documented(checks_blp, 400, 422)
+    def post(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Check a deal's proof
+
+        With `proof` (a record's `proof`): whether its commitment is the
+        SHA-256 of its secret and every shuffle's order is the one the
+        secret and the seeds give. With `record` (a whole round record):
+        that, and whether dealing the round again from them gives the
+        recorded deal. Touches no storage. `valid: false` lists the
+        problems.
+        """
+        if "record" in body:
+            try:
+                report = verify(body["record"])
+            except (KeyError, TypeError, ValueError, AttributeError, IndexError) as bad:
+                return {"valid": False, "problems": [f"the record is not one: {bad!r}"]}
+            problems = report.problems
+        else:
+            try:
+                problems = [f"{p['pointer']}: {p['detail']}" for p in problems_of(body["proof"])]
+            except (KeyError, TypeError, ValueError) as bad:
+                problems = [f"the proof is not one: {bad!r}"]
+        return {"valid": not problems, "problems": problems[:50]}

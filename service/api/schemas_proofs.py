@@ -1,0 +1,109 @@
+"""Schemas of deal proofs and round records (RULES.md 5.2): the next deal's
+commitment, a seat's seed, the host's requirement, a finished round's
+record, and the stateless check of a proof."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import ValidationError, fields, validate, validates_schema
+
+from ..games.proof import SEED_MAX
+from .schemas import Bool, DocumentedSchema, Int, NextDealSchema, StrictSchema
+
+
+class SeedSchema(StrictSchema):
+    """A seat's seed for the next deal."""
+
+    seed = fields.String(
+        required=True,
+        validate=validate.Length(1, SEED_MAX),
+        metadata={"description": f"Any text of 1 to {SEED_MAX} characters (hashed as UTF-8)."},
+    )
+
+
+class SeedOutcomeSchema(DocumentedSchema):
+    """A seed taken: its hash as the proof uses it, and the next deal."""
+
+    seat = Int()
+    seed_sha256 = fields.String(metadata={"description": "SHA-256 of the seed's UTF-8, hex."})
+    next_deal = fields.Nested(NextDealSchema)
+
+
+class RequireSeedsSchema(StrictSchema):
+    """The host's requirement for the next deals."""
+
+    require_seeds = Bool(required=True)
+
+
+class ShuffleSchema(DocumentedSchema):
+    """One shuffle of the round: its label, the cards as given, their order after it."""
+
+    label = fields.String(metadata={"description": "`card-referee/deal/shuffle/<i>`."})
+    deck = fields.List(fields.String())
+    order = fields.List(fields.String(), metadata={"description": "The deck order dealt from."})
+
+
+class ProofSchema(DocumentedSchema):
+    """A round's deal proof, shown once the round is over."""
+
+    commitment = fields.String()
+    secret = fields.String(metadata={"description": "The 32-byte secret, hex."})
+    seeds = fields.List(
+        fields.String(allow_none=True),
+        metadata={"description": "Each seat's seed (`null`: none given)."},
+    )
+    shuffles = fields.List(fields.Nested(ShuffleSchema))
+    submitted = Bool(
+        metadata={
+            "description": "The host submitted the hands: no shuffle to check; the proof "
+            "still fixes the round's later randomness (May I?'s reshuffles)."
+        }
+    )
+
+
+class RecordSchema(DocumentedSchema):
+    """A finished round's record: enough to check its deal and replay it."""
+
+    table_id = fields.String()
+    game = fields.String()
+    variant = fields.String()
+    round = Int()
+    options = fields.Dict(metadata={"description": "The table's options, as its view shows them."})
+    seats = fields.List(fields.Dict())
+    dealt_at_ms = Int()
+    start_state = fields.String(
+        metadata={"description": "The table before the deal, in the game's stored form."}
+    )
+    deal_request = fields.Dict(metadata={"description": "The deal's body (`{}`: a shuffle)."})
+    submitted = Bool()
+    deal = fields.Dict(
+        metadata={
+            "description": "What was dealt: `hands` by seat, `set_aside`, `stock`, `discard`."
+        }
+    )
+    proof = fields.Nested(ProofSchema)
+    moves = fields.List(fields.Dict(), metadata={"description": "Every accepted move, in order."})
+    complete = Bool(
+        metadata={"description": "`false`: the round had more moves than a record keeps (2000)."}
+    )
+    result = fields.Dict(metadata={"description": "The round's result, as its list shows it."})
+
+
+class CheckProofSchema(StrictSchema):
+    """A proof to check, or a whole round record."""
+
+    proof = fields.Dict(metadata={"description": "A record's `proof`."})
+    record = fields.Dict(metadata={"description": "A whole round record."})
+
+    @validates_schema
+    def _one(self, data: dict[str, Any], **_: Any) -> None:
+        if ("proof" in data) == ("record" in data):
+            raise ValidationError("Send exactly one of proof or record.", field_name="_schema")
+
+
+class CheckProofOutcomeSchema(DocumentedSchema):
+    """Whether the proof checks, and what does not."""
+
+    valid = Bool()
+    problems = fields.List(fields.String())

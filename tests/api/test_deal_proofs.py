@@ -1,0 +1,242 @@
+"""Deals anyone can check and rounds anyone can replay (RULES.md 5.2, 4.9,
+2.11): a round of each game where every seat seeded the deal, checked by
+``referee verify`` / ``referee replay`` and by an independent
+re-implementation written from docs/guide/deal-proofs.md (stdlib hmac and
+hashlib only, no service code); a tampered record fails them."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import hmac
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from service.storage.store import deal_key, moves_key
+
+from ..helpers import TableClient, bearer
+from .proof_play import SETUPS, play_round, record, seed_all
+
+# --- the independent re-implementation (from the document only) -----------
+
+
+def _h(key: bytes, data: bytes) -> bytes:
+    return hmac.new(key, data, hashlib.sha256).digest()
+
+
+def doc_commitment(secret_hex: str) -> str:
+    return hashlib.sha256(
+        b"card-referee/deal-commitment/v1\x00" + bytes.fromhex(secret_hex)
+    ).hexdigest()
+
+
+def doc_key(secret_hex: str, seeds: list[str | None]) -> bytes:
+    key = bytes.fromhex(secret_hex)
+    for seed in seeds:
+        key += b"\x00" * 32 if seed is None else hashlib.sha256(seed.encode()).digest()
+    return key
+
+
+def doc_shuffle(key: bytes, label: str, deck: list[str]) -> list[str]:
+    k, v = b"\x00" * 32, b"\x01" * 32
+    material = key + label.encode()
+    k = _h(k, v + b"\x00" + material)
+    v = _h(k, v)
+    k = _h(k, v + b"\x01" + material)
+    v = _h(k, v)
+    buffer = b""
+
+    def below(n: int) -> int:
+        nonlocal v, buffer
+        while True:
+            if len(buffer) < 4:
+                v = _h(k, v)
+                buffer += v
+            x, buffer = int.from_bytes(buffer[:4], "big"), buffer[4:]
+            if x < 2**32 - 2**32 % n:
+                return x % n
+
+    order = list(deck)
+    for i in range(len(order) - 1, 0, -1):
+        j = below(i + 1)
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+def doc_check(proof: dict[str, Any]) -> bool:
+    """The document's check: the commitment is the secret's, every shuffle's order follows."""
+    if doc_commitment(proof["secret"]) != proof["commitment"]:
+        return False
+    key = doc_key(proof["secret"], proof["seeds"])
+    return all(
+        doc_shuffle(key, f"card-referee/deal/shuffle/{i}", s["deck"]) == s["order"]
+        for i, s in enumerate(proof["shuffles"])
+    )
+
+
+# --- the document's test vectors ------------------------------------------
+
+DOC = Path(__file__).parents[2] / "docs" / "guide" / "deal-proofs.md"
+
+
+def vectors() -> list[dict[str, Any]]:
+    """The JSON blocks of the document's test vectors section."""
+    text = DOC.read_text()
+    section = text.split("## Test vectors", 1)[1]
+    blocks = section.split("```json")[1:]
+    return [json.loads(b.split("```", 1)[0]) for b in blocks]
+
+
+def test_the_documents_vectors_hold_for_the_independent_implementation() -> None:
+    found = vectors()
+    assert len(found) >= 3
+    for v in found:
+        assert doc_commitment(v["secret"]) == v["commitment"]
+        key = doc_key(v["secret"], v["seeds"])
+        assert key.hex() == v["key"]
+        assert doc_shuffle(key, v["label"], v["deck"]) == v["order"]
+
+
+def test_the_documents_vectors_hold_for_the_service() -> None:
+    from service.games.drbg import shuffled
+    from service.games.proof import commitment, key_of
+
+    for v in vectors():
+        secret = bytes.fromhex(v["secret"])
+        assert commitment(secret) == v["commitment"]
+        assert key_of(secret, v["seeds"]).hex() == v["key"]
+        assert shuffled(key_of(secret, v["seeds"]), v["label"], v["deck"]) == v["order"]
+
+
+# --- a round of each game ----------------------------------------------------
+
+
+def referee(*args: str, stdin: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "service.cli", *args, "-"],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("variant", list(SETUPS))
+def test_a_seeded_round_is_verified_replayed_and_a_tampered_one_fails(
+    tables: TableClient, redis_client: redis.Redis, variant: str
+) -> None:
+    t = tables.create(4, variant=variant, **SETUPS[variant])
+    before = tables.public(t)["next_deal"]
+    assert before["round"] == 1 and before["seeded"] == [] and len(before["commitment"]) == 64
+    seeds = ["alpha", "βeta", "gamma 3", "delta!"]
+    seed_all(tables, t, seeds)
+    assert tables.public(t)["next_deal"]["seeded"] == [0, 1, 2, 3]
+    assert tables.public(t)["next_deal"]["commitment"] == before["commitment"]
+    dealt = tables.deal(t)
+    assert dealt.status_code == 201, dealt.get_json()
+    assert dealt.get_json()["commitment"] == before["commitment"]
+    dealt_events = [e for e in tables.events(t) if e["type"] == "round-dealt"]
+    assert dealt_events[-1]["commitment"] == before["commitment"]
+    after = tables.public(t)["next_deal"]
+    assert after["round"] == 2 and after["commitment"] != before["commitment"]
+    # The secret is nowhere public while the round is played.
+    secret = json.loads(redis_client.lindex(moves_key(t.table_id), 1))["proof"]["secret"]
+    early = tables.client.get(f"{t.url}/rounds/1/record")
+    assert early.status_code == 409 and early.get_json()["code"] == "round-not-over"
+    assert secret not in early.get_data(as_text=True)
+    assert secret not in json.dumps(tables.public(t)) + json.dumps(tables.events(t))
+
+    play_round(tables, redis_client, t, variant, 1)
+    rec = record(tables, t, 1)
+    proof = rec["proof"]
+    assert proof["commitment"] == before["commitment"] and proof["secret"] == secret
+    assert proof["seeds"] == seeds and proof["submitted"] is False
+    assert rec["moves"] and all({"seat", "at_ms", "move"} <= set(m) for m in rec["moves"])
+    assert rec["complete"] is True
+    # The deck order dealt is the first shuffle's: every card of the deal is in it.
+    dealt_cards = sorted(c for h in rec["deal"]["hands"] for c in h)
+    assert sorted(proof["shuffles"][0]["order"]) == sorted(proof["shuffles"][0]["deck"])
+    assert set(dealt_cards) <= set(proof["shuffles"][0]["order"])
+
+    assert doc_check(proof)
+    text = json.dumps(rec)
+    done = referee("verify", stdin=text)
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = referee("replay", stdin=text)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{len(rec['moves'])} moves" in done.stdout
+    check = tables.client.post("/v1/checks/deal-proof", json={"record": rec})
+    assert check.get_json() == {"valid": True, "problems": []}
+
+    swapped = copy.deepcopy(rec)
+    order = swapped["proof"]["shuffles"][0]["order"]
+    order[0], order[1] = order[1], order[0]
+    reseeded = copy.deepcopy(rec)
+    reseeded["proof"]["seeds"][2] = "gamma 4"
+    for bad in (swapped, reseeded):
+        assert not doc_check(bad["proof"])
+        assert referee("verify", stdin=json.dumps(bad)).returncode == 1
+        answer = tables.client.post("/v1/checks/deal-proof", json={"proof": bad["proof"]})
+        assert answer.get_json()["valid"] is False
+    reordered = copy.deepcopy(rec)
+    moves = reordered["moves"]
+    # The last move first (My Ship Sails' passes of one exchange commute).
+    moves[0], moves[-1] = moves[-1], moves[0]
+    failed = referee("replay", stdin=json.dumps(reordered))
+    assert failed.returncode == 1 and "move 1" in failed.stdout
+
+
+def test_a_submitted_deal_is_marked_and_has_no_shuffle(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    from ..helpers import WORKED_HANDS, play_worked_round
+
+    t = tables.create(variant="mein-schiff")
+    play_worked_round(tables, t, 1, early_claim=True)
+    rec = record(tables, t, 1)
+    assert rec["submitted"] is True and rec["proof"]["submitted"] is True
+    assert rec["proof"]["shuffles"] == []
+    assert [sorted(h) for h in rec["deal"]["hands"]] == [sorted(h) for h in WORKED_HANDS]
+    assert [m["move"] for m in rec["moves"]] == ["pass"] * 8 + ["claim"]
+    assert rec["result"]["winners"] == [0]
+    done = referee("replay", stdin=json.dumps(rec))
+    assert done.returncode == 0, done.stdout
+
+
+def test_the_host_may_require_every_seed(tables: TableClient, redis_client: redis.Redis) -> None:
+    t = tables.create(4, variant="sevens")
+    r = tables.client.put(
+        f"{t.url}/next-deal", json={"require_seeds": True}, headers=bearer(t.host)
+    )
+    assert r.status_code == 200 and r.get_json()["require_seeds"] is True
+    seed_all(tables, t, ["a", "b", "c"])
+    stored = redis_client.get(deal_key(t.table_id))
+    refused = tables.deal(t)
+    assert refused.status_code == 409
+    assert refused.get_json()["code"] == "seeds-missing"
+    assert refused.get_json()["missing_seats"] == [3]
+    assert redis_client.get(deal_key(t.table_id)) == stored
+    other = tables.client.put(
+        f"{t.url}/next-deal/seeds/3", json={"seed": "d"}, headers=bearer(t.seats[0])
+    )
+    assert other.status_code == 403
+    r = tables.client.put(
+        f"{t.url}/next-deal/seeds/3", json={"seed": "d"}, headers=bearer(t.seats[3])
+    )
+    assert r.status_code == 200
+    assert r.get_json()["seed_sha256"] == hashlib.sha256(b"d").hexdigest()
+    assert tables.deal(t).status_code == 201
+    # The requirement stays for the next deal.
+    assert tables.public(t)["next_deal"] == {
+        "round": 2,
+        "commitment": tables.public(t)["next_deal"]["commitment"],
+        "seeded": [],
+        "require_seeds": True,
+    }
