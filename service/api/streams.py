@@ -127,6 +127,7 @@ def _stream(
         settings.stream_lifetime_seconds,
         None if seat is None or held is None else _seat_view(seat, held),
         seat,
+        held,
     )
     try:
         frames = follower.open(cursor)
