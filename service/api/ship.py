@@ -11,7 +11,7 @@ from flask import Response
 from flask.views import MethodView
 
 from ..games.base import Transition
-from ..games.cards import sort_cards
+from ..games.cards import parse_card, sort_cards
 from ..games.ship import GAME as SHIP
 from ..games.ship import engine
 from ..storage.store import Loaded
@@ -90,7 +90,7 @@ class Pass(MethodView):
                 round=round_no,
                 exchange=exchange_no,
                 # In the canonical order: the order a seat picked them in shows nowhere.
-                cards=list(sort_cards(body["cards"])),
+                cards=list(sort_cards(parse_card(card) for card in body["cards"])),
             )
 
         transition, _ = apply_move(table_id, move)

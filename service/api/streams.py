@@ -129,6 +129,7 @@ def _stream(
         None if seat is None or held is None else _seat_view(seat, held),
         presence=_watch(table_id, seat),
         seat=seat,
+        holder=held,
     )
     try:
         frames = follower.open(cursor)

@@ -150,7 +150,7 @@ class Tables(MethodView):
                     transition.table,
                     now_ms(),
                     len(transition.events),
-                    proofs.next_deal_of_journal(transition),
+                    next_deal=proofs.next_deal_of_journal(transition),
                 ),
             },
             201,

@@ -139,6 +139,10 @@ class Follower:
     presence: Watch | None = None
     """The stream's presence events (``service.streams.presence``), if any."""
     seat: int | None = None
+    holder: str | None = None
+    """What the seat's stream was authorised with (its token's digest): only
+    the streams of one seat and one holder share a rendered view (a holder
+    whose token was reissued must never be given the new holder's)."""
 
     def open(self, cursor: Cursor) -> Iterator[str]:
         """The stream's frames from ``cursor`` on, until its lifetime ends or
@@ -285,7 +289,8 @@ class Follower:
 
         if not shared:
             return render()
-        return self.hub.shared(self.table_id, ("seat", self.seat, read.after), render)
+        key = ("seat", self.seat, self.holder, read.after)
+        return self.hub.shared(self.table_id, key, render)
 
 
 def frame_text(data: str, event: str | None = None, id: str | None = None) -> str:

@@ -333,3 +333,27 @@ def test_a_burst_of_commits_wakes_the_streams_once_more_at_the_end_of_the_window
         hub.announce(feed_channel("t9"), 1, 10.0)  # nobody here follows it
         assert not other.wait(0)
     hub.stop()
+
+
+def test_streams_of_one_seat_share_its_view_only_under_the_same_token(redis_client: Any) -> None:
+    """Two streams of seat 1 in one process, one opened with a token since
+    reissued: the old holder's stream must never be handed the view the new
+    holder's rendered (its cards), nor the new one the old one's refusal,
+    whichever reads first."""
+    from service.streams.follow import Follower, Read
+    from service.streams.hub import Hub
+
+    hub = Hub(redis_client)
+    view = {"seat": 1, "hand": ["AS", "KH"]}
+
+    def follower(holder: str) -> Follower:
+        shown = (lambda _: view) if holder == "new" else (lambda _: None)
+        return Follower(None, hub, "t1", 1, 1, shown, 1, holder)  # type: ignore[arg-type]
+
+    with hub.follow("t1"):
+        for first, then in (("new", "old"), ("old", "new")):
+            hub.publish("t1", 5)  # a new read for each order
+            read = Read("", 5, None, None, None)  # type: ignore[arg-type]
+            found = {h: follower(h)._seat_frame(read, True) for h in (first, then)}
+            assert found == {"new": '{"hand":["AS","KH"],"seat":1}', "old": None}
+    hub.stop()
