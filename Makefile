@@ -15,7 +15,7 @@ serve: $(VENV)/.installed  ## install, then run the service on http://127.0.0.1:
 TEST_WORKERS ?= auto
 
 test: $(VENV)/.installed-dev  ## install with the test tools, then run the whole suite
-	@echo "make: running the test suite on $(TEST_WORKERS) workers (about 5 minutes on 2 quiet cores)"
+	@echo "make: running the test suite on $(TEST_WORKERS) workers (about 15 CPU-minutes: 7 or 8 minutes on 2 idle cores, far longer on a busy machine)"
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal
 
 lint: $(VENV)/.installed-dev  ## ruff and mypy (strict on service/games)
