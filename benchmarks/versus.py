@@ -50,7 +50,8 @@ from .processes import (
 PEER_DIR = Path(__file__).resolve().parent / "peers" / "boardgameio"
 STORAGES = ("memory", "flatfile")
 
-# Every way the two sides differ, printed with the figures (docs/guide/performance.md says the same).
+# Every way the two sides differ, printed with the figures (docs/guide/performance.md
+# says the same).
 ASYMMETRIES = (
     "storage: the service commits every move to Redis with AOF fsynced every second "
     "(a restart loses at most about one second); boardgame.io InMemory keeps matches in "
