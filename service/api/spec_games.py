@@ -24,7 +24,9 @@ UNSTATED = (
     "passing move one card to the left, `hand_size` times the players fits the deck);",
     "a name or `call` holds no invisible character (its description names them);",
     "a deal, hand, meld or layout must be one the game can hold (the deck's cards, none "
-    "twice): a move refuses it, a deal check answers it.",
+    "twice, a hand of the preset's size, one hand a seat): a move refuses it, a deal check "
+    "answers it;",
+    "an `Idempotency-Key` sent again comes with the same body (422 `idempotency-key-reused`).",
 )
 """What a schema-valid request may still break, and why JSON Schema cannot say it."""
 
