@@ -54,6 +54,9 @@ GAME = Game(
     default_move=players.default_move,
     bot=players.bot,
     round_record=players.round_record,
+    turn_of=players.turn_of,
+    bot_move=players.bot_move,
+    play=players.play,
     rounds_of=codec.rounds_of,
     round_result=codec.round_result,
 )
