@@ -78,8 +78,7 @@ def test_default_move_is_basic_and_deterministic(name: str, variant: str, seats:
     table = game.start_round(table, rng, 0, {}).table
     for _ in range(30):
         turn = game.turn_of(table)
-        assert turn is not None
-        if not turn.seats:
+        if turn is None or not turn.seats:  # the round is over, or a window
             break
         seat = turn.seats[0]
         move = game.default_move(table, seat)  # type: ignore[misc]
