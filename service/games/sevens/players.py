@@ -84,13 +84,14 @@ def turn_of(table: Table) -> Turn | None:
 def bot_move(table: Table, seat: int, kind: str, rng: Shuffler | None) -> dict[str, Any]:
     """The move of the automatic player ``kind`` for the seat on turn:
     ``random`` is uniform over the legal moves (each playable card, and the
-    pass when allowed); ``basic`` is :func:`bot`. Raises ``ValueError`` when
+    pass when allowed); ``basic`` is :func:`bot` with ties to the fixed
+    order (so that it is the default move). Raises ``ValueError`` when
     ``seat`` is not on turn."""
     rnd = table.round
     if rnd is None or rnd.on_turn != seat or rnd.status is not RoundStatus.PLAYING:
         raise ValueError(f"seat {seat} is not on turn")
     if kind != "random":
-        return bot(table, seat, rng)
+        return bot(table, seat, None)  # deterministic: the default move too
     moves: list[dict[str, Any]] = [_move(table, seat, c) for c in playable_now(table, seat)]
     if may_pass(table, seat):
         moves.append({"action": "pass"})
