@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import GAMES, SHIP, game_of
-from .base import Step, Transition
+from .base import Step, Transition, Turn
 
 _PREFIX = b'{"g":"'
 
@@ -68,6 +68,11 @@ def due_at(table: Any) -> int | None:
     """When something of ``table`` falls due by the clock alone, by its game
     (``Game.due_at``); ``None``: never."""
     return game_of(table).due_at(table)
+
+
+def turn_of(table: Any) -> Turn | None:
+    """Who ``table`` waits for, by its game (``Game.turn_of``)."""
+    return game_of(table).turn_of(table)
 
 
 def rounds_of(table: Any) -> tuple[int, tuple[str, ...]]:
