@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import errno
 import os
 import socket
@@ -215,6 +216,19 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _worker(args: argparse.Namespace) -> int:
+    """``referee worker``: run the deadline worker (``service.worker``)."""
+    from .config import Settings
+    from .worker.run import Worker, healthy
+
+    settings = Settings.from_env()
+    if args.health:
+        return 0 if healthy(settings) else 1
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    Worker(settings).run()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``referee`` console script."""
     parser = argparse.ArgumentParser(prog="referee", description="A rules referee for card games.")
@@ -267,6 +281,14 @@ def main(argv: list[str] | None = None) -> int:
     sim.add_argument("--format", choices=["markdown", "json"], default="markdown")
     sim.add_argument("--jobs", type=int, help="processes (default: one per CPU)")
     sim.set_defaults(func=_simulate)
+    work = sub.add_parser(
+        "worker",
+        help="run the deadline worker: turn clocks, bots, what falls due (any number of copies)",
+    )
+    work.add_argument(
+        "--health", action="store_true", help="exit 0 if a worker here is alive, else 1"
+    )
+    work.set_defaults(func=_worker)
     args = parser.parse_args(argv)
     return int(args.func(args))
 

@@ -76,6 +76,9 @@ class Settings:
     docs_dir: str = str(Path(__file__).resolve().parents[1] / "docs")
     rules_docs_dir: str = str(Path(__file__).resolve().parents[1] / "docs" / "rules")
     cors_origins: tuple[str, ...] = ()
+    jobs_redis_url: str | None = None
+    worker_threads: int = 4
+    worker_health_file: str = "/tmp/referee-worker-alive"
 
     def __post_init__(self) -> None:
         check_origins(self.cors_origins)
@@ -112,6 +115,9 @@ class Settings:
             "docs_dir": "DOCS_DIR",
             "rules_docs_dir": "RULES_DOCS_DIR",
             "cors_origins": "CORS_ORIGINS",
+            "jobs_redis_url": "JOBS_REDIS_URL",
+            "worker_threads": "WORKER_THREADS",
+            "worker_health_file": "WORKER_HEALTH_FILE",
         }
         values: dict[str, Any] = {}
         types = {f.name: f.type for f in fields(cls)}

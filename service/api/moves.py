@@ -7,6 +7,7 @@ table endpoints use these; no rule lives here.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import marshmallow as ma
@@ -16,8 +17,8 @@ from .. import metrics
 from ..games import game_of
 from ..games.base import Game, Transition
 from ..games.errors import RuleViolation
-from ..storage.store import AlreadyRecorded, Loaded, TableNotFound
-from . import auth, idempotency, prefetch, seating
+from ..storage.store import NO_CONTROL, AlreadyRecorded, Control, Loaded, TableNotFound
+from . import auth, clocks, idempotency, prefetch, seating
 from .common import check_table_id, no_table, referee
 from .problems import Problem
 
@@ -40,6 +41,16 @@ def load(table_id: str, protected: bool = False) -> Loaded:
         raise missing(protected) from None
 
 
+def mover(loaded: Loaded) -> int | None:
+    """The seat whose token made this request (``None``: the host's token,
+    or none): what the store needs to know that an away seat is back."""
+    try:
+        who = auth.caller(loaded.auth)
+    except Problem:
+        return None
+    return who if isinstance(who, int) else None
+
+
 def count_refused(table_id: str, refused: RuleViolation) -> None:
     """Count what a refused move still wrote (a logged claim, and the events
     that were due before it, stored with it)."""
@@ -57,7 +68,7 @@ def apply_move(
     try:
         check_table_id(table_id)
         loaded, transition = referee().store.apply(
-            table_id, move, prefetched=prefetch.take(table_id)
+            table_id, move, prefetched=prefetch.take(table_id), mover=mover
         )
     except TableNotFound:
         raise missing(protected) from None
@@ -121,7 +132,9 @@ def commit_move(
 
     record = pending.as_record(make)
     try:
-        loaded, transition = referee().store.apply(table_id, move, record, prefetch.take(table_id))
+        loaded, transition = referee().store.apply(
+            table_id, move, record, prefetch.take(table_id), mover=mover
+        )
     except AlreadyRecorded as done:
         return idempotency.answer_held(done.record, pending.fingerprint, pending.seal)
     except RuleViolation as refused:
@@ -154,9 +167,12 @@ def commit_move(
     return respond(transition, loaded)
 
 
-def public(table_id: str, table: Any, now_ms: int, last_event: int) -> dict[str, Any]:
+def public(
+    table_id: str, table: Any, now_ms: int, last_event: int, control: Control | None = None
+) -> dict[str, Any]:
     """The public view of a table of any game (its game's ``public_view``)
-    with its id, its game and ``last_event``, the seq of the last event written."""
+    with its id, its game and ``last_event``, the seq of the last event
+    written; with ``control``, each seat's clock and bot (:mod:`.clocks`)."""
     game = game_of(table)
     view = {
         "table_id": table_id,
@@ -164,7 +180,7 @@ def public(table_id: str, table: Any, now_ms: int, last_event: int) -> dict[str,
         **game.public_view(table, now_ms),
         "last_event": last_event,
     }
-    return seating.with_open_seats(view)
+    return clocks.with_clocks(seating.with_open_seats(view), table, control or NO_CONTROL)
 
 
 def seat(loaded: Loaded, seat_no: int) -> dict[str, Any]:
@@ -192,4 +208,8 @@ def require_game(table: Any, game: Game, what: str) -> None:
 def after(loaded: Loaded, transition: Transition) -> dict[str, Any]:
     """The public view once ``transition`` is committed on ``loaded``."""
     last_event = loaded.event_count + len(transition.events)
-    return public(loaded.table_id, transition.table, loaded.now_ms, last_event)
+    control = loaded.control or NO_CONTROL
+    bots = getattr(transition, "bots", None)
+    if bots is not None:
+        control = replace(control, bots=bots)
+    return public(loaded.table_id, transition.table, loaded.now_ms, last_event, control)

@@ -23,6 +23,7 @@ from ..games.errors import RuleViolation
 from ..storage.idempotency import KEEP_SECONDS, create_record_key, created_table_id
 from ..storage.store import (
     AlreadyRecorded,
+    Control,
     EventsGone,
     Loaded,
     Record,
@@ -30,7 +31,7 @@ from ..storage.store import (
     RoundsGone,
     TableNotFound,
 )
-from . import auth, idempotency, lobby, moves, seating
+from . import auth, clocks, idempotency, lobby, moves, seating
 from .bounds import over_one_deck
 from .catalog import DEAL_PARTS
 from .common import (
@@ -120,10 +121,13 @@ class Tables(MethodView):
         ref = referee()
         first = None if body["first_dealer"] == "draw" else body["first_dealer"]
         game = game_of_variant(body["variant"])
-        players = body["players"]
+        options = dict(body["options"])
+        clock = clocks.clock_options(options)  # every game's; the game never sees them
+        bots = clocks.bot_seats(body["players"])
+        players = clocks.names_of(body["players"])
         # An open seat is named "" in the state (seating.py).
         names = ["" if n is None else n for n in players]
-        transition = game.create_table(body["variant"], body["options"], names, first, ref.rng)
+        transition = game.create_table(body["variant"], options, names, first, ref.rng)
         created = now_ms()
         code_ms = 1000 * min(ref.settings.join_code_seconds, ref.settings.table_ttl_seconds)
         host_token, seat_tokens, codes, auth_record = seating.new_seating(
@@ -136,14 +140,20 @@ class Tables(MethodView):
                 "seat_tokens": [
                     {"seat": s, "name": n, "token": t}
                     for s, (n, t) in enumerate(zip(players, seat_tokens, strict=True))
-                    if t is not None
+                    if t is not None and s not in bots
                 ],
                 "join_codes": [
                     {"seat": None if seat < 0 else seat, "code": code, "expires_at_ms": until}
                     for code, seat, until in codes
                 ],
                 # No round yet: any clock will do.
-                "table": public(table_id, transition.table, now_ms(), len(transition.events)),
+                "table": public(
+                    table_id,
+                    transition.table,
+                    now_ms(),
+                    len(transition.events),
+                    Control(bots=bots, clock=clock),
+                ),
             },
             201,
             {
@@ -155,7 +165,7 @@ class Tables(MethodView):
         if pending is not None:
             text = pending.success_record(CreatedTableSchema().dump(answer[0]), *answer[1:])
             record = (Record(pending.record_key, KEEP_SECONDS, lambda *_: text), text)
-        ref.store.create(table_id, transition, auth_record, record)
+        ref.store.create(table_id, transition, auth_record, record, bots, clock)
         metrics.current().committed(table_id, transition.table.variant, transition.events)
         if seating.listed(auth_record):
             lobby.sync(table_id)
@@ -182,7 +192,7 @@ class Table(MethodView):
         matches `"x"`) gives 304 with the same `ETag` and `Cache-Control`.
         """
         loaded = load(table_id)
-        return public(table_id, loaded.table, loaded.now_ms, loaded.event_count)
+        return public(table_id, loaded.table, loaded.now_ms, loaded.event_count, loaded.control)
 
     @blp.response(204)
     @blp.doc(

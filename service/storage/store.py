@@ -611,7 +611,7 @@ class TableStore:
         move: Callable[[Loaded], C],
         record: Record | None = None,
         prefetched: Prefetched | None = None,
-        mover: Callable[[], int | None] | None = None,
+        mover: Callable[[Loaded], int | None] | None = None,
     ) -> tuple[Loaded, C]:
         """Run ``move`` on the current state and commit its result atomically.
 
@@ -747,14 +747,14 @@ class TableStore:
         raise Contended(table_id)
 
     @staticmethod
-    def _away_op(loaded: Loaded, change: Change, mover: Callable[[], int | None] | None) -> str:
+    def _away_op(loaded: Loaded, change: Change, mover: Callable[[Loaded], int | None] | None) -> str:
         """The away seats' change of ``change`` committed on ``loaded``
         (``commit.lua``'s ARGV[21]): ``+seat`` for a seat that timed out,
         ``-seat`` for an away seat that moved itself, ``""`` for none."""
         timed_out = getattr(change, "timed_out", None)
         if timed_out is not None:
             return f"+{timed_out}"
-        seat = None if mover is None else mover()
+        seat = None if mover is None else mover(loaded)
         control = loaded.control or NO_CONTROL
         if seat is not None and seat in control.away:
             return f"-{seat}"
