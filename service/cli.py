@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import errno
+import logging
 import os
 import socket
 import sys

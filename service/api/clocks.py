@@ -19,9 +19,7 @@ def clock_options(options: dict[str, Any]) -> dict[str, Any]:
 def bot_seats(players: list[Any]) -> dict[int, dict[str, Any]]:
     """The seats a new table's ``players`` give to bots: seat ->
     ``{"kind": "random" | "basic"}``."""
-    return {
-        seat: {"kind": p["bot"]} for seat, p in enumerate(players) if isinstance(p, dict)
-    }
+    return {seat: {"kind": p["bot"]} for seat, p in enumerate(players) if isinstance(p, dict)}
 
 
 def bot_name(seat: int, kind: str) -> str:

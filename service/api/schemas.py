@@ -391,7 +391,7 @@ class GameSchema(StrictSchema):
     options = fields.Nested(OptionsSchema, load_default=dict)
 
 
-class PlayerField(fields.Field):
+class PlayerField(fields.Field):  # type: ignore[type-arg]
     """A seat of a new table: a name, ``null`` (open), or a bot."""
 
     def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
@@ -407,7 +407,6 @@ class PlayerField(fields.Field):
                 return {"bot": value["bot"]}
             return {"bot": value["bot"], "name": name.deserialize(value["name"])}
         raise ma.ValidationError('a name, null, or {"bot": "random" | "basic"}')
-
 
 
 class CreateTableSchema(GameSchema):

@@ -421,7 +421,9 @@ class Events(MethodView):
         Types: table created,
         first dealer drawn, round dealt, pass chosen (the seat, never the
         cards), exchange resolved, claim accepted (with the hand shown) or
-        rejected, round won or void, match won, finished or abandoned.
+        rejected, round won or void, match won, finished or abandoned;
+        `move-timed-out` (`seat`, `step`, `action`, `away: true`: a seat's
+        default move made at its deadline, RULES.md 5.3; never a pass's cards).
         What the clock settles without a move (a claim window or a May I?
         window that closed) is listed from the instant it is due, with the
         seq it keeps and that instant as `at_ms`, before any move stores it.

@@ -747,7 +747,9 @@ class TableStore:
         raise Contended(table_id)
 
     @staticmethod
-    def _away_op(loaded: Loaded, change: Change, mover: Callable[[Loaded], int | None] | None) -> str:
+    def _away_op(
+        loaded: Loaded, change: Change, mover: Callable[[Loaded], int | None] | None
+    ) -> str:
         """The away seats' change of ``change`` committed on ``loaded``
         (``commit.lua``'s ARGV[21]): ``+seat`` for a seat that timed out,
         ``-seat`` for an away seat that moved itself, ``""`` for none."""

@@ -32,7 +32,7 @@ log = logging.getLogger("referee.worker")
 
 def make_broker(url: str) -> RedisBroker:
     """The broker on the Redis at ``url`` (not a cluster)."""
-    broker = RedisBroker(
+    broker = RedisBroker(  # type: ignore[no-untyped-call]
         url=url,
         namespace=NAMESPACE,
         heartbeat_timeout=HEARTBEAT_MS,
@@ -55,7 +55,6 @@ class Jobs:
     ) -> None:
         self.broker = broker
         self.deadline = dramatiq.actor(
-            on_deadline,
             broker=broker,
             actor_name="referee_deadline",
             queue_name=QUEUE,
@@ -63,9 +62,8 @@ class Jobs:
             min_backoff=100,
             max_backoff=2_000,
             time_limit=60_000,
-        )
+        )(on_deadline)
         self.table = dramatiq.actor(
-            on_table,
             broker=broker,
             actor_name="referee_table",
             queue_name=QUEUE,
@@ -73,7 +71,7 @@ class Jobs:
             min_backoff=100,
             max_backoff=2_000,
             time_limit=60_000,
-        )
+        )(on_table)
 
     def at(self, actor: Any, delay_ms: int, *args: Any) -> None:
         """Send ``actor(*args)`` to run ``delay_ms`` from now (0: at once)."""

@@ -68,9 +68,7 @@ def deadline_move(loaded: Loaded, key: str, seat: int) -> WorkerChange | int | N
     except RuleViolation:
         return None
     if bot is not None:
-        return WorkerChange(
-            done.table, done.events, done.choice, done.archive, done.archive_reset
-        )
+        return WorkerChange(done.table, done.events, done.choice, done.archive, done.archive_reset)
     # A person out of time: its default move, announced, and away.
     event = timed_event(seat, key, str(move["action"]))
     choice = done.choice

@@ -154,7 +154,7 @@ class Worker:
         while not self._stopped.is_set():
             pubsub = None
             try:
-                pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+                pubsub = self.client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
                 pubsub.psubscribe(PATTERN)
                 self.subscribed.set()
                 log.info("worker: swept %d tables", self.sweep())

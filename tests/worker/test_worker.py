@@ -60,7 +60,7 @@ class WorkerProcess:
 @pytest.fixture()
 def stack(tmp_path: Path) -> Iterator[dict[str, Any]]:
     conf = tmp_path / "redis.conf"
-    conf.write_text("appendonly yes\nappendfsync always\nsave \"\"\n")
+    conf.write_text('appendonly yes\nappendfsync always\nsave ""\n')
     server = RedisProcess(tmp_path / "redis", conf=conf).start()
     served = Served(server.url, tmp_path)
     workers = [WorkerProcess(server.url, tmp_path, f"w{i}") for i in range(2)]
@@ -124,9 +124,11 @@ def test_a_silent_seat_is_moved_for_once_and_is_away(stack: dict[str, Any]) -> N
     assert isinstance(deadline, int)
     # Nobody moves: every seat times out in turn, each step once.
     timed = _wait(
-        lambda: [e for e in _events(base, tid) if e["type"] == "move-timed-out"][:3]
-        if len([e for e in _events(base, tid) if e["type"] == "move-timed-out"]) >= 3
-        else None
+        lambda: (
+            [e for e in _events(base, tid) if e["type"] == "move-timed-out"][:3]
+            if len([e for e in _events(base, tid) if e["type"] == "move-timed-out"]) >= 3
+            else None
+        )
     )
     assert timed[0]["seat"] == on_turn and timed[0]["at_ms"] >= deadline
     assert timed[0]["away"] is True
@@ -156,7 +158,9 @@ def test_a_worker_killed_while_deadlines_are_due_loses_none(stack: dict[str, Any
     timed = _wait(lambda: [e for e in _events(base, tid) if e["type"] == "move-timed-out"], 60)
     assert [e["step"] for e in timed][:1] == ["r1t1"]
     time.sleep(1.0)
-    firsts = [e for e in _events(base, tid) if e["type"] == "move-timed-out" and e["step"] == "r1t1"]
+    firsts = [
+        e for e in _events(base, tid) if e["type"] == "move-timed-out" and e["step"] == "r1t1"
+    ]
     assert len(firsts) == 1
 
 

@@ -1,15 +1,16 @@
 """``referee simulate``: simple automatic players play rounds through the pure
 engine (no HTTP, no Redis), and the figures of many rounds are summed up.
 
-Every automatic player is ``basic`` (:mod:`.players`): it keeps its longest suit (ties: the suit with the higher
-cards, then suit order S H D C) and passes the lowest card of its shortest
-other suit. A seat holding a winning hand declares at once; when several do
-after the same exchange they declare in a seeded random order, all within one
-instant (so a claim window counts them as simultaneous). Players never
-declare under ``automatic``. A round that reaches ``max_exchanges`` (200 by
-default; two players aiming at the same suit can block each other forever) is
-void. Results depend only on the arguments: the deals come from a
-:class:`random.Random` seeded with ``seed``.
+Every automatic player is ``basic`` (:mod:`.players`): it keeps its longest
+suit (ties: the suit with the higher cards, then suit order S H D C) and
+passes the lowest card of its shortest other suit. A seat holding a winning
+hand declares at once; when several do after the same exchange they declare
+in a seeded random order, all within one instant (so a claim window counts
+them as simultaneous). Players never declare under ``automatic``. A round
+that reaches ``max_exchanges`` (200 by default; two players aiming at the
+same suit can block each other forever) is void. Results depend only on the
+arguments: the deals come from a :class:`random.Random` seeded with
+``seed``.
 """
 
 from __future__ import annotations
