@@ -51,6 +51,25 @@ def mover(loaded: Loaded) -> int | None:
     return who if isinstance(who, int) else None
 
 
+def not_a_bot(move: Callable[[Loaded], Transition]) -> Callable[[Loaded], Transition]:
+    """``move``, refused 409 ``seat-is-bot`` when the request's token is a
+    seat's that the host handed to a bot (RULES.md 5.4; nothing written)."""
+
+    def guarded(loaded: Loaded) -> Transition:
+        control = loaded.control or NO_CONTROL
+        if control.bots:
+            who = mover(loaded)
+            if who is not None and who in control.bots:
+                raise Problem(
+                    409,
+                    "seat-is-bot",
+                    f"A bot plays seat {who} now: the host can take the seat back.",
+                )
+        return move(loaded)
+
+    return guarded
+
+
 def count_refused(table_id: str, refused: RuleViolation) -> None:
     """Count what a refused move still wrote (a logged claim, and the events
     that were due before it, stored with it)."""
@@ -68,7 +87,7 @@ def apply_move(
     try:
         check_table_id(table_id)
         loaded, transition = referee().store.apply(
-            table_id, move, prefetched=prefetch.take(table_id), mover=mover
+            table_id, not_a_bot(move), prefetched=prefetch.take(table_id), mover=mover
         )
     except TableNotFound:
         raise missing(protected) from None
@@ -133,7 +152,7 @@ def commit_move(
     record = pending.as_record(make)
     try:
         loaded, transition = referee().store.apply(
-            table_id, move, record, prefetch.take(table_id), mover=mover
+            table_id, not_a_bot(move), record, prefetch.take(table_id), mover=mover
         )
     except AlreadyRecorded as done:
         return idempotency.answer_held(done.record, pending.fingerprint, pending.seal)

@@ -414,6 +414,7 @@ class CreateTableSchema(GameSchema):
 
     players = fields.List(
         PlayerField(
+            allow_none=True,
             metadata={
                 "nullable": True,
                 "oneOf": [
@@ -428,7 +429,7 @@ class CreateTableSchema(GameSchema):
                         },
                     },
                 ],
-            }
+            },
         ),
         required=True,
         validate=validate.Length(MIN_SEATS, MAX_SEATS),

@@ -423,7 +423,9 @@ class Events(MethodView):
         cards), exchange resolved, claim accepted (with the hand shown) or
         rejected, round won or void, match won, finished or abandoned;
         `move-timed-out` (`seat`, `step`, `action`, `away: true`: a seat's
-        default move made at its deadline, RULES.md 5.3; never a pass's cards).
+        default move made at its deadline, RULES.md 5.3; never a pass's cards);
+        `seat-bot` (`seat`, `kind`) and `seat-bot-removed` (`seat`, `open`):
+        the host handed a seat to a bot or took it back (RULES.md 5.4).
         What the clock settles without a move (a claim window or a May I?
         window that closed) is listed from the instant it is due, with the
         seq it keeps and that instant as `at_ms`, before any move stores it.
