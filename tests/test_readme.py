@@ -8,11 +8,13 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from .conftest import Served
+from .conftest import RedisProcess, Served
+from .worker.test_worker import WorkerProcess
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -68,4 +70,31 @@ def test_the_joining_walk_through_prints_what_readme_says(served: Served, tmp_pa
         served,
         "Joining by code",
         {"/tmp/open.json": tmp_path / "open.json", "/tmp/ben.json": tmp_path / "ben.json"},
+    )
+
+
+@pytest.fixture()
+def served_with_worker(tmp_path: Path) -> Iterator[Served]:
+    """A ``referee serve`` and a ``referee worker`` on a Redis of their own
+    (a worker on the suite's Redis would move other tests' tables)."""
+    server = RedisProcess(tmp_path / "redis").start()
+    service = Served(server.url, tmp_path)
+    worker = WorkerProcess(server.url, tmp_path, "worker")
+    try:
+        yield service
+    finally:
+        worker.stop()
+        service.stop()
+        server.stop()
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_the_bots_walk_through_prints_what_readme_says(
+    served_with_worker: Served, tmp_path: Path
+) -> None:
+    run_walk_through(
+        served_with_worker,
+        "A table with bots and a clock",
+        {"/tmp/bots.json": tmp_path / "bots.json"},
     )
