@@ -405,7 +405,11 @@ class PlayerField(fields.Field):  # type: ignore[type-arg]
                 raise ma.ValidationError(f"bot must be one of {', '.join(BOT_KINDS)}")
             if value.get("name") is None:
                 return {"bot": value["bot"]}
-            return {"bot": value["bot"], "name": name.deserialize(value["name"])}
+            try:
+                named = name.deserialize(value["name"])
+            except ma.ValidationError as refused:  # pointed at /players/<n>/name
+                raise ma.ValidationError({"name": refused.messages}) from None
+            return {"bot": value["bot"], "name": named}
         raise ma.ValidationError('a name, null, or {"bot": "random" | "basic"}')
 
 
