@@ -24,7 +24,8 @@ from dataclasses import replace
 from typing import Any
 
 from service.games.ship import engine
-from service.games.ship.simulate import choose_cards, play_round
+from service.games.ship.players import choose_cards
+from service.games.ship.simulate import play_round
 
 PREPARED = 200
 

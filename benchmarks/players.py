@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from service.games.ship.passing import source_seat
+from service.games.ship.players import choose_cards
 from service.games.ship.settlement import winning_suits
-from service.games.ship.simulate import choose_cards
 
 __all__ = ["after_exchange", "choose_cards", "table_body", "winners"]
 

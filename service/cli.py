@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import logging
 import os
 import socket
 import sys
@@ -386,6 +387,19 @@ def _check_record(args: argparse.Namespace) -> int:
     return 1
 
 
+def _worker(args: argparse.Namespace) -> int:
+    """``referee worker``: run the deadline worker (``service.worker``)."""
+    from .config import Settings
+    from .worker.run import Worker, healthy
+
+    settings = Settings.from_env()
+    if args.health:
+        return 0 if healthy(settings) else 1
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    Worker(settings).run()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``referee`` console script."""
     parser = argparse.ArgumentParser(prog="referee", description="A rules referee for card games.")
@@ -472,6 +486,14 @@ def main(argv: list[str] | None = None) -> int:
         check = sub.add_parser(name, help=text)
         check.add_argument("record", help="a record file, - for stdin, or its URL")
         check.set_defaults(func=_check_record)
+    work = sub.add_parser(
+        "worker",
+        help="run the deadline worker: turn clocks, bots, what falls due (any number of copies)",
+    )
+    work.add_argument(
+        "--health", action="store_true", help="exit 0 if a worker here is alive, else 1"
+    )
+    work.set_defaults(func=_worker)
     args = parser.parse_args(argv)
     return int(args.func(args))
 

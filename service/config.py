@@ -102,6 +102,9 @@ class Settings:
     stored_format: str = "previous"
     redis_wait_replicas: int = 0
     redis_wait_timeout_ms: int = 500
+    jobs_redis_url: str | None = None
+    worker_threads: int = 4
+    worker_health_file: str = "/tmp/referee-worker-alive"
 
     def __post_init__(self) -> None:
         check_origins(self.cors_origins)
@@ -156,6 +159,9 @@ class Settings:
             "stored_format": "STORED_FORMAT",
             "redis_wait_replicas": "REDIS_WAIT_REPLICAS",
             "redis_wait_timeout_ms": "REDIS_WAIT_TIMEOUT_MS",
+            "jobs_redis_url": "JOBS_REDIS_URL",
+            "worker_threads": "WORKER_THREADS",
+            "worker_health_file": "WORKER_HEALTH_FILE",
         }
         values: dict[str, Any] = {}
         types = {f.name: f.type for f in fields(cls)}

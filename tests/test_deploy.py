@@ -19,6 +19,8 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from service.config import Settings
+
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"
 K8S_VERSIONS = ["1.27.0", "1.30.0", kubernetes_validate.latest_version()]
@@ -29,8 +31,11 @@ def k8s_resources() -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     for path in sorted((DEPLOY / "k8s").glob("*.yaml")):
         for doc in yaml.safe_load_all(path.read_text()):
-            assert doc["kind"] not in found, f"two {doc['kind']}s"
-            found[doc["kind"]] = doc
+            name = doc["metadata"]["name"]
+            # The service's resources by kind; any other (the worker) by kind/name.
+            key = doc["kind"] if name == "card-referee" else f"{doc['kind']}/{name}"
+            assert key not in found, f"two {key}s"
+            found[key] = doc
     return found
 
 
@@ -201,6 +206,7 @@ def test_kubernetes_manifests_match_the_schemas(version: str) -> None:
         "Service",
         "HorizontalPodAutoscaler",
         "PodDisruptionBudget",
+        "Deployment/card-referee-worker",
     }
     for resource in resources.values():
         kubernetes_validate.validate(resource, version, strict=True)
@@ -244,6 +250,36 @@ def test_kubernetes_manifests_fit_together_and_fit_the_service() -> None:
     graceful = int(config["data"]["GUNICORN_GRACEFUL_TIMEOUT"])
     assert pod["spec"]["terminationGracePeriodSeconds"] > pre_stop + graceful
     assert pod["spec"]["securityContext"]["runAsUser"] == dockerfile_user()
+
+
+def test_kubernetes_runs_the_worker_with_its_health_check() -> None:
+    r = k8s_resources()
+    worker = r["Deployment/card-referee-worker"]
+    pod = worker["spec"]["template"]
+    assert worker["spec"]["selector"]["matchLabels"].items() <= pod["metadata"]["labels"].items()
+    # Not behind the service's Service, nor counted by its PDB.
+    assert not r["Service"]["spec"]["selector"].items() <= pod["metadata"]["labels"].items()
+    (container,) = pod["spec"]["containers"]
+    assert container["command"] == ["referee", "worker"]
+    assert container["livenessProbe"]["exec"]["command"] == ["referee", "worker", "--health"]
+    service = r["Deployment"]["spec"]["template"]["spec"]["containers"][0]
+    assert container["image"] == service["image"]
+    assert container["envFrom"] == service["envFrom"]
+    assert pod["spec"]["securityContext"]["runAsUser"] == dockerfile_user()
+    # Its health file is under the writable /tmp (the root file system is read-only).
+    assert Settings().worker_health_file.startswith("/tmp/")
+    assert [m["mountPath"] for m in container["volumeMounts"]] == ["/tmp"]
+
+
+def test_compose_runs_the_worker_with_its_health_check() -> None:
+    services = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"]
+    worker = services["worker"]
+    assert worker["command"] == ["referee", "worker"]
+    assert worker["healthcheck"]["test"] == ["CMD", "referee", "worker", "--health"]
+    assert worker["image"] == services["referee"]["image"]
+    assert worker["environment"]["REDIS_URL"] == services["referee"]["environment"]["REDIS_URL"]
+    assert set(worker["environment"]) <= settings_variables()
+    assert worker["read_only"] and worker["tmpfs"] == ["/tmp"]
 
 
 def dockerfile_user() -> int:

@@ -19,6 +19,7 @@ import pytest
 from service.games import GAMES
 
 from .conftest import RedisProcess, Served
+from .worker.test_worker import WorkerProcess
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs" / "guide").glob("*.md"))]
@@ -121,3 +122,30 @@ def test_readmes_taste_of_the_api_runs(served: Served) -> None:
     assert seat["seat"] == 1 and len(seat["hand"]) == 13
     assert turn.get("code") in (None, "not-your-turn", "must-play"), turn
     assert ("turn" in turn) != ("code" in turn), turn
+
+
+@pytest.fixture()
+def served_with_worker(tmp_path: Path) -> Iterator[Served]:
+    """A ``referee serve`` and a ``referee worker`` on a Redis of their own
+    (a worker on the suite's Redis would move other tests' tables)."""
+    server = RedisProcess(tmp_path / "redis").start()
+    service = Served(server.url, tmp_path)
+    worker = WorkerProcess(server.url, tmp_path, "worker")
+    try:
+        yield service
+    finally:
+        worker.stop()
+        service.stop()
+        server.stop()
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_the_bots_walk_through_prints_what_readme_says(
+    served_with_worker: Served, tmp_path: Path
+) -> None:
+    run_walk_through(
+        served_with_worker,
+        "A table with bots and a clock",
+        {"/tmp/bots.json": tmp_path / "bots.json"},
+    )

@@ -16,7 +16,8 @@ import pytest
 
 from service.cli import main
 from service.games.ship.options import PRESETS
-from service.games.ship.simulate import choose_cards, player_counts, simulate
+from service.games.ship.players import choose_cards
+from service.games.ship.simulate import player_counts, simulate
 
 
 def test_the_automatic_player_keeps_its_longest_suit_and_passes_from_its_shortest() -> None:

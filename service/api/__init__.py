@@ -11,9 +11,9 @@ def blueprints() -> tuple[Any, ...]:
     """Every blueprint of the API, in the order the spec lists them (a game's
     move module is imported here, so that its routes exist before its
     blueprint is registered)."""
-    from . import catalog, lobby, may_i, proofs, seats, sevens, ship, streams, tables
+    from . import bots, catalog, lobby, may_i, proofs, seats, sevens, ship, streams, tables
 
-    del ship  # its routes join tables.blp
+    del ship, bots  # their routes join tables.blp and seats.blp
     return (
         catalog.variants_blp,
         tables.blp,

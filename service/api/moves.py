@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import marshmallow as ma
@@ -17,8 +18,8 @@ from .. import metrics
 from ..games import game_of
 from ..games.base import Game, Transition
 from ..games.errors import RuleViolation
-from ..storage.store import AlreadyRecorded, Loaded, TableNotFound
-from . import auth, idempotency, prefetch, presence, seating
+from ..storage.store import NO_CONTROL, AlreadyRecorded, Control, Loaded, TableNotFound
+from . import auth, clocks, idempotency, prefetch, presence, seating
 from .common import check_table_id, no_table, referee
 from .problems import Problem
 
@@ -41,6 +42,35 @@ def load(table_id: str, protected: bool = False) -> Loaded:
         raise missing(protected) from None
 
 
+def mover(loaded: Loaded) -> int | None:
+    """The seat whose token made this request (``None``: the host's token,
+    or none): what the store needs to know that an away seat is back."""
+    try:
+        who = auth.caller(loaded.auth)
+    except Problem:
+        return None
+    return who if isinstance(who, int) else None
+
+
+def not_a_bot(move: Callable[[Loaded], Transition]) -> Callable[[Loaded], Transition]:
+    """``move``, refused 409 ``seat-is-bot`` when the request's token is a
+    seat's that the host handed to a bot (RULES.md 5.4; nothing written)."""
+
+    def guarded(loaded: Loaded) -> Transition:
+        control = loaded.control or NO_CONTROL
+        if control.bots:
+            who = mover(loaded)
+            if who is not None and who in control.bots:
+                raise Problem(
+                    409,
+                    "seat-is-bot",
+                    f"A bot plays seat {who} now: the host can take the seat back.",
+                )
+        return move(loaded)
+
+    return guarded
+
+
 def count_refused(table_id: str, refused: RuleViolation) -> None:
     """Count what a refused move still wrote (a logged claim, and the events
     that were due before it, stored with it)."""
@@ -58,7 +88,7 @@ def apply_move(
     try:
         check_table_id(table_id)
         loaded, transition = referee().store.apply(
-            table_id, move, prefetched=prefetch.take(table_id)
+            table_id, not_a_bot(move), prefetched=prefetch.take(table_id), mover=mover
         )
     except TableNotFound:
         raise missing(protected) from None
@@ -122,7 +152,9 @@ def commit_move(
 
     record = pending.as_record(make)
     try:
-        loaded, transition = referee().store.apply(table_id, move, record, prefetch.take(table_id))
+        loaded, transition = referee().store.apply(
+            table_id, not_a_bot(move), record, prefetch.take(table_id), mover=mover
+        )
     except AlreadyRecorded as done:
         return idempotency.answer_held(done.record, pending.fingerprint, pending.seal)
     except RuleViolation as refused:
@@ -163,12 +195,14 @@ def public(
     last_event: int,
     seen: dict[Any, Any] | None = None,
     next_deal: dict[str, Any] | None = None,
+    control: Control | None = None,
 ) -> dict[str, Any]:
     """The public view of a table of any game (its game's ``public_view``)
     with its id, its game, ``last_event``, the seq of the last event
     written, each seat's ``open`` and ``connected`` (by the presence hash
-    ``seen`` as read at ``now_ms``, RULES.md 5.5), and ``next_deal``, the
-    next deal's commitment (RULES.md 5.2; ``None`` when not known here)."""
+    ``seen`` as read at ``now_ms``, RULES.md 5.5), ``next_deal``, the next
+    deal's commitment (RULES.md 5.2; ``None`` when not known here) and, with
+    ``control``, each seat's clock and bot (:mod:`.clocks`, RULES.md 5.3, 5.4)."""
     game = game_of(table)
     view = {
         "table_id": table_id,
@@ -177,9 +211,8 @@ def public(
         "last_event": last_event,
         "next_deal": next_deal,
     }
-    return presence.with_connected(
-        seating.with_open_seats(view), presence.seats_connected(table_id, seen, now_ms)
-    )
+    view = clocks.with_clocks(seating.with_open_seats(view), table, control or NO_CONTROL)
+    return presence.with_connected(view, presence.seats_connected(table_id, seen, now_ms))
 
 
 def seat(loaded: Loaded, seat_no: int) -> dict[str, Any]:
@@ -211,6 +244,16 @@ def after(loaded: Loaded, transition: Transition) -> dict[str, Any]:
     last_event = loaded.event_count + len(transition.events)
     journal = getattr(transition, "journal", None)
     deal = json.loads(journal.public) if journal is not None and journal.public else loaded.deal
+    control = loaded.control or NO_CONTROL
+    bots = getattr(transition, "bots", None)
+    if bots is not None:
+        control = replace(control, bots=bots)
     return public(
-        loaded.table_id, transition.table, loaded.now_ms, last_event, loaded.presence, deal
+        loaded.table_id,
+        transition.table,
+        loaded.now_ms,
+        last_event,
+        loaded.presence,
+        deal,
+        control,
     )

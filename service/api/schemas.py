@@ -9,6 +9,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from ..games import VARIANTS
+from ..games.base import BOT_KINDS
 from ..games.may_i.options import LARGEST_DECK as MAY_I_DECK
 from ..games.sevens.options import LARGEST_DECK as SEVENS_DECK
 from ..games.ship.options import (
@@ -305,6 +306,23 @@ class OptionsSchema(StrictSchema):
         validate=validate.Range(0, 60_000),
         metadata={"description": "May I?: how long a declined discard is offered (RULES.md 4.6)."},
     )
+    # Every game's clock (RULES.md 5.3, 5.4).
+    turn_timeout_ms = Int(
+        allow_none=True,
+        validate=validate.Range(100, 86_400_000),
+        metadata={
+            "description": "Every game: how long a seat due to move has before its default "
+            "move is made for it and it is `away` (RULES.md 5.3); `null` (the default): no clock."
+        },
+    )
+    away_timeout_ms = Int(
+        validate=validate.Range(0, 86_400_000),
+        metadata={"description": "Every game: an `away` seat's deadline instead (2000)."},
+    )
+    bot_delay_ms = Int(
+        validate=validate.Range(0, 60_000),
+        metadata={"description": "Every game: how long a bot waits before its move (600)."},
+    )
 
 
 class OptionsOutSchema(DocumentedSchema):
@@ -340,6 +358,9 @@ class OptionsOutSchema(DocumentedSchema):
     jokers = fields.Integer()
     ending = fields.String()
     may_i_window_ms = fields.Integer()
+    turn_timeout_ms = fields.Integer(allow_none=True)
+    away_timeout_ms = fields.Integer()
+    bot_delay_ms = fields.Integer()
 
 
 class VariantSchema(DocumentedSchema):
@@ -398,17 +419,57 @@ class GameSchema(StrictSchema):
     options = fields.Nested(OptionsSchema, load_default=dict)
 
 
+class PlayerField(fields.Field):  # type: ignore[type-arg]
+    """A seat of a new table: a name, ``null`` (open), or a bot."""
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
+        name = Text(1, MAX_NAME)
+        if value is None:
+            return None
+        if isinstance(value, str):
+            return name.deserialize(value)
+        if isinstance(value, dict) and set(value) <= {"bot", "name"}:
+            if value.get("bot") not in BOT_KINDS:
+                raise ma.ValidationError(f"bot must be one of {', '.join(BOT_KINDS)}")
+            if value.get("name") is None:
+                return {"bot": value["bot"]}
+            try:
+                named = name.deserialize(value["name"])
+            except ma.ValidationError as refused:  # pointed at /players/<n>/name
+                raise ma.ValidationError({"name": refused.messages}) from None
+            return {"bot": value["bot"], "name": named}
+        raise ma.ValidationError('a name, null, or {"bot": "random" | "basic"}')
+
+
 class CreateTableSchema(GameSchema):
     """A new table: preset, overrides, players in seat order, first dealer."""
 
     players = fields.List(
-        Text(1, MAX_NAME, allow_none=True),
+        PlayerField(
+            allow_none=True,
+            metadata={
+                "nullable": True,
+                "oneOf": [
+                    {"type": "string", "minLength": 1, "maxLength": MAX_NAME},
+                    {
+                        "type": "object",
+                        "required": ["bot"],
+                        "additionalProperties": False,
+                        "properties": {
+                            "bot": {"type": "string", "enum": list(BOT_KINDS)},
+                            "name": {"type": "string", "minLength": 1, "maxLength": MAX_NAME},
+                        },
+                    },
+                ],
+            },
+        ),
         required=True,
         validate=validate.Length(MIN_SEATS, MAX_SEATS),
         metadata={
-            "description": "The players' names in seat order, clockwise from seat 0; `null` "
+            "description": "The players in seat order, clockwise from seat 0: a name; `null` "
             "for an open seat, which a player takes later with a join code (or, at a "
-            "`listed` table, with none): RULES.md 5.1."
+            '`listed` table, with none): RULES.md 5.1; or `{"bot": "random" | "basic", '
+            '"name": ...}` for a seat an automatic player takes (RULES.md 5.4; no token).'
         },
     )
     join_codes = fields.String(
@@ -460,6 +521,22 @@ class SeatSchema(DocumentedSchema):
             "description": "A stream of the seat's own, or a request with its token, was seen "
             "within the last 15 seconds (RULES.md 5.5)."
         }
+    )
+    away = fields.Boolean(
+        metadata={
+            "description": "The seat timed out and has not moved itself since (RULES.md 5.3)."
+        }
+    )
+    bot = fields.String(
+        allow_none=True,
+        metadata={"description": "`random` or `basic` for a seat a bot plays (RULES.md 5.4)."},
+    )
+    until_ms = fields.Integer(
+        allow_none=True,
+        metadata={
+            "description": "The seat's deadline in the step the table waits on (ms since the "
+            "epoch, Redis's clock), or `null`: its default move (or its bot's move) is made then."
+        },
     )
     wins = fields.Integer(metadata={"description": "Round wins so far."})
     points = fields.Integer(

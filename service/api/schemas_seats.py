@@ -6,6 +6,7 @@ from __future__ import annotations
 from marshmallow import fields, validate
 
 from ..games import GAMES, VARIANTS
+from ..games.base import BOT_KINDS
 from .inputs import AsciiInteger
 from .schemas import (
     MAX_NAME,
@@ -116,3 +117,15 @@ class LobbyPageSchema(DocumentedSchema):
         metadata={"description": "Another page follows: read on from `next_after`."}
     )
     next_after = fields.String(allow_none=True)
+
+
+class BotSeatSchema(StrictSchema):
+    """Hand a seat to a bot: which automatic player (RULES.md 5.4)."""
+
+    kind = fields.String(
+        required=True,
+        validate=validate.OneOf(BOT_KINDS),
+        metadata={
+            "description": "`random` (any legal move) or `basic` (the default move's player)."
+        },
+    )

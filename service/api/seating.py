@@ -192,6 +192,16 @@ def join(auth: dict[str, Any], code: str | None, now_ms: int) -> tuple[int, str,
     return seat, token, record
 
 
+def join_as_bot(auth: dict[str, Any], seat: int, now_ms: int) -> tuple[str, dict[str, Any]]:
+    """The record with the open ``seat`` taken by a token nobody is given (a
+    bot's, RULES.md 5.4): it is no longer open and its join codes go."""
+    token = new_token()
+    record = dict(auth)
+    record["s"] = [stored_digest(token) if s == seat else d for s, d in enumerate(auth["s"])]
+    record["j"] = [e for e in _live(auth, now_ms) if e[1] != seat]
+    return token, record
+
+
 def _full() -> RuleViolation:
     return RuleViolation(
         "seats-full", "Every seat of this table is taken.", extra={"open_seats": []}

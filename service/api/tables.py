@@ -23,6 +23,7 @@ from ..games.errors import RuleViolation
 from ..storage.idempotency import KEEP_SECONDS, create_record_key, created_table_id
 from ..storage.store import (
     AlreadyRecorded,
+    Control,
     EventsGone,
     Loaded,
     Record,
@@ -30,7 +31,7 @@ from ..storage.store import (
     RoundsGone,
     TableNotFound,
 )
-from . import auth, idempotency, limits, lobby, moves, proofs, seating
+from . import auth, clocks, idempotency, limits, lobby, moves, proofs, seating
 from .bounds import over_one_deck
 from .catalog import DEAL_PARTS
 from .common import (
@@ -120,10 +121,13 @@ class Tables(MethodView):
         ref = referee()
         first = None if body["first_dealer"] == "draw" else body["first_dealer"]
         game = game_of_variant(body["variant"])
-        players = body["players"]
+        options = dict(body["options"])
+        clock = clocks.clock_options(options)  # every game's; the game never sees them
+        bots = clocks.bot_seats(body["players"])
+        players = clocks.names_of(body["players"])
         # An open seat is named "" in the state (seating.py).
         names = ["" if n is None else n for n in players]
-        created_table = game.create_table(body["variant"], body["options"], names, first, ref.rng)
+        created_table = game.create_table(body["variant"], options, names, first, ref.rng)
         # Round 1's commitment is public from the start (RULES.md 5.2).
         transition = proofs.journaled(created_table, proofs.creation_journal(len(players)))
         created = now_ms()
@@ -138,7 +142,7 @@ class Tables(MethodView):
                 "seat_tokens": [
                     {"seat": s, "name": n, "token": t}
                     for s, (n, t) in enumerate(zip(players, seat_tokens, strict=True))
-                    if t is not None
+                    if t is not None and s not in bots
                 ],
                 "join_codes": [
                     {"seat": None if seat < 0 else seat, "code": code, "expires_at_ms": until}
@@ -151,6 +155,7 @@ class Tables(MethodView):
                     now_ms(),
                     len(transition.events),
                     next_deal=proofs.next_deal_of_journal(transition),
+                    control=Control(bots=bots, clock=clock),
                 ),
             },
             201,
@@ -163,7 +168,7 @@ class Tables(MethodView):
         if pending is not None:
             text = pending.success_record(CreatedTableSchema().dump(answer[0]), *answer[1:])
             record = (Record(pending.record_key, KEEP_SECONDS, lambda *_: text), text)
-        ref.store.create(table_id, transition, auth_record, record)
+        ref.store.create(table_id, transition, auth_record, record, bots, clock)
         metrics.current().committed(table_id, transition.table.variant, transition.events)
         client = limits.client_name()
         if client is not None:
@@ -194,7 +199,13 @@ class Table(MethodView):
         """
         loaded = load(table_id)
         return public(
-            table_id, loaded.table, loaded.now_ms, loaded.event_count, loaded.presence, loaded.deal
+            table_id,
+            loaded.table,
+            loaded.now_ms,
+            loaded.event_count,
+            loaded.presence,
+            loaded.deal,
+            loaded.control,
         )
 
     @blp.response(204)
@@ -232,6 +243,7 @@ class Table(MethodView):
                 loaded.event_count,
                 loaded.presence,
                 loaded.deal,
+                loaded.control,
             )
             if none_match(blp._generate_etag(PublicTableSchema().dump(view))):
                 raise Problem(
@@ -433,7 +445,11 @@ class Events(MethodView):
         Types: table created,
         first dealer drawn, round dealt, pass chosen (the seat, never the
         cards), exchange resolved, claim accepted (with the hand shown) or
-        rejected, round won or void, match won, finished or abandoned.
+        rejected, round won or void, match won, finished or abandoned;
+        `move-timed-out` (`seat`, `step`, `action`, `away: true`: a seat's
+        default move made at its deadline, RULES.md 5.3; never a pass's cards);
+        `seat-bot` (`seat`, `kind`) and `seat-bot-removed` (`seat`, `open`):
+        the host handed a seat to a bot or took it back (RULES.md 5.4).
         What the clock settles without a move (a claim window or a May I?
         window that closed) is listed from the instant it is due, with the
         seq it keeps and that instant as `at_ms`, before any move stores it.

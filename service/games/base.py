@@ -192,6 +192,31 @@ class Simulation:
     markdown: Callable[[Sequence[Any]], str]
 
 
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """Who a table waits for now, for its clock and its bots (RULES.md 5.3, 5.4).
+
+    ``key`` names the step uniquely within the table's life (``"r3x7"``: round
+    3, exchange 7; ``"r2t14"``: round 2, turn 14): a deadline belongs to one
+    step, so a default move scheduled for an older step changes nothing.
+    ``seats`` are the seats due to move in it that have not moved (each gets
+    a deadline); ``optional`` the seats that may move without being due (a
+    claim, a May I? request: no deadline, but a bot may act)."""
+
+    key: str
+    seats: tuple[int, ...]
+    optional: tuple[int, ...] = ()
+
+
+BOT_KINDS = ("random", "basic")
+"""The automatic players every game has (RULES.md 5.4)."""
+
+
+def no_turn(table: Any) -> Turn | None:
+    """:attr:`Game.turn_of` of a game with no clock: nobody is waited for."""
+    return None
+
+
 def no_step(table: Any) -> Step | None:
     """:attr:`Game.step_of` of a game without simultaneous steps (every move
     takes the table's version): always ``None``."""
@@ -261,6 +286,19 @@ class Game:
       ``round_record(table, round_no)``: what a turn clock plays for a seat
       that runs out of time, an automatic player's move, and a replayable
       record of a finished round. ``None`` where a game has none yet.
+    - ``turn_of(table) -> Turn | None``: the step the table waits on and
+      its due seats (:class:`Turn`), ``None`` when no seat is (no round,
+      the host must deal, the match is over).
+    - ``bot_move(table, seat, kind, rng) -> move``: the move of the
+      automatic player ``kind`` (:data:`BOT_KINDS`) for ``seat`` in the
+      table's :class:`Turn`, as a JSON-ready dict with ``action``; it reads
+      only what that seat may see (its hand and the public table); ``None``
+      when a seat that may move (``Turn.optional``) would not.
+      ``bot_move(table, seat, "basic", rng)`` is the default move of a seat
+      out of time (RULES.md 5.3): deterministic, ``rng`` unused.
+    - ``play(table, seat, move, now_ms) -> Transition``: ``move`` (a
+      ``bot_move`` answer) made for ``seat`` through the same transitions
+      as the game's move endpoints; raises :class:`RuleViolation` as they do.
     - ``simulation``: how ``referee simulate`` plays it (:class:`Simulation`).
     - ``step_of(table) -> Step | None``: the simultaneous step the table is
       in (:class:`Step`), ``None`` when there is none (every move then takes
@@ -335,6 +373,9 @@ class Game:
     name_seat: Callable[[Any, int, str], Any] = name_seat
     replay_move: Callable[[Any, Mapping[str, Any], int], Transition] | None = None
     deal_of: Callable[[Any], dict[str, Any]] = lambda table: deal_of(table)
+    turn_of: Callable[[Any], Turn | None] = no_turn
+    bot_move: Callable[..., dict[str, Any] | None] | None = None
+    play: Callable[..., Transition] | None = None
 
 
 def deal_of(table: Any) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import GAMES, SHIP, game_of
-from .base import Step, Transition
+from .base import Step, Transition, Turn
 from .errors import StoredFormatNewer
 
 _PREFIX = b'{"g":"'
@@ -97,6 +97,11 @@ def due_at(table: Any) -> int | None:
     """When something of ``table`` falls due by the clock alone, by its game
     (``Game.due_at``); ``None``: never."""
     return game_of(table).due_at(table)
+
+
+def turn_of(table: Any) -> Turn | None:
+    """Who ``table`` waits for, by its game (``Game.turn_of``)."""
+    return game_of(table).turn_of(table)
 
 
 def rounds_of(table: Any) -> tuple[int, tuple[str, ...]]:

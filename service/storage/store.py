@@ -267,6 +267,8 @@ class Codec(Protocol):
 
     def due_at(self, table: Any) -> int | None: ...
 
+    def turn_of(self, table: Any) -> Any: ...
+
     def encode_event(self, event: dict[str, Any]) -> str: ...
 
     def decode_event(self, text: str | bytes) -> dict[str, Any]: ...
@@ -301,6 +303,38 @@ C = TypeVar("C", bound=Change)
 
 
 @dataclass(frozen=True, slots=True)
+class Control:
+    """What a table's clock and bots need, kept in the table hash beside the
+    state (fields a release without clocks leaves alone, never in the
+    state): ``bots`` (field ``b``: seat -> ``"random"`` / ``"basic"``, and
+    whether the seat was open before it was handed to its bot), ``away``
+    (``y``: the seats that timed out and have not moved since), ``clock``
+    (``c``: ``turn_timeout_ms``, ``away_timeout_ms``, ``bot_delay_ms``) and
+    ``opened`` (``o``: the key of the step the clock runs for and the
+    Redis clock, ms, of the commit that opened it; ``None`` when unknown)."""
+
+    bots: dict[int, dict[str, Any]] = field(default_factory=dict)
+    away: frozenset[int] = frozenset()
+    clock: dict[str, Any] = field(default_factory=dict)
+    opened: tuple[str, int] | None = None
+
+    @classmethod
+    def parse(cls, bots: Any, away: Any, clock: Any, opened: Any) -> Control:
+        """The control of a table from its hash fields ``b``, ``y``, ``c``, ``o`` (any absent)."""
+        text = [v.decode() if isinstance(v, bytes) else v for v in (bots, away, clock, opened)]
+        parsed_bots = {int(k): v for k, v in json.loads(text[0]).items()} if text[0] else {}
+        seats = frozenset(int(x) for x in text[1].split(",") if x) if text[1] else frozenset()
+        at = None
+        if text[3]:
+            key, _, ms = text[3].partition(" ")
+            at = (key, int(ms))
+        return cls(parsed_bots, seats, json.loads(text[2]) if text[2] else {}, at)
+
+
+NO_CONTROL = Control()
+
+
+@dataclass(frozen=True, slots=True)
 class Loaded:
     """A table as read: its version, state (with the pending choices of its
     step folded in, then as it stands at the read's clock: see ``due``),
@@ -328,6 +362,8 @@ class Loaded:
     """The next deal's public proof part (the table hash's ``d``: round,
     commitment, seeded, require_seeds), ``None`` for a table written before
     it (or by an older release)."""
+    control: Control = None  # type: ignore[assignment]
+    """The seats' clock and automatic players (:class:`Control`)."""
     due: Any = None
     """What was due at the read's clock and is not stored yet (a
     :class:`Change` of the game's ``due``, its events stamped with
@@ -618,7 +654,7 @@ class TableStore:
         pipeline's replies into ``prefetched`` for :meth:`load` or
         :meth:`apply`."""
         key = table_key(table_id)
-        pipe.hmget(key, "v", "n", "s", "a", "k", "w", "f", "d")
+        pipe.hmget(key, "v", "n", "s", "a", "k", "w", "f", "d", "b", "y", "c", "o")
         pipe.hgetall(choices_key(table_id))
         pipe.hgetall(presence_key(table_id))
         pipe.execute_command("TIME", **self._on_node_of(key))
@@ -636,13 +672,13 @@ class TableStore:
         if prefetched is None:
             pipe = self.client.pipeline(transaction=False)
             prefetched = self.queue_load(pipe, table_id)(pipe.execute())
-        (version, count, state, auth, step, written, layout, deal), choices, seen, clock = (
-            prefetched.replies
-        )
+        fields, choices, seen, clock = prefetched.replies
+        version, count, state, auth, step, written, layout, deal = fields[:8]
         if version is None or state is None or auth is None:
             raise TableNotFound(table_id)
         if layout is not None and int(layout) > TABLE_LAYOUT:
             raise StoredFormatNewer("table", int(layout), TABLE_LAYOUT)
+        control = Control.parse(*fields[8:12]) if len(fields) >= 12 else NO_CONTROL
         base = self.codec.decode(state)
         self._check_step(table_id, base, step, choices)
         loaded = Loaded(
@@ -657,6 +693,7 @@ class TableStore:
             choices,
             presence=seen or {},
             deal=json.loads(deal) if deal else None,
+            control=control,
         )
         return self._as_of(loaded, None if written is None else int(written))
 
@@ -715,6 +752,8 @@ class TableStore:
         change: Change,
         auth: dict[str, Any],
         record: tuple[Record, bytes] | None = None,
+        bots: dict[int, Any] | None = None,
+        clock: dict[str, Any] | None = None,
     ) -> None:
         """Store a new table with its first events (and ``record``, an
         idempotency record and its text, in the same commit); raises
@@ -722,8 +761,18 @@ class TableStore:
         random source), :class:`AlreadyRecorded` if ``record``'s key holds an answer."""
         now = self.now_ms(table_id)
         journal = getattr(change, "journal", None)
+        bots_text = "" if not bots else json.dumps({str(k): v for k, v in bots.items()})
         if not self._write(
-            table_id, 0, change.table, change.events, auth, now, record, journal=journal
+            table_id,
+            0,
+            change.table,
+            change.events,
+            auth,
+            now,
+            record,
+            journal=journal,
+            control=("", bots_text),
+            clock=clock,
         ):
             # A client retry after a lost reply can find the table written by
             # the first try; any other holder means a broken random source.
@@ -737,8 +786,15 @@ class TableStore:
         move: Callable[[Loaded], C],
         record: Record | None = None,
         prefetched: Prefetched | None = None,
+        mover: Callable[[Loaded], int | None] | None = None,
     ) -> tuple[Loaded, C]:
         """Run ``move`` on the current state and commit its result atomically.
+
+        ``mover`` says, once ``move`` has run, which seat made it itself
+        (its token's seat, ``None``: the host, or nobody): a seat ``away``
+        is back once its own move is committed (RULES.md 5.3). A change
+        with ``timed_out`` (a seat) marks that seat away in its commit; one
+        with ``bots`` (a dict) replaces the table's bot seats.
 
         ``move`` runs on the table as of the read's clock (:meth:`load`); the
         events due by then are committed with its result, before its events.
@@ -808,12 +864,15 @@ class TableStore:
                         refused.record = (*self._due_events(loaded), *refused.record)
                         raise
                 else:
+                    away = self._away_op(loaded, change, mover)
                     if (
                         change.table is loaded.table
                         and not change.events
                         and (due is None or not chose)
                         and getattr(change, "auth", None) is None
                         and not getattr(getattr(change, "journal", None), "writes", bool)()
+                        and getattr(change, "bots", None) is None
+                        and not getattr(change, "settle", False)
                     ):
                         # Nothing to write, e.g. a repeated pass: what it
                         # answers was written before, maybe unacknowledged.
@@ -826,7 +885,9 @@ class TableStore:
                     # version check stores them with the choice.
                     step = choice is not None and choice.step == loaded.step and due is None
                     if step and not self._completes(change):
-                        status, done, written = self._write_choice(table_id, loaded, change, record)
+                        status, done, written = self._write_choice(
+                            table_id, loaded, change, record, away
+                        )
                         if status == 2 or (status >= 0 and choice.ordered):
                             # This choice completed the step: resolve it now,
                             # before answering (not a lost race). An ordered
@@ -855,6 +916,7 @@ class TableStore:
                         self._choices_read(loaded),
                         self.codec.due_at(loaded.table),
                         _journal(change, chose),
+                        (away, self._bots_arg(change)),
                     ):
                         chosen = (*chosen, *self._due_events(loaded))
                         return (replace(loaded, chosen=chosen) if chosen else loaded), change
@@ -871,6 +933,38 @@ class TableStore:
         move = None if journal is None else journal.move
         text = "" if move is None else json.dumps({"at_ms": now_ms, **move}, separators=(",", ":"))
         return [text, self.moves_kept]
+
+    @staticmethod
+    def _away_op(
+        loaded: Loaded, change: Change, mover: Callable[[Loaded], int | None] | None
+    ) -> str:
+        """The away seats' change of ``change`` committed on ``loaded``
+        (``commit.lua``'s ARGV[21]): ``+seat`` for a seat that timed out,
+        ``-seat`` for an away seat that moved itself, ``""`` for none."""
+        timed_out = getattr(change, "timed_out", None)
+        if timed_out is not None:
+            return f"+{timed_out}"
+        seat = None if mover is None else mover(loaded)
+        control = loaded.control or NO_CONTROL
+        if seat is not None and seat in control.away:
+            return f"-{seat}"
+        return ""
+
+    @staticmethod
+    def _bots_arg(change: Change) -> str:
+        """``commit.lua``'s ARGV[22] for ``change``: its ``bots`` as JSON, or keep."""
+        bots = getattr(change, "bots", None)
+        if bots is None:
+            return ""
+        return json.dumps({str(k): v for k, v in bots.items()}, separators=(",", ":"))
+
+    def _turn_arg(self, table: Any) -> str:
+        """``commit.lua``'s ARGV[20]: the key of the step ``table`` waits on
+        (``"-"``: the state is kept, so is the step's clock)."""
+        if table is None:
+            return "-"
+        turn = self.codec.turn_of(table)
+        return "" if turn is None else str(turn.key)
 
     def _deadline(self, loaded: Loaded) -> str:
         """``choose.lua``'s deadline for a move computed on ``loaded``: when
@@ -923,7 +1017,12 @@ class TableStore:
         return [*keys, *proof_keys(table_id)]
 
     def _write_choice(
-        self, table_id: str, loaded: Loaded, change: Change, record: Record | None
+        self,
+        table_id: str,
+        loaded: Loaded,
+        change: Change,
+        record: Record | None,
+        away: str = "",
     ) -> tuple[int, Loaded, int]:
         """Commit ``change.choice`` with ``choose.lua``. Returns 1 and the
         state the move saw when it is written (or 0: the same choice was
@@ -956,6 +1055,7 @@ class TableStore:
                 loaded.now_ms,
                 "O" if choice.ordered else "",
                 self._deadline(loaded),
+                away,
                 *payloads,
                 *self._choice_move(change, loaded.now_ms),
             ],
@@ -993,6 +1093,8 @@ class TableStore:
         expected: list[Any] | None = None,
         deadline: int | None = None,
         journal: Journal | None = None,
+        control: tuple[str, str] = ("", ""),
+        clock: dict[str, Any] | None = None,
     ) -> bool:
         """Commit under the version check; False when another move won the race
         (or, with ``expected``, the step's choices are not these seat, text
@@ -1001,7 +1103,9 @@ class TableStore:
         its step key and the step's choices (``codec.step_of``); ``archive``
         is appended to the history, emptied first with ``archive_reset``.
         With ``record`` (its key and text), raises :class:`AlreadyRecorded` if
-        that key already holds an answer."""
+        that key already holds an answer. ``control`` is the away seats'
+        change and the bot seats (``commit.lua``'s ARGV[21], ARGV[22]);
+        ``clock`` the clock options of a new table."""
         payloads = [self.codec.encode_event({"at_ms": now_ms, **e}) for e in events]
         step = None if table is None else self.codec.step_of(table)
         played, listed = (0, ()) if table is None else self.codec.rounds_of(table)
@@ -1033,6 +1137,10 @@ class TableStore:
                 played,
                 len(listed),
                 self.rounds_kept,
+                self._turn_arg(table),
+                control[0],
+                control[1],
+                "" if clock is None else json.dumps(clock, separators=(",", ":")),
                 *payloads,
                 *choices,
                 *(expected or ()),

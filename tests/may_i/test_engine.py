@@ -346,7 +346,8 @@ def test_default_move_and_bot_are_legal() -> None:
     from service.games.may_i.players import bot, default_move
 
     table = dealt()
-    assert default_move(table, 1) == {"action": "take_discard", "argument": None}
+    # The default move is basic's (RULES.md 5.3).
+    assert default_move(table, 1) == bot(table, 1)
     t = move(table, 1, "take_discard")
     choice = default_move(t.table, 1)
     assert choice["action"] == "discard"

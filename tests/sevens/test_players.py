@@ -84,7 +84,8 @@ def test_default_move() -> None:
     # The lowest in the fixed order spades 2..A, hearts, diamonds, clubs.
     assert default_move(forced, 0) == {"action": "play", "card": "6S", "last_card": False}
     voluntary = position([["8D", "KC"], ["2C"], ["3C"]], [Row("D", 5, 1)], 0, "sevens-voluntary")
-    assert default_move(voluntary, 0) == {"action": "pass"}
+    # basic passes rather than give up a blocker only with more than two cards left.
+    assert default_move(voluntary, 0) == {"action": "play", "card": "8D", "last_card": False}
     opening = engine.start_round(new_table(), random.Random(2), T0, {}).table
     assert opening.round is not None
     seat = opening.round.opener

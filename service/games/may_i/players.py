@@ -1,8 +1,11 @@
 """Automatic players: the bot, what a turn clock plays for a seat out of
 time, and the May I? choices of seats not on turn (the project's rule book,
-4.5 and 4.6). A move is ``{"action": ..., "argument": ...}`` (the actions
-of :func:`~.engine.turn`). Pure and deterministic: the same table gives the
-same move (``rng`` is accepted for the game interface and not used).
+4.5 and 4.6; RULES.md 5.3, 5.4). A move is ``{"action": ..., "argument":
+...}`` (the actions of :func:`~.engine.turn`), ``{"action": "ask"}`` or
+``{"action": "answer", "allow": ...}``. ``basic`` (:func:`bot`,
+:func:`wants`) is pure and deterministic: the same table gives the same
+move; ``random`` draws from the ``rng`` it is given. A bot reads only its
+own hand and the public table.
 
 A seat that has not laid down measures its hand by :func:`plan`: the fewest
 cards still missing for the round's contract (4.3), jokers counted where the
@@ -22,8 +25,9 @@ from functools import lru_cache
 from itertools import combinations_with_replacement
 from typing import Any
 
-from ..base import Shuffler
-from .engine import can_place, discard_allowed
+from ..base import Shuffler, Transition, Turn
+from . import engine
+from .engine import awaited, can_place, discard_allowed
 from .melds import (
     CONTRACTS,
     JOKER,
@@ -283,23 +287,6 @@ def _lay_off_move(table: Table, seat: int) -> dict[str, Any] | None:
     return None
 
 
-def default_move(table: Table, seat: int) -> dict[str, Any]:
-    """What a turn clock plays for the seat on turn: take the discard (or
-    draw), lay off nothing, discard as :func:`best_discard`; in a lay-off
-    turn after a seat went out, be done. Raises ``ValueError`` if ``seat``
-    is not on turn."""
-    rnd = table.round
-    if rnd is None or not rnd.playing or rnd.on_turn != seat or rnd.step is Step.MAY_I:
-        raise ValueError(f"seat {seat} is not on turn")
-    if rnd.step is Step.DRAW:
-        return {"action": "take_discard" if rnd.pile else "draw", "argument": None}
-    if rnd.step is Step.STOCK:
-        return {"action": "draw", "argument": None}
-    if rnd.step is Step.FINAL:
-        return {"action": "done", "argument": None}
-    return {"action": "discard", "argument": best_discard(table, seat)}
-
-
 def bot(table: Table, seat: int, rng: Shuffler | None = None) -> dict[str, Any]:
     """A legal move for the seat on turn (RULES.md 4.5, 4.7). Not laid
     down: take the discard only if the hand then misses fewer cards of the
@@ -361,3 +348,111 @@ def is_meld(cards: Sequence[str]) -> bool:
     except MeldError:
         return False
     return True
+
+
+def turn_of(table: Table) -> Turn | None:
+    """Who the round waits for: the seat on turn (one step per numbered
+    move and step: ``"r2m17play"``), the voters of an open May I? request
+    (``"r2o5v"``; each allows when silent, 4.6), or, while a declined
+    discard is offered, nobody due and the seats that may ask
+    (``"r2o5"``); ``None`` with no round in play."""
+    rnd = table.round
+    if rnd is None or not rnd.playing:
+        return None
+    if rnd.step is Step.MAY_I and rnd.offer is not None:
+        offer = rnd.offer
+        if offer.asker is None:
+            discarder = rnd.pile_by[-1] if rnd.pile_by else -1
+            askers = tuple(s for s in range(table.seats) if s not in (rnd.on_turn, discarder))
+            return Turn(f"r{rnd.number}o{offer.n}", (), askers)
+        return Turn(f"r{rnd.number}o{offer.n}v", tuple(awaited(table.seats, rnd.on_turn, offer)))
+    return Turn(f"r{rnd.number}m{rnd.move}{rnd.step.value}", (rnd.on_turn,))
+
+
+def _random_turn(table: Table, seat: int, rng: Shuffler) -> dict[str, Any]:
+    """A uniform choice among the seat on turn's legal moves of its step
+    (a lay-down only as :func:`find_contract` finds one)."""
+    rnd = table.round
+    assert rnd is not None
+    hand = rnd.hands[seat]
+    moves: list[dict[str, Any]] = []
+    if rnd.step is Step.DRAW:
+        moves = [{"action": "take_discard" if rnd.pile else "draw", "argument": None}]
+        if rnd.pile:
+            moves.append({"action": "decline", "argument": None})
+    elif rnd.step is Step.STOCK:
+        moves = [{"action": "draw", "argument": None}]
+    else:
+        if rnd.down[seat]:
+            lay_off = _lay_off_move(table, seat)
+            if lay_off is not None:
+                moves.append(lay_off)
+        else:
+            melds = find_contract(rnd.number, hand)
+            if melds is not None:
+                moves.append({"action": "lay_down", "argument": melds})
+        if rnd.step is Step.FINAL:
+            moves.append({"action": "done", "argument": None})
+        else:
+            allowed = sorted({c for c in hand if discard_allowed(hand, rnd.melds, c)})
+            moves += [{"action": "discard", "argument": c} for c in allowed]
+    rng.shuffle(moves)
+    return moves[0]
+
+
+def bot_move(
+    table: Table, seat: int, kind: str, rng: Shuffler | None = None
+) -> dict[str, Any] | None:
+    """The move of the automatic player ``kind`` for ``seat`` in the
+    table's :func:`turn_of`: on turn, ``basic`` is :func:`bot` and
+    ``random`` uniform over its legal moves; a voter denies when it
+    :func:`wants` the card (``random``: either); a seat that may ask asks
+    when it wants the card (``random``: one time in two, below
+    :data:`MAY_I_HAND_LIMIT` cards), else ``None`` (nothing to do). Raises
+    ``ValueError`` when the seat has no move."""
+    turn = turn_of(table)
+    if turn is None or (seat not in turn.seats and seat not in turn.optional):
+        raise ValueError(f"seat {seat} has no move now")
+    rnd = table.round
+    assert rnd is not None
+    coin = None
+    if kind == "random":
+        assert rng is not None
+        coin = rng.getrandbits(1) == 1
+    if rnd.step is Step.MAY_I:
+        if seat in turn.optional:
+            if coin is None:
+                return {"action": "ask"} if wants(table, seat) else None
+            return {"action": "ask"} if coin and len(rnd.hands[seat]) < MAY_I_HAND_LIMIT else None
+        allow = not wants(table, seat) if coin is None else coin
+        return {"action": "answer", "allow": allow}
+    if kind == "random":
+        assert rng is not None
+        return _random_turn(table, seat, rng)
+    return bot(table, seat)
+
+
+def default_move(table: Table, seat: int) -> dict[str, Any]:
+    """What a turn clock plays for a seat out of time (RULES.md 5.3):
+    ``basic``'s move (:func:`bot_move`). Raises ``ValueError`` when the
+    seat is not due."""
+    move = bot_move(table, seat, "basic")
+    if move is None:
+        raise ValueError(f"seat {seat} is not due to move")
+    return move
+
+
+def play(table: Table, seat: int, move: dict[str, Any], now_ms: int) -> Transition:
+    """``move`` (a :func:`bot_move` answer) made for ``seat`` through the
+    transitions of the move endpoints (:func:`.engine.turn`,
+    :func:`.engine.ask`, :func:`.engine.answer`)."""
+    rnd = table.round
+    if rnd is None:
+        raise ValueError("no round in play")
+    if move["action"] == "ask":
+        assert rnd.offer is not None
+        return engine.ask(table, rnd.number, rnd.offer.n, seat, now_ms)
+    if move["action"] == "answer":
+        assert rnd.offer is not None
+        return engine.answer(table, rnd.number, rnd.offer.n, seat, move["allow"], now_ms)
+    return engine.turn(table, rnd.number, rnd.move, seat, move["action"], move["argument"], now_ms)

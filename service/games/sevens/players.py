@@ -1,18 +1,22 @@
-"""Automatic players: the bot, what a turn clock plays for a seat out of
-time, and a round's record for replay."""
+"""Automatic players (RULES.md 5.3, 5.4): who the table waits for, the
+``random`` and ``basic`` players (``basic`` is also what a turn clock plays
+for a seat out of time, and what ``referee simulate`` plays), a move made
+for a seat through the engine's transitions, and a round's record for
+replay. A bot reads only its own hand and the public table."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..base import Shuffler
+from ..base import Shuffler, Transition, Turn
 from ..cards import RANK_INDEX, STANDARD_DECK
+from . import engine
 from .layout import SEVEN
 from .state import RoundStatus, Table
 from .views import may_pass, playable_now
 
 _DECK_ORDER = {card: i for i, card in enumerate(STANDARD_DECK)}
-"""The fixed order of :func:`default_move`: spades 2..A, hearts, diamonds, clubs."""
+"""The fixed order of :func:`default_move`'s ties: spades 2..A, hearts, diamonds, clubs."""
 
 
 def _move(table: Table, seat: int, card: str) -> dict[str, Any]:
@@ -20,18 +24,6 @@ def _move(table: Table, seat: int, card: str) -> dict[str, Any]:
     assert rnd is not None
     announce = table.options.last_card and len(rnd.hands[seat]) == 2
     return {"action": "play", "card": card, "last_card": announce}
-
-
-def default_move(table: Table, seat: int) -> dict[str, Any]:
-    """What a turn clock plays for ``seat`` (on turn) when its time runs out:
-    the pass when the rules allow it, else its lowest playable card in the
-    fixed order spades 2..A, hearts, diamonds, clubs (announced when due)."""
-    if may_pass(table, seat):
-        return {"action": "pass"}
-    cards = playable_now(table, seat)
-    if not cards:
-        raise ValueError(f"seat {seat} is not on turn")
-    return _move(table, seat, min(cards, key=_DECK_ORDER.__getitem__))
 
 
 def _beyond(hand: tuple[str, ...], card: str) -> int:
@@ -47,13 +39,13 @@ def _beyond(hand: tuple[str, ...], card: str) -> int:
     return sum(r < rank for r in others)
 
 
-def bot(table: Table, seat: int, rng: Shuffler) -> dict[str, Any]:
+def bot(table: Table, seat: int, rng: Shuffler | None) -> dict[str, Any]:
     """A legal move for the seat on turn, after the seed's tips: play Aces
     and 2s early (nothing lies beyond them); prefer the card that unblocks
     most of the seat's own cards; hold a 7, and a card beyond which the seat
     holds nothing, while they block others; with voluntary passes left,
     pass rather than give up such a blocker. Announces the last card when
-    due. ``rng`` breaks ties."""
+    due. ``rng`` breaks ties (``None``: the lowest in the fixed order)."""
     cards = playable_now(table, seat)
     if not cards:
         return {"action": "pass"}
@@ -75,9 +67,57 @@ def bot(table: Table, seat: int, rng: Shuffler) -> dict[str, Any]:
     best = max(scores.values())
     if best < 0 and may_pass(table, seat) and len(hand) > 2:
         return {"action": "pass"}  # every play gives a blocker away
-    top = [c for c in cards if scores[c] == best]
-    rng.shuffle(top)
+    top = sorted((c for c in cards if scores[c] == best), key=_DECK_ORDER.__getitem__)
+    if rng is not None:
+        rng.shuffle(top)
     return _move(table, seat, top[0])
+
+
+def turn_of(table: Table) -> Turn | None:
+    """The seat on turn in the round in play (``"r2t14"``: round 2, turn 14)."""
+    rnd = table.round
+    if rnd is None or rnd.status is not RoundStatus.PLAYING or rnd.on_turn is None:
+        return None
+    return Turn(f"r{rnd.number}t{rnd.turn}", (rnd.on_turn,))
+
+
+def bot_move(table: Table, seat: int, kind: str, rng: Shuffler | None) -> dict[str, Any]:
+    """The move of the automatic player ``kind`` for the seat on turn:
+    ``random`` is uniform over the legal moves (each playable card, and the
+    pass when allowed); ``basic`` is :func:`bot` with ties to the fixed
+    order (so that it is the default move). Raises ``ValueError`` when
+    ``seat`` is not on turn."""
+    rnd = table.round
+    if rnd is None or rnd.on_turn != seat or rnd.status is not RoundStatus.PLAYING:
+        raise ValueError(f"seat {seat} is not on turn")
+    if kind != "random":
+        return bot(table, seat, None)  # deterministic: the default move too
+    moves: list[dict[str, Any]] = [_move(table, seat, c) for c in playable_now(table, seat)]
+    if may_pass(table, seat):
+        moves.append({"action": "pass"})
+    assert rng is not None
+    rng.shuffle(moves)
+    return moves[0]
+
+
+def default_move(table: Table, seat: int) -> dict[str, Any]:
+    """What a turn clock plays for ``seat`` (on turn) when its time runs
+    out (RULES.md 5.3): ``basic``'s move, ties to the lowest card in the
+    fixed order spades 2..A, hearts, diamonds, clubs. Raises ``ValueError``
+    when ``seat`` is not on turn."""
+    return bot_move(table, seat, "basic", None)
+
+
+def play(table: Table, seat: int, move: dict[str, Any], now_ms: int) -> Transition:
+    """``move`` (a :func:`bot_move` answer) made for ``seat`` through the
+    transitions of the move endpoints (:func:`.engine.play`,
+    :func:`.engine.pass_turn`)."""
+    rnd = table.round
+    if rnd is None:
+        raise ValueError("no round in play")
+    if move["action"] == "pass":
+        return engine.pass_turn(table, rnd.number, rnd.turn, seat, now_ms)
+    return engine.play(table, rnd.number, rnd.turn, seat, move["card"], move["last_card"], now_ms)
 
 
 def round_record(table: Table, round_no: int) -> dict[str, Any] | None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..base import Game, Shuffler, Simulation, Transition
 from ..errors import FieldError, RuleViolation, register_codes
-from . import codec, engine, simulate, views
+from . import codec, engine, players, simulate, views
 from .deal import validate_deal
 from .options import PRESETS, resolve_options
 from .state import Table
@@ -128,4 +128,8 @@ GAME = Game(
     rounds_of=codec.rounds_of,
     round_result=codec.round_result,
     replay_move=replay_move,
+    default_move=players.default_move,
+    turn_of=players.turn_of,
+    bot_move=players.bot_move,
+    play=players.play,
 )

@@ -1,15 +1,16 @@
 """``referee simulate``: simple automatic players play rounds through the pure
 engine (no HTTP, no Redis), and the figures of many rounds are summed up.
 
-Every automatic player keeps its longest suit (ties: the suit with the higher
-cards, then suit order S H D C) and passes the lowest card of its shortest
-other suit. A seat holding a winning hand declares at once; when several do
-after the same exchange they declare in a seeded random order, all within one
-instant (so a claim window counts them as simultaneous). Players never
-declare under ``automatic``. A round that reaches ``max_exchanges`` (200 by
-default; two players aiming at the same suit can block each other forever) is
-void. Results depend only on the arguments: the deals come from a
-:class:`random.Random` seeded with ``seed``.
+Every automatic player is ``basic`` (:mod:`.players`): it keeps its longest
+suit (ties: the suit with the higher cards, then suit order S H D C) and
+passes the lowest card of its shortest other suit. A seat holding a winning
+hand declares at once; when several do after the same exchange they declare
+in a seeded random order, all within one instant (so a claim window counts
+them as simultaneous). Players never declare under ``automatic``. A round
+that reaches ``max_exchanges`` (200 by default; two players aiming at the
+same suit can block each other forever) is void. Results depend only on the
+arguments: the deals come from a :class:`random.Random` seeded with
+``seed``.
 """
 
 from __future__ import annotations
@@ -17,36 +18,18 @@ from __future__ import annotations
 import json
 import random
 import statistics
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..base import percent
-from ..cards import RANK_INDEX, SUIT_INDEX, suit_counts
 from . import engine
 from .options import PRESETS
+from .players import choose_cards
 from .settlement import winning_suits
 from .state import RoundStatus, Table
 
 DEFAULT_MAX_EXCHANGES = 200
-
-
-def choose_cards(hand: Sequence[str], count: int) -> list[str]:
-    """The automatic player's pass: ``count`` cards from its shortest suits
-    other than the longest one it keeps, lowest first."""
-    counts = suit_counts(hand)
-    strength = Counter[str]()
-    for card in hand:
-        strength[card[1]] += RANK_INDEX[card[0]]
-    keep = max(counts, key=lambda s: (counts[s], strength[s], -SUIT_INDEX[s]))
-    others = sorted(
-        (c for c in hand if c[1] != keep),
-        key=lambda c: (counts[c[1]], SUIT_INDEX[c[1]], RANK_INDEX[c[0]]),
-    )
-    if len(others) < count:  # only the kept suit left: give its lowest
-        others += sorted((c for c in hand if c[1] == keep), key=lambda c: RANK_INDEX[c[0]])
-    return others[:count]
 
 
 @dataclass(frozen=True, slots=True)

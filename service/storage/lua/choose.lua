@@ -28,7 +28,9 @@
 -- ARGV[12] the deadline, ms since the epoch ("": none): at or after it
 --          (Redis's TIME) the choice is not written (-1: read again), as in
 --          commit.lua
--- ARGV[13..] the events of a first choice, in order, as the codec's text;
+-- ARGV[13] the away seats' change, as in commit.lua's ARGV[21] ("+3", "-3",
+--          ""), made when the choice is written
+-- ARGV[14..] the events of a first choice, in order, as the codec's text;
 --          then the two arguments below, always the LAST two (P = #ARGV - 1):
 -- ARGV[P]   the move to append to the current round's record when the choice
 --           is written (not for status 0; "" none; as commit.lua's ARGV[P+2])
@@ -52,6 +54,20 @@
 -- The rules are never here: this script only stores what the engine decided.
 -- An index lists a record by the last part of its key (short enough for
 -- Redis's compact sorted set); a full key name is an older release's entry.
+local function set_away(key, op)
+  if op == '' then return end
+  local seat = string.sub(op, 2)
+  local seats = {}
+  for s in string.gmatch(redis.call('HGET', key, 'y') or '', '[^,]+') do
+    if s ~= seat then seats[#seats + 1] = s end
+  end
+  if string.sub(op, 1, 1) == '+' then seats[#seats + 1] = seat end
+  if #seats == 0 then
+    redis.call('HDEL', key, 'y')
+  else
+    redis.call('HSET', key, 'y', table.concat(seats, ','))
+  end
+end
 local function listed_key(index, member)
   if string.find(member, ':', 1, true) then return member end
   return (string.gsub(index, 'idem%-index:[^:]*$', 'idem:')) .. member
@@ -102,6 +118,7 @@ elseif held then
   end
   redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])
   redis.call('HSET', KEYS[1], 'w', ARGV[10])
+  set_away(KEYS[1], ARGV[13])
 else
   local text = ARGV[3]
   if ordered then
@@ -109,10 +126,11 @@ else
   end
   redis.call('HSET', KEYS[3], ARGV[2], text)
   redis.call('HSET', KEYS[1], 'w', ARGV[10])
-  if #ARGV - 2 > 12 then
-    redis.call('RPUSH', KEYS[2], unpack(ARGV, 13, #ARGV - 2))
+  set_away(KEYS[1], ARGV[13])
+  if #ARGV - 2 > 13 then
+    redis.call('RPUSH', KEYS[2], unpack(ARGV, 14, #ARGV - 2))
     redis.call('LTRIM', KEYS[2], '-' .. ARGV[8], -1)
-    written = #ARGV - 14
+    written = #ARGV - 15
     count = count + written
     redis.call('HSET', KEYS[1], 'n', count)
   end

@@ -44,7 +44,17 @@
 --          1..this); ARGV[18] T, how many round texts follow the expected
 --          choices: the newest T of those rounds, oldest first (those after r
 --          are appended); ARGV[19] how many rounds the list keeps (the newest)
--- ARGV[20..] E events, in order, as the codec's text; then C choice
+-- ARGV[20] the key of the step the new state waits on (service.games.base.Turn:
+--          "" none, "-" keep o as it is): o, "<key> <ms>", keeps the key and
+--          the clock (ARGV[9]) of the commit that opened it, the start of
+--          every seat's deadline in it (RULES.md 5.3)
+-- ARGV[21] the away seats' change: "+3" marks seat 3 away (it timed out),
+--          "-3" clears it (it moved itself), "" none (y: "1,3")
+-- ARGV[22] the bot seats as JSON (b; "" keeps them, "{}" none)
+-- ARGV[23] the clock options as JSON (c; "" keeps them)
+-- Fields o, y, b and c are written only here and in choose.lua; a release
+-- that knows none of them leaves them as they are.
+-- ARGV[24..] E events, in order, as the codec's text; then C choice
 --          arguments; then X expected choice arguments; then T round texts;
 --          then the history texts to append, in order; then the seven
 --          arguments below, always the LAST seven (P = #ARGV - 6):
@@ -68,6 +78,20 @@
 -- The rules are never here: this script only stores what the engine decided.
 -- An index lists a record by the last part of its key (short enough for
 -- Redis's compact sorted set); a full key name is an older release's entry.
+local function set_away(key, op)
+  if op == '' then return end
+  local seat = string.sub(op, 2)
+  local seats = {}
+  for s in string.gmatch(redis.call('HGET', key, 'y') or '', '[^,]+') do
+    if s ~= seat then seats[#seats + 1] = s end
+  end
+  if string.sub(op, 1, 1) == '+' then seats[#seats + 1] = seat end
+  if #seats == 0 then
+    redis.call('HDEL', key, 'y')
+  else
+    redis.call('HSET', key, 'y', table.concat(seats, ','))
+  end
+end
 local function listed_key(index, member)
   if string.find(member, ':', 1, true) then return member end
   return (string.gsub(index, 'idem%-index:[^:]*$', 'idem:')) .. member
@@ -95,7 +119,7 @@ local events = tonumber(ARGV[11])
 local choices = tonumber(ARGV[12])
 local expected = tonumber(ARGV[14])
 local rounds = tonumber(ARGV[18])
-local first = 20 + events + choices
+local first = 24 + events + choices
 if expected >= 0 then
   if redis.call('HLEN', KEYS[3]) * 2 ~= expected then
     return {-1, tonumber(current)}
@@ -122,7 +146,7 @@ if ARGV[2] ~= '' then
   -- that ended takes its pending choices with it.
   redis.call('DEL', KEYS[3])
   if choices > 0 then
-    redis.call('HSET', KEYS[3], unpack(ARGV, 20 + events, 19 + events + choices))
+    redis.call('HSET', KEYS[3], unpack(ARGV, 24 + events, 23 + events + choices))
   end
   -- The rounds this state finished that the list lacks (a state read from
   -- an older format may bring many; a jump past the texts given restarts
@@ -142,9 +166,26 @@ end
 if ARGV[4] ~= '' then
   redis.call('HSET', KEYS[1], 'a', ARGV[4])
 end
+if ARGV[20] == '' then
+  redis.call('HDEL', KEYS[1], 'o')
+elseif ARGV[20] ~= '-' then
+  local opened = redis.call('HGET', KEYS[1], 'o')
+  if not opened or string.match(opened, '^(%S+)') ~= ARGV[20] then
+    redis.call('HSET', KEYS[1], 'o', ARGV[20] .. ' ' .. ARGV[9])
+  end
+end
+set_away(KEYS[1], ARGV[21])
+if ARGV[22] == '{}' then
+  redis.call('HDEL', KEYS[1], 'b')
+elseif ARGV[22] ~= '' then
+  redis.call('HSET', KEYS[1], 'b', ARGV[22])
+end
+if ARGV[23] ~= '' then
+  redis.call('HSET', KEYS[1], 'c', ARGV[23])
+end
 local count = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
 if events > 0 then
-  redis.call('RPUSH', KEYS[2], unpack(ARGV, 20, 19 + events))
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, 24, 23 + events))
   redis.call('LTRIM', KEYS[2], '-' .. ARGV[7], -1)
   count = count + events
   redis.call('HSET', KEYS[1], 'n', count)

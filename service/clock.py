@@ -1,0 +1,71 @@
+"""Every seat's deadline (RULES.md 5.3, 5.4), for any game: pure, no Flask,
+no Redis. The API shows them, the worker (:mod:`service.worker`) keeps them.
+
+A deadline belongs to one step (the game's :class:`~service.games.base.Turn`
+key) and starts when the commit that opened that step was written
+(``Control.opened``): a seat that is a bot moves ``bot_delay_ms`` after it,
+an away seat after ``away_timeout_ms``, any other after
+``turn_timeout_ms`` (none without that option). Seats that may move without
+being due (a claim, a May I? request) have a deadline only as bots.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .games import game_of
+
+CLOCK_OPTIONS = ("turn_timeout_ms", "away_timeout_ms", "bot_delay_ms")
+"""The clock options every game takes (kept beside the game's state)."""
+
+DEFAULTS: dict[str, int | None] = {
+    "turn_timeout_ms": None,
+    "away_timeout_ms": 2000,
+    "bot_delay_ms": 600,
+}
+
+
+def options_of(clock: dict[str, Any]) -> dict[str, int | None]:
+    """The clock options with their defaults."""
+    return {k: clock.get(k, v) for k, v in DEFAULTS.items()}
+
+
+def deadlines(table: Any, control: Any) -> tuple[str | None, dict[int, int]]:
+    """The key of the step ``table`` waits on and each seat's deadline in
+    it (ms since the epoch, by Redis's clock), for the seats that have one.
+    ``control`` is the store's ``Control`` (bots, away, clock, opened). A
+    step whose opening commit is not known yet (the clock alone opened it,
+    or a release without clocks wrote it) has no deadline until the worker
+    writes it: the key is returned with no deadlines."""
+    turn = game_of(table).turn_of(table)
+    if turn is None:
+        return None, {}
+    opened = control.opened
+    if opened is None or opened[0] != turn.key:
+        return turn.key, {}
+    start = opened[1]
+    clock = options_of(control.clock)
+    found: dict[int, int] = {}
+    for seat in (*turn.seats, *turn.optional):
+        if seat in control.bots:
+            found.setdefault(seat, start + int(clock["bot_delay_ms"] or 0))
+        elif seat not in turn.seats or clock["turn_timeout_ms"] is None:
+            continue
+        elif seat in control.away:
+            found[seat] = start + int(clock["away_timeout_ms"] or 0)
+        else:
+            found[seat] = start + int(clock["turn_timeout_ms"])
+    return turn.key, found
+
+
+def pending(table: Any, control: Any) -> bool:
+    """Whether the worker has to open the step's clock (a step with seats
+    that would have a deadline, whose opening commit is unknown)."""
+    turn = game_of(table).turn_of(table)
+    if turn is None:
+        return False
+    if control.opened is not None and control.opened[0] == turn.key:
+        return False
+    clock = options_of(control.clock)
+    bots = any(s in control.bots for s in (*turn.seats, *turn.optional))
+    return bots or (clock["turn_timeout_ms"] is not None and bool(turn.seats))

@@ -1,0 +1,129 @@
+"""Automatic players of My Ship Sails (RULES.md 5.3, 5.4): who the table
+waits for, the ``random`` and ``basic`` players, and a move made for a seat
+through the same transitions as the move endpoints. Pure: no clock of its
+own, no random source of its own.
+
+``basic`` follows seeds 000 and 002: it keeps the suit that holds most of
+its cards (ties: the higher cards, then suit order S H D C) and passes the
+lowest card of its shortest other suit (its own suit only when nothing
+else is left, so the last off-suit card stays its pass while one card is
+missing); under ``manual`` it claims as soon as its hand wins. A bot reads
+only its own hand and the public table.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from ..base import Shuffler, Transition, Turn
+from ..cards import RANK_INDEX, SUIT_INDEX, suit_counts
+from . import engine
+from .settlement import winning_suits
+from .state import RoundStatus, Table
+
+
+def turn_of(table: Table) -> Turn | None:
+    """The exchange the table waits on (its choosers that have not chosen;
+    under ``manual`` the seats whose hand wins may claim instead), or an
+    open claim window (nobody due, RULES.md 5.3; the winning hands that
+    have not claimed may); ``None`` otherwise."""
+    rnd = table.round
+    if rnd is None or table.match_status.value != "in-progress":
+        return None
+    manual = table.options.declaration == "manual"
+    win = table.options.win_count
+    if rnd.status is RoundStatus.PASSING:
+        claimers: tuple[int, ...] = ()
+        if manual:
+            claimers = tuple(s for s, h in enumerate(rnd.hands) if winning_suits(h, win))
+        return Turn(engine.step_key(rnd), tuple(rnd.exchange.waiting_for), claimers)
+    if rnd.status is RoundStatus.CLAIM_WINDOW:
+        claimed = {c.seat for c in rnd.claims}
+        winners = tuple(
+            s for s, h in enumerate(rnd.hands) if s not in claimed and winning_suits(h, win)
+        )
+        return Turn(f"r{rnd.number}w", (), winners)
+    return None
+
+
+def kept_suit(hand: Sequence[str]) -> str:
+    """The suit ``basic`` commits to: the one with most cards, ties to the
+    higher cards, then suit order."""
+    counts = suit_counts(hand)
+    strength = Counter[str]()
+    for card in hand:
+        strength[card[1]] += RANK_INDEX[card[0]]
+    return max(counts, key=lambda s: (counts[s], strength[s], -SUIT_INDEX[s]))
+
+
+def choose_cards(hand: Sequence[str], count: int) -> list[str]:
+    """``basic``'s pass: ``count`` cards from its shortest suits other than
+    the one it keeps, lowest first."""
+    keep = kept_suit(hand)
+    counts = suit_counts(hand)
+    others = sorted(
+        (c for c in hand if c[1] != keep),
+        key=lambda c: (counts[c[1]], SUIT_INDEX[c[1]], RANK_INDEX[c[0]]),
+    )
+    if len(others) < count:  # only the kept suit left: give its lowest
+        others += sorted((c for c in hand if c[1] == keep), key=lambda c: RANK_INDEX[c[0]])
+    return others[:count]
+
+
+def _wins(table: Table, seat: int) -> bool:
+    rnd = table.round
+    assert rnd is not None
+    return bool(winning_suits(rnd.hands[seat], table.options.win_count))
+
+
+def bot_move(table: Table, seat: int, kind: str, rng: Shuffler) -> dict[str, Any]:
+    """The move of the automatic player ``kind`` for ``seat`` in the table's
+    :func:`turn_of`: ``{"action": "claim"}`` (under ``manual``, a winning
+    hand: ``basic`` always, ``random`` too, as a claim is the one move that
+    ends its round) or ``{"action": "pass", "cards": [...]}`` (``basic``:
+    :func:`choose_cards`; ``random``: a uniform choice of the hand's cards).
+    Raises ``ValueError`` when the seat has no move."""
+    turn = turn_of(table)
+    rnd = table.round
+    if turn is None or rnd is None or (seat not in turn.seats and seat not in turn.optional):
+        raise ValueError(f"seat {seat} has no move now")
+    if seat in turn.optional and _wins(table, seat):
+        return {"action": "claim"}
+    hand = list(rnd.hands[seat])
+    count = table.options.pass_count
+    if kind == "random":
+        rng.shuffle(hand)
+        return {"action": "pass", "cards": sorted(hand[:count])}
+    return {"action": "pass", "cards": choose_cards(hand, count)}
+
+
+def default_move(table: Table, seat: int) -> dict[str, Any]:
+    """What a turn clock plays for ``seat`` (RULES.md 5.3): ``basic``'s move."""
+    return bot_move(table, seat, "basic", _NO_RNG)
+
+
+def play(table: Table, seat: int, move: dict[str, Any], now_ms: int) -> Transition:
+    """``move`` (a :func:`bot_move` answer) made for ``seat`` through the
+    transitions of the move endpoints (:func:`.engine.choose_pass`,
+    :func:`.engine.claim`)."""
+    rnd = table.round
+    if rnd is None:
+        raise ValueError("no round in play")
+    if move["action"] == "claim":
+        return engine.claim(table, rnd.number, seat, now_ms)
+    return engine.choose_pass(table, rnd.number, rnd.exchange.number, seat, move["cards"], now_ms)
+
+
+class _NoRandom:
+    """The random source of a deterministic player: it never draws."""
+
+    def shuffle(self, x: list[Any], /) -> None:  # pragma: no cover - never called
+        raise AssertionError("basic draws nothing")
+
+    def getrandbits(self, k: int, /) -> int:  # pragma: no cover - never called
+        raise AssertionError("basic draws nothing")
+
+
+_NO_RNG = _NoRandom()

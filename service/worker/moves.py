@@ -1,0 +1,79 @@
+"""What the worker commits (game-free): a seat's default or bot move for one
+deadline, and the due events nobody has stored."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .. import clock
+from ..games import game_of
+from ..games.base import Choice, Event
+from ..games.errors import RuleViolation
+from ..storage.store import NO_CONTROL, Loaded
+
+SYSTEM_RANDOM = random.SystemRandom()
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerChange:
+    """A change the worker commits: what a transition has, plus
+    ``timed_out`` (the seat its default move marks away) and ``settle``
+    (commit even with nothing of its own: the due events, the step's clock)."""
+
+    table: Any
+    events: tuple[Event, ...] = ()
+    choice: Choice | None = None
+    archive: tuple[str, ...] = ()
+    archive_reset: bool = False
+    timed_out: int | None = None
+    settle: bool = False
+    outcome: dict[str, Any] = field(default_factory=dict)
+
+
+def settle(loaded: Loaded) -> WorkerChange:
+    """Store what is due (the store adds it) and open the step's clock."""
+    return WorkerChange(loaded.table, settle=True)
+
+
+def timed_event(seat: int, key: str, action: str) -> Event:
+    """``move-timed-out`` in public terms (the action, never a pass's cards):
+    the seat is ``away`` from now on, until it moves itself."""
+    return {"type": "move-timed-out", "seat": seat, "step": key, "action": action, "away": True}
+
+
+def deadline_move(loaded: Loaded, key: str, seat: int) -> WorkerChange | int | None:
+    """The move for ``seat``'s deadline in step ``key`` on ``loaded``: a
+    change to commit, the deadline (ms) when it has not come yet, or
+    ``None`` when it is not this seat's to make any more (the step is
+    over, the seat moved, nobody is due)."""
+    control = loaded.control or NO_CONTROL
+    current, found = clock.deadlines(loaded.table, control)
+    at = found.get(seat)
+    if current != key or at is None:
+        return None
+    if loaded.now_ms < at:
+        return at
+    game = game_of(loaded.table)
+    bot = control.bots.get(seat)
+    if game.bot_move is None or game.play is None:
+        return None
+    kind = "basic" if bot is None else bot["kind"]
+    move = game.bot_move(loaded.table, seat, kind, SYSTEM_RANDOM)
+    if move is None:
+        return None
+    try:
+        done = game.play(loaded.table, seat, move, loaded.now_ms)
+    except RuleViolation:
+        return None
+    if bot is not None:
+        return WorkerChange(done.table, done.events, done.choice, done.archive, done.archive_reset)
+    # A person out of time: its default move, announced, and away.
+    event = timed_event(seat, key, str(move["action"]))
+    choice = done.choice
+    if choice is not None:
+        choice = replace(choice, events=(event, *choice.events))
+    return WorkerChange(
+        done.table, (event, *done.events), choice, done.archive, done.archive_reset, seat
+    )

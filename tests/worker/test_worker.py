@@ -1,0 +1,231 @@
+"""The deadline worker for real (RULES.md 5.3, 5.4): gunicorn and two
+``referee worker`` processes on a Redis of the test's own, with persistence."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from ..conftest import RedisProcess, Served
+
+pytestmark = pytest.mark.timeout(300)
+
+
+class WorkerProcess:
+    """A ``referee worker`` on ``redis_url``; its log in ``folder``."""
+
+    def __init__(self, redis_url: str, folder: Path, name: str) -> None:
+        self.log = folder / f"{name}.log"
+        env = {
+            **os.environ,
+            "REDIS_URL": redis_url,
+            "WORKER_HEALTH_FILE": str(folder / f"{name}.alive"),
+            "WORKER_THREADS": "4",
+        }
+        self.env = env
+        self._file = open(self.log, "ab")  # noqa: SIM115 - closed in stop()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "worker"],
+            env=env,
+            stdout=self._file,
+            stderr=subprocess.STDOUT,
+        )
+
+    def healthy(self) -> bool:
+        done = subprocess.run(
+            [sys.executable, "-m", "service.cli", "worker", "--health"], env=self.env, check=False
+        )
+        return done.returncode == 0
+
+    def kill(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(20)
+        self._file.close()
+
+
+@pytest.fixture()
+def stack(tmp_path: Path) -> Iterator[dict[str, Any]]:
+    conf = tmp_path / "redis.conf"
+    conf.write_text('appendonly yes\nappendfsync always\nsave ""\n')
+    server = RedisProcess(tmp_path / "redis", conf=conf).start()
+    served = Served(server.url, tmp_path)
+    workers = [WorkerProcess(server.url, tmp_path, f"w{i}") for i in range(2)]
+    try:
+        yield {"redis": server, "served": served, "workers": workers, "tmp": tmp_path}
+    finally:
+        for w in workers:
+            w.stop()
+        served.stop()
+        server.stop()
+
+
+def _create(base: str, **body: Any) -> dict[str, Any]:
+    r = requests.post(f"{base}/v1/tables", json=body, timeout=10)
+    assert r.status_code == 201, r.text
+    return dict(r.json())
+
+
+def _deal(base: str, created: dict[str, Any]) -> None:
+    r = requests.post(
+        f"{base}/v1/tables/{created['table_id']}/rounds",
+        headers={"Authorization": f"Bearer {created['host_token']}"},
+        timeout=10,
+    )
+    assert r.status_code == 201, r.text
+
+
+def _events(base: str, table_id: str) -> list[dict[str, Any]]:
+    r = requests.get(f"{base}/v1/tables/{table_id}/events?limit=200", timeout=10)
+    return list(r.json()["events"])
+
+
+def _wait(what: Any, seconds: float = 30.0) -> Any:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        found = what()
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError("timed out waiting")
+
+
+def test_a_silent_seat_is_moved_for_once_and_is_away(stack: dict[str, Any]) -> None:
+    base = stack["served"].base
+    created = _create(
+        base,
+        variant="sevens",
+        players=["Ann", "Bob", "Cy"],
+        first_dealer=0,
+        options={"turn_timeout_ms": 400, "away_timeout_ms": 300},
+    )
+    tid = created["table_id"]
+    view = created["table"]
+    assert view["options"]["turn_timeout_ms"] == 400
+    assert view["options"]["bot_delay_ms"] == 600
+    assert [s["away"] for s in view["seats"]] == [False, False, False]
+    _deal(base, created)
+    table = requests.get(f"{base}/v1/tables/{tid}", timeout=10).json()
+    on_turn = table["awaiting"]["seats"][0]
+    deadline = table["seats"][on_turn]["until_ms"]
+    assert isinstance(deadline, int)
+    # Nobody moves: every seat times out in turn, each step once.
+    timed = _wait(
+        lambda: (
+            [e for e in _events(base, tid) if e["type"] == "move-timed-out"][:3]
+            if len([e for e in _events(base, tid) if e["type"] == "move-timed-out"]) >= 3
+            else None
+        )
+    )
+    assert timed[0]["seat"] == on_turn and timed[0]["at_ms"] >= deadline
+    assert timed[0]["away"] is True
+    steps = [e["step"] for e in timed]
+    assert steps == ["r1t1", "r1t2", "r1t3"]
+    moves = [e for e in _events(base, tid) if e["type"] in ("card-played", "passed")]
+    turns = [e["turn"] for e in moves]
+    assert turns == sorted(set(turns))  # each turn moved once, none twice
+    table = requests.get(f"{base}/v1/tables/{tid}", timeout=10).json()
+    assert table["seats"][on_turn]["away"] is True
+    assert stack["workers"][0].healthy()
+
+
+def test_a_worker_killed_while_deadlines_are_due_loses_none(stack: dict[str, Any]) -> None:
+    base = stack["served"].base
+    created = _create(
+        base,
+        variant="sevens",
+        players=["Ann", "Bob", "Cy"],
+        first_dealer=0,
+        options={"turn_timeout_ms": 1500},
+    )
+    tid = created["table_id"]
+    _deal(base, created)
+    time.sleep(1.3)  # the deadline is scheduled with both workers, now due
+    stack["workers"][0].kill()
+    timed = _wait(lambda: [e for e in _events(base, tid) if e["type"] == "move-timed-out"], 60)
+    assert [e["step"] for e in timed][:1] == ["r1t1"]
+    time.sleep(1.0)
+    firsts = [
+        e for e in _events(base, tid) if e["type"] == "move-timed-out" and e["step"] == "r1t1"
+    ]
+    assert len(firsts) == 1
+
+
+def test_after_a_restart_of_redis_and_workers_deadlines_still_fire(stack: dict[str, Any]) -> None:
+    base = stack["served"].base
+    created = _create(
+        base,
+        variant="sevens",
+        players=["Ann", "Bob", "Cy"],
+        first_dealer=0,
+        options={"turn_timeout_ms": 3000},
+    )
+    tid = created["table_id"]
+    _deal(base, created)
+    time.sleep(0.5)
+    for w in stack["workers"]:
+        w.kill()
+    server: RedisProcess = stack["redis"]
+    port = server.port
+    server.stop()
+    server.port = port
+    server.start()
+    stack["workers"][:] = [WorkerProcess(server.url, stack["tmp"], f"again{i}") for i in range(2)]
+    timed = _wait(lambda: [e for e in _events(base, tid) if e["type"] == "move-timed-out"], 60)
+    assert timed[0]["step"] == "r1t1"
+
+
+@pytest.mark.parametrize(
+    ("variant", "options"),
+    [
+        ("sevens", {}),
+        ("classic", {"match": {"deals": 1}, "max_exchanges": 300}),
+        ("may-i", {"may_i_window_ms": 200}),
+    ],
+)
+def test_one_person_and_three_bots_play_a_match_to_its_end(
+    stack: dict[str, Any], variant: str, options: dict[str, Any]
+) -> None:
+    base = stack["served"].base
+    if variant == "sevens":
+        options = {"match": {"deals": 1}}
+    # random May I? players seldom go out: basic ones there.
+    last = {"bot": "basic" if variant == "may-i" else "random"}
+    created = _create(
+        base,
+        variant=variant,
+        players=["Ann", {"bot": "basic"}, {"bot": "basic"}, last],
+        first_dealer=0,
+        options={**options, "bot_delay_ms": 0, "turn_timeout_ms": 100, "away_timeout_ms": 0},
+    )
+    tid = created["table_id"]
+    assert [t["seat"] for t in created["seat_tokens"]] == [0]
+    kinds = [s["bot"] for s in created["table"]["seats"]]
+    assert kinds == [None, "basic", "basic", last["bot"]]
+    limit = 280 if variant == "may-i" else 90
+
+    def over() -> Any:
+        view = requests.get(f"{base}/v1/tables/{tid}", timeout=10).json()
+        if view["match"]["status"] != "in-progress":
+            return view
+        if view["awaiting"]["action"] == "deal":
+            _deal(base, created)
+        return None
+
+    # Ann stays silent: her clock plays for her, the bots for themselves.
+    view = _wait(over, limit)
+    assert view["match"]["status"] in ("won", "abandoned", "finished")
+    assert view["rounds_played"] >= 1
