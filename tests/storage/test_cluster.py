@@ -17,7 +17,7 @@ from redis.cluster import RedisCluster
 
 from service import create_app
 from service.storage.client import connect, is_cluster_url, parse_cluster_url
-from service.storage.store import events_key, history_key, rounds_key, table_key
+from service.storage.store import events_key, history_key, presence_key, rounds_key, table_key
 
 from ..cluster import RedisClusterProcesses
 from ..conftest import EVERY_EVENT, settings_for
@@ -136,13 +136,17 @@ def test_complete_games_on_tables_spread_over_three_primaries(
                 events_key(t.table_id),
                 history_key(t.table_id),
                 rounds_key(t.table_id),
+                presence_key(t.table_id),  # the seats' moves were seen (RULES.md 5.5)
             )
         }
         assert held == expected
         # Every read's TIME went to the node of the table it read (one per
-        # HMGET, one per creation), and the commit script ran there too.
+        # HMGET, one per creation), and the commit script ran there too; so
+        # did each presence write's (presence.lua: one PTTL, one TIME).
         creations = len(mine) + sum(node_port_of(cluster_app, t.table_id) == port for t in extra)
-        assert command_calls(port, "time") == command_calls(port, "hmget") + creations
+        seen = command_calls(port, "pttl")
+        assert seen > 0  # the seats' moves were seen, on their table's node
+        assert command_calls(port, "time") == command_calls(port, "hmget") + creations + seen
         assert command_calls(port, "evalsha") >= len(mine) * ROUNDS_PER_TABLE * 10
 
     m = _scrape(tables)
