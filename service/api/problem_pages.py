@@ -487,6 +487,23 @@ PAGES: dict[str, Page] = {
         "The seat is open: nobody holds it, so it has no token to reissue or to leave.",
         "Read the table: `open_seats` lists the open seats.",
     ),
+    "seat-is-bot": Page(
+        409,
+        "A bot plays this seat (RULES.md 5.4): it takes no other bot, and its own token is "
+        "refused until the host takes the seat back.",
+        "The host takes the seat back: `DELETE /v1/tables/{id}/seats/{seat}/bot`.",
+    ),
+    "seat-not-away": Page(
+        409,
+        "A person holds this seat and is not away: only an open or away seat can be handed "
+        "to a bot.",
+        "Wait until the seat times out (`away` in the table), or hand an open seat.",
+    ),
+    "seat-not-bot": Page(
+        409,
+        "No bot plays this seat: there is nothing to take back.",
+        "Read the table: each seat's `bot` says who plays it.",
+    ),
     "seat-taken": Page(
         409,
         "The seat is taken: it needs no join code.",

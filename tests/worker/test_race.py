@@ -50,7 +50,7 @@ def test_a_move_sent_at_its_deadline_lands_once(stack: dict[str, Any]) -> None:
         playable = mine.json()["playable"]
         # The last playable card (basic's default move is often another).
         body: dict[str, Any] = {"play": playable[-1]} if playable else {"pass": True}
-        # Right at the deadline (Redis clock = this machine's): -20 ms to +200 ms (either wins).
+        # Right at the deadline (Redis's clock is this machine's), -20 to +200 ms: either wins.
         time.sleep(max(0.0, until / 1000 - time.time() + jitter.uniform(-0.02, 0.2)))
         r = requests.put(
             f"{base}/v1/tables/{tid}/rounds/{rnd['number']}/turns/{turn}",
