@@ -43,6 +43,7 @@ web: web/node_modules/.installed  ## type-check and bundle the web table into se
 	cd web && npm run -s check && npm run -s build
 
 web/node_modules/.installed: web/package-lock.json
+	@echo "make: installing the web table's node packages (web/package-lock.json) into web/node_modules"
 	cd web && npm ci --no-audit --no-fund
 	touch $@
 

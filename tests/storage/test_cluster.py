@@ -17,7 +17,14 @@ from redis.cluster import RedisCluster
 
 from service import create_app
 from service.storage.client import connect, is_cluster_url, parse_cluster_url
-from service.storage.store import events_key, history_key, presence_key, rounds_key, table_key
+from service.storage.store import (
+    events_key,
+    history_key,
+    presence_key,
+    proof_keys,
+    rounds_key,
+    table_key,
+)
 
 from ..cluster import RedisClusterProcesses
 from ..conftest import EVERY_EVENT, settings_for
@@ -137,6 +144,7 @@ def test_complete_games_on_tables_spread_over_three_primaries(
                 history_key(t.table_id),
                 rounds_key(t.table_id),
                 presence_key(t.table_id),  # the seats' moves were seen (RULES.md 5.5)
+                *proof_keys(t.table_id),  # the next deal's proof, the round records
             )
         }
         assert held == expected

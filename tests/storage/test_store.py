@@ -15,7 +15,7 @@ from hypothesis import given, settings
 
 from service import create_app
 from service.games.codec import decode, encode
-from service.storage.store import all_keys, presence_key
+from service.storage.store import all_keys, deal_key, moves_key, presence_key
 
 from ..conftest import EVERY_EVENT, RedisProcess, settings_for
 from ..helpers import TableClient, bearer, snapshot
@@ -86,7 +86,13 @@ def test_every_key_of_a_table_shares_one_hash_tag_and_expires(
     tables.deal(t)
     assert tables.pass_(t, 1, 1, 0, [tables.hand(t, 0)[0]]).status_code == 200
     # The history holds nothing before an exchange resolves; seat 0 was seen (RULES.md 5.5).
-    keys = [*all_keys(t.table_id)[:3], presence_key(t.table_id)]
+    # The deal's proof and the round's record (deal_key, moves_key) since the deal.
+    keys = [
+        *all_keys(t.table_id)[:3],
+        presence_key(t.table_id),
+        deal_key(t.table_id),
+        moves_key(t.table_id),
+    ]
     assert sorted(k.decode() for k in redis_client.keys(f"*{t.table_id}*")) == sorted(keys)
     assert {k[k.index("{") : k.index("}") + 1] for k in keys} == {"{" + t.table_id + "}"}
     ttl = app.extensions["referee"].settings.table_ttl_seconds
