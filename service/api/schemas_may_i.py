@@ -73,7 +73,7 @@ class LayOffMoveSchema(StrictSchema):
 class DiscardMoveSchema(StrictSchema):
     """Discard a card, which ends the turn: `{"discard": "5C"}` (RULES.md 4.5)."""
 
-    discard = Card(required=True)
+    discard = Card(joker=True, required=True)  # a joker may be discarded (RULES.md 4.5)
 
 
 class DoneMoveSchema(StrictSchema):

@@ -48,6 +48,7 @@ def game_branches(
     option_schemas: Mapping[str, Any],
     games: Sequence[str] | None,
     default_variant: str | None,
+    required_of: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
     """The ``oneOf`` of a request schema whose ``properties`` hold ``variant``
     and ``options`` (and maybe ``players``, a count or a list of names): a
@@ -69,16 +70,30 @@ def game_branches(
         players = properties.get("players")
         ranges = _player_ranges(game, list(game.presets))
         for (low, high), names in (ranges if players else {(0, 0): list(game.presets)}).items():
-            branch: dict[str, Any] = {
-                "title": f"{game.title}: " + ", ".join(names),
-                "properties": {"variant": {"enum": names}, "options": options},
-            }
+            # A whole object, not a fragment beside the shared properties: the
+            # generators need each member a named class (:func:`hoist` names it).
+            own = copy.deepcopy(dict(properties))
+            own["variant"] = {**own["variant"], "enum": names}
+            own["options"] = options
             if players is not None and players.get("type") == "array":
-                branch["properties"]["players"] = {"minItems": low, "maxItems": high}
+                own["players"] = {**own["players"], "minItems": low, "maxItems": high}
             elif players is not None:
-                branch["properties"]["players"] = {"minimum": low, "maximum": high}
-            if default_variant not in names:
-                branch["required"] = ["variant"]
+                own["players"] = {**own["players"], "minimum": low, "maximum": high}
+            required = set(required_of)
+            if default_variant in names:
+                own["variant"]["default"] = default_variant
+            else:
+                own["variant"].pop("default", None)
+                required.add("variant")
+            branch: dict[str, Any] = {
+                "x-branch": names[0],
+                "type": "object",
+                "additionalProperties": False,
+                "description": f"{game.title}: " + ", ".join(f"`{n}`" for n in names) + ".",
+                "properties": own,
+            }
+            if required:
+                branch["required"] = sorted(required)
             branches.append(branch)
     return branches
 
@@ -90,31 +105,43 @@ def exact(
     ``variant`` lists only their presets, ``options`` is each game's own."""
     properties = jsonschema["properties"]
     variant = properties["variant"]
-    branches = game_branches(properties, option_schemas, games, variant.get("default"))
-    variant["enum"] = [v for b in branches for v in b["properties"]["variant"]["enum"]]
-    if variant.get("default") not in variant["enum"]:
-        variant.pop("default", None)  # a check of one game: name its preset
     properties["options"] = {
         "type": "object",
         "description": "The preset's option overrides: the options of its game (each "
-        "`oneOf` branch lists them), every member optional.",
+        "`oneOf` member lists them), every member optional.",
     }
+    required = jsonschema.get("required", [])
+    branches = game_branches(properties, option_schemas, games, variant.get("default"), required)
+    variant["enum"] = [v for b in branches for v in b["properties"]["variant"]["enum"]]
+    if variant.get("default") not in variant["enum"]:
+        variant.pop("default", None)  # a check of one game: name its preset
     jsonschema["oneOf"] = branches
 
 
 def _component(game: Game) -> str:
-    return "".join(part.capitalize() for part in game.name.split("-")) + "Options"
+    return _camel(game.name) + "Options"
+
+
+def _camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("-"))
 
 
 def hoist(spec: dict[str, Any]) -> dict[str, Any]:
     """``spec`` with each game's options schema once, as a component
-    (``MySevensOptions``...), which the branches refer to."""
+    (``MySevensOptions``...), and each branch as a component named by its
+    schema and first preset (``CreateTableSevens``), which ``oneOf`` refers
+    to: openapi-python-client gives up on inline ``oneOf`` members."""
     schemas = spec.get("components", {}).get("schemas", {})
-    for schema in list(schemas.values()):
-        for branch in schema.get("oneOf", []):
-            options = branch.get("properties", {}).get("options", {})
+    for schema_name, schema in list(schemas.items()):
+        for at, branch in enumerate(schema.get("oneOf", [])):
+            if "x-branch" not in branch:
+                continue
+            options = branch["properties"]["options"]
             name = options.get("x-component")  # one dict, shared by the game's branches
             if name is not None:
                 schemas.setdefault(name, {k: v for k, v in options.items() if k != "x-component"})
                 branch["properties"]["options"] = {"$ref": f"#/components/schemas/{name}"}
+            own = schema_name + _camel(branch.pop("x-branch"))
+            schemas[own] = branch
+            schema["oneOf"][at] = {"$ref": f"#/components/schemas/{own}"}
     return spec
