@@ -272,7 +272,13 @@ class Finish(MethodView):
 
         def move(loaded: Loaded) -> Transition:
             auth.require_host(loaded.auth)
-            return game_of(loaded.table).finish(loaded.table, loaded.now_ms)
+            game = game_of(loaded.table)
+            finished = game.finish(loaded.table, loaded.now_ms)
+            if loaded.table.round is None:
+                return finished
+            # The round in play ends here: its record says so, so that it replays.
+            number = game.rounds_of(loaded.table)[0] + 1
+            return proofs.recorded(finished, -1, "finish", round=number)
 
         def respond(transition: Transition, loaded: Loaded) -> Answer:
             return after(loaded, transition), 200, {}
