@@ -85,6 +85,109 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/checks/deal-proof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a deal's proof
+         * @description With `proof` (a record's `proof`): whether its commitment is the
+         *     SHA-256 of its secret and every shuffle's order is the one the
+         *     secret and the seeds give. With `record` (a whole round record):
+         *     that, and whether dealing the round again from them gives the
+         *     recorded deal. Touches no storage. `valid: false` lists the
+         *     problems.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CheckProof"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CheckProofOutcome"];
+                    };
+                };
+                /** @description The body is not valid JSON, or the `Idempotency-Key` header is malformed. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than 64 KiB. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A body that is not `application/json`. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Invalid values, or a move the rules forbid; `errors` says where. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Over a rate limit; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                default: components["responses"]["DEFAULT_ERROR"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/checks/exchange": {
         parameters: {
             query?: never;
@@ -357,7 +460,11 @@ export interface paths {
          *     Types: table created,
          *     first dealer drawn, round dealt, pass chosen (the seat, never the
          *     cards), exchange resolved, claim accepted (with the hand shown) or
-         *     rejected, round won or void, match won, finished or abandoned.
+         *     rejected, round won or void, match won, finished or abandoned;
+         *     `move-timed-out` (`seat`, `step`, `action`, `away: true`: a seat's
+         *     default move made at its deadline, [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); never a pass's cards);
+         *     `seat-bot` (`seat`, `kind`) and `seat-bot-removed` (`seat`, `open`):
+         *     the host handed a seat to a bot or took it back ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)).
          *     What the clock settles without a move (a claim window or a May I?
          *     window that closed) is listed from the instant it is due, with the
          *     seq it keeps and that instant as `at_ms`, before any move stores it.
@@ -434,6 +541,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tables/{table_id}/next-deal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read the next deal's commitment (public)
+         * @description The round it deals, its `commitment` (lower-case hex SHA-256 of the
+         *     domain `card-referee/deal-commitment/v1`, a zero byte and the 32-byte
+         *     secret: `docs/guide/deal-proofs.md`), the seats that gave a seed and
+         *     whether the host requires every seat's ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). The secret
+         *     is shown in the round's record once that round is over. 404
+         *     `no-pending-deal` for a table written before deals were committed.
+         */
+        get: operations["getNextDeal"];
+        /**
+         * Require every seat's seed, or not (host)
+         * @description With `require_seeds: true`, a deal is refused (409 `seeds-missing`,
+         *     with `missing_seats`) until every seat has given a seed for it; the
+         *     requirement stays for the deals after it until the host lifts it.
+         *     The deal waits for as long as a seed is missing (no deadline: the
+         *     referee has no clock that deals for the host).
+         */
+        put: operations["requireSeeds"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{table_id}/next-deal/seeds/{seat}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                table_id: string;
+                seat: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Give a seed for the next deal (seat)
+         * @description The seat's `seed` (1 to 128 characters) joins the next deal's random
+         *     source: the deck order is derived from the committed secret and
+         *     every seed given before the deal (`docs/guide/deal-proofs.md`). A
+         *     seed may be replaced until the deal; the others see only that the
+         *     seat gave one. The answer holds the seed's SHA-256 as the proof
+         *     will use it. 409 `no-pending-deal` for a table written before deals
+         *     were committed.
+         */
+        put: operations["giveSeed"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tables/{table_id}/rounds": {
         parameters: {
             query?: never;
@@ -461,13 +632,16 @@ export interface paths {
         put?: never;
         /**
          * Deal the next round (host)
-         * @description With no body (or no `hands`) the referee shuffles with a
-         *     cryptographically secure generator and deals from the dealer's left.
+         * @description With no body (or no `hands`) the referee shuffles from the deal's
+         *     committed secret and the seats' seeds ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby),
+         *     `docs/guide/deal-proofs.md`; the answer and the `round-dealt` event
+         *     carry the `commitment`) and deals from the dealer's left.
          *     With `hands` (one list per seat) it checks the submitted deal and lists
          *     every problem at once (422 `deal-invalid`, [My Ship Sails: the deal](/docs/rules/my-ship-sails#the-deal)). 409
          *     `seats-open` (with `open_seats`) while a seat is open ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)),
          *     `round-in-play` while the current round is not over, `match-over` after
-         *     the match.
+         *     the match, `seeds-missing` (with `missing_seats`) while the host
+         *     requires every seat's seed and one is missing.
          */
         post: operations["dealRound"];
         delete?: never;
@@ -668,6 +842,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tables/{table_id}/rounds/{round_no}/record": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                table_id: string;
+                round_no: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a finished round's record (public)
+         * @description Everything needed to check and replay the round ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)): the
+         *     options and seats, the table as it stood before the deal
+         *     (`start_state`, the game's stored form), the deal's body and what
+         *     was dealt (hands, stock or set-aside cards), the proof (the
+         *     commitment, the secret it commits to, every seat's seed, each
+         *     shuffle's deck and order), every accepted move in order with its
+         *     seat and time (`at_ms`), and the result. `referee verify` and
+         *     `referee replay` check it; `POST /v1/checks/deal-proof` too. 409
+         *     `round-not-over` while the round is played (its secret is never
+         *     shown before), 404 `record-not-found` for a round whose record is
+         *     not kept (the newest 20 are).
+         */
+        get: operations["getRoundRecord"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tables/{table_id}/rounds/{round_no}/turns/{turn_no}": {
         parameters: {
             query?: never;
@@ -729,6 +936,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tables/{table_id}/seats/{seat}/bot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                table_id: string;
+                seat: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hand an open or away seat to a bot (host)
+         * @description `{"kind": "random" | "basic"}`. The bot moves for the seat through
+         *     the worker, `bot_delay_ms` after each of its moves opens, seeing only
+         *     what the seat sees. An open seat is named for its bot and is no
+         *     longer open; an away seat keeps its name and token, but the token is
+         *     refused (409 `seat-is-bot`) until the host takes the seat back.
+         *     403 `host-only`; 409 `seat-is-bot` (a bot has it already),
+         *     `seat-not-away` (a person holds it and has not timed out).
+         *     Event `seat-bot` (seat, kind). [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby).
+         */
+        post: operations["handSeatToBot"];
+        /**
+         * Take a seat back from its bot (host)
+         * @description The seat is a person's again: one that was open when handed over
+         *     (or a bot from the table's creation) is open again, for a join code,
+         *     the table code or (listed) no code; an away seat's own token works
+         *     again (the seat stays away until it moves itself). The bot makes no
+         *     move for it any more. 403 `host-only`; 409 `seat-not-bot`.
+         *     Event `seat-bot-removed` (seat, open). [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby).
+         */
+        delete: operations["takeSeatBack"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tables/{table_id}/seats/{seat}/leave": {
         parameters: {
             query?: never;
@@ -779,7 +1025,8 @@ export interface paths {
          *     answered 200 with one event `ticket-invalid` and a `retry` of an
          *     hour: close that EventSource, get a new ticket and open a new one
          *     with `after` set to the last id seen. The stream also ends
-         *     with `seat-closed` when the seat's token is reissued.
+         *     with `seat-closed` when the seat's token is reissued. While it is open
+         *     the seat is `connected` (a comment line every 5 s keeps it so).
          */
         get: operations["streamSeat"];
         put?: never;
@@ -859,7 +1106,9 @@ export interface paths {
          *     (every 15 s of silence, with the last id), `events-gone` (`oldest_seq`,
          *     `last_event`: the cursor is older than the log keeps, past its end, or
          *     names an event the log lost; the stream goes on from `last_event`:
-         *     re-read the table), `table-deleted` (the stream ends). A stream ends by
+         *     re-read the table), `seat-connected` and `seat-disconnected` (a seat's
+         *     `connected` changed, [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby): `type`, `seat`, `at_ms`; no `id`:
+         *     presence is not in the log), `table-deleted` (the stream ends). A stream ends by
          *     itself after 5 minutes; an EventSource reconnects with
          *     `Last-Event-ID` and misses nothing.
          */
@@ -913,18 +1162,42 @@ export interface components {
             seats?: number[];
             until_ms?: number | null;
         };
+        /** @description Hand a seat to a bot: which automatic player ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+        BotSeat: {
+            /**
+             * @description `random` (any legal move) or `basic` (the default move's player).
+             * @enum {string}
+             */
+            kind: "random" | "basic";
+        };
         /** @description A hand to judge for a `players`-seat game under a preset and overrides. */
         CheckClaim: {
             hand: string[];
-            options?: components["schemas"]["Options"];
+            /** @description The preset's option overrides: the options of its game (each `oneOf` branch lists them), every member optional. */
+            options?: Record<string, never>;
             players: number;
             /**
              * @description A preset of any game (`GET /v1/variants`).
              * @default classic
              * @enum {string}
              */
-            variant?: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines" | "whehee" | "foster" | "ochse" | "matrimony" | "sevens" | "parliament" | "fan-tan" | "dominoes" | "sevens-any-seven" | "sevens-corner" | "sevens-voluntary" | "sevens-last-card" | "sevens-penalty" | "fan-tan-two-decks" | "may-i" | "may-i-jokers";
-        };
+            variant?: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines" | "whehee" | "foster" | "ochse" | "matrimony";
+        } & ({
+            options?: components["schemas"]["MyShipSailsOptions"];
+            players?: unknown;
+            /** @enum {unknown} */
+            variant?: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines";
+        } | {
+            options?: components["schemas"]["MyShipSailsOptions"];
+            players?: unknown;
+            /** @enum {unknown} */
+            variant: "whehee" | "foster";
+        } | {
+            options?: components["schemas"]["MyShipSailsOptions"];
+            players?: unknown;
+            /** @enum {unknown} */
+            variant: "ochse" | "matrimony";
+        });
         /** @description Whether the hand wins, why, and its winning suits. */
         CheckClaimOutcome: {
             reason?: string;
@@ -942,7 +1215,8 @@ export interface components {
             hands: string[][];
             /** @description Sevens with `opening: dealer-choice`: the opening suit. */
             opening_suit?: string;
-            options?: components["schemas"]["Options"];
+            /** @description The preset's option overrides: the options of its game (each `oneOf` branch lists them), every member optional. */
+            options?: Record<string, never>;
             players: number;
             /** @description May I?: the stock, its top first. */
             stock?: string[];
@@ -952,7 +1226,37 @@ export interface components {
              * @enum {string}
              */
             variant?: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines" | "whehee" | "foster" | "ochse" | "matrimony" | "sevens" | "parliament" | "fan-tan" | "dominoes" | "sevens-any-seven" | "sevens-corner" | "sevens-voluntary" | "sevens-last-card" | "sevens-penalty" | "fan-tan-two-decks" | "may-i" | "may-i-jokers";
-        };
+        } & ({
+            options?: components["schemas"]["MyShipSailsOptions"];
+            players?: unknown;
+            /** @enum {unknown} */
+            variant?: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines";
+        } | {
+            options?: components["schemas"]["MyShipSailsOptions"];
+            players?: unknown;
+            /** @enum {unknown} */
+            variant: "whehee" | "foster";
+        } | {
+            options?: components["schemas"]["MyShipSailsOptions"];
+            players?: unknown;
+            /** @enum {unknown} */
+            variant: "ochse" | "matrimony";
+        } | {
+            options?: components["schemas"]["SevensOptions"];
+            players?: unknown;
+            /** @enum {unknown} */
+            variant: "sevens" | "parliament" | "fan-tan" | "dominoes" | "sevens-any-seven" | "sevens-corner" | "sevens-voluntary" | "sevens-last-card" | "sevens-penalty";
+        } | {
+            options?: components["schemas"]["SevensOptions"];
+            players?: unknown;
+            /** @enum {unknown} */
+            variant: "fan-tan-two-decks";
+        } | {
+            options?: components["schemas"]["MayIOptions"];
+            players?: unknown;
+            /** @enum {unknown} */
+            variant: "may-i" | "may-i-jokers";
+        });
         /** @description Whether the deal is valid, every problem, and the hands in canonical form. */
         CheckDealOutcome: {
             hands?: string[][] | null;
@@ -992,7 +1296,8 @@ export interface components {
             exchange?: number;
             /** @description At most 52 cards in all (the full deck). */
             hands: string[][];
-            options?: components["schemas"]["Options"];
+            /** @description The preset's option overrides: the options of its game (each `oneOf` branch lists them), every member optional. */
+            options?: Record<string, never>;
             /** @description One entry per seat: the cards it passes, or `null` (or `[]`) for a seat that does not pass in this exchange. */
             passes: (string[] | null)[];
             /**
@@ -1005,7 +1310,11 @@ export interface components {
              * @default classic
              * @enum {string}
              */
-            variant?: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines" | "whehee" | "foster" | "ochse" | "matrimony" | "sevens" | "parliament" | "fan-tan" | "dominoes" | "sevens-any-seven" | "sevens-corner" | "sevens-voluntary" | "sevens-last-card" | "sevens-penalty" | "fan-tan-two-decks" | "may-i" | "may-i-jokers";
+            variant?: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines" | "whehee" | "foster" | "ochse" | "matrimony";
+        } & {
+            options?: components["schemas"]["MyShipSailsOptions"];
+            /** @enum {unknown} */
+            variant?: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines" | "whehee" | "foster" | "ochse" | "matrimony";
         };
         /** @description The hands after the exchange and what each seat received. */
         CheckExchangeOutcome: {
@@ -1053,19 +1362,39 @@ export interface components {
             hand: string[];
             /** @description The rows on the table: `{suit, low, high}` each. */
             layout: components["schemas"]["LayoutRowIn"][];
-            options?: components["schemas"]["Options"];
+            /** @description The preset's option overrides: the options of its game (each `oneOf` branch lists them), every member optional. */
+            options?: Record<string, never>;
             /**
              * @description A preset of any game (`GET /v1/variants`).
-             * @default classic
              * @enum {string}
              */
-            variant?: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines" | "whehee" | "foster" | "ochse" | "matrimony" | "sevens" | "parliament" | "fan-tan" | "dominoes" | "sevens-any-seven" | "sevens-corner" | "sevens-voluntary" | "sevens-last-card" | "sevens-penalty" | "fan-tan-two-decks" | "may-i" | "may-i-jokers";
+            variant?: "sevens" | "parliament" | "fan-tan" | "dominoes" | "sevens-any-seven" | "sevens-corner" | "sevens-voluntary" | "sevens-last-card" | "sevens-penalty" | "fan-tan-two-decks";
+        } & {
+            options?: components["schemas"]["SevensOptions"];
+            /** @enum {unknown} */
+            variant: "sevens" | "parliament" | "fan-tan" | "dominoes" | "sevens-any-seven" | "sevens-corner" | "sevens-voluntary" | "sevens-last-card" | "sevens-penalty" | "fan-tan-two-decks";
         };
         /** @description Whether the card may be played, why, and every card of the hand that may. */
         CheckPlayOutcome: {
             playable?: boolean;
             playable_cards?: string[];
             reason?: string;
+        };
+        /** @description A proof to check, or a whole round record. */
+        CheckProof: {
+            /** @description A record's `proof`. */
+            proof?: {
+                [key: string]: unknown;
+            };
+            /** @description A whole round record. */
+            record?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description Whether the proof checks, and what does not. */
+        CheckProofOutcome: {
+            problems?: string[];
+            valid?: boolean;
         };
         /** @description An accepted declaration and the settlement (or when its window closes). */
         ClaimOutcome: {
@@ -1110,16 +1439,51 @@ export interface components {
              * @default false
              */
             listed?: boolean;
-            options?: components["schemas"]["Options"];
-            /** @description The players' names in seat order, clockwise from seat 0; `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby). */
-            players: (string | null)[];
+            /** @description The preset's option overrides: the options of its game (each `oneOf` branch lists them), every member optional. */
+            options?: Record<string, never>;
+            /** @description The players in seat order, clockwise from seat 0: a name; `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
+            players: ((string | {
+                /** @enum {string} */
+                bot: "random" | "basic";
+                name?: string;
+            }) | null)[];
             /**
              * @description A preset of any game (`GET /v1/variants`).
              * @default classic
              * @enum {string}
              */
             variant?: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines" | "whehee" | "foster" | "ochse" | "matrimony" | "sevens" | "parliament" | "fan-tan" | "dominoes" | "sevens-any-seven" | "sevens-corner" | "sevens-voluntary" | "sevens-last-card" | "sevens-penalty" | "fan-tan-two-decks" | "may-i" | "may-i-jokers";
-        };
+        } & ({
+            options?: components["schemas"]["MyShipSailsOptions"];
+            players?: unknown;
+            /** @enum {unknown} */
+            variant?: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines";
+        } | {
+            options?: components["schemas"]["MyShipSailsOptions"];
+            players?: unknown;
+            /** @enum {unknown} */
+            variant: "whehee" | "foster";
+        } | {
+            options?: components["schemas"]["MyShipSailsOptions"];
+            players?: unknown;
+            /** @enum {unknown} */
+            variant: "ochse" | "matrimony";
+        } | {
+            options?: components["schemas"]["SevensOptions"];
+            players?: unknown;
+            /** @enum {unknown} */
+            variant: "sevens" | "parliament" | "fan-tan" | "dominoes" | "sevens-any-seven" | "sevens-corner" | "sevens-voluntary" | "sevens-last-card" | "sevens-penalty";
+        } | {
+            options?: components["schemas"]["SevensOptions"];
+            players?: unknown;
+            /** @enum {unknown} */
+            variant: "fan-tan-two-decks";
+        } | {
+            options?: components["schemas"]["MayIOptions"];
+            players?: unknown;
+            /** @enum {unknown} */
+            variant: "may-i" | "may-i-jokers";
+        });
         /** @description A created table, with the host's and every named seat's token and the open seats' join codes (shown once). */
         CreatedTable: {
             /** @description Shown only this once. */
@@ -1317,6 +1681,39 @@ export interface components {
             /** @description The window closes at this instant. */
             until_ms?: number;
         };
+        /** @description The options of May I? (`GET /v1/variants`). */
+        MayIOptions: {
+            /**
+             * @description Sevens: 1, or 2 (Fan Tan with two decks, two rows per suit). May I?: 52-card decks (2 for 3-5 players, 3 for 6-8 when omitted).
+             * @enum {integer}
+             */
+            decks?: 1 | 2 | 3 | 4;
+            /**
+             * @description May I?: how a round ends when a seat goes out ([May I?: ending a round](/docs/rules/may-i#ending-a-round)).
+             * @enum {string}
+             */
+            ending?: "immediate" | "lay-off-round" | "play-out";
+            /**
+             * @description May I?: jokers (`JK`) per deck, wild in melds ([May I?: players and cards](/docs/rules/may-i#players-and-cards)).
+             * @enum {integer}
+             */
+            jokers?: 0 | 2;
+            /** @description How the match ends ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds), [Sevens: the end of a round and scoring](/docs/rules/sevens#end-of-a-round-and-scoring)): exactly one of `{"target_wins": n}`, `{"deals": n}`, `{"open": true}`, and for Sevens also `{"target_points": n}`. */
+            match?: {
+                [key: string]: unknown;
+            } & ({
+                target_wins: number;
+            } | {
+                deals: number;
+            } | {
+                target_points: number;
+            } | {
+                /** @enum {boolean} */
+                open: true;
+            });
+            /** @description May I?: how long a declined discard is offered ([May I?](/docs/rules/may-i#may-i)). */
+            may_i_window_ms?: number;
+        };
         /** @description The May I? offer as it stands after the request or answer. */
         MayIOutcome: {
             current_offer?: components["schemas"]["MayIOffer"] | null;
@@ -1359,8 +1756,69 @@ export interface components {
             seat?: number;
             step?: string;
         };
+        /** @description The options of My Ship Sails (`GET /v1/variants`). */
+        MyShipSailsOptions: {
+            /** @description Kept as typed, but refused (422) when it holds a character of Unicode category Cc, Cf, Co, Cs, Cn, Zl, Zp (controls, format and direction-changing characters such as U+202E, private use, lone surrogates, unassigned code points, line and paragraph separators), or when it has no visible character (only spaces, combining marks or blank fillers). */
+            call?: string;
+            /** @description Ochse scoring ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)): every other seat pays each winner one chip per card its longest suit lacks of `win_count`. */
+            chips?: boolean;
+            claim_window_ms?: number;
+            /** @enum {string} */
+            deck?: "trimmed" | "full" | "skat32";
+            /** @description A rank: `2`..`9`, `10` or `T`, `J`, `Q`, `K`, `A` (any case). */
+            deck_low_rank?: string | null;
+            /** @enum {string} */
+            declaration?: "manual" | "automatic";
+            /** @enum {string} */
+            direction?: "left" | "right" | "alternate";
+            /** @description One extra point at the end of a `deals` match to the seat(s) whose round win took the fewest exchanges ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)). Only with `deals`. */
+            fastest_win_bonus?: boolean;
+            hand_size?: number;
+            /** @description How the match ends ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds), [Sevens: the end of a round and scoring](/docs/rules/sevens#end-of-a-round-and-scoring)): exactly one of `{"target_wins": n}`, `{"deals": n}`, `{"open": true}`, and for Sevens also `{"target_points": n}`. */
+            match?: {
+                [key: string]: unknown;
+            } & ({
+                target_wins: number;
+            } | {
+                deals: number;
+            } | {
+                target_points: number;
+            } | {
+                /** @enum {boolean} */
+                open: true;
+            });
+            /** @description A round with no winner after this many exchanges is void. Under `manual` the round ends when that exchange resolves, so a hand it completes cannot be claimed. */
+            max_exchanges?: number | null;
+            /** @enum {integer} */
+            pass_count?: 1 | 2;
+            /**
+             * @description `simultaneous` (every seat, then all rotate), `chain` (one seat at a time gives a card to its left, from the dealer's left) or `swap` (pairwise blind swaps round the table, then Foster's showdown), [My Ship Sails: passing](/docs/rules/my-ship-sails#passing). `chain` and `swap` need `pass_count` 1 and `direction` left; `swap` needs `highest-sum` and no claim window.
+             * @enum {string}
+             */
+            passing?: "simultaneous" | "chain" | "swap";
+            /** @enum {string} */
+            simultaneous_wins?: "highest-card" | "shared" | "highest-sum";
+            /** @description `swap` only: circuits of N swaps before the showdown (2 when `swap` is chosen without it); `null` for the other modes. */
+            swap_circuits?: number | null;
+            win_count?: number;
+        };
+        /** @description The next deal's public part: what it commits to, never its secret. */
+        NextDeal: {
+            /** @description Lower-case hex SHA-256 of `card-referee/deal-commitment/v1`, a zero byte and the deal's 32-byte secret (`docs/guide/deal-proofs.md`). */
+            commitment?: string;
+            /** @description Whether the deal waits until every seat gave a seed. */
+            require_seeds?: boolean;
+            /** @description The round this deal will deal. */
+            round?: number;
+            /** @description The seats that gave a seed. */
+            seeded?: number[];
+        };
         /** @description Option overrides ([My Ship Sails: options](/docs/rules/my-ship-sails#options)); every member is optional and replaces the preset's value. */
         Options: {
+            /** @description Every game: an `away` seat's deadline instead (2000). */
+            away_timeout_ms?: number;
+            /** @description Every game: how long a bot waits before its move (600). */
+            bot_delay_ms?: number;
             /** @description Kept as typed, but refused (422) when it holds a character of Unicode category Cc, Cf, Co, Cs, Cn, Zl, Zp (controls, format and direction-changing characters such as U+202E, private use, lone surrogates, unassigned code points, line and paragraph separators), or when it has no visible character (only spaces, combining marks or blank fillers). */
             call?: string;
             /** @description Ochse scoring ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)): every other seat pays each winner one chip per card its longest suit lacks of `win_count`. */
@@ -1436,6 +1894,8 @@ export interface components {
             swap_circuits?: number | null;
             /** @description Sevens: ranks are cyclic; a row may go on past A to 2. */
             turn_the_corner?: boolean;
+            /** @description Every game: how long a seat due to move has before its default move is made for it and it is `away` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` (the default): no clock. */
+            turn_timeout_ms?: number | null;
             /** @description Sevens: a seat may pass although it could play. */
             voluntary_pass?: boolean;
             /** @description Sevens: voluntary passes a seat may make per round. */
@@ -1444,6 +1904,8 @@ export interface components {
         };
         /** @description A complete option set: My Ship Sails' members ([My Ship Sails: options](/docs/rules/my-ship-sails#options)) or Sevens' (`decks` to `points`, with `match`; [Sevens](/docs/rules/sevens)). */
         OptionsOut: {
+            away_timeout_ms?: number;
+            bot_delay_ms?: number;
             call?: string;
             chips?: boolean;
             claim_window_ms?: number;
@@ -1471,6 +1933,7 @@ export interface components {
             simultaneous_wins?: string;
             swap_circuits?: number | null;
             turn_the_corner?: boolean;
+            turn_timeout_ms?: number | null;
             voluntary_pass?: boolean;
             voluntary_pass_limit?: number;
             win_count?: number;
@@ -1517,12 +1980,12 @@ export interface components {
              *     | status | codes |
              *     |---|---|
              *     | 400 | [`malformed-request`](/problems/malformed-request), [`idempotency-key-invalid`](/problems/idempotency-key-invalid), [`http-error`](/problems/http-error) |
-             *     | 401 | [`token-missing`](/problems/token-missing), [`token-malformed`](/problems/token-malformed), [`token-unknown`](/problems/token-unknown), [`unauthorized`](/problems/unauthorized), [`ticket-invalid`](/problems/ticket-invalid) |
+             *     | 401 | [`token-missing`](/problems/token-missing), [`token-malformed`](/problems/token-malformed), [`token-unknown`](/problems/token-unknown), [`client-key-unknown`](/problems/client-key-unknown), [`unauthorized`](/problems/unauthorized), [`ticket-invalid`](/problems/ticket-invalid) |
              *     | 403 | [`host-only`](/problems/host-only), [`seat-only`](/problems/seat-only), [`wrong-seat`](/problems/wrong-seat), [`forbidden`](/problems/forbidden), [`join-code-invalid`](/problems/join-code-invalid), [`join-code-expired`](/problems/join-code-expired), [`join-code-required`](/problems/join-code-required) |
-             *     | 404 | [`not-found`](/problems/not-found), [`table-not-found`](/problems/table-not-found), [`round-not-found`](/problems/round-not-found), [`seat-not-found`](/problems/seat-not-found), [`move-not-in-game`](/problems/move-not-in-game), [`page-not-found`](/problems/page-not-found) |
+             *     | 404 | [`not-found`](/problems/not-found), [`table-not-found`](/problems/table-not-found), [`round-not-found`](/problems/round-not-found), [`record-not-found`](/problems/record-not-found), [`seat-not-found`](/problems/seat-not-found), [`move-not-in-game`](/problems/move-not-in-game), [`page-not-found`](/problems/page-not-found) |
              *     | 405 | [`method-not-allowed`](/problems/method-not-allowed) |
              *     | 406 | [`not-acceptable`](/problems/not-acceptable) |
-             *     | 409 | [`conflict`](/problems/conflict), [`idempotency-key-in-use`](/problems/idempotency-key-in-use), [`round-in-play`](/problems/round-in-play), [`no-round-in-play`](/problems/no-round-in-play), [`stale-round`](/problems/stale-round), [`not-your-turn`](/problems/not-your-turn), [`round-over`](/problems/round-over), [`match-over`](/problems/match-over), [`seats-full`](/problems/seats-full), [`seats-open`](/problems/seats-open), [`seat-open`](/problems/seat-open), [`seat-taken`](/problems/seat-taken), [`table-dealt`](/problems/table-dealt); My Ship Sails: [`stale-exchange`](/problems/stale-exchange), [`claim-window-closed`](/problems/claim-window-closed), [`declaration-automatic`](/problems/declaration-automatic); Sevens: [`stale-turn`](/problems/stale-turn); May I?: [`stale-move`](/problems/stale-move), [`must-draw-first`](/problems/must-draw-first), [`already-drawn`](/problems/already-drawn), [`already-declined`](/problems/already-declined), [`repeat-not-kept`](/problems/repeat-not-kept), [`may-i-open`](/problems/may-i-open), [`may-i-closed`](/problems/may-i-closed), [`may-i-taken`](/problems/may-i-taken), [`may-i-not-open`](/problems/may-i-not-open), [`may-i-not-asked`](/problems/may-i-not-asked), [`already-answered`](/problems/already-answered) |
+             *     | 409 | [`round-not-over`](/problems/round-not-over), [`seeds-missing`](/problems/seeds-missing), [`no-pending-deal`](/problems/no-pending-deal), [`conflict`](/problems/conflict), [`idempotency-key-in-use`](/problems/idempotency-key-in-use), [`round-in-play`](/problems/round-in-play), [`no-round-in-play`](/problems/no-round-in-play), [`stale-round`](/problems/stale-round), [`not-your-turn`](/problems/not-your-turn), [`round-over`](/problems/round-over), [`match-over`](/problems/match-over), [`seats-full`](/problems/seats-full), [`seats-open`](/problems/seats-open), [`seat-open`](/problems/seat-open), [`seat-taken`](/problems/seat-taken), [`table-dealt`](/problems/table-dealt); My Ship Sails: [`stale-exchange`](/problems/stale-exchange), [`claim-window-closed`](/problems/claim-window-closed), [`declaration-automatic`](/problems/declaration-automatic); Sevens: [`stale-turn`](/problems/stale-turn); May I?: [`stale-move`](/problems/stale-move), [`must-draw-first`](/problems/must-draw-first), [`already-drawn`](/problems/already-drawn), [`already-declined`](/problems/already-declined), [`repeat-not-kept`](/problems/repeat-not-kept), [`may-i-open`](/problems/may-i-open), [`may-i-closed`](/problems/may-i-closed), [`may-i-taken`](/problems/may-i-taken), [`may-i-not-open`](/problems/may-i-not-open), [`may-i-not-asked`](/problems/may-i-not-asked), [`already-answered`](/problems/already-answered) |
              *     | 410 | [`events-gone`](/problems/events-gone), [`rounds-gone`](/problems/rounds-gone) |
              *     | 412 | [`precondition-failed`](/problems/precondition-failed) |
              *     | 413 | [`body-too-large`](/problems/body-too-large) |
@@ -1531,7 +1994,7 @@ export interface components {
              *     | 428 | [`precondition-required`](/problems/precondition-required) |
              *     | 429 | [`rate-limited`](/problems/rate-limited) |
              *     | 500 | [`internal-error`](/problems/internal-error) |
-             *     | 503 | [`streams-full`](/problems/streams-full), [`redis-unavailable`](/problems/redis-unavailable), [`table-busy`](/problems/table-busy) |
+             *     | 503 | [`streams-full`](/problems/streams-full), [`redis-unavailable`](/problems/redis-unavailable), [`table-busy`](/problems/table-busy), [`stored-format-newer`](/problems/stored-format-newer), [`step-mismatch`](/problems/step-mismatch), [`replicas-behind`](/problems/replicas-behind) |
              */
             code?: string;
             current_exchange?: number | null;
@@ -1570,6 +2033,17 @@ export interface components {
             parameter?: string;
             pointer?: string;
         };
+        /** @description A round's deal proof, shown once the round is over. */
+        Proof: {
+            commitment?: string;
+            /** @description The 32-byte secret, hex. */
+            secret?: string;
+            /** @description Each seat's seed (`null`: none given). */
+            seeds?: (string | null)[];
+            shuffles?: components["schemas"]["Shuffle"][];
+            /** @description The host submitted the hands: no shuffle to check; the proof still fixes the round's later randomness (May I?'s reshuffles). */
+            submitted?: boolean;
+        };
         /** @description The public view of a table: never a hidden card. */
         PublicTable: {
             awaiting?: components["schemas"]["Awaiting"];
@@ -1584,6 +2058,8 @@ export interface components {
             /** @description The newest of them (`null` before the first). The view no longer lists every round (it would grow with the match): page them from `GET /v1/tables/{table_id}/rounds`. */
             last_result?: components["schemas"]["RoundResult"] | null;
             match?: components["schemas"]["MatchView"];
+            /** @description The next deal's commitment and who seeded it ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` for a table written before deals were committed. */
+            next_deal?: components["schemas"]["NextDeal"] | null;
             /** @description The seats no player has taken yet; the table deals when none is. */
             open_seats?: number[];
             options?: components["schemas"]["OptionsOut"];
@@ -1595,6 +2071,47 @@ export interface components {
             standings?: components["schemas"]["Seat"][];
             table_id?: string;
             variant?: string;
+        };
+        /** @description A finished round's record: enough to check its deal and replay it. */
+        Record: {
+            /** @description `false`: the round had more moves than a record keeps (2000). */
+            complete?: boolean;
+            /** @description What was dealt: `hands` by seat, `set_aside`, `stock`, `discard`. */
+            deal?: {
+                [key: string]: unknown;
+            };
+            /** @description The deal's body (`{}`: a shuffle). */
+            deal_request?: {
+                [key: string]: unknown;
+            };
+            dealt_at_ms?: number;
+            game?: string;
+            /** @description Every accepted move, in order. */
+            moves?: {
+                [key: string]: unknown;
+            }[];
+            /** @description The table's options, as its view shows them. */
+            options?: {
+                [key: string]: unknown;
+            };
+            proof?: components["schemas"]["Proof"];
+            /** @description The round's result, as its list shows it. */
+            result?: {
+                [key: string]: unknown;
+            };
+            round?: number;
+            seats?: {
+                [key: string]: unknown;
+            }[];
+            /** @description The table before the deal, in the game's stored form. */
+            start_state?: string;
+            submitted?: boolean;
+            table_id?: string;
+            variant?: string;
+        };
+        /** @description The host's requirement for the next deals. */
+        RequireSeeds: {
+            require_seeds: boolean;
         };
         /** @description One round: the current view while it is the latest, its result once over. */
         RoundInfo: {
@@ -1654,6 +2171,8 @@ export interface components {
         };
         /** @description The round just dealt and the table's public view. */
         RoundStarted: {
+            /** @description The deal's commitment ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)), as `next_deal` showed it. */
+            commitment?: string;
             dealer?: number;
             round?: number;
             table?: components["schemas"]["PublicTable"];
@@ -1707,12 +2226,18 @@ export interface components {
         };
         /** @description A seat in the public view: name, score; in My Ship Sails whether it has chosen its pass, in Sevens how many cards it holds. */
         Seat: {
+            /** @description The seat timed out and has not moved itself since ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+            away?: boolean;
+            /** @description `random` or `basic` for a seat a bot plays ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+            bot?: string | null;
             /** @description Sevens: how many cards the seat holds. */
             cards?: number;
             /** @description Chip tally over the match (Ochse, 2.8); `null` without chips. */
             chips?: number | null;
             /** @description Has chosen its pass in the current exchange (never which cards). */
             chosen?: boolean;
+            /** @description A stream of the seat's own, or a request with its token, was seen within the last 15 seconds ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+            connected?: boolean;
             /** @description May I?: has laid down its contract this round. */
             laid_down?: boolean;
             /** @description `null` for an open seat. */
@@ -1724,6 +2249,8 @@ export interface components {
             /** @description Sevens, in `standings`: the place (1 first; ties share). */
             rank?: number;
             seat?: number;
+            /** @description The seat's deadline in the step the table waits on (ms since the epoch, Redis's clock), or `null`: its default move (or its bot's move) is made then. */
+            until_ms?: number | null;
             /** @description Round wins so far. */
             wins?: number;
         };
@@ -1735,6 +2262,8 @@ export interface components {
         };
         /** @description What one seat may see: its hand; in My Ship Sails its pending pass and the last cards passed and received; in Sevens whether it is on turn and which cards it may play. */
         SeatView: {
+            /** @description The seats connected now ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby): a stream of their own, or a request with their token, seen within the last 15 seconds), this one included. */
+            connected?: number[];
             /** @description May I?: when this seat may lay down, melds of its hand that make the round's contract (one way, a help; `null`: none found or not now). */
             contract?: string[][] | null;
             /** @description May I?: the cards it may discard. */
@@ -1781,10 +2310,71 @@ export interface components {
             /** @description Sevens: voluntary passes left this round (`null`: none allowed). */
             voluntary_passes_left?: number | null;
         };
+        /** @description A seat's seed for the next deal. */
+        Seed: {
+            /** @description Any text of 1 to 128 characters (hashed as UTF-8). */
+            seed: string;
+        };
+        /** @description A seed taken: its hash as the proof uses it, and the next deal. */
+        SeedOutcome: {
+            next_deal?: components["schemas"]["NextDeal"];
+            seat?: number;
+            /** @description SHA-256 of the seed's UTF-8, hex. */
+            seed_sha256?: string;
+        };
+        /** @description The options of Sevens (`GET /v1/variants`). */
+        SevensOptions: {
+            /**
+             * @description Sevens: 1, or 2 (Fan Tan with two decks, two rows per suit). May I?: 52-card decks (2 for 3-5 players, 3 for 6-8 when omitted).
+             * @enum {integer}
+             */
+            decks?: 1 | 2 | 3 | 4;
+            /** @description Sevens: a seat playing its second-to-last card announces it (`last_card: true` in the move) or pays 2 chips. */
+            last_card?: boolean;
+            /** @description How the match ends ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds), [Sevens: the end of a round and scoring](/docs/rules/sevens#end-of-a-round-and-scoring)): exactly one of `{"target_wins": n}`, `{"deals": n}`, `{"open": true}`, and for Sevens also `{"target_points": n}`. */
+            match?: {
+                [key: string]: unknown;
+            } & ({
+                target_wins: number;
+            } | {
+                deals: number;
+            } | {
+                target_points: number;
+            } | {
+                /** @enum {boolean} */
+                open: true;
+            });
+            /**
+             * @description Sevens: who opens ([Sevens: opening and turns](/docs/rules/sevens#opening-and-turns)): the holder of `7D` or `7C` plays it; `any-seven`: the dealer's left; `dealer-choice`: the deal names the seven's suit (`opening_suit`).
+             * @enum {string}
+             */
+            opening?: "7D" | "7C" | "any-seven" | "dealer-choice";
+            /** @description Sevens: chips a pass pays into the pot. */
+            pass_chips?: number;
+            /**
+             * @description Sevens: penalty points for the cards left ([Sevens: the end of a round and scoring](/docs/rules/sevens#end-of-a-round-and-scoring)).
+             * @enum {string}
+             */
+            points?: "none" | "winner-scores" | "losers-score";
+            /** @description Sevens: ranks are cyclic; a row may go on past A to 2. */
+            turn_the_corner?: boolean;
+            /** @description Sevens: a seat may pass although it could play. */
+            voluntary_pass?: boolean;
+            /** @description Sevens: voluntary passes a seat may make per round. */
+            voluntary_pass_limit?: number;
+        };
         /** @description A hand shown by a valid declaration, or by Foster's showdown. */
         ShownHand: {
             cards?: string[];
             seat?: number;
+        };
+        /** @description One shuffle of the round: its label, the cards as given, their order after it. */
+        Shuffle: {
+            deck?: string[];
+            /** @description `card-referee/deal/shuffle/<i>`. */
+            label?: string;
+            /** @description The deck order dealt from. */
+            order?: string[];
         };
         /** @description Take the top discard: `{"take_discard": true}` ([May I?: a turn](/docs/rules/may-i#a-turn)). */
         TakeDiscardMove: {
@@ -1938,7 +2528,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2017,7 +2607,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2096,7 +2686,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2175,7 +2765,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2254,7 +2844,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2333,7 +2923,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2412,7 +3002,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2491,7 +3081,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2569,7 +3159,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2671,7 +3261,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2726,7 +3316,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2804,7 +3394,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2924,7 +3514,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2997,7 +3587,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3113,7 +3703,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3226,7 +3816,292 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    getNextDeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NextDeal"];
+                };
+            };
+            /** @description No such table (or seat, or round). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over a rate limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    requireSeeds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                table_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RequireSeeds"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NextDeal"];
+                };
+            };
+            /** @description The body is not valid JSON, or the `Idempotency-Key` header is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No token, a malformed one, or one that is not this table's. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Another seat's token, or a seat's token where the host's is needed (or the reverse). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such table (or seat, or round). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The move does not fit the table's phase or its current round/exchange numbers. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 64 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A body that is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid values, or a move the rules forbid; `errors` says where. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over a rate limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    giveSeed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                table_id: string;
+                seat: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Seed"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeedOutcome"];
+                };
+            };
+            /** @description The body is not valid JSON, or the `Idempotency-Key` header is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No token, a malformed one, or one that is not this table's. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Another seat's token, or a seat's token where the host's is needed (or the reverse). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such table (or seat, or round). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The move does not fit the table's phase or its current round/exchange numbers. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 64 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A body that is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid values, or a move the rules forbid; `errors` says where. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over a rate limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3299,7 +4174,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3421,7 +4296,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3472,7 +4347,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3589,7 +4464,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3709,7 +4584,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3830,7 +4705,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3953,7 +4828,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4075,7 +4950,67 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    getRoundRecord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                table_id: string;
+                round_no: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Record"];
+                };
+            };
+            /** @description No such table (or seat, or round). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The move does not fit the table's phase or its current round/exchange numbers. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over a rate limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4197,7 +5132,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4266,7 +5201,209 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    handSeatToBot: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                table_id: string;
+                seat: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BotSeat"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicTable"];
+                };
+            };
+            /** @description The body is not valid JSON, or the `Idempotency-Key` header is malformed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No token, a malformed one, or one that is not this table's. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Another seat's token, or a seat's token where the host's is needed (or the reverse). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such table (or seat, or round). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The move does not fit the table's phase or its current round/exchange numbers. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 64 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A body that is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid values, or a move the rules forbid; `errors` says where. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over a rate limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    takeSeatBack: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                table_id: string;
+                seat: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicTable"];
+                };
+            };
+            /** @description No token, a malformed one, or one that is not this table's. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Another seat's token, or a seat's token where the host's is needed (or the reverse). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such table (or seat, or round). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The move does not fit the table's phase or its current round/exchange numbers. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over a rate limit; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4347,7 +5484,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4428,7 +5565,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4497,7 +5634,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4578,7 +5715,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4638,7 +5775,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable or the table is too contended; retry after `Retry-After` seconds. */
+            /** @description Redis is unreachable, the table is too contended, a newer release stored it, or replicas have not confirmed the move; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;
