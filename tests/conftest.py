@@ -177,9 +177,10 @@ def replay_records(app: Any, r: redis.Redis) -> None:
 
 class Served:
     """A real ``referee serve`` (gunicorn, two workers) on the suite's Redis;
-    its stderr, the service's JSON log lines, goes to ``log``."""
+    its stderr, the service's JSON log lines, goes to ``log``. With ``worker``,
+    its child ``referee worker`` too (bots and clocks); else ``--no-worker``."""
 
-    def __init__(self, redis_url: str, folder: Path, **env: str) -> None:
+    def __init__(self, redis_url: str, folder: Path, worker: bool = False, **env: str) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = folder / "service.log"
@@ -189,7 +190,7 @@ class Served:
         environment.update(env)
         self._log_file = open(self.log, "wb")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "serve"],
+            [sys.executable, "-m", "service.cli", "serve", *([] if worker else ["--no-worker"])],
             env=environment,
             stdout=self._log_file,
             stderr=subprocess.STDOUT,
