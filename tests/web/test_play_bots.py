@@ -28,7 +28,7 @@ __all__ = ["browser"]  # the fixture, imported to be used here
 pytestmark = [
     pytest.mark.skipif(
         not CHROMIUM.exists(),
-        reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium; .ci/run does)",
+        reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)",
     ),
     pytest.mark.timeout(300),
 ]
@@ -60,9 +60,10 @@ def test_play_against_three_bots_by_one_click(browser: Any, with_worker: Served)
     table = players.table()
     assert [s["bot"] for s in table["seats"]] == [None, "basic", "basic", "basic"]
     assert table["seats"][0]["name"] == "Ann"
-    assert page.eval_on_selector_all("#seats .badge.bot", "els => els.map(e => e.textContent)") == [
-        "bot: basic"
-    ] * 3
+    assert (
+        page.eval_on_selector_all("#seats .badge.bot", "els => els.map(e => e.textContent)")
+        == ["bot: basic"] * 3
+    )
     page.screenshot(path=str(ARTEFACTS / "bots-ready.png"), full_page=True)
     page.focus("#deal")
     page.keyboard.press("Enter")
@@ -80,8 +81,9 @@ def test_play_against_three_bots_by_one_click(browser: Any, with_worker: Served)
             continue
         # The table waits on Ann: it stands still until her move.
         wait_for(
-            lambda v=view: page.eval_on_selector("#table", "e => e.dataset.viewEvent")
-            == str(v["last_event"]),
+            lambda v=view: (
+                page.eval_on_selector("#table", "e => e.dataset.viewEvent") == str(v["last_event"])
+            ),
             "the page to show Ann's turn",
         )
         before = table["last_event"]
@@ -95,8 +97,10 @@ def test_play_against_three_bots_by_one_click(browser: Any, with_worker: Served)
     assert moves >= 1
     wait_for(lambda: page.query_selector("#result-winners"), "the round's result", 30)
     wait_for(
-        lambda: page.eval_on_selector("#table", "e => e.dataset.lastEvent")
-        == str(players.table()["last_event"]),
+        lambda: (
+            page.eval_on_selector("#table", "e => e.dataset.lastEvent")
+            == str(players.table()["last_event"])
+        ),
         "the page to show the round over",
     )
     check_result(page, players.table())
