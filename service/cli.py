@@ -74,7 +74,7 @@ def _serve(args: argparse.Namespace) -> int:
     # A child `referee worker` moves bots and ends turns at their clocks
     # (RULES.md 5.3, 5.4), so `make serve` alone is a playable table.
     worker = None
-    if not args.no_worker:
+    if not args.no_worker and os.environ.get("SERVE_WORKER", "1") != "0":
         worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"])
         logs.logger.info("deadline worker", extra={"pid": worker.pid})
     logs.logger.info("serving", extra={"url": f"http://{options['bind']}", "docs": "/docs"})
