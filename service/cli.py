@@ -9,6 +9,7 @@ import errno
 import logging
 import os
 import socket
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -70,10 +71,22 @@ def _serve(args: argparse.Namespace) -> int:
 
             return create_app()
 
+    # A child `referee worker` moves bots and ends turns at their clocks
+    # (RULES.md 5.3, 5.4), so `make serve` alone is a playable table.
+    worker = None
+    if not args.no_worker and os.environ.get("SERVE_WORKER", "1") != "0":
+        worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"])
+        logs.logger.info("deadline worker", extra={"pid": worker.pid})
     logs.logger.info("serving", extra={"url": f"http://{options['bind']}", "docs": "/docs"})
     try:
         Referee().run()
     finally:
+        if worker is not None:
+            worker.terminate()
+            try:
+                worker.wait(10)
+            except subprocess.TimeoutExpired:
+                worker.kill()
         if started_pid is not None:
             stop_embedded_redis(os.environ["REDIS_URL"])
     return 0
@@ -410,6 +423,11 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--port", type=int, help="port (default $PORT or 8000)")
     serve.add_argument(
         "--workers", type=int, help="worker processes (default $WEB_CONCURRENCY or 2)"
+    )
+    serve.add_argument(
+        "--no-worker",
+        action="store_true",
+        help="do not start a child `referee worker` (run your own for bots and clocks)",
     )
     serve.set_defaults(func=_serve)
     spec = sub.add_parser("openapi", help="write the OpenAPI document")

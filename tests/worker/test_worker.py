@@ -178,7 +178,7 @@ def test_after_a_restart_of_redis_and_workers_deadlines_still_fire(stack: dict[s
     time.sleep(0.5)
     for w in stack["workers"]:
         w.kill()
-        w.stop()  # closes its log
+        w.stop()  # closes its log: the list is replaced below
     server: RedisProcess = stack["redis"]
     port = server.port
     server.stop()

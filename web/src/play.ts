@@ -72,6 +72,32 @@ function createForm(presets: Preset[]): HTMLElement {
   const listed = h("input", { id: "listed", type: "checkbox", "data-key": "listed" }) as HTMLInputElement;
   const window = h("input", { id: "window", type: "number", min: 0, max: 60000, step: 500, value: 5000, "data-key": "window" }) as HTMLInputElement;
   const windowRow = h("p", { id: "window-row" }, h("label", { for: "window" }, "May I? window (ms) "), window);
+  const clocked = h("input", { id: "clocked", type: "checkbox", "data-key": "clocked" }) as HTMLInputElement;
+  const turnSeconds = h("input", { id: "turn-seconds", type: "number", min: 1, max: 3600, value: 30, "data-key": "turn-seconds" }) as HTMLInputElement;
+  // Seat 0 is yours; each other seat is open (a friend joins by link) or a bot.
+  const seatList = h("ol", { id: "seat-kinds", start: 0 }) as HTMLElement;
+  const kinds: HTMLSelectElement[] = [];
+  const layoutSeats = () => {
+    const count = Number(seats.value);
+    while (kinds.length < count - 1) {
+      const i = kinds.length + 1;
+      kinds.push(
+        h(
+          "select",
+          { id: `seat-${i}`, "data-key": `seat-${i}`, "aria-label": `Seat ${i}` },
+          h("option", { value: "open" }, "a person (open seat)"),
+          h("option", { value: "basic" }, "bot: basic"),
+          h("option", { value: "random" }, "bot: random"),
+        ) as HTMLSelectElement,
+      );
+    }
+    kinds.length = Math.max(0, count - 1);
+    render(
+      seatList,
+      h("li", {}, "you"),
+      kinds.map((k, i) => h("li", {}, h("label", { for: k.id }, `Seat ${i + 1}: `), k)),
+    );
+  };
   const fit = () => {
     const chosen = presets.find((p) => p.name === preset.value);
     if (!chosen) return;
@@ -80,19 +106,25 @@ function createForm(presets: Preset[]): HTMLElement {
     const n = Number(seats.value);
     if (n < (chosen.min_players ?? 2) || n > (chosen.max_players ?? 10)) seats.value = String(chosen.min_players);
     windowRow.hidden = chosen.game !== "may-i";
+    layoutSeats();
   };
   preset.addEventListener("change", fit);
+  seats.addEventListener("change", layoutSeats);
+  seats.addEventListener("input", layoutSeats);
   fit();
-  const submit = async (event: Event) => {
-    event.preventDefault();
+  type Player = Schemas["CreateTable"]["players"][number];
+  const create = async (players: Player[], options: Record<string, unknown>) => {
     const chosen = presets.find((p) => p.name === preset.value);
-    const count = Number(seats.value);
-    // Every other seat is open: friends join by the links shown next.
-    const players = [name.value.trim(), ...Array.from({ length: count - 1 }, () => null)];
-    const options = chosen?.game === "may-i" ? { may_i_window_ms: Number(window.value) } : undefined;
+    if (chosen?.game === "may-i") options.may_i_window_ms = Number(window.value);
+    if (clocked.checked) options.turn_timeout_ms = Number(turnSeconds.value) * 1000;
     const created = ok(
       await api.POST("/v1/tables", {
-        body: { variant: preset.value, players, listed: listed.checked, ...(options ? { options } : {}) } as Schemas["CreateTable"],
+        body: {
+          variant: preset.value,
+          players,
+          listed: listed.checked,
+          ...(Object.keys(options).length ? { options } : {}),
+        } as Schemas["CreateTable"],
         headers: key(),
       }),
     );
@@ -105,13 +137,43 @@ function createForm(presets: Preset[]): HTMLElement {
     });
     location.hash = `#/table/${id}`;
   };
+  const me = () => name.value.trim() || "You";
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const others = kinds.map((k): Player => (k.value === "open" ? null : { bot: k.value as "basic" | "random" }));
+    await create([me(), ...others], {});
+  };
+  // One click to a game: you and three basic bots at the chosen preset.
+  const quick = async () => {
+    const chosen = presets.find((p) => p.name === preset.value);
+    if (chosen && ((chosen.min_players ?? 2) > 4 || (chosen.max_players ?? 10) < 4)) {
+      say(`${chosen.name} is not played by four: pick another preset or set the seats below.`, true);
+      return;
+    }
+    await create([me(), { bot: "basic" }, { bot: "basic" }, { bot: "basic" }], {});
+  };
   return h(
     "form",
     { id: "create", onsubmit: (e: Event) => attempt(() => submit(e)) },
     h("p", {}, h("label", { for: "preset" }, "Game and preset "), preset),
-    h("p", {}, h("label", { for: "seats" }, "Seats "), seats, " (you take seat 0; the others are open)"),
     h("p", {}, h("label", { for: "name" }, "Your name "), name),
-    h("p", {}, listed, h("label", { for: "listed" }, " List it in the lobby (anyone may take a seat)")),
+    h(
+      "p",
+      {},
+      h("button", { type: "button", id: "play-bots", "data-key": "play-bots", onclick: () => attempt(quick) }, "Play against 3 bots"),
+      " (you and three basic bots, now)",
+    ),
+    h("p", {}, h("label", { for: "seats" }, "Seats "), seats),
+    seatList,
+    h("p", {}, listed, h("label", { for: "listed" }, " List it in the lobby (anyone may take an open seat)")),
+    h(
+      "p",
+      {},
+      clocked,
+      h("label", { for: "clocked" }, " Turn clock: "),
+      turnSeconds,
+      h("label", { for: "turn-seconds" }, " s per move (then the default move is made and the seat is away)"),
+    ),
     windowRow,
     h("p", {}, h("button", { type: "submit", id: "create-table", "data-key": "create-table" }, "Create the table")),
   );
@@ -299,6 +361,7 @@ function draw(): void {
             s.laid_down ? " · laid down" : "",
             badges(s as Record<string, unknown>),
             waiting.has(i) ? h("span", { class: "badge" }, "to move") : "",
+            waiting.has(i) ? clock(s.until_ms) : "",
           ),
         ),
       ),
@@ -326,7 +389,7 @@ function draw(): void {
 /** Fields that other issues add to a seat (bots, presence): shown when there. */
 function badges(seat: Record<string, unknown>): HTMLElement[] {
   const out: HTMLElement[] = [];
-  if (seat.bot) out.push(h("span", { class: "badge bot" }, "bot"));
+  if (seat.bot) out.push(h("span", { class: "badge bot", title: `a ${seat.bot} bot plays this seat` }, `bot: ${seat.bot}`));
   if (seat.away || seat.connected === false) out.push(h("span", { class: "badge away" }, "away"));
   return out;
 }

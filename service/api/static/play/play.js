@@ -909,6 +909,31 @@ function createForm(presets) {
   const listed = h("input", { id: "listed", type: "checkbox", "data-key": "listed" });
   const window2 = h("input", { id: "window", type: "number", min: 0, max: 6e4, step: 500, value: 5e3, "data-key": "window" });
   const windowRow = h("p", { id: "window-row" }, h("label", { for: "window" }, "May I? window (ms) "), window2);
+  const clocked = h("input", { id: "clocked", type: "checkbox", "data-key": "clocked" });
+  const turnSeconds = h("input", { id: "turn-seconds", type: "number", min: 1, max: 3600, value: 30, "data-key": "turn-seconds" });
+  const seatList = h("ol", { id: "seat-kinds", start: 0 });
+  const kinds = [];
+  const layoutSeats = () => {
+    const count = Number(seats.value);
+    while (kinds.length < count - 1) {
+      const i = kinds.length + 1;
+      kinds.push(
+        h(
+          "select",
+          { id: `seat-${i}`, "data-key": `seat-${i}`, "aria-label": `Seat ${i}` },
+          h("option", { value: "open" }, "a person (open seat)"),
+          h("option", { value: "basic" }, "bot: basic"),
+          h("option", { value: "random" }, "bot: random")
+        )
+      );
+    }
+    kinds.length = Math.max(0, count - 1);
+    render(
+      seatList,
+      h("li", {}, "you"),
+      kinds.map((k, i) => h("li", {}, h("label", { for: k.id }, `Seat ${i + 1}: `), k))
+    );
+  };
   const fit = () => {
     const chosen = presets.find((p) => p.name === preset.value);
     if (!chosen) return;
@@ -917,18 +942,24 @@ function createForm(presets) {
     const n = Number(seats.value);
     if (n < (chosen.min_players ?? 2) || n > (chosen.max_players ?? 10)) seats.value = String(chosen.min_players);
     windowRow.hidden = chosen.game !== "may-i";
+    layoutSeats();
   };
   preset.addEventListener("change", fit);
+  seats.addEventListener("change", layoutSeats);
+  seats.addEventListener("input", layoutSeats);
   fit();
-  const submit = async (event) => {
-    event.preventDefault();
+  const create = async (players, options) => {
     const chosen = presets.find((p) => p.name === preset.value);
-    const count = Number(seats.value);
-    const players = [name.value.trim(), ...Array.from({ length: count - 1 }, () => null)];
-    const options = chosen?.game === "may-i" ? { may_i_window_ms: Number(window2.value) } : void 0;
+    if (chosen?.game === "may-i") options.may_i_window_ms = Number(window2.value);
+    if (clocked.checked) options.turn_timeout_ms = Number(turnSeconds.value) * 1e3;
     const created = ok(
       await api.POST("/v1/tables", {
-        body: { variant: preset.value, players, listed: listed.checked, ...options ? { options } : {} },
+        body: {
+          variant: preset.value,
+          players,
+          listed: listed.checked,
+          ...Object.keys(options).length ? { options } : {}
+        },
         headers: key()
       })
     );
@@ -941,13 +972,42 @@ function createForm(presets) {
     });
     location.hash = `#/table/${id}`;
   };
+  const me = () => name.value.trim() || "You";
+  const submit = async (event) => {
+    event.preventDefault();
+    const others = kinds.map((k) => k.value === "open" ? null : { bot: k.value });
+    await create([me(), ...others], {});
+  };
+  const quick = async () => {
+    const chosen = presets.find((p) => p.name === preset.value);
+    if (chosen && ((chosen.min_players ?? 2) > 4 || (chosen.max_players ?? 10) < 4)) {
+      say(`${chosen.name} is not played by four: pick another preset or set the seats below.`, true);
+      return;
+    }
+    await create([me(), { bot: "basic" }, { bot: "basic" }, { bot: "basic" }], {});
+  };
   return h(
     "form",
     { id: "create", onsubmit: (e) => attempt(() => submit(e)) },
     h("p", {}, h("label", { for: "preset" }, "Game and preset "), preset),
-    h("p", {}, h("label", { for: "seats" }, "Seats "), seats, " (you take seat 0; the others are open)"),
     h("p", {}, h("label", { for: "name" }, "Your name "), name),
-    h("p", {}, listed, h("label", { for: "listed" }, " List it in the lobby (anyone may take a seat)")),
+    h(
+      "p",
+      {},
+      h("button", { type: "button", id: "play-bots", "data-key": "play-bots", onclick: () => attempt(quick) }, "Play against 3 bots"),
+      " (you and three basic bots, now)"
+    ),
+    h("p", {}, h("label", { for: "seats" }, "Seats "), seats),
+    seatList,
+    h("p", {}, listed, h("label", { for: "listed" }, " List it in the lobby (anyone may take an open seat)")),
+    h(
+      "p",
+      {},
+      clocked,
+      h("label", { for: "clocked" }, " Turn clock: "),
+      turnSeconds,
+      h("label", { for: "turn-seconds" }, " s per move (then the default move is made and the seat is away)")
+    ),
     windowRow,
     h("p", {}, h("button", { type: "submit", id: "create-table", "data-key": "create-table" }, "Create the table"))
   );
@@ -1103,7 +1163,8 @@ function draw() {
             s.points !== void 0 && table.game !== "my-ship-sails" ? ` · ${s.points} points` : "",
             s.laid_down ? " · laid down" : "",
             badges(s),
-            waiting.has(i) ? h("span", { class: "badge" }, "to move") : ""
+            waiting.has(i) ? h("span", { class: "badge" }, "to move") : "",
+            waiting.has(i) ? clock(s.until_ms) : ""
           )
         )
       )
@@ -1129,7 +1190,7 @@ function draw() {
 }
 function badges(seat) {
   const out = [];
-  if (seat.bot) out.push(h("span", { class: "badge bot" }, "bot"));
+  if (seat.bot) out.push(h("span", { class: "badge bot", title: `a ${seat.bot} bot plays this seat` }, `bot: ${seat.bot}`));
   if (seat.away || seat.connected === false) out.push(h("span", { class: "badge away" }, "away"));
   return out;
 }

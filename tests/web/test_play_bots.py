@@ -1,0 +1,109 @@
+"""The reference web table (/play) against bots, in a real browser: a newcomer
+opens ``/play`` on a ``referee serve`` that started its own child
+``referee worker`` (the default), clicks "Play against 3 bots", deals, and
+plays a whole shuffled Sevens round by keys while the worker moves the three
+basic bots (RULES.md 5.4). The page is checked against the API: the seats'
+bot badges, the cards highlighted as playable, the round's result and the
+standings. Screenshots go to ``tmp/artefacts/play/``.
+
+Skipped where ``/usr/bin/chromium`` is missing (``.ci/run`` installs it)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..browser import CHROMIUM
+from ..conftest import RedisProcess, Served
+from ..test_cors_browser import browser
+from .players import Players
+from .test_play_browser import ARTEFACTS, check_result, human_move, open_play, stored, wait_for
+
+__all__ = ["browser"]  # the fixture, imported to be used here
+
+pytestmark = [
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)",
+    ),
+    pytest.mark.timeout(300),
+]
+
+
+@pytest.fixture(scope="module")
+def with_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """``referee serve`` with its child worker, on a Redis of its own (the
+    worker sweeps every table of its Redis: no other test's)."""
+    folder: Path = tmp_path_factory.mktemp("served-bots")
+    server = RedisProcess(folder / "redis").start()
+    service = Served(server.url, folder, worker=True)
+    try:
+        yield service
+    finally:
+        service.stop()
+        server.stop()
+
+
+def test_play_against_three_bots_by_one_click(browser: Any, with_worker: Served) -> None:
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    context, page, _ = open_play(browser, with_worker, "Ann")
+    page.select_option("#preset", "sevens")
+    page.fill("#name", "Ann")
+    page.click("#play-bots")
+    page.wait_for_selector("#deal")
+    table_id = page.evaluate("location.hash").split("/")[2]
+    players = Players(with_worker.base, table_id)
+    table = players.table()
+    assert [s["bot"] for s in table["seats"]] == [None, "basic", "basic", "basic"]
+    assert table["seats"][0]["name"] == "Ann"
+    assert (
+        page.eval_on_selector_all("#seats .badge.bot", "els => els.map(e => e.textContent)")
+        == ["bot: basic"] * 3
+    )
+    page.screenshot(path=str(ARTEFACTS / "bots-ready.png"), full_page=True)
+    page.focus("#deal")
+    page.keyboard.press("Enter")
+    token = stored(page, table_id)["token"]
+
+    deadline = time.monotonic() + 200
+    moves = 0
+    while time.monotonic() < deadline:
+        table = players.table()
+        if table["round"] and table["round"]["status"] == "over":
+            break
+        view = players.view(0, token)
+        if not view.get("on_turn"):
+            time.sleep(0.1)  # the bots' turns: the worker moves them
+            continue
+        # The table waits on Ann: it stands still until her move.
+        wait_for(
+            lambda v=view: (
+                page.eval_on_selector("#table", "e => e.dataset.viewEvent") == str(v["last_event"])
+            ),
+            "the page to show Ann's turn",
+        )
+        before = table["last_event"]
+        assert human_move(page, "sevens", table, view)
+        moves += 1
+        wait_for(lambda b=before: players.table()["last_event"] > b, "the page's move", 30)
+        if moves == 3:
+            page.screenshot(path=str(ARTEFACTS / "bots-playing.png"), full_page=True)
+    table = players.table()
+    assert table["round"]["status"] == "over"
+    assert moves >= 1
+    wait_for(lambda: page.query_selector("#result-winners"), "the round's result", 30)
+    wait_for(
+        lambda: (
+            page.eval_on_selector("#table", "e => e.dataset.lastEvent")
+            == str(players.table()["last_event"])
+        ),
+        "the page to show the round over",
+    )
+    check_result(page, players.table())
+    page.screenshot(path=str(ARTEFACTS / "bots-over.png"), full_page=True)
+    assert page.errors == []
+    context.close()
