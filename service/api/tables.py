@@ -272,7 +272,15 @@ class Finish(MethodView):
 
         def move(loaded: Loaded) -> Transition:
             auth.require_host(loaded.auth)
-            return game_of(loaded.table).finish(loaded.table, loaded.now_ms)
+            game = game_of(loaded.table)
+            finished = game.rounds_of(loaded.table)[0]
+            done = game.finish(loaded.table, loaded.now_ms)
+            if game.rounds_of(done.table)[0] > finished:
+                # The round in play ended with a result (an abandoned Sevens
+                # round): its record ends with the finish, so that it replays.
+                journal = proofs.Journal(move={"move": "finish"}, round=finished + 1)
+                return proofs.journaled(done, journal)
+            return done
 
         def respond(transition: Transition, loaded: Loaded) -> Answer:
             return after(loaded, transition), 200, {}
