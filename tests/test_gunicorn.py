@@ -19,6 +19,7 @@ from typing import Any
 import redis
 
 from service.games.codec import decode, decode_event
+from service.games.errors import StoredFormatNewer
 
 from .conftest import Served
 
@@ -122,8 +123,12 @@ def test_retries_after_killed_workers_take_effect_exactly_once(
     made: Counter[str] = Counter()
     for key in redis_client.scan_iter("referee:{*}:table", count=1000):
         state = redis_client.hget(key, "s")
-        if state and decode(state).names[0].startswith(marker):
-            made[decode(state).names[0]] += 1
+        try:
+            names = decode(state).names if state else ()
+        except StoredFormatNewer:
+            continue  # another test's table on the shared server, planted newer
+        if names and names[0].startswith(marker):
+            made[names[0]] += 1
     assert made == Counter(r["names"][0] for r in results)
     assert set(made.values()) == {1}
     # Exactly one deal and one logged refusal per request, however often sent.

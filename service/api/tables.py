@@ -273,12 +273,14 @@ class Finish(MethodView):
         def move(loaded: Loaded) -> Transition:
             auth.require_host(loaded.auth)
             game = game_of(loaded.table)
-            finished = game.finish(loaded.table, loaded.now_ms)
-            if loaded.table.round is None:
-                return finished
-            # The round in play ends here: its record says so, so that it replays.
-            number = game.rounds_of(loaded.table)[0] + 1
-            return proofs.recorded(finished, -1, "finish", round=number)
+            finished = game.rounds_of(loaded.table)[0]
+            done = game.finish(loaded.table, loaded.now_ms)
+            if game.rounds_of(done.table)[0] > finished:
+                # The round in play ended with a result (an abandoned Sevens
+                # round): its record ends with the finish, so that it replays.
+                journal = proofs.Journal(move={"move": "finish"}, round=finished + 1)
+                return proofs.journaled(done, journal)
+            return done
 
         def respond(transition: Transition, loaded: Loaded) -> Answer:
             return after(loaded, transition), 200, {}

@@ -133,9 +133,10 @@ def _run(
     folded = game.fold_choices(base, choices) if choices else base
     due = game.due(folded, now)
     current = due.table
-    if move.get("move") == "finish":  # the host ended the match (seat -1)
-        return game.finish(current, now).table, {}
-    change = game.replay_move(current, move, now)
+    if move["move"] == "finish":  # the host ended the match mid-round: no seat's move
+        change = game.finish(current, now)
+    else:
+        change = game.replay_move(current, move, now)
     step = game.step_of(base)
     choice = change.choice
     quiet = due.table is folded and not due.events

@@ -154,6 +154,12 @@ class Follower:
     def _frames(self, after: int, first: list[str], last_id: str) -> Iterator[str]:
         # Followed before the first read: no commit can fall between the two.
         with self.hub.follow(self.table_id) as waiter:
+            watch = self.presence
+            if watch is not None:
+                # Before the first write (which carries the response's head):
+                # a client that acts once it has the 200 sees its change announced.
+                waiter.presence = False
+                watch.start()
             yield f"retry: {RETRY_MS}\n\n" + "".join(first)
             view: str | None = None
             now = time.monotonic()
@@ -161,10 +167,6 @@ class Follower:
             beat_at = now + self.heartbeat
             due_at: float | None = None
             woken, notified = True, False
-            watch = self.presence
-            if watch is not None:
-                waiter.presence = False
-                watch.start()
             while True:
                 if waiter.closing:  # the process is stopping: come back soon, elsewhere
                     yield f"retry: {RETRY_MS}\n\n"

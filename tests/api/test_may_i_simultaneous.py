@@ -240,7 +240,9 @@ def test_answers_made_on_a_stale_read_stand_and_are_answered_as_the_table_after_
     stands after it; a seat's second, different answer never replaces its
     first (the script refuses it, the move sees the first: 409)."""
     tables = TableClient(app.test_client())
-    t = tables.create(SEATS, "may-i", first_dealer=0)
+    # A window far longer than the test (the default 5 s can lapse under load
+    # while the second app starts); the window closes here on the last answer.
+    t = tables.create(SEATS, "may-i", first_dealer=0, may_i_window_ms=60_000)
     deal = full_deal("may-i", SEATS, {}, discard="2C")
     assert (
         tables.client.post(f"{t.url}/rounds", json=deal, headers=bearer(t.host)).status_code == 201

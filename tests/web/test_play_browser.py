@@ -62,6 +62,7 @@ class Seen:
     """Every response body a page received (fetches, and streams once they end)."""
 
     def __init__(self, page: Any) -> None:
+        self.page = page
         self.bodies: list[tuple[str, str]] = []
         page.on("requestfinished", self._finished)
 
@@ -103,8 +104,15 @@ def assert_only_own_cards(
     showed to everyone (RULES.md 2.6: the table's ``round.claims``); no other
     seat's token ever reached it."""
     shown = [(c["seat"], c["hand"]) for c in (table["round"] or {}).get("claims") or []]
+    # A stream's body is seen once it ends (the served lifetime is 2 s): a
+    # round played faster than that has not ended one yet.
+    deadline = time.monotonic() + 15
+    while True:
+        streamed = [u for u, b in seen.bodies if "/stream" in u and "event: seat" in b]
+        if streamed or time.monotonic() > deadline:
+            break
+        seen.page.wait_for_timeout(100)  # Playwright delivers its events while it waits
     views = list(hands_in(list(seen.documents())))
-    streamed = [u for u, b in seen.bodies if "/stream" in u and "event: seat" in b]
     assert views and streamed, "the page read its seat's view and its stream"
     for holder in views:
         if (holder.get("seat"), holder["hand"]) in shown:
