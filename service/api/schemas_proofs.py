@@ -93,6 +93,10 @@ class RecordSchema(DocumentedSchema):
 class CheckProofSchema(StrictSchema):
     """A proof to check, or a whole round record."""
 
+    class Meta(StrictSchema.Meta):
+        # What the validator below says, so that the spec says it too.
+        json_schema = {"oneOf": [{"required": ["proof"]}, {"required": ["record"]}]}
+
     proof = fields.Dict(metadata={"description": "A record's `proof`."})
     record = fields.Dict(metadata={"description": "A whole round record."})
 

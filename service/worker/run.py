@@ -179,10 +179,15 @@ class Worker:
     def beat(self) -> None:
         """Touch the health file while the feed is followed and Redis answers."""
         path = Path(self.settings.worker_health_file)
-        while not self._stopped.wait(HEALTH_SECONDS):
+        # At once once subscribed (a probe right after start must not wait a
+        # whole period), then every HEALTH_SECONDS.
+        self.subscribed.wait(HEALTH_SECONDS)
+        while True:
             with contextlib.suppress(redis.RedisError, OSError):
                 if self.subscribed.is_set() and self.store.ping():
                     path.touch()
+            if self._stopped.wait(HEALTH_SECONDS):
+                return
 
     def run(self) -> None:
         """Run until SIGTERM or SIGINT."""

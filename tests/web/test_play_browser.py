@@ -323,6 +323,11 @@ def test_two_people_join_one_table_by_link_and_play(browser: Any, live: Served) 
     ]
     assert ben.query_selector("#deal") is None  # only the host deals
     ann.click("#deal")
+    for _ in range(100):  # the click's request is the page's own: wait for the deal it makes
+        if players.table()["round"] is not None:
+            break
+        ann.wait_for_timeout(100)
+    assert players.table()["round"] is not None, "the host's click dealt no round"
     pages = {0: (ann, stored(ann, table_id)["token"]), 2: (ben, stored(ben, table_id)["token"])}
     assert stored(ben, table_id)["seat"] == 2
     for _ in range(400):

@@ -139,6 +139,11 @@ def test_a_silent_seat_is_moved_for_once_and_is_away(stack: dict[str, Any]) -> N
     assert turns == sorted(set(turns))  # each turn moved once, none twice
     table = requests.get(f"{base}/v1/tables/{tid}", timeout=10).json()
     assert table["seats"][on_turn]["away"] is True
+    # Healthy: it touches its health file once subscribed, then every 2 s.
+    for _ in range(20):
+        if stack["workers"][0].healthy():
+            break
+        time.sleep(0.5)
     assert stack["workers"][0].healthy()
 
 

@@ -1535,7 +1535,7 @@ export interface components {
             record?: {
                 [key: string]: unknown;
             };
-        };
+        } & (unknown | unknown);
         /** @description Whether the proof checks, and what does not. */
         CheckProofOutcome: {
             problems?: string[];
