@@ -25,6 +25,7 @@ from ..storage.store import (
     AlreadyRecorded,
     Control,
     EventsGone,
+    Journal,
     Loaded,
     Record,
     RoundPage,
@@ -278,7 +279,7 @@ class Finish(MethodView):
             if game.rounds_of(done.table)[0] > finished:
                 # The round in play ended with a result (an abandoned Sevens
                 # round): its record ends with the finish, so that it replays.
-                journal = proofs.Journal(move={"move": "finish"}, round=finished + 1)
+                journal = Journal(move={"move": "finish"}, round=finished + 1)
                 return proofs.journaled(done, journal)
             return done
 
