@@ -20,8 +20,9 @@ from ..games import GAMES, Game
 
 UNSTATED = (
     "`first_dealer` must be a seat of the table (below the number of `players`);",
-    "a preset's options must make one consistent game (e.g. My Ship Sails' chain and swap "
-    "passing move one card to the left, `hand_size` times the players fits the deck);",
+    "a preset's options must make one consistent game with its players (e.g. My Ship Sails' "
+    "chain and swap passing move one card to the left, `hand_size` times the players fits "
+    "the deck; Sevens with one deck is for 3 to 8 players, with two for 6 to 10);",
     "a name or `call` holds no invisible character (its description names them);",
     "a deal, hand, meld or layout must be one the game can hold (the deck's cards, none "
     "twice, a hand of the preset's size, one hand a seat): a move refuses it, a deal check "
@@ -36,11 +37,23 @@ def _option_names(game: Game) -> list[str]:
 
 
 def _player_ranges(game: Game, variants: Sequence[str]) -> dict[tuple[int, int], list[str]]:
+    # Where an option moves a preset's range, a count it allows with some
+    # options is schema-valid; the options' consistency (UNSTATED) judges it.
     ranges: dict[tuple[int, int], list[str]] = {}
     for name in variants:
         preset = game.presets[name]
-        ranges.setdefault((preset.min_players, preset.max_players), []).append(name)
+        own = game.seat_range or (preset.min_players, preset.max_players)
+        ranges.setdefault(own, []).append(name)
     return ranges
+
+
+def _option_schema(game: Game, name: str, shared: Mapping[str, Any]) -> dict[str, Any]:
+    """The option ``name``'s schema on ``game``'s tables: the game's own
+    (:attr:`Game.option_schemas`), else the shared one."""
+    own = game.option_schemas.get(name)
+    if own is None:
+        return copy.deepcopy(dict(shared[name]))
+    return copy.deepcopy(dict(own))
 
 
 def game_branches(
@@ -65,7 +78,7 @@ def game_branches(
             "type": "object",
             "additionalProperties": False,
             "description": f"The options of {game.title} (`GET /v1/variants`).",
-            "properties": {n: copy.deepcopy(option_schemas[n]) for n in _option_names(game)},
+            "properties": {n: _option_schema(game, n, option_schemas) for n in _option_names(game)},
         }
         players = properties.get("players")
         ranges = _player_ranges(game, list(game.presets))

@@ -376,6 +376,15 @@ class Game:
     turn_of: Callable[[Any], Turn | None] = no_turn
     bot_move: Callable[..., dict[str, Any] | None] | None = None
     play: Callable[..., Transition] | None = None
+    option_schemas: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """The JSON Schema (OpenAPI 3.0) of each option whose values are the
+    game's own (``match``, ``decks``): the spec's options of this game use
+    it instead of the option's shared schema, so that the contract states
+    what the game's ``resolve_options`` takes."""
+    seat_range: tuple[int, int] | None = None
+    """The fewest and most players any options of any preset allow, when an
+    option moves a preset's range (Sevens' ``decks``, RULES.md 3.2): the
+    spec's range for every preset; ``None``: each preset's own range."""
 
 
 def deal_of(table: Any) -> dict[str, Any]:

@@ -79,6 +79,42 @@ def parse_match(
     return Match(kind, count)
 
 
+def match_schema(
+    kinds: Sequence[str],
+    limits: Mapping[str, int] | None = None,
+    deals_per_seat: bool = False,
+    rule: str = "",
+) -> dict[str, Any]:
+    """The JSON Schema (OpenAPI 3.0) of what :func:`parse_match` takes with
+    the same arguments: exactly one of ``kinds``, a whole number 1..its limit
+    (``deals`` may be ``null`` with ``deals_per_seat``) or ``{"open": true}``;
+    ``rule`` names the rule book's section (``"RULES.md 3.5"``)."""
+    forms = []
+    for kind in kinds:
+        value: dict[str, Any]
+        if kind == "open":
+            value = {"type": "boolean", "enum": [True]}
+        else:
+            value = {"type": "integer", "minimum": 1, "maximum": (limits or {}).get(kind, 1000)}
+            if kind == "deals" and deals_per_seat:
+                value["nullable"] = True
+                value["description"] = "`null`: one deal per seat."
+        forms.append(
+            {
+                "type": "object",
+                "required": [kind],
+                "additionalProperties": False,
+                "properties": {kind: value},
+            }
+        )
+    shown = ", ".join('`{"open": true}`' if k == "open" else f'`{{"{k}": n}}`' for k in kinds)
+    return {
+        "type": "object",
+        "description": f"How the match ends ({rule}): exactly one of {shown}.",
+        "oneOf": forms,
+    }
+
+
 T = TypeVar("T")
 
 

@@ -66,13 +66,17 @@ def breaks_an_unstated_rule(path: str, body: Any) -> bool:
     variant = body.get("variant", "classic")
     try:
         game = game_of_variant(variant)
-    except KeyError:
+    except (RuleViolation, TypeError):  # no preset of that name: refused as such
         return False
     names = [f"P{i}" for i in range(count)]
     try:
         game.create_table(variant, body.get("options", {}), names, 0, random.Random(0))
     except RuleViolation as refused:
         return refused.code == "options-invalid"
+    except (TypeError, ValueError, AttributeError):
+        # Schema-invalid options (a list for a number): the API refuses them
+        # before the rules see them, and negative data passes this hook too.
+        return False
     return False
 
 

@@ -20,8 +20,20 @@ ROOT = Path(__file__).resolve().parents[2]
 SPEC = yaml.safe_load((ROOT / "openapi.yaml").read_text())
 
 
+def as_json_schema(node: Any) -> Any:
+    """OpenAPI 3.0's ``nullable: true`` as JSON Schema says it (a ``null`` too)."""
+    if isinstance(node, list):
+        return [as_json_schema(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    node = {k: as_json_schema(v) for k, v in node.items()}
+    if node.pop("nullable", False):
+        return {"anyOf": [node, {"type": "null"}]}
+    return node
+
+
 def valid(schema: str, body: dict[str, Any]) -> bool:
-    document = {**SPEC, "$ref": f"#/components/schemas/{schema}"}
+    document = {**as_json_schema(SPEC), "$ref": f"#/components/schemas/{schema}"}
     return jsonschema.Draft7Validator(document).is_valid(body)
 
 
@@ -38,8 +50,21 @@ FOUR = ["Ann", "Ben", "Cat", "Dan"]
         ({"variant": "sevens", "players": FOUR, "options": {"hand_size": 6}}, False),
         ({"variant": "may-i", "players": FOUR, "options": {"may_i_window_ms": 0}}, True),
         ({"variant": "ochse", "players": FOUR[:3]}, False),  # ochse is for four
-        ({"variant": "fan-tan-two-decks", "players": FOUR}, False),  # 6 to 10
+        # Sevens' range follows `decks` (3 to 8 with one, 6 to 10 with two): the
+        # spec takes every count Sevens has, its options judge the rest (UNSTATED).
+        ({"variant": "fan-tan-two-decks", "players": FOUR}, True),
         ({"variant": "fan-tan-two-decks", "players": FOUR + ["E", "F"]}, True),
+        ({"variant": "fan-tan-two-decks", "players": FOUR[:2]}, False),
+        ({"variant": "sevens", "players": [*FOUR, *FOUR, "E", "F", "G"]}, False),  # 11
+        ({"variant": "sevens", "players": FOUR, "options": {"decks": 3}}, False),  # May I?'s
+        ({"variant": "may-i", "players": FOUR, "options": {"decks": 3}}, True),
+        ({"variant": "may-i", "players": FOUR, "options": {"decks": None}}, True),
+        ({"variant": "may-i", "players": FOUR, "options": {"match": {"rounds": 5}}}, True),
+        ({"variant": "may-i", "players": FOUR, "options": {"match": {"rounds": 4}}}, False),
+        ({"variant": "sevens", "players": FOUR, "options": {"match": {"deals": None}}}, True),
+        ({"players": FOUR, "options": {"match": {"deals": None}}}, False),  # Sevens' only
+        ({"players": FOUR, "options": {"match": {"target_points": 50}}}, False),
+        ({"variant": "sevens", "players": FOUR, "options": {"match": {"target_points": 50}}}, True),
         ({"players": FOUR, "options": {"deck_low_rank": "0"}}, False),
         ({"players": FOUR, "options": {"deck_low_rank": "10"}}, True),
     ],
@@ -76,6 +101,12 @@ def test_the_rules_no_schema_states_are_named_in_the_spec_and_left_out_by_the_ho
     assert not breaks_an_unstated_rule("/v1/tables", {**table, "options": {"hand_size": 5}})
     assert breaks_an_unstated_rule("/v1/tables", {"players": ["Ann", "\u202eBen", "C", "D"]})
     assert breaks_an_unstated_rule("/v1/tables/x/join", {"name": "\u200b"})
+    two_decks = {"variant": "fan-tan-two-decks", "players": FOUR}
+    assert breaks_an_unstated_rule("/v1/tables", two_decks)
+    assert not breaks_an_unstated_rule("/v1/tables", {**two_decks, "options": {"decks": 1}})
+    deal = {"variant": "fan-tan-two-decks", "players": 5, "hands": [], "options": {"decks": 1}}
+    assert not breaks_an_unstated_rule("/v1/checks/deal", deal)
+    assert breaks_an_unstated_rule("/v1/checks/deal", {**deal, "options": {}})
     claim = {"variant": "ochse", "players": 4, "hand": [], "options": {"win_count": 30}}
     assert breaks_an_unstated_rule("/v1/checks/claim", claim)
     assert not breaks_an_unstated_rule("/v1/checks/claim", {**claim, "options": {}})

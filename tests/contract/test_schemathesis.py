@@ -198,11 +198,6 @@ def test_every_operation_conforms(case: Any, served: Served) -> None:
         case.validate_response(response, headers=headers)
 
 
-@pytest.mark.xfail(
-    reason="known gaps since the per-preset request shapes (issue 22): the checks take fewer "
-    "players than a preset's minimum and a null match.deals, which the spec refuses",
-    strict=False,
-)
 @strict_schema.parametrize()
 @seed(SEED)
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))

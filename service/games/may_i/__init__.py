@@ -18,7 +18,7 @@ from typing import Any
 from ..base import Game, Simulation, Transition
 from . import codec, engine, players, simulate, views
 from .checks import check_deal, check_discard, check_lay_down, check_lay_off
-from .options import PRESETS
+from .options import OPTION_SCHEMAS, PRESETS
 
 NAME = "may-i"
 
@@ -91,6 +91,7 @@ GAME = Game(
     rounds_of=codec.rounds_of,
     round_result=codec.round_result,
     replay_move=replay_move,
+    option_schemas=OPTION_SCHEMAS,
 )
 
 __all__ = ["GAME", "NAME", "check_deal", "check_discard", "check_lay_down", "check_lay_off"]

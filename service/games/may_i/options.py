@@ -76,6 +76,32 @@ MOST_MELDS = 3 * MAX_SEATS
 """The most melds on the table (4.3): a contract of three melds per seat."""
 
 
+OPTION_SCHEMAS: dict[str, dict[str, Any]] = {
+    "match": {
+        "type": "object",
+        "description": 'A May I? match is five rounds (RULES.md 4.8): `{"rounds": 5}`.',
+        "oneOf": [
+            {
+                "type": "object",
+                "required": [kind],
+                "additionalProperties": False,
+                "properties": {kind: {"type": "integer", "enum": [ROUNDS]}},
+            }
+            for kind in ("rounds", "deals")
+        ],
+    },
+    "decks": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": MAX_DECKS,
+        "nullable": True,
+        "description": "52-card decks; `null` or left out: 2 for 3-5 players, 3 for 6-8 "
+        "(RULES.md 4.1).",
+    },
+}
+"""The options whose values are May I?'s own, for the spec (:attr:`Game.option_schemas`)."""
+
+
 def default_decks(seats: int) -> int:
     """Two decks for 3 to 5 players, three for 6 to 8 (4.1)."""
     return 2 if seats <= 5 else 3

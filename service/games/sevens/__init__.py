@@ -19,7 +19,7 @@ from typing import Any
 from ..base import Game, Simulation, Transition
 from . import codec, engine, players, simulate, views
 from .checks import check_deal, check_play
-from .options import PRESETS
+from .options import OPTION_SCHEMAS, PRESETS, SEAT_RANGE
 
 NAME = "sevens"
 
@@ -85,6 +85,8 @@ GAME = Game(
     rounds_of=codec.rounds_of,
     round_result=codec.round_result,
     replay_move=replay_move,
+    option_schemas=OPTION_SCHEMAS,
+    seat_range=SEAT_RANGE,
 )
 
 __all__ = ["GAME", "NAME", "check_deal", "check_play"]

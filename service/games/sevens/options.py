@@ -15,11 +15,12 @@ from typing import Any
 from ..cards import STANDARD_DECK
 from ..errors import FieldError, RuleViolation
 from ..match import Match as Match  # re-exported: part of the options
-from ..match import Preset, parse_match
+from ..match import Preset, match_schema, parse_match
 
 OPENINGS = ("7D", "7C", "any-seven", "dealer-choice")
 POINTS = ("none", "winner-scores", "losers-score")
 MATCH_KINDS = ("deals", "target_wins", "target_points", "open")
+MATCH_LIMITS = {"target_points": 100_000}
 LAST_CARD_CHIPS = 2
 """What a seat pays for playing its second-to-last card without announcing it
 (the referee's choice: Sevens has no stock to draw the seed's two cards from)."""
@@ -132,6 +133,18 @@ _BOOLS = ("voluntary_pass", "last_card", "turn_the_corner")
 _INTS = {"decks": (1, 2), "pass_chips": (0, 100), "voluntary_pass_limit": (0, 100)}
 
 
+OPTION_SCHEMAS: dict[str, dict[str, Any]] = {
+    "match": match_schema(MATCH_KINDS, MATCH_LIMITS, deals_per_seat=True, rule="RULES.md 3.5"),
+    "decks": {
+        "type": "integer",
+        "enum": list(range(_INTS["decks"][0], _INTS["decks"][1] + 1)),
+        "description": "1, or 2 (Fan Tan with two decks, two rows per suit; RULES.md 3.2).",
+    },
+}
+"""The options whose values are Sevens' own, for the spec (:attr:`Game.option_schemas`)."""
+SEAT_RANGE = (3, 10)
+"""One deck is for 3 to 8 players, two for 6 to 10 (3.2): ``decks`` moves a preset's range."""
+
 LARGEST_DECK = 52 * _INTS["decks"][1]
 """The most cards a round can hold (3.2): two decks, 104."""
 
@@ -196,7 +209,7 @@ def resolve_options(
             values.pop("match"),
             errors,
             MATCH_KINDS,
-            limits={"target_points": 100_000},
+            limits=MATCH_LIMITS,
             deals_per_seat=True,
         )
         or preset.options.match

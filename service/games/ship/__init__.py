@@ -17,7 +17,7 @@ from ..base import Game, Shuffler, Simulation, Transition
 from ..errors import FieldError, RuleViolation, register_codes
 from . import codec, engine, players, simulate, views
 from .deal import validate_deal
-from .options import PRESETS, resolve_options
+from .options import OPTION_SCHEMAS, PRESETS, resolve_options
 from .state import Table
 
 NAME = "my-ship-sails"
@@ -132,4 +132,5 @@ GAME = Game(
     turn_of=players.turn_of,
     bot_move=players.bot_move,
     play=players.play,
+    option_schemas=OPTION_SCHEMAS,
 )

@@ -22,7 +22,7 @@ from ..cards import (
 )
 from ..errors import FieldError, RuleViolation
 from ..match import Match as Match  # re-exported: part of the options
-from ..match import Preset, parse_match
+from ..match import Preset, match_schema, parse_match
 
 DECKS = ("trimmed", "full", "skat32")
 PASSINGS = ("simultaneous", "chain", "swap")
@@ -30,6 +30,10 @@ DIRECTIONS = ("left", "right", "alternate")
 DECLARATIONS = ("manual", "automatic")
 SIMULTANEOUS_WINS = ("highest-card", "shared", "highest-sum")
 MATCH_KINDS = ("target_wins", "deals", "open")
+OPTION_SCHEMAS: dict[str, dict[str, Any]] = {
+    "match": match_schema(MATCH_KINDS, rule="RULES.md 2.8")
+}
+"""The options whose values are My Ship Sails' own, for the spec (:attr:`Game.option_schemas`)."""
 
 
 @dataclass(frozen=True, slots=True)

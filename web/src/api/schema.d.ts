@@ -1245,7 +1245,7 @@ export interface components {
              * @enum {string}
              */
             variant?: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines" | "whehee" | "foster" | "ochse" | "matrimony" | "sevens" | "parliament" | "fan-tan" | "dominoes" | "sevens-any-seven" | "sevens-corner" | "sevens-voluntary" | "sevens-last-card" | "sevens-penalty" | "fan-tan-two-decks" | "may-i" | "may-i-jokers";
-        } & (components["schemas"]["CheckDealClassic"] | components["schemas"]["CheckDealWhehee"] | components["schemas"]["CheckDealOchse"] | components["schemas"]["CheckDealSevens"] | components["schemas"]["CheckDealFanTanTwoDecks"] | components["schemas"]["CheckDealMayI"]);
+        } & (components["schemas"]["CheckDealClassic"] | components["schemas"]["CheckDealWhehee"] | components["schemas"]["CheckDealOchse"] | components["schemas"]["CheckDealSevens"] | components["schemas"]["CheckDealMayI"]);
         /** @description My Ship Sails: `classic`, `circle`, `mein-schiff`, `pass-two`, `pass-right`, `alternate`, `my-star-shines`. */
         CheckDealClassic: {
             /** @description Sevens: the dealer, whose left neighbour is dealt first (the first-dealt seats hold one card more); the last seat when omitted. */
@@ -1266,26 +1266,6 @@ export interface components {
              * @enum {string}
              */
             variant?: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines";
-        };
-        /** @description Sevens: `fan-tan-two-decks`. */
-        CheckDealFanTanTwoDecks: {
-            /** @description Sevens: the dealer, whose left neighbour is dealt first (the first-dealt seats hold one card more); the last seat when omitted. */
-            dealer?: number;
-            /** @description May I?: the first discard. */
-            discard?: string;
-            /** @description With `stock` and `discard`, at most 216 cards. */
-            hands: string[][];
-            /** @description Sevens with `opening: dealer-choice`: the opening suit. */
-            opening_suit?: string;
-            options?: components["schemas"]["SevensOptions"];
-            players: number;
-            /** @description May I?: the stock, its top first. */
-            stock?: string[];
-            /**
-             * @description A preset of any game (`GET /v1/variants`).
-             * @enum {string}
-             */
-            variant: "fan-tan-two-decks";
         };
         /** @description May I?: `may-i`, `may-i-jokers`. */
         CheckDealMayI: {
@@ -1338,7 +1318,7 @@ export interface components {
             problems_total?: number;
             valid?: boolean;
         };
-        /** @description Sevens: `sevens`, `parliament`, `fan-tan`, `dominoes`, `sevens-any-seven`, `sevens-corner`, `sevens-voluntary`, `sevens-last-card`, `sevens-penalty`. */
+        /** @description Sevens: `sevens`, `parliament`, `fan-tan`, `dominoes`, `sevens-any-seven`, `sevens-corner`, `sevens-voluntary`, `sevens-last-card`, `sevens-penalty`, `fan-tan-two-decks`. */
         CheckDealSevens: {
             /** @description Sevens: the dealer, whose left neighbour is dealt first (the first-dealt seats hold one card more); the last seat when omitted. */
             dealer?: number;
@@ -1356,7 +1336,7 @@ export interface components {
              * @description A preset of any game (`GET /v1/variants`).
              * @enum {string}
              */
-            variant: "sevens" | "parliament" | "fan-tan" | "dominoes" | "sevens-any-seven" | "sevens-corner" | "sevens-voluntary" | "sevens-last-card" | "sevens-penalty";
+            variant: "sevens" | "parliament" | "fan-tan" | "dominoes" | "sevens-any-seven" | "sevens-corner" | "sevens-voluntary" | "sevens-last-card" | "sevens-penalty" | "fan-tan-two-decks";
         };
         /** @description My Ship Sails: `whehee`, `foster`. */
         CheckDealWhehee: {
@@ -1598,7 +1578,7 @@ export interface components {
              * @enum {string}
              */
             variant?: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines" | "whehee" | "foster" | "ochse" | "matrimony" | "sevens" | "parliament" | "fan-tan" | "dominoes" | "sevens-any-seven" | "sevens-corner" | "sevens-voluntary" | "sevens-last-card" | "sevens-penalty" | "fan-tan-two-decks" | "may-i" | "may-i-jokers";
-        } & (components["schemas"]["CreateTableClassic"] | components["schemas"]["CreateTableWhehee"] | components["schemas"]["CreateTableOchse"] | components["schemas"]["CreateTableSevens"] | components["schemas"]["CreateTableFanTanTwoDecks"] | components["schemas"]["CreateTableMayI"]);
+        } & (components["schemas"]["CreateTableClassic"] | components["schemas"]["CreateTableWhehee"] | components["schemas"]["CreateTableOchse"] | components["schemas"]["CreateTableSevens"] | components["schemas"]["CreateTableMayI"]);
         /** @description My Ship Sails: `classic`, `circle`, `mein-schiff`, `pass-two`, `pass-right`, `alternate`, `my-star-shines`. */
         CreateTableClassic: {
             /**
@@ -1630,37 +1610,6 @@ export interface components {
              * @enum {string}
              */
             variant?: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines";
-        };
-        /** @description Sevens: `fan-tan-two-decks`. */
-        CreateTableFanTanTwoDecks: {
-            /**
-             * @description A seat number, or `"draw"` to draw for it ([My Ship Sails: cards and seats](/docs/rules/my-ship-sails#cards)).
-             * @default draw
-             */
-            first_dealer?: number | "draw";
-            /**
-             * @description With open seats: `seat` (one code per open seat, each single use) or `table` (one code that takes the lowest open seat each time it is presented, until it expires).
-             * @default seat
-             * @enum {string}
-             */
-            join_codes?: "seat" | "table";
-            /**
-             * @description Show the table in the lobby (`GET /v1/lobby`, [every game: listing open tables](/docs/rules/#seats-and-the-lobby)) while it has open seats; anyone may then take one, without a code.
-             * @default false
-             */
-            listed?: boolean;
-            options?: components["schemas"]["SevensOptions"];
-            /** @description The players in seat order, clockwise from seat 0: a name; `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
-            players: ((string | {
-                /** @enum {string} */
-                bot: "random" | "basic";
-                name?: string;
-            }) | null)[];
-            /**
-             * @description A preset of any game (`GET /v1/variants`).
-             * @enum {string}
-             */
-            variant: "fan-tan-two-decks";
         };
         /** @description May I?: `may-i`, `may-i-jokers`. */
         CreateTableMayI: {
@@ -1724,7 +1673,7 @@ export interface components {
              */
             variant: "ochse" | "matrimony";
         };
-        /** @description Sevens: `sevens`, `parliament`, `fan-tan`, `dominoes`, `sevens-any-seven`, `sevens-corner`, `sevens-voluntary`, `sevens-last-card`, `sevens-penalty`. */
+        /** @description Sevens: `sevens`, `parliament`, `fan-tan`, `dominoes`, `sevens-any-seven`, `sevens-corner`, `sevens-voluntary`, `sevens-last-card`, `sevens-penalty`, `fan-tan-two-decks`. */
         CreateTableSevens: {
             /**
              * @description A seat number, or `"draw"` to draw for it ([My Ship Sails: cards and seats](/docs/rules/my-ship-sails#cards)).
@@ -1753,7 +1702,7 @@ export interface components {
              * @description A preset of any game (`GET /v1/variants`).
              * @enum {string}
              */
-            variant: "sevens" | "parliament" | "fan-tan" | "dominoes" | "sevens-any-seven" | "sevens-corner" | "sevens-voluntary" | "sevens-last-card" | "sevens-penalty";
+            variant: "sevens" | "parliament" | "fan-tan" | "dominoes" | "sevens-any-seven" | "sevens-corner" | "sevens-voluntary" | "sevens-last-card" | "sevens-penalty" | "fan-tan-two-decks";
         };
         /** @description My Ship Sails: `whehee`, `foster`. */
         CreateTableWhehee: {
@@ -1985,11 +1934,8 @@ export interface components {
         };
         /** @description The options of May I? (`GET /v1/variants`). */
         MayIOptions: {
-            /**
-             * @description Sevens: 1, or 2 (Fan Tan with two decks, two rows per suit). May I?: 52-card decks (2 for 3-5 players, 3 for 6-8 when omitted).
-             * @enum {integer}
-             */
-            decks?: 1 | 2 | 3 | 4;
+            /** @description 52-card decks; `null` or left out: 2 for 3-5 players, 3 for 6-8 ([May I?: players and cards](/docs/rules/may-i#players-and-cards)). */
+            decks?: number | null;
             /**
              * @description May I?: how a round ends when a seat goes out ([May I?: ending a round](/docs/rules/may-i#ending-a-round)).
              * @enum {string}
@@ -2000,19 +1946,14 @@ export interface components {
              * @enum {integer}
              */
             jokers?: 0 | 2;
-            /** @description How the match ends ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds), [Sevens: the end of a round and scoring](/docs/rules/sevens#end-of-a-round-and-scoring)): exactly one of `{"target_wins": n}`, `{"deals": n}`, `{"open": true}`, and for Sevens also `{"target_points": n}`. */
+            /** @description A May I? match is five rounds ([May I?: scoring and the match](/docs/rules/may-i#scoring-and-the-match)): `{"rounds": 5}`. */
             match?: {
-                [key: string]: unknown;
-            } & ({
-                target_wins: number;
+                /** @enum {integer} */
+                rounds: 5;
             } | {
-                deals: number;
-            } | {
-                target_points: number;
-            } | {
-                /** @enum {boolean} */
-                open: true;
-            });
+                /** @enum {integer} */
+                deals: 5;
+            };
             /** @description May I?: how long a declined discard is offered ([May I?](/docs/rules/may-i#may-i)). */
             may_i_window_ms?: number;
         };
@@ -2076,19 +2017,15 @@ export interface components {
             /** @description One extra point at the end of a `deals` match to the seat(s) whose round win took the fewest exchanges ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)). Only with `deals`. */
             fastest_win_bonus?: boolean;
             hand_size?: number;
-            /** @description How the match ends ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds), [Sevens: the end of a round and scoring](/docs/rules/sevens#end-of-a-round-and-scoring)): exactly one of `{"target_wins": n}`, `{"deals": n}`, `{"open": true}`, and for Sevens also `{"target_points": n}`. */
+            /** @description How the match ends ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)): exactly one of `{"target_wins": n}`, `{"deals": n}`, `{"open": true}`. */
             match?: {
-                [key: string]: unknown;
-            } & ({
                 target_wins: number;
             } | {
                 deals: number;
             } | {
-                target_points: number;
-            } | {
                 /** @enum {boolean} */
                 open: true;
-            });
+            };
             /** @description A round with no winner after this many exchanges is void. Under `manual` the round ends when that exchange resolves, so a hand it completes cannot be claimed. */
             max_exchanges?: number | null;
             /** @enum {integer} */
@@ -2627,25 +2564,24 @@ export interface components {
         /** @description The options of Sevens (`GET /v1/variants`). */
         SevensOptions: {
             /**
-             * @description Sevens: 1, or 2 (Fan Tan with two decks, two rows per suit). May I?: 52-card decks (2 for 3-5 players, 3 for 6-8 when omitted).
+             * @description 1, or 2 (Fan Tan with two decks, two rows per suit; [Sevens: players, decks and the deal](/docs/rules/sevens#players-and-cards)).
              * @enum {integer}
              */
-            decks?: 1 | 2 | 3 | 4;
+            decks?: 1 | 2;
             /** @description Sevens: a seat playing its second-to-last card announces it (`last_card: true` in the move) or pays 2 chips. */
             last_card?: boolean;
-            /** @description How the match ends ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds), [Sevens: the end of a round and scoring](/docs/rules/sevens#end-of-a-round-and-scoring)): exactly one of `{"target_wins": n}`, `{"deals": n}`, `{"open": true}`, and for Sevens also `{"target_points": n}`. */
+            /** @description How the match ends ([Sevens: the end of a round and scoring](/docs/rules/sevens#end-of-a-round-and-scoring)): exactly one of `{"deals": n}`, `{"target_wins": n}`, `{"target_points": n}`, `{"open": true}`. */
             match?: {
-                [key: string]: unknown;
-            } & ({
-                target_wins: number;
+                /** @description `null`: one deal per seat. */
+                deals: number | null;
             } | {
-                deals: number;
+                target_wins: number;
             } | {
                 target_points: number;
             } | {
                 /** @enum {boolean} */
                 open: true;
-            });
+            };
             /**
              * @description Sevens: who opens ([Sevens: opening and turns](/docs/rules/sevens#opening-and-turns)): the holder of `7D` or `7C` plays it; `any-seven`: the dealer's left; `dealer-choice`: the deal names the seven's suit (`opening_suit`).
              * @enum {string}
