@@ -376,6 +376,10 @@ class Game:
     turn_of: Callable[[Any], Turn | None] = no_turn
     bot_move: Callable[..., dict[str, Any] | None] | None = None
     play: Callable[..., Transition] | None = None
+    recorded_move: Callable[[Any, int, dict[str, Any]], dict[str, Any]] | None = None
+    """``recorded_move(table, seat, move)``: a :attr:`bot_move` answer as the
+    round's record holds it (:attr:`replay_move`'s form); the worker journals
+    the moves it makes in it, so that a round with bots replays (RULES.md 5.2)."""
     option_schemas: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """The JSON Schema (OpenAPI 3.0) of each option whose values are the
     game's own (``match``, ``decks``): the spec's options of this game use

@@ -11,7 +11,7 @@ from .. import clock
 from ..games import game_of
 from ..games.base import Choice, Event
 from ..games.errors import RuleViolation
-from ..storage.store import NO_CONTROL, Loaded
+from ..storage.store import NO_CONTROL, Journal, Loaded
 
 SYSTEM_RANDOM = random.SystemRandom()
 
@@ -19,8 +19,9 @@ SYSTEM_RANDOM = random.SystemRandom()
 @dataclass(frozen=True, slots=True)
 class WorkerChange:
     """A change the worker commits: what a transition has, plus
-    ``timed_out`` (the seat its default move marks away) and ``settle``
-    (commit even with nothing of its own: the due events, the step's clock)."""
+    ``timed_out`` (the seat its default move marks away), ``settle``
+    (commit even with nothing of its own: the due events, the step's clock)
+    and ``journal`` (the move for the round's record, RULES.md 5.2)."""
 
     table: Any
     events: tuple[Event, ...] = ()
@@ -30,6 +31,7 @@ class WorkerChange:
     timed_out: int | None = None
     settle: bool = False
     outcome: dict[str, Any] = field(default_factory=dict)
+    journal: Journal | None = None
 
 
 def settle(loaded: Loaded) -> WorkerChange:
@@ -67,13 +69,30 @@ def deadline_move(loaded: Loaded, key: str, seat: int) -> WorkerChange | int | N
         done = game.play(loaded.table, seat, move, loaded.now_ms)
     except RuleViolation:
         return None
+    journal = None
+    if game.recorded_move is not None:
+        record = game.recorded_move(loaded.table, seat, move)
+        journal = Journal(move=record, round=record["round"])
     if bot is not None:
-        return WorkerChange(done.table, done.events, done.choice, done.archive, done.archive_reset)
+        return WorkerChange(
+            done.table,
+            done.events,
+            done.choice,
+            done.archive,
+            done.archive_reset,
+            journal=journal,
+        )
     # A person out of time: its default move, announced, and away.
     event = timed_event(seat, key, str(move["action"]))
     choice = done.choice
     if choice is not None:
         choice = replace(choice, events=(event, *choice.events))
     return WorkerChange(
-        done.table, (event, *done.events), choice, done.archive, done.archive_reset, seat
+        done.table,
+        (event, *done.events),
+        choice,
+        done.archive,
+        done.archive_reset,
+        seat,
+        journal=journal,
     )

@@ -235,3 +235,13 @@ def test_one_person_and_three_bots_play_a_match_to_its_end(
     view = _wait(over, limit)
     assert view["match"]["status"] in ("won", "abandoned", "finished")
     assert view["rounds_played"] >= 1
+    # Every round's record holds the bots' and the clock's moves: it replays.
+    for number in range(1, view["rounds_played"] + 1):
+        record = requests.get(f"{base}/v1/tables/{tid}/rounds/{number}/record", timeout=10)
+        assert record.status_code == 200, record.text
+        moves = record.json()["moves"]
+        assert {m["seat"] for m in moves} >= {1, 2, 3}, moves[:5]
+        checked = requests.post(
+            f"{base}/v1/checks/deal-proof", json={"record": record.json()}, timeout=30
+        ).json()
+        assert checked == {"valid": True, "problems": []}, (number, checked)

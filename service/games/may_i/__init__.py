@@ -15,37 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..base import Game, Simulation, Transition
+from ..base import Game, Simulation
 from . import codec, engine, players, simulate, views
 from .checks import check_deal, check_discard, check_lay_down, check_lay_off
 from .options import OPTION_SCHEMAS, PRESETS
 
 NAME = "may-i"
-
-
-def replay_move(table: Any, move: Mapping[str, Any], now_ms: int) -> Transition:
-    """One recorded move (``Game.replay_move``): ``{"move": "turn", "seat",
-    "round", "number", "action", "arg"}``, ``{"move": "ask", "seat",
-    "round", "offer"}`` or ``{"move": "answer", "seat", "round", "offer",
-    "allow"}``."""
-    kind = move["move"]
-    if kind == "turn":
-        return engine.turn(
-            table,
-            move["round"],
-            move["number"],
-            move["seat"],
-            move["action"],
-            move["arg"],
-            now_ms,
-        )
-    if kind == "ask":
-        return engine.ask(table, move["round"], move["offer"], move["seat"], now_ms)
-    if kind == "answer":
-        return engine.answer(
-            table, move["round"], move["offer"], move["seat"], move["allow"], now_ms
-        )
-    raise LookupError(f"May I? has no move {kind!r}")
 
 
 def _simulate(
@@ -90,7 +65,8 @@ GAME = Game(
     due_at=engine.due_at,
     rounds_of=codec.rounds_of,
     round_result=codec.round_result,
-    replay_move=replay_move,
+    replay_move=players.replay_move,
+    recorded_move=players.recorded_move,
     option_schemas=OPTION_SCHEMAS,
 )
 

@@ -19,7 +19,7 @@ the card furthest from fitting, the dearest first (4.8).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations_with_replacement
@@ -442,17 +442,55 @@ def default_move(table: Table, seat: int) -> dict[str, Any]:
     return move
 
 
-def play(table: Table, seat: int, move: dict[str, Any], now_ms: int) -> Transition:
-    """``move`` (a :func:`bot_move` answer) made for ``seat`` through the
-    transitions of the move endpoints (:func:`.engine.turn`,
-    :func:`.engine.ask`, :func:`.engine.answer`)."""
+def recorded_move(table: Table, seat: int, move: dict[str, Any]) -> dict[str, Any]:
+    """``move`` (a :func:`bot_move` answer) for ``seat`` as a round's record
+    holds it (:func:`replay_move`'s form, as the move, May I? and answer
+    endpoints record them)."""
     rnd = table.round
     if rnd is None:
         raise ValueError("no round in play")
-    if move["action"] == "ask":
+    at = {"seat": seat, "round": rnd.number}
+    if move["action"] in ("ask", "answer"):
         assert rnd.offer is not None
-        return engine.ask(table, rnd.number, rnd.offer.n, seat, now_ms)
-    if move["action"] == "answer":
-        assert rnd.offer is not None
-        return engine.answer(table, rnd.number, rnd.offer.n, seat, move["allow"], now_ms)
-    return engine.turn(table, rnd.number, rnd.move, seat, move["action"], move["argument"], now_ms)
+        if move["action"] == "ask":
+            return {**at, "move": "ask", "offer": rnd.offer.n}
+        return {**at, "move": "answer", "offer": rnd.offer.n, "allow": move["allow"]}
+    return {
+        **at,
+        "move": "turn",
+        "number": rnd.move,
+        "action": move["action"],
+        "arg": move["argument"],
+    }
+
+
+def replay_move(table: Any, move: Mapping[str, Any], now_ms: int) -> Transition:
+    """One recorded move (``Game.replay_move``): ``{"move": "turn", "seat",
+    "round", "number", "action", "arg"}``, ``{"move": "ask", "seat",
+    "round", "offer"}`` or ``{"move": "answer", "seat", "round", "offer",
+    "allow"}``, through the transitions of the endpoints (:func:`.engine.turn`,
+    :func:`.engine.ask`, :func:`.engine.answer`)."""
+    kind = move["move"]
+    if kind == "turn":
+        return engine.turn(
+            table,
+            move["round"],
+            move["number"],
+            move["seat"],
+            move["action"],
+            move["arg"],
+            now_ms,
+        )
+    if kind == "ask":
+        return engine.ask(table, move["round"], move["offer"], move["seat"], now_ms)
+    if kind == "answer":
+        return engine.answer(
+            table, move["round"], move["offer"], move["seat"], move["allow"], now_ms
+        )
+    raise LookupError(f"May I? has no move {kind!r}")
+
+
+def play(table: Table, seat: int, move: dict[str, Any], now_ms: int) -> Transition:
+    """``move`` (a :func:`bot_move` answer) made for ``seat``: its
+    :func:`recorded_move` replayed, so that what is played is what is recorded."""
+    return replay_move(table, recorded_move(table, seat, move), now_ms)

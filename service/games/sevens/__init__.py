@@ -16,32 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..base import Game, Simulation, Transition
+from ..base import Game, Simulation
 from . import codec, engine, players, simulate, views
 from .checks import check_deal, check_play
 from .options import OPTION_SCHEMAS, PRESETS, SEAT_RANGE
 
 NAME = "sevens"
-
-
-def replay_move(table: Any, move: Mapping[str, Any], now_ms: int) -> Transition:
-    """One recorded move (``Game.replay_move``): ``{"move": "play", "seat",
-    "round", "turn", "card", "last_card"}`` or ``{"move": "pass", "seat",
-    "round", "turn"}``."""
-    kind = move["move"]
-    if kind == "play":
-        return engine.play(
-            table,
-            move["round"],
-            move["turn"],
-            move["seat"],
-            move["card"],
-            move["last_card"],
-            now_ms,
-        )
-    if kind == "pass":
-        return engine.pass_turn(table, move["round"], move["turn"], move["seat"], now_ms)
-    raise LookupError(f"Sevens has no move {kind!r}")
 
 
 def _simulate(
@@ -84,7 +64,8 @@ GAME = Game(
     play=players.play,
     rounds_of=codec.rounds_of,
     round_result=codec.round_result,
-    replay_move=replay_move,
+    replay_move=players.replay_move,
+    recorded_move=players.recorded_move,
     option_schemas=OPTION_SCHEMAS,
     seat_range=SEAT_RANGE,
 )

@@ -6,6 +6,7 @@ replay. A bot reads only its own hand and the public table."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..base import Shuffler, Transition, Turn
@@ -108,16 +109,43 @@ def default_move(table: Table, seat: int) -> dict[str, Any]:
     return bot_move(table, seat, "basic", None)
 
 
-def play(table: Table, seat: int, move: dict[str, Any], now_ms: int) -> Transition:
-    """``move`` (a :func:`bot_move` answer) made for ``seat`` through the
-    transitions of the move endpoints (:func:`.engine.play`,
-    :func:`.engine.pass_turn`)."""
+def recorded_move(table: Table, seat: int, move: dict[str, Any]) -> dict[str, Any]:
+    """``move`` (a :func:`bot_move` answer) for ``seat`` as a round's record
+    holds it (:func:`replay_move`'s form, as the turn endpoint records it)."""
     rnd = table.round
     if rnd is None:
         raise ValueError("no round in play")
+    at = {"seat": seat, "round": rnd.number, "turn": rnd.turn}
     if move["action"] == "pass":
-        return engine.pass_turn(table, rnd.number, rnd.turn, seat, now_ms)
-    return engine.play(table, rnd.number, rnd.turn, seat, move["card"], move["last_card"], now_ms)
+        return {**at, "move": "pass"}
+    return {**at, "move": "play", "card": move["card"], "last_card": move["last_card"]}
+
+
+def replay_move(table: Table, move: Mapping[str, Any], now_ms: int) -> Transition:
+    """One recorded move (``Game.replay_move``): ``{"move": "play", "seat",
+    "round", "turn", "card", "last_card"}`` or ``{"move": "pass", "seat",
+    "round", "turn"}``, through the transitions of the turn endpoint
+    (:func:`.engine.play`, :func:`.engine.pass_turn`)."""
+    kind = move["move"]
+    if kind == "play":
+        return engine.play(
+            table,
+            move["round"],
+            move["turn"],
+            move["seat"],
+            move["card"],
+            move["last_card"],
+            now_ms,
+        )
+    if kind == "pass":
+        return engine.pass_turn(table, move["round"], move["turn"], move["seat"], now_ms)
+    raise LookupError(f"Sevens has no move {kind!r}")
+
+
+def play(table: Table, seat: int, move: dict[str, Any], now_ms: int) -> Transition:
+    """``move`` (a :func:`bot_move` answer) made for ``seat``: its
+    :func:`recorded_move` replayed, so that what is played is what is recorded."""
+    return replay_move(table, recorded_move(table, seat, move), now_ms)
 
 
 def round_record(table: Table, round_no: int) -> dict[str, Any] | None:

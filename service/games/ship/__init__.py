@@ -69,19 +69,6 @@ def _only_hands(deal: Mapping[str, Any]) -> None:
         raise RuleViolation("deal-invalid", "My Ship Sails' deals take only hands.", problems)
 
 
-def replay_move(table: Table, move: Mapping[str, Any], now_ms: int) -> Transition:
-    """One recorded move (``Game.replay_move``): ``{"move": "pass", "seat",
-    "round", "exchange", "cards"}`` or ``{"move": "claim", "seat", "round"}``."""
-    kind = move["move"]
-    if kind == "pass":
-        return engine.choose_pass(
-            table, move["round"], move["exchange"], move["seat"], move["cards"], now_ms
-        )
-    if kind == "claim":
-        return engine.claim(table, move["round"], move["seat"], now_ms)
-    raise LookupError(f"My Ship Sails has no move {kind!r}")
-
-
 def _simulate(
     variant: str,
     players: int,
@@ -127,7 +114,8 @@ GAME = Game(
     due_at=engine.due_at,
     rounds_of=codec.rounds_of,
     round_result=codec.round_result,
-    replay_move=replay_move,
+    replay_move=players.replay_move,
+    recorded_move=players.recorded_move,
     default_move=players.default_move,
     turn_of=players.turn_of,
     bot_move=players.bot_move,

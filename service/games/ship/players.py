@@ -14,11 +14,11 @@ only its own hand and the public table.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..base import Shuffler, Transition, Turn
-from ..cards import RANK_INDEX, SUIT_INDEX, suit_counts
+from ..cards import RANK_INDEX, SUIT_INDEX, parse_card, sort_cards, suit_counts
 from . import engine
 from .settlement import winning_suits
 from .state import RoundStatus, Table
@@ -104,16 +104,44 @@ def default_move(table: Table, seat: int) -> dict[str, Any]:
     return bot_move(table, seat, "basic", _NO_RNG)
 
 
-def play(table: Table, seat: int, move: dict[str, Any], now_ms: int) -> Transition:
-    """``move`` (a :func:`bot_move` answer) made for ``seat`` through the
-    transitions of the move endpoints (:func:`.engine.choose_pass`,
-    :func:`.engine.claim`)."""
+def recorded_move(table: Table, seat: int, move: dict[str, Any]) -> dict[str, Any]:
+    """``move`` (a :func:`bot_move` answer) for ``seat`` as a round's record
+    holds it (:func:`replay_move`'s form, the pass's cards in canonical
+    order, as the move endpoints record them)."""
     rnd = table.round
     if rnd is None:
         raise ValueError("no round in play")
     if move["action"] == "claim":
-        return engine.claim(table, rnd.number, seat, now_ms)
-    return engine.choose_pass(table, rnd.number, rnd.exchange.number, seat, move["cards"], now_ms)
+        return {"seat": seat, "move": "claim", "round": rnd.number}
+    cards = list(sort_cards(parse_card(card) for card in move["cards"]))
+    return {
+        "seat": seat,
+        "move": "pass",
+        "round": rnd.number,
+        "exchange": rnd.exchange.number,
+        "cards": cards,
+    }
+
+
+def replay_move(table: Table, move: Mapping[str, Any], now_ms: int) -> Transition:
+    """One recorded move (``Game.replay_move``): ``{"move": "pass", "seat",
+    "round", "exchange", "cards"}`` or ``{"move": "claim", "seat", "round"}``,
+    through the transitions of the move endpoints (:func:`.engine.choose_pass`,
+    :func:`.engine.claim`)."""
+    kind = move["move"]
+    if kind == "pass":
+        return engine.choose_pass(
+            table, move["round"], move["exchange"], move["seat"], move["cards"], now_ms
+        )
+    if kind == "claim":
+        return engine.claim(table, move["round"], move["seat"], now_ms)
+    raise LookupError(f"My Ship Sails has no move {kind!r}")
+
+
+def play(table: Table, seat: int, move: dict[str, Any], now_ms: int) -> Transition:
+    """``move`` (a :func:`bot_move` answer) made for ``seat``: its
+    :func:`recorded_move` replayed, so that what is played is what is recorded."""
+    return replay_move(table, recorded_move(table, seat, move), now_ms)
 
 
 class _NoRandom:
