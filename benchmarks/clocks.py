@@ -77,9 +77,11 @@ class Workers:
 def _create_and_deal(base: str, body: dict[str, Any]) -> dict[str, Any]:
     created = requests.post(f"{base}/v1/tables", json=body, timeout=30).json()
     host = {"Authorization": f"Bearer {created['host_token']}"}
-    dealt = requests.post(f"{base}/v1/tables/{created['table_id']}/rounds", headers=host, timeout=30)
+    dealt = requests.post(
+        f"{base}/v1/tables/{created['table_id']}/rounds", headers=host, timeout=30
+    )
     dealt.raise_for_status()
-    return created
+    return dict(created)
 
 
 def _events(base: str, table_id: str) -> list[dict[str, Any]]:
@@ -92,7 +94,11 @@ def _events(base: str, table_id: str) -> list[dict[str, Any]]:
 def deadlines(base: str, rclient: redis.Redis, tables: int, lead_s: float) -> dict[str, Any]:
     """The deadline figures of the module docstring, ``lead_s`` seconds
     after the first table is created."""
-    server_ms = lambda: int(rclient.time()[0]) * 1000 + int(rclient.time()[1]) // 1000  # noqa: E731
+
+    def server_ms() -> int:
+        seconds, micros = rclient.time()
+        return int(seconds) * 1000 + int(micros) // 1000
+
     target_ms = server_ms() + int(lead_s * 1000)
 
     def one(_: int) -> tuple[str, int]:
@@ -157,7 +163,7 @@ def bots_only(
     timeout_s: float = 300.0,
 ) -> dict[str, Any]:
     """The bots-only figures of the module docstring."""
-    body = {
+    body: dict[str, Any] = {
         "variant": "sevens",
         "players": [{"bot": "basic"}] * 4,
         "first_dealer": 0,
@@ -190,7 +196,9 @@ def bots_only(
     pending = list(made)
     while pending and time.perf_counter() - started < timeout_s:
         with ThreadPoolExecutor(CLIENTS) as pool:
-            still = [t for t, done in zip(pending, pool.map(over, pending)) if not done]
+            still = [
+                t for t, done in zip(pending, pool.map(over, pending), strict=True) if not done
+            ]
         pending = still
         if pending:
             time.sleep(0.5)  # seldom: the polls' CPU is counted apart
@@ -198,6 +206,7 @@ def bots_only(
     worker_cpu = workers.cpu_seconds() - cpu0[0]
     service_cpu = service.cpu_seconds() - cpu0[1]
     redis_cpu = redis_cpu_seconds(rclient) - cpu0[2]
+
     def recorded(table_id: str) -> int:
         # The log keeps the newest events only; the round's record every move.
         answer = requests.get(f"{base}/v1/tables/{table_id}/rounds/1/record", timeout=30)
@@ -228,12 +237,15 @@ def measure(
     tables: int,
     bot_tables: int,
     log: Callable[[str], None],
+    lead_s: float | None = None,
 ) -> dict[str, Any]:
-    """Both parts, with two worker processes on the bench's Redis."""
+    """Both parts, with two worker processes on the bench's Redis; the
+    deadlines fall due ``lead_s`` after the first table is made (by default
+    time enough to make them all)."""
     workers = Workers(redis_url, folder)
     try:
         workers.wait_ready()
-        lead = max(10.0, tables / 60)  # time to create and deal them all first
+        lead = lead_s if lead_s is not None else max(10.0, tables / 60)
         log(f"clocks: {tables} tables whose deadlines fall due within a second, 2 workers…")
         late = deadlines(service.base, rclient, tables, lead)
         log(f"bots: {bot_tables} tables of 4 basic bots at bot_delay_ms 0…")
@@ -313,9 +325,7 @@ def main() -> None:  # pragma: no cover - a person's run
         env = gunicorn_env({**ONE_ADDRESS_ENV, "REDIS_URL": server.url})
         service = Gunicorn("service.wsgi:app", env, folder / "service.log", "/readyz").start()
         try:
-            found = measure(
-                server.url, service, server.client(), folder, tables, bot_tables, print
-            )
+            found = measure(server.url, service, server.client(), folder, tables, bot_tables, print)
         finally:
             service.stop()
             server.stop()

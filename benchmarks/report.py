@@ -281,7 +281,14 @@ def targets(figures: dict[str, Any]) -> list[Target]:
         + versus_targets(figures)
         + stream_targets(figures)
         + _replica_targets(figures)
+        + _clock_targets(figures)
     )
+
+
+def _clock_targets(figures: dict[str, Any]) -> list[Target]:
+    from . import clocks  # it uses this module
+
+    return clocks.targets(figures)
 
 
 def _replica_targets(figures: dict[str, Any]) -> list[Target]:
@@ -977,6 +984,12 @@ def markdown(figures: dict[str, Any]) -> str:
         lines += ["", "| replica acknowledgement | as today | REDIS_WAIT_REPLICAS=1 |"]
         lines += ["|---|---|---|"] + [f"| {a} | {b} | {c} |" for a, b, c in replicas.rows(figures)]
         lines += ["", f"- {replicas.__doc__.split(chr(10) + chr(10))[1].replace(chr(10), ' ')}"]
+    if figures.get("clocks"):
+        from . import clocks  # it uses this module
+
+        lines += ["", "| clocks and bots (2 worker processes) | measured |", "|---|---|"]
+        lines += [f"| {a} | {b} |" for a, b in clocks.rows(figures)]
+        lines += ["", f"- {clocks.__doc__.split(chr(10) + chr(10))[1].replace(chr(10), ' ')}"]
     lines += ["", "| target | measured | limit | status |", "|---|---|---|---|"]
     for t in figures["targets"]:
         cmp = "≤" if t["comparison"] == "<=" else "≥"

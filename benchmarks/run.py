@@ -42,6 +42,7 @@ from typing import Any
 import redis
 
 from . import (
+    clocks,
     engine,
     growth,
     heavy_checks,
@@ -111,6 +112,10 @@ class Plan:
     stream_tables: int
     stream_per_table: int
     stream_duration: float
+    # Clocks and bots (benchmarks.clocks): tables whose deadlines fall due
+    # within one second; tables of four bots.
+    clock_tables: int = 1000
+    clock_bot_tables: int = 100
 
 
 FULL = Plan(
@@ -136,7 +141,28 @@ FULL = Plan(
     10.0,
 )
 QUICK = Plan(
-    "quick", 1, 3.0, 1.0, 16, 16, 0.2, 1, 30, 1_000, 1.0, 1, 2.0, 1.0, 16, 200, 20, 5, 8, 3.0
+    "quick",
+    1,
+    3.0,
+    1.0,
+    16,
+    16,
+    0.2,
+    1,
+    30,
+    1_000,
+    1.0,
+    1,
+    2.0,
+    1.0,
+    16,
+    200,
+    20,
+    5,
+    8,
+    3.0,
+    100,
+    10,
 )
 
 
@@ -474,6 +500,16 @@ def main(argv: list[str] | None = None) -> int:
                 log,
             )
 
+            clocked = clocks.measure(
+                url,
+                service,
+                rclient,
+                folder / "clocks",
+                plan.clock_tables,
+                plan.clock_bot_tables,
+                log,
+            )
+
             log("memory…")
             played = memory.played_tables(url)
             idle = memory.idle_tables(url, plan.idle_tables)
@@ -582,6 +618,7 @@ def main(argv: list[str] | None = None) -> int:
         "engine": engine_figures,
         "checks": checks,
         "replicas": acknowledged,
+        "clocks": clocked,
     }
     figures["targets"] = [t.to_json() for t in report.targets(figures)]
     args.out.mkdir(parents=True, exist_ok=True)

@@ -647,3 +647,27 @@ def test_replica_acknowledgement_is_measured_one_pass_at_a_time(tmp_path: Path) 
 
 
 FIGS = {"passes_per_s": 1.0, "pass_p50_ms": 1.0, "pass_p99_ms": 2.0, "cpu_ms_per_request": 1.0}
+
+
+def test_clocks_and_bots_are_measured_through_two_workers(tmp_path: Path) -> None:
+    from benchmarks import clocks
+    from benchmarks.processes import Gunicorn, gunicorn_env
+    from benchmarks.redis_cost import ONE_ADDRESS_ENV
+
+    server = RedisProcess(tmp_path / "redis").start()
+    env = gunicorn_env({**ONE_ADDRESS_ENV, "REDIS_URL": server.url})
+    service = Gunicorn("service.wsgi:app", env, tmp_path / "service.log", "/readyz").start()
+    try:
+        found = clocks.measure(
+            server.url, service, redis.Redis(port=server.port), tmp_path, 6, 2, print, lead_s=4.0
+        )
+    finally:
+        service.stop()
+        server.stop()
+    late, bots = found["deadlines"], found["bots"]
+    assert (late["fired_once"], late["fired_twice_or_more"], late["not_fired"]) == (6, 0, 0)
+    assert late["lateness_ms"]["p50"] >= 0
+    assert bots["finished"] == 2 and bots["moves"] >= 2 * 13  # a round ends when a hand is out
+    figures = {"clocks": found}
+    assert [t.limit for t in clocks.targets(figures)] == [clocks.LATENESS_P99_MS, 0]
+    assert clocks.rows(figures)[1] == ("fired once / twice or more / not", "6 / 0 / 0")

@@ -215,6 +215,13 @@ def records_key(table_id: str) -> str:
     return f"{KEY_PREFIX}:{{{table_id}}}:records"
 
 
+def sent_key(table_id: str, step: str, seat: int, at_ms: int) -> str:
+    """A worker's mark that the job of ``seat``'s deadline at ``at_ms`` in
+    ``step`` is sent (``SET NX``, expiring soon after the deadline): of the
+    workers that read a commit, one sends it."""
+    return f"{KEY_PREFIX}:{{{table_id}}}:sent:{step}:{seat}:{at_ms}"
+
+
 def proof_keys(table_id: str) -> list[str]:
     """The keys of a table's deal proofs and round records (after
     :func:`all_keys` in every script's KEYS: they are the last three)."""

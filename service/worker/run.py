@@ -23,7 +23,7 @@ from ..config import Settings
 from ..games import codec
 from ..storage.client import is_cluster_url
 from ..storage.embedded import ensure_embedded_redis
-from ..storage.store import KEY_PREFIX, Contended, TableNotFound, TableStore
+from ..storage.store import KEY_PREFIX, Contended, TableNotFound, TableStore, sent_key
 from ..streams.hub import table_of
 from .jobs import Jobs, make_broker
 from .moves import WorkerChange, deadline_move, settle
@@ -33,6 +33,8 @@ log = logging.getLogger("referee.worker")
 PATTERN = f"{KEY_PREFIX}:*:feed"
 SENT_KEPT = 100_000
 """Deadlines this process remembers having scheduled (not sent twice)."""
+MARK_AFTER_MS = 5_000
+"""How long a deadline's sent mark (:func:`sent_key`) outlives the deadline."""
 HEALTH_SECONDS = 2.0
 
 
@@ -85,14 +87,24 @@ class Worker:
                 later[0] = found - loaded.now_ms
             return WorkerChange(loaded.table)  # nothing to write
 
+        moved = [False]
+
+        def move_once(loaded: Any) -> WorkerChange:
+            change = move(loaded)
+            moved[0] = change.table is not loaded.table or bool(change.events or change.choice)
+            return change
+
         try:
-            self.store.apply(table_id, move)
+            self.store.apply(table_id, move_once)
         except TableNotFound:
             return
         if later[0] is not None:
             self.jobs.at(self.jobs.deadline, later[0], table_id, key, seat)
             return
-        self.schedule(table_id)
+        if not moved[0]:
+            # A move's commit reaches every worker's feed, which schedules
+            # the table; with nothing committed, look again here.
+            self.schedule(table_id)
 
     def on_table(self, table_id: str) -> None:
         """A table's job: schedule it (what falls due by the clock)."""
@@ -100,10 +112,12 @@ class Worker:
 
     # Scheduling ---------------------------------------------------------
 
-    def schedule(self, table_id: str) -> None:
+    def schedule(self, table_id: str, force: bool = False) -> None:
         """Store what is due on the table and nobody stored, open its step's
-        clock when no commit did, and send a job per deadline (once per
-        process) and one for the instant the table next falls due."""
+        clock when no commit did, and send a job per deadline (once of all
+        the workers, by a mark in Redis, unless ``force``: a sweep sends
+        again, since a job may have been lost with a jobs Redis) and one for
+        the instant the table next falls due."""
         try:
             loaded = self.store.load(table_id)
             if loaded.due is not None or clock.pending(loaded.table, loaded.control):
@@ -116,11 +130,18 @@ class Worker:
             return
         key, found = clock.deadlines(loaded.table, loaded.control)
         for seat, at in found.items():
-            if self._first(("d", table_id, key, seat, at)):
+            if self._first(("d", table_id, key, seat, at)) and (
+                force or self._mark(table_id, str(key), seat, at, at - loaded.now_ms)
+            ):
                 self.jobs.at(self.jobs.deadline, at - loaded.now_ms, table_id, key, seat)
         due_at = codec.due_at(loaded.table)
         if due_at is not None and self._first(("t", table_id, due_at)):
             self.jobs.at(self.jobs.table, due_at - loaded.now_ms + 1, table_id)
+
+    def _mark(self, table_id: str, step: str, seat: int, at_ms: int, delay_ms: int) -> bool:
+        """Whether this worker is the first to send the deadline's job."""
+        ttl = max(delay_ms, 0) + MARK_AFTER_MS
+        return bool(self.client.set(sent_key(table_id, step, seat, at_ms), 1, nx=True, px=ttl))
 
     def _first(self, what: tuple[Any, ...]) -> bool:
         with self._sent_lock:
@@ -137,13 +158,13 @@ class Worker:
         for key in self.client.scan_iter(match=f"{KEY_PREFIX}:*:table", count=1000):
             name = key.decode() if isinstance(key, bytes) else str(key)
             table_id = name[len(KEY_PREFIX) + 2 : -len("}:table")]
-            self._pool.submit(self._safely, table_id)
+            self._pool.submit(self._safely, table_id, True)
             count += 1
         return count
 
-    def _safely(self, table_id: str) -> None:
+    def _safely(self, table_id: str, force: bool = False) -> None:
         try:
-            self.schedule(table_id)
+            self.schedule(table_id, force)
         except Exception:  # one table's trouble must not stop the rest
             log.exception("could not schedule table %s", table_id)
 
