@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import functools
+import json
 import random
 
 import redis
@@ -116,6 +118,7 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
     )
     for blp in blueprints():
         api.register_blueprint(blp)
+    api.finish_document()  # once per process: later apps only route
     app.register_blueprint(problem_pages.pages_blp)  # the problem types' pages, not in the spec
     _register_errors(app, settings)
     docs_pages.init_app(app, settings.docs_dir, settings.rules_docs_dir, settings.deploy_docs_dir)
@@ -137,9 +140,15 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
     return app
 
 
+@functools.cache
+def _yaml_of(document: str) -> str:
+    return yaml.safe_dump(json.loads(document), sort_keys=True, allow_unicode=True)
+
+
 def spec_yaml(api: Api) -> str:
-    """The OpenAPI document as YAML, stable across runs."""
-    return yaml.safe_dump(api.spec.to_dict(), sort_keys=True, allow_unicode=True)
+    """The OpenAPI document as YAML, stable across runs (written once per
+    process: PyYAML takes a second over it)."""
+    return _yaml_of(json.dumps(api.spec.to_dict(), sort_keys=True))
 
 
 def _register_errors(app: Flask, settings: Settings) -> None:

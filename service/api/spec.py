@@ -4,6 +4,7 @@ from the game registry, :mod:`.docs_generated`)."""
 
 from __future__ import annotations
 
+import copy
 import http
 from typing import Any
 
@@ -62,6 +63,10 @@ class StrictMarshmallowPlugin(MarshmallowPlugin):
     Converter = StrictConverter
 
 
+_DOCUMENT: dict[str, dict[str, Any] | None] = {"spec": None}
+"""This process's finished OpenAPI document, written by its first app."""
+
+
 class RefereeApi(Api):  # type: ignore[misc]
     """flask-smorest's ``Api``, documenting every error as RFC 9457 problem+json
     and every request schema as closed (``additionalProperties: false``); its
@@ -76,7 +81,31 @@ class RefereeApi(Api):  # type: ignore[misc]
     def init_app(self, app: Any, *args: Any, **kwargs: Any) -> None:
         super().init_app(app, *args, **kwargs)
         to_dict = self.spec.to_dict
-        self.spec.to_dict = lambda: _with_codes(_linked(spec_games.hoist(to_dict())))
+
+        def finished() -> dict[str, Any]:
+            document = _DOCUMENT.get("spec")
+            if document is None:
+                document = _DOCUMENT["spec"] = _with_codes(_linked(spec_games.hoist(to_dict())))
+            return copy.deepcopy(document)
+
+        self.spec.to_dict = finished
+
+    def register_blueprint(self, blp: Any, **options: Any) -> None:
+        """flask-smorest's, but once this process has the finished document
+        (:meth:`finish_document`), only the routes: the document is the same for
+        every app (written from code alone), and writing it again is most of
+        an app's creation (0.7 s), which a test suite of apps pays each time."""
+        if _DOCUMENT.get("spec") is None:
+            super().register_blueprint(blp, **options)
+            return
+        name = options.get("name", blp.name)
+        self._app.extensions["flask-smorest"]["blp_name_to_api"][name] = self
+        self._app.register_blueprint(blp, **options)
+
+    def finish_document(self) -> None:
+        """Write this process's document, once (after every blueprint is registered)."""
+        if _DOCUMENT.get("spec") is None:
+            self.spec.to_dict()
 
     def _register_responses(self) -> None:
         # flask-smorest's own method, with the error media type ours.
