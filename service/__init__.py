@@ -118,7 +118,6 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
     )
     for blp in blueprints():
         api.register_blueprint(blp)
-    api.finish_document()  # once per process: later apps only route
     app.register_blueprint(problem_pages.pages_blp)  # the problem types' pages, not in the spec
     _register_errors(app, settings)
     docs_pages.init_app(app, settings.docs_dir, settings.rules_docs_dir, settings.deploy_docs_dir)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import http
+import threading
 from typing import Any
 
 from apispec.ext.marshmallow import MarshmallowPlugin
@@ -64,7 +65,8 @@ class StrictMarshmallowPlugin(MarshmallowPlugin):
 
 
 _DOCUMENT: dict[str, dict[str, Any] | None] = {"spec": None}
-"""This process's finished OpenAPI document, written by its first app."""
+"""This process's finished OpenAPI document, written when first asked for."""
+_LOCK = threading.Lock()
 
 
 class RefereeApi(Api):  # type: ignore[misc]
@@ -79,33 +81,36 @@ class RefereeApi(Api):  # type: ignore[misc]
         super()._init_spec(**kwargs)
 
     def init_app(self, app: Any, *args: Any, **kwargs: Any) -> None:
+        self._deferred: list[tuple[Any, str, Any]] = []
         super().init_app(app, *args, **kwargs)
         to_dict = self.spec.to_dict
 
         def finished() -> dict[str, Any]:
-            document = _DOCUMENT.get("spec")
-            if document is None:
-                document = _DOCUMENT["spec"] = _with_codes(_linked(spec_games.hoist(to_dict())))
+            with _LOCK:
+                document = _DOCUMENT.get("spec")
+                if document is None:
+                    for blp, name, parameters in self._deferred:
+                        blp.register_views_in_doc(
+                            self, self._app, self.spec, name=name, parameters=parameters
+                        )
+                        self.spec.tag({"name": name, "description": blp.description})
+                    document = to_dict()
+                    document = _DOCUMENT["spec"] = _with_codes(_linked(spec_games.hoist(document)))
             return copy.deepcopy(document)
 
         self.spec.to_dict = finished
 
-    def register_blueprint(self, blp: Any, **options: Any) -> None:
-        """flask-smorest's, but once this process has the finished document
-        (:meth:`finish_document`), only the routes: the document is the same for
-        every app (written from code alone), and writing it again is most of
-        an app's creation (0.7 s), which a test suite of apps pays each time."""
-        if _DOCUMENT.get("spec") is None:
-            super().register_blueprint(blp, **options)
-            return
+    def register_blueprint(self, blp: Any, *, parameters: Any = None, **options: Any) -> None:
+        """flask-smorest's, with the blueprint's views written into the
+        document only when it is first asked for (``/openapi.json``,
+        ``referee openapi``), and once per process: the document is the same
+        for every app (written from code alone), and writing it is most of
+        an app's creation (0.7 s of 0.8), which every gunicorn worker and
+        every test's app paid."""
         name = options.get("name", blp.name)
         self._app.extensions["flask-smorest"]["blp_name_to_api"][name] = self
         self._app.register_blueprint(blp, **options)
-
-    def finish_document(self) -> None:
-        """Write this process's document, once (after every blueprint is registered)."""
-        if _DOCUMENT.get("spec") is None:
-            self.spec.to_dict()
+        self._deferred.append((blp, name, parameters))
 
     def _register_responses(self) -> None:
         # flask-smorest's own method, with the error media type ours.
