@@ -255,6 +255,7 @@ class OptionsSchema(StrictSchema):
     )
     # Sevens (RULES.md 3); the other game's table refuses them as unknown options.
     decks = Int(
+        allow_none=True,  # May I?'s "by players"; each game's spec says what it takes
         validate=validate.OneOf([1, 2, 3, 4]),
         metadata={
             "description": "Sevens: 1, or 2 (Fan Tan with two decks, two rows per suit). "

@@ -215,11 +215,6 @@ have no links; every operation alone covers them): in it they only took
 steps from the deals, passes and claims the walk is after."""
 
 
-@pytest.mark.xfail(
-    reason="known gap since the per-preset request shapes (issue 22): the walk may find no "
-    "creation to link from (IndexError in schemathesis' state machine)",
-    strict=False,
-)
 def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served) -> None:
     api = load(served.base, strict=True).exclude(operation_id=SEATING_OPERATIONS)
     seen: Counter[str] = Counter()
@@ -398,7 +393,8 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
 
     # Hypothesis takes a scenario that draws the same choices as an earlier one
     # but meets other server state for a flaky test; like schemathesis's own
-    # runner, start a new walk then (the server state is what it is).
+    # runner, start a new walk then (the server state is what it is). The
+    # failures are collected across the walks and asserted after them.
     walks = 0
     while seen["createTable"] < 150 and walks < 10:
         walks += 1
@@ -412,10 +408,13 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
                     suppress_health_check=list(HealthCheck),
                 )
             )
-        except Flaky:
+        except (Flaky, IndexError):
+            # IndexError: schemathesis 4's state machine, drawing a link's
+            # source from a bundle no step filled (a walk whose creations
+            # were all refused), seen now and then; a new walk starts.
             continue
     print(f"links followed: {dict(followed)}; answers: {dict(seen)}; {REPLAY}")
-    assert failures == [], REPLAY
+    assert failures == [], "\n\n".join([*failures, REPLAY])
     # The walk went past creation: rounds, passes and claims were reached
     # with real tokens and succeeded.
     for answer in ("createTable 201", "dealRound 201", "choosePass 200", "getSeat 200"):
