@@ -1,10 +1,10 @@
 """The reference web table (/play) against bots, in a real browser: a newcomer
 opens ``/play`` on a ``referee serve`` that started its own child
 ``referee worker`` (the default), clicks "Play against 3 bots", deals, and
-plays a whole shuffled Sevens round by keys while the worker moves the three
-basic bots (RULES.md 5.4). The page is checked against the API: the seats'
-bot badges, the cards highlighted as playable, the round's result and the
-standings. Screenshots go to ``tmp/artefacts/play/``.
+plays a whole shuffled round of Sevens, then of My Ship Sails, by clicks and
+keys while the worker moves the three basic bots (RULES.md 5.4). The page
+is checked against the API: the seats' bot badges, the cards highlighted as
+playable, the round's result and the standings. Screenshots go to ``tmp/artefacts/play/``.
 
 Skipped where ``/usr/bin/chromium`` is missing (``.ci/run`` installs it)."""
 
@@ -20,8 +20,15 @@ import pytest
 from ..browser import CHROMIUM
 from ..conftest import RedisProcess, Served
 from ..test_cors_browser import browser
-from .players import Players
-from .test_play_browser import ARTEFACTS, check_result, human_move, open_play, stored, wait_for
+from .players import Players, ship_wins
+from .test_play_browser import (
+    ARTEFACTS,
+    check_result,
+    human_move,
+    open_play,
+    stored,
+    wait_for,
+)
 
 __all__ = ["browser"]  # the fixture, imported to be used here
 
@@ -48,10 +55,20 @@ def with_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         server.stop()
 
 
-def test_play_against_three_bots_by_one_click(browser: Any, with_worker: Served) -> None:
+def has_move(game: str, table: dict[str, Any], view: dict[str, Any]) -> bool:
+    """Whether the table waits on the page's seat (or it may claim)."""
+    if game == "sevens":
+        return bool(view.get("on_turn"))
+    return bool(view.get("to_choose")) or ship_wins(view["hand"], table["options"]["win_count"])
+
+
+@pytest.mark.parametrize(("preset", "game"), [("sevens", "sevens"), ("classic", "my-ship-sails")])
+def test_play_against_three_bots_by_one_click(
+    browser: Any, with_worker: Served, preset: str, game: str
+) -> None:
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
     context, page, _ = open_play(browser, with_worker, "Ann")
-    page.select_option("#preset", "sevens")
+    page.select_option("#preset", preset)
     page.fill("#name", "Ann")
     page.click("#play-bots")
     page.wait_for_selector("#deal")
@@ -64,7 +81,7 @@ def test_play_against_three_bots_by_one_click(browser: Any, with_worker: Served)
         page.eval_on_selector_all("#seats .badge.bot", "els => els.map(e => e.textContent)")
         == ["bot: basic"] * 3
     )
-    page.screenshot(path=str(ARTEFACTS / "bots-ready.png"), full_page=True)
+    page.screenshot(path=str(ARTEFACTS / f"bots-{preset}-ready.png"), full_page=True)
     page.focus("#deal")
     page.keyboard.press("Enter")
     token = stored(page, table_id)["token"]
@@ -76,7 +93,7 @@ def test_play_against_three_bots_by_one_click(browser: Any, with_worker: Served)
         if table["round"] and table["round"]["status"] == "over":
             break
         view = players.view(0, token)
-        if not view.get("on_turn"):
+        if not has_move(game, table, view):
             time.sleep(0.1)  # the bots' turns: the worker moves them
             continue
         # The table waits on Ann: it stands still until her move.
@@ -87,11 +104,11 @@ def test_play_against_three_bots_by_one_click(browser: Any, with_worker: Served)
             "the page to show Ann's turn",
         )
         before = table["last_event"]
-        assert human_move(page, "sevens", table, view)
+        assert human_move(page, game, table, view)
         moves += 1
         wait_for(lambda b=before: players.table()["last_event"] > b, "the page's move", 30)
         if moves == 3:
-            page.screenshot(path=str(ARTEFACTS / "bots-playing.png"), full_page=True)
+            page.screenshot(path=str(ARTEFACTS / f"bots-{preset}-playing.png"), full_page=True)
     table = players.table()
     assert table["round"]["status"] == "over"
     assert moves >= 1
@@ -104,6 +121,6 @@ def test_play_against_three_bots_by_one_click(browser: Any, with_worker: Served)
         "the page to show the round over",
     )
     check_result(page, players.table())
-    page.screenshot(path=str(ARTEFACTS / "bots-over.png"), full_page=True)
+    page.screenshot(path=str(ARTEFACTS / f"bots-{preset}-over.png"), full_page=True)
     assert page.errors == []
     context.close()
