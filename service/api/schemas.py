@@ -78,6 +78,13 @@ _RANK = "(?:10|[2-9TtJjQqKkAa])"
 _SUIT = "(?:[SsHhDdCc]|[\u2660\u2665\u2666\u2663\u2664\u2661\u2662\u2667][\ufe0e\ufe0f]?)"
 CARD_PATTERN = rf"^\s*{_RANK}{_SUIT}\s*$"
 """What :func:`service.games.cards.parse_card` reads as a card, for the spec."""
+_SELECTORS = "[\ufe0e\ufe0f]*"
+SUIT_PATTERN = (
+    rf"^\s*{_SELECTORS}(?:[SsHhDdCc]|[\u2660\u2665\u2666\u2663\u2664\u2661\u2662\u2667])"
+    rf"{_SELECTORS}\s*$"
+)
+"""A suit as :func:`~service.games.cards.parse_suit` reads it: a letter (any
+case) or a symbol, variation selectors anywhere inside."""
 CARD_OR_JOKER_PATTERN = rf"^\s*(?:{_RANK}{_SUIT}|[Jj][Kk]|[Jj][Oo][Kk][Ee][Rr])\s*$"
 """The same, or May I?'s joker (``JK``, ``joker``)."""
 

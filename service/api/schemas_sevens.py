@@ -9,6 +9,7 @@ from typing import Any
 from marshmallow import ValidationError, fields, validate, validates_schema
 
 from .schemas import (
+    SUIT_PATTERN,
     Bool,
     Card,
     DocumentedSchema,
@@ -98,7 +99,14 @@ class TurnOutcomeSchema(DocumentedSchema):
 class LayoutRowInSchema(StrictSchema):
     """One row of a Sevens layout: its suit, lowest and highest card."""
 
-    suit = fields.String(required=True, validate=validate.Length(1, 8))
+    suit = fields.String(
+        required=True,
+        validate=validate.Length(1, 8),
+        metadata={
+            "description": "`S`, `H`, `D` or `C` (any case) or a suit symbol (`♠`).",
+            "pattern": SUIT_PATTERN,
+        },
+    )
     low = Card(required=True)
     high = Card(required=True)
 

@@ -32,6 +32,10 @@ UNSTATED = (
 """What a schema-valid request may still break, and why JSON Schema cannot say it."""
 
 
+SEAT_ARRAYS = ("hands", "passes")
+"""A request's members that hold one item a seat when it names no ``players``."""
+
+
 def _option_names(game: Game) -> list[str]:
     return sorted({name for preset in game.presets.values() for name in preset.options})
 
@@ -64,8 +68,9 @@ def game_branches(
     required_of: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
     """The ``oneOf`` of a request schema whose ``properties`` hold ``variant``
-    and ``options`` (and maybe ``players``, a count or a list of names): a
-    branch per game of ``games`` (None: every game) and range of players, its
+    and ``options`` (and maybe ``players``, a count or a list of names, or
+    else :data:`SEAT_ARRAYS`): a branch per game of ``games`` (None: every
+    game) and range of players, its
     ``variant`` one of its presets, its ``options`` only the game's (of
     ``option_schemas``, every option's schema by name). ``variant`` may be
     left out only in the branch of ``default_variant``."""
@@ -81,8 +86,11 @@ def game_branches(
             "properties": {n: _option_schema(game, n, option_schemas) for n in _option_names(game)},
         }
         players = properties.get("players")
+        # Without `players`, a check's `hands` (and `passes`) hold one item a seat.
+        per_seat = [] if players is not None else [k for k in SEAT_ARRAYS if k in properties]
         ranges = _player_ranges(game, list(game.presets))
-        for (low, high), names in (ranges if players else {(0, 0): list(game.presets)}).items():
+        split = players is not None or per_seat
+        for (low, high), names in (ranges if split else {(0, 0): list(game.presets)}).items():
             # A whole object, not a fragment beside the shared properties: the
             # generators need each member a named class (:func:`hoist` names it).
             own = copy.deepcopy(dict(properties))
@@ -92,6 +100,8 @@ def game_branches(
                 own["players"] = {**own["players"], "minItems": low, "maxItems": high}
             elif players is not None:
                 own["players"] = {**own["players"], "minimum": low, "maximum": high}
+            for name in per_seat:
+                own[name] = {**own[name], "minItems": low, "maxItems": high}
             required = set(required_of)
             if default_variant in names:
                 own["variant"]["default"] = default_variant

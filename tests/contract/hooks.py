@@ -57,6 +57,8 @@ def breaks_an_unstated_rule(path: str, body: Any) -> bool:
         return True
     if path not in NAMED_PRESET or not isinstance(body.get("options", {}), dict):
         return False
+    if players is None and isinstance(body.get("hands"), list):
+        players = body["hands"]  # a check that takes one hand a seat
     count = len(players) if isinstance(players, list) else players
     if not isinstance(count, int):
         return False

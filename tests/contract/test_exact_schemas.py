@@ -107,6 +107,22 @@ def test_the_rules_no_schema_states_are_named_in_the_spec_and_left_out_by_the_ho
     deal = {"variant": "fan-tan-two-decks", "players": 5, "hands": [], "options": {"decks": 1}}
     assert not breaks_an_unstated_rule("/v1/checks/deal", deal)
     assert breaks_an_unstated_rule("/v1/checks/deal", {**deal, "options": {}})
+    exchange = {"hands": [[], []], "passes": [[], []]}  # classic is for 4 to 7
+    assert not valid("CheckExchange", exchange)
+    assert valid("CheckExchange", {"hands": [[]] * 4, "passes": [[]] * 4})
+    play = {"variant": "sevens", "card": "5S", "hand": ["5S"]}
+    row = {"low": "6S", "high": "8S"}
+    assert not valid("CheckPlay", {**play, "layout": [{**row, "suit": "\\"}]})
+    assert valid("CheckPlay", {**play, "layout": [{**row, "suit": "s\ufe0f"}]})
+    assert breaks_an_unstated_rule(
+        "/v1/checks/exchange",
+        {
+            "hands": [[]] * 4,
+            "passes": [[]] * 4,
+            "variant": "ochse",
+            "options": {"win_count": 30},
+        },  # fmt: skip
+    )
     claim = {"variant": "ochse", "players": 4, "hand": [], "options": {"win_count": 30}}
     assert breaks_an_unstated_rule("/v1/checks/claim", claim)
     assert not breaks_an_unstated_rule("/v1/checks/claim", {**claim, "options": {}})

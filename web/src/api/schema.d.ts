@@ -1401,8 +1401,8 @@ export interface components {
              * @enum {string}
              */
             variant?: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines" | "whehee" | "foster" | "ochse" | "matrimony";
-        } & components["schemas"]["CheckExchangeClassic"];
-        /** @description My Ship Sails: `classic`, `circle`, `mein-schiff`, `pass-two`, `pass-right`, `alternate`, `my-star-shines`, `whehee`, `foster`, `ochse`, `matrimony`. */
+        } & (components["schemas"]["CheckExchangeClassic"] | components["schemas"]["CheckExchangeWhehee"] | components["schemas"]["CheckExchangeOchse"]);
+        /** @description My Ship Sails: `classic`, `circle`, `mein-schiff`, `pass-two`, `pass-right`, `alternate`, `my-star-shines`. */
         CheckExchangeClassic: {
             /**
              * @description The round's dealer: who passes under `chain` and `swap`.
@@ -1429,7 +1429,35 @@ export interface components {
              * @default classic
              * @enum {string}
              */
-            variant?: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines" | "whehee" | "foster" | "ochse" | "matrimony";
+            variant?: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines";
+        };
+        /** @description My Ship Sails: `ochse`, `matrimony`. */
+        CheckExchangeOchse: {
+            /**
+             * @description The round's dealer: who passes under `chain` and `swap`.
+             * @default 0
+             */
+            dealer?: number;
+            /**
+             * @description The exchange's number in the round: who passes under `chain` and `swap`, and the hand sizes under `chain`.
+             * @default 1
+             */
+            exchange?: number;
+            /** @description At most 52 cards in all (the full deck). */
+            hands: string[][];
+            options?: components["schemas"]["MyShipSailsOptions"];
+            /** @description One entry per seat: the cards it passes, or `null` (or `[]`) for a seat that does not pass in this exchange. */
+            passes: (string[] | null)[];
+            /**
+             * @description For `alternate`.
+             * @default 1
+             */
+            round?: number;
+            /**
+             * @description A preset of any game (`GET /v1/variants`).
+             * @enum {string}
+             */
+            variant: "ochse" | "matrimony";
         };
         /** @description The hands after the exchange and what each seat received. */
         CheckExchangeOutcome: {
@@ -1439,6 +1467,34 @@ export interface components {
             hands?: string[][];
             /** @description By seat; `[]` for nothing. */
             received?: string[][];
+        };
+        /** @description My Ship Sails: `whehee`, `foster`. */
+        CheckExchangeWhehee: {
+            /**
+             * @description The round's dealer: who passes under `chain` and `swap`.
+             * @default 0
+             */
+            dealer?: number;
+            /**
+             * @description The exchange's number in the round: who passes under `chain` and `swap`, and the hand sizes under `chain`.
+             * @default 1
+             */
+            exchange?: number;
+            /** @description At most 52 cards in all (the full deck). */
+            hands: string[][];
+            options?: components["schemas"]["MyShipSailsOptions"];
+            /** @description One entry per seat: the cards it passes, or `null` (or `[]`) for a seat that does not pass in this exchange. */
+            passes: (string[] | null)[];
+            /**
+             * @description For `alternate`.
+             * @default 1
+             */
+            round?: number;
+            /**
+             * @description A preset of any game (`GET /v1/variants`).
+             * @enum {string}
+             */
+            variant: "whehee" | "foster";
         };
         /** @description Is this lay-down exactly round `round`'s contract ([May I?: contracts](/docs/rules/may-i#contracts))? */
         CheckLayDown: {
@@ -1878,6 +1934,7 @@ export interface components {
             high: string;
             /** @description A card: rank then suit, e.g. `TH`, `10H`, `A♥` (any case); answers use `TH`. */
             low: string;
+            /** @description `S`, `H`, `D` or `C` (any case) or a suit symbol (`♠`). */
             suit: string;
         };
         /** @description A page of the lobby. */
@@ -2069,9 +2126,9 @@ export interface components {
             deck_low_rank?: string | null;
             /**
              * @description Sevens: 1, or 2 (Fan Tan with two decks, two rows per suit). May I?: 52-card decks (2 for 3-5 players, 3 for 6-8 when omitted).
-             * @enum {integer}
+             * @enum {integer|null}
              */
-            decks?: 1 | 2 | 3 | 4;
+            decks?: 1 | 2 | 3 | 4 | null;
             /** @enum {string} */
             declaration?: "manual" | "automatic";
             /** @enum {string} */
