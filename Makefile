@@ -12,16 +12,16 @@ serve: $(VENV)/.installed  ## install, then run the service on http://127.0.0.1:
 # (web/package-lock.json); where npm is missing they are skipped.
 NODE_DEPS := $(if $(shell command -v npm),web/node_modules/.installed)
 
-# The suite runs on every core and one more (pytest-xdist): many tests wait on
-# servers, clocks and browsers, and a third worker on 2 cores fills those
-# waits (9 min 17 s against 11 min 4 s with two, measured on a fresh clone).
-# The tests start their own Redis and gunicorn on free ports, so workers never
-# share a server (each worker starts the session's own). An idle worker takes
-# tests queued for a busy one (--dist worksteal); the longest start first.
-TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
+# The suite runs on every core (pytest-xdist); the tests start their own Redis
+# and gunicorn on free ports, so workers never share a server (each worker
+# starts the session's own). An idle worker takes tests queued for a busy one
+# (--dist worksteal); the longest start first. One worker more than the cores
+# was faster (9 min 17 s against 11 min 4 s here) but made the browser tests
+# flaky: `make test TEST_WORKERS=3` to try it.
+TEST_WORKERS ?= auto
 
 test: $(VENV)/.installed-dev $(NODE_DEPS)  ## install with the test tools, then run the whole suite
-	@echo "make: running the test suite on $(TEST_WORKERS) workers (about 15 CPU-minutes with the browser tests: 9 or 10 minutes on 2 idle cores, longer on a busy machine)"
+	@echo "make: running the test suite on $(TEST_WORKERS) workers (about 15 CPU-minutes with the browser tests: 11 minutes on 2 idle cores, longer on a busy machine)"
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal
 
 lint: $(VENV)/.installed-dev  ## ruff and mypy (strict on service/games)

@@ -84,6 +84,7 @@ def test_play_against_three_bots_by_one_click(
     page.screenshot(path=str(ARTEFACTS / f"bots-{preset}-ready.png"), full_page=True)
     page.focus("#deal")
     page.keyboard.press("Enter")
+    wait_for(lambda: players.table()["round"] is not None, "the page's deal")
     token = stored(page, table_id)["token"]
 
     deadline = time.monotonic() + 200

@@ -292,6 +292,8 @@ def test_one_person_and_three_scripted_players_play_a_round(
     page.screenshot(path=str(ARTEFACTS / f"{preset}-ready.png"), full_page=True)
     page.focus("#deal")
     page.keyboard.press("Enter")
+    # The page deals by a request of its own: the round exists once it is answered.
+    wait_for(lambda: players.table()["round"] is not None, "the page's deal")
     mine = stored(page, table_id)
     assert mine["seat"] == 0
     table = play_round(page, players, 0, mine["token"], preset)
