@@ -31,10 +31,16 @@ from .players import Players, may_i_move, ship_pass, ship_wins
 
 __all__ = ["browser"]  # the fixture, imported to be used here
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium; .ci/run does)",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="needs Debian's chromium at /usr/bin/chromium "
+        "(apt-get install chromium; .ci/run does)",
+    ),
+    # A My Ship Sails round may run many exchanges, each settled in the page:
+    # on a loaded 2-core machine once over the suite's 300 s (no hang).
+    pytest.mark.timeout(600),
+]
 
 ARTEFACTS = Path(__file__).resolve().parents[2] / "tmp" / "artefacts" / "play"
 SUITS, RANKS = "SHCD", "AKQJT98765432"
