@@ -65,14 +65,17 @@ def deadline_move(loaded: Loaded, key: str, seat: int) -> WorkerChange | int | N
     move = game.bot_move(loaded.table, seat, kind, SYSTEM_RANDOM)
     if move is None:
         return None
+    journal = None
     try:
-        done = game.play(loaded.table, seat, move, loaded.now_ms)
+        if game.recorded_move is not None and game.replay_move is not None:
+            # The record it journals is the move it plays (RULES.md 5.2).
+            record = game.recorded_move(loaded.table, seat, move)
+            journal = Journal(move=record, round=record["round"])
+            done = game.replay_move(loaded.table, record, loaded.now_ms)
+        else:
+            done = game.play(loaded.table, seat, move, loaded.now_ms)
     except RuleViolation:
         return None
-    journal = None
-    if game.recorded_move is not None:
-        record = game.recorded_move(loaded.table, seat, move)
-        journal = Journal(move=record, round=record["round"])
     if bot is not None:
         return WorkerChange(
             done.table,
