@@ -105,6 +105,7 @@ LONGEST_FIRST = (
     "tests/contract/test_schemathesis.py::test_every_operation_conforms_without_the_projects_tolerance",
     "tests/contract/test_schemathesis.py::test_stateful_links_from_creation_to_rounds_passes_and_claims",
     "tests/worker/test_worker.py::test_one_person_and_three_bots_play_a_match_to_its_end",
+    "tests/web/test_play_bots.py",
     "tests/contract/test_schemathesis.py::test_every_operation_conforms",
     "tests/api/test_may_i_match.py::test_two_client_processes_play_a_whole_match",
     "tests/test_side_by_side.py",

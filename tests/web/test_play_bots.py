@@ -1,10 +1,12 @@
 """The reference web table (/play) against bots, in a real browser: a newcomer
 opens ``/play`` on a ``referee serve`` that started its own child
 ``referee worker`` (the default), clicks "Play against 3 bots", deals, and
-plays a whole shuffled round of Sevens by clicks and keys while the worker
-moves the three basic bots (RULES.md 5.4). The page
-is checked against the API: the seats' bot badges, the cards highlighted as
-playable, the round's result and the standings. Screenshots go to ``tmp/artefacts/play/``.
+plays a whole shuffled round of each game by clicks and keys while the
+worker moves the three basic bots (RULES.md 5.4): My Ship Sails' passes and
+claim, Sevens' plays, May I?'s turns and its answers to the bots' "May I?".
+The page is checked against the API: the seats' bot badges, the cards
+highlighted as playable or passable, the round's result and the standings.
+Screenshots go to ``tmp/artefacts/play/``.
 
 Skipped where ``/usr/bin/chromium`` is missing (``.ci/run`` installs it)."""
 
@@ -23,8 +25,10 @@ from ..test_cors_browser import browser
 from .players import Players, ship_wins
 from .test_play_browser import (
     ARTEFACTS,
+    by_suit,
     check_result,
     human_move,
+    marked,
     open_play,
     stored,
     wait_for,
@@ -59,12 +63,32 @@ def has_move(game: str, table: dict[str, Any], view: dict[str, Any]) -> bool:
     """Whether the table waits on the page's seat (or it may claim)."""
     if game == "sevens":
         return bool(view.get("on_turn"))
+    if game == "may-i":
+        may = set(view["may"])
+        return "answer" in may or bool(view["on_turn"] and may - {"ask"})
     return bool(view.get("to_choose")) or ship_wins(view["hand"], table["options"]["win_count"])
 
 
-# My Ship Sails against bots passed here but, under the suite's load, once
-# read the page before it marked the seat's cards: Sevens only until that wait is sure.
-@pytest.mark.parametrize(("preset", "game"), [("sevens", "sevens")])
+def shows(page: Any, game: str, view: dict[str, Any]) -> bool:
+    """Whether the page has drawn ``view`` (the seat view the API gives now):
+    its event, and the cards it marks for the move ``view`` allows. Bots move
+    while the page's seat decides (passes of one exchange, May I? requests),
+    so the event alone does not say that the page drew the move."""
+    if page.eval_on_selector("#table", "e => e.dataset.viewEvent") != str(view["last_event"]):
+        return False
+    if game == "my-ship-sails" and view.get("to_choose"):
+        return marked(page) == by_suit(view["hand"])
+    if game == "sevens":
+        return sorted(marked(page)) == sorted(view["playable"])
+    if game == "may-i" and "answer" in view["may"]:
+        return page.query_selector("button[data-action='Allow']") is not None
+    return True
+
+
+@pytest.mark.parametrize(
+    ("preset", "game"),
+    [("classic", "my-ship-sails"), ("sevens", "sevens"), ("may-i", "may-i")],
+)
 def test_play_against_three_bots_by_one_click(
     browser: Any, with_worker: Served, preset: str, game: str
 ) -> None:
@@ -72,6 +96,10 @@ def test_play_against_three_bots_by_one_click(
     context, page, _ = open_play(browser, with_worker, "Ann")
     page.select_option("#preset", preset)
     page.fill("#name", "Ann")
+    if game == "may-i":
+        # A 1 s May I? window: the bots ask and answer within it, and each
+        # declined discard costs a second of the round, not the default five.
+        page.fill("#window", "1000")
     page.click("#play-bots")
     page.wait_for_selector("#deal")
     table_id = page.evaluate("location.hash").split("/")[2]
@@ -89,27 +117,23 @@ def test_play_against_three_bots_by_one_click(
     wait_for(lambda: players.table()["round"] is not None, "the page's deal")
     token = stored(page, table_id)["token"]
 
-    deadline = time.monotonic() + 200
+    deadline = time.monotonic() + 240
     moves = 0
     while time.monotonic() < deadline:
         table = players.table()
         if table["round"] and table["round"]["status"] == "over":
             break
         view = players.view(0, token)
-        if not has_move(game, table, view):
-            time.sleep(0.1)  # the bots' turns: the worker moves them
+        if not has_move(game, table, view) or not shows(page, game, view):
+            time.sleep(0.05)  # the bots' moves (the worker's), or the page still drawing
             continue
-        # The table waits on Ann: it stands still until her move.
-        wait_for(
-            lambda v=view: (
-                page.eval_on_selector("#table", "e => e.dataset.viewEvent") == str(v["last_event"])
-            ),
-            "the page to show Ann's turn",
-        )
-        before = table["last_event"]
         assert human_move(page, game, table, view)
         moves += 1
-        wait_for(lambda b=before: players.table()["last_event"] > b, "the page's move", 30)
+        wait_for(
+            lambda v=view: bool(players.view(0, token) != v),
+            f"the page's move in {view} (the page says {page.inner_text('#status')!r})",
+            30,
+        )
         if moves == 3:
             page.screenshot(path=str(ARTEFACTS / f"bots-{preset}-playing.png"), full_page=True)
     table = players.table()

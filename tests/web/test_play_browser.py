@@ -228,6 +228,9 @@ def human_move(page: Any, game: str, table: dict[str, Any], view: dict[str, Any]
         else:
             press(page, "s")
         return True
+    if "answer" in view["may"]:  # a bot asked "May I?": Ann allows it (RULES.md 4.6)
+        press(page, "a")
+        return True
     if not view["on_turn"] or not set(view["may"]) - {"ask"}:
         return False
     move = may_i_move(view)
