@@ -5,13 +5,14 @@ once the round is over its record shows it, and the next deal's stays hidden."""
 
 from __future__ import annotations
 
+import hmac
 import http.client
 import json
 import time
 
 import redis
 
-from service.storage.store import deal_key, moves_key
+from service.storage.store import deal_key, moves_key, table_key
 
 from .conftest import Served
 from .test_gunicorn import send
@@ -80,7 +81,11 @@ def test_no_secret_shows_before_its_round_is_over(
     seen.append(raw(served, f"{url}/stream"))
     log = served.log.read_text()
     everything = "\n".join(seen) + log
-    for secret in (first, second):
+    # The round's chain key (the table hash's h, derived from the secret) neither.
+    chain_key = redis_client.hget(table_key(tid), "h").decode().split(" ")[2]
+    derived = hmac.new(bytes.fromhex(first), b"card-referee/moves/v1", "sha256")
+    assert chain_key == derived.hexdigest()
+    for secret in (first, second, chain_key):
         assert secret not in everything
         assert secret.upper() not in everything
     assert created["table"]["next_deal"]["commitment"] in everything  # it is public

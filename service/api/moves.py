@@ -196,13 +196,16 @@ def public(
     seen: dict[Any, Any] | None = None,
     next_deal: dict[str, Any] | None = None,
     control: Control | None = None,
+    move_chain: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The public view of a table of any game (its game's ``public_view``)
     with its id, its game, ``last_event``, the seq of the last event
     written, each seat's ``open`` and ``connected`` (by the presence hash
     ``seen`` as read at ``now_ms``, RULES.md 5.5), ``next_deal``, the next
-    deal's commitment (RULES.md 5.2; ``None`` when not known here) and, with
-    ``control``, each seat's clock and bot (:mod:`.clocks`, RULES.md 5.3, 5.4)."""
+    deal's commitment (RULES.md 5.2; ``None`` when not known here),
+    ``move_chain``, the head of the round's chain of moves
+    (:attr:`.Loaded.move_chain`) and, with ``control``, each seat's clock
+    and bot (:mod:`.clocks`, RULES.md 5.3, 5.4)."""
     game = game_of(table)
     view = {
         "table_id": table_id,
@@ -210,6 +213,7 @@ def public(
         **game.public_view(table, now_ms),
         "last_event": last_event,
         "next_deal": next_deal,
+        "move_chain": move_chain,
     }
     view = clocks.with_clocks(seating.with_open_seats(view), table, control or NO_CONTROL)
     return presence.with_connected(view, presence.seats_connected(table_id, seen, now_ms))
@@ -256,4 +260,5 @@ def after(loaded: Loaded, transition: Transition) -> dict[str, Any]:
         loaded.presence,
         deal,
         control,
+        loaded.move_chain,
     )

@@ -24,7 +24,7 @@ from flask.views import MethodView
 from ..games import game_of
 from ..games.base import Transition
 from ..games.drbg import SECRET_BYTES
-from ..games.proof import DealRandom, new_deal, problems_of, random_for
+from ..games.proof import DealRandom, chain_key, new_deal, problems_of, random_for
 from ..games.replay import verify
 from ..storage.store import Journal, Loaded
 from . import auth
@@ -169,6 +169,8 @@ def deal_round(table_id: str, loaded: Loaded, body: dict[str, Any]) -> Journaled
         deal=stored,
         round=number,
         header=json.dumps(header, separators=(",", ":")),
+        # The round's chain of moves starts at its commitment (RULES.md 5.2).
+        chain=f"0 {pending['commitment']} {chain_key(bytes.fromhex(pending['secret'])).hex()}",
     )
     return Journaled(
         dealt.table,

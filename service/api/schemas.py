@@ -795,6 +795,25 @@ class NextDealSchema(DocumentedSchema):
     )
 
 
+class MoveChainSchema(DocumentedSchema):
+    """The head of a round's chain of moves (RULES.md 5.2): each accepted
+    move links the head before it, keyed with the round's secret, so that a
+    record whose moves were reordered, dropped or changed ends elsewhere
+    (docs/guide/deal-proofs.md gives the construction)."""
+
+    moves = fields.Integer(
+        required=True, metadata={"description": "How many moves the chain holds."}
+    )
+    head = fields.String(
+        required=True,
+        validate=validate.Regexp(r"^[0-9a-f]{64}$"),
+        metadata={
+            "description": "The last move's `link` (lower-case hex); the round's "
+            "commitment before its first move."
+        },
+    )
+
+
 class PublicTableSchema(DocumentedSchema):
     """The public view of a table: never a hidden card."""
 
@@ -851,6 +870,15 @@ class PublicTableSchema(DocumentedSchema):
         metadata={
             "description": "The next deal's commitment and who seeded it (RULES.md 5.2); "
             "`null` for a table written before deals were committed."
+        },
+    )
+    move_chain = fields.Nested(
+        MoveChainSchema,
+        allow_none=True,
+        metadata={
+            "description": "The chain of the current (or last) round's accepted moves "
+            "(RULES.md 5.2): write it down as the round goes; its record's links must "
+            "end at this head. `null` before a round was dealt with a chain."
         },
     )
 

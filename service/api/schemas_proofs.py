@@ -83,7 +83,14 @@ class RecordSchema(DocumentedSchema):
         }
     )
     proof = fields.Nested(ProofSchema)
-    moves = fields.List(fields.Dict(), metadata={"description": "Every accepted move, in order."})
+    moves = fields.List(
+        fields.Dict(),
+        metadata={
+            "description": "Every accepted move, in order: `seat`, `at_ms`, `move`, the "
+            "game's arguments and `link`, the round's chain of moves after it "
+            "(RULES.md 5.2; `move_chain` in the table's view showed it live)."
+        },
+    )
     complete = Bool(
         metadata={"description": "`false`: the round had more moves than a record keeps (2000)."}
     )

@@ -207,6 +207,7 @@ class Table(MethodView):
             loaded.presence,
             loaded.deal,
             loaded.control,
+            loaded.move_chain,
         )
 
     @blp.response(204)
@@ -245,6 +246,7 @@ class Table(MethodView):
                 loaded.presence,
                 loaded.deal,
                 loaded.control,
+                loaded.move_chain,
             )
             if none_match(blp._generate_etag(PublicTableSchema().dump(view))):
                 raise Problem(

@@ -20,12 +20,30 @@ has it with test vectors):
 
 So every random thing in a round (the deal, My Ship Sails' set-aside cards,
 May I?'s reshuffled stock) is fixed by the commitment and the seeds.
+
+The round's moves are chained, in the order the referee accepted them:
+
+- ``chain_key = HMAC-SHA256(secret, b"card-referee/moves/v1")``;
+- ``head_0 = commitment``; for the ``i``-th move of the record (from 1),
+  ``head_i = hex(HMAC-SHA256(chain_key, head_{i-1} || "\n" || canonical(move_i)))``,
+  where ``canonical`` is the move's JSON without its ``link``, keys sorted,
+  no spaces, ASCII (``json.dumps(m, sort_keys=True, separators=(",", ":"))``);
+  the record keeps ``head_i`` as the move's ``link``;
+- a move marked ``"commutes": true`` (a seat's choice in a simultaneous
+  step: the passes of one exchange, whose order changes nothing) is linked
+  the same way but leaves the head as it was: ``head_i = head_{i-1}``.
+
+The table's view shows the head and the count of moves as they are accepted
+(``move_chain``), so a move the record reorders, drops or changes after the
+fact shows; keyed with the round's secret, a head says nothing of a secret
+pass until the round is over.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +58,10 @@ BITS_LABEL = "card-referee/deal/bits/{}"
 
 SEED_MAX = 128
 """The longest seed a seat may give, in characters."""
+
+
+CHAIN_DOMAIN = b"card-referee/moves/v1"
+"""What the chain key's HMAC reads (under the round's secret)."""
 
 
 def commitment(secret: bytes) -> str:
@@ -131,3 +153,45 @@ def problems_of(proof: Mapping[str, Any]) -> list[dict[str, str]]:
                 }
             )
     return found
+
+
+def chain_key(secret: bytes) -> bytes:
+    """The key of a round's chain of moves: HMAC-SHA256 of the domain under
+    the round's secret (32 bytes)."""
+    return hmac.new(secret, CHAIN_DOMAIN, hashlib.sha256).digest()
+
+
+def canonical(move: Mapping[str, Any]) -> bytes:
+    """A record's move as the chain reads it: JSON without ``link``, keys
+    sorted, no spaces, ASCII."""
+    body = {k: v for k, v in move.items() if k != "link"}
+    return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+
+
+def link(key: bytes, head: str, move: Mapping[str, Any]) -> str:
+    """The chain's head after ``move``, from the head before it (lower-case hex)."""
+    return hmac.new(key, head.encode() + b"\n" + canonical(move), hashlib.sha256).hexdigest()
+
+
+def chain_problems(proof: Mapping[str, Any], moves: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Every move of a record whose ``link`` is not the chain's head after
+    it (recomputed from the proof's secret and commitment and the moves in
+    order), or that has none (recorded by a release before the chain). A
+    move reordered, dropped, added or changed breaks the links from there
+    on (a choice that commutes, only its own); only the first broken one is
+    reported."""
+    try:
+        key = chain_key(bytes.fromhex(proof["secret"]))
+    except ValueError:
+        return ["the secret is not hexadecimal"]
+    head = str(proof["commitment"]).lower()
+    for i, move in enumerate(moves):
+        held = move.get("link")
+        if held is None:
+            return [f"move {i + 1} has no link (recorded before moves were chained)"]
+        after = link(key, head, move)
+        if not hmac.compare_digest(after, str(held)):
+            return [f"move {i + 1}'s link is not the chain's head after it: moved, changed or lost"]
+        if not move.get("commutes"):
+            head = after
+    return []

@@ -21,7 +21,7 @@ from typing import Any
 from . import GAMES, codec
 from .base import Game, Transition
 from .errors import RuleViolation
-from .proof import DealRandom, key_of, problems_of
+from .proof import DealRandom, chain_problems, key_of, problems_of
 
 END_OF_TIME_MS = 2**62
 """The clock at which a replayed round's last windows have all closed."""
@@ -43,15 +43,18 @@ class Report:
 
 
 def verify(record: Mapping[str, Any]) -> Report:
-    """Check a record's deal: the commitment is its secret's, every shuffle
-    is the one the secret and the seeds give, and dealing the round again
-    from them (through the game) gives the recorded deal. A submitted deal
+    """Check a record's deal and the order of its moves: the commitment is
+    its secret's, every shuffle is the one the secret and the seeds give,
+    dealing the round again from them (through the game) gives the recorded
+    deal, and every move's ``link`` is the chain's head after it (RULES.md
+    5.2; :func:`.proof.chain_problems`). A submitted deal
     (the host's ``hands``) has no shuffle to check: only its reshuffles are
     fixed by the proof, which the replay checks."""
     report = Report()
     proof = record["proof"]
     report.problems += [f"proof{p['pointer']}: {p['detail']}" for p in problems_of(proof)]
     _deal(record, report)
+    report.problems += chain_problems(proof, record["moves"])
     return report
 
 

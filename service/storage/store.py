@@ -159,6 +159,7 @@ import redis
 from redis.cluster import RedisCluster
 
 from ..games.errors import RuleViolation, StoredFormatNewer
+from ..games.proof import link
 from .replicas import Acknowledgement
 
 KEY_PREFIX = "referee"
@@ -378,6 +379,17 @@ class Loaded:
     stores it."""
     presence: dict[Any, Any] = field(default_factory=dict)
     """The presence hash as read (seat, last seen in ms: ``storage.presence``)."""
+    chain: str = ""
+    """The round's chain of moves (the table hash's ``h``: ``"<moves> <head>
+    <key>"``, :mod:`service.games.proof`); ``""`` before a round chained."""
+
+    @property
+    def move_chain(self) -> dict[str, Any] | None:
+        """The public part of ``chain``: ``{"moves", "head"}``, or ``None``."""
+        if not self.chain:
+            return None
+        moves, head, _ = self.chain.split(" ")
+        return {"moves": int(moves), "head": head}
 
 
 @dataclass(frozen=True, slots=True)
@@ -507,18 +519,58 @@ class Journal:
     pending proof, ``move`` an accepted move to append to the round's record
     (the store adds ``at_ms``, the clock it ran at), and ``header`` with
     ``round`` a new round's record (the last one's folded into the records
-    first). A change carries one as its ``journal`` attribute."""
+    first), whose chain of moves starts at ``chain`` (the table hash's
+    ``h``). A change carries one as its ``journal`` attribute."""
 
     public: str = ""
     deal: str = ""
     move: dict[str, Any] | None = None
     round: int = 0
     header: str = ""
+    chain: str = ""
 
     def writes(self) -> bool:
         """Whether it writes anything but a move (a move alone is written
         only with the move's own change)."""
         return bool(self.public or self.deal or self.header)
+
+
+@dataclass(frozen=True, slots=True)
+class Linked:
+    """A move as the round's record keeps it (``text``: JSON with ``at_ms``
+    and its ``link``), the chain it was linked to (``expected``: the
+    scripts' check, ``"-"`` none) and the chain after it (``chain``, ``""``:
+    kept)."""
+
+    text: str = ""
+    expected: str = "-"
+    chain: str = ""
+
+
+def linked(chain: str, move: dict[str, Any] | None, now_ms: int, commutes: bool = False) -> Linked:
+    """``move`` (a journal's, or ``None``) stamped with ``now_ms`` and linked
+    to ``chain`` (a :attr:`Loaded.chain`; ``""``: a round dealt before
+    moves were chained, recorded without a link). A move that ``commutes``
+    (a choice choose.lua appends) is marked so and leaves the chain's head
+    as it is (:mod:`service.games.proof`)."""
+    if move is None:
+        return Linked()
+    entry = {"at_ms": now_ms, **move}
+    if commutes:
+        entry["commutes"] = True
+    if not chain:
+        return Linked(json.dumps(entry, separators=(",", ":")))
+    count, head, key = chain.split(" ")
+    entry["link"] = head = link(bytes.fromhex(key), head, entry)
+    text = json.dumps(entry, separators=(",", ":"))
+    return Linked(text, chain, "" if commutes else f"{int(count) + 1} {head} {key}")
+
+
+def _chain_after(chain: str, journal: Journal | None, move: Linked) -> str:
+    """The table hash's ``h`` once ``journal`` (its move as ``move``) is committed on ``chain``."""
+    if journal is not None and journal.header:
+        return journal.chain
+    return move.chain or chain
 
 
 def _journal(change: Any, chose: bool) -> Journal | None:
@@ -661,7 +713,7 @@ class TableStore:
         pipeline's replies into ``prefetched`` for :meth:`load` or
         :meth:`apply`."""
         key = table_key(table_id)
-        pipe.hmget(key, "v", "n", "s", "a", "k", "w", "f", "d", "b", "y", "c", "o")
+        pipe.hmget(key, "v", "n", "s", "a", "k", "w", "f", "d", "b", "y", "c", "o", "h")
         pipe.hgetall(choices_key(table_id))
         pipe.hgetall(presence_key(table_id))
         pipe.execute_command("TIME", **self._on_node_of(key))
@@ -686,6 +738,7 @@ class TableStore:
         if layout is not None and int(layout) > TABLE_LAYOUT:
             raise StoredFormatNewer("table", int(layout), TABLE_LAYOUT)
         control = Control.parse(*fields[8:12]) if len(fields) >= 12 else NO_CONTROL
+        chain = fields[12] if len(fields) > 12 and fields[12] is not None else b""
         base = self.codec.decode(state)
         self._check_step(table_id, base, step, choices)
         loaded = Loaded(
@@ -701,6 +754,7 @@ class TableStore:
             presence=seen or {},
             deal=json.loads(deal) if deal else None,
             control=control,
+            chain=chain.decode() if isinstance(chain, bytes) else chain,
         )
         return self._as_of(loaded, None if written is None else int(written))
 
@@ -888,6 +942,14 @@ class TableStore:
                             replace(loaded, chosen=chosen) if chosen else loaded
                         ), change  # nothing to write
                     choice = change.choice
+                    journal = _journal(change, chose)
+                    linked_move = linked(
+                        loaded.chain, None if journal is None else journal.move, loaded.now_ms
+                    )
+                    # The move's answer (and its idempotency record) shows the
+                    # chain as this commit leaves it.
+                    chain = _chain_after(loaded.chain, journal, linked_move)
+                    answered = loaded if chain == loaded.chain else replace(loaded, chain=chain)
                     # With events due, the step read may be over: the
                     # version check stores them with the choice.
                     step = choice is not None and choice.step == loaded.step and due is None
@@ -918,28 +980,27 @@ class TableStore:
                         (*self._due_events(loaded), *change.events),
                         getattr(change, "auth", None),
                         loaded.now_ms,
-                        None if record is None else (record, record.make(loaded, change)),
+                        None if record is None else (record, record.make(answered, change)),
                         *self._archive(due, change),
                         self._choices_read(loaded),
                         self.codec.due_at(loaded.table),
-                        _journal(change, chose),
+                        journal,
                         (away, self._bots_arg(change)),
+                        move=linked_move,
                     ):
                         chosen = (*chosen, *self._due_events(loaded))
-                        return (replace(loaded, chosen=chosen) if chosen else loaded), change
+                        return (replace(answered, chosen=chosen) if chosen else answered), change
             if self.on_conflict is not None:
                 self.on_conflict()
             # Jittered backoff so that seats racing for one table spread out.
             time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
         raise Contended(table_id)
 
-    def _choice_move(self, change: Change, now_ms: int) -> list[Any]:
-        """choose.lua's last two arguments (see its header): the move to
-        record with the choice, and how many moves a record keeps."""
-        journal = getattr(change, "journal", None)
-        move = None if journal is None else journal.move
-        text = "" if move is None else json.dumps({"at_ms": now_ms, **move}, separators=(",", ":"))
-        return [text, self.moves_kept]
+    def _choice_move(self, linked_move: Linked) -> list[Any]:
+        """choose.lua's last three arguments (see its header): the move to
+        record with the choice, how many moves a record keeps, and the chain
+        it was linked to."""
+        return [linked_move.text, self.moves_kept, linked_move.expected]
 
     @staticmethod
     def _away_op(
@@ -1043,6 +1104,10 @@ class TableStore:
         Raises :class:`AlreadyRecorded`."""
         choice = change.choice
         payloads = [self.codec.encode_event({"at_ms": loaded.now_ms, **e}) for e in choice.events]
+        journal = getattr(change, "journal", None)
+        move = linked(
+            loaded.chain, None if journal is None else journal.move, loaded.now_ms, commutes=True
+        )
         if choice.ordered:
             record = None
         indexed = record is not None and record.index is not None and record.cap > 0
@@ -1064,7 +1129,7 @@ class TableStore:
                 self._deadline(loaded),
                 away,
                 *payloads,
-                *self._choice_move(change, loaded.now_ms),
+                *self._choice_move(move),
             ],
         )
         status = int(result[0])
@@ -1102,6 +1167,7 @@ class TableStore:
         journal: Journal | None = None,
         control: tuple[str, str] = ("", ""),
         clock: dict[str, Any] | None = None,
+        move: Linked | None = None,
     ) -> bool:
         """Commit under the version check; False when another move won the race
         (or, with ``expected``, the step's choices are not these seat, text
@@ -1112,7 +1178,9 @@ class TableStore:
         With ``record`` (its key and text), raises :class:`AlreadyRecorded` if
         that key already holds an answer. ``control`` is the away seats'
         change and the bot seats (``commit.lua``'s ARGV[21], ARGV[22]);
-        ``clock`` the clock options of a new table."""
+        ``clock`` the clock options of a new table; ``move`` the journal's
+        move as :func:`linked` to the chain read (without it, ``journal``'s
+        move is recorded unlinked)."""
         payloads = [self.codec.encode_event({"at_ms": now_ms, **e}) for e in events]
         step = None if table is None else self.codec.step_of(table)
         played, listed = (0, ()) if table is None else self.codec.rounds_of(table)
@@ -1153,7 +1221,7 @@ class TableStore:
                 *(expected or ()),
                 *listed,
                 *archive,
-                *self._journal_args(journal, now_ms),
+                *self._journal_args(journal, now_ms, move),
             ],
         )
         if int(result[0]) == -3:  # a newer release's layout: never written over
@@ -1194,20 +1262,26 @@ class TableStore:
         self.acknowledgement.settle(self.client, key)
         return AlreadyRecorded(held.encode() if isinstance(held, str) else held)
 
-    def _journal_args(self, journal: Journal | None, now_ms: int) -> list[Any]:
-        """commit.lua's last seven arguments (see its header) for ``journal``."""
+    def _journal_args(
+        self, journal: Journal | None, now_ms: int, move: Linked | None = None
+    ) -> list[Any]:
+        """commit.lua's last nine arguments (see its header) for ``journal``
+        (its move as ``move`` linked it)."""
         j = journal or Journal()
-        move = ""
-        if j.move is not None:
-            move = json.dumps({"at_ms": now_ms, **j.move}, separators=(",", ":"))
+        if j.move is None:
+            move = Linked()
+        elif move is None:
+            move = linked("", j.move, now_ms)
         return [
             j.public,
             j.deal,
-            move,
+            move.text,
             j.round or "",
             j.header,
             self.records_kept,
             self.moves_kept,
+            move.expected,
+            j.chain if j.header else move.chain,
         ]
 
     def pending_deal(self, table_id: str) -> dict[str, Any] | None:

@@ -80,6 +80,22 @@ def doc_check(proof: dict[str, Any]) -> bool:
     )
 
 
+def doc_chain(proof: dict[str, Any], moves: list[dict[str, Any]]) -> str | None:
+    """The document's chain of moves: the head after the last move, or
+    ``None`` when a move's ``link`` is not the head after it."""
+    key = _h(bytes.fromhex(proof["secret"]), b"card-referee/moves/v1")
+    head = proof["commitment"]
+    for move in moves:
+        body = {k: v for k, v in move.items() if k != "link"}
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"))
+        after = hmac.new(key, (head + "\n" + text).encode(), hashlib.sha256).hexdigest()
+        if after != move.get("link"):
+            return None
+        if not move.get("commutes"):
+            head = after
+    return str(head)
+
+
 # --- the document's test vectors ------------------------------------------
 
 DOC = Path(__file__).parents[2] / "docs" / "guide" / "deal-proofs.md"
@@ -154,6 +170,8 @@ def test_a_seeded_round_is_verified_replayed_and_a_tampered_one_fails(
     assert secret not in json.dumps(tables.public(t)) + json.dumps(tables.events(t))
 
     play_round(tables, redis_client, t, variant, 1)
+    # The head of the round's chain, as anyone saw it while the round went on.
+    witnessed = tables.public(t)["move_chain"]
     rec = record(tables, t, 1)
     proof = rec["proof"]
     assert proof["commitment"] == before["commitment"] and proof["secret"] == secret
@@ -166,6 +184,8 @@ def test_a_seeded_round_is_verified_replayed_and_a_tampered_one_fails(
     assert set(dealt_cards) <= set(proof["shuffles"][0]["order"])
 
     assert doc_check(proof)
+    assert witnessed["moves"] == sum(1 for m in rec["moves"] if not m.get("commutes"))
+    assert doc_chain(proof, rec["moves"]) == witnessed["head"]
     text = json.dumps(rec)
     done = referee("verify", stdin=text)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -191,6 +211,17 @@ def test_a_seeded_round_is_verified_replayed_and_a_tampered_one_fails(
     moves[0], moves[-1] = moves[-1], moves[0]
     failed = referee("replay", stdin=json.dumps(reordered))
     assert failed.returncode == 1 and "move 1" in failed.stdout
+    # The chain shows it without replaying: verify, the check and the document's.
+    assert doc_chain(reordered["proof"], moves) is None
+    failed = referee("verify", stdin=json.dumps(reordered))
+    assert failed.returncode == 1 and "link" in failed.stdout, failed.stdout
+    answer = tables.client.post("/v1/checks/deal-proof", json={"record": reordered})
+    assert answer.get_json()["valid"] is False
+    # A move changed after the fact (its time), its link kept: the same.
+    changed = copy.deepcopy(rec)
+    changed["moves"][0]["at_ms"] += 1
+    assert doc_chain(changed["proof"], changed["moves"]) is None
+    assert referee("verify", stdin=json.dumps(changed)).returncode == 1
 
 
 def test_a_submitted_deal_is_marked_and_has_no_shuffle(

@@ -31,10 +31,14 @@
 -- ARGV[13] the away seats' change, as in commit.lua's ARGV[21] ("+3", "-3",
 --          ""), made when the choice is written
 -- ARGV[14..] the events of a first choice, in order, as the codec's text;
---          then the two arguments below, always the LAST two (P = #ARGV - 1):
+--          then the three arguments below, always the LAST three (P = #ARGV - 2):
 -- ARGV[P]   the move to append to the current round's record when the choice
 --           is written (not for status 0; "" none; as commit.lua's ARGV[P+2])
 -- ARGV[P+1] how many moves a record keeps
+-- ARGV[P+2] the chain h (commit.lua's) the move was linked to ("-": no
+--           check): any other h answers -1, read again. A choice's move
+--           does not advance h: choices of one step commute, so they never
+--           race for it (service.games.proof)
 -- KEYS: the LAST three are commit.lua's last three (the deal proof, the
 -- current round's record, the records); only the record is written here.
 -- A written choice is announced on the table's feed channel (its hash key
@@ -95,6 +99,10 @@ if ARGV[12] ~= '' then
     return {-1, count, 0}
   end
 end
+local P = #ARGV - 2
+if ARGV[P + 2] ~= '-' and (redis.call('HGET', KEYS[1], 'h') or '') ~= ARGV[P + 2] then
+  return {-1, count, 0}
+end
 local needed = tonumber(ARGV[4])
 local ordered = ARGV[11] == 'O'
 local held = redis.call('HGET', KEYS[3], ARGV[2])
@@ -127,10 +135,10 @@ else
   redis.call('HSET', KEYS[3], ARGV[2], text)
   redis.call('HSET', KEYS[1], 'w', ARGV[10])
   set_away(KEYS[1], ARGV[13])
-  if #ARGV - 2 > 13 then
-    redis.call('RPUSH', KEYS[2], unpack(ARGV, 14, #ARGV - 2))
+  if #ARGV - 3 > 13 then
+    redis.call('RPUSH', KEYS[2], unpack(ARGV, 14, #ARGV - 3))
     redis.call('LTRIM', KEYS[2], '-' .. ARGV[8], -1)
-    written = #ARGV - 15
+    written = #ARGV - 16
     count = count + written
     redis.call('HSET', KEYS[1], 'n', count)
   end
@@ -138,7 +146,6 @@ else
     status = 2
   end
 end
-local P = #ARGV - 1
 if status ~= 0 and ARGV[P] ~= '' then
   local moves_key = KEYS[#KEYS - 1]
   local held = redis.call('LLEN', moves_key)

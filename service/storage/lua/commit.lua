@@ -14,6 +14,8 @@
 -- The LAST three KEYS (whatever precedes them): the next deal's pending proof
 -- (a string), the current round's record (a list: its number, its header,
 -- then its moves) and the finished rounds' records (a hash by number).
+-- The table hash's h is the round's chain of moves (service.games.chain):
+-- "<links> <head> <key>", written with each move appended to the record.
 -- ARGV[1] expected version ("0": the table must not exist yet)
 -- ARGV[2] the new state ("" keeps the state, its step and its choices: a
 --         refused move that only records events; the version still moves,
@@ -56,8 +58,8 @@
 -- that knows none of them leaves them as they are.
 -- ARGV[24..] E events, in order, as the codec's text; then C choice
 --          arguments; then X expected choice arguments; then T round texts;
---          then the history texts to append, in order; then the seven
---          arguments below, always the LAST seven (P = #ARGV - 6):
+--          then the history texts to append, in order; then the nine
+--          arguments below, always the LAST nine (P = #ARGV - 8):
 -- ARGV[P]   the table hash's new d (the next deal's public part; "" keeps it)
 -- ARGV[P+1] the next deal's pending proof ("" keeps it)
 -- ARGV[P+2] an accepted move to append to the current round's record ("" none;
@@ -68,6 +70,10 @@
 --           JSON text: {"header":..,"moves":[..],"complete":..}), which keeps
 --           the newest ARGV[P+5]; the new record opens with the header
 -- ARGV[P+5] how many records the hash keeps; ARGV[P+6] how many moves a record keeps
+-- ARGV[P+7] the chain h the move was linked to ("-": no check): any other h
+--           is a conflict (a choice appended since, by choose.lua)
+-- ARGV[P+8] the new h: written with the move appended (ARGV[P+2]), or with
+--           the new round's record (ARGV[P+4]); "" keeps it
 -- A commit is announced on the table's feed channel (its hash key with
 -- ":feed" for ":table"), with the event count, for service.streams.
 -- Returns {version, event count} on success, {-1, current version} on a
@@ -137,6 +143,10 @@ if ARGV[16] ~= '' then
     return {-1, tonumber(current)}
   end
 end
+local P = #ARGV - 8
+if ARGV[P + 7] ~= '-' and (redis.call('HGET', KEYS[1], 'h') or '') ~= ARGV[P + 7] then
+  return {-1, tonumber(current)}
+end
 local listed = first
 first = first + rounds
 redis.call('HSET', KEYS[1], 'v', version, 'w', ARGV[9])
@@ -193,7 +203,6 @@ end
 if ARGV[13] == 'R' then
   redis.call('DEL', KEYS[4])
 end
-local P = #ARGV - 6
 if P - 1 >= first then
   redis.call('RPUSH', KEYS[4], unpack(ARGV, first, P - 1))
   redis.call('LTRIM', KEYS[4], '-' .. ARGV[15], -1)
@@ -210,6 +219,9 @@ if ARGV[P + 2] ~= '' then
   local cap = tonumber(ARGV[P + 6])
   if held > 0 and held < cap + 2 then
     redis.call('RPUSH', moves_key, ARGV[P + 2])
+    if ARGV[P + 8] ~= '' then
+      redis.call('HSET', KEYS[1], 'h', ARGV[P + 8])
+    end
   elseif held == cap + 2 then
     redis.call('RPUSH', moves_key, 'T')
   end
@@ -231,6 +243,9 @@ if ARGV[P + 4] ~= '' then
   end
   redis.call('DEL', moves_key)
   redis.call('RPUSH', moves_key, ARGV[P + 3], ARGV[P + 4])
+  if ARGV[P + 8] ~= '' then
+    redis.call('HSET', KEYS[1], 'h', ARGV[P + 8])
+  end
 end
 for i = 1, 5 do
   -- EXPIRE on a missing key does nothing.

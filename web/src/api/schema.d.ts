@@ -2038,6 +2038,13 @@ export interface components {
         };
         /** @description One step of a turn, exactly one member: `{"take_discard": true}`, `{"decline": true}`, `{"draw": true}`, `{"lay_down": [[cards], ...]}`, `{"lay_off": {"card", "meld", "end"}}`, `{"discard": "5C"}` or, in a lay-off turn after a seat went out, `{"done": true}`. */
         Move: components["schemas"]["TakeDiscardMove"] | components["schemas"]["DeclineMove"] | components["schemas"]["DrawMove"] | components["schemas"]["LayDownMove"] | components["schemas"]["LayOffMove"] | components["schemas"]["DiscardMove"] | components["schemas"]["DoneMove"];
+        /** @description The head of a round's chain of moves ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)): each accepted move links the head before it, keyed with the round's secret, so that a record whose moves were reordered, dropped or changed ends elsewhere (docs/guide/deal-proofs.md gives the construction). */
+        MoveChain: {
+            /** @description The last move's `link` (lower-case hex); the round's commitment before its first move. */
+            head: string;
+            /** @description How many moves the chain holds. */
+            moves: number;
+        };
         /** @description What a move did and where the round stands now. */
         MoveOutcome: {
             action?: string;
@@ -2354,6 +2361,8 @@ export interface components {
             /** @description The newest of them (`null` before the first). The view no longer lists every round (it would grow with the match): page them from `GET /v1/tables/{table_id}/rounds`. */
             last_result?: components["schemas"]["RoundResult"] | null;
             match?: components["schemas"]["MatchView"];
+            /** @description The chain of the current (or last) round's accepted moves ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)): write it down as the round goes; its record's links must end at this head. `null` before a round was dealt with a chain. */
+            move_chain?: components["schemas"]["MoveChain"] | null;
             /** @description The next deal's commitment and who seeded it ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` for a table written before deals were committed. */
             next_deal?: components["schemas"]["NextDeal"] | null;
             /** @description The seats no player has taken yet; the table deals when none is. */
@@ -2382,7 +2391,7 @@ export interface components {
             };
             dealt_at_ms?: number;
             game?: string;
-            /** @description Every accepted move, in order. */
+            /** @description Every accepted move, in order: `seat`, `at_ms`, `move`, the game's arguments and `link`, the round's chain of moves after it ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); `move_chain` in the table's view showed it live). */
             moves?: {
                 [key: string]: unknown;
             }[];
