@@ -43,7 +43,7 @@ def _finish_match(game: Game, variant: str, seats: int, kind: str, seed: int) ->
                 move = game.bot_move(table, seat, kind, rng)  # type: ignore[misc]
                 if move is None:
                     continue
-                table = game.play(table, seat, move, now).table  # type: ignore[misc]
+                table = game.play(table, seat, move, now).table
                 moves += 1
                 moved = True
                 break
@@ -84,7 +84,7 @@ def test_default_move_is_basic_and_deterministic(name: str, variant: str, seats:
         move = game.default_move(table, seat)  # type: ignore[misc]
         assert move == game.default_move(table, seat)  # type: ignore[misc]
         assert move == game.bot_move(table, seat, "basic", random.Random(99))  # type: ignore[misc]
-        table = game.play(table, seat, move, 0).table  # type: ignore[misc]
+        table = game.play(table, seat, move, 0).table
         table = game.due(table, 0).table
 
 
@@ -132,7 +132,7 @@ def test_basic_sees_only_its_seat(name: str, variant: str, seats: int) -> None:
             other = _hide_others(table, seat, random.Random(trial))
             assert game.bot_move(other, seat, "basic", None) == move  # type: ignore[misc]
             checked += 1
-        table = game.play(table, seat, move, now).table  # type: ignore[misc]
+        table = game.play(table, seat, move, now).table
         table = game.due(table, now).table
     assert checked >= 30
 
@@ -149,5 +149,5 @@ def test_turn_keys_name_one_step() -> None:
         assert turn is not None and len(turn.seats) == 1
         keys.append(turn.key)
         move = game.default_move(table, turn.seats[0])  # type: ignore[misc]
-        table = game.play(table, turn.seats[0], move, 0).table  # type: ignore[misc]
+        table = game.play(table, turn.seats[0], move, 0).table
     assert keys == ["r1t1", "r1t2", "r1t3", "r1t4", "r1t5"]

@@ -375,7 +375,6 @@ class Game:
     deal_of: Callable[[Any], dict[str, Any]] = lambda table: deal_of(table)
     turn_of: Callable[[Any], Turn | None] = no_turn
     bot_move: Callable[..., dict[str, Any] | None] | None = None
-    play: Callable[..., Transition] | None = None
     recorded_move: Callable[[Any, int, dict[str, Any]], dict[str, Any]] | None = None
     """``recorded_move(table, seat, move)``: a :attr:`bot_move` answer as the
     round's record holds it (:attr:`replay_move`'s form); the worker journals
@@ -389,6 +388,15 @@ class Game:
     """The fewest and most players any options of any preset allow, when an
     option moves a preset's range (Sevens' ``decks``, RULES.md 3.2): the
     spec's range for every preset; ``None``: each preset's own range."""
+
+    def play(self, table: Any, seat: int, move: dict[str, Any], now_ms: int) -> Transition:
+        """``move`` (a :attr:`bot_move` answer) made for ``seat``: its
+        :attr:`recorded_move` replayed, so that what is played is what is
+        recorded (RULES.md 5.2, 5.4). Raises ``RuleViolation``, or
+        ``TypeError`` for a game without recorded moves."""
+        if self.recorded_move is None or self.replay_move is None:
+            raise TypeError(f"{self.name} has no recorded moves to play")
+        return self.replay_move(table, self.recorded_move(table, seat, move), now_ms)
 
 
 def deal_of(table: Any) -> dict[str, Any]:

@@ -59,23 +59,19 @@ def deadline_move(loaded: Loaded, key: str, seat: int) -> WorkerChange | int | N
         return at
     game = game_of(loaded.table)
     bot = control.bots.get(seat)
-    if game.bot_move is None or game.play is None:
+    if game.bot_move is None or game.recorded_move is None or game.replay_move is None:
         return None
     kind = "basic" if bot is None else bot["kind"]
     move = game.bot_move(loaded.table, seat, kind, SYSTEM_RANDOM)
     if move is None:
         return None
-    journal = None
     try:
-        if game.recorded_move is not None and game.replay_move is not None:
-            # The record it journals is the move it plays (RULES.md 5.2).
-            record = game.recorded_move(loaded.table, seat, move)
-            journal = Journal(move=record, round=record["round"])
-            done = game.replay_move(loaded.table, record, loaded.now_ms)
-        else:
-            done = game.play(loaded.table, seat, move, loaded.now_ms)
+        # The record it journals is the move it plays (RULES.md 5.2).
+        record = game.recorded_move(loaded.table, seat, move)
+        done = game.replay_move(loaded.table, record, loaded.now_ms)
     except RuleViolation:
         return None
+    journal = Journal(move=record, round=record["round"])
     if bot is not None:
         return WorkerChange(
             done.table,

@@ -58,7 +58,6 @@ GAME = Game(
     bot=players.bot,
     turn_of=players.turn_of,
     bot_move=players.bot_move,
-    play=players.play,
     step_of=engine.step_of,
     fold_choices=engine.fold_choices,
     due=engine.settle_due,

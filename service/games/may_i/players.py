@@ -488,9 +488,3 @@ def replay_move(table: Any, move: Mapping[str, Any], now_ms: int) -> Transition:
             table, move["round"], move["offer"], move["seat"], move["allow"], now_ms
         )
     raise LookupError(f"May I? has no move {kind!r}")
-
-
-def play(table: Table, seat: int, move: dict[str, Any], now_ms: int) -> Transition:
-    """``move`` (a :func:`bot_move` answer) made for ``seat``: its
-    :func:`recorded_move` replayed, so that what is played is what is recorded."""
-    return replay_move(table, recorded_move(table, seat, move), now_ms)

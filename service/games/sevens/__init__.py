@@ -61,7 +61,6 @@ GAME = Game(
     round_record=players.round_record,
     turn_of=players.turn_of,
     bot_move=players.bot_move,
-    play=players.play,
     rounds_of=codec.rounds_of,
     round_result=codec.round_result,
     replay_move=players.replay_move,

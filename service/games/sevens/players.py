@@ -142,12 +142,6 @@ def replay_move(table: Table, move: Mapping[str, Any], now_ms: int) -> Transitio
     raise LookupError(f"Sevens has no move {kind!r}")
 
 
-def play(table: Table, seat: int, move: dict[str, Any], now_ms: int) -> Transition:
-    """``move`` (a :func:`bot_move` answer) made for ``seat``: its
-    :func:`recorded_move` replayed, so that what is played is what is recorded."""
-    return replay_move(table, recorded_move(table, seat, move), now_ms)
-
-
 def round_record(table: Table, round_no: int) -> dict[str, Any] | None:
     """The record of the current (or last) round, ``None`` for any other
     number: ``{"round", "dealer", "opener", "opening_suit", "status",

@@ -119,6 +119,5 @@ GAME = Game(
     default_move=players.default_move,
     turn_of=players.turn_of,
     bot_move=players.bot_move,
-    play=players.play,
     option_schemas=OPTION_SCHEMAS,
 )

@@ -138,12 +138,6 @@ def replay_move(table: Table, move: Mapping[str, Any], now_ms: int) -> Transitio
     raise LookupError(f"My Ship Sails has no move {kind!r}")
 
 
-def play(table: Table, seat: int, move: dict[str, Any], now_ms: int) -> Transition:
-    """``move`` (a :func:`bot_move` answer) made for ``seat``: its
-    :func:`recorded_move` replayed, so that what is played is what is recorded."""
-    return replay_move(table, recorded_move(table, seat, move), now_ms)
-
-
 class _NoRandom:
     """The random source of a deterministic player: it never draws."""
 
