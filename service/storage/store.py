@@ -942,14 +942,6 @@ class TableStore:
                             replace(loaded, chosen=chosen) if chosen else loaded
                         ), change  # nothing to write
                     choice = change.choice
-                    journal = _journal(change, chose)
-                    linked_move = linked(
-                        loaded.chain, None if journal is None else journal.move, loaded.now_ms
-                    )
-                    # The move's answer (and its idempotency record) shows the
-                    # chain as this commit leaves it.
-                    chain = _chain_after(loaded.chain, journal, linked_move)
-                    answered = loaded if chain == loaded.chain else replace(loaded, chain=chain)
                     # With events due, the step read may be over: the
                     # version check stores them with the choice.
                     step = choice is not None and choice.step == loaded.step and due is None
@@ -969,27 +961,38 @@ class TableStore:
                             # The events choose.lua wrote (none when a
                             # duplicate of this request chose first).
                             return done, _first_events(change, written)
-                    # Any other move, or a choice when the choices read lack
-                    # only this one (the step's resolution is then committed
-                    # with it, in one commit, if no choice changed since they
-                    # were read).
-                    elif self._write(
-                        table_id,
-                        loaded.version,
-                        change.table,
-                        (*self._due_events(loaded), *change.events),
-                        getattr(change, "auth", None),
-                        loaded.now_ms,
-                        None if record is None else (record, record.make(answered, change)),
-                        *self._archive(due, change),
-                        self._choices_read(loaded),
-                        self.codec.due_at(loaded.table),
-                        journal,
-                        (away, self._bots_arg(change)),
-                        move=linked_move,
-                    ):
-                        chosen = (*chosen, *self._due_events(loaded))
-                        return (replace(answered, chosen=chosen) if chosen else answered), change
+                    else:
+                        # Any other move, or a choice when the choices read
+                        # lack only this one (the step's resolution is then
+                        # committed with it, in one commit, if no choice
+                        # changed since they were read).
+                        journal = _journal(change, chose)
+                        linked_move = linked(
+                            loaded.chain, None if journal is None else journal.move, loaded.now_ms
+                        )
+                        # The move's answer (and its idempotency record) shows
+                        # the chain as this commit leaves it.
+                        chain = _chain_after(loaded.chain, journal, linked_move)
+                        answered = loaded if chain == loaded.chain else replace(loaded, chain=chain)
+                        if self._write(
+                            table_id,
+                            loaded.version,
+                            change.table,
+                            (*self._due_events(loaded), *change.events),
+                            getattr(change, "auth", None),
+                            loaded.now_ms,
+                            None if record is None else (record, record.make(answered, change)),
+                            *self._archive(due, change),
+                            self._choices_read(loaded),
+                            self.codec.due_at(loaded.table),
+                            journal,
+                            (away, self._bots_arg(change)),
+                            move=linked_move,
+                        ):
+                            chosen = (*chosen, *self._due_events(loaded))
+                            return (
+                                replace(answered, chosen=chosen) if chosen else answered
+                            ), change
             if self.on_conflict is not None:
                 self.on_conflict()
             # Jittered backoff so that seats racing for one table spread out.
