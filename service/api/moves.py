@@ -219,6 +219,20 @@ def public(
     return presence.with_connected(view, presence.seats_connected(table_id, seen, now_ms))
 
 
+def public_of(loaded: Loaded) -> dict[str, Any]:
+    """The public view of the table as ``loaded`` read it (:func:`public`)."""
+    return public(
+        loaded.table_id,
+        loaded.table,
+        loaded.now_ms,
+        loaded.event_count,
+        loaded.presence,
+        loaded.deal,
+        loaded.control,
+        loaded.move_chain,
+    )
+
+
 def seat(loaded: Loaded, seat_no: int) -> dict[str, Any]:
     """A seat's private view of a table of any game (its game's
     ``seat_view``) with its game and ``last_event``: what ``GET

@@ -46,7 +46,7 @@ from .common import (
     referee,
 )
 from .links import operation
-from .moves import Answer, after, commit_move, load, public, replay_unless_gone
+from .moves import Answer, after, commit_move, load, public, public_of, replay_unless_gone
 from .problems import Problem
 from .schemas import (
     LARGEST_DECK,
@@ -199,16 +199,7 @@ class Table(MethodView):
         matches `"x"`) gives 304 with the same `ETag` and `Cache-Control`.
         """
         loaded = load(table_id)
-        return public(
-            table_id,
-            loaded.table,
-            loaded.now_ms,
-            loaded.event_count,
-            loaded.presence,
-            loaded.deal,
-            loaded.control,
-            loaded.move_chain,
-        )
+        return public_of(loaded)
 
     @blp.response(204)
     @blp.doc(
@@ -238,16 +229,7 @@ class Table(MethodView):
         loaded = load(table_id, protected=True)
         auth.require_host(loaded.auth)
         if "If-None-Match" in request.headers:  # RFC 9110 13.1.2: a match is 412
-            view = public(
-                table_id,
-                loaded.table,
-                loaded.now_ms,
-                loaded.event_count,
-                loaded.presence,
-                loaded.deal,
-                loaded.control,
-                loaded.move_chain,
-            )
+            view = public_of(loaded)
             if none_match(blp._generate_etag(PublicTableSchema().dump(view))):
                 raise Problem(
                     412,
