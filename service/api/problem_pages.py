@@ -113,9 +113,11 @@ PAGES: dict[str, Page] = {
     ),
     "seeds-missing": Page(
         409,
-        "The host requires every seat's seed before the deal, and `missing_seats` have none.",
+        "The host requires every seat's seed before the deal, `missing_seats` have none, and "
+        "the seeds are not due yet (`seeds_due_ms`, `null`: the deal waits for every seed).",
         "Each missing seat gives one (`PUT /v1/tables/{table_id}/next-deal/seeds/{seat}`), "
-        "or the host lifts the requirement; then deal again.",
+        "the host lifts the requirement, or, when `seeds_due_ms` is set, deal again after "
+        "`Retry-After` seconds: the deal then goes ahead with the seeds given.",
     ),
     "no-pending-deal": Page(
         409,

@@ -85,19 +85,48 @@ def recorded(transition: Transition, seat: int, move: str, **arguments: Any) -> 
 
 def public_part(pending: dict[str, Any]) -> dict[str, Any]:
     """What anyone may see of a pending deal: its round, its commitment,
-    the seats that gave a seed and whether every seat must."""
+    the seats that gave a seed, whether every seat must and until when the
+    deal waits for them."""
     return {
         "round": pending["round"],
         "commitment": pending["commitment"],
         "seeded": [s for s, seed in enumerate(pending["seeds"]) if seed is not None],
         "require_seeds": pending.get("require_seeds", False),
+        "seeds_wait_ms": pending.get("seeds_wait_ms"),
+        "seeds_due_ms": pending.get("seeds_due_ms"),
     }
 
 
-def fresh_deal(round_no: int, seats: int, require: bool = False) -> dict[str, Any]:
-    """A new pending deal for round ``round_no``: a secret from the CSPRNG."""
+def requirement(require: bool, wait_ms: int | None, since_ms: int) -> dict[str, bool | int | None]:
+    """The stored form of the host's requirement: with a wait, seeds are due
+    ``wait_ms`` after ``since_ms`` (the commitment's publication, or the
+    host's request when later)."""
+    wait = wait_ms if require else None
+    return {
+        "require_seeds": require,
+        "seeds_wait_ms": wait,
+        "seeds_due_ms": None if wait is None else since_ms + wait,
+    }
+
+
+def fresh_deal(
+    round_no: int,
+    seats: int,
+    require: bool = False,
+    wait_ms: int | None = None,
+    now_ms: int = 0,
+) -> dict[str, Any]:
+    """A new pending deal for round ``round_no``, published at ``now_ms``:
+    a secret from the CSPRNG, and the host's requirement carried over."""
     pending = new_deal(secrets.token_bytes(SECRET_BYTES), seats)
-    return {"round": round_no, **pending, "require_seeds": require}
+    return {"round": round_no, **pending, **requirement(require, wait_ms, now_ms)}
+
+
+def _carried(pending: dict[str, Any] | None) -> tuple[bool, int | None]:
+    """The host's requirement a pending deal carries to the deal after it."""
+    if pending is None:
+        return False, None
+    return bool(pending.get("require_seeds")), pending.get("seeds_wait_ms")
 
 
 def _texts(pending: dict[str, Any]) -> tuple[str, str]:
@@ -118,23 +147,22 @@ def deal_round(table_id: str, loaded: Loaded, body: dict[str, Any]) -> Journaled
     ``start_round`` with the secret and seeds as its random source), open
     the round's record and publish the next deal's commitment. 409
     ``seeds-missing`` (with ``missing_seats``) while the host requires every
-    seat's seed and one is missing. A table with no pending deal (written by
-    an older release) is dealt from a secret drawn now."""
+    seat's seed, one is missing and the seeds are not yet due (with
+    ``seeds_due_ms`` and ``Retry-After`` when they ever are); once due, the
+    deal goes ahead with the seeds given (RULES.md 5.2). A table with no
+    pending deal (written by an older release) is dealt from a secret drawn
+    now."""
     table = loaded.table
     game = game_of(table)
     seats = table.seats
     number = game.rounds_of(table)[0] + 1
     pending = referee().store.pending_deal(table_id)
     if pending is None or pending.get("round") != number or len(pending["seeds"]) != seats:
-        pending = fresh_deal(number, seats, bool(pending and pending.get("require_seeds")))
+        pending = fresh_deal(number, seats, *_carried(pending), now_ms=loaded.now_ms)
     missing = [s for s, seed in enumerate(pending["seeds"]) if seed is None]
-    if pending.get("require_seeds") and missing:
-        raise Problem(
-            409,
-            "seeds-missing",
-            f"The host requires every seat's seed before the deal; seats {missing} have none.",
-            extra={"missing_seats": missing, "round": number},
-        )
+    due = pending.get("seeds_due_ms")
+    if pending.get("require_seeds") and missing and (due is None or loaded.now_ms < due):
+        raise seeds_missing(number, missing, due, loaded.now_ms)
     rng: DealRandom = random_for(pending)
     start_state = game.encode(table)
     dealt = game.start_round(table, rng, loaded.now_ms, body)
@@ -162,7 +190,7 @@ def deal_round(table_id: str, loaded: Loaded, body: dict[str, Any]) -> Journaled
         {**e, "commitment": pending["commitment"]} if e.get("type") == "round-dealt" else e
         for e in dealt.events
     )
-    following = fresh_deal(number + 1, seats, pending.get("require_seeds", False))
+    following = fresh_deal(number + 1, seats, *_carried(pending), now_ms=loaded.now_ms)
     public, stored = _texts(following)
     journal = Journal(
         public=public,
@@ -180,6 +208,21 @@ def deal_round(table_id: str, loaded: Loaded, body: dict[str, Any]) -> Journaled
         dealt.archive,
         dealt.archive_reset,
         journal=journal,
+    )
+
+
+def seeds_missing(round_no: int, missing: list[int], due: int | None, now_ms: int) -> Problem:
+    """409 ``seeds-missing``: the deal waits for ``missing`` seats' seeds,
+    without limit (``due`` is ``None``) or until ``due`` (ms since the
+    epoch, Redis's clock), which ``Retry-After`` gives in whole seconds."""
+    until = "" if due is None else f" until {due} (ms since the epoch), then it deals without them"
+    return Problem(
+        409,
+        "seeds-missing",
+        f"The host requires every seat's seed before the deal; seats {missing} have none. "
+        f"The deal waits for them{until}.",
+        extra={"missing_seats": missing, "round": round_no, "seeds_due_ms": due},
+        headers={} if due is None else {"Retry-After": str(-(-(due - now_ms) // 1000))},
     )
 
 
@@ -240,18 +283,32 @@ class NextDeal(MethodView):
         """Require every seat's seed, or not (host)
 
         With `require_seeds: true`, a deal is refused (409 `seeds-missing`,
-        with `missing_seats`) until every seat has given a seed for it; the
-        requirement stays for the deals after it until the host lifts it.
-        The deal waits for as long as a seed is missing (no deadline: the
-        referee has no clock that deals for the host).
+        with `missing_seats` and `seeds_due_ms`) until every seat has given
+        a seed for it. With `seeds_wait_ms` too (1 s to 24 h), the seeds
+        are due that long after the deal's commitment was published (at the
+        deal before it, or now for the deal already published): once they
+        are due, the deal goes ahead with the seeds given, and the record
+        shows the missing ones as `null` (RULES.md 5.2). Without it the deal
+        waits for as long as a seed is missing. The requirement stays for
+        the deals after it until the host lifts it. Asking again for what
+        is already required changes nothing (the due time stays).
         """
 
         def move(loaded: Loaded) -> Transition:
             auth.require_host(loaded.auth)
+            if body.get("seeds_wait_ms") is not None and not body["require_seeds"]:
+                detail = "A wait for seeds needs `require_seeds: true`."
+                raise Problem(
+                    422,
+                    "invalid-request",
+                    f"The request has invalid values: /seeds_wait_ms: {detail}",
+                    [{"pointer": "/seeds_wait_ms", "detail": detail}],
+                )
             pending = _pending(table_id, loaded)
-            if bool(pending.get("require_seeds")) == body["require_seeds"]:
+            wanted = (body["require_seeds"], body.get("seeds_wait_ms"))
+            if wanted == _carried(pending):
                 return Transition(loaded.table)
-            public, stored = _texts({**pending, "require_seeds": body["require_seeds"]})
+            public, stored = _texts({**pending, **requirement(*wanted, loaded.now_ms)})
             return Journaled(loaded.table, journal=Journal(public=public, deal=stored))
 
         def respond(transition: Transition, loaded: Loaded) -> Answer:

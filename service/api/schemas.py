@@ -779,6 +779,10 @@ class AwaitingSchema(DocumentedSchema):
     until_ms = fields.Integer(allow_none=True)
 
 
+SEEDS_WAIT_MS = (1_000, 86_400_000)
+"""The host's wait for seeds, 1 s to 24 h (ms)."""
+
+
 class NextDealSchema(DocumentedSchema):
     """The next deal's public part: what it commits to, never its secret."""
 
@@ -792,6 +796,20 @@ class NextDealSchema(DocumentedSchema):
     seeded = fields.List(fields.Integer(), metadata={"description": "The seats that gave a seed."})
     require_seeds = fields.Boolean(
         metadata={"description": "Whether the deal waits until every seat gave a seed."}
+    )
+    seeds_wait_ms = fields.Integer(
+        allow_none=True,
+        metadata={
+            "description": "How long after the commitment's publication the seeds are due "
+            "(ms); `null`: the deal waits for every seed."
+        },
+    )
+    seeds_due_ms = fields.Integer(
+        allow_none=True,
+        metadata={
+            "description": "When the seeds are due (ms since the epoch, Redis's clock): from "
+            "then on the deal goes ahead with the seeds given. `null`: never."
+        },
     )
 
 

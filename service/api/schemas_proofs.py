@@ -9,7 +9,7 @@ from typing import Any
 from marshmallow import ValidationError, fields, validate, validates_schema
 
 from ..games.proof import SEED_MAX
-from .schemas import Bool, DocumentedSchema, Int, NextDealSchema, StrictSchema
+from .schemas import SEEDS_WAIT_MS, Bool, DocumentedSchema, Int, NextDealSchema, StrictSchema
 
 
 class SeedSchema(StrictSchema):
@@ -34,6 +34,16 @@ class RequireSeedsSchema(StrictSchema):
     """The host's requirement for the next deals."""
 
     require_seeds = Bool(required=True)
+    seeds_wait_ms = Int(
+        allow_none=True,
+        validate=validate.Range(SEEDS_WAIT_MS[0], SEEDS_WAIT_MS[1]),
+        metadata={
+            "description": "How long after a deal's commitment is published its seeds are "
+            "due (ms); once due, the deal goes ahead without the missing ones. Absent or "
+            "`null`: the deal waits for every seed. Only with `require_seeds: true` (422 "
+            "otherwise, checked after the token)."
+        },
+    )
 
 
 class ShuffleSchema(DocumentedSchema):

@@ -12,6 +12,7 @@ import hmac
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ import redis
 
 from service.storage.store import deal_key, moves_key
 
-from ..helpers import TableClient, bearer
+from ..helpers import TableClient, bearer, snapshot
 from .proof_play import SETUPS, play_round, record, seed_all
 
 # --- the independent re-implementation (from the document only) -----------
@@ -270,4 +271,77 @@ def test_the_host_may_require_every_seed(tables: TableClient, redis_client: redi
         "commitment": tables.public(t)["next_deal"]["commitment"],
         "seeded": [],
         "require_seeds": True,
+        "seeds_wait_ms": None,
+        "seeds_due_ms": None,
     }
+    assert "Retry-After" not in refused.headers
+    assert refused.get_json()["seeds_due_ms"] is None
+
+
+def _redis_ms(r: redis.Redis) -> int:
+    seconds, micros = r.time()
+    return int(seconds) * 1000 + int(micros) // 1000
+
+
+def test_required_seeds_are_due_after_the_hosts_wait(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    t = tables.create(3, variant="sevens")
+    url = f"{t.url}/next-deal"
+    # A wait without the requirement, and waits out of range, change nothing.
+    before = snapshot(redis_client, t)
+    for body in (
+        {"require_seeds": False, "seeds_wait_ms": 5000},
+        {"require_seeds": True, "seeds_wait_ms": 999},
+        {"require_seeds": True, "seeds_wait_ms": 86_400_001},
+        {"require_seeds": True, "seeds_wait_ms": "soon"},
+    ):
+        bad = tables.client.put(url, json=body, headers=bearer(t.host))
+        assert bad.status_code == 422, body
+        assert [e["pointer"] for e in bad.get_json()["errors"]] == ["/seeds_wait_ms"], body
+    assert snapshot(redis_client, t) == before
+
+    asked = _redis_ms(redis_client)
+    r = tables.client.put(
+        url, json={"require_seeds": True, "seeds_wait_ms": 1500}, headers=bearer(t.host)
+    )
+    assert r.status_code == 200
+    shown = r.get_json()
+    assert shown["seeds_wait_ms"] == 1500
+    due = shown["seeds_due_ms"]
+    assert asked + 1500 <= due <= _redis_ms(redis_client) + 1500
+    # Asking again changes nothing: the due time stays.
+    again = tables.client.put(
+        url, json={"require_seeds": True, "seeds_wait_ms": 1500}, headers=bearer(t.host)
+    )
+    assert again.get_json()["seeds_due_ms"] == due
+    seed_all(tables, t, ["only seat 0"])
+
+    stored = snapshot(redis_client, t)
+    refused = tables.deal(t)
+    assert refused.status_code == 409
+    problem = refused.get_json()
+    assert (problem["code"], problem["missing_seats"], problem["seeds_due_ms"]) == (
+        "seeds-missing",
+        [1, 2],
+        due,
+    )
+    assert 1 <= int(refused.headers["Retry-After"]) <= 2
+    assert snapshot(redis_client, t) == stored
+
+    while _redis_ms(redis_client) < due:
+        time.sleep(0.05)
+    dealt = tables.deal(t)
+    assert dealt.status_code == 201, dealt.get_json()
+    dealt_at = _redis_ms(redis_client)
+    following = tables.public(t)["next_deal"]
+    # The next deal's seeds are due the same wait after its commitment.
+    assert following["round"] == 2 and following["seeds_wait_ms"] == 1500
+    assert due + 1500 <= following["seeds_due_ms"] <= dealt_at + 1500
+    play_round(tables, redis_client, t, "sevens", 1)
+    rec = record(tables, t, 1)
+    assert rec["proof"]["seeds"] == ["only seat 0", None, None]
+    assert referee("verify", stdin=json.dumps(rec)).returncode == 0
+    # Lifting the requirement drops the wait.
+    lifted = tables.client.put(url, json={"require_seeds": False}, headers=bearer(t.host))
+    assert (lifted.get_json()["seeds_wait_ms"], lifted.get_json()["seeds_due_ms"]) == (None, None)

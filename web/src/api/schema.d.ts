@@ -563,10 +563,15 @@ export interface paths {
         /**
          * Require every seat's seed, or not (host)
          * @description With `require_seeds: true`, a deal is refused (409 `seeds-missing`,
-         *     with `missing_seats`) until every seat has given a seed for it; the
-         *     requirement stays for the deals after it until the host lifts it.
-         *     The deal waits for as long as a seed is missing (no deadline: the
-         *     referee has no clock that deals for the host).
+         *     with `missing_seats` and `seeds_due_ms`) until every seat has given
+         *     a seed for it. With `seeds_wait_ms` too (1 s to 24 h), the seeds
+         *     are due that long after the deal's commitment was published (at the
+         *     deal before it, or now for the deal already published): once they
+         *     are due, the deal goes ahead with the seeds given, and the record
+         *     shows the missing ones as `null` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). Without it the deal
+         *     waits for as long as a seed is missing. The requirement stays for
+         *     the deals after it until the host lifts it. Asking again for what
+         *     is already required changes nothing (the due time stays).
          */
         put: operations["requireSeeds"];
         post?: never;
@@ -2115,6 +2120,10 @@ export interface components {
             round?: number;
             /** @description The seats that gave a seed. */
             seeded?: number[];
+            /** @description When the seeds are due (ms since the epoch, Redis's clock): from then on the deal goes ahead with the seeds given. `null`: never. */
+            seeds_due_ms?: number | null;
+            /** @description How long after the commitment's publication the seeds are due (ms); `null`: the deal waits for every seed. */
+            seeds_wait_ms?: number | null;
         };
         /** @description Option overrides ([My Ship Sails: options](/docs/rules/my-ship-sails#options)); every member is optional and replaces the preset's value. */
         Options: {
@@ -2417,6 +2426,8 @@ export interface components {
         /** @description The host's requirement for the next deals. */
         RequireSeeds: {
             require_seeds: boolean;
+            /** @description How long after a deal's commitment is published its seeds are due (ms); once due, the deal goes ahead without the missing ones. Absent or `null`: the deal waits for every seed. Only with `require_seeds: true` (422 otherwise, checked after the token). */
+            seeds_wait_ms?: number | null;
         };
         /** @description One round: the current view while it is the latest, its result once over. */
         RoundInfo: {
