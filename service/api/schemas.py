@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
-from typing import Any
+from typing import Any, ClassVar
 
 import marshmallow as ma
 from marshmallow import fields, validate
@@ -37,7 +37,14 @@ LARGEST_DEALT_HAND = SHIP_HAND
 
 
 class DocumentedSchema(ma.Schema):
-    """A schema whose docstring becomes its description in the OpenAPI spec."""
+    """A schema whose docstring becomes its description in the OpenAPI spec.
+
+    As a response's schema, every member it declares is ``required`` in the
+    spec (each answer holds it, ``null`` where the field allows) unless
+    ``PRESENT`` names the only ones that are: the views shared by the games
+    hold each game's own members on that game's tables only."""
+
+    PRESENT: ClassVar[tuple[str, ...] | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -337,6 +344,8 @@ class OptionsOutSchema(DocumentedSchema):
     """A complete option set: My Ship Sails' members (RULES.md 2.2) or Sevens'
     (`decks` to `points`, with `match`; RULES.md 3)."""
 
+    PRESENT = ("match",)
+
     hand_size = fields.Integer()
     win_count = fields.Integer()
     deck = fields.String()
@@ -519,6 +528,8 @@ class SeatSchema(DocumentedSchema):
     """A seat in the public view: name, score; in My Ship Sails whether it has
     chosen its pass, in Sevens how many cards it holds."""
 
+    PRESENT = ("seat", "name", "open", "connected", "points")
+
     seat = fields.Integer()
     name = fields.String(allow_none=True, metadata={"description": "`null` for an open seat."})
     open = fields.Boolean(
@@ -575,6 +586,8 @@ class ShownHandSchema(DocumentedSchema):
 
 class RoundResultSchema(DocumentedSchema):
     """How a round ended (RULES.md 2.7, 2.8)."""
+
+    PRESENT = ("round", "dealer")
 
     round = fields.Integer()
     dealer = fields.Integer()
@@ -685,6 +698,8 @@ class RoundViewSchema(DocumentedSchema):
     """The round in play (or the last one) as the public may see it. My Ship
     Sails: exchanges, choosers, claims; Sevens: the layout, whose turn, the pot."""
 
+    PRESENT = ("number", "dealer", "status")
+
     number = fields.Integer()
     dealer = fields.Integer()
     direction = fields.String()
@@ -751,6 +766,8 @@ class RoundInfoSchema(DocumentedSchema):
 
 class MatchViewSchema(DocumentedSchema):
     """Where the match stands and who won it."""
+
+    PRESENT = ("status", "winners")
 
     status = fields.String(
         metadata={"description": "`in-progress`, `won`, `finished`, `abandoned`."}
@@ -950,6 +967,8 @@ class SeatViewSchema(DocumentedSchema):
     the last cards passed and received; in Sevens whether it is on turn and
     which cards it may play."""
 
+    PRESENT = ("game", "seat", "name", "connected", "round", "round_status", "hand", "last_event")
+
     game = fields.String(
         metadata={"description": "The game this table plays: `my-ship-sails`, `sevens` or `may-i`."}
     )
@@ -1092,6 +1111,8 @@ class PassSchema(StrictSchema):
 
 class PassOutcomeSchema(DocumentedSchema):
     """A pass taken: whether the exchange resolved, and the seat's hand now."""
+
+    PRESENT = ()
 
     round = fields.Integer()
     exchange = fields.Integer()
@@ -1311,6 +1332,8 @@ class CheckExchangeOutcomeSchema(DocumentedSchema):
 class ProblemErrorSchema(DocumentedSchema):
     """One problem at one place: a body `pointer` or a `parameter`."""
 
+    PRESENT = ("detail",)
+
     pointer = fields.String()
     parameter = fields.String()
     detail = fields.String()
@@ -1319,6 +1342,8 @@ class ProblemErrorSchema(DocumentedSchema):
 class ProblemSchema(DocumentedSchema):
     """RFC 9457 problem details; 409 answers add the current numbers, 410 the
     oldest event kept."""
+
+    PRESENT = ("type", "title", "status", "detail", "code")
 
     class Meta:
         unknown = ma.INCLUDE

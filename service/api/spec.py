@@ -18,7 +18,7 @@ from flask_smorest.utils import prepare_response
 from . import docs_generated, spec_games
 from .problems import PROBLEM_JSON
 from .rules_links import link_rules
-from .schemas import GameSchema, OptionsSchema, ProblemSchema, StrictSchema
+from .schemas import DocumentedSchema, GameSchema, OptionsSchema, ProblemSchema, StrictSchema
 
 
 class StrictConverter(OpenAPIConverter):
@@ -31,6 +31,19 @@ class StrictConverter(OpenAPIConverter):
         instance = resolve_schema_instance(schema)
         if isinstance(instance, StrictSchema):
             jsonschema["additionalProperties"] = False
+        elif isinstance(instance, DocumentedSchema):
+            # A response: the members every answer holds are required, so that
+            # a generated client's types need no check for each (issue 23).
+            present = type(instance).PRESENT
+            required = set(jsonschema.get("required", ()))
+            required.update(
+                name
+                for name in jsonschema.get("properties", {})
+                if present is None or name in present
+            )
+            if required:
+                order = list(jsonschema.get("properties", {}))
+                jsonschema["required"] = sorted(required, key=order.index)
         # What one field cannot say (e.g. a turn is a play or a pass): a
         # schema's own ``json_schema`` keywords, such as ``oneOf``.
         jsonschema.update(getattr(instance.Meta, "json_schema", {}))

@@ -307,21 +307,26 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
         operation, seat = operation_of(case), (case.path_parameters or {}).get("seat")
         if table is None:
             return None
-        if operation in SEAT_OPERATIONS and isinstance(seat, int) and 0 <= seat < 4:
+        if (
+            operation in SEAT_OPERATIONS
+            and isinstance(seat, int)
+            and 0 <= seat < len(table["seats"])
+        ):
             return str(table["seats"][seat])
         if operation in HOST_OPERATIONS:
             return str(table["host"])
-        if operation in MAY_I_OPERATIONS:  # a seat's, on whatever table
-            return str(rng.choice(table["seats"]))
-        if operation == "claim":
-            return str(rng.choice(table["seats"]))
+        if operation in (*MAY_I_OPERATIONS, "claim") and table["seats"]:
+            return str(rng.choice(table["seats"]))  # a seat's (none for open seats)
         return None
 
     failures: list[str] = []
 
     class Workflow(api.as_state_machine()):  # type: ignore[misc]
+        linked = False
+
         def step(self, input: Any) -> Any:
-            if input.transition is not None and input.is_applied:
+            self.linked = input.transition is not None and input.is_applied
+            if self.linked:
                 followed[input.transition.id] += 1
             return super().step(input)
 
@@ -345,6 +350,18 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
         def before_call(self, case: Any) -> None:
             operation = operation_of(case)
             seen[operation] += 1
+            params = case.path_parameters or {}
+            made_up = "table_id" in params and params["table_id"] not in tokens
+            if made_up and not self.linked and case.method != "DELETE":
+                # Half the calls that took no link and name no table of this
+                # walk go to one: a front end calls the tables it made, and
+                # the walk gets deep without counting on links alone (a spec
+                # change moves Hypothesis's draws); the others keep their ids.
+                # Not a DELETE: a link's later call to a table it made would
+                # find it gone (schemathesis's ST302).
+                seated = [t for t, made in tokens.items() if made["seats"]]
+                if seated and rng.random() < 0.5:
+                    params["table_id"] = rng.choice(seated)
             token = token_for(case)
             if token:  # over any Authorization schemathesis generated
                 case.headers = {**(case.headers or {}), "Authorization": f"Bearer {token}"}
@@ -352,7 +369,6 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
             # gets deep; else schemathesis's own data.
             if rng.random() > 0.7:
                 return
-            params = case.path_parameters or {}
             if operation == "createTable":
                 case.body = {"players": ["a", "b", "c", "d"], "first_dealer": 0}
                 if rng.random() < 0.4:
@@ -363,12 +379,14 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
                 # The current round and exchange, and a card the seat holds.
                 base = f"{served.base}/v1/tables/{params['table_id']}"
                 view = requests.get(base, timeout=10).json()
-                if view.get("round") is None or view["round"]["exchange"] is None:
+                if (view.get("round") or {}).get("exchange") is None:
                     host = {"Authorization": f"Bearer {tokens[params['table_id']]['host']}"}
                     requests.post(f"{base}/rounds", headers=host, timeout=10)  # deal one
                     view = requests.get(base, timeout=10).json()
                 current = (view.get("round") or {}).get("exchange")
                 if current is None:  # the match is over, or the table gone
+                    return
+                if not tokens[params["table_id"]]["seats"]:  # open seats: none to pass
                     return
                 seat = rng.randrange(len(tokens[params["table_id"]]["seats"]))
                 token = tokens[params["table_id"]]["seats"][seat]
@@ -419,9 +437,10 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
         return missing
 
     walks = 0
-    # Walk on (at most 10 walks) until 150 creations and all of it: the
-    # links' coin flips are truly random, so one walk may miss a part.
-    while walks < 10 and (seen["createTable"] < 150 or gaps()):
+    # Walk on until 150 creations and all of it: the links' coin flips are
+    # truly random, so one walk may miss a part (a pass is reached by the
+    # links from a deal's answer only); at most 30 walks, about 3 s each.
+    while walks < 30 and (seen["createTable"] < 150 or gaps()):
         walks += 1
         try:
             seed(SEED + walks)(Workflow).run(

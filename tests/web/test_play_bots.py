@@ -97,9 +97,13 @@ def test_play_against_three_bots_by_one_click(
     page.select_option("#preset", preset)
     page.fill("#name", "Ann")
     if game == "may-i":
-        # A 1 s May I? window: the bots ask and answer within it, and each
-        # declined discard costs a second of the round, not the default five.
-        page.fill("#window", "1000")
+        # A half-second May I? window: the bots (150 ms) ask and answer
+        # within it, and each discard no one takes costs half a second of
+        # the round, not the default five.
+        page.fill("#window", "500")
+    # Bots that think 150 ms, not the default 600: the round is the same
+    # walk through the page, four times sooner.
+    page.fill("#bot-delay", "150")
     page.click("#play-bots")
     page.wait_for_selector("#deal")
     table_id = page.evaluate("location.hash").split("/")[2]
@@ -107,6 +111,7 @@ def test_play_against_three_bots_by_one_click(
     table = players.table()
     assert [s["bot"] for s in table["seats"]] == [None, "basic", "basic", "basic"]
     assert table["seats"][0]["name"] == "Ann"
+    assert table["options"]["bot_delay_ms"] == 150
     assert (
         page.eval_on_selector_all("#seats .badge.bot", "els => els.map(e => e.textContent)")
         == ["bot: basic"] * 3

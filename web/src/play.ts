@@ -74,6 +74,7 @@ function createForm(presets: Preset[]): HTMLElement {
   const windowRow = h("p", { id: "window-row" }, h("label", { for: "window" }, "May I? window (ms) "), window);
   const clocked = h("input", { id: "clocked", type: "checkbox", "data-key": "clocked" }) as HTMLInputElement;
   const turnSeconds = h("input", { id: "turn-seconds", type: "number", min: 1, max: 3600, value: 30, "data-key": "turn-seconds" }) as HTMLInputElement;
+  const botDelay = h("input", { id: "bot-delay", type: "number", min: 0, max: 60000, step: 100, value: 600, "data-key": "bot-delay" }) as HTMLInputElement;
   // Seat 0 is yours; each other seat is open (a friend joins by link) or a bot.
   const seatList = h("ol", { id: "seat-kinds", start: 0 }) as HTMLElement;
   const kinds: HTMLSelectElement[] = [];
@@ -117,6 +118,7 @@ function createForm(presets: Preset[]): HTMLElement {
     const chosen = presets.find((p) => p.name === preset.value);
     if (chosen?.game === "may-i") options.may_i_window_ms = Number(window.value);
     if (clocked.checked) options.turn_timeout_ms = Number(turnSeconds.value) * 1000;
+    if (botDelay.value !== "") options.bot_delay_ms = Number(botDelay.value);
     const created = ok(
       await api.POST("/v1/tables", {
         body: {
@@ -175,6 +177,7 @@ function createForm(presets: Preset[]): HTMLElement {
       h("label", { for: "turn-seconds" }, " s per move (then the default move is made and the seat is away)"),
     ),
     windowRow,
+    h("p", {}, h("label", { for: "bot-delay" }, "Bots think for (ms) "), botDelay),
     h("p", {}, h("button", { type: "submit", id: "create-table", "data-key": "create-table" }, "Create the table")),
   );
 }

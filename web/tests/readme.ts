@@ -38,7 +38,7 @@ async function ship() {
   const example = examples.ship;
   const t = await table(example.table, { hands: example.hands });
   const resolved: boolean[] = [];
-  let after: Schemas["SeatView"] = {};
+  let after: Schemas["SeatView"] | undefined;
   let early: unknown[] = [];
   const claim = () =>
     api.POST("/v1/tables/{table_id}/rounds/{round_no}/claims", { params: { path: { table_id: t.id, round_no: 1 } }, headers: t.seats[0] });
@@ -60,8 +60,8 @@ async function ship() {
   const events = ok(await api.GET("/v1/tables/{table_id}/events", { params: { path: { table_id: t.id }, query: { after: 0 } } }));
   return {
     resolved,
-    received: after.received,
-    hand: after.hand,
+    received: after?.received,
+    hand: after?.hand,
     early_claim: early,
     winners: won.result?.winners,
     exchanges: won.result?.exchanges,

@@ -1163,9 +1163,9 @@ export interface components {
         /** @description Whose move the referee waits for. */
         Awaiting: {
             /** @description `deal` (the host deals the next round), `pass` (`seats` must choose), `claims` (a claim window is open until `until_ms`) or `nothing` (the match is over). */
-            action?: string;
-            seats?: number[];
-            until_ms?: number | null;
+            action: string;
+            seats: number[];
+            until_ms: number | null;
         };
         /** @description Hand a seat to a bot: which automatic player ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
         BotSeat: {
@@ -1213,10 +1213,10 @@ export interface components {
         };
         /** @description Whether the hand wins, why, and its winning suits. */
         CheckClaimOutcome: {
-            reason?: string;
+            reason: string;
             /** @description The winning suits (S H D C). */
-            suits?: string[];
-            winning?: boolean;
+            suits: string[];
+            winning: boolean;
         };
         /** @description My Ship Sails: `whehee`, `foster`. */
         CheckClaimWhehee: {
@@ -1314,14 +1314,14 @@ export interface components {
         };
         /** @description Whether the deal is valid, every problem, and the hands in canonical form. */
         CheckDealOutcome: {
-            hands?: string[][] | null;
+            hands: string[][] | null;
             /** @description `{pointer, detail}` each; the first 50. */
-            problems?: {
+            problems: {
                 [key: string]: unknown;
             }[];
             /** @description How many problems in all. */
-            problems_total?: number;
-            valid?: boolean;
+            problems_total: number;
+            valid: boolean;
         };
         /** @description Sevens: `sevens`, `parliament`, `fan-tan`, `dominoes`, `sevens-any-seven`, `sevens-corner`, `sevens-voluntary`, `sevens-last-card`, `sevens-penalty`, `fan-tan-two-decks`. */
         CheckDealSevens: {
@@ -1373,9 +1373,9 @@ export interface components {
         };
         /** @description Whether the discard is allowed, why, and the melds the card fits. */
         CheckDiscardOutcome: {
-            allowed?: boolean;
-            fits?: number[];
-            reason?: string;
+            allowed: boolean;
+            fits: number[];
+            reason: string;
         };
         /** @description Hands and passes by seat for one exchange of any passing mode. */
         CheckExchange: {
@@ -1467,11 +1467,11 @@ export interface components {
         /** @description The hands after the exchange and what each seat received. */
         CheckExchangeOutcome: {
             /** @description The seats that passed. */
-            choosers?: number[];
-            direction?: string;
-            hands?: string[][];
+            choosers: number[];
+            direction: string;
+            hands: string[][];
             /** @description By seat; `[]` for nothing. */
-            received?: string[][];
+            received: string[][];
         };
         /** @description My Ship Sails: `whehee`, `foster`. */
         CheckExchangeWhehee: {
@@ -1508,11 +1508,11 @@ export interface components {
         };
         /** @description Whether it is the contract, why, and the melds as shown (a run ascending). */
         CheckLayDownOutcome: {
-            melds?: {
+            melds: {
                 [key: string]: unknown;
             }[] | null;
-            reason?: string;
-            valid?: boolean;
+            reason: string;
+            valid: boolean;
         };
         /** @description May `card` be laid off on `meld` ([May I?: melds](/docs/rules/may-i#melds))? */
         CheckLayOff: {
@@ -1527,9 +1527,9 @@ export interface components {
         };
         /** @description Whether it fits, why, and at which end of a run. */
         CheckLayOffOutcome: {
-            end?: string | null;
-            fits?: boolean;
-            reason?: string;
+            end: string | null;
+            fits: boolean;
+            reason: string;
         };
         /** @description May this hand play this card on this layout (Sevens, [Sevens: the layout](/docs/rules/sevens#the-layout))? */
         CheckPlay: {
@@ -1548,9 +1548,9 @@ export interface components {
         } & components["schemas"]["CheckPlaySevens"];
         /** @description Whether the card may be played, why, and every card of the hand that may. */
         CheckPlayOutcome: {
-            playable?: boolean;
-            playable_cards?: string[];
-            reason?: string;
+            playable: boolean;
+            playable_cards: string[];
+            reason: string;
         };
         /** @description Sevens: `sevens`, `parliament`, `fan-tan`, `dominoes`, `sevens-any-seven`, `sevens-corner`, `sevens-voluntary`, `sevens-last-card`, `sevens-penalty`, `fan-tan-two-decks`. */
         CheckPlaySevens: {
@@ -1579,25 +1579,25 @@ export interface components {
         } & (unknown | unknown);
         /** @description Whether the proof checks, and what does not. */
         CheckProofOutcome: {
-            problems?: string[];
-            valid?: boolean;
+            problems: string[];
+            valid: boolean;
         };
         /** @description An accepted declaration and the settlement (or when its window closes). */
         ClaimOutcome: {
-            accepted?: boolean;
-            match?: components["schemas"]["MatchView"];
-            result?: components["schemas"]["RoundResult"] | null;
-            round?: number;
-            round_status?: string;
-            seat?: number;
-            window_closes_at_ms?: number | null;
+            accepted: boolean;
+            match: components["schemas"]["MatchView"];
+            result: components["schemas"]["RoundResult"] | null;
+            round: number;
+            round_status: string;
+            seat: number;
+            window_closes_at_ms: number | null;
         };
         /** @description A valid claim of the round in play, with the hand it showed. */
         ClaimShown: {
             /** @description When the claim arrived (Redis clock, ms). */
-            at_ms?: number;
-            hand?: string[];
-            seat?: number;
+            at_ms: number;
+            hand: string[];
+            seat: number;
         };
         /** @description Which code to issue: a seat's, or the table's. */
         CodeRequest: {
@@ -1799,13 +1799,13 @@ export interface components {
         /** @description A created table, with the host's and every named seat's token and the open seats' join codes (shown once). */
         CreatedTable: {
             /** @description Shown only this once. */
-            host_token?: string;
+            host_token: string;
             /** @description Shown once; one per open seat, or one table code (`join_codes: table`); empty when every seat is named. */
-            join_codes?: components["schemas"]["JoinCode"][];
+            join_codes: components["schemas"]["JoinCode"][];
             /** @description Shown once; one per named seat (none for an open seat). */
-            seat_tokens?: components["schemas"]["SeatToken"][];
-            table?: components["schemas"]["PublicTable"];
-            table_id?: string;
+            seat_tokens: components["schemas"]["SeatToken"][];
+            table: components["schemas"]["PublicTable"];
+            table_id: string;
         };
         /** @description The next round: no `hands` (or `null`) to shuffle, or a submitted deal to check. */
         Deal: {
@@ -1841,45 +1841,45 @@ export interface components {
         /** @description A page of public events. */
         EventList: {
             /** @description Each has `seq`, `at_ms`, `type` and the type's members. */
-            events?: {
+            events: {
                 [key: string]: unknown;
             }[];
             /** @description The seq of the last event so far. */
-            last_event?: number;
+            last_event: number;
             /** @description Whether events after this page exist now. */
-            more?: boolean;
+            more: boolean;
             /** @description Pass as `after` to read on. */
-            next_after?: number;
+            next_after: number;
             /** @description The seq of the oldest event still kept (only the newest `EVENTS_KEPT` are); a cursor before `oldest_seq - 1` gets 410 `events-gone`. */
-            oldest_seq?: number;
+            oldest_seq: number;
         };
         /** @description A game the referee knows. */
         GameInfo: {
             /** @description Its id: `my-ship-sails`, `sevens`, `may-i`. */
-            name?: string;
+            name: string;
             /** @description The path of its rules page. */
-            rules?: string;
-            title?: string;
-            variants?: components["schemas"]["Variant"][];
+            rules: string;
+            title: string;
+            variants: components["schemas"]["Variant"][];
         };
         /** @description Every game. */
         GameList: {
-            games?: components["schemas"]["GameInfo"][];
+            games: components["schemas"]["GameInfo"][];
         };
         /** @description A probe's answer. */
         Health: {
-            status?: string;
+            status: string;
             /** @description The release that answers (CHANGELOG.md), e.g. `0.2.0`. */
-            version?: string;
+            version: string;
         };
         /** @description A new join code: it replaces the seat's (or the table's) earlier one. */
         IssuedCode: {
             /** @description 128 random bits; Redis keeps only its hash. */
-            code?: string;
+            code: string;
             /** @description When it stops working (ms since the epoch). */
-            expires_at_ms?: number;
+            expires_at_ms: number;
             /** @description The seat it takes; `null`: the table code (the lowest open seat). */
-            seat?: number | null;
+            seat: number | null;
         };
         /** @description Take an open seat: the player's name and, unless the table is listed, a join code. */
         Join: {
@@ -1891,19 +1891,19 @@ export interface components {
         /** @description A join code ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)): shown only to the host, once. */
         JoinCode: {
             /** @description 128 random bits; Redis keeps only its hash. */
-            code?: string;
+            code: string;
             /** @description When it stops working (ms since the epoch). */
-            expires_at_ms?: number;
+            expires_at_ms: number;
             /** @description The seat it takes; `null`: the table code (the lowest open seat). */
-            seat?: number | null;
+            seat: number | null;
         };
         /** @description The seat taken and its token: shown only in this answer (and to a retry with the same `Idempotency-Key`). */
         Joined: {
-            name?: string;
-            seat?: number;
-            table?: components["schemas"]["PublicTable"];
+            name: string;
+            seat: number;
+            table: components["schemas"]["PublicTable"];
             /** @description The seat's bearer token; shown only here. */
-            token?: string;
+            token: string;
         };
         /** @description Lay down the contract: `{"lay_down": [["5H", "5S", "5C"], ...]}` ([May I?: melds](/docs/rules/may-i#melds), [May I?: contracts](/docs/rules/may-i#contracts)). */
         LayDownMove: {
@@ -1927,11 +1927,11 @@ export interface components {
         /** @description Sevens: one row of the layout, from its lowest to its highest card. */
         LayoutRow: {
             /** @description The highest card, e.g. `9H`. */
-            high?: string;
+            high: string;
             /** @description The lowest card, e.g. `5H`. */
-            low?: string;
+            low: string;
             /** @description `S`, `H`, `D` or `C`. */
-            suit?: string;
+            suit: string;
         };
         /** @description One row of a Sevens layout: its suit, lowest and highest card. */
         LayoutRowIn: {
@@ -1945,54 +1945,54 @@ export interface components {
         /** @description A page of the lobby. */
         LobbyPage: {
             /** @description Another page follows: read on from `next_after`. */
-            more?: boolean;
-            next_after?: string | null;
-            tables?: components["schemas"]["LobbyTable"][];
+            more: boolean;
+            next_after: string | null;
+            tables: components["schemas"]["LobbyTable"][];
         };
         /** @description A seat as the lobby shows it. */
         LobbySeat: {
             /** @description `null`: open. */
-            name?: string | null;
-            open?: boolean;
-            seat?: number;
+            name: string | null;
+            open: boolean;
+            seat: number;
         };
         /** @description A listed table with open seats (never a code or a token). */
         LobbyTable: {
-            created_at_ms?: number;
+            created_at_ms: number;
             /** @description When the table expires unless it is played (ms since the epoch). */
-            expires_at_ms?: number;
-            game?: string;
+            expires_at_ms: number;
+            game: string;
             /** @description The options that differ from the preset's. */
-            options?: {
+            options: {
                 [key: string]: unknown;
             };
-            seats?: components["schemas"]["LobbySeat"][];
-            seats_open?: number;
-            seats_taken?: number;
-            table_id?: string;
-            variant?: string;
+            seats: components["schemas"]["LobbySeat"][];
+            seats_open: number;
+            seats_taken: number;
+            table_id: string;
+            variant: string;
         };
         /** @description Where the match stands and who won it. */
         MatchView: {
             /** @description Seats given the fastest-win point when a `deals` match with `fastest_win_bonus` ended ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)). */
             fastest_win?: number[];
             /** @description `in-progress`, `won`, `finished`, `abandoned`. */
-            status?: string;
-            winners?: number[];
+            status: string;
+            winners: number[];
         };
         /** @description May I?: the declined discard on offer ([May I?](/docs/rules/may-i#may-i)). */
         MayIOffer: {
             /** @description Seat -> `allow` or `deny`, for the seats that answered. */
-            answers?: {
+            answers: {
                 [key: string]: string;
             };
-            asker?: number | null;
-            card?: string;
+            asker: number | null;
+            card: string;
             /** @description The offer's number in the round. */
-            offer?: number;
-            opened_ms?: number;
+            offer: number;
+            opened_ms: number;
             /** @description The window closes at this instant. */
-            until_ms?: number;
+            until_ms: number;
         };
         /** @description The options of May I? (`GET /v1/variants`). */
         MayIOptions: {
@@ -2021,25 +2021,25 @@ export interface components {
         };
         /** @description The May I? offer as it stands after the request or answer. */
         MayIOutcome: {
-            current_offer?: components["schemas"]["MayIOffer"] | null;
-            offer?: number;
-            on_turn?: number | null;
+            current_offer: components["schemas"]["MayIOffer"] | null;
+            offer: number;
+            on_turn: number | null;
             /** @description The offer is still open. */
-            open?: boolean;
-            round?: number;
-            step?: string;
+            open: boolean;
+            round: number;
+            step: string;
         };
         /** @description May I?: a meld on the table ([May I?: melds](/docs/rules/may-i#melds)). */
         MeldView: {
             /** @description A run ascending. */
-            cards?: string[];
+            cards: string[];
             /** @description The meld's number in the round, from 1. */
-            id?: number;
+            id: number;
             /** @description `set` or `run`. */
-            kind?: string;
-            owner?: number;
+            kind: string;
+            owner: number;
             /** @description The rank each card counts as (a joker's). */
-            stands_for?: string[];
+            stands_for: string[];
         };
         /** @description One step of a turn, exactly one member: `{"take_discard": true}`, `{"decline": true}`, `{"draw": true}`, `{"lay_down": [[cards], ...]}`, `{"lay_off": {"card", "meld", "end"}}`, `{"discard": "5C"}` or, in a lay-off turn after a seat went out, `{"done": true}`. */
         Move: components["schemas"]["TakeDiscardMove"] | components["schemas"]["DeclineMove"] | components["schemas"]["DrawMove"] | components["schemas"]["LayDownMove"] | components["schemas"]["LayOffMove"] | components["schemas"]["DiscardMove"] | components["schemas"]["DoneMove"];
@@ -2052,21 +2052,21 @@ export interface components {
         };
         /** @description What a move did and where the round stands now. */
         MoveOutcome: {
-            action?: string;
+            action: string;
             /** @description The move's argument. */
-            argument?: unknown;
+            argument: unknown;
             /** @description The seat's hand now. */
-            hand?: string[];
-            match?: components["schemas"]["MatchView"];
-            may_i?: components["schemas"]["MayIOffer"] | null;
-            move?: number;
-            next_move?: number | null;
-            on_turn?: number | null;
-            result?: components["schemas"]["RoundResult"] | null;
-            round?: number;
-            round_status?: string;
-            seat?: number;
-            step?: string;
+            hand: string[];
+            match: components["schemas"]["MatchView"];
+            may_i: components["schemas"]["MayIOffer"] | null;
+            move: number;
+            next_move: number | null;
+            on_turn: number | null;
+            result: components["schemas"]["RoundResult"] | null;
+            round: number;
+            round_status: string;
+            seat: number;
+            step: string;
         };
         /** @description The options of My Ship Sails (`GET /v1/variants`). */
         MyShipSailsOptions: {
@@ -2113,17 +2113,17 @@ export interface components {
         /** @description The next deal's public part: what it commits to, never its secret. */
         NextDeal: {
             /** @description Lower-case hex SHA-256 of `card-referee/deal-commitment/v1`, a zero byte and the deal's 32-byte secret (`docs/guide/deal-proofs.md`). */
-            commitment?: string;
+            commitment: string;
             /** @description Whether the deal waits until every seat gave a seed. */
-            require_seeds?: boolean;
+            require_seeds: boolean;
             /** @description The round this deal will deal. */
-            round?: number;
+            round: number;
             /** @description The seats that gave a seed. */
-            seeded?: number[];
+            seeded: number[];
             /** @description When the seeds are due (ms since the epoch, Redis's clock): from then on the deal goes ahead with the seeds given. `null`: never. */
-            seeds_due_ms?: number | null;
+            seeds_due_ms: number | null;
             /** @description How long after the commitment's publication the seeds are due (ms); `null`: the deal waits for every seed. */
-            seeds_wait_ms?: number | null;
+            seeds_wait_ms: number | null;
         };
         /** @description Option overrides ([My Ship Sails: options](/docs/rules/my-ship-sails#options)); every member is optional and replaces the preset's value. */
         Options: {
@@ -2232,7 +2232,7 @@ export interface components {
             hand_size?: number;
             jokers?: number;
             last_card?: boolean;
-            match?: {
+            match: {
                 [key: string]: unknown;
             };
             max_exchanges?: number | null;
@@ -2308,12 +2308,12 @@ export interface components {
              *     | 500 | [`internal-error`](/problems/internal-error) |
              *     | 503 | [`streams-full`](/problems/streams-full), [`redis-unavailable`](/problems/redis-unavailable), [`table-busy`](/problems/table-busy), [`stored-format-newer`](/problems/stored-format-newer), [`step-mismatch`](/problems/step-mismatch), [`replicas-behind`](/problems/replicas-behind) |
              */
-            code?: string;
+            code: string;
             current_exchange?: number | null;
             current_round?: number | null;
             /** @description Sevens: the turn now. */
             current_turn?: number | null;
-            detail?: string;
+            detail: string;
             /** @description The first 50 problems. */
             errors?: components["schemas"]["ProblemError"][];
             /** @description How many problems in all. */
@@ -2333,95 +2333,95 @@ export interface components {
             round_status?: string | null;
             /** @description A refusal by a game's rules: the rules page that explains it, e.g. `/docs/rules/sevens#the-layout` (HTML; `Accept: text/markdown` for the Markdown). */
             rules?: string;
-            status?: number;
-            title?: string;
+            status: number;
+            title: string;
             /** @description `/problems/{code}`, a page of this service (resolve it against the request's URL) saying what the code means and what to do. */
-            type?: string;
+            type: string;
             waiting_for?: number[];
         };
         /** @description One problem at one place: a body `pointer` or a `parameter`. */
         ProblemError: {
-            detail?: string;
+            detail: string;
             parameter?: string;
             pointer?: string;
         };
         /** @description A round's deal proof, shown once the round is over. */
         Proof: {
-            commitment?: string;
+            commitment: string;
             /** @description The 32-byte secret, hex. */
-            secret?: string;
+            secret: string;
             /** @description Each seat's seed (`null`: none given). */
-            seeds?: (string | null)[];
-            shuffles?: components["schemas"]["Shuffle"][];
+            seeds: (string | null)[];
+            shuffles: components["schemas"]["Shuffle"][];
             /** @description The host submitted the hands: no shuffle to check; the proof still fixes the round's later randomness (May I?'s reshuffles). */
-            submitted?: boolean;
+            submitted: boolean;
         };
         /** @description The public view of a table: never a hidden card. */
         PublicTable: {
-            awaiting?: components["schemas"]["Awaiting"];
-            dealer?: number;
+            awaiting: components["schemas"]["Awaiting"];
+            dealer: number;
             /** @description The first-dealer draw, one card per seat per pass (face up). */
-            draw?: (string | null)[][];
-            first_dealer?: number;
+            draw: (string | null)[][];
+            first_dealer: number;
             /** @description The game this table plays: `my-ship-sails`, `sevens` or `may-i`. */
-            game?: string;
+            game: string;
             /** @description The seq of the last event written so far (0: none): read `/events?after=last_event` to follow the table from this view on. */
-            last_event?: number;
+            last_event: number;
             /** @description The newest of them (`null` before the first). The view no longer lists every round (it would grow with the match): page them from `GET /v1/tables/{table_id}/rounds`. */
-            last_result?: components["schemas"]["RoundResult"] | null;
-            match?: components["schemas"]["MatchView"];
+            last_result: components["schemas"]["RoundResult"] | null;
+            match: components["schemas"]["MatchView"];
             /** @description The chain of the current (or last) round's accepted moves ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)): write it down as the round goes; its record's links must end at this head. `null` before a round was dealt with a chain. */
-            move_chain?: components["schemas"]["MoveChain"] | null;
+            move_chain: components["schemas"]["MoveChain"] | null;
             /** @description The next deal's commitment and who seeded it ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` for a table written before deals were committed. */
-            next_deal?: components["schemas"]["NextDeal"] | null;
+            next_deal: components["schemas"]["NextDeal"] | null;
             /** @description The seats no player has taken yet; the table deals when none is. */
-            open_seats?: number[];
-            options?: components["schemas"]["OptionsOut"];
-            round?: components["schemas"]["RoundView"] | null;
+            open_seats: number[];
+            options: components["schemas"]["OptionsOut"];
+            round: components["schemas"]["RoundView"] | null;
             /** @description The rounds over so far (those `GET /v1/tables/{table_id}/rounds` lists): the scored ones, and in Sevens the round the host abandoned. */
-            rounds_played?: number;
-            seats?: components["schemas"]["Seat"][];
+            rounds_played: number;
+            seats: components["schemas"]["Seat"][];
             /** @description The seats by points, then chips, then seat number. */
-            standings?: components["schemas"]["Seat"][];
-            table_id?: string;
-            variant?: string;
+            standings: components["schemas"]["Seat"][];
+            table_id: string;
+            variant: string;
         };
         /** @description A finished round's record: enough to check its deal and replay it. */
         Record: {
             /** @description `false`: the round had more moves than a record keeps (2000). */
-            complete?: boolean;
+            complete: boolean;
             /** @description What was dealt: `hands` by seat, `set_aside`, `stock`, `discard`. */
-            deal?: {
+            deal: {
                 [key: string]: unknown;
             };
             /** @description The deal's body (`{}`: a shuffle). */
-            deal_request?: {
+            deal_request: {
                 [key: string]: unknown;
             };
-            dealt_at_ms?: number;
-            game?: string;
+            dealt_at_ms: number;
+            game: string;
             /** @description Every accepted move, in order: `seat`, `at_ms`, `move`, the game's arguments and `link`, the round's chain of moves after it ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); `move_chain` in the table's view showed it live). */
-            moves?: {
+            moves: {
                 [key: string]: unknown;
             }[];
             /** @description The table's options, as its view shows them. */
-            options?: {
+            options: {
                 [key: string]: unknown;
             };
-            proof?: components["schemas"]["Proof"];
+            proof: components["schemas"]["Proof"];
             /** @description The round's result, as its list shows it. */
-            result?: {
+            result: {
                 [key: string]: unknown;
             };
-            round?: number;
-            seats?: {
+            round: number;
+            seats: {
                 [key: string]: unknown;
             }[];
             /** @description The table before the deal, in the game's stored form. */
-            start_state?: string;
-            submitted?: boolean;
-            table_id?: string;
-            variant?: string;
+            start_state: string;
+            submitted: boolean;
+            table_id: string;
+            variant: string;
         };
         /** @description The host's requirement for the next deals. */
         RequireSeeds: {
@@ -2431,24 +2431,24 @@ export interface components {
         };
         /** @description One round: the current view while it is the latest, its result once over. */
         RoundInfo: {
-            current?: components["schemas"]["RoundView"] | null;
-            number?: number;
-            result?: components["schemas"]["RoundResult"] | null;
+            current: components["schemas"]["RoundView"] | null;
+            number: number;
+            result: components["schemas"]["RoundResult"] | null;
         };
         /** @description A page of finished rounds' results, oldest first. */
         RoundList: {
             /** @description The number of the last round over so far (0: none). */
-            last_round?: number;
+            last_round: number;
             /** @description Whether rounds after this page exist now. */
-            more?: boolean;
+            more: boolean;
             /** @description The URL of the next page (`null`: none now). */
-            next?: string | null;
+            next: string | null;
             /** @description Pass as `after` to read on. */
-            next_after?: number;
+            next_after: number;
             /** @description The number of the oldest round still kept (only the newest `ROUNDS_KEPT` are); a cursor before `oldest_round - 1` gets 410 `rounds-gone`. */
-            oldest_round?: number;
+            oldest_round: number;
             /** @description Each round's result, as the table's `last_result` shows it. */
-            rounds?: components["schemas"]["RoundResult"][];
+            rounds: components["schemas"]["RoundResult"][];
         };
         /** @description How a round ended ([My Ship Sails: simultaneous winners](/docs/rules/my-ship-sails#simultaneous-winners), [My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)). */
         RoundResult: {
@@ -2458,7 +2458,7 @@ export interface components {
             cards_left?: number[];
             /** @description Each seat's chip change in this round; empty without chips. */
             chips?: number[];
-            dealer?: number;
+            dealer: number;
             /** @description Exchanges resolved in the round. */
             exchanges?: number;
             /** @description Hands shown: every valid claim's, or every hand in a showdown. */
@@ -2473,7 +2473,7 @@ export interface components {
             points?: number[];
             /** @description Sevens: the chips the winner took. */
             pot?: number;
-            round?: number;
+            round: number;
             /** @description The cards a `full` deck's deal set aside, shown once the round is over ([My Ship Sails: the referee's choices](/docs/rules/my-ship-sails#referees-choices)); empty for the other decks. */
             set_aside?: string[];
             /** @description `sole`, `void`, `abandoned`, `highest-card`, `highest-sum`, `shared` (also a full highest-card tie), or for Foster's showdown ([My Ship Sails: presets](/docs/rules/my-ship-sails#presets)) `showdown` (after a declaration) and `showdown-two-cards` (the circuits ran out; no winner when no seat holds two of a suit). */
@@ -2488,10 +2488,10 @@ export interface components {
         /** @description The round just dealt and the table's public view. */
         RoundStarted: {
             /** @description The deal's commitment ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)), as `next_deal` showed it. */
-            commitment?: string;
-            dealer?: number;
-            round?: number;
-            table?: components["schemas"]["PublicTable"];
+            commitment: string;
+            dealer: number;
+            round: number;
+            table: components["schemas"]["PublicTable"];
         };
         /** @description The round in play (or the last one) as the public may see it. My Ship Sails: exchanges, choosers, claims; Sevens: the layout, whose turn, the pot. */
         RoundView: {
@@ -2502,7 +2502,7 @@ export interface components {
             contract?: string;
             contract_runs?: number;
             contract_sets?: number;
-            dealer?: number;
+            dealer: number;
             direction?: string;
             discard_size?: number;
             discard_top?: string | null;
@@ -2517,7 +2517,7 @@ export interface components {
             /** @description May I?: the number of the next move. */
             move?: number | null;
             moves_taken?: number;
-            number?: number;
+            number: number;
             /** @description Sevens: the seat on turn (`null` once over). */
             on_turn?: number | null;
             /** @description Sevens: the seat that had the first turn. */
@@ -2527,7 +2527,7 @@ export interface components {
             /** @description Sevens: chips paid into the pot this round. */
             pot?: number;
             /** @description `passing`, `claim-window` or `over`. */
-            status?: string;
+            status: string;
             /** @description May I?: `draw` (take or decline the discard), `may-i` (the discard is offered), `stock`, `play`, `final` (lay-offs after a seat went out) or `over`. */
             step?: string;
             stock_size?: number;
@@ -2553,18 +2553,18 @@ export interface components {
             /** @description Has chosen its pass in the current exchange (never which cards). */
             chosen?: boolean;
             /** @description A stream of the seat's own, or a request with its token, was seen within the last 15 seconds ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
-            connected?: boolean;
+            connected: boolean;
             /** @description May I?: has laid down its contract this round. */
             laid_down?: boolean;
             /** @description `null` for an open seat. */
-            name?: string | null;
+            name: string | null;
             /** @description The seat waits for a player to join ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)). */
-            open?: boolean;
+            open: boolean;
             /** @description Round wins plus the fastest-win point ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)). */
-            points?: number;
+            points: number;
             /** @description Sevens, in `standings`: the place (1 first; ties share). */
             rank?: number;
-            seat?: number;
+            seat: number;
             /** @description The seat's deadline in the step the table waits on (ms since the epoch, Redis's clock), or `null`: its default move (or its bot's move) is made then. */
             until_ms?: number | null;
             /** @description Round wins so far. */
@@ -2572,26 +2572,26 @@ export interface components {
         };
         /** @description A named seat's bearer token, shown only when the table is created (an open seat's, only to the player who takes it: `POST …/join`). */
         SeatToken: {
-            name?: string;
-            seat?: number;
-            token?: string;
+            name: string;
+            seat: number;
+            token: string;
         };
         /** @description What one seat may see: its hand; in My Ship Sails its pending pass and the last cards passed and received; in Sevens whether it is on turn and which cards it may play. */
         SeatView: {
             /** @description The seats connected now ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby): a stream of their own, or a request with their token, seen within the last 15 seconds), this one included. */
-            connected?: number[];
+            connected: number[];
             /** @description May I?: when this seat may lay down, melds of its hand that make the round's contract (one way, a help; `null`: none found or not now). */
             contract?: string[][] | null;
             /** @description May I?: the cards it may discard. */
             discardable?: string[];
             exchange?: number | null;
             /** @description The game this table plays: `my-ship-sails`, `sevens` or `may-i`. */
-            game?: string;
-            hand?: string[];
+            game: string;
+            hand: string[];
             /** @description May I?: has laid down. */
             laid_down?: boolean;
             /** @description The seq of the last event written so far (0: none): read `/events?after=last_event` to follow the table from this view on. */
-            last_event?: number;
+            last_event: number;
             /** @description May I?: card -> the melds it may be laid off on. */
             lay_offs?: {
                 [key: string]: number[];
@@ -2604,7 +2604,7 @@ export interface components {
             move?: number | null;
             /** @description Sevens with `last_card`: its next play leaves one card, so the play must carry `last_card: true`. */
             must_announce?: boolean;
-            name?: string;
+            name: string;
             /** @description Sevens: this seat is on turn. */
             on_turn?: boolean;
             passed?: string[] | null;
@@ -2614,9 +2614,9 @@ export interface components {
             playable?: string[];
             /** @description The cards this seat last received in this round (`passed`: last gave); under `simultaneous` both are from the last exchange. */
             received?: string[] | null;
-            round?: number | null;
-            round_status?: string | null;
-            seat?: number;
+            round: number | null;
+            round_status: string | null;
+            seat: number;
             /** @description May I?: the round's step. */
             step?: string | null;
             /** @description This seat must choose a pass in the current exchange. */
@@ -2633,10 +2633,10 @@ export interface components {
         };
         /** @description A seed taken: its hash as the proof uses it, and the next deal. */
         SeedOutcome: {
-            next_deal?: components["schemas"]["NextDeal"];
-            seat?: number;
+            next_deal: components["schemas"]["NextDeal"];
+            seat: number;
             /** @description SHA-256 of the seed's UTF-8, hex. */
-            seed_sha256?: string;
+            seed_sha256: string;
         };
         /** @description The options of Sevens (`GET /v1/variants`). */
         SevensOptions: {
@@ -2680,16 +2680,16 @@ export interface components {
         };
         /** @description A hand shown by a valid declaration, or by Foster's showdown. */
         ShownHand: {
-            cards?: string[];
-            seat?: number;
+            cards: string[];
+            seat: number;
         };
         /** @description One shuffle of the round: its label, the cards as given, their order after it. */
         Shuffle: {
-            deck?: string[];
+            deck: string[];
             /** @description `card-referee/deal/shuffle/<i>`. */
-            label?: string;
+            label: string;
             /** @description The deck order dealt from. */
-            order?: string[];
+            order: string[];
         };
         /** @description Take the top discard: `{"take_discard": true}` ([May I?: a turn](/docs/rules/may-i#a-turn)). */
         TakeDiscardMove: {
@@ -2699,36 +2699,36 @@ export interface components {
         /** @description A single-use ticket that opens one stream of a seat. */
         Ticket: {
             /** @description Seconds it may wait to be used. */
-            expires_in?: number;
+            expires_in: number;
             /** @description The stream's URL with the ticket. */
-            stream?: string;
+            stream: string;
             /** @description Pass it as `?ticket=` once. */
-            ticket?: string;
+            ticket: string;
         };
         /** @description A seat's turn: `{"play": "8S"}` (with `"last_card": true` when it leaves one card and the table plays `last_card`) or `{"pass": true}`. */
         Turn: components["schemas"]["TurnPlay"] | components["schemas"]["TurnPass"];
         /** @description What a turn did: the card played or the pass, who is on turn next, the pot, and the result once the round is over. */
         TurnOutcome: {
             /** @description `play` or `pass`. */
-            action?: string;
-            card?: string | null;
+            action: string;
+            card: string | null;
             /** @description Chips this move paid into the pot (a pass, a missed last card). */
-            chips_paid?: number;
+            chips_paid: number;
             /** @description The seat's hand just after this turn (a repeat answers alike). */
-            hand?: string[];
-            last_card?: boolean;
-            match?: components["schemas"]["MatchView"];
+            hand: string[];
+            last_card: boolean;
+            match: components["schemas"]["MatchView"];
             /** @description The seat on turn now. */
-            next_seat?: number | null;
+            next_seat: number | null;
             /** @description The next turn's number. */
-            next_turn?: number | null;
-            pot?: number;
-            result?: components["schemas"]["RoundResult"] | null;
-            round?: number;
+            next_turn: number | null;
+            pot: number;
+            result: components["schemas"]["RoundResult"] | null;
+            round: number;
             /** @description `playing` or `over`. */
-            round_status?: string;
-            seat?: number;
-            turn?: number;
+            round_status: string;
+            seat: number;
+            turn: number;
         };
         /** @description Pass: `{"pass": true}`; the seat pays `pass_chips` into the pot ([Sevens: the layout](/docs/rules/sevens#the-layout)). */
         TurnPass: {
@@ -2749,19 +2749,19 @@ export interface components {
         };
         /** @description A preset ([My Ship Sails: presets](/docs/rules/my-ship-sails#presets)): its name, player range, source seed and options. */
         Variant: {
-            description?: string;
+            description: string;
             /** @description The game this preset belongs to: `my-ship-sails`, `sevens` or `may-i`. */
-            game?: string;
-            max_players?: number;
-            min_players?: number;
-            name?: string;
-            options?: components["schemas"]["OptionsOut"];
+            game: string;
+            max_players: number;
+            min_players: number;
+            name: string;
+            options: components["schemas"]["OptionsOut"];
             /** @description The source text it comes from (a seed of the rule book, e.g. `004`). */
-            source?: string;
+            source: string;
         };
         /** @description Every preset this version plays. */
         VariantList: {
-            variants?: components["schemas"]["Variant"][];
+            variants: components["schemas"]["Variant"][];
         };
     };
     responses: {

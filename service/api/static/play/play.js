@@ -911,6 +911,7 @@ function createForm(presets) {
   const windowRow = h("p", { id: "window-row" }, h("label", { for: "window" }, "May I? window (ms) "), window2);
   const clocked = h("input", { id: "clocked", type: "checkbox", "data-key": "clocked" });
   const turnSeconds = h("input", { id: "turn-seconds", type: "number", min: 1, max: 3600, value: 30, "data-key": "turn-seconds" });
+  const botDelay = h("input", { id: "bot-delay", type: "number", min: 0, max: 6e4, step: 100, value: 600, "data-key": "bot-delay" });
   const seatList = h("ol", { id: "seat-kinds", start: 0 });
   const kinds = [];
   const layoutSeats = () => {
@@ -952,6 +953,7 @@ function createForm(presets) {
     const chosen = presets.find((p) => p.name === preset.value);
     if (chosen?.game === "may-i") options.may_i_window_ms = Number(window2.value);
     if (clocked.checked) options.turn_timeout_ms = Number(turnSeconds.value) * 1e3;
+    if (botDelay.value !== "") options.bot_delay_ms = Number(botDelay.value);
     const created = ok(
       await api.POST("/v1/tables", {
         body: {
@@ -1009,6 +1011,7 @@ function createForm(presets) {
       h("label", { for: "turn-seconds" }, " s per move (then the default move is made and the seat is away)")
     ),
     windowRow,
+    h("p", {}, h("label", { for: "bot-delay" }, "Bots think for (ms) "), botDelay),
     h("p", {}, h("button", { type: "submit", id: "create-table", "data-key": "create-table" }, "Create the table"))
   );
 }
