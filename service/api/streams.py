@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import Response, current_app, request, stream_with_context, url_for
@@ -116,10 +116,26 @@ def _cursor(query: dict[str, Any]) -> Cursor:
 
 
 def _stream(
-    table_id: str, cursor: Cursor, seat: int | None = None, held: str | None = None
+    table_id: str,
+    cursor: Cursor,
+    release: Callable[[], None],
+    seat: int | None = None,
+    held: str | None = None,
 ) -> Response:
+    """The stream's answer; ``release`` (its place, :func:`_room`) is given
+    back when the answer closes, or now when the stream cannot open."""
+    try:
+        response = _open(table_id, cursor, seat, held)
+    except BaseException:
+        release()
+        raise
+    response.call_on_close(release)
+    return response
+
+
+def _open(table_id: str, cursor: Cursor, seat: int | None, held: str | None) -> Response:
     settings = referee().settings
-    process_hub = _room()
+    process_hub = hub()
     follower = Follower(
         referee().store,
         process_hub,
@@ -156,19 +172,21 @@ def _watch(table_id: str, seat: int | None) -> Watch:
     return Watch(read, store.window_ms, keepalive)
 
 
-def _room() -> Hub:
-    """The process's hub; 503 ``streams-full`` when it holds as many streams
-    as it may (checked before a ticket is spent, so that it can be used again)."""
+def _room() -> Callable[[], None]:
+    """A place for one more stream of this process (call the function it
+    returns to give it back); 503 ``streams-full`` when it holds as many
+    streams as it may (taken before a ticket is spent, so that a refused
+    ticket can be used again)."""
     settings = referee().settings
-    process_hub = hub()
-    if process_hub.streams >= settings.stream_max_open:
+    release = hub().reserve(settings.stream_max_open)
+    if release is None:
         raise Problem(
             503,
             "streams-full",
             "This instance holds as many streams as it may; try again shortly.",
             headers={"Retry-After": str(settings.retry_after_seconds)},
         )
-    return process_hub
+    return release
 
 
 def _answer(frames: Iterator[str]) -> Response:
@@ -211,7 +229,8 @@ class TableStream(MethodView):
         `Last-Event-ID` and misses nothing.
         """
         check_table_id(table_id)
-        return _stream(table_id, _cursor(query))
+        cursor = _cursor(query)
+        return _stream(table_id, cursor, _room())
 
 
 @blp.route("/<table_id>/seats/<int:seat>/stream")
@@ -240,22 +259,27 @@ class SeatStream(MethodView):
         check_table_id(table_id)
         ticket = query.get("ticket")
         cursor = _cursor(query)
-        _room()
-        if ticket is None:
-            loaded = load(table_id, protected=True)
-            if seat >= loaded.table.seats:
-                raise Problem(404, "seat-not-found", f"There is no seat {seat} at this table.")
-            auth.require_seat(loaded.auth, seat)
-            held: str | None = loaded.auth["s"][seat]
-        elif (held := _redeem(table_id, ticket, seat)) is None:
-            if "Last-Event-ID" not in request.headers:
-                raise Problem(401, "ticket-invalid", TICKET_INVALID)
-            # An EventSource reconnecting by itself: any status but 200 would end it
-            # for good, before the page could tell it to open a new stream.
-            return _answer(iter([_ticket_invalid()]))
-        else:
-            presence.note(seat)  # the ticket's seat is seen, as with its token
-        return _stream(table_id, cursor, seat, held)
+        release = _room()
+        try:
+            if ticket is None:
+                loaded = load(table_id, protected=True)
+                if seat >= loaded.table.seats:
+                    raise Problem(404, "seat-not-found", f"There is no seat {seat} at this table.")
+                auth.require_seat(loaded.auth, seat)
+                held: str | None = loaded.auth["s"][seat]
+            elif (held := _redeem(table_id, ticket, seat)) is None:
+                if "Last-Event-ID" not in request.headers:
+                    raise Problem(401, "ticket-invalid", TICKET_INVALID)
+                # An EventSource reconnecting by itself: any status but 200 would
+                # end it for good, before the page could tell it to open a new one.
+                release()
+                return _answer(iter([_ticket_invalid()]))
+            else:
+                presence.note(seat)  # the ticket's seat is seen, as with its token
+        except BaseException:
+            release()
+            raise
+        return _stream(table_id, cursor, release, seat, held)
 
 
 TICKET_INVALID = (

@@ -144,7 +144,27 @@ class Hub:
         self.closing = False
         self._generation: dict[str, int] = {}
         self._shared: dict[str, _Shared] = {}
+        self._places = 0
         _HUBS.add(self)
+
+    def reserve(self, limit: int) -> Callable[[], None] | None:
+        """A place for one more stream of this process, taken at once (so
+        that requests arriving together cannot all pass the check), or
+        ``None`` when ``limit`` places are taken. Call the function it
+        returns when the stream ends; a second call does nothing."""
+        with self._lock:
+            if self._places >= limit:
+                return None
+            self._places += 1
+        given = [True]
+
+        def release() -> None:
+            with self._lock:
+                if given[0]:
+                    given[0] = False
+                    self._places -= 1
+
+        return release
 
     @property
     def streams(self) -> int:

@@ -132,6 +132,33 @@ def test_no_more_streams_open_than_stream_max_open_even_all_at_once(attacked: Se
     assert statuses.count(503) >= 9, statuses
 
 
+def test_a_refused_stream_gives_its_place_back(attacked: Served) -> None:
+    """Each refusal after the place was taken (a wrong token, a spent ticket,
+    a table that is not there) gives it back: three of each, and the
+    instance's three places are still free."""
+    tables = TableClient(HttpClient(attacked.base))
+    t = tables.create(variant="mein-schiff")
+    seat = f"{attacked.base}{t.url}/seats/1/stream"
+    refused = [
+        reader
+        for _ in range(3)
+        for reader in (
+            Reader(seat, Authorization=f"Bearer {t.seats[0]}"),
+            Reader(f"{seat}?ticket={'x' * 43}"),
+            Reader(f"{attacked.base}/v1/tables/{'A' * 24}/stream"),
+        )
+    ]
+    assert [r.status for r in refused] == [403, 401, 404] * 3
+    # Once earlier tests' streams have ended on the server too, all three
+    # open: a place kept by a refusal would never come back.
+    readers = [open_when_room(f"{attacked.base}{t.url}/stream") for _ in range(3)]
+    try:
+        assert [r.status for r in readers] == [200, 200, 200]
+    finally:
+        for reader in readers:
+            reader.close()
+
+
 def test_a_token_reissued_while_its_stream_opens_closes_that_stream(
     redis_server: RedisProcess, redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
