@@ -159,13 +159,15 @@ def deal_round(table_id: str, loaded: Loaded, body: dict[str, Any]) -> Journaled
     pending = referee().store.pending_deal(table_id)
     if pending is None or pending.get("round") != number or len(pending["seeds"]) != seats:
         pending = fresh_deal(number, seats, *_carried(pending), now_ms=loaded.now_ms)
+    rng: DealRandom = random_for(pending)
+    start_state = game.encode(table)
+    # The game's own refusals first (a round in play, the match over): the
+    # seeds are missing only when a deal could be made.
+    dealt = game.start_round(table, rng, loaded.now_ms, body)
     missing = [s for s, seed in enumerate(pending["seeds"]) if seed is None]
     due = pending.get("seeds_due_ms")
     if pending.get("require_seeds") and missing and (due is None or loaded.now_ms < due):
         raise seeds_missing(number, missing, due, loaded.now_ms)
-    rng: DealRandom = random_for(pending)
-    start_state = game.encode(table)
-    dealt = game.start_round(table, rng, loaded.now_ms, body)
     submitted = body.get("hands") is not None
     proof = {
         "commitment": pending["commitment"],

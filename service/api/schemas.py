@@ -1366,6 +1366,19 @@ class ProblemSchema(DocumentedSchema):
     current_exchange = fields.Integer(allow_none=True)
     round_status = fields.String(allow_none=True)
     waiting_for = fields.List(fields.Integer())
+    missing_seats = fields.List(
+        fields.Integer(), metadata={"description": "409 `seeds-missing`: the seats with no seed."}
+    )
+    round = fields.Integer(
+        metadata={"description": "409 `seeds-missing`: the round the refused deal would deal."}
+    )
+    seeds_due_ms = fields.Integer(
+        allow_none=True,
+        metadata={
+            "description": "409 `seeds-missing`: when the seeds are due (ms since the epoch, "
+            "Redis's clock); `null`: the deal waits for every seed."
+        },
+    )
     oldest_seq = fields.Integer(
         metadata={"description": "410 `events-gone`: the seq of the oldest event still kept."}
     )

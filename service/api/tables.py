@@ -294,8 +294,10 @@ class Rounds(MethodView):
         every problem at once (422 `deal-invalid`, RULES.md 2.4). 409
         `seats-open` (with `open_seats`) while a seat is open (RULES.md 5.1),
         `round-in-play` while the current round is not over, `match-over` after
-        the match, `seeds-missing` (with `missing_seats`) while the host
-        requires every seat's seed and one is missing.
+        the match, `seeds-missing` (with `missing_seats`, `round` and
+        `seeds_due_ms`; `Retry-After` when the seeds are ever due) while the
+        host requires every seat's seed, one is missing and the seeds are
+        not due yet (`PUT …/next-deal`, RULES.md 5.2).
         """
         deal = body or {}
 

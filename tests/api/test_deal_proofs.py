@@ -334,6 +334,11 @@ def test_required_seeds_are_due_after_the_hosts_wait(
     dealt = tables.deal(t)
     assert dealt.status_code == 201, dealt.get_json()
     dealt_at = _redis_ms(redis_client)
+    # While the round is played a deal is refused for that, not for the
+    # next deal's seeds (whose due time would move on with each retry).
+    again = tables.deal(t)
+    assert (again.status_code, again.get_json()["code"]) == (409, "round-in-play")
+    assert "Retry-After" not in again.headers
     following = tables.public(t)["next_deal"]
     # The next deal's seeds are due the same wait after its commitment.
     assert following["round"] == 2 and following["seeds_wait_ms"] == 1500

@@ -645,8 +645,10 @@ export interface paths {
          *     every problem at once (422 `deal-invalid`, [My Ship Sails: the deal](/docs/rules/my-ship-sails#the-deal)). 409
          *     `seats-open` (with `open_seats`) while a seat is open ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)),
          *     `round-in-play` while the current round is not over, `match-over` after
-         *     the match, `seeds-missing` (with `missing_seats`) while the host
-         *     requires every seat's seed and one is missing.
+         *     the match, `seeds-missing` (with `missing_seats`, `round` and
+         *     `seeds_due_ms`; `Retry-After` when the seeds are ever due) while the
+         *     host requires every seat's seed, one is missing and the seeds are
+         *     not due yet (`PUT …/next-deal`, [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)).
          */
         post: operations["dealRound"];
         delete?: never;
@@ -2322,6 +2324,8 @@ export interface components {
             last_event?: number;
             /** @description 410 `rounds-gone`: the number of the last round over. */
             last_round?: number;
+            /** @description 409 `seeds-missing`: the seats with no seed. */
+            missing_seats?: number[];
             /** @description 410 `rounds-gone`: the number of the oldest round still kept. */
             oldest_round?: number;
             /** @description 410 `events-gone`: the seq of the oldest event still kept. */
@@ -2330,9 +2334,13 @@ export interface components {
             on_turn?: number | null;
             /** @description 422 `must-play`: how many cards the seat could play. */
             playable_count?: number;
+            /** @description 409 `seeds-missing`: the round the refused deal would deal. */
+            round?: number;
             round_status?: string | null;
             /** @description A refusal by a game's rules: the rules page that explains it, e.g. `/docs/rules/sevens#the-layout` (HTML; `Accept: text/markdown` for the Markdown). */
             rules?: string;
+            /** @description 409 `seeds-missing`: when the seeds are due (ms since the epoch, Redis's clock); `null`: the deal waits for every seed. */
+            seeds_due_ms?: number | null;
             status: number;
             title: string;
             /** @description `/problems/{code}`, a page of this service (resolve it against the request's URL) saying what the code means and what to do. */
