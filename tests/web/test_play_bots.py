@@ -101,9 +101,10 @@ def test_play_against_three_bots_by_one_click(
         # within it, and each discard no one takes costs half a second of
         # the round, not the default five.
         page.fill("#window", "500")
-    # Bots that think 150 ms, not the default 600: the round is the same
-    # walk through the page, four times sooner.
-    page.fill("#bot-delay", "150")
+    if game != "my-ship-sails":
+        # Bots that think 150 ms, not the default 600: the same walk through
+        # the page, sooner (My Ship Sails' round is short at the default).
+        page.fill("#bot-delay", "150")
     page.click("#play-bots")
     page.wait_for_selector("#deal")
     table_id = page.evaluate("location.hash").split("/")[2]
@@ -111,7 +112,7 @@ def test_play_against_three_bots_by_one_click(
     table = players.table()
     assert [s["bot"] for s in table["seats"]] == [None, "basic", "basic", "basic"]
     assert table["seats"][0]["name"] == "Ann"
-    assert table["options"]["bot_delay_ms"] == 150
+    assert table["options"]["bot_delay_ms"] == (600 if game == "my-ship-sails" else 150)
     assert (
         page.eval_on_selector_all("#seats .badge.bot", "els => els.map(e => e.textContent)")
         == ["bot: basic"] * 3
