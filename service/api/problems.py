@@ -155,19 +155,25 @@ def http_exception_problem(error: HTTPException) -> Problem:
     return problem
 
 
+def invalid_request(errors: list[dict[str, str]]) -> Problem:
+    """422 ``invalid-request`` for ``errors`` (each ``{"pointer" or
+    "parameter", "detail"}``), its detail naming the first of them: what
+    the schemas refuse, and a handler's checks that need the token first."""
+    listed, total = capped(errors)
+    detail = "The request has invalid values: " + "; ".join(
+        f"{e.get('pointer') or e.get('parameter') or '/'}: {e['detail']}" for e in listed
+    )
+    if total > len(listed):
+        detail += f"; and {total - len(listed)} more"
+    return Problem(422, "invalid-request", detail, errors)
+
+
 def _problem_of(error: HTTPException) -> Problem:
     status = error.code or 500
     data = getattr(error, "data", None) or {}
     messages = data.get("messages") or data.get("errors")
     if status == 422 and messages:
-        errors = validation_errors(messages)
-        listed, total = capped(errors)
-        detail = "The request has invalid values: " + "; ".join(
-            f"{e.get('pointer') or e.get('parameter') or '/'}: {e['detail']}" for e in listed
-        )
-        if total > len(listed):
-            detail += f"; and {total - len(listed)} more"
-        return Problem(422, "invalid-request", detail, errors)
+        return invalid_request(validation_errors(messages))
     if status == 400:
         detail = data.get("message") or "The request body is not valid JSON."
         where = validation_errors(messages) if isinstance(messages, Mapping) else None

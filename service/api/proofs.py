@@ -32,7 +32,7 @@ from .catalog import checks_blp
 from .common import SECURITY, RefereeBlueprint, check_table_id, documented, referee
 from .links import operation
 from .moves import Answer, commit_move, load
-from .problems import Problem
+from .problems import Problem, invalid_request
 from .schemas import NextDealSchema
 from .schemas_proofs import (
     CheckProofOutcomeSchema,
@@ -300,12 +300,7 @@ class NextDeal(MethodView):
             auth.require_host(loaded.auth)
             if body.get("seeds_wait_ms") is not None and not body["require_seeds"]:
                 detail = "A wait for seeds needs `require_seeds: true`."
-                raise Problem(
-                    422,
-                    "invalid-request",
-                    f"The request has invalid values: /seeds_wait_ms: {detail}",
-                    [{"pointer": "/seeds_wait_ms", "detail": detail}],
-                )
+                raise invalid_request([{"pointer": "/seeds_wait_ms", "detail": detail}])
             pending = _pending(table_id, loaded)
             wanted = (body["require_seeds"], body.get("seeds_wait_ms"))
             if wanted == _carried(pending):

@@ -14,7 +14,7 @@
 -- The LAST three KEYS (whatever precedes them): the next deal's pending proof
 -- (a string), the current round's record (a list: its number, its header,
 -- then its moves) and the finished rounds' records (a hash by number).
--- The table hash's h is the round's chain of moves (service.games.chain):
+-- The table hash's h is the round's chain of moves (service.games.proof):
 -- "<links> <head> <key>", written with each move appended to the record.
 -- ARGV[1] expected version ("0": the table must not exist yet)
 -- ARGV[2] the new state ("" keeps the state, its step and its choices: a
