@@ -356,7 +356,10 @@ def test_passes_survive_workers_killed_mid_exchange(served: Any, redis_client: r
         time.sleep(rng.uniform(0.02, 0.1))
         workers = served.workers()
         if workers:
-            os.kill(rng.choice(workers), signal.SIGKILL)
+            try:
+                os.kill(rng.choice(workers), signal.SIGKILL)
+            except ProcessLookupError:
+                continue  # it ended between the listing and the kill: pick again
             killed += 1
     for thread in threads:
         thread.join(120)
