@@ -15,6 +15,7 @@
 | ``RATE_LIMIT_ANONYMOUS`` | ``50/second`` | requests without a token, per client address |
 | ``RATE_LIMIT_TABLES`` | ``10/minute`` | table creations per client address |
 | ``RATE_LIMIT_FAILED_CLAIMS`` | ``5/minute`` | refused claims per token |
+| ``RATE_LIMIT_RECORD_CHECKS`` | ``60/minute`` | ``POST /v1/checks/deal-proof`` per client address |
 | ``JOIN_CODE_SECONDS`` | ``86400`` (24 h) | a join code's life (never past the table's expiry) |
 | ``LOBBY_TABLES_KEPT`` | ``10000`` | the newest listed tables the lobby keeps per preset |
 | ``RATE_LIMIT_PER_ADDRESS`` | ``100/second`` | every request per client address, tokens or none |
@@ -81,6 +82,7 @@ class Settings:
     rate_limit_anonymous: str = "50/second"
     rate_limit_tables: str = "10/minute"
     rate_limit_failed_claims: str = "5/minute"
+    rate_limit_record_checks: str = "60/minute"
     join_code_seconds: int = 24 * 3600
     lobby_tables_kept: int = 10000
     rate_limit_per_address: str = "100/second"
@@ -138,6 +140,7 @@ class Settings:
             "rate_limit_anonymous": "RATE_LIMIT_ANONYMOUS",
             "rate_limit_tables": "RATE_LIMIT_TABLES",
             "rate_limit_failed_claims": "RATE_LIMIT_FAILED_CLAIMS",
+            "rate_limit_record_checks": "RATE_LIMIT_RECORD_CHECKS",
             "join_code_seconds": "JOIN_CODE_SECONDS",
             "lobby_tables_kept": "LOBBY_TABLES_KEPT",
             "rate_limit_per_address": "RATE_LIMIT_PER_ADDRESS",

@@ -192,6 +192,9 @@ def test_the_proxy_hides_metrics_and_passes_the_rest(tmp_path: Path) -> None:
         assert status("/metrics") == 404
         assert status("/healthz") == 502
         assert status("/v1/tables", b"x" * (65 * 1024)) == 413
+        # A round record to check may be up to 1 MiB, as the service takes.
+        assert status("/v1/checks/deal-proof", b"x" * (1000 * 1024)) == 502
+        assert status("/v1/checks/deal-proof", b"x" * (1025 * 1024)) == 413
     finally:
         proc.terminate()
         proc.wait(10)

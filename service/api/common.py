@@ -38,7 +38,7 @@ ERROR_TEXT = {
     409: "The move does not fit the table's phase or its current round/exchange numbers.",
     410: "Events after `after` are no longer kept, or `after` is past the last event: re-read "
     "the table, then read on from its `last_event`.",
-    413: "The body is larger than 64 KiB.",
+    413: "The body is larger than 64 KiB (a round record to check: 1 MiB).",
     415: "A body that is not `application/json`.",
     422: "Invalid values, or a move the rules forbid; `errors` says where.",
     429: "Over a rate limit; retry after `Retry-After` seconds.",

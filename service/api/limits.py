@@ -7,9 +7,13 @@
 | ``POST /v1/tables`` | the client address | ``RATE_LIMIT_TABLES`` |
 | ``POST /v1/tables/{id}/join`` | the client address | ``RATE_LIMIT_TABLES`` (its own counter) |
 | refused claims (4xx of ``POST …/claims``) | the token's hash | ``RATE_LIMIT_FAILED_CLAIMS`` |
+| ``POST /v1/checks/deal-proof`` | the client address | ``RATE_LIMIT_RECORD_CHECKS`` |
 | every request, with a token or not | the client address | ``RATE_LIMIT_PER_ADDRESS`` |
 
-The last bounds all that one address does, whatever tokens it holds: a
+The record check has its own counter because one costs up to some 40 ms
+(a whole round's record, up to 1 MiB: its chain of 2,000 moves and its
+shuffles recomputed), where a move costs 2 or 3. The last row bounds all
+that one address does, whatever tokens it holds: a
 token's limit alone multiplies with the tokens an address can make (ten
 tables a minute of up to eleven tokens each). It rides in the same pipeline
 as the others (no round trip of its own on one Redis server; on a cluster,
@@ -23,7 +27,9 @@ own quotas replace the address's counters:
 - every request with the key, in place of the address's two counters:
   the key's ``requests_per_second`` (else ``CLIENT_KEY_REQUESTS_PER_SECOND``);
 - ``POST /v1/tables`` and ``POST …/join``, a counter each: the key's
-  ``tables_per_minute`` (else ``CLIENT_KEY_TABLES_PER_MINUTE``).
+  ``tables_per_minute`` (else ``CLIENT_KEY_TABLES_PER_MINUTE``);
+- ``POST /v1/checks/deal-proof``: ``RATE_LIMIT_RECORD_CHECKS``, counted for
+  the key instead of the address.
 
 A token's own counter and the refused-claims one still apply. The key is
 looked up on every request (one ``HGET`` before the pipeline; never cached,
@@ -178,6 +184,7 @@ class RateLimits:
         self.anonymous = parse(settings.rate_limit_anonymous)
         self.tables = parse(settings.rate_limit_tables)
         self.failed_claims = parse(settings.rate_limit_failed_claims)
+        self.record_checks = parse(settings.rate_limit_record_checks)
         self.per_address = parse(settings.rate_limit_per_address)
         if self.cluster:
             assert settings.redis_url is not None  # a cluster client comes from a cluster URL
@@ -256,6 +263,9 @@ class RateLimits:
             hits.append(self.tables_counter(address, "tables", key))
         elif post and endpoint == "seats.Join":  # its own counter, as many as creations
             hits.append(self.tables_counter(address, "joins", key))
+        elif post and endpoint == "checks.CheckProof":
+            who = address if key is None else f"client:{key.name}"
+            hits.append(self.counter(self.record_checks, who, "record-checks"))
         tested = None
         if post and endpoint == "tables.Claims":
             tested = self.counter(self.failed_claims, caller_key(), "failed-claims")

@@ -177,7 +177,12 @@ PAGES: dict[str, Page] = {
     "precondition-required": Page(
         428, "This call needs a precondition header.", "Send the header the detail names."
     ),
-    "body-too-large": Page(413, "The body is over 64 KiB.", "Send a smaller body."),
+    "body-too-large": Page(
+        413,
+        "The body is over 64 KiB (over 1 MiB for a round record sent to "
+        "`POST /v1/checks/deal-proof`).",
+        "Send a smaller body.",
+    ),
     "unsupported-media-type": Page(
         415,
         "The body is not `application/json`.",

@@ -30,6 +30,7 @@ from ..storage.store import Journal, Loaded
 from . import auth
 from .catalog import checks_blp
 from .common import SECURITY, RefereeBlueprint, check_table_id, documented, referee
+from .inputs import RECORD_BODY, takes_body
 from .links import operation
 from .moves import Answer, commit_move, load
 from .problems import Problem, invalid_request
@@ -427,6 +428,7 @@ class Record(MethodView):
 
 
 @checks_blp.route("/deal-proof")
+@takes_body(RECORD_BODY)
 class CheckProof(MethodView):
     @checks_blp.arguments(CheckProofSchema)
     @checks_blp.response(200, CheckProofOutcomeSchema)
@@ -439,7 +441,10 @@ class CheckProof(MethodView):
         secret and the seeds give. With `record` (a whole round record):
         that, and whether dealing the round again from them gives the
         recorded deal. Touches no storage. `valid: false` lists the
-        problems.
+        problems. The body may be up to 1 MiB (a whole round record; every
+        other endpoint takes 64 KiB): 413 `body-too-large` beyond; 422
+        `invalid-request` for a record of more moves than a record keeps
+        (2,000), or a proof of more than 200 shuffles or 10,000 cards.
         """
         if "record" in body:
             try:

@@ -9,6 +9,7 @@ from typing import Any
 from marshmallow import ValidationError, fields, validate, validates_schema
 
 from ..games.proof import SEED_MAX
+from ..storage.store import MOVES_KEPT
 from .schemas import SEEDS_WAIT_MS, Bool, DocumentedSchema, Int, NextDealSchema, StrictSchema
 
 
@@ -107,8 +108,51 @@ class RecordSchema(DocumentedSchema):
     result = fields.Dict(metadata={"description": "The round's result, as its list shows it."})
 
 
+SHUFFLES_CHECKED = 200
+"""The most shuffles a proof to check may hold (a round has its deal's and
+May I?'s reshuffles: a few dozen at most)."""
+
+CARDS_CHECKED = 10_000
+"""The most cards all of a proof's shuffles may hold together (a round
+shuffles its deck, at most 216 cards, and reshuffles only what was
+discarded since: 2,000 moves' worth); about 10 ms of checking."""
+
+
+def _check_bounds(data: dict[str, Any]) -> None:
+    """Refuse (422) a proof or record to check that is larger than a round
+    can be: more moves than a record keeps, more shuffles or cards than
+    :data:`SHUFFLES_CHECKED` and :data:`CARDS_CHECKED`; so that one check
+    costs at most a few milliseconds."""
+    record = data.get("record")
+    proof = record.get("proof") if isinstance(record, dict) else data.get("proof")
+    where = "record" if isinstance(record, dict) else "proof"
+    moves = record.get("moves") if isinstance(record, dict) else None
+    if isinstance(moves, list) and len(moves) > MOVES_KEPT:
+        raise ValidationError(
+            f"A round record keeps at most {MOVES_KEPT} moves, not {len(moves)}.",
+            field_name="record",
+        )
+    shuffles = proof.get("shuffles") if isinstance(proof, dict) else None
+    if not isinstance(shuffles, list):
+        return
+    if len(shuffles) > SHUFFLES_CHECKED:
+        raise ValidationError(
+            f"A proof holds at most {SHUFFLES_CHECKED} shuffles, not {len(shuffles)}.",
+            field_name=where,
+        )
+    cards = sum(
+        len(s["deck"]) for s in shuffles if isinstance(s, dict) and isinstance(s.get("deck"), list)
+    )
+    if cards > CARDS_CHECKED:
+        raise ValidationError(
+            f"A proof's shuffles hold at most {CARDS_CHECKED} cards together, not {cards}.",
+            field_name=where,
+        )
+
+
 class CheckProofSchema(StrictSchema):
-    """A proof to check, or a whole round record."""
+    """A proof to check, or a whole round record (up to 1 MiB: 413
+    ``body-too-large`` beyond; 422 when it holds more than a round can)."""
 
     class Meta(StrictSchema.Meta):
         # What the validator below says, so that the spec says it too.
@@ -121,6 +165,7 @@ class CheckProofSchema(StrictSchema):
     def _one(self, data: dict[str, Any], **_: Any) -> None:
         if ("proof" in data) == ("record" in data):
             raise ValidationError("Send exactly one of proof or record.", field_name="_schema")
+        _check_bounds(data)
 
 
 class CheckProofOutcomeSchema(DocumentedSchema):

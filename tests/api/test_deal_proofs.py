@@ -23,6 +23,7 @@ from service.storage.store import deal_key, moves_key
 
 from ..helpers import TableClient, bearer, snapshot
 from .proof_play import SETUPS, play_round, record, seed_all
+from .test_inputs import chunked
 
 # --- the independent re-implementation (from the document only) -----------
 
@@ -223,6 +224,58 @@ def test_a_seeded_round_is_verified_replayed_and_a_tampered_one_fails(
     changed["moves"][0]["at_ms"] += 1
     assert doc_chain(changed["proof"], changed["moves"]) is None
     assert referee("verify", stdin=json.dumps(changed)).returncode == 1
+
+
+def test_a_whole_record_up_to_1_mib_is_checked_and_no_larger_one(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    # A long round's record (2,000 moves with their links) is over the 64 KiB
+    # that every other body gets; the check takes it, however it is framed.
+    t = tables.create(4, **SETUPS["classic"])
+    assert tables.deal(t).status_code == 201
+    play_round(tables, redis_client, t, "classic", 1)
+    rec = record(tables, t, 1)
+    text = json.dumps({"record": rec}).encode()
+    padded = text[:-1] + b" " * (200_000 - len(text)) + b"}"  # still the same JSON
+    url = "/v1/checks/deal-proof"
+    sent = tables.client.post(url, data=padded, content_type="application/json")
+    assert sent.get_json() == {"valid": True, "problems": []}
+    assert chunked(tables.client, "POST", url, padded).get_json()["valid"] is True
+    # Another check's body stays at 64 KiB.
+    other = chunked(tables.client, "POST", "/v1/checks/deal", padded)
+    assert other.status_code == 413 and other.get_json()["code"] == "body-too-large"
+    assert "65536 bytes" in other.get_json()["detail"]
+    limit = 1024 * 1024
+    exact = text[:-1] + b" " * (limit - len(text)) + b"}"
+    assert tables.client.post(url, data=exact, content_type="application/json").status_code == 200
+    over = exact[:-1] + b" }"
+    for answer in (
+        tables.client.post(url, data=over, content_type="application/json"),
+        chunked(tables.client, "POST", url, over),
+    ):
+        assert answer.status_code == 413 and answer.get_json()["code"] == "body-too-large"
+        assert f"{limit} bytes" in answer.get_json()["detail"]
+
+    # A record or proof larger than a round can be is refused before any check.
+    def refused(body: dict[str, Any], pointer: str, words: str) -> None:
+        answer = tables.client.post(url, json=body)
+        assert answer.status_code == 422, answer.get_json()
+        error = answer.get_json()["errors"][0]
+        assert error["pointer"] == pointer and words in error["detail"], error
+
+    many = copy.deepcopy(rec)
+    many["moves"] = (rec["moves"] * (2001 // len(rec["moves"]) + 1))[:2001]
+    refused({"record": many}, "/record", "at most 2000 moves, not 2001")
+    many["moves"] = many["moves"][:2000]
+    assert tables.client.post(url, json={"record": many}).get_json()["valid"] is False
+    shuffle = rec["proof"]["shuffles"][0]
+    proof = {**rec["proof"], "shuffles": [shuffle] * 201}
+    refused({"proof": proof}, "/proof", "at most 200 shuffles, not 201")
+    big = {"label": shuffle["label"], "deck": ["2C"] * 10_001, "order": []}
+    refused({"record": {**rec, "proof": {**rec["proof"], "shuffles": [big]}}}, "/record", "10001")
+    big["deck"] = big["deck"][:10_000]
+    answer = tables.client.post(url, json={"proof": {**rec["proof"], "shuffles": [big]}})
+    assert answer.get_json()["valid"] is False
 
 
 def test_a_submitted_deal_is_marked_and_has_no_shuffle(

@@ -121,6 +121,17 @@ def test_claims_that_fail_repeatedly_are_limited(redis_server: RedisProcess) -> 
     assert tables.pass_(t, 1, 1, 0, ["8D"]).status_code == 200
 
 
+def test_checks_of_a_record_have_their_own_limit(redis_server: RedisProcess) -> None:
+    # One check costs up to some 40 ms (a whole round's record), a move 2 or 3.
+    c = limited_client(redis_server, rate_limit_record_checks="2/minute")
+    bad = {"proof": {"secret": "zz", "commitment": "", "seeds": [], "shuffles": []}}
+    answers = [c.post("/v1/checks/deal-proof", json=bad) for _ in range(2)]
+    assert [a.get_json()["valid"] for a in answers] == [False, False]
+    assert_429(c.post("/v1/checks/deal-proof", json=bad), 60)
+    # Other checks go on, also for this address.
+    assert c.post("/v1/checks/deal", json={"players": 4, "hands": NOT_WINNING}).status_code == 200
+
+
 def test_successful_claims_do_not_count_as_failures(redis_server: RedisProcess) -> None:
     c = limited_client(redis_server, rate_limit_failed_claims="1/minute")
     tables = TableClient(c)

@@ -101,7 +101,10 @@ export interface paths {
          *     secret and the seeds give. With `record` (a whole round record):
          *     that, and whether dealing the round again from them gives the
          *     recorded deal. Touches no storage. `valid: false` lists the
-         *     problems.
+         *     problems. The body may be up to 1 MiB (a whole round record; every
+         *     other endpoint takes 64 KiB): 413 `body-too-large` beyond; 422
+         *     `invalid-request` for a record of more moves than a record keeps
+         *     (2,000), or a proof of more than 200 shuffles or 10,000 cards.
          */
         post: {
             parameters: {
@@ -134,7 +137,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The body is larger than 64 KiB. */
+                /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
                 413: {
                     headers: {
                         [name: string]: unknown;
@@ -1568,7 +1571,7 @@ export interface components {
              */
             variant: "sevens" | "parliament" | "fan-tan" | "dominoes" | "sevens-any-seven" | "sevens-corner" | "sevens-voluntary" | "sevens-last-card" | "sevens-penalty" | "fan-tan-two-decks";
         };
-        /** @description A proof to check, or a whole round record. */
+        /** @description A proof to check, or a whole round record (up to 1 MiB: 413 ``body-too-large`` beyond; 422 when it holds more than a round can). */
         CheckProof: {
             /** @description A record's `proof`. */
             proof?: {
@@ -2894,7 +2897,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is larger than 64 KiB. */
+            /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2973,7 +2976,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is larger than 64 KiB. */
+            /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3052,7 +3055,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is larger than 64 KiB. */
+            /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3131,7 +3134,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is larger than 64 KiB. */
+            /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3210,7 +3213,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is larger than 64 KiB. */
+            /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3289,7 +3292,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is larger than 64 KiB. */
+            /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3368,7 +3371,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is larger than 64 KiB. */
+            /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3548,7 +3551,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is larger than 64 KiB. */
+            /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3801,7 +3804,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is larger than 64 KiB. */
+            /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3990,7 +3993,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is larger than 64 KiB. */
+            /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4103,7 +4106,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is larger than 64 KiB. */
+            /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4270,7 +4273,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is larger than 64 KiB. */
+            /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4388,7 +4391,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is larger than 64 KiB. */
+            /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4583,7 +4586,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is larger than 64 KiB. */
+            /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4751,7 +4754,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is larger than 64 KiB. */
+            /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4871,7 +4874,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is larger than 64 KiB. */
+            /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4992,7 +4995,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is larger than 64 KiB. */
+            /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5115,7 +5118,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is larger than 64 KiB. */
+            /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5237,7 +5240,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is larger than 64 KiB. */
+            /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5419,7 +5422,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is larger than 64 KiB. */
+            /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5609,7 +5612,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is larger than 64 KiB. */
+            /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
                     [name: string]: unknown;
