@@ -78,17 +78,23 @@ def _serve(args: argparse.Namespace) -> int:
         worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"])
         logs.logger.info("deadline worker", extra={"pid": worker.pid})
     logs.logger.info("serving", extra={"url": f"http://{options['bind']}", "docs": "/docs"})
+    master = os.getpid()
     try:
         Referee().run()
     finally:
-        if worker is not None:
-            worker.terminate()
-            try:
-                worker.wait(10)
-            except subprocess.TimeoutExpired:
-                worker.kill()
-        if started_pid is not None:
-            stop_embedded_redis(os.environ["REDIS_URL"])
+        # gunicorn's workers are forks of this process, and one that exits
+        # (sys.exit on the SIGABRT of a timed-out request) unwinds through
+        # here too: only the master stops the child worker and the embedded
+        # Redis that every worker shares.
+        if os.getpid() == master:
+            if worker is not None:
+                worker.terminate()
+                try:
+                    worker.wait(10)
+                except subprocess.TimeoutExpired:
+                    worker.kill()
+            if started_pid is not None:
+                stop_embedded_redis(os.environ["REDIS_URL"])
     return 0
 
 

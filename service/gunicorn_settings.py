@@ -89,6 +89,12 @@ def on_starting(server: Any) -> None:
         stale.unlink()
 
 
+def post_worker_init(worker: Any) -> None:
+    """A worker has loaded the app and takes requests from now on (gunicorn's
+    "Booting worker" line is its fork, a second or so before)."""
+    worker.log.info("Worker ready (pid: %s)", worker.pid)
+
+
 def child_exit(server: Any, worker: Any) -> None:
     """A worker exited: drop its live gauges (its counters stay in the totals)."""
     from prometheus_client import multiprocess

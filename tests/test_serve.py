@@ -36,14 +36,17 @@ def call(method: str, url: str, body: Any = None, token: str | None = None) -> t
 
 
 def start_service(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
+    """``referee serve`` on its embedded Redis in ``data_dir``; its log in
+    ``data_dir``'s folder (``serve.log``), appended to."""
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     env.update(PORT=str(port), REFEREE_DATA_DIR=str(data_dir), WEB_CONCURRENCY="2")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    with open(data_dir.parent / "serve.log", "ab") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "serve"],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     for _ in range(300):
         try:
             if call("GET", f"http://127.0.0.1:{port}/readyz")[0] == 200:
@@ -53,6 +56,16 @@ def start_service(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
         time.sleep(0.05)
     proc.kill()
     raise RuntimeError("the service did not become ready")
+
+
+def gunicorn_workers(master: int) -> list[int]:
+    """The pids of ``master``'s gunicorn workers (its children but the embedded Redis)."""
+    children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+    return [
+        int(pid)
+        for pid in children
+        if b"redis" not in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
+    ]
 
 
 def stop_service(proc: subprocess.Popen[bytes]) -> None:
@@ -71,6 +84,25 @@ def test_serve_with_embedded_redis_keeps_tables_across_a_restart(tmp_path: Path)
         assert status == 201
         table_id, host = created["table_id"], created["host_token"]
         assert call("POST", f"{base}/v1/tables/{table_id}/rounds", {}, host)[0] == 201
+        # A gunicorn worker ended as the master ends a timed-out one (SIGABRT:
+        # sys.exit in the fork) leaves the embedded Redis serving the others.
+        workers = gunicorn_workers(proc.pid)
+        assert len(workers) == 2, workers
+        os.kill(workers[0], signal.SIGABRT)
+        for _ in range(400):
+            now = gunicorn_workers(proc.pid)
+            log = (tmp_path / "serve.log").read_text()
+            if len(now) == 2 and workers[0] not in now:
+                replaced = next(p for p in now if p != workers[1])
+                if f"Worker ready (pid: {replaced})" in log:  # its app loaded
+                    break
+            time.sleep(0.05)
+        else:
+            raise AssertionError("gunicorn did not replace its worker")
+        assert (tmp_path / "data" / "redis.sock").exists()
+        for _ in range(4):  # both workers, whichever answers
+            assert call("GET", f"{base}/readyz")[0] == 200
+            assert call("GET", f"{base}/v1/tables/{table_id}")[0] == 200
     finally:
         stop_service(proc)
     assert not (tmp_path / "data" / "redis.sock").exists()  # the embedded Redis stopped too

@@ -8,6 +8,7 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, validate, validates_schema
 
+from ..games import GAMES
 from ..games.proof import SEED_MAX
 from ..storage.store import MOVES_KEPT
 from .schemas import SEEDS_WAIT_MS, Bool, DocumentedSchema, Int, NextDealSchema, StrictSchema
@@ -112,6 +113,13 @@ SHUFFLES_CHECKED = 200
 """The most shuffles a proof to check may hold (a round has its deal's and
 May I?'s reshuffles: a few dozen at most)."""
 
+START_STATE_CHECKED = 8192
+"""The longest ``start_state`` a record to check may hold, in characters (a
+table before its deal is a few hundred: its options, names and totals)."""
+
+SEATS_CHECKED = max(p.max_players for g in GAMES.values() for p in g.presets.values())
+"""The most seeds a proof to check may hold: one per seat of the largest table."""
+
 CARDS_CHECKED = 10_000
 """The most cards all of a proof's shuffles may hold together (a round
 shuffles its deck, at most 216 cards, and reshuffles only what was
@@ -121,8 +129,10 @@ discarded since: 2,000 moves' worth); about 10 ms of checking."""
 def _check_bounds(data: dict[str, Any]) -> None:
     """Refuse (422) a proof or record to check that is larger than a round
     can be: more moves than a record keeps, more shuffles or cards than
-    :data:`SHUFFLES_CHECKED` and :data:`CARDS_CHECKED`; so that one check
-    costs at most a few milliseconds."""
+    :data:`SHUFFLES_CHECKED` and :data:`CARDS_CHECKED`, a longer
+    ``start_state`` than :data:`START_STATE_CHECKED` or more seeds than
+    :data:`SEATS_CHECKED`; so that one check costs at most some 40 ms (the
+    start's options are checked by ``verify``: a table the referee makes)."""
     record = data.get("record")
     proof = record.get("proof") if isinstance(record, dict) else data.get("proof")
     where = "record" if isinstance(record, dict) else "proof"
@@ -131,6 +141,19 @@ def _check_bounds(data: dict[str, Any]) -> None:
         raise ValidationError(
             f"A round record keeps at most {MOVES_KEPT} moves, not {len(moves)}.",
             field_name="record",
+        )
+    start = record.get("start_state") if isinstance(record, dict) else None
+    if isinstance(start, str) and len(start) > START_STATE_CHECKED:
+        raise ValidationError(
+            f"A record's start_state is at most {START_STATE_CHECKED} characters, "
+            f"not {len(start)}.",
+            field_name="record",
+        )
+    seeds = proof.get("seeds") if isinstance(proof, dict) else None
+    if isinstance(seeds, list | str) and len(seeds) > SEATS_CHECKED:
+        raise ValidationError(
+            f"A proof holds one seed per seat: at most {SEATS_CHECKED}, not {len(seeds)}.",
+            field_name=where,
         )
     shuffles = proof.get("shuffles") if isinstance(proof, dict) else None
     if not isinstance(shuffles, list):
@@ -141,7 +164,9 @@ def _check_bounds(data: dict[str, Any]) -> None:
             field_name=where,
         )
     cards = sum(
-        len(s["deck"]) for s in shuffles if isinstance(s, dict) and isinstance(s.get("deck"), list)
+        len(s["deck"])
+        for s in shuffles
+        if isinstance(s, dict) and isinstance(s.get("deck"), list | str)
     )
     if cards > CARDS_CHECKED:
         raise ValidationError(
@@ -173,3 +198,9 @@ class CheckProofOutcomeSchema(DocumentedSchema):
 
     valid = Bool()
     problems = fields.List(fields.String())
+    submitted = Bool(
+        metadata={
+            "description": "The deal was the host's (its `hands` submitted, as the proof "
+            "says): no shuffle was checked, only the round's later randomness."
+        }
+    )

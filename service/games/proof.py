@@ -130,6 +130,9 @@ def problems_of(proof: Mapping[str, Any]) -> list[dict[str, str]]:
     the one the construction gives for its deck. Recomputed from the proof
     alone."""
     found: list[dict[str, str]] = []
+    shape = shape_problem(proof)
+    if shape is not None:
+        return [shape]
     try:
         secret = bytes.fromhex(proof["secret"])
     except ValueError:
@@ -153,6 +156,39 @@ def problems_of(proof: Mapping[str, Any]) -> list[dict[str, str]]:
                 }
             )
     return found
+
+
+def shape_problem(proof: Mapping[str, Any]) -> dict[str, str] | None:
+    """The first member of ``proof`` that is not of its type (``secret`` and
+    ``commitment`` text, ``seeds`` a list of texts or ``null``, each shuffle
+    a ``label`` and lists of card texts), or ``None``: checked before any
+    hashing, so that a text where a list belongs is not hashed letter by
+    letter."""
+
+    def texts(value: Any) -> bool:
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+    for name in ("secret", "commitment"):
+        if not isinstance(proof.get(name), str):
+            return {"pointer": f"/{name}", "detail": f"the {name} is not a text"}
+    seeds = proof.get("seeds")
+    if not isinstance(seeds, list) or not all(s is None or isinstance(s, str) for s in seeds):
+        return {"pointer": "/seeds", "detail": "the seeds are not a list of texts and nulls"}
+    shuffles = proof.get("shuffles")
+    if not isinstance(shuffles, list):
+        return {"pointer": "/shuffles", "detail": "the shuffles are not a list"}
+    for i, step in enumerate(shuffles):
+        if not (
+            isinstance(step, Mapping)
+            and isinstance(step.get("label"), str)
+            and texts(step.get("deck"))
+            and texts(step.get("order"))
+        ):
+            return {
+                "pointer": f"/shuffles/{i}",
+                "detail": "a shuffle is a label and two lists of cards (deck, order)",
+            }
+    return None
 
 
 def chain_key(secret: bytes) -> bytes:

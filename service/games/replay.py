@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import GAMES, codec
-from .base import Game, Transition
+from .base import Game, Transition, no_step
 from .errors import RuleViolation
-from .proof import DealRandom, chain_problems, key_of, problems_of
+from .proof import DealRandom, chain_problems, key_of, problems_of, shape_problem
 
 END_OF_TIME_MS = 2**62
 """The clock at which a replayed round's last windows have all closed."""
@@ -45,14 +45,19 @@ class Report:
 def verify(record: Mapping[str, Any]) -> Report:
     """Check a record's deal and the order of its moves: the commitment is
     its secret's, every shuffle is the one the secret and the seeds give,
-    dealing the round again from them (through the game) gives the recorded
-    deal, and every move's ``link`` is the chain's head after it (RULES.md
-    5.2; :func:`.proof.chain_problems`). A submitted deal
-    (the host's ``hands``) has no shuffle to check: only its reshuffles are
-    fixed by the proof, which the replay checks."""
+    the table before the deal is one the referee makes (:func:`start_problems`:
+    its options, seats and seeds as the record says), dealing the round
+    again from them (through the game) gives the recorded deal, and every
+    move's ``link`` is the chain's head after it (RULES.md 5.2;
+    :func:`.proof.chain_problems`). A submitted deal (the host's ``hands``,
+    marked ``submitted`` in the record and its proof) has no shuffle to
+    check: only its reshuffles are fixed by the proof, which the replay
+    checks."""
     report = Report()
     proof = record["proof"]
     report.problems += [f"proof{p['pointer']}: {p['detail']}" for p in problems_of(proof)]
+    if shape_problem(proof) is not None:
+        return report  # no proof to deal from
     _deal(record, report)
     report.problems += chain_problems(proof, record["moves"])
     return report
@@ -66,8 +71,12 @@ def _deal(record: Mapping[str, Any], report: Report) -> tuple[Game, Any] | None:
         report.problems.append(f"no game {record['game']!r} replays records")
         return None
     proof = record["proof"]
-    rng = DealRandom(key_of(bytes.fromhex(proof["secret"]), proof["seeds"]))
     before = codec.decode(record["start_state"])
+    found = start_problems(game, before, record)
+    if found:
+        report.problems += found
+        return None
+    rng = DealRandom(key_of(bytes.fromhex(proof["secret"]), proof["seeds"]))
     try:
         start = game.start_round(before, rng, record["dealt_at_ms"], record["deal_request"])
     except RuleViolation as refused:
@@ -82,6 +91,40 @@ def _deal(record: Mapping[str, Any], report: Report) -> tuple[Game, Any] | None:
             f"the deal is round {start.table.round.number}, not {record['round']}"
         )
     return game, start.table
+
+
+def start_problems(game: Game, before: Any, record: Mapping[str, Any]) -> list[str]:
+    """How ``record`` (its decoded ``start_state``: ``before``) is not what
+    the referee writes: a table ``create_table`` could not make (options
+    out of their ranges, too few or too many seats: so that dealing it
+    again costs what a real deal does), a ``variant``, ``options`` or
+    ``seats`` that are not the start's as its view shows them at
+    ``dealt_at_ms``, not one seed (or ``null``) per seat, ``submitted``
+    flags that do not say whether the deal's body held ``hands``, or a move
+    marked ``commutes`` in a game with no simultaneous step. Empty: none."""
+    view = game.public_view(before, record["dealt_at_ms"])
+    seats = len(view["seats"])
+    names = [f"seat {i}" for i in range(seats)]
+    try:
+        game.create_table(view["variant"], view["options"], names, 0, DealRandom(bytes(32)))
+    except RuleViolation as refused:
+        return [f"the table before the deal is none the referee makes: {refused.detail}"]
+    found = [
+        f"the record's {what} is not the table's"
+        for what in ("variant", "options", "seats")
+        if record.get(what) != view[what]
+    ]
+    proof = record["proof"]
+    if len(proof["seeds"]) != seats:
+        found.append(f"the proof holds {len(proof['seeds'])} seeds for {seats} seats")
+    submitted = record["deal_request"].get("hands") is not None
+    if record.get("submitted") is not submitted or proof.get("submitted") is not submitted:
+        found.append(
+            f"a deal {'with' if submitted else 'without'} submitted hands is marked otherwise"
+        )
+    if game.step_of is no_step and any(m.get("commutes") for m in record["moves"]):
+        found.append("a move is marked as commuting in a game where no move does")
+    return found
 
 
 def replay(record: Mapping[str, Any]) -> Report:

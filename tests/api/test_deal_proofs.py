@@ -195,7 +195,7 @@ def test_a_seeded_round_is_verified_replayed_and_a_tampered_one_fails(
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"{len(rec['moves'])} moves" in done.stdout
     check = tables.client.post("/v1/checks/deal-proof", json={"record": rec})
-    assert check.get_json() == {"valid": True, "problems": []}
+    assert check.get_json() == {"valid": True, "problems": [], "submitted": False}
 
     swapped = copy.deepcopy(rec)
     order = swapped["proof"]["shuffles"][0]["order"]
@@ -224,6 +224,18 @@ def test_a_seeded_round_is_verified_replayed_and_a_tampered_one_fails(
     changed["moves"][0]["at_ms"] += 1
     assert doc_chain(changed["proof"], changed["moves"]) is None
     assert referee("verify", stdin=json.dumps(changed)).returncode == 1
+    if variant == "sevens":
+        # A move added as if it commuted (its link the head before it): no
+        # Sevens move does, so the chain of the others does not cover it.
+        added = copy.deepcopy(rec)
+        extra = {**added["moves"][0], "commutes": True}
+        extra["link"] = added["moves"][0]["link"]
+        added["moves"].insert(1, extra)
+        answer = tables.client.post("/v1/checks/deal-proof", json={"record": added})
+        assert (
+            "a move is marked as commuting in a game where no move does"
+            in (answer.get_json()["problems"])
+        ), answer.get_json()
 
 
 def test_a_whole_record_up_to_1_mib_is_checked_and_no_larger_one(
@@ -239,7 +251,7 @@ def test_a_whole_record_up_to_1_mib_is_checked_and_no_larger_one(
     padded = text[:-1] + b" " * (200_000 - len(text)) + b"}"  # still the same JSON
     url = "/v1/checks/deal-proof"
     sent = tables.client.post(url, data=padded, content_type="application/json")
-    assert sent.get_json() == {"valid": True, "problems": []}
+    assert sent.get_json() == {"valid": True, "problems": [], "submitted": False}
     assert chunked(tables.client, "POST", url, padded).get_json()["valid"] is True
     # Another check's body stays at 64 KiB.
     other = chunked(tables.client, "POST", "/v1/checks/deal", padded)
@@ -276,6 +288,52 @@ def test_a_whole_record_up_to_1_mib_is_checked_and_no_larger_one(
     big["deck"] = big["deck"][:10_000]
     answer = tables.client.post(url, json={"proof": {**rec["proof"], "shuffles": [big]}})
     assert answer.get_json()["valid"] is False
+    long_start = {**rec, "start_state": rec["start_state"] + " " * 8192}
+    refused({"record": long_start}, "/record", "at most 8192 characters")
+    refused({"proof": {**rec["proof"], "seeds": [None] * 11}}, "/proof", "at most 10, not 11")
+
+
+def test_a_record_the_referee_did_not_write_does_not_check(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    # What an attacker's record may change, each answered valid: false at the
+    # cost of a real check (no 500, no deal of a million decks).
+    t = tables.create(4, **SETUPS["classic"])
+    assert tables.deal(t).status_code == 201
+    play_round(tables, redis_client, t, "classic", 1)
+    rec = record(tables, t, 1)
+    url = "/v1/checks/deal-proof"
+
+    def problems(changed: dict[str, Any]) -> list[str]:
+        started = time.perf_counter()
+        answer = tables.client.post(url, json={"record": changed})
+        assert time.perf_counter() - started < 2, "a check costs what a real round's does"
+        assert answer.status_code == 200, answer.get_data()
+        assert answer.get_json()["valid"] is False
+        return list(answer.get_json()["problems"])
+
+    def started(**members: Any) -> dict[str, Any]:
+        state = json.loads(rec["start_state"])
+        state.update(members)
+        return {**rec, "start_state": json.dumps(state)}
+
+    huge = started(o={**json.loads(rec["start_state"])["o"], "hand_size": 10**7})
+    assert any("none the referee makes" in p for p in problems(huge))
+    assert "not one the referee writes" in problems(started(names=[]))[0]
+    nested = {**rec, "start_state": "[" * 4000 + "]" * 4000}
+    assert "not one the referee writes" in problems(nested)[0]
+    assert any("5 seeds for 4 seats" in p for p in problems(
+        {**rec, "proof": {**rec["proof"], "seeds": [*rec["proof"]["seeds"], "mine"]}}
+    ))  # fmt: skip
+    numbers = problems({**rec, "proof": {**rec["proof"], "seeds": [0, 1, 2, 3]}})
+    assert numbers[0] == "proof/seeds: the seeds are not a list of texts and nulls", numbers
+    hands = {"hands": rec["deal"]["hands"]}
+    assert any("marked otherwise" in p for p in problems({**rec, "deal_request": hands}))
+    assert any("options is not the table's" in p for p in problems(
+        {**rec, "options": {**rec["options"], "max_exchanges": 3}}
+    ))  # fmt: skip
+    answer = tables.client.post(url, json={"record": rec})
+    assert answer.get_json() == {"valid": True, "problems": [], "submitted": False}
 
 
 def test_a_submitted_deal_is_marked_and_has_no_shuffle(
@@ -293,6 +351,8 @@ def test_a_submitted_deal_is_marked_and_has_no_shuffle(
     assert rec["result"]["winners"] == [0]
     done = referee("replay", stdin=json.dumps(rec))
     assert done.returncode == 0, done.stdout
+    check = tables.client.post("/v1/checks/deal-proof", json={"record": rec})
+    assert check.get_json() == {"valid": True, "problems": [], "submitted": True}
 
 
 def test_the_host_may_require_every_seed(tables: TableClient, redis_client: redis.Redis) -> None:

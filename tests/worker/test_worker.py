@@ -251,4 +251,8 @@ def test_one_person_and_three_bots_play_a_match_to_its_end(
         )
         # A long round's record (300 My Ship Sails exchanges with their
         # links) is over 64 KiB: the check takes up to 1 MiB.
-        assert checked.json() == {"valid": True, "problems": []}, (number, len(body), checked.text)
+        assert checked.json() == {"valid": True, "problems": [], "submitted": False}, (
+            number,
+            len(body),
+            checked.text,
+        )

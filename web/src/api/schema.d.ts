@@ -101,7 +101,8 @@ export interface paths {
          *     secret and the seeds give. With `record` (a whole round record):
          *     that, and whether dealing the round again from them gives the
          *     recorded deal. Touches no storage. `valid: false` lists the
-         *     problems. The body may be up to 1 MiB (a whole round record; every
+         *     problems; `submitted: true` says the deal was the host's, so that no
+         *     shuffle was checked. The body may be up to 1 MiB (a whole round record; every
          *     other endpoint takes 64 KiB): 413 `body-too-large` beyond; 422
          *     `invalid-request` for a record of more moves than a record keeps
          *     (2,000), or a proof of more than 200 shuffles or 10,000 cards.
@@ -1585,6 +1586,8 @@ export interface components {
         /** @description Whether the proof checks, and what does not. */
         CheckProofOutcome: {
             problems: string[];
+            /** @description The deal was the host's (its `hands` submitted, as the proof says): no shuffle was checked, only the round's later randomness. */
+            submitted: boolean;
             valid: boolean;
         };
         /** @description An accepted declaration and the settlement (or when its window closes). */
