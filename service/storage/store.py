@@ -610,6 +610,16 @@ class AlreadyRecorded(Exception):
         self.record = record
 
 
+def back_events(away: str) -> tuple[dict[str, Any], ...]:
+    """The ``seat-back`` event (``seat``) of a commit whose away change
+    (:meth:`TableStore._away_op`) is ``-seat``: an away seat moved itself and
+    is back (RULES.md 5.3), said on the log and the streams after the move's
+    own events; none for any other change."""
+    if not away.startswith("-"):
+        return ()
+    return ({"type": "seat-back", "seat": int(away[1:])},)
+
+
 def _first_events(change: C, written: int) -> C:
     """``change`` with only the first ``written`` of its events."""
     if written >= len(change.events):
@@ -956,6 +966,11 @@ class TableStore:
                             # right after it (what a repeat of it gets).
                             completed, chose = done, True
                             chosen = tuple(choice.events[:written])
+                            if away.startswith("-") and done.control is not None:
+                                # Back with this choice: the resolution's
+                                # commit says it no more.
+                                back = done.control.away - {int(away[1:])}
+                                completed = replace(done, control=replace(done.control, away=back))
                             continue
                         if status >= 0:
                             # The events choose.lua wrote (none when a
@@ -978,7 +993,7 @@ class TableStore:
                             table_id,
                             loaded.version,
                             change.table,
-                            (*self._due_events(loaded), *change.events),
+                            (*self._due_events(loaded), *change.events, *back_events(away)),
                             getattr(change, "auth", None),
                             loaded.now_ms,
                             None if record is None else (record, record.make(answered, change)),
@@ -1106,7 +1121,10 @@ class TableStore:
         is not written (the caller records the move's answer on that state).
         Raises :class:`AlreadyRecorded`."""
         choice = change.choice
-        payloads = [self.codec.encode_event({"at_ms": loaded.now_ms, **e}) for e in choice.events]
+        payloads = [
+            self.codec.encode_event({"at_ms": loaded.now_ms, **e})
+            for e in (*choice.events, *back_events(away))
+        ]
         journal = getattr(change, "journal", None)
         move = linked(
             loaded.chain, None if journal is None else journal.move, loaded.now_ms, commutes=True

@@ -467,6 +467,8 @@ export interface paths {
          *     rejected, round won or void, match won, finished or abandoned;
          *     `move-timed-out` (`seat`, `step`, `action`, `away: true`: a seat's
          *     default move made at its deadline, [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); never a pass's cards);
+         *     `seat-back` (`seat`): an away seat moved itself and is no longer
+         *     `away`, after that move's events ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby));
          *     `seat-bot` (`seat`, `kind`) and `seat-bot-removed` (`seat`, `open`):
          *     the host handed a seat to a bot or took it back ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)).
          *     What the clock settles without a move (a claim window or a May I?
