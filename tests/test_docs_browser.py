@@ -53,24 +53,29 @@ def pages() -> list[str]:
 class Browser:
     """One Chromium page on ``base``; records every request to another host."""
 
-    def __init__(self, page: Any, base: str) -> None:
+    def __init__(self, page: Any, base: str, other: Any) -> None:
         self.page = page
+        self.other = other  # a second tab, where the pages linked to are drawn
         self.base = base
         self.foreign: list[str] = []
         self._ids: dict[str, set[str]] = {}
         host = urlsplit(base).netloc
         page.on("request", lambda r: self._check(r.url, host))
+        other.on("request", lambda r: self._check(r.url, host))
 
     def _check(self, url: str, host: str) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("data", "blob", "about") and parts.netloc != host:
             self.foreign.append(url)
 
-    def open(self, path: str) -> None:
-        answer = self.page.goto(self.base + path, wait_until="networkidle")
+    def open(self, path: str, page: Any = None) -> None:
+        """``path`` drawn in ``page`` (the first tab): loaded with its
+        stylesheet, and Swagger UI's operations drawn from the spec."""
+        page = page or self.page
+        answer = page.goto(self.base + path, wait_until="load")
         assert answer is not None and answer.status == 200, path
-        if path == "/docs":  # Swagger UI draws the spec after loading it
-            self.page.wait_for_selector(".opblock", timeout=30_000)
+        if urlsplit(self.base + path).path.rstrip("/") == "/docs":
+            page.wait_for_selector(".opblock", timeout=30_000)
 
     def links(self) -> list[str]:
         hrefs: list[str] = self.page.eval_on_selector_all("a[href]", "as => as.map(a => a.href)")
@@ -80,10 +85,8 @@ class Browser:
     def ids(self, url: str) -> set[str]:
         """The element ids of the page at ``url`` (no fragment), as drawn."""
         if url not in self._ids:
-            here = self.page.url
-            self.page.goto(url, wait_until="networkidle")
-            self._ids[url] = set(self.page.eval_on_selector_all("[id]", "es => es.map(e => e.id)"))
-            self.page.goto(here, wait_until="networkidle")
+            self.open(url[len(self.base) :], self.other)
+            self._ids[url] = set(self.other.eval_on_selector_all("[id]", "es => es.map(e => e.id)"))
         return self._ids[url]
 
 
@@ -93,7 +96,7 @@ def browser(served: Served) -> Iterator[Browser]:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         page = chromium.new_page(viewport={"width": 1280, "height": 900})
         try:
-            yield Browser(page, served.base)
+            yield Browser(page, served.base, chromium.new_page())
         finally:
             chromium.close()
 

@@ -200,7 +200,7 @@ def test_after_a_restart_of_redis_and_workers_deadlines_still_fire(stack: dict[s
     [
         ("sevens", {}),
         ("classic", {"match": {"deals": 1}, "max_exchanges": 300}),
-        ("may-i", {"may_i_window_ms": 200}),
+        ("may-i", {"may_i_window_ms": 100}),
     ],
 )
 def test_one_person_and_three_bots_play_a_match_to_its_end(
