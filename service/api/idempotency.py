@@ -53,6 +53,7 @@ from ..storage.store import Loaded, Record, table_key
 from . import recorded
 from .auth import digest_of_stored, token_hash
 from .common import referee
+from .inputs import parse_json
 from .problems import PROBLEM_JSON, Problem
 
 HEADER = "Idempotency-Key"
@@ -109,7 +110,7 @@ def _fingerprint() -> str:
         digest.update(part.encode() + b"\0")
     body = request.get_data(cache=True)
     try:
-        value = json.loads(body) if body else None
+        value = parse_json(body) if body else None
     except (ValueError, RecursionError):  # not JSON (or too deep): the bytes themselves
         digest.update(b"bytes\0" + body)
     else:
@@ -180,11 +181,16 @@ class Pending:
             referee().idempotency.release(self.record_key, self.lock)
 
 
-def begin_on_table(table_id: str, key: str, seal: str | None = None) -> Pending | Response:
+def begin_on_table(
+    table_id: str, key: str, seal: str | None = None, tokened: bool = True
+) -> Pending | Response:
     """:func:`begin` for a move on ``table_id`` with the Idempotency-Key ``key``
     (the record is this token's, listed in its index on the table; ``seal``:
-    its answer is encrypted with it)."""
-    scope = token_scope()
+    its answer is encrypted with it). A move that is not ``tokened`` (a
+    join: it needs no token) keeps its record under ``-`` whatever
+    ``Authorization`` it came with: a made-up bearer value must not open a
+    scope of its own, which no cap and no deletion of the table reaches."""
+    scope = token_scope() if tokened else "-"
     pending = begin(records.table_record_key(table_id, scope, key), seal)
     if isinstance(pending, Pending):
         pending.table = (table_id, scope)

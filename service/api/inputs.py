@@ -13,12 +13,21 @@
 * A JSON body whose value Python cannot hold (an integer of more than 4,300
   digits: ``ValueError`` from ``int``) is 400 like any malformed JSON
   (:func:`load_json`), not a 500.
+* A JSON string (or member name) with a lone surrogate escape (``"\\ud800"``)
+  is no Unicode text: UTF-8 cannot hold it, so hashing or storing it fails.
+  Every body is refused 422 ``invalid-request`` for one, with its pointer
+  (:func:`load_json`), before any schema or view reads it.
+* A body is parsed with Python's cyclic garbage collector paused
+  (:func:`parse_json`): JSON makes no cycles, and a body of 64 KiB of empty
+  lists otherwise set off some 40 collections of the whole heap (30 ms).
 """
 
 from __future__ import annotations
 
+import gc
 import io
 import json
+import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -26,7 +35,7 @@ from flask import Flask, current_app, request
 from marshmallow import ValidationError, fields
 from werkzeug.routing import IntegerConverter
 
-from .problems import Problem
+from .problems import Problem, invalid_request
 
 MAX_BODY = 64 * 1024
 """The largest body accepted, in bytes (also ``MAX_CONTENT_LENGTH``), but
@@ -82,12 +91,59 @@ class AsciiInteger(fields.Integer):
             raise ValidationError("Not a valid integer.") from None
 
 
-def load_json(data: bytes) -> Any:
-    """``data`` as JSON; a value Python cannot hold (an integer of more than
-    4,300 digits) is 400 ``malformed-request``. Other malformed JSON raises
-    ``json.JSONDecodeError`` for webargs to answer (400)."""
+SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+"""A ``\\uD800``-``\\uDFFF`` escape in raw JSON: the only way a body's text
+can hold a surrogate (raw UTF-8 cannot encode one)."""
+
+
+def parse_json(data: bytes | str) -> Any:
+    """``json.loads(data)`` with the cyclic garbage collector paused (see the
+    module's notes); raises what ``json.loads`` raises."""
+    paused = gc.isenabled()
+    gc.disable()
     try:
         return json.loads(data)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def lone_surrogates(value: Any) -> list[str]:
+    """The JSON pointers of ``value``'s strings and member names that hold a
+    lone surrogate (at most 50), depth first."""
+    found: list[str] = []
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack and len(found) < 50:
+        pointer, item = stack.pop()
+        if isinstance(item, str):
+            if not _encodable(item):
+                found.append(pointer or "/")
+        elif isinstance(item, dict):
+            for name, member in reversed(item.items()):
+                at = f"{pointer}/{name.replace('~', '~0').replace('/', '~1')}"
+                if not _encodable(name):
+                    found.append(at)
+                stack.append((at, member))
+        elif isinstance(item, list):
+            stack.extend((f"{pointer}/{i}", v) for i, v in reversed(list(enumerate(item))))
+    return found
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def load_json(data: bytes) -> Any:
+    """``data`` as JSON; a value Python cannot hold (an integer of more than
+    4,300 digits) is 400 ``malformed-request``, a string with a lone
+    surrogate 422 ``invalid-request`` naming where. Other malformed JSON
+    raises ``json.JSONDecodeError`` for webargs to answer (400)."""
+    try:
+        value = parse_json(data)
     except json.JSONDecodeError:
         raise
     except UnicodeDecodeError as error:
@@ -98,6 +154,16 @@ def load_json(data: bytes) -> Any:
             "malformed-request",
             "The request body holds a number too long to read (more than 4,300 digits).",
         ) from None
+    if SURROGATE_ESCAPE.search(data):
+        lone = lone_surrogates(value)
+        if lone:
+            raise invalid_request(
+                [
+                    {"pointer": p, "detail": "a lone surrogate (\\ud800-\\udfff) is no text"}
+                    for p in lone
+                ]
+            )
+    return value
 
 
 def guard_body() -> None:

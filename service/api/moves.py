@@ -140,7 +140,7 @@ def commit_move(
         check_table_id(table_id)
     except Problem:
         raise missing(protected) from None
-    pending = idempotency.begin_on_table(table_id, key, key if sealed else None)
+    pending = idempotency.begin_on_table(table_id, key, key if sealed else None, protected)
     if isinstance(pending, Response):
         return replay_unless_gone(table_id, pending, missing(protected))
 

@@ -442,10 +442,14 @@ class CheckProof(MethodView):
         that, and whether dealing the round again from them gives the
         recorded deal. Touches no storage. `valid: false` lists the
         problems; `submitted: true` says the deal was the host's, so that no
-        shuffle was checked. The body may be up to 1 MiB (a whole round record; every
+        shuffle was checked. A record must be one the referee writes: its
+        `start_state` a table the referee could have made, its `variant`,
+        `options` and `seats` that table's, one seed per seat
+        (`docs/guide/deal-proofs.md`). The body may be up to 1 MiB (every
         other endpoint takes 64 KiB): 413 `body-too-large` beyond; 422
-        `invalid-request` for a record of more moves than a record keeps
-        (2,000), or a proof of more than 200 shuffles or 10,000 cards.
+        `invalid-request` for more than a round holds (2,000 moves, 200
+        shuffles, 10,000 cards shuffled, a `start_state` of 8,192
+        characters, 10 seeds). RULES.md 5.2.
         """
         # The body is anyone's: whatever cannot be read as a record or a
         # proof is one that does not check (never a 500), and the answer

@@ -138,7 +138,8 @@ def problems_of(proof: Mapping[str, Any]) -> list[dict[str, str]]:
     except ValueError:
         return [{"pointer": "/secret", "detail": "the secret is not hexadecimal"}]
     if len(secret) != SECRET_BYTES:
-        found.append({"pointer": "/secret", "detail": f"the secret is not {SECRET_BYTES} bytes"})
+        # Its key would be as long as the secret, hashed for every shuffle.
+        return [{"pointer": "/secret", "detail": f"the secret is not {SECRET_BYTES} bytes"}]
     if not hmac.compare_digest(commitment(secret), str(proof["commitment"]).lower()):
         found.append(
             {"pointer": "/commitment", "detail": "the commitment is not the secret's SHA-256"}
@@ -171,6 +172,8 @@ def shape_problem(proof: Mapping[str, Any]) -> dict[str, str] | None:
     for name in ("secret", "commitment"):
         if not isinstance(proof.get(name), str):
             return {"pointer": f"/{name}", "detail": f"the {name} is not a text"}
+    if len(proof["secret"]) != 2 * SECRET_BYTES:
+        return {"pointer": "/secret", "detail": f"the secret is not {SECRET_BYTES} bytes in hex"}
     seeds = proof.get("seeds")
     if not isinstance(seeds, list) or not all(s is None or isinstance(s, str) for s in seeds):
         return {"pointer": "/seeds", "detail": "the seeds are not a list of texts and nulls"}

@@ -291,6 +291,10 @@ def test_a_whole_record_up_to_1_mib_is_checked_and_no_larger_one(
     long_start = {**rec, "start_state": rec["start_state"] + " " * 8192}
     refused({"record": long_start}, "/record", "at most 8192 characters")
     refused({"proof": {**rec["proof"], "seeds": [None] * 11}}, "/proof", "at most 10, not 11")
+    # A secret as long as the body allows is not hashed for every shuffle.
+    long_secret = {**rec["proof"], "secret": "ab" * 450_000, "shuffles": [shuffle] * 200}
+    answer = tables.client.post(url, json={"proof": long_secret})
+    assert answer.get_json()["problems"] == ["/secret: the secret is not 32 bytes in hex"]
 
 
 def test_a_record_the_referee_did_not_write_does_not_check(

@@ -142,3 +142,34 @@ def test_a_chunked_body_of_exactly_64_kib_is_read_whole(tables: TableClient) -> 
     small = json.dumps({"players": 4, "hands": NOT_WINNING}).encode()
     r = chunked(tables.client, "POST", "/v1/checks/deal", small)
     assert r.status_code == 200 and r.get_json()["valid"] is True, r.get_json()
+
+
+def test_a_lone_surrogate_anywhere_in_a_body_is_422_and_changes_nothing(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    # A seed of "\ud800x" was stored, answered 500, and every later deal of
+    # the table was 500 (its hash needs the seed's UTF-8, which has none).
+    t = tables.create(4, variant="sevens")
+    before = snapshot(redis_client, t)
+    sent = [
+        ("PUT", f"{t.url}/next-deal/seeds/0", '{"seed": "\\ud800x"}', t.seats[0], "/seed"),
+        ("POST", f"{t.url}/join", '{"name": "x", "code": "\\udfff"}', None, "/code"),
+        ("POST", "/v1/checks/deal-proof", '{"proof": {"\\udc00": 1}}', None, "/proof/\udc00"),
+        ("PUT", f"{t.url}/next-deal", '{"require_seeds": "\\ud83d"}', t.host, "/require_seeds"),
+    ]
+    for method, url, body, token, pointer in sent:
+        headers = bearer(token) if token else {}
+        r = tables.client.open(
+            url, method=method, data=body, content_type="application/json", headers=headers
+        )
+        assert r.status_code == 422, (url, r.get_json())
+        assert r.get_json()["errors"][0]["pointer"] == pointer, r.get_json()
+    assert snapshot(redis_client, t) == before
+    # A surrogate pair is one character: the seed is taken, and the deal too.
+    paired = '{"seed": "\\ud83d\\ude00 and text"}'
+    r = tables.client.put(
+        f"{t.url}/next-deal/seeds/0", data=paired, content_type="application/json",
+        headers=bearer(t.seats[0]),
+    )  # fmt: skip
+    assert r.status_code == 200, r.get_json()
+    assert tables.deal(t).status_code == 201

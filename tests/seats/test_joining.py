@@ -388,3 +388,25 @@ def test_a_retried_reissue_answers_the_same_new_token(
     for k in redis_client.scan_iter(match=f"*{{{table_id}}}*"):
         if redis_client.type(k) == b"string":
             assert token.encode() not in redis_client.get(k)  # type: ignore[operator]
+
+
+def test_refused_joins_with_made_up_tokens_keep_one_bounded_scope(
+    client: Any, redis_client: redis.Redis
+) -> None:
+    # A join needs no token: whatever Authorization it carries, its answers
+    # are kept under one scope ("-"), capped, and deleted with the table; a
+    # made-up bearer value per request opened a scope of its own each time.
+    created = create(client, ["Ann", "Ben", "Cy", None], listed=True)
+    table_id = created["table_id"]
+    assert join(client, table_id, "Dan").status_code == 201
+    for i in range(40):
+        r = join(client, table_id, "Eve", Authorization=f"Bearer junk{i}",
+                 **{"Idempotency-Key": str(uuid.uuid4())})  # fmt: skip
+        assert (r.status_code, r.get_json()["code"]) == (409, "seats-full"), r.get_json()
+    kept = [k for k in redis_client.scan_iter(match=f"referee:{{{table_id}}}:idem*", count=1000)]
+    records = [k for k in kept if b":idem:" in k]
+    assert len(records) == 32, len(records)  # IDEMPOTENCY_RECORDS_PER_TOKEN, of one scope
+    assert len([k for k in kept if b":idem-index:" in k]) == 1
+    host = {"Authorization": f"Bearer {created['host_token']}"}
+    assert client.delete(f"/v1/tables/{table_id}", headers=host).status_code == 204
+    assert list(redis_client.scan_iter(match=f"referee:{{{table_id}}}:*", count=1000)) == []
