@@ -107,6 +107,26 @@ def inputs() -> dict[str, list[dict[str, Any]]]:
             {"hand": deck[:215], "melds": [], "card": deck[0]},
             {"hand": deck, "melds": [big_set] * 24, "card": deck[0]},
         ],
+        "/v1/checks/deal-proof": [
+            # Its bounds: 200 shuffles of 10,000 cards in all, ten seeds.
+            {
+                "proof": {
+                    "secret": "00" * 32,
+                    "commitment": "",
+                    "seeds": ["seed"] * 10,
+                    "shuffles": [
+                        {
+                            "label": f"card-referee/deal/shuffle/{i}",
+                            "deck": deck[:50],
+                            "order": deck[:50],
+                        }
+                        for i in range(200)
+                    ],
+                }
+            },  # fmt: skip
+            # 750 KB of empty lists (the body may be 1 MiB): parsing is the cost.
+            {"proof": {"x": [[]] * 250_000}},
+        ],
         "/v1/checks/sevens/play": [
             {
                 "variant": "fan-tan-two-decks",

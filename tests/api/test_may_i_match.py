@@ -161,15 +161,17 @@ def test_two_client_processes_play_a_whole_match(
                         sys.executable,
                         "-m",
                         "tests.api.may_i_client",
-                        base,
-                        table_id,
-                        *(f"{s}={tokens[s]}" for s in seats),
                         "--seed",
                         str(number + 1),
                         "--out",
                         str(out),
                         "--seconds",
                         str(SECONDS),
+                        # A token may begin with "-": no option after this.
+                        "--",
+                        base,
+                        table_id,
+                        *(f"{s}={tokens[s]}" for s in seats),
                     ],
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
@@ -212,6 +214,9 @@ def test_two_client_processes_play_a_whole_match(
             if process.poll() is None:
                 process.kill()
                 process.wait()
+            for pipe in (process.stdout, process.stderr):
+                if pipe is not None:
+                    pipe.close()  # also when the test failed before reading them
 
     table = state(redis_client, table_id)
     assert table.match_status.value == "won" and rounds_seen == {1, 2, 3, 4, 5}
