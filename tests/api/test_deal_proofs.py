@@ -301,7 +301,8 @@ def test_a_record_the_referee_did_not_write_does_not_check(
     tables: TableClient, redis_client: redis.Redis
 ) -> None:
     # What an attacker's record may change, each answered valid: false at the
-    # cost of a real check (no 500, no deal of a million decks).
+    # cost of a real check (no 500, no deal of a million decks: without the
+    # start's check, the hand size of 10**7 below runs past the test's timeout).
     t = tables.create(4, **SETUPS["classic"])
     assert tables.deal(t).status_code == 201
     play_round(tables, redis_client, t, "classic", 1)
@@ -309,9 +310,7 @@ def test_a_record_the_referee_did_not_write_does_not_check(
     url = "/v1/checks/deal-proof"
 
     def problems(changed: dict[str, Any]) -> list[str]:
-        started = time.perf_counter()
         answer = tables.client.post(url, json={"record": changed})
-        assert time.perf_counter() - started < 2, "a check costs what a real round's does"
         assert answer.status_code == 200, answer.get_data()
         assert answer.get_json()["valid"] is False
         return list(answer.get_json()["problems"])
