@@ -58,6 +58,19 @@ def deadlines(table: Any, control: Any) -> tuple[str | None, dict[int, int]]:
     return turn.key, found
 
 
+def shown(table: Any, control: Any) -> dict[int, int]:
+    """The deadlines anyone may see: those of the seats the step waits on
+    (``turn.seats``). A seat that may move without being due
+    (``turn.optional``: a claim window's seats whose hand wins, a May I?
+    request) has a deadline only as a bot, and showing it would tell which
+    bots may act: in My Ship Sails, whose hidden hand wins (RULES.md 5.4)."""
+    turn = game_of(table).turn_of(table)
+    if turn is None:
+        return {}
+    _, found = deadlines(table, control)
+    return {seat: at for seat, at in found.items() if seat in turn.seats}
+
+
 def pending(table: Any, control: Any) -> bool:
     """Whether the worker has to open the step's clock (a step with seats
     that would have a deadline, whose opening commit is unknown)."""

@@ -39,8 +39,9 @@ def with_clocks(view: dict[str, Any], table: Any, control: Any) -> dict[str, Any
     """The public view with the clock options in ``options`` and, for each
     seat, ``away`` (it timed out and has not moved since), ``bot`` (its
     automatic player or ``null``) and ``until_ms`` (its deadline in the step
-    the table waits on, ms by Redis's clock, or ``null``)."""
-    _, found = clock.deadlines(table, control)
+    the table waits on, ms by Redis's clock, or ``null``; only a seat the
+    step waits on has one: :func:`.clock.shown`)."""
+    found = clock.shown(table, control)
     if isinstance(view.get("options"), dict):
         view["options"].update(clock.options_of(control.clock))
     for seat in view.get("seats") or ():
