@@ -3,7 +3,8 @@ no Redis. The API shows them, the worker (:mod:`service.worker`) keeps them.
 
 A deadline belongs to one step (the game's :class:`~service.games.base.Turn`
 key) and starts when the commit that opened that step was written
-(``Control.opened``): a seat that is a bot moves ``bot_delay_ms`` after it,
+(``Control.opened``): a seat that is a bot moves ``bot_delay_ms`` after it
+(or after the bot was handed the seat, if later),
 an away seat after ``away_timeout_ms``, any other after
 ``turn_timeout_ms`` (none without that option). Seats that may move without
 being due (a claim, a May I? request) have a deadline only as bots.
@@ -47,8 +48,12 @@ def deadlines(table: Any, control: Any) -> tuple[str | None, dict[int, int]]:
     clock = options_of(control.clock)
     found: dict[int, int] = {}
     for seat in (*turn.seats, *turn.optional):
-        if seat in control.bots:
-            found.setdefault(seat, start + int(clock["bot_delay_ms"] or 0))
+        bot = control.bots.get(seat)
+        if bot is not None:
+            # A bot handed the seat during the step moves that long after the
+            # handover: a deadline of its own, which no job was sent for yet.
+            since = max(start, int(bot.get("at") or 0))
+            found.setdefault(seat, since + int(clock["bot_delay_ms"] or 0))
         elif seat not in turn.seats or clock["turn_timeout_ms"] is None:
             continue
         elif seat in control.away:

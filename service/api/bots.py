@@ -60,8 +60,9 @@ class SeatBot(MethodView):
         """Hand an open or away seat to a bot (host)
 
         `{"kind": "random" | "basic"}`. The bot moves for the seat through
-        the worker, `bot_delay_ms` after each of its moves opens, seeing only
-        what the seat sees. An open seat is named for its bot and is no
+        the worker, `bot_delay_ms` after each of its moves opens (for the
+        move open at the handover, after the handover), seeing only what
+        the seat sees. An open seat is named for its bot and is no
         longer open; an away seat keeps its name and token, but the token is
         refused (409 `seat-is-bot`) until the host takes the seat back.
         403 `host-only`; 409 `seat-is-bot` (a bot has it already),
@@ -89,7 +90,8 @@ class SeatBot(MethodView):
                 # A token nobody holds: the seat is taken, its codes go.
                 _, record = seating.join_as_bot(loaded.auth, seat, loaded.now_ms)
                 table = game_of(table).name_seat(table, seat, clocks.bot_name(seat, kind))
-            bots = {**control.bots, seat: {"kind": kind, "open": opened}}
+            # "at": its deadline in the step now open runs from the handover.
+            bots = {**control.bots, seat: {"kind": kind, "open": opened, "at": loaded.now_ms}}
             event = {"type": "seat-bot", "seat": seat, "kind": kind}
             return BotChange(table, (event,), auth=record, bots=bots)
 

@@ -35,6 +35,11 @@ SENT_KEPT = 100_000
 """Deadlines this process remembers having scheduled (not sent twice)."""
 MARK_AFTER_MS = 5_000
 """How long a deadline's sent mark (:func:`sent_key`) outlives the deadline."""
+HORIZON_MS = 60_000
+"""How far ahead a deadline's job is sent. A later deadline gets a table job
+at the horizon instead (at most one per table and minute of each worker),
+which looks again: a step that ends long before its deadline (a day's clock,
+moves made in seconds) leaves no job held for a day, and no sent mark."""
 HEALTH_SECONDS = 2.0
 
 
@@ -68,6 +73,8 @@ class Worker:
         self._sent_lock = threading.Lock()
         self._stopped = threading.Event()
         self._pool = ThreadPoolExecutor(max(2, settings.worker_threads))
+        self._queued: set[str] = set()
+        self._queued_lock = threading.Lock()
         self.subscribed = threading.Event()
 
     # Jobs ---------------------------------------------------------------
@@ -129,18 +136,24 @@ class Worker:
             self.jobs.at(self.jobs.table, 50, table_id)
             return
         key, found = clock.deadlines(loaded.table, loaded.control)
+        far = False
         for seat, at in found.items():
+            if at - loaded.now_ms > HORIZON_MS:
+                far = True  # sent once it is near: see HORIZON_MS
+                continue
             if self._first(("d", table_id, key, seat, at)) and (
                 force or self._mark(table_id, str(key), seat, at, at - loaded.now_ms)
             ):
                 self.jobs.at(self.jobs.deadline, at - loaded.now_ms, table_id, key, seat)
+        if far and self._first(("h", table_id, loaded.now_ms // HORIZON_MS)):
+            self.jobs.at(self.jobs.table, HORIZON_MS, table_id)
         due_at = codec.due_at(loaded.table)
         if due_at is not None and self._first(("t", table_id, due_at)):
             self.jobs.at(self.jobs.table, due_at - loaded.now_ms + 1, table_id)
 
     def _mark(self, table_id: str, step: str, seat: int, at_ms: int, delay_ms: int) -> bool:
         """Whether this worker is the first to send the deadline's job."""
-        ttl = max(delay_ms, 0) + MARK_AFTER_MS
+        ttl = min(max(delay_ms, 0), HORIZON_MS) + MARK_AFTER_MS
         return bool(self.client.set(sent_key(table_id, step, seat, at_ms), 1, nx=True, px=ttl))
 
     def _first(self, what: tuple[Any, ...]) -> bool:
@@ -161,6 +174,23 @@ class Worker:
             self._pool.submit(self._safely, table_id, True)
             count += 1
         return count
+
+    def enqueue(self, table_id: str) -> None:
+        """Schedule ``table_id`` on the pool, unless it is queued already: a
+        table's commits that arrive faster than the pool schedules them
+        make one run, which reads the table as it is then (the pool's queue
+        holds at most one entry per table, whatever the commit rate)."""
+        with self._queued_lock:
+            if table_id in self._queued:
+                return
+            self._queued.add(table_id)
+        self._pool.submit(self._dequeued, table_id)
+
+    def _dequeued(self, table_id: str) -> None:
+        # Out of the set before it reads: a commit from now on queues again.
+        with self._queued_lock:
+            self._queued.discard(table_id)
+        self._safely(table_id)
 
     def _safely(self, table_id: str, force: bool = False) -> None:
         try:
@@ -187,7 +217,7 @@ class Worker:
                     name = channel.decode() if isinstance(channel, bytes) else str(channel)
                     table_id = table_of(name)
                     if table_id is not None and message["data"] not in (b"-1", "-1"):
-                        self._pool.submit(self._safely, table_id)
+                        self.enqueue(table_id)
             except (redis.RedisError, OSError) as error:
                 self.subscribed.clear()
                 log.warning("worker lost the feed (%s); again in 1 s", error)

@@ -32,3 +32,30 @@ def test_a_claim_window_shows_no_deadline_of_a_bot_whose_hand_wins(
     view = tables.client.get(url).get_json()
     assert view["round"]["status"] == "claim-window"
     assert [s["until_ms"] for s in view["seats"]] == [None, None, None, None]
+
+
+def test_a_bot_handed_a_seat_again_in_the_same_step_has_a_deadline_of_its_own(
+    tables: TableClient,
+) -> None:
+    # Taken back and handed again within one step, the bot's deadline was the
+    # one its first job had fired for (a person held the seat then: nothing
+    # to do); no worker sent another, and the table stalled.
+    players = [{"bot": "basic"}] * 4
+    body = {"variant": "sevens", "players": players, "first_dealer": 0,
+            "options": {"bot_delay_ms": 2_000}}  # fmt: skip
+    created = tables.client.post("/v1/tables", json=body).get_json()
+    url, host = f"/v1/tables/{created['table_id']}", bearer(created["host_token"])
+    assert tables.client.post(f"{url}/rounds", json={}, headers=host).status_code == 201
+    view = tables.client.get(url).get_json()
+    seat = view["awaiting"]["seats"][0]
+    first = view["seats"][seat]["until_ms"]
+    assert isinstance(first, int)
+    assert tables.client.delete(f"{url}/seats/{seat}/bot", headers=host).status_code == 200
+    assert tables.client.get(url).get_json()["seats"][seat]["until_ms"] is None
+    again = tables.client.post(f"{url}/seats/{seat}/bot", json={"kind": "basic"}, headers=host)
+    assert again.status_code == 200, again.get_json()
+    handed = again.get_json()["seats"][seat]["until_ms"]
+    assert handed is not None and handed > first
+    events = tables.client.get(f"{url}/events").get_json()["events"]
+    at = next(e["at_ms"] for e in reversed(events) if e["type"] == "seat-bot")
+    assert handed == at + 2_000

@@ -968,8 +968,9 @@ export interface paths {
         /**
          * Hand an open or away seat to a bot (host)
          * @description `{"kind": "random" | "basic"}`. The bot moves for the seat through
-         *     the worker, `bot_delay_ms` after each of its moves opens, seeing only
-         *     what the seat sees. An open seat is named for its bot and is no
+         *     the worker, `bot_delay_ms` after each of its moves opens (for the
+         *     move open at the handover, after the handover), seeing only what
+         *     the seat sees. An open seat is named for its bot and is no
          *     longer open; an away seat keeps its name and token, but the token is
          *     refused (409 `seat-is-bot`) until the host takes the seat back.
          *     403 `host-only`; 409 `seat-is-bot` (a bot has it already),
