@@ -6,7 +6,6 @@ branch does not have yet."""
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from typing import Any
 
@@ -15,15 +14,9 @@ import requests
 RANKS = "23456789TJQKA"
 
 
-def ship_pass(hand: list[str], count: int, rng: random.Random | None = None) -> list[str]:
-    """The lowest cards of the suits held least (ties: the lower suit letter);
-    with ``rng``, any cards of the suits held least. Deterministic players
-    all round a table may pass the same cards for ever (the `basic` bots
-    do): a page's seat against them draws its passes at random."""
+def ship_pass(hand: list[str], count: int) -> list[str]:
+    """The lowest cards of the suits held least (ties: the lower suit letter)."""
     by_suit = Counter(c[-1] for c in hand)
-    if rng is not None:
-        least = sorted(hand, key=lambda c: (by_suit[c[-1]], rng.random()))
-        return least[:count]
     ordered = sorted(hand, key=lambda c: (by_suit[c[-1]], c[-1], RANKS.index(c[0])))
     return ordered[:count]
 

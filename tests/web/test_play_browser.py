@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import random
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -205,11 +204,6 @@ def press(page: Any, key: str) -> None:
     page.locator("body").press(key)
 
 
-PASSES = random.Random(7)
-"""The page's seat's passes in My Ship Sails, at random among the suits it
-holds least (:func:`.players.ship_pass`), reproducibly for one run."""
-
-
 def human_move(page: Any, game: str, table: dict[str, Any], view: dict[str, Any]) -> bool:
     """Play the page's seat by clicks and keys, if it has a move; whether it did."""
     if game == "my-ship-sails":
@@ -219,7 +213,7 @@ def human_move(page: Any, game: str, table: dict[str, Any], view: dict[str, Any]
         if not view["to_choose"]:
             return False
         assert marked(page) == by_suit(view["hand"])  # any card may be passed
-        card = ship_pass(view["hand"], 1, PASSES)[0]
+        card = ship_pass(view["hand"], 1)[0]
         page.click(f"#hand button[data-card='{card}']")
         press(page, "p")
         return True
