@@ -238,15 +238,20 @@ def test_a_seeded_round_is_verified_replayed_and_a_tampered_one_fails(
         ), answer.get_json()
 
 
+def classic_record(tables: TableClient, redis_client: redis.Redis) -> dict[str, Any]:
+    """The record of a classic round played to its end (unseeded)."""
+    t = tables.create(4, **SETUPS["classic"])
+    assert tables.deal(t).status_code == 201
+    play_round(tables, redis_client, t, "classic", 1)
+    return record(tables, t, 1)
+
+
 def test_a_whole_record_up_to_1_mib_is_checked_and_no_larger_one(
     tables: TableClient, redis_client: redis.Redis
 ) -> None:
     # A long round's record (2,000 moves with their links) is over the 64 KiB
     # that every other body gets; the check takes it, however it is framed.
-    t = tables.create(4, **SETUPS["classic"])
-    assert tables.deal(t).status_code == 201
-    play_round(tables, redis_client, t, "classic", 1)
-    rec = record(tables, t, 1)
+    rec = classic_record(tables, redis_client)
     text = json.dumps({"record": rec}).encode()
     padded = text[:-1] + b" " * (200_000 - len(text)) + b"}"  # still the same JSON
     url = "/v1/checks/deal-proof"
@@ -303,10 +308,7 @@ def test_a_record_the_referee_did_not_write_does_not_check(
     # What an attacker's record may change, each answered valid: false at the
     # cost of a real check (no 500, no deal of a million decks: without the
     # start's check, the hand size of 10**7 below runs past the test's timeout).
-    t = tables.create(4, **SETUPS["classic"])
-    assert tables.deal(t).status_code == 201
-    play_round(tables, redis_client, t, "classic", 1)
-    rec = record(tables, t, 1)
+    rec = classic_record(tables, redis_client)
     url = "/v1/checks/deal-proof"
 
     def problems(changed: dict[str, Any]) -> list[str]:
