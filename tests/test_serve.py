@@ -59,13 +59,18 @@ def start_service(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
 
 
 def gunicorn_workers(master: int) -> list[int]:
-    """The pids of ``master``'s gunicorn workers (its children but the embedded Redis)."""
+    """The pids of ``master``'s gunicorn workers (its children but the embedded
+    Redis; a child that ended between the listing and the read is left out)."""
     children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
-    return [
-        int(pid)
-        for pid in children
-        if b"redis" not in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
-    ]
+    workers = []
+    for pid in children:
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
+        except FileNotFoundError:
+            continue
+        if b"redis" not in command:
+            workers.append(int(pid))
+    return workers
 
 
 def stop_service(proc: subprocess.Popen[bytes]) -> None:

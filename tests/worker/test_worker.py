@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import requests
 
-from ..conftest import RedisProcess, Served
+from ..conftest import EVERY_EVENT, RedisProcess, Served
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -31,6 +31,8 @@ class WorkerProcess:
             "REDIS_URL": redis_url,
             "WORKER_HEALTH_FILE": str(folder / f"{name}.alive"),
             "WORKER_THREADS": "4",
+            # The tests read whole logs from the start (the workers' commits trim it too).
+            "EVENTS_KEPT": str(EVERY_EVENT),
         }
         self.env = env
         self._file = open(self.log, "ab")  # noqa: SIM115 - closed in stop()
@@ -63,7 +65,7 @@ def stack(tmp_path: Path) -> Iterator[dict[str, Any]]:
     conf = tmp_path / "redis.conf"
     conf.write_text('appendonly yes\nappendfsync always\nsave ""\n')
     server = RedisProcess(tmp_path / "redis", conf=conf).start()
-    served = Served(server.url, tmp_path)
+    served = Served(server.url, tmp_path, EVENTS_KEPT=str(EVERY_EVENT))
     workers = [WorkerProcess(server.url, tmp_path, f"w{i}") for i in range(2)]
     try:
         yield {"redis": server, "served": served, "workers": workers, "tmp": tmp_path}
@@ -90,8 +92,17 @@ def _deal(base: str, created: dict[str, Any]) -> None:
 
 
 def _events(base: str, table_id: str) -> list[dict[str, Any]]:
-    r = requests.get(f"{base}/v1/tables/{table_id}/events?limit=200", timeout=10)
-    return list(r.json()["events"])
+    """The table's whole event log, page by page."""
+    found: list[dict[str, Any]] = []
+    after = 0
+    while True:
+        r = requests.get(f"{base}/v1/tables/{table_id}/events?after={after}&limit=200", timeout=10)
+        assert r.status_code == 200, r.text
+        page = r.json()
+        found += page["events"]
+        if not page["more"]:
+            return found
+        after = page["next_after"]
 
 
 def _wait(what: Any, seconds: float = 30.0) -> Any:
