@@ -133,10 +133,10 @@ def connect(url: str, timeout_seconds: float) -> Client:
     )
     if is_sentinel_url(url):
         sentinels, name, db, options = parse_sentinel_url(url)
-        ask = Sentinel(sentinels, sentinel_kwargs=dict(common), **common)  # type: ignore[no-untyped-call]
+        ask = Sentinel(sentinels, sentinel_kwargs=dict(common), **common)
         # A failed connection is retried once on a new one, which asks the
         # Sentinels for the primary again (the new one after a failover).
-        primary: redis.Redis = ask.master_for(  # type: ignore[no-untyped-call]
+        primary: redis.Redis = ask.master_for(
             name, db=db, health_check_interval=30, retry=retry, **options, **common
         )
         return primary
