@@ -1,11 +1,15 @@
 """Clocks and bots through real ``referee worker`` processes (issue 19).
 
 - **Deadlines**: ``tables`` Sevens tables of four people, each dealt with a
-  turn clock set so that every first deadline falls within the same second;
-  nobody moves. Two worker processes make each default move. Lateness is the
-  ``move-timed-out`` event's ``at_ms`` less the deadline the table's view
-  showed (``until_ms``), both by Redis's clock; every deadline must fire
-  exactly once (one ``move-timed-out`` for step ``r1t1`` per table).
+  turn clock set so that the first deadlines fall due within the same
+  second, spread evenly over it (table ``i`` at ``i/tables`` of it: a
+  thousand deadlines a second); nobody moves. Two worker processes make
+  each default move. Lateness is the ``move-timed-out`` event's ``at_ms``
+  less the deadline the table's view showed (``until_ms``), both by Redis's
+  clock; every deadline must fire exactly once (one ``move-timed-out`` for
+  step ``r1t1`` per table). Then the same with every deadline at one
+  instant (a burst: as many as the tables can be made to share; the spread
+  achieved is reported), the harshest shape of "within one second".
 - **Bots only**: ``bot_tables`` Sevens tables of four ``basic`` bots at
   ``bot_delay_ms: 0``, one round each, dealt at once: the moves/s the two
   workers make, and the CPU (the workers' and Redis's; gunicorn only deals
@@ -42,7 +46,7 @@ class Workers:
 
     def __init__(self, redis_url: str, folder: Path, count: int = WORKERS) -> None:
         folder.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, "REDIS_URL": redis_url, "WORKER_THREADS": "8"}
+        env = {**os.environ, "REDIS_URL": redis_url, "WORKER_THREADS": "4"}
         self.logs = [open(folder / f"worker{i}.log", "ab") for i in range(count)]  # noqa: SIM115
         self.procs = [
             subprocess.Popen(
@@ -91,9 +95,25 @@ def _events(base: str, table_id: str) -> list[dict[str, Any]]:
     return list(answer.json()["events"])
 
 
-def deadlines(base: str, rclient: redis.Redis, tables: int, lead_s: float) -> dict[str, Any]:
-    """The deadline figures of the module docstring, ``lead_s`` seconds
-    after the first table is created."""
+SECOND_MS = 1000
+"""The second the deadlines fall due within."""
+
+
+def deadlines(
+    base: str,
+    rclient: redis.Redis,
+    tables: int,
+    lead_s: float,
+    spread_ms: int = SECOND_MS,
+    cpu: Callable[[], tuple[float, float]] = lambda: (0.0, 0.0),
+    settle_s: float = 3.0,
+) -> dict[str, Any]:
+    """The deadline figures of the module docstring: the first falls due
+    ``lead_s`` seconds after the first table is created, the others evenly
+    over the ``spread_ms`` after it (0: all at that instant); ``cpu()`` is
+    the CPU seconds the workers and Redis used so far, read once the tables
+    are made and once their deadlines are ``settle_s`` past, as a pair:
+    the workers', Redis's."""
 
     def server_ms() -> int:
         seconds, micros = rclient.time()
@@ -101,9 +121,10 @@ def deadlines(base: str, rclient: redis.Redis, tables: int, lead_s: float) -> di
 
     target_ms = server_ms() + int(lead_s * 1000)
 
-    def one(_: int) -> tuple[str, int]:
+    def one(i: int) -> tuple[str, int]:
         # The clock starts at the deal: a timeout that ends it at the target.
-        timeout = max(100, target_ms - server_ms())
+        due_ms = target_ms + spread_ms * i // tables
+        timeout = max(100, due_ms - server_ms())
         body = {
             "variant": "sevens",
             "players": ["A", "B", "C", "D"],
@@ -124,9 +145,11 @@ def deadlines(base: str, rclient: redis.Redis, tables: int, lead_s: float) -> di
         made = list(pool.map(one, range(tables)))
     spread = max(d for _, d in made) - min(d for _, d in made)
     created_by = server_ms()
-    wait_until = max(d for _, d in made) + 3000
-    while server_ms() < wait_until:
-        time.sleep(0.2)
+    wait_until = max(d for _, d in made) + int(settle_s * 1000)
+    samples: list[tuple[int, tuple[float, float]]] = []  # (Redis's clock, CPU) every 50 ms
+    while (now := server_ms()) < wait_until:
+        samples.append((now, cpu()))
+        time.sleep(0.05)
 
     def fired(item: tuple[str, int]) -> list[int]:
         table_id, due = item
@@ -139,6 +162,17 @@ def deadlines(base: str, rclient: redis.Redis, tables: int, lead_s: float) -> di
     with ThreadPoolExecutor(CLIENTS) as pool:
         found = list(pool.map(fired, made))
     late = sorted(x[0] for x in found if x)
+    # The CPU from the sample before the first deadline to the one after the
+    # last default move: the moves, the workers' notes and buckets, Redis's
+    # share (and the little the idle parts of both cost meanwhile).
+    last_move = (
+        max(due + x[-1] for (_, due), x in zip(made, found, strict=True) if x) if late else 0
+    )
+    first_due = min(d for _, d in made)
+    start = max((s for s in samples if s[0] <= first_due), default=samples[0])
+    end = min((s for s in samples if s[0] >= last_move), default=samples[-1])
+    moves = max(1, sum(len(x) for x in found))
+    workers_cpu, redis_cpu = (end[1][i] - start[1][i] for i in (0, 1))
     return {
         "tables": tables,
         "deadline_spread_ms": spread,
@@ -146,6 +180,9 @@ def deadlines(base: str, rclient: redis.Redis, tables: int, lead_s: float) -> di
         "fired_once": sum(1 for x in found if len(x) == 1),
         "fired_twice_or_more": sum(1 for x in found if len(x) > 1),
         "not_fired": sum(1 for x in found if not x),
+        "cpu_ms_per_move": 1000 * (workers_cpu + redis_cpu) / moves,
+        "redis_cpu_ms_per_move": 1000 * redis_cpu / moves,
+        "cpu_window_ms": end[0] - start[0],
         "lateness_ms": {
             "p50": report.percentile(late, 50) if late else float("nan"),
             "p99": report.percentile(late, 99) if late else float("nan"),
@@ -238,21 +275,30 @@ def measure(
     bot_tables: int,
     log: Callable[[str], None],
     lead_s: float | None = None,
+    settle_s: float = 3.0,
 ) -> dict[str, Any]:
     """Both parts, with two worker processes on the bench's Redis; the
     deadlines fall due ``lead_s`` after the first table is made (by default
-    time enough to make them all)."""
+    time enough to make them all), and are read ``settle_s`` after the last."""
     workers = Workers(redis_url, folder)
     try:
         workers.wait_ready()
         lead = lead_s if lead_s is not None else max(10.0, tables / 60)
-        log(f"clocks: {tables} tables whose deadlines fall due within a second, 2 workers…")
-        late = deadlines(service.base, rclient, tables, lead)
+        log(f"clocks: {tables} tables whose deadlines fall due over one second, 2 workers…")
+
+        def cpu() -> tuple[float, float]:
+            return workers.cpu_seconds(), redis_cpu_seconds(rclient)
+
+        late = deadlines(service.base, rclient, tables, lead, cpu=cpu, settle_s=settle_s)
+        log(f"clocks: {tables} tables whose deadlines fall due at one instant…")
+        burst = deadlines(
+            service.base, rclient, tables, lead, spread_ms=0, cpu=cpu, settle_s=settle_s
+        )
         log(f"bots: {bot_tables} tables of 4 basic bots at bot_delay_ms 0…")
         bots = bots_only(service.base, service, rclient, workers, bot_tables)
     finally:
         workers.stop()
-    return {"deadlines": late, "bots": bots}
+    return {"deadlines": late, "burst": burst, "bots": bots}
 
 
 def rows(figures: dict[str, Any]) -> list[tuple[str, str]]:
@@ -261,15 +307,41 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str]]:
     if not found:
         return []
     late, bots = found["deadlines"], found["bots"]
+    burst = found.get("burst")
     people = (figures.get("other_games") or {}).get("sevens", {})
     out = [
-        ("tables, deadlines within", f"{late['tables']}, {late['deadline_spread_ms']} ms"),
+        ("tables, deadlines due over", f"{late['tables']}, {late['deadline_spread_ms']} ms"),
         (
             "fired once / twice or more / not",
             f"{late['fired_once']} / {late['fired_twice_or_more']} / {late['not_fired']}",
         ),
         ("default move lateness p50", f"{late['lateness_ms']['p50']:.0f} ms"),
         ("default move lateness p99", f"{late['lateness_ms']['p99']:.0f} ms"),
+    ]
+    if burst:
+        out += [
+            (
+                "burst: tables, deadlines due within",
+                f"{burst['tables']}, {burst['deadline_spread_ms']} ms",
+            ),  # fmt: skip
+            (
+                "burst: fired once / twice or more / not",
+                f"{burst['fired_once']} / {burst['fired_twice_or_more']} / {burst['not_fired']}",
+            ),
+            ("burst: default move lateness p50", f"{burst['lateness_ms']['p50']:.0f} ms"),
+            ("burst: default move lateness p99", f"{burst['lateness_ms']['p99']:.0f} ms"),
+        ]
+    for name, phase in (("", late), ("burst: ", burst or {})):
+        if "cpu_ms_per_move" in phase:
+            out.append(
+                (
+                    f"{name}CPU per default move, workers + Redis "
+                    f"(over the {phase['cpu_window_ms']} ms of the moves)",
+                    f"{phase['cpu_ms_per_move']:.2f} ms "
+                    f"(Redis {phase['redis_cpu_ms_per_move']:.2f})",
+                )
+            )
+    out += [
         ("bots only: tables finished", f"{bots['finished']} of {bots['tables']}"),
         ("bots only: moves/s (2 workers)", f"{bots['moves_per_s']:.0f}"),
         (

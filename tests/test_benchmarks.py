@@ -659,14 +659,24 @@ def test_clocks_and_bots_are_measured_through_two_workers(tmp_path: Path) -> Non
     service = Gunicorn("service.wsgi:app", env, tmp_path / "service.log", "/readyz").start()
     try:
         found = clocks.measure(
-            server.url, service, redis.Redis(port=server.port), tmp_path, 6, 2, print, lead_s=4.0
+            server.url,
+            service,
+            redis.Redis(port=server.port),
+            tmp_path,
+            6,
+            2,
+            print,
+            lead_s=2.0,
+            settle_s=1.5,
         )
     finally:
         service.stop()
         server.stop()
     late, bots = found["deadlines"], found["bots"]
     assert (late["fired_once"], late["fired_twice_or_more"], late["not_fired"]) == (6, 0, 0)
-    assert late["lateness_ms"]["p50"] >= 0
+    assert late["lateness_ms"]["p50"] >= 0 and late["deadline_spread_ms"] >= 500
+    burst = found["burst"]
+    assert (burst["fired_once"], burst["fired_twice_or_more"], burst["not_fired"]) == (6, 0, 0)
     assert bots["finished"] == 2 and bots["moves"] >= 2 * 13  # a round ends when a hand is out
     figures = {"clocks": found}
     assert [t.limit for t in clocks.targets(figures)] == [clocks.LATENESS_P99_MS, 0]
