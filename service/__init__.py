@@ -19,7 +19,7 @@ from swagger_ui_bundle import swagger_ui_path
 from werkzeug.exceptions import HTTPException, NotFound
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import logs, metrics
+from . import clock, logs, metrics
 from .api import (
     blueprints,
     cors,
@@ -98,6 +98,7 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
         events_kept=settings.events_kept,
         rounds_kept=settings.rounds_kept,
         acknowledgement=acknowledgement,
+        notes=clock.next_instant,  # the worker learns of a table's clock from its commits
     )
     app.extensions["referee"] = Referee(
         settings, store, IdempotencyStore(client, acknowledgement), random.SystemRandom()

@@ -408,6 +408,9 @@ def _check_record(args: argparse.Namespace) -> int:
 
 def _worker(args: argparse.Namespace) -> int:
     """``referee worker``: run the deadline worker (``service.worker``)."""
+    # Its metrics are its own (service.worker.metrics), never the files of the
+    # gunicorn workers of a `referee serve` that started it.
+    os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
     from .config import Settings
     from .worker.run import Worker, healthy
 

@@ -87,3 +87,16 @@ def pending(table: Any, control: Any) -> bool:
     clock = options_of(control.clock)
     bots = any(s in control.bots for s in (*turn.seats, *turn.optional))
     return bots or (clock["turn_timeout_ms"] is not None and bool(turn.seats))
+
+
+def next_instant(table: Any, control: Any) -> int | None:
+    """When the worker must next look at ``table`` (ms since the epoch, by
+    Redis's clock): its first deadline (:func:`deadlines`) or the instant
+    something of it falls due by the clock alone (a window's close: the
+    game's ``due_at``), whichever comes first; ``None`` for neither. A
+    commit announces it (the store's clock note) so that the worker knows
+    of the table without reading every commit."""
+    _, found = deadlines(table, control)
+    due = game_of(table).due_at(table)
+    instants = [*found.values(), *(() if due is None else (due,))]
+    return min(instants) if instants else None

@@ -36,6 +36,10 @@
 | ``STORED_FORMAT`` | ``previous`` | the stored formats written: ``previous`` or ``current`` |
 | ``REDIS_WAIT_REPLICAS`` | ``0`` | replicas that must hold a move before it is answered |
 | ``REDIS_WAIT_TIMEOUT_MS`` | ``500`` | how long a move waits for them (then 503) |
+| ``JOBS_REDIS_URL`` | ``REDIS_URL``'s | ``referee worker``'s jobs (a Redis, not a cluster) |
+| ``WORKER_THREADS`` | ``4`` | ``referee worker``'s job threads (and as many to look at tables) |
+| ``WORKER_HEALTH_FILE`` | ``/tmp/referee-worker-alive`` | touched while the worker is healthy |
+| ``WORKER_METRICS_PORT`` | ``0`` | ``referee worker``'s ``/metrics`` port (0: none) |
 
 ``STORED_FORMAT`` (deploy/README, "Upgrading"): ``previous`` writes the
 previous release's stored formats, so that pods of it running beside this
@@ -107,6 +111,7 @@ class Settings:
     jobs_redis_url: str | None = None
     worker_threads: int = 4
     worker_health_file: str = "/tmp/referee-worker-alive"
+    worker_metrics_port: int = 0
 
     def __post_init__(self) -> None:
         check_origins(self.cors_origins)
@@ -165,6 +170,7 @@ class Settings:
             "jobs_redis_url": "JOBS_REDIS_URL",
             "worker_threads": "WORKER_THREADS",
             "worker_health_file": "WORKER_HEALTH_FILE",
+            "worker_metrics_port": "WORKER_METRICS_PORT",
         }
         values: dict[str, Any] = {}
         types = {f.name: f.type for f in fields(cls)}

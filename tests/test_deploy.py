@@ -272,6 +272,10 @@ def test_kubernetes_runs_the_worker_with_its_health_check() -> None:
     # Its health file is under the writable /tmp (the root file system is read-only).
     assert Settings().worker_health_file.startswith("/tmp/")
     assert [m["mountPath"] for m in container["volumeMounts"]] == ["/tmp"]
+    # Its own metrics: the port it serves them on is the one scraped.
+    port = {e["name"]: e["value"] for e in container["env"]}["WORKER_METRICS_PORT"]
+    assert pod["metadata"]["annotations"]["prometheus.io/port"] == port
+    assert [p["containerPort"] for p in container["ports"]] == [int(port)]
 
 
 def test_compose_runs_the_worker_with_its_health_check() -> None:
@@ -283,6 +287,7 @@ def test_compose_runs_the_worker_with_its_health_check() -> None:
     assert worker["environment"]["REDIS_URL"] == services["referee"]["environment"]["REDIS_URL"]
     assert set(worker["environment"]) <= settings_variables()
     assert worker["read_only"] and worker["tmpfs"] == ["/tmp"]
+    assert worker["expose"] == [worker["environment"]["WORKER_METRICS_PORT"]]
 
 
 def dockerfile_user() -> int:

@@ -216,11 +216,16 @@ def records_key(table_id: str) -> str:
     return f"{KEY_PREFIX}:{{{table_id}}}:records"
 
 
-def sent_key(table_id: str, step: str, seat: int, at_ms: int) -> str:
-    """A worker's mark that the job of ``seat``'s deadline at ``at_ms`` in
-    ``step`` is sent (``SET NX``, expiring soon after the deadline): of the
-    workers that read a commit, one sends it."""
-    return f"{KEY_PREFIX}:{{{table_id}}}:sent:{step}:{seat}:{at_ms}"
+def clock_channel(table_id: str) -> str:
+    """The channel a table's clock notes are published on (``commit.lua``,
+    ``choose.lua``): when the worker must next look at the table."""
+    return f"{KEY_PREFIX}:{{{table_id}}}:clock"
+
+
+RESOLVE_GRACE_MS = 500
+"""How long after a choice completed its step the worker looks at the table
+(``choose.lua``'s clock note): the request that completed it commits the
+resolution at once; if it died first, the worker stores it then."""
 
 
 def proof_keys(table_id: str) -> list[str]:
@@ -648,7 +653,13 @@ class TableStore:
     (at least 1) how many finished steps of a round the history keeps;
     ``rounds_kept`` (at least 1) how many finished rounds the list of rounds
     keeps; ``acknowledgement`` when a commit counts as made (after ``WAIT``
-    for replicas: :mod:`.replicas`).
+    for replicas: :mod:`.replicas`); ``notes(table, control)``, when given,
+    says when the worker must next look at a committed table
+    (``service.clock.next_instant``), which the commit publishes as its
+    clock note (:func:`clock_channel`); a choice that completes its step
+    publishes one :data:`RESOLVE_GRACE_MS` later; with ``publish_notes``
+    false (the worker's own store, which notes a table itself) nothing is
+    published, and :meth:`instant_after` still says the instant.
     """
 
     def __init__(
@@ -666,6 +677,8 @@ class TableStore:
         acknowledgement: Acknowledgement = NO_WAIT,
         records_kept: int = RECORDS_KEPT,
         moves_kept: int = MOVES_KEPT,
+        notes: Callable[[Any, Control], int | None] | None = None,
+        publish_notes: bool = True,
     ) -> None:
         if events_kept < 1:
             raise ValueError(f"events_kept must be at least 1, not {events_kept}")
@@ -687,6 +700,8 @@ class TableStore:
         self.codec = codec
         self.ttl_seconds = ttl_seconds
         self.max_attempts = max_attempts
+        self.notes = notes
+        self.publish_notes = publish_notes and notes is not None
         lua = resources.files(__package__).joinpath("lua")
         self._commit = client.register_script(lua.joinpath("commit.lua").read_text())
         self._choose = client.register_script(lua.joinpath("choose.lua").read_text())
@@ -844,6 +859,7 @@ class TableStore:
             journal=journal,
             control=("", bots_text),
             clock=clock,
+            note=self._note(Control(bots=bots or {}, clock=clock or {}), change.table, now),
         ):
             # A client retry after a lost reply can find the table written by
             # the first try; any other holder means a broken random source.
@@ -931,6 +947,7 @@ class TableStore:
                         due is not None and due.archive_reset,
                         expected=None if due is None else self._choices_read(loaded),
                         deadline=self.codec.due_at(loaded.table),
+                        note="" if due is None else self._note_after(loaded, loaded.table),
                     ):
                         refused.record = (*self._due_events(loaded), *refused.record)
                         raise
@@ -1003,6 +1020,9 @@ class TableStore:
                             journal,
                             (away, self._bots_arg(change)),
                             move=linked_move,
+                            note=self._note_after(
+                                loaded, change.table, away, getattr(change, "bots", None)
+                            ),
                         ):
                             chosen = (*chosen, *self._due_events(loaded))
                             return (
@@ -1015,9 +1035,9 @@ class TableStore:
         raise Contended(table_id)
 
     def _choice_move(self, linked_move: Linked) -> list[Any]:
-        """choose.lua's last three arguments (see its header): the move to
-        record with the choice, how many moves a record keeps, and the chain
-        it was linked to."""
+        """choose.lua's last four arguments but the clock note (see its
+        header): the move to record with the choice, how many moves a record
+        keeps, and the chain it was linked to."""
         return [linked_move.text, self.moves_kept, linked_move.expected]
 
     @staticmethod
@@ -1043,6 +1063,70 @@ class TableStore:
         if bots is None:
             return ""
         return json.dumps({str(k): v for k, v in bots.items()}, separators=(",", ":"))
+
+    def instant_after(self, loaded: Loaded, change: Change) -> int | None:
+        """When the worker must next look at the table once ``change`` (not
+        a seat's own move) is committed on ``loaded``: the instant of that
+        commit's clock note, ``None`` for never (or a store without
+        ``notes``)."""
+        away = self._away_op(loaded, change, None)
+        return self._instant_after(loaded, change.table, away, getattr(change, "bots", None))
+
+    def _note_after(
+        self,
+        loaded: Loaded,
+        table: Any,
+        away: str = "",
+        bots: dict[int, Any] | None = None,
+    ) -> str:
+        """The clock note of a commit of ``table`` on ``loaded`` (see
+        :meth:`_instant_after`), ``""`` for none."""
+        at = self._instant_after(loaded, table, away, bots) if self.publish_notes else None
+        return "" if at is None else str(at)
+
+    def _instant_after(
+        self,
+        loaded: Loaded,
+        table: Any,
+        away: str = "",
+        bots: dict[int, Any] | None = None,
+    ) -> int | None:
+        """When the worker must next look at ``table`` committed on
+        ``loaded`` with the away change ``away`` and the bot seats ``bots``
+        (``None``: kept), as ``commit.lua`` leaves the table's control
+        (``opened`` moves with a new step, at this commit's clock)."""
+        if self.notes is None:
+            return None
+        before = loaded.control or NO_CONTROL
+        seats = set(before.away)
+        if away:
+            seat = int(away[1:])
+            if away.startswith("+"):
+                seats.add(seat)
+            else:
+                seats.discard(seat)
+        control = replace(before, bots=before.bots if bots is None else bots, away=frozenset(seats))
+        return self._instant(control, table, loaded.now_ms)
+
+    def _note(self, control: Control, table: Any, now_ms: int) -> str:
+        """``commit.lua``'s clock note for ``table`` committed at ``now_ms``
+        with ``control`` (see :meth:`_instant`), ``""`` for none."""
+        at = self._instant(control, table, now_ms) if self.publish_notes else None
+        return "" if at is None else str(at)
+
+    def _instant(self, control: Control, table: Any, now_ms: int) -> int | None:
+        """When the worker must next look at ``table`` committed at
+        ``now_ms`` with ``control`` (its ``opened`` as before the commit),
+        by ``notes``; ``None`` for never."""
+        if self.notes is None:
+            return None
+        turn = self.codec.turn_of(table)
+        opened = control.opened
+        if turn is None:
+            opened = None
+        elif opened is None or opened[0] != turn.key:
+            opened = (str(turn.key), now_ms)
+        return self.notes(table, replace(control, opened=opened))
 
     def _turn_arg(self, table: Any) -> str:
         """``commit.lua``'s ARGV[20]: the key of the step ``table`` waits on
@@ -1151,6 +1235,7 @@ class TableStore:
                 away,
                 *payloads,
                 *self._choice_move(move),
+                loaded.now_ms + RESOLVE_GRACE_MS if self.publish_notes else "",
             ],
         )
         status = int(result[0])
@@ -1189,6 +1274,7 @@ class TableStore:
         control: tuple[str, str] = ("", ""),
         clock: dict[str, Any] | None = None,
         move: Linked | None = None,
+        note: str = "",
     ) -> bool:
         """Commit under the version check; False when another move won the race
         (or, with ``expected``, the step's choices are not these seat, text
@@ -1201,7 +1287,8 @@ class TableStore:
         change and the bot seats (``commit.lua``'s ARGV[21], ARGV[22]);
         ``clock`` the clock options of a new table; ``move`` the journal's
         move as :func:`linked` to the chain read (without it, ``journal``'s
-        move is recorded unlinked)."""
+        move is recorded unlinked); ``note`` the commit's clock note (see
+        :meth:`_note`)."""
         payloads = [self.codec.encode_event({"at_ms": now_ms, **e}) for e in events]
         step = None if table is None else self.codec.step_of(table)
         played, listed = (0, ()) if table is None else self.codec.rounds_of(table)
@@ -1243,6 +1330,7 @@ class TableStore:
                 *listed,
                 *archive,
                 *self._journal_args(journal, now_ms, move),
+                note,
             ],
         )
         if int(result[0]) == -3:  # a newer release's layout: never written over

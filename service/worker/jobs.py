@@ -1,23 +1,24 @@
-"""The worker's jobs on dramatiq's Redis broker: ``deadline(table, key,
-seat)`` and ``table(table)``, each a small function of ids (never a
-pickled state), sent with a delay computed from Redis's clock.
+"""The worker's job on dramatiq's Redis broker: ``due(bucket, shard)``,
+which looks at the tables of one bucket of :mod:`.due` (a small function of
+ids, never a pickled state), sent once per bucket with a delay computed
+from Redis's clock.
 
 Why dramatiq: its Redis broker keeps every message in Redis (a delayed one
 in the queue's delay queue until a worker holds it), acknowledges a message
 only once its actor returned, and hands a dead worker's unacknowledged
 messages (also the delayed ones it held) to the others once its heartbeat
-is older than ``heartbeat_timeout``: so a deadline survives a restart of
+is older than ``heartbeat_timeout``: so a bucket survives a restart of
 everything (with Redis persistence) and a SIGKILLed worker, with any number
-of workers. It may deliver twice; every job reads the table again and the
-versioned commit makes a second firing change nothing. Its keys are not in
-one hash slot: on a Redis Cluster give it its own Redis (``JOBS_REDIS_URL``).
+of workers. It may deliver twice; a bucket's job reads each table again and
+the versioned commit makes a second look change nothing. Its keys (and the
+buckets') are not in one hash slot: on a Redis Cluster give it its own
+Redis (``JOBS_REDIS_URL``).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
 
 import dramatiq
 from dramatiq.brokers.redis import RedisBroker
@@ -44,35 +45,20 @@ def make_broker(url: str) -> RedisBroker:
 
 
 class Jobs:
-    """The actors, bound to ``broker``, calling ``on_deadline(table, key,
-    seat)`` and ``on_table(table)``."""
+    """The actor, bound to ``broker``, calling ``on_due(bucket, shard)``."""
 
-    def __init__(
-        self,
-        broker: RedisBroker,
-        on_deadline: Callable[[str, str, int], None],
-        on_table: Callable[[str], None],
-    ) -> None:
+    def __init__(self, broker: RedisBroker, on_due: Callable[[int, int], None]) -> None:
         self.broker = broker
-        self.deadline = dramatiq.actor(
+        self.due = dramatiq.actor(
             broker=broker,
-            actor_name="referee_deadline",
+            actor_name="referee_due",
             queue_name=QUEUE,
             max_retries=5,
             min_backoff=100,
             max_backoff=2_000,
             time_limit=60_000,
-        )(on_deadline)
-        self.table = dramatiq.actor(
-            broker=broker,
-            actor_name="referee_table",
-            queue_name=QUEUE,
-            max_retries=5,
-            min_backoff=100,
-            max_backoff=2_000,
-            time_limit=60_000,
-        )(on_table)
+        )(on_due)
 
-    def at(self, actor: Any, delay_ms: int, *args: Any) -> None:
-        """Send ``actor(*args)`` to run ``delay_ms`` from now (0: at once)."""
-        actor.send_with_options(args=args, delay=max(0, delay_ms) or None)
+    def send_due(self, bucket: int, shard: int, delay_ms: int) -> None:
+        """Send ``due(bucket, shard)`` to run ``delay_ms`` from now (0: at once)."""
+        self.due.send_with_options(args=(bucket, shard), delay=max(0, delay_ms) or None)

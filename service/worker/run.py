@@ -1,6 +1,7 @@
-"""The worker process: watch the tables' feeds, sweep every table at start
-and after a lost subscription, schedule each deadline as a delayed job, and
-run the jobs (dramatiq's worker threads)."""
+"""The worker process: follow the tables' clock notes, put each table in the
+bucket of the instant it falls due (:mod:`.due`), look at a bucket's tables
+when its job runs (dramatiq's worker threads), and sweep every table at
+start and after a lost subscription."""
 
 from __future__ import annotations
 
@@ -10,10 +11,8 @@ import os
 import signal
 import threading
 import time
-from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import Any
 
 import dramatiq
 import redis
@@ -23,24 +22,33 @@ from ..config import Settings
 from ..games import codec
 from ..storage.client import is_cluster_url
 from ..storage.embedded import ensure_embedded_redis
-from ..storage.store import KEY_PREFIX, Contended, TableNotFound, TableStore, sent_key
-from ..streams.hub import table_of
-from .jobs import Jobs, make_broker
+from ..storage.store import KEY_PREFIX, NO_CONTROL, Contended, Loaded, TableNotFound, TableStore
+from .due import DueIndex
+from .jobs import NAMESPACE, Jobs, make_broker
+from .metrics import WorkerMetrics
 from .moves import WorkerChange, deadline_move, settle
 
 log = logging.getLogger("referee.worker")
 
-PATTERN = f"{KEY_PREFIX}:*:feed"
-SENT_KEPT = 100_000
-"""Deadlines this process remembers having scheduled (not sent twice)."""
-MARK_AFTER_MS = 5_000
-"""How long a deadline's sent mark (:func:`sent_key`) outlives the deadline."""
-HORIZON_MS = 60_000
-"""How far ahead a deadline's job is sent. A later deadline gets a table job
-at the horizon instead (at most one per table and minute of each worker),
-which looks again: a step that ends long before its deadline (a day's clock,
-moves made in seconds) leaves no job held for a day, and no sent mark."""
+PATTERN = f"{KEY_PREFIX}:*:clock"
+"""Every table's clock channel (``store.clock_channel``)."""
+MOVES_PER_LOOK = 32
+"""Moves one look at a table makes at most (a step whose seats all timed
+out, bots at ``bot_delay_ms: 0``) before it looks again a bucket later."""
+STUCK_MS = 5_000
+"""When a table whose deadline passed with no move to make (the rules
+refused the bot's move) is looked at again."""
+CLOCK_SECONDS = 5.0
+"""How often the worker reads Redis's clock again (its own follows it between)."""
 HEALTH_SECONDS = 2.0
+
+
+def table_of(channel: str) -> str | None:
+    """The table id in a clock channel's name, ``None`` for another name."""
+    head, tail = f"{KEY_PREFIX}:{{", "}:clock"
+    if channel.startswith(head) and channel.endswith(tail):
+        return channel[len(head) : -len(tail)]
+    return None
 
 
 class Worker:
@@ -51,6 +59,7 @@ class Worker:
 
         self.settings = settings
         self.client = redis_client(settings)
+        # No clock notes from its own commits: it notes the table itself.
         self.store = TableStore(
             self.client,
             codec,
@@ -58,6 +67,8 @@ class Worker:
             turn_wait_seconds=settings.redis_timeout_seconds,
             events_kept=settings.events_kept,
             rounds_kept=settings.rounds_kept,
+            notes=clock.next_instant,
+            publish_notes=False,
         )
         url = settings.jobs_redis_url or settings.redis_url
         if not url:
@@ -68,144 +79,142 @@ class Worker:
                 "set JOBS_REDIS_URL"
             )
         self.broker = make_broker(url)
-        self.jobs = Jobs(self.broker, self.on_deadline, self.on_table)
-        self._sent: OrderedDict[tuple[Any, ...], None] = OrderedDict()
-        self._sent_lock = threading.Lock()
+        self.jobs = Jobs(self.broker, self.on_due)
+        self.index = DueIndex(self.broker.client, NAMESPACE)
         self._stopped = threading.Event()
         self._pool = ThreadPoolExecutor(max(2, settings.worker_threads))
-        self._queued: set[str] = set()
-        self._queued_lock = threading.Lock()
+        self._offset_ms: int | None = None
+        self._offset_at = 0.0
         self.subscribed = threading.Event()
+        self.metrics = WorkerMetrics()
 
-    # Jobs ---------------------------------------------------------------
+    # Redis's clock -------------------------------------------------------
 
-    def on_deadline(self, table_id: str, key: str, seat: int) -> None:
-        """A deadline's job: make the seat's move if the deadline's step is
-        still the table's, the seat still due and Redis's clock past it;
-        a deadline not come yet is sent again for its time."""
-        later: list[int | None] = [None]
+    def now_ms(self) -> int:
+        """Redis's clock (ms since the epoch), read every
+        :data:`CLOCK_SECONDS` and followed by this machine's in between."""
+        if self._offset_ms is None or time.monotonic() - self._offset_at > CLOCK_SECONDS:
+            local = time.time() * 1000
+            self._offset_ms = int(self.store.now_ms() - local)
+            self._offset_at = time.monotonic()
+        return int(time.time() * 1000) + self._offset_ms
 
-        def move(loaded: Any) -> WorkerChange:
-            later[0] = None
-            found = deadline_move(loaded, key, seat)
-            if isinstance(found, WorkerChange):
-                return found
-            if isinstance(found, int):
-                later[0] = found - loaded.now_ms
+    # Buckets --------------------------------------------------------------
+
+    def note(self, table_id: str, at_ms: int) -> None:
+        """Look at ``table_id`` at ``at_ms`` (Redis's clock): put it in its
+        bucket, and send the bucket's job if this worker is the first."""
+        now = self.now_ms()
+        self.metrics.notes.inc()
+        bucket, shard, send = self.index.add(table_id, at_ms, now)
+        if send:
+            self.jobs.send_due(bucket, shard, bucket - now)
+
+    def on_due(self, bucket: int, shard: int) -> None:
+        """A bucket's job: look at each of its tables (on the pool, at once),
+        then drop the bucket."""
+        self.metrics.buckets.inc()
+        tables = self.index.take(bucket, shard, self.now_ms())
+        wait([self._pool.submit(self._safely, t) for t in tables])
+        self.index.done(bucket, shard)
+
+    # A table ----------------------------------------------------------------
+
+    def look(self, table_id: str) -> None:
+        """Do what is due on the table by Redis's clock, one commit at a
+        time: store what fell due and nobody stored (a closed window, a
+        complete step whose resolver died) and open a step's clock when no
+        commit did (``settle``), then make each seat's move whose deadline
+        has passed (its bot's, or its default move: ``deadline_move``); then
+        note the table for when it next falls due. Every move reads the
+        table again and commits under its version: a look that races a
+        seat's own move, another worker or a second delivery changes
+        nothing that was already done."""
+        after: list[int | None] = [None]
+        late: list[int] = [0]  # how late the move made is (ms)
+
+        def act(loaded: Loaded) -> WorkerChange:
+            after[0] = None
+            control = loaded.control or NO_CONTROL
+            if loaded.due is not None or clock.pending(loaded.table, control):
+                return settle(loaded)
+            key, found = clock.deadlines(loaded.table, control)
+            passed = False
+            for seat, at in sorted(found.items(), key=lambda item: (item[1], item[0])):
+                if at > loaded.now_ms:
+                    break
+                change = deadline_move(loaded, str(key), seat)
+                if isinstance(change, WorkerChange):
+                    late[0] = loaded.now_ms - at
+                    return change
+                passed = True  # nothing to make: looked at again later
+            upcoming = [at for at in found.values() if at > loaded.now_ms]
+            due = codec.due_at(loaded.table)
+            instants = [*upcoming, *(() if due is None else (due,))]
+            if passed:
+                log.warning("table %s: a deadline passed with no move to make", table_id)
+                self.metrics.stuck.inc()
+                instants.append(loaded.now_ms + STUCK_MS)
+            after[0] = min(instants) if instants else None
             return WorkerChange(loaded.table)  # nothing to write
 
-        moved = [False]
+        self.metrics.looks.inc()
+        for _ in range(MOVES_PER_LOOK):
+            try:
+                loaded, change = self.store.apply(table_id, act)
+            except TableNotFound:
+                return
+            except Contended:
+                self.note(table_id, self.now_ms())
+                return
+            if change.settle:
+                self.metrics.moves["settle"].inc()
+            elif change.table is not loaded.table or change.events or change.choice:
+                kind = "bot" if change.timed_out is None else "default"
+                self.metrics.moves[kind].inc()
+                self.metrics.lateness.observe(late[0] / 1000)
+            else:
+                if after[0] is not None:
+                    self.note(table_id, after[0])
+                return
+            if change.choice is None:
+                # A turn's move: what it leaves, without reading it again.
+                at = self.store.instant_after(loaded, change)
+                if at is None:
+                    return
+                if at > loaded.now_ms:
+                    self.note(table_id, at)
+                    return
+            # A step's choice (its other seats may be due too), or due at once.
+        self.note(table_id, self.now_ms())  # more to do: a bucket later
 
-        def move_once(loaded: Any) -> WorkerChange:
-            change = move(loaded)
-            moved[0] = change.table is not loaded.table or bool(change.events or change.choice)
-            return change
-
+    def _safely(self, table_id: str) -> None:
         try:
-            self.store.apply(table_id, move_once)
-        except TableNotFound:
-            return
-        if later[0] is not None:
-            self.jobs.at(self.jobs.deadline, later[0], table_id, key, seat)
-            return
-        if not moved[0]:
-            # A move's commit reaches every worker's feed, which schedules
-            # the table; with nothing committed, look again here.
-            self.schedule(table_id)
-
-    def on_table(self, table_id: str) -> None:
-        """A table's job: schedule it (what falls due by the clock)."""
-        self.schedule(table_id)
-
-    # Scheduling ---------------------------------------------------------
-
-    def schedule(self, table_id: str, force: bool = False) -> None:
-        """Store what is due on the table and nobody stored, open its step's
-        clock when no commit did, and send a job per deadline (once of all
-        the workers, by a mark in Redis, unless ``force``: a sweep sends
-        again, since a job may have been lost with a jobs Redis) and one for
-        the instant the table next falls due."""
-        try:
-            loaded = self.store.load(table_id)
-            if loaded.due is not None or clock.pending(loaded.table, loaded.control):
-                self.store.apply(table_id, settle)
-                loaded = self.store.load(table_id)
-        except TableNotFound:
-            return
-        except Contended:
-            self.jobs.at(self.jobs.table, 50, table_id)
-            return
-        key, found = clock.deadlines(loaded.table, loaded.control)
-        far = False
-        for seat, at in found.items():
-            if at - loaded.now_ms > HORIZON_MS:
-                far = True  # sent once it is near: see HORIZON_MS
-                continue
-            if self._first(("d", table_id, key, seat, at)) and (
-                force or self._mark(table_id, str(key), seat, at, at - loaded.now_ms)
-            ):
-                self.jobs.at(self.jobs.deadline, at - loaded.now_ms, table_id, key, seat)
-        if far and self._first(("h", table_id, loaded.now_ms // HORIZON_MS)):
-            self.jobs.at(self.jobs.table, HORIZON_MS, table_id)
-        due_at = codec.due_at(loaded.table)
-        if due_at is not None and self._first(("t", table_id, due_at)):
-            self.jobs.at(self.jobs.table, due_at - loaded.now_ms + 1, table_id)
-
-    def _mark(self, table_id: str, step: str, seat: int, at_ms: int, delay_ms: int) -> bool:
-        """Whether this worker is the first to send the deadline's job."""
-        ttl = min(max(delay_ms, 0), HORIZON_MS) + MARK_AFTER_MS
-        return bool(self.client.set(sent_key(table_id, step, seat, at_ms), 1, nx=True, px=ttl))
-
-    def _first(self, what: tuple[Any, ...]) -> bool:
-        with self._sent_lock:
-            if what in self._sent:
-                return False
-            self._sent[what] = None
-            while len(self._sent) > SENT_KEPT:
-                self._sent.popitem(last=False)
-            return True
+            self.look(table_id)
+        except Exception:  # one table's trouble must not stop the rest
+            log.exception("could not look at table %s", table_id)
+            self.metrics.errors.inc()
+            with contextlib.suppress(Exception):
+                self.note(table_id, self.now_ms() + STUCK_MS)
 
     def sweep(self) -> int:
-        """Schedule every table (at start, and after the feed was lost)."""
+        """Look at every table (at start, and after the notes were lost)."""
         count = 0
         for key in self.client.scan_iter(match=f"{KEY_PREFIX}:*:table", count=1000):
             name = key.decode() if isinstance(key, bytes) else str(key)
             table_id = name[len(KEY_PREFIX) + 2 : -len("}:table")]
-            self._pool.submit(self._safely, table_id, True)
+            self._pool.submit(self._safely, table_id)
             count += 1
         return count
 
-    def enqueue(self, table_id: str) -> None:
-        """Schedule ``table_id`` on the pool, unless it is queued already: a
-        table's commits that arrive faster than the pool schedules them
-        make one run, which reads the table as it is then (the pool's queue
-        holds at most one entry per table, whatever the commit rate)."""
-        with self._queued_lock:
-            if table_id in self._queued:
-                return
-            self._queued.add(table_id)
-        self._pool.submit(self._dequeued, table_id)
-
-    def _dequeued(self, table_id: str) -> None:
-        # Out of the set before it reads: a commit from now on queues again.
-        with self._queued_lock:
-            self._queued.discard(table_id)
-        self._safely(table_id)
-
-    def _safely(self, table_id: str, force: bool = False) -> None:
-        try:
-            self.schedule(table_id, force)
-        except Exception:  # one table's trouble must not stop the rest
-            log.exception("could not schedule table %s", table_id)
-
-    # The feed -----------------------------------------------------------
+    # The notes ---------------------------------------------------------------
 
     def watch(self) -> None:
-        """Follow every table's feed until stopped; sweep on each (re)subscription."""
+        """Follow every table's clock notes until stopped; sweep on each (re)subscription."""
         while not self._stopped.is_set():
             pubsub = None
             try:
-                pubsub = self.client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+                pubsub = self.client.pubsub(ignore_subscribe_messages=True)
                 pubsub.psubscribe(PATTERN)
                 self.subscribed.set()
                 log.info("worker: swept %d tables", self.sweep())
@@ -216,11 +225,13 @@ class Worker:
                     channel = message["channel"]
                     name = channel.decode() if isinstance(channel, bytes) else str(channel)
                     table_id = table_of(name)
-                    if table_id is not None and message["data"] not in (b"-1", "-1"):
-                        self.enqueue(table_id)
+                    data = message["data"]
+                    text = data.decode() if isinstance(data, bytes) else str(data)
+                    if table_id is not None and text.isdigit():
+                        self.note(table_id, int(text))
             except (redis.RedisError, OSError) as error:
                 self.subscribed.clear()
-                log.warning("worker lost the feed (%s); again in 1 s", error)
+                log.warning("worker lost the clock notes (%s); again in 1 s", error)
                 self._stopped.wait(1.0)
             finally:
                 if pubsub is not None:
@@ -228,7 +239,7 @@ class Worker:
                         pubsub.close()
 
     def beat(self) -> None:
-        """Touch the health file while the feed is followed and Redis answers."""
+        """Touch the health file while the notes are followed and Redis answers."""
         path = Path(self.settings.worker_health_file)
         # At once once subscribed (a probe right after start must not wait a
         # whole period), then every HEALTH_SECONDS.
@@ -246,8 +257,9 @@ class Worker:
             self.broker, worker_threads=self.settings.worker_threads, worker_timeout=50
         )
         worker.start()
+        self.metrics.serve(self.settings.worker_metrics_port)
         threads = [
-            threading.Thread(target=self.watch, name="feed", daemon=True),
+            threading.Thread(target=self.watch, name="notes", daemon=True),
             threading.Thread(target=self.beat, name="health", daemon=True),
         ]
         for t in threads:

@@ -14,7 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 import requests
+
+from benchmarks.processes import free_port
 
 from ..conftest import EVERY_EVENT, RedisProcess, Served
 
@@ -33,6 +36,7 @@ class WorkerProcess:
             "WORKER_THREADS": "4",
             # The tests read whole logs from the start (the workers' commits trim it too).
             "EVENTS_KEPT": str(EVERY_EVENT),
+            "WORKER_METRICS_PORT": str(free_port()),
         }
         self.env = env
         self._file = open(self.log, "ab")  # noqa: SIM115 - closed in stop()
@@ -42,6 +46,14 @@ class WorkerProcess:
             stdout=self._file,
             stderr=subprocess.STDOUT,
         )
+
+    def metrics(self, *names: str) -> list[float]:
+        """Samples of one scrape of its ``/metrics`` (0 for one it has not),
+        e.g. ``referee_worker_moves_total{kind="default"}``."""
+        port = self.env["WORKER_METRICS_PORT"]
+        lines = requests.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text.splitlines()
+        found = dict(line.rsplit(" ", 1) for line in lines if not line.startswith("#"))
+        return [float(found.get(name, 0.0)) for name in names]
 
     def healthy(self) -> bool:
         done = subprocess.run(
@@ -151,6 +163,15 @@ def test_a_silent_seat_is_moved_for_once_and_is_away(stack: dict[str, Any]) -> N
     assert turns == sorted(set(turns))  # each turn moved once, none twice
     table = requests.get(f"{base}/v1/tables/{tid}", timeout=10).json()
     assert table["seats"][on_turn]["away"] is True
+    # Counted by the workers that made them, each once, with how late (the
+    # table plays on meanwhile: between two reads of its log).
+    before = len([e for e in _events(base, tid) if e["type"] == "move-timed-out"])
+    names = ('referee_worker_moves_total{kind="default"}', "referee_worker_lateness_seconds_count")
+    scraped = [w.metrics(*names) for w in stack["workers"]]
+    after = len([e for e in _events(base, tid) if e["type"] == "move-timed-out"])
+    made = sum(moves for moves, _ in scraped)
+    assert 3 <= before <= made <= after
+    assert [late for _, late in scraped] == [moves for moves, _ in scraped]
     # Healthy: it touches its health file once subscribed, then every 2 s.
     for _ in range(20):
         if stack["workers"][0].healthy():
@@ -267,3 +288,49 @@ def test_one_person_and_three_bots_play_a_match_to_its_end(
             len(body),
             checked.text,
         )
+
+
+def test_the_worker_stores_what_falls_due_with_nobody_calling(stack: dict[str, Any]) -> None:
+    """A closed claim window's end and an exchange whose resolver died are
+    written to Redis by a worker, not only computed by every read (issue 19)."""
+    from service import create_app
+    from service.games.codec import decode_event
+    from service.games.ship import engine
+    from service.storage.store import RESOLVE_GRACE_MS, events_key
+
+    from ..conftest import settings_for
+    from ..helpers import WORKED_HANDS, TableClient
+    from ..streams.sse import HttpClient
+
+    r = redis.Redis.from_url(stack["redis"].url)
+
+    def stored(table_id: str) -> list[str]:
+        return [decode_event(e)["type"] for e in r.lrange(events_key(table_id), 0, -1)]
+
+    tables = TableClient(HttpClient(stack["served"].base))
+    # A claim window nobody calls after.
+    t = tables.create(variant="mein-schiff", claim_window_ms=300)
+    assert tables.deal(t, WORKED_HANDS).status_code == 201
+    for exchange, passes in enumerate([["4S", "9C", "8D", "9H"], ["QC", "4S", "9C", "JH"]], 1):
+        for seat, card in enumerate(passes):
+            assert tables.pass_(t, 1, exchange, seat, [card]).status_code == 200
+    claimed = tables.claim(t, 1, 0)
+    assert claimed.status_code == 200, claimed.json()
+    assert stored(t.table_id)[-1] == "claim-accepted"
+    _wait(lambda: stored(t.table_id)[-1] == "round-won", 10)
+    # The pass that completed an exchange, written by choose.lua from a read
+    # made before another seat's pass; its request dies before the resolution.
+    store = create_app(settings_for(stack["redis"].url)).extensions["referee"].store
+    t = tables.create(variant="mein-schiff")
+    assert tables.deal(t, WORKED_HANDS).status_code == 201
+    for seat, card in enumerate(["4S", "9C"]):
+        assert tables.pass_(t, 1, 1, seat, [card]).status_code == 200
+    loaded = store.load(t.table_id)
+    assert tables.pass_(t, 1, 1, 2, ["8D"]).status_code == 200
+    done = engine.choose_pass(loaded.table, 1, 1, 3, ["9H"], loaded.now_ms, lambda _: None)
+    assert store._write_choice(t.table_id, loaded, done, None)[0] == 2  # complete
+    written = time.monotonic()
+    assert stored(t.table_id)[-1] == "pass-chosen"
+    _wait(lambda: stored(t.table_id)[-1] == "exchange-resolved", 10)
+    assert time.monotonic() - written >= RESOLVE_GRACE_MS / 1000 - 0.05
+    assert stored(t.table_id)[-5:] == ["pass-chosen"] * 4 + ["exchange-resolved"]

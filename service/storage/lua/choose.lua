@@ -31,7 +31,7 @@
 -- ARGV[13] the away seats' change, as in commit.lua's ARGV[21] ("+3", "-3",
 --          ""), made when the choice is written
 -- ARGV[14..] the events of a first choice, in order, as the codec's text;
---          then the three arguments below, always the LAST three (P = #ARGV - 2):
+--          then the four arguments below, always the LAST four (P = #ARGV - 3):
 -- ARGV[P]   the move to append to the current round's record when the choice
 --           is written (not for status 0; "" none; as commit.lua's ARGV[P+2])
 -- ARGV[P+1] how many moves a record keeps
@@ -39,6 +39,11 @@
 --           check): any other h answers -1, read again. A choice's move
 --           does not advance h: choices of one step commute, so they never
 --           race for it (service.games.proof)
+-- ARGV[P+3] the clock note ("" none): published on the table's clock
+--           channel (its hash key with ":clock" for ":table") when this choice
+--           completes the step (status 2), so that the worker looks at the
+--           table then even if the caller dies before it commits the
+--           resolution (service.worker)
 -- KEYS: the LAST three are commit.lua's last three (the deal proof, the
 -- current round's record, the records); only the record is written here.
 -- A written choice is announced on the table's feed channel (its hash key
@@ -99,7 +104,7 @@ if ARGV[12] ~= '' then
     return {-1, count, 0}
   end
 end
-local P = #ARGV - 2
+local P = #ARGV - 3
 if ARGV[P + 2] ~= '-' and (redis.call('HGET', KEYS[1], 'h') or '') ~= ARGV[P + 2] then
   return {-1, count, 0}
 end
@@ -135,10 +140,10 @@ else
   redis.call('HSET', KEYS[3], ARGV[2], text)
   redis.call('HSET', KEYS[1], 'w', ARGV[10])
   set_away(KEYS[1], ARGV[13])
-  if #ARGV - 3 > 13 then
-    redis.call('RPUSH', KEYS[2], unpack(ARGV, 14, #ARGV - 3))
+  if #ARGV - 4 > 13 then
+    redis.call('RPUSH', KEYS[2], unpack(ARGV, 14, #ARGV - 4))
     redis.call('LTRIM', KEYS[2], '-' .. ARGV[8], -1)
-    written = #ARGV - 16
+    written = #ARGV - 17
     count = count + written
     redis.call('HSET', KEYS[1], 'n', count)
   end
@@ -160,6 +165,9 @@ if status ~= 0 then
   -- The table's feed (service.streams): a choice was written. Classic
   -- PUBLISH, which Redis 6.2 has; on a cluster it reaches every node.
   redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':feed'), count)
+end
+if status == 2 and ARGV[P + 3] ~= '' then
+  redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':clock'), ARGV[P + 3])
 end
 for i = 1, 5 do
   redis.call('EXPIRE', KEYS[i], ARGV[5])

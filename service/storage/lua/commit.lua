@@ -58,8 +58,8 @@
 -- that knows none of them leaves them as they are.
 -- ARGV[24..] E events, in order, as the codec's text; then C choice
 --          arguments; then X expected choice arguments; then T round texts;
---          then the history texts to append, in order; then the nine
---          arguments below, always the LAST nine (P = #ARGV - 8):
+--          then the history texts to append, in order; then the ten
+--          arguments below, always the LAST ten (P = #ARGV - 9):
 -- ARGV[P]   the table hash's new d (the next deal's public part; "" keeps it)
 -- ARGV[P+1] the next deal's pending proof ("" keeps it)
 -- ARGV[P+2] an accepted move to append to the current round's record ("" none;
@@ -74,6 +74,10 @@
 --           is a conflict (a choice appended since, by choose.lua)
 -- ARGV[P+8] the new h: written with the move appended (ARGV[P+2]), or with
 --           the new round's record (ARGV[P+4]); "" keeps it
+-- ARGV[P+9] the clock note ("" none): when the worker must next look at the
+--           table (ms since the epoch: its first deadline, or a window's
+--           close), published on the table's clock channel (its hash key
+--           with ":clock" for ":table") for service.worker
 -- A commit is announced on the table's feed channel (its hash key with
 -- ":feed" for ":table"), with the event count, for service.streams.
 -- Returns {version, event count} on success, {-1, current version} on a
@@ -143,7 +147,7 @@ if ARGV[16] ~= '' then
     return {-1, tonumber(current)}
   end
 end
-local P = #ARGV - 8
+local P = #ARGV - 9
 if ARGV[P + 7] ~= '-' and (redis.call('HGET', KEYS[1], 'h') or '') ~= ARGV[P + 7] then
   return {-1, tonumber(current)}
 end
@@ -275,4 +279,7 @@ end
 -- The table's feed (service.streams): a commit was made. Classic PUBLISH,
 -- which Redis 6.2 has; on a cluster it reaches every node.
 redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':feed'), count)
+if ARGV[P + 9] ~= '' then
+  redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':clock'), ARGV[P + 9])
+end
 return {version, count}
