@@ -60,6 +60,15 @@ class StrictConverter(OpenAPIConverter):
             return {**described, "oneOf": refs}
         return jsonschema
 
+    def field2property(self, field: Any) -> dict[str, Any]:
+        """apispec's, with a field ``documented_as`` a schema (:class:`.schemas.AsIs`)
+        written as a reference to that schema's component."""
+        documented = getattr(field, "documented_as", None)
+        if documented is not None:
+            return self.resolve_nested_schema(documented)  # type: ignore[no-any-return,no-untyped-call]
+        ret: dict[str, Any] = super().field2property(field)
+        return ret
+
     def field2nullable(self, field: Any, ret: dict[str, Any]) -> dict[str, Any]:
         """A nullable nested schema as ``allOf: [$ref], nullable: true``: apispec's
         ``anyOf`` of the schema and a free-form object made the client generators

@@ -1853,12 +1853,20 @@ export interface components {
             /** @enum {boolean} */
             draw: true;
         };
+        /** @description A public event of a table's log: `seq`, `at_ms`, `type`, and the members of its type (each type and its members, game by game: [the API guide](/docs/api#events)). A type's members can differ by game (a Sevens `round-dealt` is not a My Ship Sails one), and a release may add types and members: a client skips what it does not know. */
+        Event: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /** @description What happened: `round-dealt`, `card-played`, `seat-joined`, … */
+            type: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description A page of public events. */
         EventList: {
-            /** @description Each has `seq`, `at_ms`, `type` and the type's members. */
-            events: {
-                [key: string]: unknown;
-            }[];
+            events: components["schemas"]["Event"][];
             /** @description The seq of the last event so far. */
             last_event: number;
             /** @description Whether events after this page exist now. */
