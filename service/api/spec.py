@@ -62,11 +62,16 @@ class StrictConverter(OpenAPIConverter):
 
     def field2property(self, field: Any) -> dict[str, Any]:
         """apispec's, with a field ``documented_as`` a schema (:class:`.schemas.AsIs`)
-        written as a reference to that schema's component."""
+        written as a reference to that schema's component, and a text field
+        whose ``content_schema`` is a schema as JSON of that schema's component."""
         documented = getattr(field, "documented_as", None)
         if documented is not None:
             return self.resolve_nested_schema(documented)  # type: ignore[no-any-return,no-untyped-call]
         ret: dict[str, Any] = super().field2property(field)
+        content = field.metadata.get("content_schema")
+        if content is not None:  # a text holding JSON (:mod:`.schemas_streams`)
+            ret["x-contentMediaType"] = "application/json"
+            ret["x-contentSchema"] = self.resolve_nested_schema(content)  # type: ignore[no-untyped-call]
         return ret
 
     def field2nullable(self, field: Any, ret: dict[str, Any]) -> dict[str, Any]:

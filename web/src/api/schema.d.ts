@@ -1864,6 +1864,18 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description A public event of the log, in order, each once (as `GET …/events` lists it). */
+        EventFrame: {
+            /** @description One line of JSON, as the `Event` schema has it. */
+            data: string;
+            /**
+             * @description `message`: the frame has no `event:` line (an EventSource's `onmessage`).
+             * @enum {string}
+             */
+            event: "message";
+            /** @description `<seq>.<fingerprint>`: the event's `seq` and 8 hex digits of its content's SHA-256, so that a `seq` the log reused after losing its newest writes is not taken for the event a client saw. What `Last-Event-ID` and `after` take. */
+            id?: string;
+        };
         /** @description A page of public events. */
         EventList: {
             events: components["schemas"]["Event"][];
@@ -1875,6 +1887,25 @@ export interface components {
             next_after: number;
             /** @description The seq of the oldest event still kept (only the newest `EVENTS_KEPT` are); a cursor before `oldest_seq - 1` gets 410 `events-gone`. */
             oldest_seq: number;
+        };
+        /** @description An `events-gone` event's `data`: the stream cannot go on from the cursor it was given (older than the events the log keeps, past its end, or naming an event the log lost); it goes on from `last_event`: re-read the table's view (or the seat's) first. */
+        EventsGone: {
+            /** @description The last event of the log so far. */
+            last_event: number;
+            /** @description The oldest event the log keeps. */
+            oldest_seq: number;
+        };
+        /** @description The cursor (`Last-Event-ID` or `after`) cannot go on: the stream goes on from the log's last event. An answer of 200, so that an EventSource is not ended for good. */
+        EventsGoneFrame: {
+            /** @description One line of JSON, as the `EventsGone` schema has it. */
+            data: string;
+            /**
+             * @description The event's name (its `event:` line).
+             * @enum {string}
+             */
+            event: "events-gone";
+            /** @description The log's last `seq` (read on from it). */
+            id?: string;
         };
         /** @description A game the referee knows. */
         GameInfo: {
@@ -1894,6 +1925,23 @@ export interface components {
             status: string;
             /** @description The release that answers (CHANGELOG.md), e.g. `0.2.0`. */
             version: string;
+        };
+        /** @description A heartbeat's `data`: the stream is alive and has nothing new. */
+        Heartbeat: {
+            /** @description The `seq` of the last event of the log so far. */
+            last_event: number;
+        };
+        /** @description After `STREAM_HEARTBEAT_SECONDS` (15) without an event. */
+        HeartbeatFrame: {
+            /** @description One line of JSON, as the `Heartbeat` schema has it. */
+            data: string;
+            /**
+             * @description The event's name (its `event:` line).
+             * @enum {string}
+             */
+            event: "heartbeat";
+            /** @description The last id sent again (the cursor's `seq` while the stream has sent no event). */
+            id?: string;
         };
         /** @description A new join code: it replaces the seat's (or the table's) earlier one. */
         IssuedCode: {
@@ -2307,6 +2355,26 @@ export interface components {
             seat?: number;
             waiting_for?: number[];
         };
+        /** @description A `seat-connected` or `seat-disconnected` event's `data` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)): a seat's `connected` changed. Not in the event log. */
+        PresenceChange: {
+            /** @description When (ms since the epoch, Redis's clock); for a drop, the instant the seat's presence ran out. */
+            at_ms: number;
+            seat: number;
+            /** @enum {string} */
+            type: "seat-connected" | "seat-disconnected";
+        };
+        /** @description A seat's `connected` changed while the stream is open ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). A stream that opens learns presence from the views, then from these. */
+        PresenceFrame: {
+            /** @description One line of JSON, as the `PresenceChange` schema has it. */
+            data: string;
+            /**
+             * @description The event's name (its `event:` line).
+             * @enum {string}
+             */
+            event: "seat-connected" | "seat-disconnected";
+            /** @description None of its own: an EventSource keeps the last id it was sent. */
+            id?: string;
+        };
         /** @description RFC 9457 problem details; 409 answers add the current numbers, 410 the oldest event kept. */
         Problem: {
             /**
@@ -2599,6 +2667,32 @@ export interface components {
             /** @description Round wins so far. */
             wins?: number;
         };
+        /** @description A seat's stream only: the seat's token was reissued (or the seat left), so the stream ends (`retry` an hour); its new holder opens its own. */
+        SeatClosedFrame: {
+            /** @description One line of JSON, as the `StreamClosed` schema has it. */
+            data: string;
+            /**
+             * @description The event's name (its `event:` line).
+             * @enum {string}
+             */
+            event: "seat-closed";
+            /** @description None of its own: an EventSource keeps the last id it was sent. */
+            id?: string;
+        };
+        /** @description A seat's stream only: after the events of each commit that changed it, the seat's whole view (as `GET …/seats/{seat}` answers: its hand, what it may do now, its pending choice), with what it needs to act without another request. Never a card of another seat's hand. */
+        SeatFrame: {
+            /** @description One line of JSON, as the `SeatView` schema has it. */
+            data: string;
+            /**
+             * @description The event's name (its `event:` line).
+             * @enum {string}
+             */
+            event: "seat";
+            /** @description The last event's id (the cursor's `seq` while the stream has sent no event). */
+            id?: string;
+        };
+        /** @description One event of a seat's stream (`GET …/seats/{seat}/stream`): those of the public stream, the seat's view after each commit (`seat`), and the events that end it (`seat-closed`, `ticket-invalid`). */
+        SeatStreamFrame: components["schemas"]["EventFrame"] | components["schemas"]["HeartbeatFrame"] | components["schemas"]["EventsGoneFrame"] | components["schemas"]["PresenceFrame"] | components["schemas"]["TableDeletedFrame"] | components["schemas"]["SeatFrame"] | components["schemas"]["SeatClosedFrame"] | components["schemas"]["TicketInvalidFrame"];
         /** @description A named seat's bearer token, shown only when the table is created (an open seat's, only to the player who takes it: `POST …/join`). */
         SeatToken: {
             name: string;
@@ -2720,6 +2814,25 @@ export interface components {
             /** @description The deck order dealt from. */
             order: string[];
         };
+        /** @description The `data` of the event that ends a stream for good (`table-deleted`, `seat-closed`), which comes with a `retry` of an hour. */
+        StreamClosed: {
+            /** @description The table's id. */
+            table: string;
+        };
+        /** @description The table was deleted: the stream ends (`retry` an hour: do not come back). */
+        TableDeletedFrame: {
+            /** @description One line of JSON, as the `StreamClosed` schema has it. */
+            data: string;
+            /**
+             * @description The event's name (its `event:` line).
+             * @enum {string}
+             */
+            event: "table-deleted";
+            /** @description None of its own: an EventSource keeps the last id it was sent. */
+            id?: string;
+        };
+        /** @description One event of a table's public stream (`GET …/stream`): a public event of the log, a heartbeat, `events-gone`, a presence change, or `table-deleted`. */
+        TableStreamFrame: components["schemas"]["EventFrame"] | components["schemas"]["HeartbeatFrame"] | components["schemas"]["EventsGoneFrame"] | components["schemas"]["PresenceFrame"] | components["schemas"]["TableDeletedFrame"];
         /** @description Take the top discard: `{"take_discard": true}` ([May I?: a turn](/docs/rules/may-i#a-turn)). */
         TakeDiscardMove: {
             /** @enum {boolean} */
@@ -2733,6 +2846,24 @@ export interface components {
             stream: string;
             /** @description Pass it as `?ticket=` once. */
             ticket: string;
+        };
+        /** @description A `ticket-invalid` event's `data`: the EventSource reconnected by itself with a ticket that is spent, expired or unknown. Close it, get a new ticket (`POST …/seats/{seat}/tickets`) and open a new stream with `after` the last id seen. */
+        TicketInvalid: {
+            /** @enum {string} */
+            code: "ticket-invalid";
+            detail: string;
+        };
+        /** @description A seat's stream only: the one event answered (200, `retry` an hour) to an EventSource that reconnected by itself (with `Last-Event-ID`) on a spent ticket. */
+        TicketInvalidFrame: {
+            /** @description One line of JSON, as the `TicketInvalid` schema has it. */
+            data: string;
+            /**
+             * @description The event's name (its `event:` line).
+             * @enum {string}
+             */
+            event: "ticket-invalid";
+            /** @description None of its own: an EventSource keeps the last id it was sent. */
+            id?: string;
         };
         /** @description A seat's turn: `{"play": "8S"}` (with `"last_card": true` when it leaves one card and the table plays `last_card`) or `{"pass": true}`. */
         Turn: components["schemas"]["TurnPlay"] | components["schemas"]["TurnPass"];
@@ -5857,12 +5988,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The seat's stream. */
+            /** @description The seat's stream. Each item of this schema is one event as an EventSource dispatches it (OpenAPI 3.0 has no type for server-sent events): `event` its name, `id` its id, `data` one line of JSON whose component the event's own schema names (`x-contentSchema`). `retry:` lines come alone (2000 ms at the start; an hour before an event that ends the stream), and a seat's stream writes a comment line (`:`) every 5 s. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/event-stream": components["schemas"]["SeatStreamFrame"];
+                };
             };
             /** @description No token, a malformed one, or one that is not this table's. */
             401: {
@@ -6085,12 +6218,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The stream of public events. */
+            /** @description The stream of public events. Each item of this schema is one event as an EventSource dispatches it (OpenAPI 3.0 has no type for server-sent events): `event` its name, `id` its id, `data` one line of JSON whose component the event's own schema names (`x-contentSchema`). `retry:` lines come alone (2000 ms at the start; an hour before an event that ends the stream), and a seat's stream writes a comment line (`:`) every 5 s. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/event-stream": components["schemas"]["TableStreamFrame"];
+                };
             };
             /** @description No such table (or seat, or round). */
             404: {
