@@ -142,6 +142,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
                 413: {
                     headers: {
@@ -3046,6 +3055,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
@@ -3118,6 +3136,15 @@ export interface operations {
             };
             /** @description The body is not valid JSON, or the `Idempotency-Key` header is malformed. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3204,6 +3231,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
@@ -3276,6 +3312,15 @@ export interface operations {
             };
             /** @description The body is not valid JSON, or the `Idempotency-Key` header is malformed. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3362,6 +3407,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
@@ -3434,6 +3488,15 @@ export interface operations {
             };
             /** @description The body is not valid JSON, or the `Idempotency-Key` header is malformed. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3520,6 +3583,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
@@ -3586,6 +3658,15 @@ export interface operations {
                     "application/json": components["schemas"]["GameList"];
                 };
             };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -3614,6 +3695,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LobbyPage"];
+                };
+            };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Invalid values, or a move the rules forbid; `errors` says where. */
@@ -3675,6 +3765,15 @@ export interface operations {
             };
             /** @description The body is not valid JSON, or the `Idempotency-Key` header is malformed. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3773,6 +3872,15 @@ export interface operations {
                 };
             };
             304: components["responses"]["NOT_MODIFIED"];
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such table (or seat, or round). */
             404: {
                 headers: {
@@ -3824,7 +3932,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3917,7 +4025,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4026,6 +4134,15 @@ export interface operations {
                     "application/json": components["schemas"]["EventList"];
                 };
             };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such table (or seat, or round). */
             404: {
                 headers: {
@@ -4106,7 +4223,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4228,6 +4345,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Another seat's token, or a seat's token where the host's is needed (or the reverse). */
             403: {
                 headers: {
@@ -4323,6 +4449,15 @@ export interface operations {
                     "application/json": components["schemas"]["NextDeal"];
                 };
             };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such table (or seat, or round). */
             404: {
                 headers: {
@@ -4386,7 +4521,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4504,7 +4639,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4613,6 +4748,15 @@ export interface operations {
                     "application/json": components["schemas"]["RoundList"];
                 };
             };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such table (or seat, or round). */
             404: {
                 headers: {
@@ -4699,7 +4843,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4804,6 +4948,15 @@ export interface operations {
                     "application/json": components["schemas"]["RoundInfo"];
                 };
             };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such table (or seat, or round). */
             404: {
                 headers: {
@@ -4867,7 +5020,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4987,7 +5140,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5108,7 +5261,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5231,7 +5384,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5353,7 +5506,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5458,6 +5611,15 @@ export interface operations {
                     "application/json": components["schemas"]["Record"];
                 };
             };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such table (or seat, or round). */
             404: {
                 headers: {
@@ -5535,7 +5697,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5640,7 +5802,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeatView"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5725,7 +5887,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5833,7 +5995,7 @@ export interface operations {
                     "application/json": components["schemas"]["PublicTable"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5914,7 +6076,7 @@ export interface operations {
                     "application/json": components["schemas"]["PublicTable"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5997,7 +6159,7 @@ export interface operations {
                     "text/event-stream": components["schemas"]["SeatStreamFrame"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6075,7 +6237,7 @@ export interface operations {
                     "application/json": components["schemas"]["Ticket"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6147,7 +6309,7 @@ export interface operations {
                     "application/json": components["schemas"]["Joined"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6227,6 +6389,15 @@ export interface operations {
                     "text/event-stream": components["schemas"]["TableStreamFrame"];
                 };
             };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such table (or seat, or round). */
             404: {
                 headers: {
@@ -6282,6 +6453,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VariantList"];
+                };
+            };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             default: components["responses"]["DEFAULT_ERROR"];
