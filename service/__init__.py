@@ -32,7 +32,7 @@ from .api import (
     problems,
 )
 from .api.common import Referee, RefereeFlask
-from .api.spec import RefereeApi, description
+from .api.spec import CLIENT_KEY_SCHEME, CLIENT_KEY_TEXT, RefereeApi, description
 from .config import Settings
 from .games import codec
 from .games.errors import StoredFormatNewer
@@ -116,6 +116,15 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
     api.spec.components.security_scheme(
         "streamTicket",
         {"type": "apiKey", "in": "query", "name": "ticket", "description": TICKET_TEXT},
+    )
+    api.spec.components.security_scheme(
+        CLIENT_KEY_SCHEME,
+        {
+            "type": "apiKey",
+            "in": "header",
+            "name": limits.CLIENT_KEY_HEADER,
+            "description": CLIENT_KEY_TEXT,
+        },
     )
     for blp in blueprints():
         api.register_blueprint(blp)

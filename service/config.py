@@ -131,50 +131,9 @@ class Settings:
     def from_env(cls, env: dict[str, str] | None = None, **overrides: Any) -> Settings:
         """Settings from ``env`` (default ``os.environ``), then ``overrides``."""
         env = dict(os.environ if env is None else env)
-        names = {
-            "redis_url": "REDIS_URL",
-            "data_dir": "REFEREE_DATA_DIR",
-            "table_ttl_seconds": "TABLE_TTL_SECONDS",
-            "events_kept": "EVENTS_KEPT",
-            "rounds_kept": "ROUNDS_KEPT",
-            "redis_timeout_seconds": "REDIS_TIMEOUT_SECONDS",
-            "retry_after_seconds": "RETRY_AFTER_SECONDS",
-            "idempotency_lock_seconds": "IDEMPOTENCY_LOCK_SECONDS",
-            "idempotency_records_per_token": "IDEMPOTENCY_RECORDS_PER_TOKEN",
-            "rate_limit_per_token": "RATE_LIMIT_PER_TOKEN",
-            "rate_limit_anonymous": "RATE_LIMIT_ANONYMOUS",
-            "rate_limit_tables": "RATE_LIMIT_TABLES",
-            "rate_limit_failed_claims": "RATE_LIMIT_FAILED_CLAIMS",
-            "rate_limit_record_checks": "RATE_LIMIT_RECORD_CHECKS",
-            "join_code_seconds": "JOIN_CODE_SECONDS",
-            "lobby_tables_kept": "LOBBY_TABLES_KEPT",
-            "rate_limit_per_address": "RATE_LIMIT_PER_ADDRESS",
-            "trusted_proxies": "TRUSTED_PROXIES",
-            "host": "HOST",
-            "port": "PORT",
-            "workers": "WEB_CONCURRENCY",
-            "stream_heartbeat_seconds": "STREAM_HEARTBEAT_SECONDS",
-            "stream_lifetime_seconds": "STREAM_LIFETIME_SECONDS",
-            "stream_ticket_seconds": "STREAM_TICKET_SECONDS",
-            "stream_max_open": "STREAM_MAX_OPEN",
-            "presence_seconds": "PRESENCE_SECONDS",
-            "client_key_tables_per_minute": "CLIENT_KEY_TABLES_PER_MINUTE",
-            "client_key_requests_per_second": "CLIENT_KEY_REQUESTS_PER_SECOND",
-            "docs_dir": "DOCS_DIR",
-            "rules_docs_dir": "RULES_DOCS_DIR",
-            "deploy_docs_dir": "DEPLOY_DOCS_DIR",
-            "cors_origins": "CORS_ORIGINS",
-            "stored_format": "STORED_FORMAT",
-            "redis_wait_replicas": "REDIS_WAIT_REPLICAS",
-            "redis_wait_timeout_ms": "REDIS_WAIT_TIMEOUT_MS",
-            "jobs_redis_url": "JOBS_REDIS_URL",
-            "worker_threads": "WORKER_THREADS",
-            "worker_health_file": "WORKER_HEALTH_FILE",
-            "worker_metrics_port": "WORKER_METRICS_PORT",
-        }
         values: dict[str, Any] = {}
         types = {f.name: f.type for f in fields(cls)}
-        for name, var in names.items():
+        for name, var in ENVIRONMENT.items():
             raw = env.get(var)
             if raw in (None, ""):
                 continue
@@ -185,6 +144,51 @@ class Settings:
                 values[name] = int(raw) if kind == "int" else float(raw) if kind == "float" else raw
         values.update(overrides)
         return cls(**values)
+
+
+ENVIRONMENT: dict[str, str] = {
+    "redis_url": "REDIS_URL",
+    "data_dir": "REFEREE_DATA_DIR",
+    "table_ttl_seconds": "TABLE_TTL_SECONDS",
+    "events_kept": "EVENTS_KEPT",
+    "rounds_kept": "ROUNDS_KEPT",
+    "redis_timeout_seconds": "REDIS_TIMEOUT_SECONDS",
+    "retry_after_seconds": "RETRY_AFTER_SECONDS",
+    "idempotency_lock_seconds": "IDEMPOTENCY_LOCK_SECONDS",
+    "idempotency_records_per_token": "IDEMPOTENCY_RECORDS_PER_TOKEN",
+    "rate_limit_per_token": "RATE_LIMIT_PER_TOKEN",
+    "rate_limit_anonymous": "RATE_LIMIT_ANONYMOUS",
+    "rate_limit_tables": "RATE_LIMIT_TABLES",
+    "rate_limit_failed_claims": "RATE_LIMIT_FAILED_CLAIMS",
+    "rate_limit_record_checks": "RATE_LIMIT_RECORD_CHECKS",
+    "join_code_seconds": "JOIN_CODE_SECONDS",
+    "lobby_tables_kept": "LOBBY_TABLES_KEPT",
+    "rate_limit_per_address": "RATE_LIMIT_PER_ADDRESS",
+    "trusted_proxies": "TRUSTED_PROXIES",
+    "host": "HOST",
+    "port": "PORT",
+    "workers": "WEB_CONCURRENCY",
+    "stream_heartbeat_seconds": "STREAM_HEARTBEAT_SECONDS",
+    "stream_lifetime_seconds": "STREAM_LIFETIME_SECONDS",
+    "stream_ticket_seconds": "STREAM_TICKET_SECONDS",
+    "stream_max_open": "STREAM_MAX_OPEN",
+    "presence_seconds": "PRESENCE_SECONDS",
+    "client_key_tables_per_minute": "CLIENT_KEY_TABLES_PER_MINUTE",
+    "client_key_requests_per_second": "CLIENT_KEY_REQUESTS_PER_SECOND",
+    "docs_dir": "DOCS_DIR",
+    "rules_docs_dir": "RULES_DOCS_DIR",
+    "deploy_docs_dir": "DEPLOY_DOCS_DIR",
+    "cors_origins": "CORS_ORIGINS",
+    "stored_format": "STORED_FORMAT",
+    "redis_wait_replicas": "REDIS_WAIT_REPLICAS",
+    "redis_wait_timeout_ms": "REDIS_WAIT_TIMEOUT_MS",
+    "jobs_redis_url": "JOBS_REDIS_URL",
+    "worker_threads": "WORKER_THREADS",
+    "worker_health_file": "WORKER_HEALTH_FILE",
+    "worker_metrics_port": "WORKER_METRICS_PORT",
+}
+"""Each :class:`Settings` field and the environment variable it is read from
+(every one is in the table above and in docs/guide/settings.md)."""
 
 
 STORED_FORMATS = ("previous", "current")

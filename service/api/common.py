@@ -30,7 +30,8 @@ TABLE_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
 ERROR_TEXT = {
     400: "The body is not valid JSON, or the `Idempotency-Key` header is malformed.",
-    401: "No token, a malformed one, or one that is not this table's.",
+    401: "No token, a malformed one, or one that is not this table's (or a "
+    "`Referee-Client-Key` this service did not issue: `client-key-unknown`).",
     403: "Another seat's token, or a seat's token where the host's is needed (or the reverse).",
     404: "No such table (or seat, or round).",
     412: "`If-None-Match` matches the table's current `ETag` (or is `*`): the table is as "

@@ -1155,13 +1155,45 @@ class EventsQuerySchema(StrictSchema):
     )
 
 
+class AsIs(fields.Dict):
+    """A JSON object answered as it is, every member kept (as ``Dict`` dumps
+    it), and documented as ``schema``'s component (:mod:`.spec`): the
+    members it names, and any others. For objects whose members depend on a
+    kind the schema cannot list, such as an event's on its ``type``."""
+
+    def __init__(self, schema: type[ma.Schema], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.documented_as = schema
+
+
+class EventSchema(DocumentedSchema):
+    """A public event of a table's log: `seq`, `at_ms`, `type`, and the
+    members of its type (each type and its members, game by game: [the API
+    guide](/docs/api#events)). A type's members can differ by game (a
+    Sevens `round-dealt` is not a My Ship Sails one), and a release may add
+    types and members: a client skips what it does not know."""
+
+    class Meta:
+        json_schema = {"additionalProperties": True}
+
+    seq = fields.Integer(
+        metadata={
+            "description": "Its place in the log: 1, 2, 3, … with no gap; `after` and "
+            "`last_event` count in it."
+        }
+    )
+    at_ms = fields.Integer(
+        metadata={"description": "When it happened: server time, ms since the epoch."}
+    )
+    type = fields.String(
+        metadata={"description": "What happened: `round-dealt`, `card-played`, `seat-joined`, …"}
+    )
+
+
 class EventListSchema(DocumentedSchema):
     """A page of public events."""
 
-    events = fields.List(
-        fields.Dict(),
-        metadata={"description": "Each has `seq`, `at_ms`, `type` and the type's members."},
-    )
+    events = fields.List(AsIs(EventSchema))
     next_after = fields.Integer(metadata={"description": "Pass as `after` to read on."})
     more = fields.Boolean(metadata={"description": "Whether events after this page exist now."})
     last_event = fields.Integer(metadata={"description": "The seq of the last event so far."})

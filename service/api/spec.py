@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import http
+import re
 import threading
 from typing import Any
 
@@ -16,6 +17,7 @@ from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 
 from . import docs_generated, spec_games
+from .limits import CLIENT_KEY_HEADER, UNLIMITED_ENDPOINTS
 from .problems import PROBLEM_JSON
 from .rules_links import link_rules
 from .schemas import DocumentedSchema, GameSchema, OptionsSchema, ProblemSchema, StrictSchema
@@ -59,6 +61,20 @@ class StrictConverter(OpenAPIConverter):
             refs = [self.resolve_nested_schema(s) for s in one_of]  # type: ignore[no-untyped-call]
             return {**described, "oneOf": refs}
         return jsonschema
+
+    def field2property(self, field: Any) -> dict[str, Any]:
+        """apispec's, with a field ``documented_as`` a schema (:class:`.schemas.AsIs`)
+        written as a reference to that schema's component, and a text field
+        whose ``content_schema`` is a schema as JSON of that schema's component."""
+        documented = getattr(field, "documented_as", None)
+        if documented is not None:
+            return self.resolve_nested_schema(documented)  # type: ignore[no-any-return,no-untyped-call]
+        ret: dict[str, Any] = super().field2property(field)
+        content = field.metadata.get("content_schema")
+        if content is not None:  # a text holding JSON (:mod:`.schemas_streams`)
+            ret["x-contentMediaType"] = "application/json"
+            ret["x-contentSchema"] = self.resolve_nested_schema(content)  # type: ignore[no-untyped-call]
+        return ret
 
     def field2nullable(self, field: Any, ret: dict[str, Any]) -> dict[str, Any]:
         """A nullable nested schema as ``allOf: [$ref], nullable: true``: apispec's
@@ -107,11 +123,20 @@ class RefereeApi(Api):  # type: ignore[misc]
                             self, self._app, self.spec, name=name, parameters=parameters
                         )
                         self.spec.tag({"name": name, "description": blp.description})
-                    document = to_dict()
+                    document = _with_client_key(to_dict(), self._unlimited_paths())
                     document = _DOCUMENT["spec"] = _with_codes(_linked(spec_games.hoist(document)))
             return copy.deepcopy(document)
 
         self.spec.to_dict = finished
+
+    def _unlimited_paths(self) -> set[str]:
+        """The paths (as the spec writes them) of the endpoints no limit counts
+        (:data:`.limits.UNLIMITED_ENDPOINTS`): a client key means nothing there."""
+        return {
+            re.sub(r"<(?:[^<>:]+:)?([^<>]+)>", r"{\1}", rule.rule)
+            for rule in self._app.url_map.iter_rules()
+            if rule.endpoint in UNLIMITED_ENDPOINTS
+        }
 
     def register_blueprint(self, blp: Any, *, parameters: Any = None, **options: Any) -> None:
         """flask-smorest's, with the blueprint's views written into the
@@ -172,6 +197,50 @@ def description() -> str:
     it names what a schema cannot state (:data:`.spec_games.UNSTATED`)."""
     unstated = UNSTATED + " ".join(spec_games.UNSTATED) + "\n"
     return INTRODUCTION + docs_generated.games_summary() + GUIDE + unstated
+
+
+CLIENT_KEY_SCHEME = "clientKey"
+CLIENT_KEY_TEXT = (
+    f"Optional: a front end's own server's key, in `{CLIENT_KEY_HEADER}` beside the players' "
+    "`Authorization`. Its requests count on the key's own quotas (requests a second, table "
+    "creations and joins a minute) in place of the per-address limits that callers without "
+    "a key keep. The operator issues keys (`referee keys create NAME`; Redis keeps only "
+    "their hash). A key this service did not issue (unknown, revoked, mistyped) is 401 "
+    "`client-key-unknown`. Keep it on the server: a page that sent it would give it to "
+    "anyone. [The API guide](/docs/api#client-keys-a-front-ends-own-server)."
+)
+"""The client key's security scheme (``create_app`` registers it)."""
+
+CLIENT_KEY_REFUSED = (
+    f"A `{CLIENT_KEY_HEADER}` this service did not issue (unknown, revoked or mistyped): "
+    "`client-key-unknown`."
+)
+
+HTTP_METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
+
+
+def _with_client_key(spec: dict[str, Any], unlimited: set[str]) -> dict[str, Any]:
+    """``spec`` whose every operation that a limit counts also takes the client
+    key (:mod:`.limits`): beside each of its security requirements, the same
+    with the key; an operation that needs none takes the key or nothing. An
+    operation that documents no 401 gets the key's."""
+    for path, item in spec.get("paths", {}).items():
+        if path in unlimited:
+            continue
+        for method, operation in item.items():
+            if method not in HTTP_METHODS:
+                continue
+            own = operation.get("security") or [{}]
+            with_key = [{**requirement, CLIENT_KEY_SCHEME: []} for requirement in own]
+            operation["security"] = [*own, *with_key]
+            operation["responses"].setdefault(
+                "401",
+                {
+                    "description": CLIENT_KEY_REFUSED,
+                    "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+                },
+            )
+    return spec
 
 
 def _problem_code(code: str) -> str:

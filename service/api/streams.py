@@ -33,6 +33,7 @@ from .moves import load
 from .moves import seat as seat_answer
 from .problems import Problem
 from .schemas import DocumentedSchema, StrictSchema
+from .schemas_streams import STREAM_TEXT, SeatStreamFrameSchema, TableStreamFrameSchema
 
 blp = RefereeBlueprint(
     "streams",
@@ -210,7 +211,12 @@ def _seat_view(seat: int, held: str) -> SeatView:
 @blp.route("/<table_id>/stream")
 class TableStream(MethodView):
     @blp.arguments(StreamQuerySchema, location="query")
-    @blp.response(200, content_type=EVENT_STREAM, description="The stream of public events.")
+    @blp.response(
+        200,
+        TableStreamFrameSchema,
+        content_type=EVENT_STREAM,
+        description="The stream of public events." + STREAM_TEXT,
+    )
     @blp.doc(operationId="streamTable")
     @documented(blp, 404, 422)
     def get(self, query: dict[str, Any], table_id: str) -> Response:
@@ -236,7 +242,12 @@ class TableStream(MethodView):
 @blp.route("/<table_id>/seats/<int:seat>/stream")
 class SeatStream(MethodView):
     @blp.arguments(SeatStreamQuerySchema, location="query")
-    @blp.response(200, content_type=EVENT_STREAM, description="The seat's stream.")
+    @blp.response(
+        200,
+        SeatStreamFrameSchema,
+        content_type=EVENT_STREAM,
+        description="The seat's stream." + STREAM_TEXT,
+    )
     @blp.doc(security=[*SECURITY, {"streamTicket": []}], operationId="streamSeat")
     @documented(blp, 401, 403, 404, 422)
     def get(self, query: dict[str, Any], table_id: str, seat: int) -> Response:

@@ -5,6 +5,7 @@ lists of games, presets, options and codes that follow the game registry."""
 from __future__ import annotations
 
 import re
+from dataclasses import fields
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -13,9 +14,10 @@ from urllib.parse import urldefrag, urlsplit
 import pytest
 import yaml
 
-from service import create_app
+from service import config, create_app
 from service.api import docs_generated, docs_render, problem_pages
 from service.api.rules_links import RULES_PAGES
+from service.config import ENVIRONMENT, Settings
 from service.games import GAMES
 from service.games.errors import CODES, RULES_OF_CODE, Kind
 
@@ -288,6 +290,23 @@ def test_the_guide_names_every_code_and_event_type() -> None:
     assert sorted(c for c in every if f"| `{c}` |" not in guide) == []
     events = {e for g in GAMES.values() for e in g.event_layouts}
     assert sorted(e for e in events if f"`{e}`" not in guide) == []
+
+
+READS_ENVIRONMENT = re.compile(r"""os\.environ(?:\.get\(|\[)\s*["']([A-Z][A-Z0-9_]+)["']""")
+"""A variable the service reads itself, outside :class:`Settings` (gunicorn's, the metrics')."""
+
+
+def test_the_settings_page_names_every_setting() -> None:
+    # docs/guide/settings.md says it lists every environment variable; config.py's
+    # table, every setting of its own.
+    assert set(ENVIRONMENT) == {f.name for f in fields(Settings)}  # each one read from one
+    source = "".join(p.read_text() for p in sorted((ROOT / "service").rglob("*.py")))
+    read = set(ENVIRONMENT.values()) | set(READS_ENVIRONMENT.findall(source))
+    assert {"GUNICORN_BIND", "GUNICORN_WORKER_CLASS", "SERVE_WORKER"} <= read
+    page = (DOCS / "guide" / "settings.md").read_text()
+    assert sorted(v for v in read if not re.search(rf"`{v}[`=]", page)) == []
+    table = str(config.__doc__)
+    assert sorted(v for v in ENVIRONMENT.values() if f"``{v}``" not in table) == []
 
 
 @pytest.mark.parametrize(

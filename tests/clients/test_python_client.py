@@ -160,7 +160,7 @@ def play_ship(client: ModuleType, t: Table) -> dict[str, Any]:
         "winners": won.result.winners,
         "exchanges": won.result.exchanges,
         "wins": [s.wins for s in t.table().seats],
-        "events": [e["type"] for e in events.events],
+        "events": [e.type_ for e in events.events],  # an Event: seq, at_ms, type_ and the rest
     }
 
 

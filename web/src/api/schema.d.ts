@@ -142,6 +142,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
                 413: {
                     headers: {
@@ -1853,12 +1862,32 @@ export interface components {
             /** @enum {boolean} */
             draw: true;
         };
+        /** @description A public event of a table's log: `seq`, `at_ms`, `type`, and the members of its type (each type and its members, game by game: [the API guide](/docs/api#events)). A type's members can differ by game (a Sevens `round-dealt` is not a My Ship Sails one), and a release may add types and members: a client skips what it does not know. */
+        Event: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /** @description What happened: `round-dealt`, `card-played`, `seat-joined`, … */
+            type: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A public event of the log, in order, each once (as `GET …/events` lists it). */
+        EventFrame: {
+            /** @description One line of JSON, as the `Event` schema has it. */
+            data: string;
+            /**
+             * @description `message`: the frame has no `event:` line (an EventSource's `onmessage`).
+             * @enum {string}
+             */
+            event: "message";
+            /** @description `<seq>.<fingerprint>`: the event's `seq` and 8 hex digits of its content's SHA-256, so that a `seq` the log reused after losing its newest writes is not taken for the event a client saw. What `Last-Event-ID` and `after` take. */
+            id?: string;
+        };
         /** @description A page of public events. */
         EventList: {
-            /** @description Each has `seq`, `at_ms`, `type` and the type's members. */
-            events: {
-                [key: string]: unknown;
-            }[];
+            events: components["schemas"]["Event"][];
             /** @description The seq of the last event so far. */
             last_event: number;
             /** @description Whether events after this page exist now. */
@@ -1867,6 +1896,25 @@ export interface components {
             next_after: number;
             /** @description The seq of the oldest event still kept (only the newest `EVENTS_KEPT` are); a cursor before `oldest_seq - 1` gets 410 `events-gone`. */
             oldest_seq: number;
+        };
+        /** @description An `events-gone` event's `data`: the stream cannot go on from the cursor it was given (older than the events the log keeps, past its end, or naming an event the log lost); it goes on from `last_event`: re-read the table's view (or the seat's) first. */
+        EventsGone: {
+            /** @description The last event of the log so far. */
+            last_event: number;
+            /** @description The oldest event the log keeps. */
+            oldest_seq: number;
+        };
+        /** @description The cursor (`Last-Event-ID` or `after`) cannot go on: the stream goes on from the log's last event. An answer of 200, so that an EventSource is not ended for good. */
+        EventsGoneFrame: {
+            /** @description One line of JSON, as the `EventsGone` schema has it. */
+            data: string;
+            /**
+             * @description The event's name (its `event:` line).
+             * @enum {string}
+             */
+            event: "events-gone";
+            /** @description The log's last `seq` (read on from it). */
+            id?: string;
         };
         /** @description A game the referee knows. */
         GameInfo: {
@@ -1886,6 +1934,23 @@ export interface components {
             status: string;
             /** @description The release that answers (CHANGELOG.md), e.g. `0.2.0`. */
             version: string;
+        };
+        /** @description A heartbeat's `data`: the stream is alive and has nothing new. */
+        Heartbeat: {
+            /** @description The `seq` of the last event of the log so far. */
+            last_event: number;
+        };
+        /** @description After `STREAM_HEARTBEAT_SECONDS` (15) without an event. */
+        HeartbeatFrame: {
+            /** @description One line of JSON, as the `Heartbeat` schema has it. */
+            data: string;
+            /**
+             * @description The event's name (its `event:` line).
+             * @enum {string}
+             */
+            event: "heartbeat";
+            /** @description The last id sent again (the cursor's `seq` while the stream has sent no event). */
+            id?: string;
         };
         /** @description A new join code: it replaces the seat's (or the table's) earlier one. */
         IssuedCode: {
@@ -2299,6 +2364,26 @@ export interface components {
             seat?: number;
             waiting_for?: number[];
         };
+        /** @description A `seat-connected` or `seat-disconnected` event's `data` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)): a seat's `connected` changed. Not in the event log. */
+        PresenceChange: {
+            /** @description When (ms since the epoch, Redis's clock); for a drop, the instant the seat's presence ran out. */
+            at_ms: number;
+            seat: number;
+            /** @enum {string} */
+            type: "seat-connected" | "seat-disconnected";
+        };
+        /** @description A seat's `connected` changed while the stream is open ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). A stream that opens learns presence from the views, then from these. */
+        PresenceFrame: {
+            /** @description One line of JSON, as the `PresenceChange` schema has it. */
+            data: string;
+            /**
+             * @description The event's name (its `event:` line).
+             * @enum {string}
+             */
+            event: "seat-connected" | "seat-disconnected";
+            /** @description None of its own: an EventSource keeps the last id it was sent. */
+            id?: string;
+        };
         /** @description RFC 9457 problem details; 409 answers add the current numbers, 410 the oldest event kept. */
         Problem: {
             /**
@@ -2591,6 +2676,32 @@ export interface components {
             /** @description Round wins so far. */
             wins?: number;
         };
+        /** @description A seat's stream only: the seat's token was reissued (or the seat left), so the stream ends (`retry` an hour); its new holder opens its own. */
+        SeatClosedFrame: {
+            /** @description One line of JSON, as the `StreamClosed` schema has it. */
+            data: string;
+            /**
+             * @description The event's name (its `event:` line).
+             * @enum {string}
+             */
+            event: "seat-closed";
+            /** @description None of its own: an EventSource keeps the last id it was sent. */
+            id?: string;
+        };
+        /** @description A seat's stream only: after the events of each commit that changed it, the seat's whole view (as `GET …/seats/{seat}` answers: its hand, what it may do now, its pending choice), with what it needs to act without another request. Never a card of another seat's hand. */
+        SeatFrame: {
+            /** @description One line of JSON, as the `SeatView` schema has it. */
+            data: string;
+            /**
+             * @description The event's name (its `event:` line).
+             * @enum {string}
+             */
+            event: "seat";
+            /** @description The last event's id (the cursor's `seq` while the stream has sent no event). */
+            id?: string;
+        };
+        /** @description One event of a seat's stream (`GET …/seats/{seat}/stream`): those of the public stream, the seat's view after each commit (`seat`), and the events that end it (`seat-closed`, `ticket-invalid`). */
+        SeatStreamFrame: components["schemas"]["EventFrame"] | components["schemas"]["HeartbeatFrame"] | components["schemas"]["EventsGoneFrame"] | components["schemas"]["PresenceFrame"] | components["schemas"]["TableDeletedFrame"] | components["schemas"]["SeatFrame"] | components["schemas"]["SeatClosedFrame"] | components["schemas"]["TicketInvalidFrame"];
         /** @description A named seat's bearer token, shown only when the table is created (an open seat's, only to the player who takes it: `POST …/join`). */
         SeatToken: {
             name: string;
@@ -2712,6 +2823,25 @@ export interface components {
             /** @description The deck order dealt from. */
             order: string[];
         };
+        /** @description The `data` of the event that ends a stream for good (`table-deleted`, `seat-closed`), which comes with a `retry` of an hour. */
+        StreamClosed: {
+            /** @description The table's id. */
+            table: string;
+        };
+        /** @description The table was deleted: the stream ends (`retry` an hour: do not come back). */
+        TableDeletedFrame: {
+            /** @description One line of JSON, as the `StreamClosed` schema has it. */
+            data: string;
+            /**
+             * @description The event's name (its `event:` line).
+             * @enum {string}
+             */
+            event: "table-deleted";
+            /** @description None of its own: an EventSource keeps the last id it was sent. */
+            id?: string;
+        };
+        /** @description One event of a table's public stream (`GET …/stream`): a public event of the log, a heartbeat, `events-gone`, a presence change, or `table-deleted`. */
+        TableStreamFrame: components["schemas"]["EventFrame"] | components["schemas"]["HeartbeatFrame"] | components["schemas"]["EventsGoneFrame"] | components["schemas"]["PresenceFrame"] | components["schemas"]["TableDeletedFrame"];
         /** @description Take the top discard: `{"take_discard": true}` ([May I?: a turn](/docs/rules/may-i#a-turn)). */
         TakeDiscardMove: {
             /** @enum {boolean} */
@@ -2725,6 +2855,24 @@ export interface components {
             stream: string;
             /** @description Pass it as `?ticket=` once. */
             ticket: string;
+        };
+        /** @description A `ticket-invalid` event's `data`: the EventSource reconnected by itself with a ticket that is spent, expired or unknown. Close it, get a new ticket (`POST …/seats/{seat}/tickets`) and open a new stream with `after` the last id seen. */
+        TicketInvalid: {
+            /** @enum {string} */
+            code: "ticket-invalid";
+            detail: string;
+        };
+        /** @description A seat's stream only: the one event answered (200, `retry` an hour) to an EventSource that reconnected by itself (with `Last-Event-ID`) on a spent ticket. */
+        TicketInvalidFrame: {
+            /** @description One line of JSON, as the `TicketInvalid` schema has it. */
+            data: string;
+            /**
+             * @description The event's name (its `event:` line).
+             * @enum {string}
+             */
+            event: "ticket-invalid";
+            /** @description None of its own: an EventSource keeps the last id it was sent. */
+            id?: string;
         };
         /** @description A seat's turn: `{"play": "8S"}` (with `"last_card": true` when it leaves one card and the table plays `last_card`) or `{"pass": true}`. */
         Turn: components["schemas"]["TurnPlay"] | components["schemas"]["TurnPass"];
@@ -2907,6 +3055,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
@@ -2979,6 +3136,15 @@ export interface operations {
             };
             /** @description The body is not valid JSON, or the `Idempotency-Key` header is malformed. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3065,6 +3231,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
@@ -3137,6 +3312,15 @@ export interface operations {
             };
             /** @description The body is not valid JSON, or the `Idempotency-Key` header is malformed. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3223,6 +3407,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
@@ -3295,6 +3488,15 @@ export interface operations {
             };
             /** @description The body is not valid JSON, or the `Idempotency-Key` header is malformed. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3381,6 +3583,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
@@ -3447,6 +3658,15 @@ export interface operations {
                     "application/json": components["schemas"]["GameList"];
                 };
             };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -3475,6 +3695,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LobbyPage"];
+                };
+            };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Invalid values, or a move the rules forbid; `errors` says where. */
@@ -3536,6 +3765,15 @@ export interface operations {
             };
             /** @description The body is not valid JSON, or the `Idempotency-Key` header is malformed. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3634,6 +3872,15 @@ export interface operations {
                 };
             };
             304: components["responses"]["NOT_MODIFIED"];
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such table (or seat, or round). */
             404: {
                 headers: {
@@ -3685,7 +3932,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3778,7 +4025,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3887,6 +4134,15 @@ export interface operations {
                     "application/json": components["schemas"]["EventList"];
                 };
             };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such table (or seat, or round). */
             404: {
                 headers: {
@@ -3967,7 +4223,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4089,6 +4345,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Another seat's token, or a seat's token where the host's is needed (or the reverse). */
             403: {
                 headers: {
@@ -4184,6 +4449,15 @@ export interface operations {
                     "application/json": components["schemas"]["NextDeal"];
                 };
             };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such table (or seat, or round). */
             404: {
                 headers: {
@@ -4247,7 +4521,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4365,7 +4639,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4474,6 +4748,15 @@ export interface operations {
                     "application/json": components["schemas"]["RoundList"];
                 };
             };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such table (or seat, or round). */
             404: {
                 headers: {
@@ -4560,7 +4843,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4665,6 +4948,15 @@ export interface operations {
                     "application/json": components["schemas"]["RoundInfo"];
                 };
             };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such table (or seat, or round). */
             404: {
                 headers: {
@@ -4728,7 +5020,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4848,7 +5140,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4969,7 +5261,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5092,7 +5384,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5214,7 +5506,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5319,6 +5611,15 @@ export interface operations {
                     "application/json": components["schemas"]["Record"];
                 };
             };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such table (or seat, or round). */
             404: {
                 headers: {
@@ -5396,7 +5697,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5501,7 +5802,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeatView"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5586,7 +5887,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5694,7 +5995,7 @@ export interface operations {
                     "application/json": components["schemas"]["PublicTable"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5775,7 +6076,7 @@ export interface operations {
                     "application/json": components["schemas"]["PublicTable"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5849,14 +6150,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The seat's stream. */
+            /** @description The seat's stream. Each item of this schema is one event as an EventSource dispatches it (OpenAPI 3.0 has no type for server-sent events): `event` its name, `id` its id, `data` one line of JSON whose component the event's own schema names (`x-contentSchema`). `retry:` lines come alone (2000 ms at the start; an hour before an event that ends the stream), and a seat's stream writes a comment line (`:`) every 5 s. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/event-stream": components["schemas"]["SeatStreamFrame"];
+                };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5934,7 +6237,7 @@ export interface operations {
                     "application/json": components["schemas"]["Ticket"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6006,7 +6309,7 @@ export interface operations {
                     "application/json": components["schemas"]["Joined"];
                 };
             };
-            /** @description No token, a malformed one, or one that is not this table's. */
+            /** @description No token, a malformed one, or one that is not this table's (or a `Referee-Client-Key` this service did not issue: `client-key-unknown`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6077,12 +6380,23 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The stream of public events. */
+            /** @description The stream of public events. Each item of this schema is one event as an EventSource dispatches it (OpenAPI 3.0 has no type for server-sent events): `event` its name, `id` its id, `data` one line of JSON whose component the event's own schema names (`x-contentSchema`). `retry:` lines come alone (2000 ms at the start; an hour before an event that ends the stream), and a seat's stream writes a comment line (`:`) every 5 s. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/event-stream": components["schemas"]["TableStreamFrame"];
+                };
+            };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description No such table (or seat, or round). */
             404: {
@@ -6139,6 +6453,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VariantList"];
+                };
+            };
+            /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             default: components["responses"]["DEFAULT_ERROR"];
