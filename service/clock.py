@@ -16,19 +16,32 @@ from typing import Any
 
 from .games import game_of
 
-CLOCK_OPTIONS = ("turn_timeout_ms", "away_timeout_ms", "bot_delay_ms")
+CLOCK_OPTIONS = ("turn_timeout_ms", "away_timeout_ms", "bot_delay_ms", "unattended_moves")
 """The clock options every game takes (kept beside the game's state)."""
 
 DEFAULTS: dict[str, int | None] = {
     "turn_timeout_ms": None,
     "away_timeout_ms": 2000,
     "bot_delay_ms": 600,
+    "unattended_moves": 1000,
 }
 
 
 def options_of(clock: dict[str, Any]) -> dict[str, int | None]:
     """The clock options with their defaults."""
     return {k: clock.get(k, v) for k, v in DEFAULTS.items()}
+
+
+def paused(control: Any) -> bool:
+    """Whether the referee has made ``unattended_moves`` moves for seats
+    in a row (bots' and default moves) with no move or act of a person
+    since: then no away person gets a default move any more (the table waits
+    for that person, who resumes it by moving), and on a table of bots only
+    no bot moves either (a person's act resumes it: the host's, a join).
+    RULES.md 5.4 says nothing of a table nobody attends; this bounds what
+    one costs (a round of deterministic bots may never end)."""
+    limit = options_of(control.clock)["unattended_moves"]
+    return limit is not None and control.unattended >= limit
 
 
 def deadlines(table: Any, control: Any) -> tuple[str | None, dict[int, int]]:
@@ -47,8 +60,12 @@ def deadlines(table: Any, control: Any) -> tuple[str | None, dict[int, int]]:
     start = opened[1]
     clock = options_of(control.clock)
     found: dict[int, int] = {}
+    stopped = paused(control)
+    people = any(seat not in control.bots for seat in range(table.seats))
     for seat in (*turn.seats, *turn.optional):
         bot = control.bots.get(seat)
+        if stopped and (bot is None or not people):
+            continue  # paused: see paused()
         if bot is not None:
             # A bot handed the seat during the step moves that long after the
             # handover: a deadline of its own, which no job was sent for yet.

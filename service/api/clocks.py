@@ -40,8 +40,10 @@ def with_clocks(view: dict[str, Any], table: Any, control: Any) -> dict[str, Any
     seat, ``away`` (it timed out and has not moved since), ``bot`` (its
     automatic player or ``null``) and ``until_ms`` (its deadline in the step
     the table waits on, ms by Redis's clock, or ``null``; only a seat the
-    step waits on has one: :func:`.clock.shown`)."""
+    step waits on has one: :func:`.clock.shown`); and ``clock_paused``
+    (:func:`.clock.paused`)."""
     found = clock.shown(table, control)
+    view["clock_paused"] = clock.paused(control)
     if isinstance(view.get("options"), dict):
         view["options"].update(clock.options_of(control.clock))
     for seat in view.get("seats") or ():

@@ -338,6 +338,15 @@ class OptionsSchema(StrictSchema):
         validate=validate.Range(0, 60_000),
         metadata={"description": "Every game: how long a bot waits before its move (600)."},
     )
+    unattended_moves = Int(
+        validate=validate.Range(10, 1_000_000),
+        metadata={
+            "description": "Every game: after this many moves in a row that the referee made "
+            "for seats (bots' and default moves) with no person's move or act, an away person "
+            "gets no more default moves and a table of bots only stops (`clock_paused`); a "
+            "person's move or act resumes it (1000)."
+        },
+    )
 
 
 class OptionsOutSchema(DocumentedSchema):
@@ -378,6 +387,7 @@ class OptionsOutSchema(DocumentedSchema):
     turn_timeout_ms = fields.Integer(allow_none=True)
     away_timeout_ms = fields.Integer()
     bot_delay_ms = fields.Integer()
+    unattended_moves = fields.Integer()
 
 
 class VariantSchema(DocumentedSchema):
@@ -427,6 +437,9 @@ class GameSchema(StrictSchema):
     games: tuple[str, ...] | None = None
     """The games whose presets it takes (None: every game): the spec's
     ``oneOf`` branches (:mod:`.spec_games`)."""
+    clocked = False
+    """Whether its options take every game's clock options (a new table's
+    do; a check's refuse them as unknown)."""
 
     variant = fields.String(
         load_default="classic",
@@ -460,6 +473,8 @@ class PlayerField(fields.Field):  # type: ignore[type-arg]
 
 class CreateTableSchema(GameSchema):
     """A new table: preset, overrides, players in seat order, first dealer."""
+
+    clocked = True
 
     players = fields.List(
         PlayerField(
@@ -915,6 +930,14 @@ class PublicTableSchema(DocumentedSchema):
             "(RULES.md 5.2): write it down as the round goes; its record's links must "
             "end at this head. `null` before a round was dealt with a chain."
         },
+    )
+    clock_paused = fields.Boolean(
+        metadata={
+            "description": "Whether the referee made `unattended_moves` moves in a row for "
+            "seats with no person's move or act since (event `clock-paused`): then no away "
+            "person gets a default move and, on a table of bots only, no bot moves, until a "
+            "person moves or acts (RULES.md 5.3, 5.4)."
+        }
     )
 
 

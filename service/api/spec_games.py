@@ -16,6 +16,7 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..clock import CLOCK_OPTIONS
 from ..games import GAMES, Game
 
 UNSTATED = (
@@ -36,8 +37,11 @@ SEAT_ARRAYS = ("hands", "passes")
 """A request's members that hold one item a seat when it names no ``players``."""
 
 
-def _option_names(game: Game) -> list[str]:
-    return sorted({name for preset in game.presets.values() for name in preset.options})
+def _option_names(game: Game, clocked: bool = False) -> list[str]:
+    """A game's options: its presets', and with ``clocked`` every game's
+    clock options too (a new table's: RULES.md 5.3)."""
+    own = {name for preset in game.presets.values() for name in preset.options}
+    return sorted(own | set(CLOCK_OPTIONS) if clocked else own)
 
 
 def _player_ranges(game: Game, variants: Sequence[str]) -> dict[tuple[int, int], list[str]]:
@@ -66,6 +70,7 @@ def game_branches(
     games: Sequence[str] | None,
     default_variant: str | None,
     required_of: Sequence[str] = (),
+    clocked: bool = False,
 ) -> list[dict[str, Any]]:
     """The ``oneOf`` of a request schema whose ``properties`` hold ``variant``
     and ``options`` (and maybe ``players``, a count or a list of names, or
@@ -73,17 +78,21 @@ def game_branches(
     game) and range of players, its
     ``variant`` one of its presets, its ``options`` only the game's (of
     ``option_schemas``, every option's schema by name). ``variant`` may be
-    left out only in the branch of ``default_variant``."""
+    left out only in the branch of ``default_variant``. With ``clocked`` the
+    options are a new table's (the clock options too: a component of their
+    own, ``<Game>TableOptions``)."""
     branches = []
     for game in GAMES.values():
         if games is not None and game.name not in games:
             continue
         options = {
-            "x-component": _component(game),
+            "x-component": _component(game, clocked),
             "type": "object",
             "additionalProperties": False,
             "description": f"The options of {game.title} (`GET /v1/variants`).",
-            "properties": {n: _option_schema(game, n, option_schemas) for n in _option_names(game)},
+            "properties": {
+                n: _option_schema(game, n, option_schemas) for n in _option_names(game, clocked)
+            },
         }
         players = properties.get("players")
         # Without `players`, a check's `hands` (and `passes`) hold one item a seat.
@@ -122,10 +131,14 @@ def game_branches(
 
 
 def exact(
-    jsonschema: dict[str, Any], option_schemas: Mapping[str, Any], games: Sequence[str] | None
+    jsonschema: dict[str, Any],
+    option_schemas: Mapping[str, Any],
+    games: Sequence[str] | None,
+    clocked: bool = False,
 ) -> None:
     """Narrow ``jsonschema`` (a request naming a preset) to its games' branches:
-    ``variant`` lists only their presets, ``options`` is each game's own."""
+    ``variant`` lists only their presets, ``options`` is each game's own
+    (with ``clocked``, a new table's: the clock options too)."""
     properties = jsonschema["properties"]
     variant = properties["variant"]
     properties["options"] = {
@@ -134,15 +147,17 @@ def exact(
         "`oneOf` member lists them), every member optional.",
     }
     required = jsonschema.get("required", [])
-    branches = game_branches(properties, option_schemas, games, variant.get("default"), required)
+    branches = game_branches(
+        properties, option_schemas, games, variant.get("default"), required, clocked
+    )
     variant["enum"] = [v for b in branches for v in b["properties"]["variant"]["enum"]]
     if variant.get("default") not in variant["enum"]:
         variant.pop("default", None)  # a check of one game: name its preset
     jsonschema["oneOf"] = branches
 
 
-def _component(game: Game) -> str:
-    return _camel(game.name) + "Options"
+def _component(game: Game, clocked: bool = False) -> str:
+    return _camel(game.name) + ("TableOptions" if clocked else "Options")
 
 
 def _camel(name: str) -> str:

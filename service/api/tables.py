@@ -444,7 +444,9 @@ class Events(MethodView):
         `move-timed-out` (`seat`, `step`, `action`, `away: true`: a seat's
         default move made at its deadline, RULES.md 5.3; never a pass's cards);
         `seat-back` (`seat`): an away seat moved itself and is no longer
-        `away`, after that move's events (RULES.md 5.3);
+        `away`, after that move's events (RULES.md 5.3); `clock-paused`
+        (`moves`): the referee made `unattended_moves` moves in a row with
+        no person's move or act (the view's `clock_paused`);
         `seat-bot` (`seat`, `kind`) and `seat-bot-removed` (`seat`, `open`):
         the host handed a seat to a bot or took it back (RULES.md 5.4).
         What the clock settles without a move (a claim window or a May I?

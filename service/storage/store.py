@@ -324,16 +324,22 @@ class Control:
     (``y``: the seats that timed out and have not moved since), ``clock``
     (``c``: ``turn_timeout_ms``, ``away_timeout_ms``, ``bot_delay_ms``) and
     ``opened`` (``o``: the key of the step the clock runs for and the
-    Redis clock, ms, of the commit that opened it; ``None`` when unknown)."""
+    Redis clock, ms, of the commit that opened it; ``None`` when unknown)
+    and ``unattended`` (``u``: the moves the referee made for seats in a
+    row since a person's last move or act, ``service.clock.paused``)."""
 
     bots: dict[int, dict[str, Any]] = field(default_factory=dict)
     away: frozenset[int] = frozenset()
     clock: dict[str, Any] = field(default_factory=dict)
     opened: tuple[str, int] | None = None
+    unattended: int = 0
 
     @classmethod
-    def parse(cls, bots: Any, away: Any, clock: Any, opened: Any) -> Control:
-        """The control of a table from its hash fields ``b``, ``y``, ``c``, ``o`` (any absent)."""
+    def parse(
+        cls, bots: Any, away: Any, clock: Any, opened: Any, unattended: Any = None
+    ) -> Control:
+        """The control of a table from its hash fields ``b``, ``y``, ``c``,
+        ``o``, ``u`` (any absent)."""
         text = [v.decode() if isinstance(v, bytes) else v for v in (bots, away, clock, opened)]
         parsed_bots = {int(k): v for k, v in json.loads(text[0]).items()} if text[0] else {}
         seats = frozenset(int(x) for x in text[1].split(",") if x) if text[1] else frozenset()
@@ -341,7 +347,8 @@ class Control:
         if text[3]:
             key, _, ms = text[3].partition(" ")
             at = (key, int(ms))
-        return cls(parsed_bots, seats, json.loads(text[2]) if text[2] else {}, at)
+        count = int(unattended) if unattended else 0
+        return cls(parsed_bots, seats, json.loads(text[2]) if text[2] else {}, at, count)
 
 
 NO_CONTROL = Control()
@@ -625,6 +632,14 @@ def back_events(away: str) -> tuple[dict[str, Any], ...]:
     return ({"type": "seat-back", "seat": int(away[1:])},)
 
 
+def unattended_of(change: Any) -> str:
+    """How a commit of ``change`` changes the moves the referee made for
+    seats in a row (the table hash's ``u``, ``service.clock.paused``): a
+    change that says (the worker's: ``"+"`` a bot's or a default move,
+    ``""`` none) or else ``"0"``, a person's move or act, which clears it."""
+    return str(getattr(change, "unattended", "0"))
+
+
 def _first_events(change: C, written: int) -> C:
     """``change`` with only the first ``written`` of its events."""
     if written >= len(change.events):
@@ -738,7 +753,7 @@ class TableStore:
         pipeline's replies into ``prefetched`` for :meth:`load` or
         :meth:`apply`."""
         key = table_key(table_id)
-        pipe.hmget(key, "v", "n", "s", "a", "k", "w", "f", "d", "b", "y", "c", "o", "h")
+        pipe.hmget(key, "v", "n", "s", "a", "k", "w", "f", "d", "b", "y", "c", "o", "h", "u")
         pipe.hgetall(choices_key(table_id))
         pipe.hgetall(presence_key(table_id))
         pipe.execute_command("TIME", **self._on_node_of(key))
@@ -762,7 +777,7 @@ class TableStore:
             raise TableNotFound(table_id)
         if layout is not None and int(layout) > TABLE_LAYOUT:
             raise StoredFormatNewer("table", int(layout), TABLE_LAYOUT)
-        control = Control.parse(*fields[8:12]) if len(fields) >= 12 else NO_CONTROL
+        control = Control.parse(*fields[8:12], *fields[13:14]) if len(fields) >= 12 else NO_CONTROL
         chain = fields[12] if len(fields) > 12 and fields[12] is not None else b""
         base = self.codec.decode(state)
         self._check_step(table_id, base, step, choices)
@@ -1023,6 +1038,7 @@ class TableStore:
                             note=self._note_after(
                                 loaded, change.table, away, getattr(change, "bots", None)
                             ),
+                            unattended=unattended_of(change),
                         ):
                             chosen = (*chosen, *self._due_events(loaded))
                             return (
@@ -1236,6 +1252,7 @@ class TableStore:
                 *payloads,
                 *self._choice_move(move),
                 loaded.now_ms + RESOLVE_GRACE_MS if self.publish_notes else "",
+                unattended_of(change),
             ],
         )
         status = int(result[0])
@@ -1275,6 +1292,7 @@ class TableStore:
         clock: dict[str, Any] | None = None,
         move: Linked | None = None,
         note: str = "",
+        unattended: str = "0",
     ) -> bool:
         """Commit under the version check; False when another move won the race
         (or, with ``expected``, the step's choices are not these seat, text
@@ -1288,7 +1306,8 @@ class TableStore:
         ``clock`` the clock options of a new table; ``move`` the journal's
         move as :func:`linked` to the chain read (without it, ``journal``'s
         move is recorded unlinked); ``note`` the commit's clock note (see
-        :meth:`_note`)."""
+        :meth:`_note`); ``unattended`` the change of the moves the referee
+        made in a row (:func:`unattended_of`)."""
         payloads = [self.codec.encode_event({"at_ms": now_ms, **e}) for e in events]
         step = None if table is None else self.codec.step_of(table)
         played, listed = (0, ()) if table is None else self.codec.rounds_of(table)
@@ -1331,6 +1350,7 @@ class TableStore:
                 *archive,
                 *self._journal_args(journal, now_ms, move),
                 note,
+                unattended,
             ],
         )
         if int(result[0]) == -3:  # a newer release's layout: never written over

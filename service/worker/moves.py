@@ -32,6 +32,9 @@ class WorkerChange:
     settle: bool = False
     outcome: dict[str, Any] = field(default_factory=dict)
     journal: Journal | None = None
+    unattended: str = ""
+    """``"+"`` for a move the referee made for a seat (``service.clock.paused``
+    counts them), ``""`` for what fell due (no one's move)."""
 
 
 def settle(loaded: Loaded) -> WorkerChange:
@@ -49,7 +52,11 @@ def deadline_move(loaded: Loaded, key: str, seat: int) -> WorkerChange | int | N
     """The move for ``seat``'s deadline in step ``key`` on ``loaded``: a
     change to commit, the deadline (ms) when it has not come yet, or
     ``None`` when it is not this seat's to make any more (the step is
-    over, the seat moved, nobody is due)."""
+    over, the seat moved, nobody is due). A seat's bot plays its own kind;
+    a person out of time gets the ``basic`` player's move (RULES.md 5.3),
+    and should the rules refuse it, a ``random`` one (a legal move, never a
+    stalled table). The move that makes the referee's moves in a row reach
+    ``unattended_moves`` says so with ``clock-paused`` (``clock.paused``)."""
     control = loaded.control or NO_CONTROL
     current, found = clock.deadlines(loaded.table, control)
     at = found.get(seat)
@@ -61,37 +68,39 @@ def deadline_move(loaded: Loaded, key: str, seat: int) -> WorkerChange | int | N
     bot = control.bots.get(seat)
     if game.bot_move is None or game.recorded_move is None or game.replay_move is None:
         return None
-    kind = "basic" if bot is None else bot["kind"]
-    move = game.bot_move(loaded.table, seat, kind, SYSTEM_RANDOM)
-    if move is None:
+    done, action = None, ""
+    for kind in dict.fromkeys(("basic" if bot is None else bot["kind"], "random")):
+        move = game.bot_move(loaded.table, seat, kind, SYSTEM_RANDOM)
+        if move is None:
+            continue
+        try:
+            # The record it journals is the move it plays (RULES.md 5.2).
+            record = game.recorded_move(loaded.table, seat, move)
+            done = game.replay_move(loaded.table, record, loaded.now_ms)
+        except RuleViolation:
+            continue
+        action = str(move["action"])
+        break
+    if done is None:
         return None
-    try:
-        # The record it journals is the move it plays (RULES.md 5.2).
-        record = game.recorded_move(loaded.table, seat, move)
-        done = game.replay_move(loaded.table, record, loaded.now_ms)
-    except RuleViolation:
-        return None
-    journal = Journal(move=record, round=record["round"])
-    if bot is not None:
-        return WorkerChange(
-            done.table,
-            done.events,
-            done.choice,
-            done.archive,
-            done.archive_reset,
-            journal=journal,
-        )
-    # A person out of time: its default move, announced, and away.
-    event = timed_event(seat, key, str(move["action"]))
+    events: tuple[Event, ...] = ()
+    if bot is None:
+        # A person out of time: its default move, announced, and away.
+        events = (timed_event(seat, key, action),)
+    limit = clock.options_of(control.clock)["unattended_moves"]
+    tail: tuple[Event, ...] = ()
+    if limit is not None and control.unattended + 1 == limit:
+        tail = ({"type": "clock-paused", "moves": limit},)
     choice = done.choice
     if choice is not None:
-        choice = replace(choice, events=(event, *choice.events))
+        choice = replace(choice, events=(*events, *choice.events, *tail))
     return WorkerChange(
         done.table,
-        (event, *done.events),
+        (*events, *done.events, *tail),
         choice,
         done.archive,
         done.archive_reset,
-        seat,
-        journal=journal,
+        None if bot is not None else seat,
+        journal=Journal(move=record, round=record["round"]),
+        unattended="+",
     )

@@ -334,3 +334,70 @@ def test_the_worker_stores_what_falls_due_with_nobody_calling(stack: dict[str, A
     _wait(lambda: stored(t.table_id)[-1] == "exchange-resolved", 10)
     assert time.monotonic() - written >= RESOLVE_GRACE_MS / 1000 - 0.05
     assert stored(t.table_id)[-5:] == ["pass-chosen"] * 4 + ["exchange-resolved"]
+
+
+def test_a_table_nobody_attends_pauses_and_a_persons_move_resumes_it(
+    stack: dict[str, Any],
+) -> None:
+    """After ``unattended_moves`` moves in a row that the referee made, an
+    away person gets no default move (the table waits on that seat) and a
+    table of bots only stops; the person's own move resumes it."""
+    base = stack["served"].base
+    clock = {"bot_delay_ms": 0, "turn_timeout_ms": 100, "away_timeout_ms": 0}
+    created = _create(
+        base,
+        variant="sevens",
+        players=["Ann", {"bot": "basic"}, {"bot": "basic"}, {"bot": "basic"}],
+        first_dealer=0,
+        options={"match": {"deals": 1}, "unattended_moves": 12, **clock},
+    )
+    tid = created["table_id"]
+    assert created["table"]["options"]["unattended_moves"] == 12
+    assert created["table"]["clock_paused"] is False
+    _deal(base, created)
+    paused = _wait(lambda: [e for e in _events(base, tid) if e["type"] == "clock-paused"], 30)
+    assert [e["moves"] for e in paused] == [12]
+    # The bots play on to Ann's turn, and the table waits for her.
+    view = _wait(
+        lambda: (
+            (v := requests.get(f"{base}/v1/tables/{tid}", timeout=10).json())["round"]["on_turn"]
+            == 0
+            and v
+        )
+    )
+    assert view["clock_paused"] is True and view["seats"][0]["until_ms"] is None
+    moves = len(_events(base, tid))
+    time.sleep(0.6)  # many deadlines of 100 ms and bots of 0 ms: none fires
+    assert len(_events(base, tid)) == moves
+    # Ann moves herself: back, and the clock and the bots go on.
+    token = {"Authorization": f"Bearer {created['seat_tokens'][0]['token']}"}
+    mine = requests.get(f"{base}/v1/tables/{tid}/seats/0", headers=token, timeout=10).json()
+    body = {"play": mine["playable"][0]} if mine["playable"] else {"pass": True}
+    turn = view["round"]["turn"]
+    r = requests.put(f"{base}/v1/tables/{tid}/rounds/1/turns/{turn}", json=body, headers=token,
+                     timeout=10)  # fmt: skip
+    assert r.status_code == 200, r.text
+    assert requests.get(f"{base}/v1/tables/{tid}", timeout=10).json()["clock_paused"] is False
+    # ...until the referee has made 12 moves in a row again.
+    again = _wait(
+        lambda: (p := [e for e in _events(base, tid) if e["type"] == "clock-paused"])[1:] and p
+    )
+    assert [e["moves"] for e in again] == [12, 12]
+    # A table of bots only stops.
+    created = _create(
+        base,
+        variant="sevens",
+        players=[{"bot": "basic"}] * 4,
+        first_dealer=0,
+        options={"match": {"deals": 1}, "unattended_moves": 10, **clock},
+    )
+    tid = created["table_id"]
+    _deal(base, created)
+    _wait(lambda: [e for e in _events(base, tid) if e["type"] == "clock-paused"], 30)
+    moves = len(_events(base, tid))
+    time.sleep(0.6)
+    assert len(_events(base, tid)) == moves
+    view = requests.get(f"{base}/v1/tables/{tid}", timeout=10).json()
+    assert view["clock_paused"] is True
+    assert view["match"]["status"] == "in-progress"
+    assert [s["until_ms"] for s in view["seats"]] == [None] * 4

@@ -31,7 +31,7 @@
 -- ARGV[13] the away seats' change, as in commit.lua's ARGV[21] ("+3", "-3",
 --          ""), made when the choice is written
 -- ARGV[14..] the events of a first choice, in order, as the codec's text;
---          then the four arguments below, always the LAST four (P = #ARGV - 3):
+--          then the five arguments below, always the LAST five (P = #ARGV - 4):
 -- ARGV[P]   the move to append to the current round's record when the choice
 --           is written (not for status 0; "" none; as commit.lua's ARGV[P+2])
 -- ARGV[P+1] how many moves a record keeps
@@ -44,6 +44,8 @@
 --           completes the step (status 2), so that the worker looks at the
 --           table then even if the caller dies before it commits the
 --           resolution (service.worker)
+-- ARGV[P+4] the table hash's u, as in commit.lua's ARGV[P+10] ("+", "0",
+--           ""), changed when the choice is written
 -- KEYS: the LAST three are commit.lua's last three (the deal proof, the
 -- current round's record, the records); only the record is written here.
 -- A written choice is announced on the table's feed channel (its hash key
@@ -104,7 +106,7 @@ if ARGV[12] ~= '' then
     return {-1, count, 0}
   end
 end
-local P = #ARGV - 3
+local P = #ARGV - 4
 if ARGV[P + 2] ~= '-' and (redis.call('HGET', KEYS[1], 'h') or '') ~= ARGV[P + 2] then
   return {-1, count, 0}
 end
@@ -140,10 +142,10 @@ else
   redis.call('HSET', KEYS[3], ARGV[2], text)
   redis.call('HSET', KEYS[1], 'w', ARGV[10])
   set_away(KEYS[1], ARGV[13])
-  if #ARGV - 4 > 13 then
-    redis.call('RPUSH', KEYS[2], unpack(ARGV, 14, #ARGV - 4))
+  if #ARGV - 5 > 13 then
+    redis.call('RPUSH', KEYS[2], unpack(ARGV, 14, #ARGV - 5))
     redis.call('LTRIM', KEYS[2], '-' .. ARGV[8], -1)
-    written = #ARGV - 17
+    written = #ARGV - 18
     count = count + written
     redis.call('HSET', KEYS[1], 'n', count)
   end
@@ -165,6 +167,11 @@ if status ~= 0 then
   -- The table's feed (service.streams): a choice was written. Classic
   -- PUBLISH, which Redis 6.2 has; on a cluster it reaches every node.
   redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':feed'), count)
+end
+if status ~= 0 and ARGV[P + 4] == '+' then
+  redis.call('HINCRBY', KEYS[1], 'u', 1)
+elseif status ~= 0 and ARGV[P + 4] == '0' then
+  redis.call('HDEL', KEYS[1], 'u')
 end
 if status == 2 and ARGV[P + 3] ~= '' then
   redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':clock'), ARGV[P + 3])

@@ -54,12 +54,12 @@
 --          "-3" clears it (it moved itself), "" none (y: "1,3")
 -- ARGV[22] the bot seats as JSON (b; "" keeps them, "{}" none)
 -- ARGV[23] the clock options as JSON (c; "" keeps them)
--- Fields o, y, b and c are written only here and in choose.lua; a release
+-- Fields o, y, b, c and u are written only here and in choose.lua; a release
 -- that knows none of them leaves them as they are.
 -- ARGV[24..] E events, in order, as the codec's text; then C choice
 --          arguments; then X expected choice arguments; then T round texts;
---          then the history texts to append, in order; then the ten
---          arguments below, always the LAST ten (P = #ARGV - 9):
+--          then the history texts to append, in order; then the eleven
+--          arguments below, always the LAST eleven (P = #ARGV - 10):
 -- ARGV[P]   the table hash's new d (the next deal's public part; "" keeps it)
 -- ARGV[P+1] the next deal's pending proof ("" keeps it)
 -- ARGV[P+2] an accepted move to append to the current round's record ("" none;
@@ -78,6 +78,9 @@
 --           table (ms since the epoch: its first deadline, or a window's
 --           close), published on the table's clock channel (its hash key
 --           with ":clock" for ":table") for service.worker
+-- ARGV[P+10] the table hash's u (the moves the referee made for seats in a
+--           row, service.clock.paused): "+" adds one (a bot's or a default
+--           move), "0" clears it (a person's move or act), "" keeps it
 -- A commit is announced on the table's feed channel (its hash key with
 -- ":feed" for ":table"), with the event count, for service.streams.
 -- Returns {version, event count} on success, {-1, current version} on a
@@ -147,7 +150,7 @@ if ARGV[16] ~= '' then
     return {-1, tonumber(current)}
   end
 end
-local P = #ARGV - 9
+local P = #ARGV - 10
 if ARGV[P + 7] ~= '-' and (redis.call('HGET', KEYS[1], 'h') or '') ~= ARGV[P + 7] then
   return {-1, tonumber(current)}
 end
@@ -196,6 +199,11 @@ elseif ARGV[22] ~= '' then
 end
 if ARGV[23] ~= '' then
   redis.call('HSET', KEYS[1], 'c', ARGV[23])
+end
+if ARGV[P + 10] == '+' then
+  redis.call('HINCRBY', KEYS[1], 'u', 1)
+elseif ARGV[P + 10] == '0' then
+  redis.call('HDEL', KEYS[1], 'u')
 end
 local count = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
 if events > 0 then

@@ -481,7 +481,9 @@ export interface paths {
          *     `move-timed-out` (`seat`, `step`, `action`, `away: true`: a seat's
          *     default move made at its deadline, [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); never a pass's cards);
          *     `seat-back` (`seat`): an away seat moved itself and is no longer
-         *     `away`, after that move's events ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby));
+         *     `away`, after that move's events ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `clock-paused`
+         *     (`moves`): the referee made `unattended_moves` moves in a row with
+         *     no person's move or act (the view's `clock_paused`);
          *     `seat-bot` (`seat`, `kind`) and `seat-bot-removed` (`seat`, `open`):
          *     the host handed a seat to a bot or took it back ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)).
          *     What the clock settles without a move (a claim window or a May I?
@@ -1682,7 +1684,7 @@ export interface components {
              * @default false
              */
             listed?: boolean;
-            options?: components["schemas"]["MyShipSailsOptions"];
+            options?: components["schemas"]["MyShipSailsTableOptions"];
             /** @description The players in seat order, clockwise from seat 0: a name; `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
             players: ((string | {
                 /** @enum {string} */
@@ -1714,7 +1716,7 @@ export interface components {
              * @default false
              */
             listed?: boolean;
-            options?: components["schemas"]["MayIOptions"];
+            options?: components["schemas"]["MayITableOptions"];
             /** @description The players in seat order, clockwise from seat 0: a name; `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
             players: ((string | {
                 /** @enum {string} */
@@ -1745,7 +1747,7 @@ export interface components {
              * @default false
              */
             listed?: boolean;
-            options?: components["schemas"]["MyShipSailsOptions"];
+            options?: components["schemas"]["MyShipSailsTableOptions"];
             /** @description The players in seat order, clockwise from seat 0: a name; `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
             players: ((string | {
                 /** @enum {string} */
@@ -1776,7 +1778,7 @@ export interface components {
              * @default false
              */
             listed?: boolean;
-            options?: components["schemas"]["SevensOptions"];
+            options?: components["schemas"]["SevensTableOptions"];
             /** @description The players in seat order, clockwise from seat 0: a name; `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
             players: ((string | {
                 /** @enum {string} */
@@ -1807,7 +1809,7 @@ export interface components {
              * @default false
              */
             listed?: boolean;
-            options?: components["schemas"]["MyShipSailsOptions"];
+            options?: components["schemas"]["MyShipSailsTableOptions"];
             /** @description The players in seat order, clockwise from seat 0: a name; `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
             players: ((string | {
                 /** @enum {string} */
@@ -2109,6 +2111,39 @@ export interface components {
             round: number;
             step: string;
         };
+        /** @description The options of May I? (`GET /v1/variants`). */
+        MayITableOptions: {
+            /** @description Every game: an `away` seat's deadline instead (2000). */
+            away_timeout_ms?: number;
+            /** @description Every game: how long a bot waits before its move (600). */
+            bot_delay_ms?: number;
+            /** @description 52-card decks; `null` or left out: 2 for 3-5 players, 3 for 6-8 ([May I?: players and cards](/docs/rules/may-i#players-and-cards)). */
+            decks?: number | null;
+            /**
+             * @description May I?: how a round ends when a seat goes out ([May I?: ending a round](/docs/rules/may-i#ending-a-round)).
+             * @enum {string}
+             */
+            ending?: "immediate" | "lay-off-round" | "play-out";
+            /**
+             * @description May I?: jokers (`JK`) per deck, wild in melds ([May I?: players and cards](/docs/rules/may-i#players-and-cards)).
+             * @enum {integer}
+             */
+            jokers?: 0 | 2;
+            /** @description A May I? match is five rounds ([May I?: scoring and the match](/docs/rules/may-i#scoring-and-the-match)): `{"rounds": 5}`. */
+            match?: {
+                /** @enum {integer} */
+                rounds: 5;
+            } | {
+                /** @enum {integer} */
+                deals: 5;
+            };
+            /** @description May I?: how long a declined discard is offered ([May I?](/docs/rules/may-i#may-i)). */
+            may_i_window_ms?: number;
+            /** @description Every game: how long a seat due to move has before its default move is made for it and it is `away` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` (the default): no clock. */
+            turn_timeout_ms?: number | null;
+            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no person's move or act, an away person gets no more default moves and a table of bots only stops (`clock_paused`); a person's move or act resumes it (1000). */
+            unattended_moves?: number;
+        };
         /** @description May I?: a meld on the table ([May I?: melds](/docs/rules/may-i#melds)). */
         MeldView: {
             /** @description A run ascending. */
@@ -2188,6 +2223,56 @@ export interface components {
             simultaneous_wins?: "highest-card" | "shared" | "highest-sum";
             /** @description `swap` only: circuits of N swaps before the showdown (2 when `swap` is chosen without it); `null` for the other modes. */
             swap_circuits?: number | null;
+            win_count?: number;
+        };
+        /** @description The options of My Ship Sails (`GET /v1/variants`). */
+        MyShipSailsTableOptions: {
+            /** @description Every game: an `away` seat's deadline instead (2000). */
+            away_timeout_ms?: number;
+            /** @description Every game: how long a bot waits before its move (600). */
+            bot_delay_ms?: number;
+            /** @description Kept as typed, but refused (422) when it holds a character of Unicode category Cc, Cf, Co, Cs, Cn, Zl, Zp (controls, format and direction-changing characters such as U+202E, private use, lone surrogates, unassigned code points, line and paragraph separators), or when it has no visible character (only spaces, combining marks or blank fillers). */
+            call?: string;
+            /** @description Ochse scoring ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)): every other seat pays each winner one chip per card its longest suit lacks of `win_count`. */
+            chips?: boolean;
+            claim_window_ms?: number;
+            /** @enum {string} */
+            deck?: "trimmed" | "full" | "skat32";
+            /** @description A rank: `2`..`9`, `10` or `T`, `J`, `Q`, `K`, `A` (any case). */
+            deck_low_rank?: string | null;
+            /** @enum {string} */
+            declaration?: "manual" | "automatic";
+            /** @enum {string} */
+            direction?: "left" | "right" | "alternate";
+            /** @description One extra point at the end of a `deals` match to the seat(s) whose round win took the fewest exchanges ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)). Only with `deals`. */
+            fastest_win_bonus?: boolean;
+            hand_size?: number;
+            /** @description How the match ends ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)): exactly one of `{"target_wins": n}`, `{"deals": n}`, `{"open": true}`. */
+            match?: {
+                target_wins: number;
+            } | {
+                deals: number;
+            } | {
+                /** @enum {boolean} */
+                open: true;
+            };
+            /** @description A round with no winner after this many exchanges is void. Under `manual` the round ends when that exchange resolves, so a hand it completes cannot be claimed. */
+            max_exchanges?: number | null;
+            /** @enum {integer} */
+            pass_count?: 1 | 2;
+            /**
+             * @description `simultaneous` (every seat, then all rotate), `chain` (one seat at a time gives a card to its left, from the dealer's left) or `swap` (pairwise blind swaps round the table, then Foster's showdown), [My Ship Sails: passing](/docs/rules/my-ship-sails#passing). `chain` and `swap` need `pass_count` 1 and `direction` left; `swap` needs `highest-sum` and no claim window.
+             * @enum {string}
+             */
+            passing?: "simultaneous" | "chain" | "swap";
+            /** @enum {string} */
+            simultaneous_wins?: "highest-card" | "shared" | "highest-sum";
+            /** @description `swap` only: circuits of N swaps before the showdown (2 when `swap` is chosen without it); `null` for the other modes. */
+            swap_circuits?: number | null;
+            /** @description Every game: how long a seat due to move has before its default move is made for it and it is `away` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` (the default): no clock. */
+            turn_timeout_ms?: number | null;
+            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no person's move or act, an away person gets no more default moves and a table of bots only stops (`clock_paused`); a person's move or act resumes it (1000). */
+            unattended_moves?: number;
             win_count?: number;
         };
         /** @description The next deal's public part: what it commits to, never its secret. */
@@ -2288,6 +2373,8 @@ export interface components {
             turn_the_corner?: boolean;
             /** @description Every game: how long a seat due to move has before its default move is made for it and it is `away` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` (the default): no clock. */
             turn_timeout_ms?: number | null;
+            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no person's move or act, an away person gets no more default moves and a table of bots only stops (`clock_paused`); a person's move or act resumes it (1000). */
+            unattended_moves?: number;
             /** @description Sevens: a seat may pass although it could play. */
             voluntary_pass?: boolean;
             /** @description Sevens: voluntary passes a seat may make per round. */
@@ -2326,6 +2413,7 @@ export interface components {
             swap_circuits?: number | null;
             turn_the_corner?: boolean;
             turn_timeout_ms?: number | null;
+            unattended_moves?: number;
             voluntary_pass?: boolean;
             voluntary_pass_limit?: number;
             win_count?: number;
@@ -2465,6 +2553,8 @@ export interface components {
         /** @description The public view of a table: never a hidden card. */
         PublicTable: {
             awaiting: components["schemas"]["Awaiting"];
+            /** @description Whether the referee made `unattended_moves` moves in a row for seats with no person's move or act since (event `clock-paused`): then no away person gets a default move and, on a table of bots only, no bot moves, until a person moves or acts ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby), [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+            clock_paused: boolean;
             dealer: number;
             /** @description The first-dealer draw, one card per seat per pass (face up). */
             draw: (string | null)[][];
@@ -2805,6 +2895,54 @@ export interface components {
             points?: "none" | "winner-scores" | "losers-score";
             /** @description Sevens: ranks are cyclic; a row may go on past A to 2. */
             turn_the_corner?: boolean;
+            /** @description Sevens: a seat may pass although it could play. */
+            voluntary_pass?: boolean;
+            /** @description Sevens: voluntary passes a seat may make per round. */
+            voluntary_pass_limit?: number;
+        };
+        /** @description The options of Sevens (`GET /v1/variants`). */
+        SevensTableOptions: {
+            /** @description Every game: an `away` seat's deadline instead (2000). */
+            away_timeout_ms?: number;
+            /** @description Every game: how long a bot waits before its move (600). */
+            bot_delay_ms?: number;
+            /**
+             * @description 1, or 2 (Fan Tan with two decks, two rows per suit; [Sevens: players, decks and the deal](/docs/rules/sevens#players-and-cards)).
+             * @enum {integer}
+             */
+            decks?: 1 | 2;
+            /** @description Sevens: a seat playing its second-to-last card announces it (`last_card: true` in the move) or pays 2 chips. */
+            last_card?: boolean;
+            /** @description How the match ends ([Sevens: the end of a round and scoring](/docs/rules/sevens#end-of-a-round-and-scoring)): exactly one of `{"deals": n}`, `{"target_wins": n}`, `{"target_points": n}`, `{"open": true}`. */
+            match?: {
+                /** @description `null`: one deal per seat. */
+                deals: number | null;
+            } | {
+                target_wins: number;
+            } | {
+                target_points: number;
+            } | {
+                /** @enum {boolean} */
+                open: true;
+            };
+            /**
+             * @description Sevens: who opens ([Sevens: opening and turns](/docs/rules/sevens#opening-and-turns)): the holder of `7D` or `7C` plays it; `any-seven`: the dealer's left; `dealer-choice`: the deal names the seven's suit (`opening_suit`).
+             * @enum {string}
+             */
+            opening?: "7D" | "7C" | "any-seven" | "dealer-choice";
+            /** @description Sevens: chips a pass pays into the pot. */
+            pass_chips?: number;
+            /**
+             * @description Sevens: penalty points for the cards left ([Sevens: the end of a round and scoring](/docs/rules/sevens#end-of-a-round-and-scoring)).
+             * @enum {string}
+             */
+            points?: "none" | "winner-scores" | "losers-score";
+            /** @description Sevens: ranks are cyclic; a row may go on past A to 2. */
+            turn_the_corner?: boolean;
+            /** @description Every game: how long a seat due to move has before its default move is made for it and it is `away` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` (the default): no clock. */
+            turn_timeout_ms?: number | null;
+            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no person's move or act, an away person gets no more default moves and a table of bots only stops (`clock_paused`); a person's move or act resumes it (1000). */
+            unattended_moves?: number;
             /** @description Sevens: a seat may pass although it could play. */
             voluntary_pass?: boolean;
             /** @description Sevens: voluntary passes a seat may make per round. */
