@@ -46,7 +46,9 @@ within a second. The HyperLogLogs are split
 into :data:`ACTIVE_SHARDS` shards by table id, each shard under its own hash
 tag, so no single key or cluster node takes every move, and a scrape costs
 :data:`ACTIVE_SHARDS` commands in one pipeline, whatever the number of tables.
-HyperLogLog counts are exact for small sets and within about 1% beyond.
+HyperLogLog counts are estimates: for a few dozen tables, one low now and
+then (two ids fall in one register, about once in a hundred counts of
+twenty), and within about 1% beyond.
 Scraping every replica gives the same gauge from each: aggregate it with
 ``max``, not ``sum``. (The alternatives: ``SCAN`` over the table keys at each
 scrape costs O(all keys) on every node; per-process counters cannot see

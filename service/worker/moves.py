@@ -72,13 +72,13 @@ def deadline_move(loaded: Loaded, key: str, seat: int) -> WorkerChange | int | N
     for kind in dict.fromkeys(("basic" if bot is None else bot["kind"], "random")):
         move = game.bot_move(loaded.table, seat, kind, SYSTEM_RANDOM)
         if move is None:
-            continue
+            return None  # nothing it would do (a May I? it does not ask)
         try:
             # The record it journals is the move it plays (RULES.md 5.2).
             record = game.recorded_move(loaded.table, seat, move)
             done = game.replay_move(loaded.table, record, loaded.now_ms)
         except RuleViolation:
-            continue
+            continue  # the rules refused it: a random legal move instead
         action = str(move["action"])
         break
     if done is None:

@@ -139,6 +139,8 @@ class Worker:
             if loaded.due is not None or clock.pending(loaded.table, control):
                 return settle(loaded)
             key, found = clock.deadlines(loaded.table, control)
+            turn = codec.turn_of(loaded.table)
+            due_seats = () if turn is None else turn.seats
             passed = False
             for seat, at in sorted(found.items(), key=lambda item: (item[1], item[0])):
                 if at > loaded.now_ms:
@@ -147,7 +149,9 @@ class Worker:
                 if isinstance(change, WorkerChange):
                     late[0] = loaded.now_ms - at
                     return change
-                passed = True  # nothing to make: looked at again later
+                # A seat the step waits on with nothing to make is looked at
+                # again later; a bot that may act and would not is done.
+                passed = passed or seat in due_seats
             upcoming = [at for at in found.values() if at > loaded.now_ms]
             due = codec.due_at(loaded.table)
             instants = [*upcoming, *(() if due is None else (due,))]

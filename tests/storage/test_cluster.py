@@ -163,7 +163,10 @@ def test_complete_games_on_tables_spread_over_three_primaries(
     assert value(m, "referee_exchanges_resolved_total", variant="mein-schiff") == 2 * rounds
     assert value(m, "referee_claims_total", outcome="accepted") == rounds
     assert value(m, "referee_claims_total", outcome="rejected") == len(playing)
-    assert value(m, "referee_active_tables") == len(playing) + len(extra)
+    # A HyperLogLog's estimate: of twenty ids, two fall in one register about
+    # once in a hundred counts (service.metrics), never more than counted.
+    active = len(playing) + len(extra)
+    assert active - 1 <= value(m, "referee_active_tables") <= active
 
 
 def test_simultaneous_passes_resolve_once_on_the_cluster(cluster_app: Any) -> None:
