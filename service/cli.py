@@ -227,12 +227,28 @@ def _count_round() -> None:
 def _run_simulation(
     variant: str, players: int, rounds: int, seed: int, options: dict[str, Any]
 ) -> Any:
-    """One job of ``referee simulate`` (in a worker process): the variant's game plays it."""
+    """One piece of a job of ``referee simulate`` (in a worker process): the
+    variant's game plays it; what each round came to."""
     from .games import game_of_variant
 
     simulation = game_of_variant(variant).simulation
     assert simulation is not None
-    return simulation.run(variant, players, rounds, seed, options, _count_round)
+    return simulation.play(variant, players, rounds, seed, options, _count_round)
+
+
+PIECE_ROUNDS = 50
+"""Rounds of a job played in one piece, on one core: a long job is played in
+pieces on every core, each from a seed of its own (:func:`_pieces`), the same
+whatever the number of processes, so that the figures are too."""
+
+
+def _pieces(rounds: int, seed: int) -> list[tuple[int, int]]:
+    """The pieces of a job of ``rounds`` rounds from ``seed``: (rounds, seed)
+    each, the first from ``seed`` itself (a job of one piece plays as one run)."""
+    return [
+        (min(PIECE_ROUNDS, rounds - start), seed if start == 0 else seed * 1_000_003 + start)
+        for start in range(0, rounds, PIECE_ROUNDS)
+    ]
 
 
 def _count(n: int, word: str, plural: str = "s") -> str:
@@ -244,15 +260,16 @@ def _minutes(seconds: float) -> str:
 
 
 def _estimate(jobs: list[tuple[str, int, int, int, dict[str, Any]]], processes: int) -> float:
-    """Seconds the ``jobs`` should take on ``processes``: each job's rounds at
-    the pace of a few rounds of it played here (longest jobs first, each to
-    the process free soonest)."""
+    """Seconds the ``jobs`` should take on ``processes``: each piece's rounds
+    (:func:`_pieces`) at the pace of a few rounds of its job played here
+    (longest pieces first, each to the process free soonest)."""
     costs = []
     for variant, n, rounds, seed, options in jobs:
         sample = min(rounds, 3)
         start = time.perf_counter()
         _run_simulation(variant, n, sample, seed, options)
-        costs.append((time.perf_counter() - start) / sample * rounds)
+        pace = (time.perf_counter() - start) / sample
+        costs += [pace * count for count, _ in _pieces(rounds, seed)]
     free = [0.0] * processes
     for cost in sorted(costs, reverse=True):
         free[free.index(min(free))] += cost
@@ -260,29 +277,41 @@ def _estimate(jobs: list[tuple[str, int, int, int, dict[str, Any]]], processes: 
 
 
 def _play(jobs: list[tuple[str, int, int, int, dict[str, Any]]], processes: int) -> list[Any]:
-    """Every job's summary, in the order of ``jobs``, on ``processes`` worker
-    processes; progress on stderr as rounds finish (a bar on a terminal, else
-    a line per finished job)."""
+    """Every job's summary, in the order of ``jobs``, its pieces
+    (:func:`_pieces`) played on ``processes`` worker processes; progress on
+    stderr as rounds finish (a bar on a terminal, else a line per finished
+    job)."""
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     from tqdm import tqdm
 
+    from .games import game_of_variant
+
     counter = multiprocessing.get_context().Value("q", 0)
     total = sum(job[2] for job in jobs)
     bar = tqdm(total=total, unit="round", file=sys.stderr, disable=None, smoothing=0.1)
-    summaries: list[Any] = [None] * len(jobs)
+    facts: list[list[Any]] = []
+    left = []
     start = time.monotonic()
     with ProcessPoolExecutor(processes, initializer=_share_counter, initargs=(counter,)) as pool:
-        running = {pool.submit(_run_simulation, *job): i for i, job in enumerate(jobs)}
+        running = {}
+        for i, (variant, n, rounds, seed, options) in enumerate(jobs):
+            pieces = _pieces(rounds, seed)
+            facts.append([None] * len(pieces))
+            left.append(len(pieces))
+            for k, (count, piece_seed) in enumerate(pieces):
+                future = pool.submit(_run_simulation, variant, n, count, piece_seed, options)
+                running[future] = (i, k)
         while running:
             done, _ = wait(running, timeout=0.5, return_when=FIRST_COMPLETED)
             for future in done:
-                i = running.pop(future)
-                summaries[i] = future.result()
-                if bar.disable:  # not a terminal: one line per job
+                i, k = running.pop(future)
+                facts[i][k] = future.result()
+                left[i] -= 1
+                if bar.disable and not left[i]:  # not a terminal: one line per job
                     variant, n, rounds, *_ = jobs[i]
-                    finished = len(jobs) - len(running)
+                    finished = sum(1 for x in left if not x)
                     print(
                         f"referee: {finished}/{len(jobs)} done: {variant}, {n} players, "
                         f"{_count(rounds, 'round')} ({time.monotonic() - start:.0f} s so far)",
@@ -290,6 +319,13 @@ def _play(jobs: list[tuple[str, int, int, int, dict[str, Any]]], processes: int)
                     )
             bar.update(counter.value - bar.n)
     bar.close()
+    summaries = []
+    for (variant, n, _, seed, options), pieces in zip(jobs, facts, strict=True):
+        simulation = game_of_variant(variant).simulation
+        assert simulation is not None
+        summaries.append(
+            simulation.summary(variant, n, seed, options, [f for p in pieces for f in p])
+        )
     return summaries
 
 
@@ -336,7 +372,8 @@ def _simulate(args: argparse.Namespace) -> int:
     if not jobs:
         print("referee: no variant is played with those numbers of players", file=sys.stderr)
         return 2
-    processes = min(args.jobs or os.cpu_count() or 1, len(jobs))
+    pieces = sum(len(_pieces(job[2], job[3])) for job in jobs)
+    processes = min(args.jobs or os.cpu_count() or 1, pieces)
     sizes = sorted({job[1] for job in jobs})
     players = f"{sizes[0]}" if len(sizes) == 1 else f"{sizes[0]}-{sizes[-1]}"
     print(

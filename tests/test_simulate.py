@@ -105,6 +105,32 @@ def test_the_figures_are_the_same_for_any_number_of_processes(
     assert "--jobs must be at least 1" in capsys.readouterr().err
 
 
+def test_a_long_run_is_played_in_pieces_on_every_core_with_the_same_figures(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from service.cli import PIECE_ROUNDS
+    from service.games.sevens.simulate import play, summary
+
+    rounds = 2 * PIECE_ROUNDS + 7  # three pieces
+    args = ["simulate", "--variant", "sevens", "--players", "4", "--rounds", str(rounds)]
+    printed = []
+    for jobs in ("1", "2"):
+        assert main([*args, "--seed", "3", "--format", "json", "--jobs", jobs]) == 0
+        printed.append(capsys.readouterr())
+    assert printed[0].out == printed[1].out
+    # One run of three pieces on as many processes as pieces (here two cores' worth).
+    assert "1 run of 107 rounds (1 variant, 4 players) on 2 processes" in printed[1].err
+    (run,) = json.loads(printed[0].out)
+    assert run["rounds"] == rounds and run["seed"] == 3
+    # The figures of the pieces summed up: the first from the seed itself.
+    facts = [
+        *play("sevens", 4, PIECE_ROUNDS, 3),
+        *play("sevens", 4, PIECE_ROUNDS, 3 * 1_000_003 + PIECE_ROUNDS),
+        *play("sevens", 4, 7, 3 * 1_000_003 + 2 * PIECE_ROUNDS),
+    ]
+    assert run == summary("sevens", 4, 3, facts).to_json()
+
+
 def test_it_says_what_it_is_about_to_do_and_each_run_it_finishes(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

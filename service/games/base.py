@@ -180,14 +180,19 @@ class PresetInfo:
 @dataclass(frozen=True, slots=True)
 class Simulation:
     """How ``referee simulate`` plays a game with its automatic players
-    through the pure engine: ``run(variant, players, rounds, seed, options,
-    progress)`` returns a summary (with ``to_json()``); ``options`` holds the
-    CLI's game-specific settings (``max_exchanges`` for My Ship Sails);
-    ``progress()`` is called once after each round (the CLI counts them).
-    ``player_counts(variant, wanted)`` keeps the table sizes the preset
-    allows; ``markdown(summaries)`` is the table the CLI prints."""
+    through the pure engine: ``play(variant, players, rounds, seed, options,
+    progress)`` plays ``rounds`` rounds from ``seed`` and returns what each
+    came to (picklable facts, in order); ``summary(variant, players, seed,
+    options, facts)`` sums the facts of one run or of several up (a summary
+    with ``to_json()``), so that a long run is played in pieces on every
+    core; ``options`` holds the CLI's game-specific settings
+    (``max_exchanges`` for My Ship Sails); ``progress()`` is called once
+    after each round (the CLI counts them). ``player_counts(variant,
+    wanted)`` keeps the table sizes the preset allows;
+    ``markdown(summaries)`` is the table the CLI prints."""
 
-    run: Callable[[str, int, int, int, Mapping[str, Any], Callable[[], None]], Any]
+    play: Callable[[str, int, int, int, Mapping[str, Any], Callable[[], None]], Sequence[Any]]
+    summary: Callable[[str, int, int, Mapping[str, Any], Sequence[Any]], Any]
     player_counts: Callable[[str, Sequence[int]], list[int]]
     markdown: Callable[[Sequence[Any]], str]
 

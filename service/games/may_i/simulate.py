@@ -105,6 +105,84 @@ def play_round(
     return table, now_ms, events
 
 
+@dataclass(frozen=True, slots=True)
+class RoundFacts:
+    """What one simulated round came to: its turn moves, its May I?
+    requests, how it ended (``out``, ``dry``: the stock ran out, 4.7, or
+    ``abandoned`` at :data:`MAX_MOVES`), whether it began a match and
+    whether it won the match."""
+
+    moves: int
+    asks: int
+    ended: str
+    began_match: bool
+    won_match: bool
+
+
+def play(
+    variant: str,
+    players: int,
+    rounds: int,
+    seed: int,
+    progress: Callable[[], None] = lambda: None,
+) -> list[RoundFacts]:
+    """Play matches of ``variant`` at ``players`` seats until ``rounds``
+    rounds are played; what each round came to, in order (:func:`summary`
+    sums them up, also those of several runs)."""
+    if rounds < 1:
+        raise ValueError("rounds must be at least 1")
+    rng = random.Random(seed)
+    names = [f"P{i}" for i in range(players)]
+    facts: list[RoundFacts] = []
+    table: Table | None = None
+    now = 0
+    while len(facts) < rounds:
+        began = table is None or table.match_status is not MatchStatus.IN_PROGRESS
+        if table is None or began:
+            table = engine.create_table(variant, {}, names, 0, rng).table
+        table, now, events = play_round(table, rng, now)
+        rnd = table.round
+        assert rnd is not None and rnd.result is not None
+        if rnd.result.abandoned:
+            ended = "abandoned"
+        elif rnd.result.out is None:
+            ended = "dry"
+        else:
+            ended = "out"
+        facts.append(
+            RoundFacts(
+                moves=rnd.taken,
+                asks=sum(e["type"] == "may-i-asked" for e in events),
+                ended=ended,
+                began_match=began,
+                won_match=table.match_status is MatchStatus.WON,
+            )
+        )
+        progress()  # once a round: the CLI's progress
+    return facts
+
+
+def summary(variant: str, players: int, seed: int, facts: Sequence[RoundFacts]) -> Summary:
+    """The figures of ``facts`` (:func:`play`'s rounds, of one run or several)."""
+    ordered = sorted(f.moves for f in facts)
+    return Summary(
+        variant=variant,
+        players=players,
+        rounds=len(facts),
+        seed=seed,
+        mean_moves=round(statistics.fmean(ordered), 2),
+        p50_moves=ordered[len(ordered) // 2],
+        p90_moves=ordered[min(len(ordered) - 1, len(ordered) * 9 // 10)],
+        max_moves=ordered[-1],
+        may_i_per_round=round(statistics.fmean(f.asks for f in facts), 2),
+        rounds_gone_out=sum(f.ended == "out" for f in facts),
+        rounds_stock_dry=sum(f.ended == "dry" for f in facts),
+        rounds_abandoned=sum(f.ended == "abandoned" for f in facts),
+        matches=sum(f.began_match for f in facts),
+        matches_finished=sum(f.won_match for f in facts),
+    )
+
+
 def simulate(
     variant: str,
     players: int,
@@ -112,51 +190,8 @@ def simulate(
     seed: int,
     progress: Callable[[], None] = lambda: None,
 ) -> Summary:
-    """Play matches of ``variant`` at ``players`` seats until ``rounds``
-    rounds are played, and sum them up."""
-    if rounds < 1:
-        raise ValueError("rounds must be at least 1")
-    rng = random.Random(seed)
-    names = [f"P{i}" for i in range(players)]
-    moves: list[int] = []
-    asks: list[int] = []
-    out = dry = abandoned = matches = finished = 0
-    table: Table | None = None
-    now = 0
-    while len(moves) < rounds:
-        if table is None or table.match_status is not MatchStatus.IN_PROGRESS:
-            table = engine.create_table(variant, {}, names, 0, rng).table
-            matches += 1
-        table, now, events = play_round(table, rng, now)
-        rnd = table.round
-        assert rnd is not None and rnd.result is not None
-        moves.append(rnd.taken)
-        asks.append(sum(e["type"] == "may-i-asked" for e in events))
-        if rnd.result.abandoned:
-            abandoned += 1
-        elif rnd.result.out is None:
-            dry += 1
-        else:
-            out += 1
-        finished += table.match_status is MatchStatus.WON
-        progress()  # once a round: the CLI's progress
-    ordered = sorted(moves)
-    return Summary(
-        variant=variant,
-        players=players,
-        rounds=rounds,
-        seed=seed,
-        mean_moves=round(statistics.fmean(moves), 2),
-        p50_moves=ordered[len(ordered) // 2],
-        p90_moves=ordered[min(len(ordered) - 1, len(ordered) * 9 // 10)],
-        max_moves=ordered[-1],
-        may_i_per_round=round(statistics.fmean(asks), 2),
-        rounds_gone_out=out,
-        rounds_stock_dry=dry,
-        rounds_abandoned=abandoned,
-        matches=matches,
-        matches_finished=finished,
-    )
+    """Play ``rounds`` rounds (:func:`play`) and sum them up (:func:`summary`)."""
+    return summary(variant, players, seed, play(variant, players, rounds, seed, progress))
 
 
 def player_counts(variant: str, wanted: Sequence[int]) -> list[int]:
@@ -185,4 +220,15 @@ def as_json(summaries: Sequence[Summary]) -> str:
     return json.dumps([s.to_json() for s in summaries], indent=2) + "\n"
 
 
-__all__ = ["ROUNDS", "Summary", "markdown", "play_round", "player_counts", "simulate", "step"]
+__all__ = [
+    "ROUNDS",
+    "RoundFacts",
+    "Summary",
+    "markdown",
+    "play",
+    "play_round",
+    "player_counts",
+    "simulate",
+    "step",
+    "summary",
+]

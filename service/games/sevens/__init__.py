@@ -13,7 +13,7 @@ through :data:`GAME`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..base import Game, Simulation
@@ -24,16 +24,27 @@ from .options import OPTION_SCHEMAS, PRESETS, SEAT_RANGE
 NAME = "sevens"
 
 
-def _simulate(
+def _play(
     variant: str,
     players: int,
     rounds: int,
     seed: int,
     options: Mapping[str, Any],
     progress: Callable[[], None],
+) -> list[simulate.RoundFacts]:
+    """``referee simulate``'s rounds (:func:`.simulate.play`)."""
+    return simulate.play(variant, players, rounds, seed, progress=progress)
+
+
+def _summary(
+    variant: str,
+    players: int,
+    seed: int,
+    options: Mapping[str, Any],
+    facts: Sequence[simulate.RoundFacts],
 ) -> simulate.Summary:
-    """``referee simulate``'s run (:func:`.simulate.simulate`)."""
-    return simulate.simulate(variant, players, rounds, seed, progress=progress)
+    """``referee simulate``'s figures (:func:`.simulate.summary`)."""
+    return simulate.summary(variant, players, seed, facts)
 
 
 GAME = Game(
@@ -52,7 +63,8 @@ GAME = Game(
     event_layouts=codec.EVENT_LAYOUTS,
     legacy_event_codes=codec.LEGACY_EVENT_CODES,
     simulation=Simulation(
-        run=_simulate,
+        play=_play,
+        summary=_summary,
         player_counts=simulate.player_counts,
         markdown=simulate.markdown,
     ),

@@ -68,6 +68,75 @@ def _quantile(values: Sequence[int], q: float) -> int:
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
+@dataclass(frozen=True, slots=True)
+class RoundFacts:
+    """What one simulated round came to: its moves, passes (voluntary ones
+    apart), the winner's place from the opener, and the pot."""
+
+    turns: int
+    passes: int
+    voluntary: int
+    position: int
+    pot: int
+
+
+def play(
+    variant: str,
+    players: int,
+    rounds: int,
+    seed: int,
+    progress: Callable[[], None] = lambda: None,
+) -> list[RoundFacts]:
+    """Play ``rounds`` rounds of ``variant`` at a table of ``players`` (an
+    open match, so the dealer moves on every round); what each round came
+    to, in order (:func:`summary` sums them up, also those of several runs).
+    Raises :class:`~service.games.errors.RuleViolation` for a variant or
+    table size the preset does not allow, ``ValueError`` for ``rounds`` < 1."""
+    if rounds < 1:
+        raise ValueError("rounds must be at least 1")
+    rng = random.Random(seed)
+    names = [f"P{i}" for i in range(players)]
+    table = engine.create_table(variant, {"match": {"open": True}}, names, 0, rng).table
+    facts = []
+    for _ in range(rounds):
+        table = play_round(table, rng)
+        rnd = table.round
+        assert rnd is not None and rnd.result is not None and rnd.result.winner is not None
+        facts.append(
+            RoundFacts(
+                turns=len(rnd.moves),
+                passes=sum(m in ("P", "V") for m in rnd.moves),
+                voluntary=rnd.moves.count("V"),
+                position=(rnd.result.winner - rnd.opener) % players,
+                pot=rnd.result.pot,
+            )
+        )
+        progress()  # once a round: the CLI's progress
+    return facts
+
+
+def summary(variant: str, players: int, seed: int, facts: Sequence[RoundFacts]) -> Summary:
+    """The figures of ``facts`` (:func:`play`'s rounds, of one run or several)."""
+    ordered = sorted(f.turns for f in facts)
+    by_position = [0] * players
+    for f in facts:
+        by_position[f.position] += 1
+    return Summary(
+        variant=variant,
+        players=players,
+        rounds=len(facts),
+        seed=seed,
+        mean_turns=round(statistics.fmean(f.turns for f in facts), 2),
+        p50_turns=_quantile(ordered, 0.5),
+        p90_turns=_quantile(ordered, 0.9),
+        max_turns=ordered[-1],
+        passes_per_round=round(statistics.fmean(f.passes for f in facts), 2),
+        voluntary_passes_per_round=round(statistics.fmean(f.voluntary for f in facts), 2),
+        pot_per_round=round(statistics.fmean(f.pot for f in facts), 2),
+        wins_by_position=by_position,
+    )
+
+
 def simulate(
     variant: str,
     players: int,
@@ -75,45 +144,8 @@ def simulate(
     seed: int,
     progress: Callable[[], None] = lambda: None,
 ) -> Summary:
-    """Play ``rounds`` rounds of ``variant`` at a table of ``players`` (an
-    open match, so the dealer moves on every round) and sum them up. Raises
-    :class:`~service.games.errors.RuleViolation` for a variant or table size
-    the preset does not allow, ``ValueError`` for ``rounds`` < 1."""
-    if rounds < 1:
-        raise ValueError("rounds must be at least 1")
-    rng = random.Random(seed)
-    names = [f"P{i}" for i in range(players)]
-    table = engine.create_table(variant, {"match": {"open": True}}, names, 0, rng).table
-    turns: list[int] = []
-    passes: list[int] = []
-    voluntary: list[int] = []
-    by_position = [0] * players
-    pots: list[int] = []
-    for _ in range(rounds):
-        table = play_round(table, rng)
-        rnd = table.round
-        assert rnd is not None and rnd.result is not None and rnd.result.winner is not None
-        turns.append(len(rnd.moves))
-        passes.append(sum(m in ("P", "V") for m in rnd.moves))
-        voluntary.append(rnd.moves.count("V"))
-        by_position[(rnd.result.winner - rnd.opener) % players] += 1
-        pots.append(rnd.result.pot)
-        progress()  # once a round: the CLI's progress
-    ordered = sorted(turns)
-    return Summary(
-        variant=variant,
-        players=players,
-        rounds=rounds,
-        seed=seed,
-        mean_turns=round(statistics.fmean(turns), 2),
-        p50_turns=_quantile(ordered, 0.5),
-        p90_turns=_quantile(ordered, 0.9),
-        max_turns=ordered[-1],
-        passes_per_round=round(statistics.fmean(passes), 2),
-        voluntary_passes_per_round=round(statistics.fmean(voluntary), 2),
-        pot_per_round=round(statistics.fmean(pots), 2),
-        wins_by_position=by_position,
-    )
+    """Play ``rounds`` rounds (:func:`play`) and sum them up (:func:`summary`)."""
+    return summary(variant, players, seed, play(variant, players, rounds, seed, progress))
 
 
 def player_counts(variant: str, wanted: Sequence[int]) -> list[int]:

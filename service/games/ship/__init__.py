@@ -10,7 +10,7 @@ own endpoints; everything else goes through :data:`GAME`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..base import Game, Shuffler, Simulation, Transition
@@ -69,22 +69,35 @@ def _only_hands(deal: Mapping[str, Any]) -> None:
         raise RuleViolation("deal-invalid", "My Ship Sails' deals take only hands.", problems)
 
 
-def _simulate(
+def _play(
     variant: str,
     players: int,
     rounds: int,
     seed: int,
     options: Mapping[str, Any],
     progress: Callable[[], None],
-) -> simulate.Summary:
-    """``referee simulate``'s run (:func:`.simulate.simulate`)."""
-    return simulate.simulate(
+) -> list[simulate.RoundFacts]:
+    """``referee simulate``'s rounds (:func:`.simulate.play`)."""
+    return simulate.play(
         variant,
         players,
         rounds,
         seed,
         options.get("max_exchanges", simulate.DEFAULT_MAX_EXCHANGES),
         progress=progress,
+    )
+
+
+def _summary(
+    variant: str,
+    players: int,
+    seed: int,
+    options: Mapping[str, Any],
+    facts: Sequence[simulate.RoundFacts],
+) -> simulate.Summary:
+    """``referee simulate``'s figures (:func:`.simulate.summary`)."""
+    return simulate.summary(
+        variant, players, seed, facts, options.get("max_exchanges", simulate.DEFAULT_MAX_EXCHANGES)
     )
 
 
@@ -103,7 +116,8 @@ GAME = Game(
     decode=codec.decode,
     event_layouts=codec.EVENT_LAYOUTS,
     simulation=Simulation(
-        run=_simulate,
+        play=_play,
+        summary=_summary,
         player_counts=simulate.player_counts,
         markdown=simulate.markdown,
     ),

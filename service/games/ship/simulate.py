@@ -90,16 +90,17 @@ def play_round(table: Table, rng: random.Random, now_ms: int) -> tuple[Table, in
     return table, now_ms
 
 
-def simulate(
+def play(
     variant: str,
     players: int,
     rounds: int,
     seed: int,
     max_exchanges: int = DEFAULT_MAX_EXCHANGES,
     progress: Callable[[], None] = lambda: None,
-) -> Summary:
+) -> list[RoundFacts]:
     """Play ``rounds`` rounds of ``variant`` at a table of ``players`` (an open
-    match, so the dealer moves on every round) and sum them up. Raises
+    match, so the dealer moves on every round); what each round came to, in
+    order (:func:`summary` sums them up, also those of several runs). Raises
     :class:`~service.games.errors.RuleViolation` for a variant or table size
     the preset does not allow."""
     rng = random.Random(seed)
@@ -107,25 +108,49 @@ def simulate(
     names = [f"P{i}" for i in range(players)]
     table = engine.create_table(variant, overrides, names, 0, rng).table
     now_ms = 0
-    results = []
+    facts = []
     for _ in range(rounds):
         table, now_ms = play_round(table, rng, now_ms)
-        assert table.last is not None
-        results.append(table.last)
+        r = table.last
+        assert r is not None
+        chips = max(r.chips) if table.options.chips and r.chips else None
+        facts.append(RoundFacts(r.exchanges, tuple(r.winners), r.dealer, chips))
         progress()  # once a round: the CLI's progress
-    won = [r for r in results if r.winners]
-    exchanges = sorted(r.exchanges for r in won)
+    return facts
+
+
+@dataclass(frozen=True, slots=True)
+class RoundFacts:
+    """What one simulated round came to: its exchanges, its winners, its
+    dealer, and the most chips a seat won (``None`` without chips)."""
+
+    exchanges: int
+    winners: tuple[int, ...]
+    dealer: int
+    chips: int | None
+
+
+def summary(
+    variant: str,
+    players: int,
+    seed: int,
+    facts: Sequence[RoundFacts],
+    max_exchanges: int = DEFAULT_MAX_EXCHANGES,
+) -> Summary:
+    """The figures of ``facts`` (:func:`play`'s rounds, of one run or several)."""
+    rounds = len(facts)
+    won = [f for f in facts if f.winners]
+    exchanges = sorted(f.exchanges for f in won)
     by_position = [0] * players
-    for r in won:
-        for seat in r.winners:
-            by_position[(seat - r.dealer - 1) % players] += 1
+    for f in won:
+        for seat in f.winners:
+            by_position[(seat - f.dealer - 1) % players] += 1
     percentiles: dict[str, int] = {}
     if exchanges:
         for name, q in (("p10", 0.1), ("p50", 0.5), ("p90", 0.9), ("max", 1.0)):
             percentiles[name] = exchanges[min(len(exchanges) - 1, int(q * len(exchanges)))]
-    chips = None
-    if table.options.chips:
-        chips = sum(max(r.chips) for r in results if r.chips) / rounds
+    chipped = [f.chips for f in facts if f.chips is not None]
+    chips = sum(chipped) / rounds if PRESETS[variant].options.chips else None
     return Summary(
         variant=variant,
         players=players,
@@ -135,10 +160,23 @@ def simulate(
         mean_exchanges=round(statistics.fmean(exchanges), 2) if exchanges else None,
         percentiles=percentiles,
         void=rounds - len(won),
-        shared=sum(1 for r in won if len(r.winners) > 1),
+        shared=sum(1 for f in won if len(f.winners) > 1),
         wins_by_position=by_position,
         chips_per_round=None if chips is None else round(chips, 2),
     )
+
+
+def simulate(
+    variant: str,
+    players: int,
+    rounds: int,
+    seed: int,
+    max_exchanges: int = DEFAULT_MAX_EXCHANGES,
+    progress: Callable[[], None] = lambda: None,
+) -> Summary:
+    """Play ``rounds`` rounds (:func:`play`) and sum them up (:func:`summary`)."""
+    facts = play(variant, players, rounds, seed, max_exchanges, progress)
+    return summary(variant, players, seed, facts, max_exchanges)
 
 
 def player_counts(variant: str, wanted: Sequence[int]) -> list[int]:
