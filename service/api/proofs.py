@@ -58,6 +58,9 @@ class Journaled(Transition):
     store commits ``journal`` with the state)."""
 
     journal: Journal | None = None
+    unattended: str | None = None
+    """``"0"`` for a deal: the host's act that clears the referee's moves in a
+    row (``service.clock.paused``); ``None``: as the store decides."""
 
 
 def journaled(transition: Transition, journal: Journal) -> Journaled:
@@ -211,6 +214,7 @@ def deal_round(table_id: str, loaded: Loaded, body: dict[str, Any]) -> Journaled
         dealt.archive,
         dealt.archive_reset,
         journal=journal,
+        unattended="0",  # dealing a round is the host's act: it resumes a paused table
     )
 
 

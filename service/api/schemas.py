@@ -339,12 +339,13 @@ class OptionsSchema(StrictSchema):
         metadata={"description": "Every game: how long a bot waits before its move (600)."},
     )
     unattended_moves = Int(
-        validate=validate.Range(10, 1_000_000),
+        validate=validate.Range(10, 10_000),
         metadata={
             "description": "Every game: after this many moves in a row that the referee made "
-            "for seats (bots' and default moves) with no person's move or act, an away person "
-            "gets no more default moves and a table of bots only stops (`clock_paused`); a "
-            "person's move or act resumes it (1000)."
+            "for seats (bots' and default moves) with no act of play of a person (a seat's "
+            "move, a deal, a join, a seat handed to a bot or taken back), an away person gets "
+            "no more default moves and a table of bots only stops (`clock_paused`); the next "
+            "act of play resumes it (1000)."
         },
     )
 
@@ -934,9 +935,10 @@ class PublicTableSchema(DocumentedSchema):
     clock_paused = fields.Boolean(
         metadata={
             "description": "Whether the referee made `unattended_moves` moves in a row for "
-            "seats with no person's move or act since (event `clock-paused`): then no away "
+            "seats with no act of play of a person since (event `clock-paused`): then no away "
             "person gets a default move and, on a table of bots only, no bot moves, until a "
-            "person moves or acts (RULES.md 5.3, 5.4)."
+            "seat moves, the host deals, a seat is joined or handed to a bot or taken back "
+            "(RULES.md 5.3, 5.4)."
         }
     )
 

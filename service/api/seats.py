@@ -59,6 +59,10 @@ class SeatChange(Transition):
     commits ``auth`` with the state)."""
 
     auth: dict[str, Any] | None = None
+    unattended: str | None = None
+    """``"0"`` for a change that clears the referee's moves in a row (a
+    join; a seat handed to a bot or taken back), ``None``: as the store
+    decides (a new code or token does not: ``service.clock.paused``)."""
 
 
 def _code_until(now_ms: int) -> int:
@@ -142,7 +146,7 @@ class Join(MethodView):
             table = game.name_seat(loaded.table, seat, name)
             event = {"type": "seat-joined", "seat": seat, "name": name}
             outcome = {"seat": seat, "name": name, "token": token}
-            return SeatChange(table, (event,), outcome, auth=record)
+            return SeatChange(table, (event,), outcome, auth=record, unattended="0")
 
         def respond(transition: Transition, loaded: Loaded) -> Answer:
             seat = transition.outcome["seat"]

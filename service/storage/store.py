@@ -632,12 +632,18 @@ def back_events(away: str) -> tuple[dict[str, Any], ...]:
     return ({"type": "seat-back", "seat": int(away[1:])},)
 
 
-def unattended_of(change: Any) -> str:
+def unattended_of(change: Any, seat: int | None = None) -> str:
     """How a commit of ``change`` changes the moves the referee made for
-    seats in a row (the table hash's ``u``, ``service.clock.paused``): a
-    change that says (the worker's: ``"+"`` a bot's or a default move,
-    ``""`` none) or else ``"0"``, a person's move or act, which clears it."""
-    return str(getattr(change, "unattended", "0"))
+    seats in a row (the table hash's ``u``, ``service.clock.paused``): as
+    the change says (the worker's: ``"+"`` a bot's or a default move, ``""``
+    what fell due; a deal, a join, a bot handed a seat: ``"0"``), else
+    ``"0"`` for a seat's own move (``seat``: its token's), ``""`` (kept)
+    for anything else, such as a new join code (no act of play buys the
+    bots more moves)."""
+    said = getattr(change, "unattended", None)
+    if said is not None:
+        return str(said)
+    return "0" if seat is not None else ""
 
 
 def _first_events(change: C, written: int) -> C:
@@ -950,6 +956,7 @@ class TableStore:
                 except RuleViolation as refused:
                     if not refused.record:
                         raise
+                    unattended = unattended_of(refused, None if mover is None else mover(loaded))
                     if self._write(
                         table_id,
                         loaded.version,
@@ -962,12 +969,16 @@ class TableStore:
                         due is not None and due.archive_reset,
                         expected=None if due is None else self._choices_read(loaded),
                         deadline=self.codec.due_at(loaded.table),
-                        note="" if due is None else self._note_after(loaded, loaded.table),
+                        note=""
+                        if due is None
+                        else self._note_after(loaded, loaded.table, unattended=unattended),
+                        unattended=unattended,
                     ):
                         refused.record = (*self._due_events(loaded), *refused.record)
                         raise
                 else:
                     away = self._away_op(loaded, change, mover)
+                    unattended = unattended_of(change, None if mover is None else mover(loaded))
                     if (
                         change.table is loaded.table
                         and not change.events
@@ -989,7 +1000,7 @@ class TableStore:
                     step = choice is not None and choice.step == loaded.step and due is None
                     if step and not self._completes(change):
                         status, done, written = self._write_choice(
-                            table_id, loaded, change, record, away
+                            table_id, loaded, change, record, away, unattended
                         )
                         if status == 2 or (status >= 0 and choice.ordered):
                             # This choice completed the step: resolve it now,
@@ -1036,9 +1047,13 @@ class TableStore:
                             (away, self._bots_arg(change)),
                             move=linked_move,
                             note=self._note_after(
-                                loaded, change.table, away, getattr(change, "bots", None)
+                                loaded,
+                                change.table,
+                                away,
+                                getattr(change, "bots", None),
+                                unattended,
                             ),
-                            unattended=unattended_of(change),
+                            unattended=unattended,
                         ):
                             chosen = (*chosen, *self._due_events(loaded))
                             return (
@@ -1086,7 +1101,8 @@ class TableStore:
         commit's clock note, ``None`` for never (or a store without
         ``notes``)."""
         away = self._away_op(loaded, change, None)
-        return self._instant_after(loaded, change.table, away, getattr(change, "bots", None))
+        bots = getattr(change, "bots", None)
+        return self._instant_after(loaded, change.table, away, bots, unattended_of(change))
 
     def _note_after(
         self,
@@ -1094,10 +1110,13 @@ class TableStore:
         table: Any,
         away: str = "",
         bots: dict[int, Any] | None = None,
+        unattended: str = "",
     ) -> str:
         """The clock note of a commit of ``table`` on ``loaded`` (see
         :meth:`_instant_after`), ``""`` for none."""
-        at = self._instant_after(loaded, table, away, bots) if self.publish_notes else None
+        if not self.publish_notes:
+            return ""
+        at = self._instant_after(loaded, table, away, bots, unattended)
         return "" if at is None else str(at)
 
     def _instant_after(
@@ -1106,11 +1125,14 @@ class TableStore:
         table: Any,
         away: str = "",
         bots: dict[int, Any] | None = None,
+        unattended: str = "",
     ) -> int | None:
         """When the worker must next look at ``table`` committed on
-        ``loaded`` with the away change ``away`` and the bot seats ``bots``
-        (``None``: kept), as ``commit.lua`` leaves the table's control
-        (``opened`` moves with a new step, at this commit's clock)."""
+        ``loaded`` with the away change ``away``, the bot seats ``bots``
+        (``None``: kept) and the change ``unattended`` of the referee's
+        moves in a row (:func:`unattended_of`), as ``commit.lua`` leaves
+        the table's control (``opened`` moves with a new step, at this
+        commit's clock): a commit that resumes a paused table says so."""
         if self.notes is None:
             return None
         before = loaded.control or NO_CONTROL
@@ -1121,7 +1143,13 @@ class TableStore:
                 seats.add(seat)
             else:
                 seats.discard(seat)
-        control = replace(before, bots=before.bots if bots is None else bots, away=frozenset(seats))
+        count = {"0": 0, "+": before.unattended + 1}.get(unattended, before.unattended)
+        control = replace(
+            before,
+            bots=before.bots if bots is None else bots,
+            away=frozenset(seats),
+            unattended=count,
+        )
         return self._instant(control, table, loaded.now_ms)
 
     def _note(self, control: Control, table: Any, now_ms: int) -> str:
@@ -1209,6 +1237,7 @@ class TableStore:
         change: Change,
         record: Record | None,
         away: str = "",
+        unattended: str = "",
     ) -> tuple[int, Loaded, int]:
         """Commit ``change.choice`` with ``choose.lua``. Returns 1 and the
         state the move saw when it is written (or 0: the same choice was
@@ -1219,7 +1248,9 @@ class TableStore:
         (``choice.ordered``) returns with 1 and 0 the state right after it
         instead (the step's choices up to it folded in), and its ``record``
         is not written (the caller records the move's answer on that state).
-        Raises :class:`AlreadyRecorded`."""
+        ``unattended`` is the commit's change of the referee's moves in a row
+        (:func:`unattended_of`; ``"+"``: the referee's choice, written only
+        if the seat has not chosen). Raises :class:`AlreadyRecorded`."""
         choice = change.choice
         payloads = [
             self.codec.encode_event({"at_ms": loaded.now_ms, **e})
@@ -1246,13 +1277,14 @@ class TableStore:
                 self.events_kept,
                 record.cap if record is not None and indexed else 0,
                 loaded.now_ms,
-                "O" if choice.ordered else "",
+                # The referee's choice for a seat never replaces the seat's own.
+                "O" if choice.ordered else "F" if unattended == "+" else "",
                 self._deadline(loaded),
                 away,
                 *payloads,
                 *self._choice_move(move),
                 loaded.now_ms + RESOLVE_GRACE_MS if self.publish_notes else "",
-                unattended_of(change),
+                unattended,
             ],
         )
         status = int(result[0])

@@ -1,18 +1,18 @@
 """The worker's job on dramatiq's Redis broker: ``due(bucket, shard)``,
 which looks at the tables of one bucket of :mod:`.due` (a small function of
-ids, never a pickled state), sent once per bucket with a delay computed
-from Redis's clock.
+ids, never a pickled state), sent when the bucket's end has come (never as
+a delayed message: :mod:`.due` says why).
 
-Why dramatiq: its Redis broker keeps every message in Redis (a delayed one
-in the queue's delay queue until a worker holds it), acknowledges a message
-only once its actor returned, and hands a dead worker's unacknowledged
-messages (also the delayed ones it held) to the others once its heartbeat
-is older than ``heartbeat_timeout``: so a bucket survives a restart of
-everything (with Redis persistence) and a SIGKILLed worker, with any number
-of workers. It may deliver twice; a bucket's job reads each table again and
-the versioned commit makes a second look change nothing. Its keys (and the
-buckets') are not in one hash slot: on a Redis Cluster give it its own
-Redis (``JOBS_REDIS_URL``).
+Why dramatiq: its Redis broker keeps every message in Redis, hands it to one
+of any number of worker processes and threads, acknowledges it only once its
+actor returned, retries an actor that failed, and hands a dead worker's
+unacknowledged messages to the others once its heartbeat is older than
+``heartbeat_timeout``. What it does not guarantee (a message held by a
+worker whose connection broke) the bucket's lease does (:mod:`.due`). It
+may deliver twice; a bucket's job reads each table again and the versioned
+commit makes a second look change nothing. Its keys (and the buckets') are
+not in one hash slot: on a Redis Cluster give it its own Redis
+(``JOBS_REDIS_URL``).
 """
 
 from __future__ import annotations
@@ -59,6 +59,6 @@ class Jobs:
             time_limit=60_000,
         )(on_due)
 
-    def send_due(self, bucket: int, shard: int, delay_ms: int) -> None:
-        """Send ``due(bucket, shard)`` to run ``delay_ms`` from now (0: at once)."""
-        self.due.send_with_options(args=(bucket, shard), delay=max(0, delay_ms) or None)
+    def send_due(self, bucket: int, shard: int) -> None:
+        """Send ``due(bucket, shard)`` to run at once."""
+        self.due.send(bucket, shard)

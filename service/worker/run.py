@@ -1,7 +1,8 @@
 """The worker process: follow the tables' clock notes, put each table in the
-bucket of the instant it falls due (:mod:`.due`), look at a bucket's tables
-when its job runs (dramatiq's worker threads), and sweep every table at
-start and after a lost subscription."""
+bucket of the instant it falls due (:mod:`.due`), send a bucket's job when
+its end comes (the dispatcher), look at a bucket's tables when its job runs
+(dramatiq's worker threads), and sweep every table at start and after notes
+may have been lost (the subscription broke, or the jobs Redis did)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
+from typing import Any
 
 import dramatiq
 import redis
@@ -40,6 +42,9 @@ STUCK_MS = 5_000
 refused the bot's move) is looked at again."""
 CLOCK_SECONDS = 5.0
 """How often the worker reads Redis's clock again (its own follows it between)."""
+DISPATCH_SECONDS = 0.5
+"""The longest the dispatcher waits before it looks for due buckets again
+(sooner when a bucket it knows of ends sooner)."""
 HEALTH_SECONDS = 2.0
 
 
@@ -87,6 +92,9 @@ class Worker:
         self._offset_at = 0.0
         self.subscribed = threading.Event()
         self.metrics = WorkerMetrics()
+        self._wake = threading.Event()
+        self._next_ms: float = 0.0  # when the dispatcher looks again (Redis's clock)
+        self._lost = threading.Event()  # notes may have been lost: sweep once Redis answers
 
     # Redis's clock -------------------------------------------------------
 
@@ -103,16 +111,43 @@ class Worker:
 
     def note(self, table_id: str, at_ms: int) -> None:
         """Look at ``table_id`` at ``at_ms`` (Redis's clock): put it in its
-        bucket, and send the bucket's job if this worker is the first."""
-        now = self.now_ms()
+        bucket, and wake the dispatcher if that bucket ends before it would
+        look again."""
         self.metrics.notes.inc()
-        bucket, shard, send = self.index.add(table_id, at_ms, now)
-        if send:
-            self.jobs.send_due(bucket, shard, bucket - now)
+        bucket, _ = self.index.add(table_id, at_ms, self.now_ms())
+        if bucket < self._next_ms:
+            self._wake.set()
+
+    def dispatch(self) -> None:
+        """Send the job of every bucket whose end has come (of all the
+        workers' buckets: one claims each), then wait for the next one's
+        end, at most :data:`DISPATCH_SECONDS`, until stopped."""
+        while not self._stopped.is_set():
+            wait = DISPATCH_SECONDS
+            try:
+                now = self.now_ms()
+                claimed, first = self.index.claim(now)
+                for bucket, shard in claimed:
+                    self.jobs.send_due(bucket, shard)
+                if first is not None:
+                    wait = min(max((first - now) / 1000, 0.0), DISPATCH_SECONDS)
+            except (redis.RedisError, OSError) as error:
+                self._lost.set()
+                log.warning("worker: the jobs Redis does not answer (%s)", error)
+                wait = 1.0
+            else:
+                if self._lost.is_set():
+                    # Notes this worker could not put in a bucket: look at every table.
+                    self._lost.clear()
+                    log.info("worker: swept %d tables", self.sweep())
+            self._next_ms = self.now_ms() + wait * 1000 if wait else 0
+            self._wake.wait(wait)
+            self._wake.clear()
 
     def on_due(self, bucket: int, shard: int) -> None:
         """A bucket's job: look at each of its tables (on the pool, at once),
-        then drop the bucket."""
+        then drop the bucket (until then it is claimed again when its lease
+        runs out: :mod:`.due`)."""
         self.metrics.buckets.inc()
         tables = self.index.take(bucket, shard, self.now_ms())
         wait([self._pool.submit(self._safely, t) for t in tables])
@@ -177,6 +212,8 @@ class Worker:
                 kind = "bot" if change.timed_out is None else "default"
                 self.metrics.moves[kind].inc()
                 self.metrics.lateness.observe(late[0] / 1000)
+                if any(e["type"] == "clock-paused" for e in change.events):
+                    self.metrics.paused.inc()
             else:
                 if after[0] is not None:
                     self.note(table_id, after[0])
@@ -198,8 +235,10 @@ class Worker:
         except Exception:  # one table's trouble must not stop the rest
             log.exception("could not look at table %s", table_id)
             self.metrics.errors.inc()
-            with contextlib.suppress(Exception):
+            try:
                 self.note(table_id, self.now_ms() + STUCK_MS)
+            except Exception:
+                self._lost.set()  # looked at by the sweep once Redis answers
 
     def sweep(self) -> int:
         """Look at every table (at start, and after the notes were lost)."""
@@ -214,33 +253,55 @@ class Worker:
     # The notes ---------------------------------------------------------------
 
     def watch(self) -> None:
-        """Follow every table's clock notes until stopped; sweep on each (re)subscription."""
+        """Follow every table's clock notes until stopped; sweep on each
+        (re)subscription (redis-py's own too: notes of the gap are lost)."""
         while not self._stopped.is_set():
             pubsub = None
             try:
                 pubsub = self.client.pubsub(ignore_subscribe_messages=True)
                 pubsub.psubscribe(PATTERN)
+                assert pubsub.connection is not None  # made by psubscribe
+                # redis-py connects again and subscribes anew by itself: then sweep.
+                pubsub.connection.register_connect_callback(self._reconnected)
                 self.subscribed.set()
                 log.info("worker: swept %d tables", self.sweep())
                 while not self._stopped.is_set():
                     message = pubsub.get_message(timeout=1.0)
-                    if message is None or message.get("type") != "pmessage":
-                        continue
-                    channel = message["channel"]
-                    name = channel.decode() if isinstance(channel, bytes) else str(channel)
-                    table_id = table_of(name)
-                    data = message["data"]
-                    text = data.decode() if isinstance(data, bytes) else str(data)
-                    if table_id is not None and text.isdigit():
-                        self.note(table_id, int(text))
+                    if message is not None and message.get("type") == "pmessage":
+                        self._noted(message)
             except (redis.RedisError, OSError) as error:
                 self.subscribed.clear()
                 log.warning("worker lost the clock notes (%s); again in 1 s", error)
+                self._stopped.wait(1.0)
+            except Exception:
+                self.subscribed.clear()  # never healthy while not following
+                log.exception("worker: the clock notes stopped; again in 1 s")
                 self._stopped.wait(1.0)
             finally:
                 if pubsub is not None:
                     with contextlib.suppress(redis.RedisError, OSError):
                         pubsub.close()
+        self.subscribed.clear()
+
+    def _reconnected(self, connection: Any) -> None:
+        """The notes' connection was made again (a weak callback of
+        redis-py's: a method): the notes of the gap are lost, sweep."""
+        self._lost.set()
+
+    def _noted(self, message: dict[str, Any]) -> None:
+        """One clock note (``referee:{<id>}:clock``, the instant in ms): put
+        in its bucket; one the jobs Redis could not take makes the next
+        sweep look at every table, and the notes go on."""
+        channel, data = message["channel"], message["data"]
+        name = channel.decode() if isinstance(channel, bytes) else str(channel)
+        text = data.decode() if isinstance(data, bytes) else str(data)
+        table_id = table_of(name)
+        if table_id is None or not (text.isascii() and text.isdigit()) or len(text) > 16:
+            return
+        try:
+            self.note(table_id, int(text))
+        except (redis.RedisError, OSError):
+            self._lost.set()
 
     def beat(self) -> None:
         """Touch the health file while the notes are followed and Redis answers."""
@@ -264,6 +325,7 @@ class Worker:
         self.metrics.serve(self.settings.worker_metrics_port)
         threads = [
             threading.Thread(target=self.watch, name="notes", daemon=True),
+            threading.Thread(target=self.dispatch, name="dispatch", daemon=True),
             threading.Thread(target=self.beat, name="health", daemon=True),
         ]
         for t in threads:
@@ -272,6 +334,7 @@ class Worker:
             signal.signal(sig, lambda *_: self._stopped.set())
         log.info("referee worker %d started", os.getpid())
         self._stopped.wait()
+        self._wake.set()
         worker.stop(timeout=5_000)
         self._pool.shutdown(wait=False, cancel_futures=True)
 

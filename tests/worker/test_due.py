@@ -1,7 +1,8 @@
 """The worker's clock notes and buckets (service.worker.due), on a real Redis:
 a commit says when the worker must look at its table (a table without a
-clock says nothing), a bucket's job is sent once, a bucket whose job
-started takes no more tables, and a far deadline holds nothing for a day."""
+clock says nothing), a bucket is claimed once its end comes and again until
+its job is done, a bucket whose job started takes no more tables, and a far
+deadline holds nothing for a day."""
 
 from __future__ import annotations
 
@@ -69,23 +70,30 @@ def test_a_commit_notes_its_first_deadline_and_a_table_without_a_clock_nothing(
     assert [n for n in notes() if n[0] == plain["table_id"]] == []
 
 
-def test_a_buckets_job_is_sent_once_and_a_started_bucket_takes_no_more(
+def test_a_bucket_is_claimed_once_its_end_comes_and_again_until_its_job_is_done(
     redis_client: redis.Redis,
 ) -> None:
     index = DueIndex(redis_client, "test-due")
     # Two tables of one shard, due in one bucket.
     tables = [t for t in (f"t{i}" for i in range(100)) if shard_of(t) == 0][:3]
     now = 1_000_000_000_000
-    first = index.add(tables[0], now + 5_000, now)
-    bucket = first[0]
-    assert first == (bucket, 0, True) and bucket == target(now + 5_000, now)
-    assert index.add(tables[1], now + 5_000, now) == (bucket, 0, False)
-    assert index.add(tables[0], now + 5_000, now) == (bucket, 0, False)  # again: nothing
-    assert index.take(bucket, 0, now) == sorted(tables[:2])
-    # Its job has started: a table due in it goes to the next bucket, sent anew.
-    assert index.add(tables[2], now + 5_000, now) == (bucket + BUCKET_MS, 0, True)
+    bucket = target(now + 5_000, now)
+    assert index.add(tables[0], now + 5_000, now) == (bucket, 0)
+    assert index.add(tables[1], now + 5_000, now) == (bucket, 0)
+    assert index.add(tables[0], now + 5_000, now) == (bucket, 0)  # again: nothing more
+    assert index.claim(now) == ([], bucket)  # not yet: the first pending ends then
+    claimed, _ = index.claim(bucket)
+    assert claimed == [(bucket, 0)]
+    assert index.claim(bucket)[0] == []  # leased to the one who claimed it
+    # Its job lost (a worker killed before it sent it): claimed again after the lease.
+    assert index.claim(bucket + due.LEASE_MS)[0] == [(bucket, 0)]
+    assert index.take(bucket, 0, bucket) == sorted(tables[:2])
+    # Its job has started: a table due in it goes to the next bucket.
+    assert index.add(tables[2], now + 5_000, now) == (bucket + BUCKET_MS, 0)
     index.done(bucket, 0)
-    assert index.take(bucket, 0, now) == []  # a second delivery finds nothing left
+    assert index.take(bucket, 0, bucket) == []  # a second delivery finds nothing left
+    claimed, first = index.claim(bucket + 2 * due.LEASE_MS)
+    assert claimed == [(bucket + BUCKET_MS, 0)] and first is not None  # only the later one
     life = redis_client.pttl(f"test-due:due:{bucket + BUCKET_MS}:0")
     assert 5_000 + due.KEEP_MS - 100 < life <= 5_000 + 2 * BUCKET_MS + due.KEEP_MS
 
@@ -94,7 +102,7 @@ def test_an_instant_past_the_horizon_is_looked_at_once_a_minute() -> None:
     now = 1_000_000_012_345
     day = target(now + 86_400_000, now)
     assert day % 60_000 == 0 and now + HORIZON_MS <= day < now + HORIZON_MS + 60_000
-    # Every step of a day's clock within that minute: one bucket, no day-long job.
+    # Every step of a day's clock within that minute: one bucket, none held for a day.
     assert {target(now + 86_400_000 + step, now + step) for step in range(0, 30_000, 997)} <= {
         day,
         day + 60_000,
@@ -111,8 +119,6 @@ def test_a_look_makes_the_move_whose_deadline_passed_and_notes_the_next(
     made = _made(client, turn_timeout_ms=300, away_timeout_ms=60_000)
     table_id = made["table_id"]
     worker = Worker(settings_for(redis_server.url))
-    sent: list[tuple[int, int, int]] = []
-    worker.jobs.send_due = lambda *args: sent.append(args)  # type: ignore[method-assign]
     try:
         worker.look(table_id)  # not due yet: only noted
         events = client.get(f"/v1/tables/{table_id}/events").get_json()["events"]
@@ -124,9 +130,10 @@ def test_a_look_makes_the_move_whose_deadline_passed_and_notes_the_next(
         assert [(e["step"], e["away"]) for e in timed] == [("r1t1", True)]
         view = client.get(f"/v1/tables/{table_id}").get_json()
         until = view["seats"][view["round"]["on_turn"]]["until_ms"]
-        # The next seat's deadline, in its bucket, with its job sent once.
+        # The next seat's deadline, in its bucket, pending.
         bucket = target(until, until - 300)
-        assert (bucket, shard_of(table_id)) in {(b, s) for b, s, _ in sent}
+        pending = redis_client.zscore("referee-jobs:due-pending", f"{bucket}:{shard_of(table_id)}")
+        assert pending == bucket
         held = redis_client.smembers(f"referee-jobs:due:{bucket}:{shard_of(table_id)}")
         assert held == {table_id.encode()}
         worker.look(table_id)  # again at once: nothing more

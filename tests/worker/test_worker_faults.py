@@ -1,9 +1,10 @@
 """Faults found by attacking the worker's clock notes and buckets (RULES.md
 5.3: a deadline fires, at most once, and a move that arrived first wins).
-Each test fails on the release that added the buckets (20729f1)."""
+Each test failed on the release that added the buckets (20729f1)."""
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -15,11 +16,12 @@ import redis
 from service import create_app
 from service.storage.store import table_key
 from service.worker import moves, run
-from service.worker.due import BUCKET_MS, HORIZON_MS, bucket_of, shard_of, target
+from service.worker.due import BUCKET_MS, HORIZON_MS, LEASE_MS, bucket_of, shard_of, target
 from service.worker.run import Worker
 
 from ..conftest import RedisProcess, settings_for
 from ..helpers import WORKED_HANDS, TableClient
+from ..sevens.common import full_deal
 from .test_worker import WorkerProcess, _wait
 
 pytestmark = pytest.mark.timeout(120)
@@ -38,29 +40,29 @@ def test_a_deadline_just_past_the_horizon_is_not_looked_at_after_it(
     assert target(at, now) <= bucket_of(at)
 
 
-def test_a_send_that_failed_leaves_no_bucket_marked_sent_without_its_job(
+def test_a_send_that_failed_leaves_its_bucket_to_be_claimed_again(
     redis_server: RedisProcess,
 ) -> None:
-    # The jobs Redis drops the connection between ADD (sent mark set) and the
-    # dramatiq send: the error ends watch(), whose sweep notes the table again,
-    # into the same bucket, where ADD answers "sent". No job ever looks at it,
-    # nor at any table noted into that bucket and shard afterwards.
+    # The jobs Redis drops the connection between the claim and the
+    # dramatiq send (or the worker is killed there): the bucket was marked
+    # sent and no job ever looked at it, nor at any table noted into it.
     worker = Worker(settings_for(redis_server.url))
     try:
-        tables = [t for t in (f"lost{i}" for i in range(100)) if shard_of(t) == 1][:2]
-        at = worker.now_ms() + 30_000
+        table = next(t for t in (f"lost{i}" for i in range(100)) if shard_of(t) == 1)
+        now = worker.now_ms()
+        bucket, shard = worker.index.add(table, now + 50, now)
 
         def blip(*_: Any) -> None:
             raise redis.ConnectionError("jobs Redis went away")
 
-        worker.jobs.send_due = blip  # type: ignore[method-assign,assignment]
+        claimed, _ = worker.index.claim(bucket)
+        assert claimed == [(bucket, shard)]
         with pytest.raises(redis.ConnectionError):
-            worker.note(tables[0], at)
-        sent: list[tuple[int, int, int]] = []
-        worker.jobs.send_due = lambda *args: sent.append(args)  # type: ignore[method-assign]
-        worker.note(tables[0], at)  # the sweep after the lost notes
-        worker.note(tables[1], at)  # another table due then
-        assert sent, "no job will ever look at either table"
+            blip(*claimed[0])  # the send that never happened
+        # Once its lease is over, it is claimed again: its job is sent then.
+        again, _ = worker.index.claim(bucket + LEASE_MS)
+        assert again == [(bucket, shard)]
+        assert worker.index.take(bucket, shard, bucket + LEASE_MS) == [table]
     finally:
         worker._pool.shutdown(wait=False)
 
@@ -84,6 +86,8 @@ def test_a_near_deadline_is_not_held_behind_far_buckets_jobs(
     worker.look = look  # type: ignore[method-assign]
     consumer = dramatiq.Worker(worker.broker, worker_threads=1, worker_timeout=50)
     consumer.start()
+    dispatcher = threading.Thread(target=worker.dispatch, daemon=True)
+    dispatcher.start()
     try:
         ids: dict[int, str] = {}
         for i in range(100):
@@ -99,6 +103,9 @@ def test_a_near_deadline_is_not_held_behind_far_buckets_jobs(
             time.sleep(0.05)
         assert looked.get("near", 10**15) - start < 2_000
     finally:
+        worker._stopped.set()
+        worker._wake.set()
+        dispatcher.join(5)
         consumer.stop(timeout=1_000)
         worker._pool.shutdown(wait=False)
         for key in redis_client.scan_iter("referee-jobs*"):
@@ -131,7 +138,6 @@ def test_a_default_pass_does_not_replace_the_pass_its_seat_made_first(
 
     monkeypatch.setattr(run, "deadline_move", racing)
     worker = Worker(settings_for(redis_server.url))
-    worker.jobs.send_due = lambda *args: None  # type: ignore[method-assign]
     try:
         worker.look(t.table_id)  # seat 0's default (raced), then seat 3's
     finally:
@@ -180,37 +186,54 @@ def test_a_redis_restart_under_running_workers_loses_no_deadline(tmp_path: Path)
         server.stop()
 
 
-def test_the_act_that_resumes_a_paused_table_notes_it(
+def test_the_move_that_resumes_a_paused_table_notes_it(
     redis_server: RedisProcess, redis_client: redis.Redis
 ) -> None:
-    # The commit that clears u computes its clock note from the control it
-    # read (u at the limit: paused, so no deadline): it publishes none, and
-    # no worker looks at the table again until some later commit. A host's
-    # join code (or a person's move) "resumes" it in Redis only.
+    # The commit that clears u computed its clock note from the control it
+    # read (u at the limit: paused, so no deadline): it published none, and
+    # no worker looked at the table again until some later commit. Here Ann
+    # resumes a paused table by her own move: Ben, after her, is away, whose
+    # default move a paused table does not make, and a resumed one does: a
+    # worker must hear of it.
     client = create_app(settings_for(redis_server.url)).test_client()
     made = client.post(
         "/v1/tables",
         json={
-            "variant": "classic",
-            "players": [{"bot": "random"}] * 4,
-            "first_dealer": 0,
-            "options": {"unattended_moves": 10},
+            "variant": "sevens",
+            "players": ["Ann", "Ben", {"bot": "basic"}, {"bot": "basic"}],
+            "first_dealer": 3,
+            "options": {"unattended_moves": 10, "turn_timeout_ms": 100},
         },
     ).get_json()
     tid, host = made["table_id"], {"Authorization": f"Bearer {made['host_token']}"}
-    assert client.post(f"/v1/tables/{tid}/rounds", json={}, headers=host).status_code == 201
-    redis_client.hset(table_key(tid), "u", 10)  # the referee made ten moves in a row
+    hands = full_deal("sevens", 4, 3, {0: ["7D"]})  # Ann opens (RULES.md 3.4)
+    dealt = client.post(f"/v1/tables/{tid}/rounds", json={"hands": hands}, headers=host)
+    assert dealt.status_code == 201, dealt.get_json()
+    view = client.get(f"/v1/tables/{tid}").get_json()
+    assert view["round"]["on_turn"] == 0
+    # The referee made ten moves in a row; Ben timed out in them.
+    redis_client.hset(table_key(tid), mapping={"u": 10, "y": "1"})
     assert client.get(f"/v1/tables/{tid}").get_json()["clock_paused"] is True
     pubsub = redis_client.pubsub(ignore_subscribe_messages=True)
     pubsub.subscribe(f"referee:{{{tid}}}:clock")
     try:
         time.sleep(0.1)
+        # A join code is no act of play: it resumes nothing, and says nothing.
         assert client.post(f"/v1/tables/{tid}/codes", json={}, headers=host).status_code == 201
-        assert client.get(f"/v1/tables/{tid}").get_json()["clock_paused"] is False
+        assert client.get(f"/v1/tables/{tid}").get_json()["clock_paused"] is True
+        ann = {"Authorization": f"Bearer {made['seat_tokens'][0]['token']}"}
+        mine = client.get(f"/v1/tables/{tid}/seats/0", headers=ann).get_json()
+        move = {"play": mine["playable"][0]} if mine["playable"] else {"pass": True}
+        turn = f"/v1/tables/{tid}/rounds/1/turns/{view['round']['turn']}"
+        assert client.put(turn, json=move, headers=ann).status_code == 200
+        resumed = client.get(f"/v1/tables/{tid}").get_json()
+        assert resumed["clock_paused"] is False
         note = None
         end = time.monotonic() + 2.0
         while note is None and time.monotonic() < end:
             note = pubsub.get_message(timeout=0.1)
-        assert note is not None, "the resumed table's bots are due, and no worker is told"
+        assert note is not None, "the resumed table's bot is due, and no worker is told"
+        assert resumed["seats"][1]["away"] is True
+        assert int(note["data"]) == resumed["seats"][1]["until_ms"]
     finally:
         pubsub.close()

@@ -19,7 +19,10 @@
 -- ARGV[9] how many records the index keeps ("0": no index)
 -- ARGV[10] now, ms since the epoch (the record's score in the index, and w,
 --          the clock of the table's last write, when the choice is written)
--- ARGV[11] "O" for an ordered step's choice, else "": the choice is kept as
+-- ARGV[11] "F" for a choice the referee makes for a seat (its bot's, its
+--          default move): written only if the seat has not chosen (a seat's
+--          own choice that came first wins: -1, read again); "O" for an
+--          ordered step's choice, else "": the choice is kept as
 --          ARGV[3] .. "#" .. its place in the step (1 for the first), is
 --          never replaced (another text of the same seat answers -1), the
 --          record is not written (the caller answers and records the move as
@@ -128,7 +131,7 @@ elseif held == ARGV[3] then
   end
   status = 0
 elseif held then
-  if redis.call('HLEN', KEYS[3]) >= needed then
+  if ARGV[11] == 'F' or redis.call('HLEN', KEYS[3]) >= needed then
     return {-1, count, 0}
   end
   redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])

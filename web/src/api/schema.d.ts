@@ -2141,7 +2141,7 @@ export interface components {
             may_i_window_ms?: number;
             /** @description Every game: how long a seat due to move has before its default move is made for it and it is `away` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` (the default): no clock. */
             turn_timeout_ms?: number | null;
-            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no person's move or act, an away person gets no more default moves and a table of bots only stops (`clock_paused`); a person's move or act resumes it (1000). */
+            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no act of play of a person (a seat's move, a deal, a join, a seat handed to a bot or taken back), an away person gets no more default moves and a table of bots only stops (`clock_paused`); the next act of play resumes it (1000). */
             unattended_moves?: number;
         };
         /** @description May I?: a meld on the table ([May I?: melds](/docs/rules/may-i#melds)). */
@@ -2271,7 +2271,7 @@ export interface components {
             swap_circuits?: number | null;
             /** @description Every game: how long a seat due to move has before its default move is made for it and it is `away` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` (the default): no clock. */
             turn_timeout_ms?: number | null;
-            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no person's move or act, an away person gets no more default moves and a table of bots only stops (`clock_paused`); a person's move or act resumes it (1000). */
+            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no act of play of a person (a seat's move, a deal, a join, a seat handed to a bot or taken back), an away person gets no more default moves and a table of bots only stops (`clock_paused`); the next act of play resumes it (1000). */
             unattended_moves?: number;
             win_count?: number;
         };
@@ -2373,7 +2373,7 @@ export interface components {
             turn_the_corner?: boolean;
             /** @description Every game: how long a seat due to move has before its default move is made for it and it is `away` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` (the default): no clock. */
             turn_timeout_ms?: number | null;
-            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no person's move or act, an away person gets no more default moves and a table of bots only stops (`clock_paused`); a person's move or act resumes it (1000). */
+            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no act of play of a person (a seat's move, a deal, a join, a seat handed to a bot or taken back), an away person gets no more default moves and a table of bots only stops (`clock_paused`); the next act of play resumes it (1000). */
             unattended_moves?: number;
             /** @description Sevens: a seat may pass although it could play. */
             voluntary_pass?: boolean;
@@ -2553,7 +2553,7 @@ export interface components {
         /** @description The public view of a table: never a hidden card. */
         PublicTable: {
             awaiting: components["schemas"]["Awaiting"];
-            /** @description Whether the referee made `unattended_moves` moves in a row for seats with no person's move or act since (event `clock-paused`): then no away person gets a default move and, on a table of bots only, no bot moves, until a person moves or acts ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby), [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+            /** @description Whether the referee made `unattended_moves` moves in a row for seats with no act of play of a person since (event `clock-paused`): then no away person gets a default move and, on a table of bots only, no bot moves, until a seat moves, the host deals, a seat is joined or handed to a bot or taken back ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby), [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
             clock_paused: boolean;
             dealer: number;
             /** @description The first-dealer draw, one card per seat per pass (face up). */
@@ -2941,7 +2941,7 @@ export interface components {
             turn_the_corner?: boolean;
             /** @description Every game: how long a seat due to move has before its default move is made for it and it is `away` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` (the default): no clock. */
             turn_timeout_ms?: number | null;
-            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no person's move or act, an away person gets no more default moves and a table of bots only stops (`clock_paused`); a person's move or act resumes it (1000). */
+            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no act of play of a person (a seat's move, a deal, a join, a seat handed to a bot or taken back), an away person gets no more default moves and a table of bots only stops (`clock_paused`); the next act of play resumes it (1000). */
             unattended_moves?: number;
             /** @description Sevens: a seat may pass although it could play. */
             voluntary_pass?: boolean;
