@@ -441,6 +441,10 @@ class GameSchema(StrictSchema):
     clocked = False
     """Whether its options take every game's clock options (a new table's
     do; a check's refuse them as unknown)."""
+    deal = False
+    """Whether it holds a submitted deal, whose members each game reads its
+    own of (``Game.deal_members``: the spec's branch of a game leaves the
+    others out, as that game refuses them)."""
 
     variant = fields.String(
         load_default="classic",
@@ -1274,6 +1278,8 @@ class RoundListSchema(DocumentedSchema):
 
 class CheckDealSchema(GameSchema):
     """A deal to check for `players` seats under a preset and overrides."""
+
+    deal = True
 
     players = Int(required=True, validate=validate.Range(MIN_SEATS, MAX_SEATS))
     hands = fields.List(

@@ -51,7 +51,13 @@ class StrictConverter(OpenAPIConverter):
         jsonschema.update(getattr(instance.Meta, "json_schema", {}))
         if isinstance(instance, GameSchema):  # each game's own options and players
             options = super().schema2jsonschema(OptionsSchema)  # type: ignore[no-untyped-call]
-            spec_games.exact(jsonschema, options["properties"], instance.games, instance.clocked)
+            spec_games.exact(
+                jsonschema,
+                options["properties"],
+                instance.games,
+                instance.clocked,
+                spec_games.deal_members() if instance.deal else None,
+            )
         one_of = getattr(instance.Meta, "one_of", ())
         if one_of:
             # A body that is exactly one of named shapes (a Sevens turn, a May I?

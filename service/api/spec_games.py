@@ -18,6 +18,7 @@ from typing import Any
 
 from ..clock import CLOCK_OPTIONS
 from ..games import GAMES, Game
+from ..games.base import DEAL_MEMBERS
 
 UNSTATED = (
     "`first_dealer` must be a seat of the table (below the number of `players`);",
@@ -35,6 +36,16 @@ UNSTATED = (
 
 SEAT_ARRAYS = ("hands", "passes")
 """A request's members that hold one item a seat when it names no ``players``."""
+
+
+def deal_members() -> dict[str, tuple[str, ...]]:
+    """Each member a submitted deal may have, of any game (``hands`` apart):
+    the games that read it (``Game.deal_members``)."""
+    return {
+        member: tuple(g.name for g in GAMES.values() if member in g.deal_members)
+        for member in DEAL_MEMBERS
+        if member != "hands"
+    }
 
 
 def _option_names(game: Game, clocked: bool = False) -> list[str]:
@@ -71,6 +82,7 @@ def game_branches(
     default_variant: str | None,
     required_of: Sequence[str] = (),
     clocked: bool = False,
+    members_of: Mapping[str, Sequence[str]] | None = None,
 ) -> list[dict[str, Any]]:
     """The ``oneOf`` of a request schema whose ``properties`` hold ``variant``
     and ``options`` (and maybe ``players``, a count or a list of names, or
@@ -80,7 +92,8 @@ def game_branches(
     ``option_schemas``, every option's schema by name). ``variant`` may be
     left out only in the branch of ``default_variant``. With ``clocked`` the
     options are a new table's (the clock options too: a component of their
-    own, ``<Game>TableOptions``)."""
+    own, ``<Game>TableOptions``); ``members_of`` names the members only some
+    games read (a branch of another game leaves them out)."""
     branches = []
     for game in GAMES.values():
         if games is not None and game.name not in games:
@@ -103,6 +116,9 @@ def game_branches(
             # A whole object, not a fragment beside the shared properties: the
             # generators need each member a named class (:func:`hoist` names it).
             own = copy.deepcopy(dict(properties))
+            for member, readers in (members_of or {}).items():
+                if game.name not in readers:
+                    own.pop(member, None)
             own["variant"] = {**own["variant"], "enum": names}
             own["options"] = options
             if players is not None and players.get("type") == "array":
@@ -135,10 +151,12 @@ def exact(
     option_schemas: Mapping[str, Any],
     games: Sequence[str] | None,
     clocked: bool = False,
+    members_of: Mapping[str, Sequence[str]] | None = None,
 ) -> None:
     """Narrow ``jsonschema`` (a request naming a preset) to its games' branches:
     ``variant`` lists only their presets, ``options`` is each game's own
-    (with ``clocked``, a new table's: the clock options too)."""
+    (with ``clocked``, a new table's: the clock options too), and only the
+    members its game reads (``members_of``)."""
     properties = jsonschema["properties"]
     variant = properties["variant"]
     properties["options"] = {
@@ -148,7 +166,7 @@ def exact(
     }
     required = jsonschema.get("required", [])
     branches = game_branches(
-        properties, option_schemas, games, variant.get("default"), required, clocked
+        properties, option_schemas, games, variant.get("default"), required, clocked, members_of
     )
     variant["enum"] = [v for b in branches for v in b["properties"]["variant"]["enum"]]
     if variant.get("default") not in variant["enum"]:

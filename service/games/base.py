@@ -393,6 +393,10 @@ class Game:
     """The fewest and most players any options of any preset allow, when an
     option moves a preset's range (Sevens' ``decks``, RULES.md 3.2): the
     spec's range for every preset; ``None``: each preset's own range."""
+    deal_members: tuple[str, ...] = ("hands",)
+    """The members of :data:`DEAL_MEMBERS` a submitted deal of this game
+    reads; its ``start_round`` and ``check_deal`` refuse the others
+    (:func:`refuse_foreign_members`), and the spec leaves them out."""
 
     def play(self, table: Any, seat: int, move: dict[str, Any], now_ms: int) -> Transition:
         """``move`` (a :attr:`bot_move` answer) made for ``seat``: its
@@ -402,6 +406,25 @@ class Game:
         if self.recorded_move is None or self.replay_move is None:
             raise TypeError(f"{self.name} has no recorded moves to play")
         return self.replay_move(table, self.recorded_move(table, seat, move), now_ms)
+
+
+DEAL_MEMBERS = ("hands", "dealer", "opening_suit", "stock", "discard")
+"""Every member a submitted deal may have, of any game (:attr:`Game.deal_members`)."""
+
+
+def refuse_foreign_members(deal: Mapping[str, Any], title: str, own: Sequence[str]) -> None:
+    """Refuse (422 ``deal-invalid``, a pointer each) the members of
+    ``deal`` that another game reads and ``title``'s, whose are ``own``,
+    does not: a deal must be one its game can hold, not a silent subset."""
+    problems = [
+        FieldError(f"/{name}", f"{name} is no member of a {title} deal")
+        for name in DEAL_MEMBERS
+        if name not in own and deal.get(name) is not None
+    ]
+    if problems:
+        raise RuleViolation(
+            "deal-invalid", f"{title}'s deals take only {', '.join(own)}.", problems
+        )
 
 
 def deal_of(table: Any) -> dict[str, Any]:

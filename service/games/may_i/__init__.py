@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..base import Game, Simulation
+from ..base import Game, Simulation, refuse_foreign_members
 from . import codec, engine, players, simulate, views
 from .checks import check_deal, check_discard, check_lay_down, check_lay_off
 from .options import OPTION_SCHEMAS, PRESETS
@@ -46,17 +46,36 @@ def _summary(
     return simulate.summary(variant, players, seed, facts)
 
 
+DEAL_MEMBERS = ("hands", "stock", "discard")
+"""What a submitted deal of May I? reads (RULES.md 4.4)."""
+
+
+def _start_round(table: Any, rng: Any, now_ms: int, deal: Mapping[str, Any]) -> Any:
+    """``engine.start_round``, refusing another game's deal members."""
+    refuse_foreign_members(deal, "May I?", DEAL_MEMBERS)
+    return engine.start_round(table, rng, now_ms, deal)
+
+
+def _check_deal(
+    variant: str, overrides: Mapping[str, Any], players: int, deal: Mapping[str, Any]
+) -> dict[str, Any]:
+    """``check_deal``, refusing another game's deal members."""
+    refuse_foreign_members(deal, "May I?", DEAL_MEMBERS)
+    return check_deal(variant, overrides, players, deal)
+
+
 GAME = Game(
     name=NAME,
     title="May I?",
     rules="may-i",
     presets={p.name: p.info() for p in PRESETS.values()},
     create_table=engine.create_table,
-    start_round=engine.start_round,
+    start_round=_start_round,
     finish=engine.finish,
     public_view=views.public_view,
     seat_view=views.seat_view,
-    check_deal=check_deal,
+    check_deal=_check_deal,
+    deal_members=DEAL_MEMBERS,
     encode=codec.encode,
     decode=codec.decode,
     event_layouts=codec.EVENT_LAYOUTS,

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..base import Game, Simulation
+from ..base import Game, Simulation, refuse_foreign_members
 from . import codec, engine, players, simulate, views
 from .checks import check_deal, check_play
 from .options import OPTION_SCHEMAS, PRESETS, SEAT_RANGE
@@ -47,17 +47,36 @@ def _summary(
     return simulate.summary(variant, players, seed, facts)
 
 
+DEAL_MEMBERS = ("hands", "dealer", "opening_suit")
+"""What a submitted deal of Sevens reads (RULES.md 3.2, 3.4)."""
+
+
+def _start_round(table: Any, rng: Any, now_ms: int, deal: Mapping[str, Any]) -> Any:
+    """``engine.start_round``, refusing another game's deal members."""
+    refuse_foreign_members(deal, "Sevens", DEAL_MEMBERS)
+    return engine.start_round(table, rng, now_ms, deal)
+
+
+def _check_deal(
+    variant: str, overrides: Mapping[str, Any], players: int, deal: Mapping[str, Any]
+) -> dict[str, Any]:
+    """``check_deal``, refusing another game's deal members."""
+    refuse_foreign_members(deal, "Sevens", DEAL_MEMBERS)
+    return check_deal(variant, overrides, players, deal)
+
+
 GAME = Game(
     name=NAME,
     title="Sevens",
     rules="sevens",
     presets={p.name: p.info() for p in PRESETS.values()},
     create_table=engine.create_table,
-    start_round=engine.start_round,
+    start_round=_start_round,
     finish=engine.finish,
     public_view=views.public_view,
     seat_view=views.seat_view,
-    check_deal=check_deal,
+    check_deal=_check_deal,
+    deal_members=DEAL_MEMBERS,
     encode=codec.encode,
     decode=codec.decode,
     event_layouts=codec.EVENT_LAYOUTS,

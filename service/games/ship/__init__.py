@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..base import Game, Shuffler, Simulation, Transition
-from ..errors import FieldError, RuleViolation, register_codes
+from ..base import Game, Shuffler, Simulation, Transition, refuse_foreign_members
+from ..errors import RuleViolation, register_codes
 from . import codec, engine, players, simulate, views
 from .deal import validate_deal
 from .options import OPTION_SCHEMAS, PRESETS, resolve_options
@@ -58,15 +58,13 @@ def check_deal(
     return {"valid": True, "problems": [], "hands": [list(h) for h in hands]}
 
 
+DEAL_MEMBERS = ("hands",)
+"""What a submitted deal of My Ship Sails reads (RULES.md 2.4)."""
+
+
 def _only_hands(deal: Mapping[str, Any]) -> None:
-    """Refuse the members of a deal that only Sevens reads."""
-    problems = [
-        FieldError(f"/{name}", f"{name} is a Sevens member; My Ship Sails deals take only hands")
-        for name in ("opening_suit", "dealer")
-        if deal.get(name) is not None
-    ]
-    if problems:
-        raise RuleViolation("deal-invalid", "My Ship Sails' deals take only hands.", problems)
+    """Refuse the members of a deal that other games read."""
+    refuse_foreign_members(deal, "My Ship Sails", DEAL_MEMBERS)
 
 
 def _play(
@@ -134,4 +132,5 @@ GAME = Game(
     turn_of=players.turn_of,
     bot_move=players.bot_move,
     option_schemas=OPTION_SCHEMAS,
+    deal_members=DEAL_MEMBERS,
 )

@@ -1277,18 +1277,10 @@ export interface components {
         } & (components["schemas"]["CheckDealClassic"] | components["schemas"]["CheckDealWhehee"] | components["schemas"]["CheckDealOchse"] | components["schemas"]["CheckDealSevens"] | components["schemas"]["CheckDealMayI"]);
         /** @description My Ship Sails: `classic`, `circle`, `mein-schiff`, `pass-two`, `pass-right`, `alternate`, `my-star-shines`. */
         CheckDealClassic: {
-            /** @description Sevens: the dealer, whose left neighbour is dealt first (the first-dealt seats hold one card more); the last seat when omitted. */
-            dealer?: number;
-            /** @description May I?: the first discard. */
-            discard?: string;
             /** @description With `stock` and `discard`, at most 216 cards. */
             hands: string[][];
-            /** @description Sevens with `opening: dealer-choice`: the opening suit. */
-            opening_suit?: string;
             options?: components["schemas"]["MyShipSailsOptions"];
             players: number;
-            /** @description May I?: the stock, its top first. */
-            stock?: string[];
             /**
              * @description A preset of any game (`GET /v1/variants`).
              * @default classic
@@ -1298,14 +1290,10 @@ export interface components {
         };
         /** @description May I?: `may-i`, `may-i-jokers`. */
         CheckDealMayI: {
-            /** @description Sevens: the dealer, whose left neighbour is dealt first (the first-dealt seats hold one card more); the last seat when omitted. */
-            dealer?: number;
             /** @description May I?: the first discard. */
             discard?: string;
             /** @description With `stock` and `discard`, at most 216 cards. */
             hands: string[][];
-            /** @description Sevens with `opening: dealer-choice`: the opening suit. */
-            opening_suit?: string;
             options?: components["schemas"]["MayIOptions"];
             players: number;
             /** @description May I?: the stock, its top first. */
@@ -1318,18 +1306,10 @@ export interface components {
         };
         /** @description My Ship Sails: `ochse`, `matrimony`. */
         CheckDealOchse: {
-            /** @description Sevens: the dealer, whose left neighbour is dealt first (the first-dealt seats hold one card more); the last seat when omitted. */
-            dealer?: number;
-            /** @description May I?: the first discard. */
-            discard?: string;
             /** @description With `stock` and `discard`, at most 216 cards. */
             hands: string[][];
-            /** @description Sevens with `opening: dealer-choice`: the opening suit. */
-            opening_suit?: string;
             options?: components["schemas"]["MyShipSailsOptions"];
             players: number;
-            /** @description May I?: the stock, its top first. */
-            stock?: string[];
             /**
              * @description A preset of any game (`GET /v1/variants`).
              * @enum {string}
@@ -1351,16 +1331,12 @@ export interface components {
         CheckDealSevens: {
             /** @description Sevens: the dealer, whose left neighbour is dealt first (the first-dealt seats hold one card more); the last seat when omitted. */
             dealer?: number;
-            /** @description May I?: the first discard. */
-            discard?: string;
             /** @description With `stock` and `discard`, at most 216 cards. */
             hands: string[][];
             /** @description Sevens with `opening: dealer-choice`: the opening suit. */
             opening_suit?: string;
             options?: components["schemas"]["SevensOptions"];
             players: number;
-            /** @description May I?: the stock, its top first. */
-            stock?: string[];
             /**
              * @description A preset of any game (`GET /v1/variants`).
              * @enum {string}
@@ -1369,18 +1345,10 @@ export interface components {
         };
         /** @description My Ship Sails: `whehee`, `foster`. */
         CheckDealWhehee: {
-            /** @description Sevens: the dealer, whose left neighbour is dealt first (the first-dealt seats hold one card more); the last seat when omitted. */
-            dealer?: number;
-            /** @description May I?: the first discard. */
-            discard?: string;
             /** @description With `stock` and `discard`, at most 216 cards. */
             hands: string[][];
-            /** @description Sevens with `opening: dealer-choice`: the opening suit. */
-            opening_suit?: string;
             options?: components["schemas"]["MyShipSailsOptions"];
             players: number;
-            /** @description May I?: the stock, its top first. */
-            stock?: string[];
             /**
              * @description A preset of any game (`GET /v1/variants`).
              * @enum {string}
