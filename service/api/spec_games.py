@@ -29,7 +29,9 @@ UNSTATED = (
     "a deal, hand, meld or layout must be one the game can hold (the deck's cards, none "
     "twice, a hand of the preset's size, one hand a seat): a move refuses it, a deal check "
     "answers it;",
-    "an `Idempotency-Key` sent again comes with the same body (422 `idempotency-key-reused`).",
+    "an `Idempotency-Key` sent again comes with the same body (422 `idempotency-key-reused`);",
+    "an event cursor (`after`) must be one the table's log holds: past its last event, or "
+    "older than the events it keeps, is 410 `events-gone` (read the table's `last_event`).",
 )
 """What a schema-valid request may still break, and why JSON Schema cannot say it."""
 
