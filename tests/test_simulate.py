@@ -128,7 +128,7 @@ def test_a_long_run_is_played_in_pieces_on_every_core_with_the_same_figures(
         *play("sevens", 4, PIECE_ROUNDS, 3 * 1_000_003 + PIECE_ROUNDS),
         *play("sevens", 4, 7, 3 * 1_000_003 + 2 * PIECE_ROUNDS),
     ]
-    assert run == summary("sevens", 4, 3, facts).to_json()
+    assert run == summary("sevens", 4, 3, {}, facts).to_json()
 
 
 def test_it_says_what_it_is_about_to_do_and_each_run_it_finishes(

@@ -427,6 +427,21 @@ def refuse_foreign_members(deal: Mapping[str, Any], title: str, own: Sequence[st
         )
 
 
+def reading_only(
+    members: tuple[str, ...], title: str, deal_with: Callable[..., Any]
+) -> Callable[..., Any]:
+    """``deal_with`` (a game's ``start_round`` or ``check_deal``, whose last
+    argument is a submitted deal), which first refuses the deal's members
+    of other games (:func:`refuse_foreign_members`): a game that reads only
+    ``members`` says so rather than drop the rest unread."""
+
+    def checked(*args: Any) -> Any:
+        refuse_foreign_members(args[-1], title, members)
+        return deal_with(*args)
+
+    return checked
+
+
 def deal_of(table: Any) -> dict[str, Any]:
     """:attr:`Game.deal_of` of a game whose round keeps ``hands`` (every game
     here), with the ``set_aside`` cards, or the ``stock`` and the ``pile``'s

@@ -12,10 +12,7 @@ own endpoints; everything else goes through :data:`GAME`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
-
-from ..base import Game, Simulation, refuse_foreign_members
+from ..base import Game, Simulation, reading_only
 from . import codec, engine, players, simulate, views
 from .checks import check_deal, check_discard, check_lay_down, check_lay_off
 from .options import OPTION_SCHEMAS, PRESETS
@@ -23,45 +20,8 @@ from .options import OPTION_SCHEMAS, PRESETS
 NAME = "may-i"
 
 
-def _play(
-    variant: str,
-    players: int,
-    rounds: int,
-    seed: int,
-    options: Mapping[str, Any],
-    progress: Callable[[], None],
-) -> list[simulate.RoundFacts]:
-    """``referee simulate``'s rounds (:func:`.simulate.play`)."""
-    return simulate.play(variant, players, rounds, seed, progress=progress)
-
-
-def _summary(
-    variant: str,
-    players: int,
-    seed: int,
-    options: Mapping[str, Any],
-    facts: Sequence[simulate.RoundFacts],
-) -> simulate.Summary:
-    """``referee simulate``'s figures (:func:`.simulate.summary`)."""
-    return simulate.summary(variant, players, seed, facts)
-
-
 DEAL_MEMBERS = ("hands", "stock", "discard")
 """What a submitted deal of May I? reads (RULES.md 4.4)."""
-
-
-def _start_round(table: Any, rng: Any, now_ms: int, deal: Mapping[str, Any]) -> Any:
-    """``engine.start_round``, refusing another game's deal members."""
-    refuse_foreign_members(deal, "May I?", DEAL_MEMBERS)
-    return engine.start_round(table, rng, now_ms, deal)
-
-
-def _check_deal(
-    variant: str, overrides: Mapping[str, Any], players: int, deal: Mapping[str, Any]
-) -> dict[str, Any]:
-    """``check_deal``, refusing another game's deal members."""
-    refuse_foreign_members(deal, "May I?", DEAL_MEMBERS)
-    return check_deal(variant, overrides, players, deal)
 
 
 GAME = Game(
@@ -70,18 +30,18 @@ GAME = Game(
     rules="may-i",
     presets={p.name: p.info() for p in PRESETS.values()},
     create_table=engine.create_table,
-    start_round=_start_round,
+    start_round=reading_only(DEAL_MEMBERS, "May I?", engine.start_round),
     finish=engine.finish,
     public_view=views.public_view,
     seat_view=views.seat_view,
-    check_deal=_check_deal,
+    check_deal=reading_only(DEAL_MEMBERS, "May I?", check_deal),
     deal_members=DEAL_MEMBERS,
     encode=codec.encode,
     decode=codec.decode,
     event_layouts=codec.EVENT_LAYOUTS,
     simulation=Simulation(
-        play=_play,
-        summary=_summary,
+        play=simulate.play,
+        summary=simulate.summary,
         player_counts=simulate.player_counts,
         markdown=simulate.markdown,
     ),

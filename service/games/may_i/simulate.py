@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 import random
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from types import MappingProxyType
 from typing import Any
 
 from . import engine
@@ -124,6 +125,7 @@ def play(
     players: int,
     rounds: int,
     seed: int,
+    options: Mapping[str, Any] = MappingProxyType({}),
     progress: Callable[[], None] = lambda: None,
 ) -> list[RoundFacts]:
     """Play matches of ``variant`` at ``players`` seats until ``rounds``
@@ -162,8 +164,11 @@ def play(
     return facts
 
 
-def summary(variant: str, players: int, seed: int, facts: Sequence[RoundFacts]) -> Summary:
-    """The figures of ``facts`` (:func:`play`'s rounds, of one run or several)."""
+def summary(
+    variant: str, players: int, seed: int, options: Mapping[str, Any], facts: Sequence[RoundFacts]
+) -> Summary:
+    """The figures of ``facts`` (:func:`play`'s rounds, of one run or
+    several; this game's simulation has no ``options``)."""
     ordered = sorted(f.moves for f in facts)
     return Summary(
         variant=variant,
@@ -191,7 +196,8 @@ def simulate(
     progress: Callable[[], None] = lambda: None,
 ) -> Summary:
     """Play ``rounds`` rounds (:func:`play`) and sum them up (:func:`summary`)."""
-    return summary(variant, players, seed, play(variant, players, rounds, seed, progress))
+    facts = play(variant, players, rounds, seed, {}, progress)
+    return summary(variant, players, seed, {}, facts)
 
 
 def player_counts(variant: str, wanted: Sequence[int]) -> list[int]:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import random
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from types import MappingProxyType
 from typing import Any
 
 from ..base import percent
@@ -85,6 +86,7 @@ def play(
     players: int,
     rounds: int,
     seed: int,
+    options: Mapping[str, Any] = MappingProxyType({}),
     progress: Callable[[], None] = lambda: None,
 ) -> list[RoundFacts]:
     """Play ``rounds`` rounds of ``variant`` at a table of ``players`` (an
@@ -115,8 +117,11 @@ def play(
     return facts
 
 
-def summary(variant: str, players: int, seed: int, facts: Sequence[RoundFacts]) -> Summary:
-    """The figures of ``facts`` (:func:`play`'s rounds, of one run or several)."""
+def summary(
+    variant: str, players: int, seed: int, options: Mapping[str, Any], facts: Sequence[RoundFacts]
+) -> Summary:
+    """The figures of ``facts`` (:func:`play`'s rounds, of one run or
+    several; this game's simulation has no ``options``)."""
     ordered = sorted(f.turns for f in facts)
     by_position = [0] * players
     for f in facts:
@@ -145,7 +150,8 @@ def simulate(
     progress: Callable[[], None] = lambda: None,
 ) -> Summary:
     """Play ``rounds`` rounds (:func:`play`) and sum them up (:func:`summary`)."""
-    return summary(variant, players, seed, play(variant, players, rounds, seed, progress))
+    facts = play(variant, players, rounds, seed, {}, progress)
+    return summary(variant, players, seed, {}, facts)
 
 
 def player_counts(variant: str, wanted: Sequence[int]) -> list[int]:

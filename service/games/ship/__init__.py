@@ -10,7 +10,7 @@ own endpoints; everything else goes through :data:`GAME`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from ..base import Game, Shuffler, Simulation, Transition, refuse_foreign_members
@@ -67,38 +67,6 @@ def _only_hands(deal: Mapping[str, Any]) -> None:
     refuse_foreign_members(deal, "My Ship Sails", DEAL_MEMBERS)
 
 
-def _play(
-    variant: str,
-    players: int,
-    rounds: int,
-    seed: int,
-    options: Mapping[str, Any],
-    progress: Callable[[], None],
-) -> list[simulate.RoundFacts]:
-    """``referee simulate``'s rounds (:func:`.simulate.play`)."""
-    return simulate.play(
-        variant,
-        players,
-        rounds,
-        seed,
-        options.get("max_exchanges", simulate.DEFAULT_MAX_EXCHANGES),
-        progress=progress,
-    )
-
-
-def _summary(
-    variant: str,
-    players: int,
-    seed: int,
-    options: Mapping[str, Any],
-    facts: Sequence[simulate.RoundFacts],
-) -> simulate.Summary:
-    """``referee simulate``'s figures (:func:`.simulate.summary`)."""
-    return simulate.summary(
-        variant, players, seed, facts, options.get("max_exchanges", simulate.DEFAULT_MAX_EXCHANGES)
-    )
-
-
 GAME = Game(
     name=NAME,
     title="My Ship Sails",
@@ -114,8 +82,8 @@ GAME = Game(
     decode=codec.decode,
     event_layouts=codec.EVENT_LAYOUTS,
     simulation=Simulation(
-        play=_play,
-        summary=_summary,
+        play=simulate.play,
+        summary=simulate.summary,
         player_counts=simulate.player_counts,
         markdown=simulate.markdown,
     ),

@@ -18,8 +18,9 @@ from __future__ import annotations
 import json
 import random
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from types import MappingProxyType
 from typing import Any
 
 from ..base import percent
@@ -95,15 +96,17 @@ def play(
     players: int,
     rounds: int,
     seed: int,
-    max_exchanges: int = DEFAULT_MAX_EXCHANGES,
+    options: Mapping[str, Any] = MappingProxyType({}),
     progress: Callable[[], None] = lambda: None,
 ) -> list[RoundFacts]:
     """Play ``rounds`` rounds of ``variant`` at a table of ``players`` (an open
     match, so the dealer moves on every round); what each round came to, in
     order (:func:`summary` sums them up, also those of several runs). Raises
     :class:`~service.games.errors.RuleViolation` for a variant or table size
-    the preset does not allow."""
+    the preset does not allow. ``options``: ``max_exchanges`` (a round with
+    no winner after that many is void, :data:`DEFAULT_MAX_EXCHANGES`)."""
     rng = random.Random(seed)
+    max_exchanges = options.get("max_exchanges", DEFAULT_MAX_EXCHANGES)
     overrides = {"match": {"open": True}, "max_exchanges": max_exchanges}
     names = [f"P{i}" for i in range(players)]
     table = engine.create_table(variant, overrides, names, 0, rng).table
@@ -131,13 +134,11 @@ class RoundFacts:
 
 
 def summary(
-    variant: str,
-    players: int,
-    seed: int,
-    facts: Sequence[RoundFacts],
-    max_exchanges: int = DEFAULT_MAX_EXCHANGES,
+    variant: str, players: int, seed: int, options: Mapping[str, Any], facts: Sequence[RoundFacts]
 ) -> Summary:
-    """The figures of ``facts`` (:func:`play`'s rounds, of one run or several)."""
+    """The figures of ``facts`` (:func:`play`'s rounds with ``options``, of
+    one run or several)."""
+    max_exchanges = options.get("max_exchanges", DEFAULT_MAX_EXCHANGES)
     rounds = len(facts)
     won = [f for f in facts if f.winners]
     exchanges = sorted(f.exchanges for f in won)
@@ -175,8 +176,9 @@ def simulate(
     progress: Callable[[], None] = lambda: None,
 ) -> Summary:
     """Play ``rounds`` rounds (:func:`play`) and sum them up (:func:`summary`)."""
-    facts = play(variant, players, rounds, seed, max_exchanges, progress)
-    return summary(variant, players, seed, facts, max_exchanges)
+    options = {"max_exchanges": max_exchanges}
+    facts = play(variant, players, rounds, seed, options, progress)
+    return summary(variant, players, seed, options, facts)
 
 
 def player_counts(variant: str, wanted: Sequence[int]) -> list[int]:
