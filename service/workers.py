@@ -166,9 +166,14 @@ class _Referee:
         # SIGTERM: the open event streams end now, asking their clients to come
         # back soon (to another instance), instead of holding the grace.
         super().handle_exit(sig, frame)  # type: ignore[misc]
-        from .streams.hub import close_streams
-
-        close_streams()
+        # Looked up, not imported: a SIGTERM while the worker still loads the
+        # app may land in the middle of that import (a partial module, and
+        # an ImportError here is a boot failure that halts the master); a
+        # worker whose hub module is not loaded has no stream to end.
+        hub = sys.modules.get(f"{__package__}.streams.hub")
+        close_streams = getattr(hub, "close_streams", None)
+        if close_streams is not None:
+            close_streams()
 
     def handle_quit(self, sig: int, frame: Any) -> None:
         # Ctrl-C: stop now. Every move is one atomic commit in Redis, so a

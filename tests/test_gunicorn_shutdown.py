@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+import types
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -67,6 +68,29 @@ def metric(base: str, name: str, **labels: str) -> float | None:
             if s.name == name and s.labels == labels:
                 return float(s.value)
     return None
+
+
+@pytest.mark.parametrize("hub", ["mid-import", "not-loaded"])
+def test_sigterm_while_a_worker_loads_the_app_imports_nothing(
+    monkeypatch: pytest.MonkeyPatch, hub: str
+) -> None:
+    """A SIGTERM that lands while a worker still loads the app (a CI run met
+    one in the middle of ``service.streams.hub``'s import, a partial module
+    without ``close_streams`` yet) just stops the worker: its handler
+    imported that name, and the ImportError made the worker a boot failure
+    (exit 3), on which the master halts and exits 1. Called on a worker
+    object, since no timing of a real signal lands in that window each run."""
+    from service.workers import SyncWorker
+
+    name = "service.streams.hub"
+    if hub == "mid-import":
+        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
+    else:
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    worker = object.__new__(SyncWorker)
+    worker.handle_exit(signal.SIGTERM, None)
+    assert worker.alive is False
+    assert (name in sys.modules) == (hub == "mid-import")  # nothing imported
 
 
 def test_sigterm_finishes_the_passes_in_flight(tmp_path: Path, own_redis: RedisProcess) -> None:
