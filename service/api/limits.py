@@ -39,6 +39,12 @@ a caller without a key would (so guessing keys is held by the address's
 budget). The key never reaches a counter's name, a log line or a metric: a
 counter is named by the key's name.
 
+**A missing token is told first.** A request to an operation whose only
+security is a bearer token (``SECURITY`` in its documentation) that carries no
+``Bearer`` value is answered 401 ``token-missing`` or ``token-malformed``
+before any counter: no Redis, no body read, cheaper than counting it, and
+the caller learns what it must fix rather than to wait (429).
+
 "Every other request": no token, a bearer value that is not a token of the
 table, a route that names no table, a request that matches no route.
 
@@ -83,7 +89,7 @@ from functools import lru_cache
 from typing import Any
 
 import redis
-from flask import Flask, Response, g, request
+from flask import Flask, Response, current_app, g, request
 from limits import RateLimitItem, RateLimitItemPerMinute, RateLimitItemPerSecond, parse
 from limits.storage import RedisStorage, storage_from_string
 from redis.cluster import RedisCluster
@@ -93,8 +99,8 @@ from ..storage.client import Client, cluster_call_options, parse_cluster_url
 from ..storage.client_keys import ClientKey, ClientKeys
 from ..storage.store import table_key
 from . import prefetch
-from .auth import digest_of_stored, token_digest, token_hash
-from .common import TABLE_ID, referee
+from .auth import digest_of_stored, require_token, token_digest, token_hash
+from .common import SECURITY, TABLE_ID, referee
 from .problems import Problem
 
 UNLIMITED_ENDPOINTS = {
@@ -186,6 +192,7 @@ class RateLimits:
         self.failed_claims = parse(settings.rate_limit_failed_claims)
         self.record_checks = parse(settings.rate_limit_record_checks)
         self.per_address = parse(settings.rate_limit_per_address)
+        self._bearer_only: frozenset[tuple[str, str]] | None = None
         if self.cluster:
             assert settings.redis_url is not None  # a cluster client comes from a cluster URL
             where = cluster_storage(settings.redis_url, settings.redis_timeout_seconds)
@@ -246,6 +253,11 @@ class RateLimits:
         if endpoint in UNLIMITED_ENDPOINTS or req.method == "OPTIONS":
             return  # OPTIONS: a browser's preflight, answered without Redis (.cors)
         token = _token()
+        if token is None:
+            if self._bearer_only is None:  # the app's routes are all registered by now
+                self._bearer_only = bearer_only_operations(current_app)
+            if (endpoint, req.method) in self._bearer_only:
+                require_token()  # 401, before any counting (module docstring)
         address = f"addr:{req.remote_addr}"  # client_address()
         key = self.client_key(req)
         table_id = (req.view_args or {}).get("table_id")
@@ -365,6 +377,20 @@ class RateLimits:
         if tested is not None and 400 <= response.status_code < 500:
             self.storage.incr(tested.key, tested.limit.get_expiry())
         return response
+
+
+def bearer_only_operations(app: Flask) -> frozenset[tuple[str, str]]:
+    """``(endpoint, METHOD)`` of every operation of ``app`` whose only
+    security is the bearer token (documented ``security=SECURITY``; the seat
+    stream, which also takes a ticket, is not one)."""
+    found = set()
+    for endpoint, view in app.view_functions.items():
+        view_class = getattr(view, "view_class", None)
+        for method in getattr(view_class, "methods", None) or ():
+            doc = getattr(getattr(view_class, method.lower(), None), "_apidoc", {})
+            if doc.get("manual_doc", {}).get("security") == SECURITY:
+                found.add((endpoint, method))
+    return frozenset(found)
 
 
 def client_name() -> str | None:

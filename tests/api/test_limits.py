@@ -107,6 +107,38 @@ def test_requests_without_a_token_per_address(redis_server: RedisProcess) -> Non
     assert c.get("/healthz").status_code == 200  # probes are never limited
 
 
+def test_a_call_that_needs_a_token_and_sends_none_is_401_before_any_counter(
+    redis_server: RedisProcess,
+) -> None:
+    # A newcomer's schemathesis run got 429 for a missing Authorization once
+    # its address's budget was spent (its check: a missing token is 401).
+    c = limited_client(redis_server, rate_limit_anonymous="3/minute")
+    t = TableClient(c).create(4)  # 1 of 3
+    while c.get("/v1/variants").status_code != 429:
+        pass
+    r = redis.Redis.from_url(redis_server.url)
+    counters = f"LIMITS:LIMITER/referee-limits/addr:{c.environ_base['REMOTE_ADDR']}/*"
+
+    def counts() -> dict[bytes, bytes | None]:
+        return {k: r.get(k) for k in sorted(r.scan_iter(counters))}
+
+    before = counts()
+    unsent = {
+        "deal": lambda h: c.post(f"{t.url}/rounds", headers=h),
+        "seat": lambda h: c.get(f"{t.url}/seats/0", headers=h),
+        "pass": lambda h: c.put(f"{t.url}/rounds/1/exchanges/1/passes/0", json={}, headers=h),
+        "claim": lambda h: c.post(f"{t.url}/rounds/1/claims", headers=h),
+        "delete": lambda h: c.delete(t.url, headers=h),
+    }
+    for name, send in unsent.items():
+        for headers, code in [({}, "token-missing"), ({"Authorization": "Basic x"}, "token-malformed")]:
+            answer = send(headers)
+            assert (name, answer.status_code, answer.get_json()["code"]) == (name, 401, code)
+    assert counts() == before  # none counted
+    assert_429(c.get(t.url), 60)  # a call that needs no token still counts
+    assert_429(c.get(f"{t.url}/seats/0", headers=bearer("made-up")), 60)
+
+
 def test_claims_that_fail_repeatedly_are_limited(redis_server: RedisProcess) -> None:
     c = limited_client(redis_server, rate_limit_failed_claims="3/minute")
     tables = TableClient(c)
