@@ -12,16 +12,17 @@ serve: $(VENV)/.installed  ## install, then run the service on http://127.0.0.1:
 # (web/package-lock.json); where npm is missing they are skipped.
 NODE_DEPS := $(if $(shell command -v npm),web/node_modules/.installed)
 
-# The suite runs on every core (pytest-xdist); the tests start their own Redis
-# and gunicorn on free ports, so workers never share a server (each worker
-# starts the session's own). An idle worker takes tests queued for a busy one
-# (--dist worksteal); the longest start first. One worker more than the cores
-# was faster (9 min 17 s against 11 min 4 s here) but made the browser tests
-# flaky: `make test TEST_WORKERS=3` to try it.
-TEST_WORKERS ?= auto
+# The suite runs on one worker more than the cores (pytest-xdist): the
+# tests start their own Redis and gunicorn on free ports, so workers never
+# share a server (each worker starts the session's own), and many tests wait
+# on real time (deadlines, bots, streams, browsers) with a core idle. An idle
+# worker takes tests queued for a busy one (--dist worksteal); the longest
+# start first. Here (2 cores) 3 workers took 7 min 39 s where 2 took 9 min
+# 43 s; `make test TEST_WORKERS=2` for fewer.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 
 test: $(VENV)/.installed-dev $(NODE_DEPS)  ## install with the test tools, then run the whole suite
-	@echo "make: running the test suite on $(TEST_WORKERS) workers (about 9 minutes on 2 idle cores with the browser tests: 8 min 33 s on 2026-12-02; longer on a busy machine)"
+	@echo "make: running the test suite on $(TEST_WORKERS) workers (about 8 minutes on 2 idle cores with the browser tests: 7 min 39 s on 2026-12-05; longer on a busy machine)"
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal
 
 lint: $(VENV)/.installed-dev  ## ruff and mypy (strict on service/games)
