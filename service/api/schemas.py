@@ -10,6 +10,7 @@ from marshmallow import fields, validate
 
 from ..games import VARIANTS
 from ..games.base import BOT_KINDS
+from ..games.cards import BLANKS_AROUND_A_CARD
 from ..games.may_i.options import LARGEST_DECK as MAY_I_DECK
 from ..games.sevens.options import LARGEST_DECK as SEVENS_DECK
 from ..games.ship.options import (
@@ -83,8 +84,13 @@ def Bool(**kwargs: Any) -> fields.Boolean:  # noqa: N802 - reads like a field cl
 
 _RANK = "(?:10|[2-9TtJjQqKkAa])"
 _SUIT = "(?:[SsHhDdCc]|[\u2660\u2665\u2666\u2663\u2664\u2661\u2662\u2667][\ufe0e\ufe0f]?)"
-CARD_PATTERN = rf"^\s*{_RANK}{_SUIT}\s*$"
-"""What :func:`service.games.cards.parse_card` reads as a card, for the spec."""
+_BLANKS = rf"\s{{0,{BLANKS_AROUND_A_CARD}}}"
+CARD_PATTERN = rf"^{_BLANKS}{_RANK}{_SUIT}{_BLANKS}$"
+"""What :func:`service.games.cards.parse_card` reads as a card, for the spec.
+Its blanks are bounded so that every string it matches is at most 8
+characters long (the field's ``maxLength``): with ``\\s*`` a generator drew
+strings the length then refused, and a body of many cards was nearly always
+drawn again (Hypothesis's health check failed on the exchange check)."""
 _SELECTORS = "[\ufe0e\ufe0f]*"
 SUIT_PATTERN = (
     rf"^\s*{_SELECTORS}(?:[SsHhDdCc]|[\u2660\u2665\u2666\u2663\u2664\u2661\u2662\u2667])"
@@ -92,7 +98,7 @@ SUIT_PATTERN = (
 )
 """A suit as :func:`~service.games.cards.parse_suit` reads it: a letter (any
 case) or a symbol, variation selectors anywhere inside."""
-CARD_OR_JOKER_PATTERN = rf"^\s*(?:{_RANK}{_SUIT}|[Jj][Kk]|[Jj][Oo][Kk][Ee][Rr])\s*$"
+CARD_OR_JOKER_PATTERN = rf"^{_BLANKS}(?:{_RANK}{_SUIT}|[Jj][Kk]|[Jj][Oo][Kk][Ee][Rr]){_BLANKS}$"
 """The same, or May I?'s joker (``JK``, ``joker``)."""
 
 

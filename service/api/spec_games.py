@@ -7,7 +7,7 @@ schema-valid). Written from the game registry; the API knows no game.
 What JSON Schema (OpenAPI 3.0) cannot say stays the rules' to refuse, with
 their codes; :data:`UNSTATED` names each, for the spec's description and the
 contract tests' schemathesis hook (``tests/contract/hooks.py``), which
-leaves the first three out of the generated requests.
+holds schemathesis to them.
 """
 
 from __future__ import annotations
@@ -31,7 +31,9 @@ UNSTATED = (
     "answers it;",
     "an `Idempotency-Key` sent again comes with the same body (422 `idempotency-key-reused`);",
     "an event cursor (`after`) must be one the table's log holds: past its last event, or "
-    "older than the events it keeps, is 410 `events-gone` (read the table's `last_event`).",
+    "older than the events it keeps, is 410 `events-gone` (read the table's `last_event`);",
+    "an `If-None-Match` on a deletion must not match the table's current `ETag` (the "
+    "caller's own precondition: 412 `precondition-failed`).",
 )
 """What a schema-valid request may still break, and why JSON Schema cannot say it."""
 

@@ -37,17 +37,41 @@ class CardError(ValueError):
     """A text that is not a card code; ``str(error)`` says why."""
 
 
+VARIATION_SELECTORS = ("\ufe0e", "\ufe0f")
+"""Text and emoji presentation: what phones add after a suit symbol."""
+
+BLANKS_AROUND_A_CARD = 2
+"""The most blanks (Unicode white space) a card code may have on either side."""
+
+
+def unblanked(text: str) -> str:
+    """``text`` without its blanks on either side; :class:`CardError` for
+    more than :data:`BLANKS_AROUND_A_CARD` on a side."""
+    stripped = text.strip()
+    if len(text) - len(text.lstrip()) > BLANKS_AROUND_A_CARD or (
+        len(text) - len(text.rstrip()) > BLANKS_AROUND_A_CARD
+    ):
+        raise CardError(
+            f"{text!r} is not a card: at most {BLANKS_AROUND_A_CARD} blanks on either side"
+        )
+    return stripped
+
+
 def parse_card(text: str) -> str:
     """Return the canonical code of one card.
 
-    Accepts ``TH``, ``10H``, ``A♥`` and any case (RULES.md 1); surrounding
-    blanks and the emoji variation selectors phones add after ``♥`` are
-    ignored. Ranks and letter suits must be ASCII, so look-alike letters are
-    refused. Raises :class:`CardError` for anything else.
+    Accepts ``TH``, ``10H``, ``A♥`` and any case (RULES.md 1); up to
+    :data:`BLANKS_AROUND_A_CARD` blanks on either side and the one variation
+    selector phones add after a suit symbol (``♥\ufe0f``) are ignored, as
+    the spec's pattern says (a selector anywhere else is no card). Ranks and letter suits must
+    be ASCII, so look-alike letters are refused. Raises :class:`CardError` for
+    anything else.
     """
     if not isinstance(text, str):
         raise CardError(f"{text!r} is not a card code")
-    raw = text.strip().replace("\ufe0f", "").replace("\ufe0e", "")
+    raw = unblanked(text)
+    if raw[-2:-1] in _SUIT_SYMBOLS and raw[-1:] in VARIATION_SELECTORS:
+        raw = raw[:-1]  # a phone's emoji form of the suit symbol
     if not raw:
         raise CardError("an empty string is not a card")
     suit = _SUIT_SYMBOLS.get(raw[-1], raw[-1] if raw[-1].isascii() else "?").upper()

@@ -131,7 +131,10 @@ def test_a_call_that_needs_a_token_and_sends_none_is_401_before_any_counter(
         "delete": lambda h: c.delete(t.url, headers=h),
     }
     for name, send in unsent.items():
-        for headers, code in [({}, "token-missing"), ({"Authorization": "Basic x"}, "token-malformed")]:
+        for headers, code in [
+            ({}, "token-missing"),
+            ({"Authorization": "Basic x"}, "token-malformed"),
+        ]:
             answer = send(headers)
             assert (name, answer.status_code, answer.get_json()["code"]) == (name, 401, code)
     assert counts() == before  # none counted

@@ -14,7 +14,7 @@ import yaml
 from service.api.spec_games import UNSTATED
 from service.games import GAMES
 
-from .hooks import breaks_an_unstated_rule
+from .rules import breaks_an_unstated_rule
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = yaml.safe_load((ROOT / "openapi.yaml").read_text())

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..cards import RANK_INDEX, CardError, card_sort_key, parse_card
+from ..cards import RANK_INDEX, CardError, card_sort_key, parse_card, unblanked
 
 JOKER = "JK"
 CONTRACTS: dict[int, tuple[int, int]] = {1: (2, 0), 2: (1, 1), 3: (0, 2), 4: (3, 0), 5: (2, 1)}
@@ -22,7 +22,7 @@ class MeldError(ValueError):
 
 def parse(text: str) -> str:
     """A card code, or ``JK`` for a joker (``joker`` accepted)."""
-    if isinstance(text, str) and text.strip().upper() in (JOKER, "JOKER"):
+    if isinstance(text, str) and unblanked(text).upper() in (JOKER, "JOKER"):
         return JOKER
     return parse_card(text)
 
