@@ -112,18 +112,24 @@ def test_an_instant_past_the_horizon_is_looked_at_once_a_minute() -> None:
     assert target(now - 5_000, now) > now
 
 
+TIMEOUT_MS = 1_500
+
+
 def test_a_look_makes_the_move_whose_deadline_passed_and_notes_the_next(
     redis_server: RedisProcess, redis_client: redis.Redis
 ) -> None:
     client = create_app(settings_for(redis_server.url)).test_client()
-    made = _made(client, turn_timeout_ms=300, away_timeout_ms=60_000)
+    # The next seat's deadline comes TIMEOUT after the second look: under a
+    # loaded machine 300 ms passed before the checks after it ran, and another
+    # test's worker on the session Redis had claimed and done its bucket.
+    made = _made(client, turn_timeout_ms=TIMEOUT_MS, away_timeout_ms=60_000)
     table_id = made["table_id"]
     worker = Worker(settings_for(redis_server.url))
     try:
         worker.look(table_id)  # not due yet: only noted
         events = client.get(f"/v1/tables/{table_id}/events").get_json()["events"]
         assert [e for e in events if e["type"] == "move-timed-out"] == []
-        time.sleep(0.35)
+        time.sleep(TIMEOUT_MS / 1000 + 0.05)
         worker.look(table_id)
         events = client.get(f"/v1/tables/{table_id}/events").get_json()["events"]
         timed = [e for e in events if e["type"] == "move-timed-out"]
@@ -131,7 +137,7 @@ def test_a_look_makes_the_move_whose_deadline_passed_and_notes_the_next(
         view = client.get(f"/v1/tables/{table_id}").get_json()
         until = view["seats"][view["round"]["on_turn"]]["until_ms"]
         # The next seat's deadline, in its bucket, pending.
-        bucket = target(until, until - 300)
+        bucket = target(until, until - TIMEOUT_MS)
         pending = redis_client.zscore("referee-jobs:due-pending", f"{bucket}:{shard_of(table_id)}")
         assert pending == bucket
         held = redis_client.smembers(f"referee-jobs:due:{bucket}:{shard_of(table_id)}")
