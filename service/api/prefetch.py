@@ -26,8 +26,10 @@ from flask import g
 
 from ..storage.store import Prefetched
 
-NOT_READING = {"tables.Events"}
-"""Endpoints with a table id that do not read the table's hash."""
+NOT_READING = {"tables.Events", "streams.TableStream"}
+"""Endpoints with a table id that do not read the table's hash (the public
+stream reads the log and the table with its own snapshots: a read made for
+it went unused, and its request context kept it for the stream's life)."""
 
 
 @dataclass(slots=True)

@@ -126,15 +126,15 @@ def _stream(
     """The stream's answer; ``release`` (its place, :func:`_room`) is given
     back when the answer closes, or now when the stream cannot open."""
     try:
-        response = _open(table_id, cursor, seat, held)
+        return _open(table_id, cursor, seat, held, release)
     except BaseException:
         release()
         raise
-    response.call_on_close(release)
-    return response
 
 
-def _open(table_id: str, cursor: Cursor, seat: int | None, held: str | None) -> Response:
+def _open(
+    table_id: str, cursor: Cursor, seat: int | None, held: str | None, release: Callable[[], None]
+) -> Response:
     settings = referee().settings
     process_hub = hub()
     follower = Follower(
@@ -152,7 +152,7 @@ def _open(table_id: str, cursor: Cursor, seat: int | None, held: str | None) -> 
         frames = follower.open(cursor)
     except TableNotFound:
         raise no_table() from None
-    return _answer(frames)
+    return _answer(frames, release)
 
 
 def _watch(table_id: str, seat: int | None) -> Watch:
@@ -190,8 +190,41 @@ def _room() -> Callable[[], None]:
     return release
 
 
-def _answer(frames: Iterator[str]) -> Response:
-    return Response(stream_with_context(frames), 200, mimetype=EVENT_STREAM, headers=STREAM_HEADERS)
+class _Body:
+    """A stream's WSGI iterable: its frames as bytes, handed to the server as
+    they are (``direct_passthrough``: no werkzeug encoding and closing
+    iterators around them; an idle stream's greenlet keeps the C stack of
+    every iterator it waits under). :meth:`close` ends the frames and then
+    calls ``release`` (the stream's place, :func:`_room`), as the server
+    does when the answer ends or its client goes."""
+
+    __slots__ = ("_frames", "_release")
+
+    def __init__(self, frames: Iterator[str], release: Callable[[], None]) -> None:
+        self._frames = stream_with_context(frames)
+        self._release = release
+
+    def __iter__(self) -> _Body:
+        return self
+
+    def __next__(self) -> bytes:
+        return next(self._frames).encode()
+
+    def close(self) -> None:
+        try:
+            self._frames.close()  # type: ignore[attr-defined]  # a generator
+        finally:
+            self._release()
+
+
+def _answer(frames: Iterator[str], release: Callable[[], None] = lambda: None) -> Response:
+    return Response(
+        _Body(frames, release),
+        200,
+        mimetype=EVENT_STREAM,
+        headers=STREAM_HEADERS,
+        direct_passthrough=True,
+    )
 
 
 def _seat_view(seat: int, held: str) -> SeatView:
