@@ -15,9 +15,10 @@ import termios
 import pytest
 
 from service.cli import main
+from service.games.ship import GAME
 from service.games.ship.options import PRESETS
 from service.games.ship.players import choose_cards
-from service.games.ship.simulate import player_counts, simulate
+from service.games.ship.simulate import player_counts
 
 
 def test_the_automatic_player_keeps_its_longest_suit_and_passes_from_its_shortest() -> None:
@@ -31,8 +32,8 @@ def test_the_automatic_player_keeps_its_longest_suit_and_passes_from_its_shortes
 @pytest.mark.parametrize("variant", sorted(PRESETS))
 def test_simulation_is_deterministic_and_adds_up(variant: str) -> None:
     players = player_counts(variant, [4, 5])[0]
-    first = simulate(variant, players, 25, seed=3)
-    assert simulate(variant, players, 25, seed=3) == first
+    first = GAME.simulation.run(variant, players, 25, 3, {})
+    assert GAME.simulation.run(variant, players, 25, 3, {}) == first
     won = first.rounds - first.void
     # Every won round has one winner, or several when shared.
     assert sum(first.wins_by_position) >= won >= first.shared
@@ -45,7 +46,7 @@ def test_simulation_is_deterministic_and_adds_up(variant: str) -> None:
 
 
 def test_foster_rounds_never_outlast_two_circuits() -> None:
-    summary = simulate("foster", 5, 40, seed=1)
+    summary = GAME.simulation.run("foster", 5, 40, 1, {})
     assert summary.percentiles["max"] <= 2 * 5
 
 

@@ -196,6 +196,14 @@ class Simulation:
     player_counts: Callable[[str, Sequence[int]], list[int]]
     markdown: Callable[[Sequence[Any]], str]
 
+    def run(
+        self, variant: str, players: int, rounds: int, seed: int, options: Mapping[str, Any]
+    ) -> Any:
+        """Play ``rounds`` rounds in this process and sum them up: a run of
+        one piece (the CLI plays long runs in pieces on every core)."""
+        facts = self.play(variant, players, rounds, seed, options, lambda: None)
+        return self.summary(variant, players, seed, options, facts)
+
 
 @dataclass(frozen=True, slots=True)
 class Turn:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from service.cli import main
-from service.games.may_i import engine
+from service.games.may_i import GAME, engine
 from service.games.may_i.melds import Meld, check_contract, classify, hand_value
 from service.games.may_i.options import PRESETS, deck_for, resolve_options
 from service.games.may_i.players import (
@@ -25,7 +25,7 @@ from service.games.may_i.players import (
     plan,
     wants,
 )
-from service.games.may_i.simulate import player_counts, simulate, step
+from service.games.may_i.simulate import player_counts, step
 from service.games.may_i.state import MatchStatus, Offer, Step, Table
 
 from .common import all_cards, dealt, move, position
@@ -210,8 +210,8 @@ def test_a_seeded_simulated_match_finishes(variant: str, seats: int) -> None:
 
 
 def test_simulate_is_deterministic_and_every_round_ends() -> None:
-    first = simulate("may-i", 5, 15, seed=2)
-    assert simulate("may-i", 5, 15, seed=2) == first
+    first = GAME.simulation.run("may-i", 5, 15, 2, {})
+    assert GAME.simulation.run("may-i", 5, 15, 2, {}) == first
     assert first.rounds_gone_out + first.rounds_stock_dry == 15
     assert first.rounds_abandoned == 0
     assert (first.matches, first.matches_finished) == (3, 3)

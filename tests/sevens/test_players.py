@@ -9,7 +9,7 @@ from typing import Any
 from service.games.cards import sort_cards
 from service.games.sevens import GAME, check_deal, engine
 from service.games.sevens.players import bot, default_move, round_record
-from service.games.sevens.simulate import markdown, simulate
+from service.games.sevens.simulate import markdown
 from service.games.sevens.state import RoundStatus, Row
 from service.games.sevens.views import playable_now, public_view, seat_view
 
@@ -142,8 +142,8 @@ def test_check_deal() -> None:
 
 
 def test_simulate() -> None:
-    summary = simulate("sevens", 4, 30, seed=5)
-    assert summary == simulate("sevens", 4, 30, seed=5)  # deterministic
+    summary = GAME.simulation.run("sevens", 4, 30, 5, {})
+    assert summary == GAME.simulation.run("sevens", 4, 30, 5, {})  # deterministic
     assert sum(summary.wins_by_position) == 30
     assert 51 <= summary.p50_turns <= summary.p90_turns <= summary.max_turns
     assert summary.passes_per_round == summary.pot_per_round  # one chip a pass

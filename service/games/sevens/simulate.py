@@ -142,18 +142,6 @@ def summary(
     )
 
 
-def simulate(
-    variant: str,
-    players: int,
-    rounds: int,
-    seed: int,
-    progress: Callable[[], None] = lambda: None,
-) -> Summary:
-    """Play ``rounds`` rounds (:func:`play`) and sum them up (:func:`summary`)."""
-    facts = play(variant, players, rounds, seed, {}, progress)
-    return summary(variant, players, seed, {}, facts)
-
-
 def player_counts(variant: str, wanted: Sequence[int]) -> list[int]:
     """The table sizes of ``wanted`` that ``variant`` allows."""
     return [n for n in wanted if PRESETS[variant].allows(n)]

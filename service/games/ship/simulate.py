@@ -167,20 +167,6 @@ def summary(
     )
 
 
-def simulate(
-    variant: str,
-    players: int,
-    rounds: int,
-    seed: int,
-    max_exchanges: int = DEFAULT_MAX_EXCHANGES,
-    progress: Callable[[], None] = lambda: None,
-) -> Summary:
-    """Play ``rounds`` rounds (:func:`play`) and sum them up (:func:`summary`)."""
-    options = {"max_exchanges": max_exchanges}
-    facts = play(variant, players, rounds, seed, options, progress)
-    return summary(variant, players, seed, options, facts)
-
-
 def player_counts(variant: str, wanted: Sequence[int]) -> list[int]:
     """The table sizes of ``wanted`` that ``variant`` allows (RULES.md 2.9)."""
     return [n for n in wanted if PRESETS[variant].allows(n)]
