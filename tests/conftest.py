@@ -13,6 +13,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
@@ -101,34 +102,71 @@ class RedisProcess:
             self._ended()
 
 
-LONGEST_FIRST = (
-    "tests/contract/test_schemathesis.py::test_every_operation_conforms_without_the_projects_tolerance",
-    "tests/contract/test_schemathesis.py::test_stateful_links_from_creation_to_rounds_passes_and_claims",
-    "tests/worker/test_worker.py::test_one_person_and_three_bots_play_a_match_to_its_end",
-    "tests/web/test_play_bots.py",
-    "tests/contract/test_schemathesis.py::test_every_operation_conforms",
-    "tests/api/test_may_i_match.py::test_two_client_processes_play_a_whole_match",
-    "tests/test_side_by_side.py",
-    "tests/test_readme.py::test_the_sevens_walk_through_prints_what_its_page_says",
-    "tests/may_i/test_properties.py::test_whole_matches",
-    "tests/test_readme.py::test_the_bots_walk_through_prints_what_readme_says",
-)
-"""The suite's longest tests (``--durations``), in that order."""
+LONGEST = {
+    "tests/web/test_play_bots.py::*[may-i*": 55,
+    "tests/web/test_play_browser.py::*scripted_players*[may-i*": 42,
+    "tests/contract/test_schemathesis.py::*without_the_projects_tolerance*": 30,
+    "tests/web/test_play_browser.py::test_two_people_join*": 30,
+    "tests/contract/test_schemathesis.py::test_stateful_links*": 24,
+    "tests/faults/test_sentinel_failover.py::test_with_replica*": 24,
+    "tests/faults/test_sentinel_failover.py::test_without_it*": 23,
+    "tests/api/test_may_i_match.py::test_two_client_processes*": 22,
+    "tests/test_side_by_side.py::*": 22,
+    "tests/worker/test_worker.py::test_one_person_and_three_bots*[may-i*": 21,
+    "tests/test_docs_browser.py::test_every_link_and_anchor*": 18,
+    "tests/test_readme.py::test_the_sevens_walk_through*": 17,
+    "tests/contract/test_schemathesis.py::test_every_operation_conforms": 15,
+    "tests/test_readme.py::test_the_bots_walk_through*": 13,
+    "tests/test_benchmarks.py::test_clocks_and_bots*": 12,
+    "tests/web/test_play_bots.py::*[sevens*": 10,
+    "tests/test_gunicorn_shutdown.py::test_metrics_sum_every_worker*[gevent]": 10,
+    "tests/worker/test_race.py::test_a_move_sent_at_its_deadline*": 9,
+    "tests/test_serve.py::test_serve_with_embedded_redis*": 9,
+    "tests/test_benchmarks.py::test_stream_figures*": 8,
+    "tests/streams/test_presence.py::test_a_seats_own_stream_keeps_it_connected*": 8,
+    "tests/test_readme.py::test_the_streams_walk_through*": 8,
+    "tests/streams/test_browser_streams.py::test_a_page_follows_a_round*": 8,
+}
+"""The suite's longest tests (node id patterns, :func:`fnmatch.fnmatchcase`)
+and about how many seconds each takes on 2 busy cores (``--durations``,
+2026-12-05)."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Run the longest tests first: pytest-xdist's worksteal gives each
-    worker a share in this order and an idle worker takes half of a busy
-    one's queue, so that a long test started last cannot keep one core busy
-    while the other idles (the suite's wall time, not what runs)."""
+    """Spread the longest tests over pytest-xdist's workers, longest first.
 
-    def rank(item: pytest.Item) -> int:
-        for at, prefix in enumerate(LONGEST_FIRST):
-            if item.nodeid.startswith(prefix):
-                return at
-        return len(LONGEST_FIRST)
+    ``--dist worksteal`` gives each of the ``N`` workers one contiguous
+    ``1/N`` of this order to start with, and an idle worker takes the back
+    half of the longest queue: tests at the front of a share stay with its
+    worker. So each share opens with its own long tests, dealt longest
+    first to the share with the fewest seconds so far, and goes on with the
+    rest in file order (a long test started last would keep one core busy
+    while the others idle; all of them in one share ran one after another:
+    the suite's wall time, not what runs)."""
+    workers = max(int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")), 1)
 
-    items.sort(key=rank)
+    def seconds(item: pytest.Item) -> int:
+        return max((s for p, s in LONGEST.items() if fnmatchcase(item.nodeid, p)), default=0)
+
+    long = sorted((i for i in items if seconds(i)), key=seconds, reverse=True)
+    rest = [i for i in items if not seconds(i)]
+    sizes, left = [], len(items)
+    for share in range(workers):  # as xdist's WorkStealingScheduling cuts them
+        sizes.append(left // (workers - share))
+        left -= sizes[-1]
+    shares: list[list[pytest.Item]] = [[] for _ in sizes]
+    loads = [0] * workers
+    for item in long:
+        share = min(
+            (s for s in range(workers) if len(shares[s]) < sizes[s]), key=lambda s: loads[s]
+        )
+        shares[share].append(item)
+        loads[share] += seconds(item)
+    for share, size in zip(shares, sizes, strict=True):
+        take = size - len(share)
+        share.extend(rest[:take])
+        del rest[:take]
+    items[:] = [item for share in shares for item in share]
 
 
 @pytest.fixture(scope="session")

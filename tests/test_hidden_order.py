@@ -202,11 +202,14 @@ def dealt_hands_seat0(variant: str, seats: int, seed: int) -> list[str]:
 def test_one_seat_cannot_recover_the_other_hands(variant: str, planted: bool) -> None:
     rng: Any = random.Random(777) if planted else random.SystemRandom()
     hands = dealt_hands(variant, 4, rng)
-    # Seat 0's hand against the deal of every Mersenne Twister seed below SMALL.
+    # Seat 0's hand against the deal of every Mersenne Twister seed below
+    # SMALL, then each seed that deals it against the whole deal. A seed may
+    # deal seat 0 the same hand by chance (classic: 1 in C(28, 7), so about
+    # 1.4 % of runs meet one of 16,384 seeds), but it gives the other hands
+    # only when it is the table's source.
     found = [s for s in range(SMALL) if dealt_hands_seat0(variant, 4, s) == hands[0]]
-    assert found == ([777] if planted else [])
-    if planted:
-        assert dealt_hands(variant, 4, random.Random(found[0])) == hands  # every hand known
+    recovered = [s for s in found if dealt_hands(variant, 4, random.Random(s)) == hands]
+    assert recovered == ([777] if planted else [])
 
 
 def test_every_game_draws_from_the_csprng(app: Any) -> None:

@@ -83,7 +83,7 @@ def test_a_lapsed_may_i_window_is_logged_before_anyone_writes(
 def test_a_request_that_silence_allows_is_logged_at_its_window(
     tables: TableClient, redis_client: redis.Redis
 ) -> None:
-    t = tables.create(4, "may-i", first_dealer=0, may_i_window_ms=600)
+    t = tables.create(4, "may-i", first_dealer=0, may_i_window_ms=1_000)
     deal = full_deal("may-i", 4, {1: HAND1}, discard="KH")
     tables.client.post(f"{t.url}/rounds", json=deal, headers=bearer(t.host))
     tables.client.put(
@@ -111,7 +111,7 @@ def test_a_request_that_silence_allows_is_logged_at_its_window(
 
 
 def _claim_window_table(tables: TableClient) -> Any:
-    t = tables.create(4, claim_window_ms=400)
+    t = tables.create(4, claim_window_ms=1_000)
     assert tables.deal(t, WINNING_AT_DEAL).status_code == 201
     r = tables.claim(t, 1, 0)
     assert r.status_code == 200, r.get_json()
@@ -151,7 +151,7 @@ def test_a_move_read_before_the_window_closed_is_not_stored_after_it(
     from service.games.errors import RuleViolation
     from service.games.may_i import engine
 
-    t = tables.create(4, "may-i", first_dealer=0, may_i_window_ms=300)
+    t = tables.create(4, "may-i", first_dealer=0, may_i_window_ms=1_000)
     deal = full_deal("may-i", 4, {1: HAND1}, discard="KH")
     tables.client.post(f"{t.url}/rounds", json=deal, headers=bearer(t.host))
     tables.client.put(
@@ -191,7 +191,7 @@ def test_an_answer_read_before_the_window_closed_is_not_stored_after_it(
     from service.games.errors import RuleViolation
     from service.games.may_i import engine
 
-    t = tables.create(4, "may-i", first_dealer=0, may_i_window_ms=300)
+    t = tables.create(4, "may-i", first_dealer=0, may_i_window_ms=1_000)
     deal = full_deal("may-i", 4, {1: HAND1}, discard="KH")
     tables.client.post(f"{t.url}/rounds", json=deal, headers=bearer(t.host))
     tables.client.put(

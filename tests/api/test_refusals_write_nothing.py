@@ -308,7 +308,7 @@ def test_refusals_on_my_ship_sails_write_nothing(
     assert tables.pass_(t, 1, 1, 1, ["8D"]).status_code == 200
     play_refusals(tables, redis_client, t, ship, rng, in_play=True)
     # A claim window that closed by itself: the round is over, nothing stored yet.
-    t = tables.create(4, claim_window_ms=300)
+    t = tables.create(4, claim_window_ms=1_000)
     _with_idempotent_deal(tables, t, {"hands": WINNING_AT_DEAL})
     r = tables.claim(t, 1, 0)
     assert r.status_code == 200, r.get_json()

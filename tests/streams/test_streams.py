@@ -314,8 +314,12 @@ def test_a_burst_of_commits_wakes_the_streams_once_more_at_the_end_of_the_window
     from service.streams.hub import Hub, feed_channel
 
     hub = Hub(redis_client, coalesce=0.004)
+    # Stopped before its thread starts: no subscription, whose start wakes
+    # every stream (a CI run on a busy machine subscribed mid-test).
+    hub.stop()
     channel = feed_channel("t1")
     with hub.follow("t1") as waiter, hub.follow("t2") as other:
+        assert not hub.subscribed.wait(0.05)
         hub.announce(channel, 1, 10.0)
         assert waiter.wait(0)
         hub.announce(channel, 2, 10.001)
@@ -332,7 +336,6 @@ def test_a_burst_of_commits_wakes_the_streams_once_more_at_the_end_of_the_window
         assert hub.flush(10.1) is None and not waiter.wait(0)
         hub.announce(feed_channel("t9"), 1, 10.0)  # nobody here follows it
         assert not other.wait(0)
-    hub.stop()
 
 
 def test_streams_of_one_seat_share_its_view_only_under_the_same_token(redis_client: Any) -> None:

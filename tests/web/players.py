@@ -14,11 +14,30 @@ import requests
 RANKS = "23456789TJQKA"
 
 
-def ship_pass(hand: list[str], count: int) -> list[str]:
-    """The lowest cards of the suits held least (ties: the lower suit letter)."""
+def ship_pass(
+    hand: list[str], count: int, target: str | None = None, keep: bool = True
+) -> list[str]:
+    """The lowest cards of the suits held least (ties: the lower suit letter).
+
+    With a ``target`` suit, the seat that collects it (``keep``) never passes
+    it and every other seat passes it first: its cards go round the ring to
+    the collector, so that the round ends (seats that each keep their own
+    majority suit may pass for ever; RULES.md 2.5's exchanges never end)."""
     by_suit = Counter(c[-1] for c in hand)
-    ordered = sorted(hand, key=lambda c: (by_suit[c[-1]], c[-1], RANKS.index(c[0])))
-    return ordered[:count]
+
+    def order(card: str) -> tuple[bool, int, str, int]:
+        first = target is not None and (card[-1] != target if keep else card[-1] == target)
+        return (not first, by_suit[card[-1]], card[-1], RANKS.index(card[0]))
+
+    return sorted(hand, key=order)[:count]
+
+
+def ship_target(hands: list[list[str]]) -> str:
+    """The suit with the most cards in all the hands (ties: the lower letter):
+    at least ``len(hand)`` of them when the seats hold no more suits than
+    cards, so one seat can collect them all."""
+    counts = Counter(c[-1] for hand in hands for c in hand)
+    return min(counts, key=lambda suit: (-counts[suit], suit))
 
 
 def ship_wins(hand: list[str], win_count: int) -> bool:
@@ -62,6 +81,8 @@ class Players:
         self.tokens: dict[int, str] = {}
         self.held: dict[int, set[str]] = {}  # every card a seat held, as the API said
         self.http = requests.Session()
+        self.target: str | None = None
+        """My Ship Sails: the suit the page's seat collects (:func:`ship_pass`)."""
 
     def join(self, link: str, name: str) -> int:
         """Take the seat of a join link (``…/play#/join/<table>/<code>``)."""
@@ -103,7 +124,8 @@ class Players:
                 return self.send("POST", f"/rounds/{round_no}/claims", seat).status_code == 200
             if not view.get("to_choose"):
                 return False
-            cards = ship_pass(view["hand"], int(table["options"]["pass_count"]))
+            count = int(table["options"]["pass_count"])
+            cards = ship_pass(view["hand"], count, self.target, keep=False)
             path = f"/rounds/{round_no}/exchanges/{view['exchange']}/passes/{seat}"
             return self.send("PUT", path, seat, {"cards": cards}).status_code == 200
         if game == "sevens":

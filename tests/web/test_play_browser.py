@@ -27,7 +27,7 @@ import pytest
 from ..browser import CHROMIUM
 from ..conftest import RedisProcess, Served
 from ..test_cors_browser import browser
-from .players import Players, may_i_move, ship_pass, ship_wins
+from .players import Players, may_i_move, ship_pass, ship_target, ship_wins
 
 __all__ = ["browser"]  # the fixture, imported to be used here
 
@@ -204,8 +204,11 @@ def press(page: Any, key: str) -> None:
     page.locator("body").press(key)
 
 
-def human_move(page: Any, game: str, table: dict[str, Any], view: dict[str, Any]) -> bool:
-    """Play the page's seat by clicks and keys, if it has a move; whether it did."""
+def human_move(
+    page: Any, game: str, table: dict[str, Any], view: dict[str, Any], target: str | None = None
+) -> bool:
+    """Play the page's seat by clicks and keys, if it has a move; whether it
+    did (My Ship Sails: it collects ``target``, :func:`.players.ship_pass`)."""
     if game == "my-ship-sails":
         if ship_wins(view["hand"], table["options"]["win_count"]):
             press(page, "c")
@@ -213,7 +216,7 @@ def human_move(page: Any, game: str, table: dict[str, Any], view: dict[str, Any]
         if not view["to_choose"]:
             return False
         assert marked(page) == by_suit(view["hand"])  # any card may be passed
-        card = ship_pass(view["hand"], 1)[0]
+        card = ship_pass(view["hand"], 1, target)[0]
         page.click(f"#hand button[data-card='{card}']")
         press(page, "p")
         return True
@@ -251,6 +254,9 @@ def human_move(page: Any, game: str, table: dict[str, Any], view: dict[str, Any]
 def play_round(page: Any, players: Players, seat: int, token: str, shots: str) -> dict[str, Any]:
     """Play round 1 to its end: the scripted seats by the API, ``seat`` in the page."""
     game = players.table()["game"]
+    if game == "my-ship-sails":
+        hands = [players.view(s)["hand"] for s in players.tokens]
+        players.target = ship_target([*hands, players.view(seat, token)["hand"]])
     for step in range(1500):
         table = players.table()
         if table["round"]["status"] == "over":
@@ -261,7 +267,7 @@ def play_round(page: Any, players: Players, seat: int, token: str, shots: str) -
         if table["round"]["status"] == "over":
             break
         before = table["last_event"]
-        if human_move(page, game, table, view):
+        if human_move(page, game, table, view, players.target):
             wait_for(lambda b=before: players.table()["last_event"] > b, "the page's move")
         if step == 3:
             page.screenshot(path=str(ARTEFACTS / f"{shots}-playing.png"), full_page=True)
