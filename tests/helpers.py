@@ -2,12 +2,33 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import redis
+import yaml
 
 from service.storage.store import all_keys, presence_key
+
+OPENAPI_YAML = Path(__file__).resolve().parents[1] / "openapi.yaml"
+
+
+def openapi_spec() -> dict[str, Any]:
+    """The committed ``openapi.yaml``, parsed (a copy of it: a caller may
+    change it). Read once per process with libyaml's loader where PyYAML has
+    it: the pure-Python one took about a second per load, at each worker's
+    collection."""
+    return copy.deepcopy(_openapi_spec())
+
+
+@functools.cache
+def _openapi_spec() -> dict[str, Any]:
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    spec: dict[str, Any] = yaml.load(OPENAPI_YAML.read_text(), Loader=loader)  # noqa: S506
+    return spec
 
 
 @dataclass

@@ -12,7 +12,6 @@ from typing import Any
 from urllib.parse import urldefrag, urlsplit
 
 import pytest
-import yaml
 
 from service import config, create_app
 from service.api import docs_generated, docs_render, problem_pages
@@ -22,6 +21,7 @@ from service.games import GAMES
 from service.games.errors import CODES, RULES_OF_CODE, Kind
 
 from ..conftest import RedisProcess, settings_for
+from ..helpers import openapi_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -253,7 +253,7 @@ def test_a_newly_registered_code_makes_the_docs_stale(monkeypatch: pytest.Monkey
 
 
 def committed_spec() -> dict[str, Any]:
-    spec: dict[str, Any] = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+    spec: dict[str, Any] = openapi_spec()
     return spec
 
 

@@ -15,7 +15,7 @@ import pytest
 import service
 from service.api import schemas
 
-from ..helpers import TableClient, bearer
+from ..helpers import TableClient, bearer, openapi_spec
 
 ROOT = Path(service.__file__).resolve().parent
 PLAYERS = ["a", "b", "c", "d"]
@@ -143,9 +143,8 @@ def test_no_regex_of_the_service_meets_input_with_match_or_a_dollar() -> None:
 
 
 def test_every_request_schema_of_the_spec_refuses_unknown_members() -> None:
-    import yaml
 
-    spec = yaml.safe_load((ROOT.parent / "openapi.yaml").read_text())
+    spec = openapi_spec()
     components = spec["components"]["schemas"]
 
     def closed(schema: dict[str, Any], where: str) -> int:

@@ -4,20 +4,18 @@ break a rule the spec names as one no schema can state."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
-import yaml
 
 from service.api.spec_games import UNSTATED
 from service.games import GAMES
 
+from ..helpers import openapi_spec
 from .rules import breaks_an_unstated_rule
 
-ROOT = Path(__file__).resolve().parents[2]
-SPEC = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+SPEC = openapi_spec()
 
 
 def as_json_schema(node: Any) -> Any:

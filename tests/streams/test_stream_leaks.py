@@ -32,20 +32,17 @@ import random
 import re
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
-import yaml
 
 from ..api.may_i_client import choose
 from ..conftest import EVERY_EVENT, RedisProcess, Served
 from ..contract.test_exact_schemas import as_json_schema
-from ..helpers import Table, TableClient, bearer
+from ..helpers import Table, TableClient, bearer, openapi_spec
 from .sse import Frame, HttpClient, Reader
 
-ROOT = Path(__file__).resolve().parents[2]
 SEATS = 4
 
 CARD = re.compile(r"(?<![A-Za-z0-9_-])(?:(?:10|[2-9TJQKA])[CDHS]|JK)(?![A-Za-z0-9_-])")
@@ -155,7 +152,7 @@ class Watched:
             reader.close()
 
 
-SPEC = as_json_schema(yaml.safe_load((ROOT / "openapi.yaml").read_text()))
+SPEC = as_json_schema(openapi_spec())
 
 
 def conforms(frames: list[tuple[int | None, Frame]]) -> None:
