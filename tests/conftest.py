@@ -169,6 +169,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items[:] = [item for share in shares for item in share]
 
 
+@pytest.fixture(autouse=True, scope="module")
+def stop_the_modules_stream_hubs() -> Iterator[None]:
+    """Stop the stream hubs (one subscription thread per app) that this
+    module's apps started, after the module's own fixtures: a hub outlives
+    its app in its thread, and one whose Redis a test stopped logged its
+    reconnects to the run's output every two seconds until the end."""
+    from service.streams import hub
+
+    before = set(hub._HUBS)
+    yield
+    for started in set(hub._HUBS) - before:
+        started.stop()
+
+
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisProcess]:
     server = RedisProcess(tmp_path_factory.mktemp("redis")).start()
