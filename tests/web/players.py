@@ -21,8 +21,9 @@ def ship_pass(
 
     With a ``target`` suit, the seat that collects it (``keep``) never passes
     it and every other seat passes it first: its cards go round the ring to
-    the collector, so that the round ends (seats that each keep their own
-    majority suit may pass for ever; RULES.md 2.5's exchanges never end)."""
+    the collector, so that the round ends (two seats that keep the same
+    majority suit may pass for ever: classic has no ``max_exchanges``,
+    RULES.md 2.2)."""
     by_suit = Counter(c[-1] for c in hand)
 
     def order(card: str) -> tuple[bool, int, str, int]:
@@ -33,9 +34,9 @@ def ship_pass(
 
 
 def ship_target(hands: list[list[str]]) -> str:
-    """The suit with the most cards in all the hands (ties: the lower letter):
-    at least ``len(hand)`` of them when the seats hold no more suits than
-    cards, so one seat can collect them all."""
+    """The suit with the most cards in all the hands (ties: the lower letter).
+    Classic deals every card of its 28-card deck (RULES.md 2.3), seven of
+    each suit: one seat that collects them all wins."""
     counts = Counter(c[-1] for hand in hands for c in hand)
     return min(counts, key=lambda suit: (-counts[suit], suit))
 
