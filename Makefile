@@ -18,8 +18,8 @@ NODE_DEPS := $(if $(shell command -v npm),web/node_modules/.installed)
 # time (deadlines, bots, streams, browsers) with a core idle. Each worker
 # starts with its share of the longest tests (tests/conftest.py) and an idle
 # one takes tests queued for a busy one (--dist worksteal). Here (2 cores)
-# 4 workers took 4 min 16 s, 3 took 5 min 15 s; `make test TEST_WORKERS=2`
-# for fewer.
+# 4 workers took 4 min 16 s to 4 min 53 s, 3 took 5 min 15 s; `make test
+# TEST_WORKERS=2` for fewer.
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
 
 test: $(VENV)/.installed-dev $(NODE_DEPS)  ## install with the test tools, then run the whole suite
