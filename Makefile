@@ -12,15 +12,15 @@ serve: $(VENV)/.installed  ## install, then run the service on http://127.0.0.1:
 # (web/package-lock.json); where npm is missing they are skipped.
 NODE_DEPS := $(if $(shell command -v npm),web/node_modules/.installed)
 
-# The suite runs on two workers per core and one more (pytest-xdist): the
-# tests start their own Redis and gunicorn on free ports, so workers never
-# share a server (each worker starts the session's own), and many tests wait
-# on real time (deadlines, bots, streams, browsers) with a core idle. Each
-# worker starts with its share of the longest tests (tests/conftest.py) and
-# an idle one takes tests queued for a busy one (--dist worksteal). Here (2
-# cores) 5 workers took 4 min 14 s, 4 took 4 min 16 s to 4 min 53 s and 3
-# took 5 min 15 s; `make test TEST_WORKERS=2` for fewer.
-TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 + 1 )))
+# The suite runs on two workers per core (pytest-xdist): the tests start
+# their own Redis and gunicorn on free ports, so workers never share a
+# server (each worker starts the session's own), and many tests wait on real
+# time (deadlines, bots, streams, browsers) with a core idle. Each worker
+# starts with its share of the longest tests (tests/conftest.py) and an idle
+# one takes tests queued for a busy one (--dist worksteal). Here (2 cores)
+# 4 workers took 4 min 16 s to 4 min 53 s, 3 took 5 min 15 s; `make test
+# TEST_WORKERS=2` for fewer.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
 
 test: $(VENV)/.installed-dev $(NODE_DEPS)  ## install with the test tools, then run the whole suite
 	@echo "make: running the test suite on $(TEST_WORKERS) workers (about 5 minutes on 2 idle cores with the browser tests: 4 min 48 s from a fresh clone, installs included, on 2026-12-05; longer on a busy machine)"
