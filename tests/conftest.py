@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import redis
 
-from benchmarks.processes import free_port
+from benchmarks.processes import free_port, listens
 from service import create_app
 from service.config import Settings
 from service.storage.embedded import system_first_redis_server
@@ -268,29 +268,46 @@ class Served:
     its child ``referee worker`` too (bots and clocks); else ``--no-worker``."""
 
     def __init__(self, redis_url: str, folder: Path, worker: bool = False, **env: str) -> None:
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
         self.log = folder / "service.log"
-        environment = {**os.environ, "REDIS_URL": redis_url, "PORT": str(self.port)}
+        environment = {**os.environ, "REDIS_URL": redis_url}
         environment.update(WEB_CONCURRENCY="2", GUNICORN_THREADS="4", GUNICORN_TIMEOUT="10")
         environment.update({k.upper(): v for k, v in UNLIMITED.items()})
         environment.update(env, SERVE_WORKER="1" if worker else "0")
         self._log_file = open(self.log, "wb")  # noqa: SIM115 - closed in stop()
+        # Another test's server may take the free port before this one binds
+        # it (and answer its readiness in its place): then on another port.
+        for _ in range(3):
+            if self._start(environment):
+                return
+        self.stop()
+        raise RuntimeError(f"referee serve did not become ready; see {self.log}")
+
+    def _start(self, environment: dict[str, str]) -> bool:
+        """Whether ``referee serve`` came up on a new free port (False: the
+        port was taken by another process; raises on any other failure)."""
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        written = self._log_file.tell()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "service.cli", "serve"],
-            env=environment,
+            env={**environment, "PORT": str(self.port)},
             stdout=self._log_file,
             stderr=subprocess.STDOUT,
         )
         for _ in range(400):
+            if self.proc.poll() is not None:
+                if b"already in use" in self.log.read_bytes()[written:]:
+                    return False
+                raise RuntimeError(f"referee serve exited {self.proc.returncode}; see {self.log}")
             try:
                 with urllib.request.urlopen(f"{self.base}/readyz", timeout=2) as r:
-                    if r.status == 200:
-                        return
+                    if r.status == 200 and listens(self.proc.pid, self.port):
+                        return True
             except OSError:
-                time.sleep(0.05)
+                pass
+            time.sleep(0.05)
         self.stop()
-        raise RuntimeError("referee serve did not become ready")
+        raise RuntimeError(f"referee serve did not become ready; see {self.log}")
 
     def workers(self) -> list[int]:
         """The pids of the gunicorn workers now running."""
