@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import Any
 import pytest
 import redis
 
-from benchmarks.processes import free_port, listens
+from benchmarks.processes import free_port, wait_ready
 from service import create_app
 from service.config import Settings
 from service.storage.embedded import system_first_redis_server
@@ -295,18 +294,12 @@ class Served:
             stdout=self._log_file,
             stderr=subprocess.STDOUT,
         )
-        for _ in range(400):
-            if self.proc.poll() is not None:
-                if b"already in use" in self.log.read_bytes()[written:]:
-                    return False
-                raise RuntimeError(f"referee serve exited {self.proc.returncode}; see {self.log}")
-            try:
-                with urllib.request.urlopen(f"{self.base}/readyz", timeout=2) as r:
-                    if r.status == 200 and listens(self.proc.pid, self.port):
-                        return True
-            except OSError:
-                pass
-            time.sleep(0.05)
+        if wait_ready(self.proc, f"{self.base}/readyz", 30, self.port):
+            return True
+        if self.proc.poll() is not None:
+            if b"already in use" in self.log.read_bytes()[written:]:
+                return False
+            raise RuntimeError(f"referee serve exited {self.proc.returncode}; see {self.log}")
         self.stop()
         raise RuntimeError(f"referee serve did not become ready; see {self.log}")
 

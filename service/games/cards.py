@@ -63,9 +63,9 @@ def parse_card(text: str) -> str:
     Accepts ``TH``, ``10H``, ``A♥`` and any case (RULES.md 1); up to
     :data:`BLANKS_AROUND_A_CARD` blanks on either side and the one variation
     selector phones add after a suit symbol (``♥\ufe0f``) are ignored, as
-    the spec's pattern says (a selector anywhere else is no card). Ranks and letter suits must
-    be ASCII, so look-alike letters are refused. Raises :class:`CardError` for
-    anything else.
+    the spec's pattern says (a selector anywhere else is no card). Ranks and
+    letter suits must be ASCII, so look-alike letters are refused. Raises
+    :class:`CardError` for anything else.
     """
     if not isinstance(text, str):
         raise CardError(f"{text!r} is not a card code")
