@@ -31,7 +31,10 @@ prometheus_client keep each worker's values in files there, and a scrape of
 any worker sums them all. prometheus_client picks that mode when it is first
 imported, so this module imports it only inside :class:`Metrics`, i.e. in a
 worker's ``create_app``, never when the ``service`` package is imported by the
-gunicorn master.
+gunicorn master. A scrape skips a worker's file that is still empty: a
+worker makes its file and sizes it a moment later, and one killed in between
+leaves it empty for good, which prometheus_client's own collector cannot read
+(prometheus/client_python#1199), so every scrape would fail.
 
 **Active tables** are the tables with a committed move in the last
 :data:`ACTIVE_WINDOW_MINUTES` minutes, counted in Redis and not per process,
@@ -58,6 +61,7 @@ expiry, restarts or another worker's tables.)
 from __future__ import annotations
 
 import atexit
+import glob
 import hashlib
 import logging
 import os
@@ -79,6 +83,10 @@ if TYPE_CHECKING:  # prometheus_client is imported late; see the module docstrin
 
 EVENT_TYPES = frozenset(LAYOUTS)
 """Every public event type of every game (the label ``type`` takes no other)."""
+
+HEADER_BYTES = 8
+"""A worker's metric file starts with how much of it is used (4 bytes) and
+padding (4): prometheus_client's layout (``prometheus_client.mmap_dict``)."""
 
 ACTIVE_WINDOW_MINUTES = 15
 ACTIVE_SHARDS = 16
@@ -331,14 +339,38 @@ class Metrics:
     def exposition(self) -> tuple[bytes, str]:
         """The text exposition of every metric and its content type."""
         from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
-        from prometheus_client.multiprocess import MultiProcessCollector
 
         registry = self.registry
         if registry is None:
             registry = CollectorRegistry()
             registry.register(_ActiveTablesCollector(self))
-            MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+            registry.register(_WorkerFilesCollector(multiprocess_dir() or ""))
         return generate_latest(registry), CONTENT_TYPE_LATEST
+
+
+class _WorkerFilesCollector:
+    """prometheus_client's sum over the workers' files, without the files a
+    worker made but has not sized yet (fewer bytes than the header that says
+    how much of the file is used: nothing is recorded in them), which its own
+    collector fails on (prometheus/client_python#1199)."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+
+    def describe(self) -> list[Metric]:
+        return []
+
+    def collect(self) -> Iterable[Metric]:
+        from prometheus_client.multiprocess import MultiProcessCollector
+
+        files = []
+        for path in glob.glob(os.path.join(self.folder, "*.db")):
+            try:
+                if os.path.getsize(path) >= HEADER_BYTES:  # a file only grows
+                    files.append(path)
+            except FileNotFoundError:
+                continue  # a dead worker's live gauges, removed since the listing
+        return MultiProcessCollector.merge(files, accumulate=True)  # type: ignore[no-any-return,no-untyped-call]
 
 
 class _ActiveTablesCollector:
