@@ -1,222 +1,27 @@
 """card-referee: a rules referee for card games as a REST microservice.
 
-``create_app`` is the Flask app factory; ``service.games.ship`` is the pure referee,
-``service.storage`` the Redis store, ``service.api`` the HTTP layer.
+``create_app`` is the Flask app factory; ``service.games`` are the pure
+referees, ``service.storage`` the Redis store, ``service.api`` the HTTP layer.
+
+The app (:mod:`service.app`: Flask, flask-smorest, every endpoint) is imported
+on first use of its names, so that ``referee --version``, ``referee keys`` and
+the deadline worker start without it (about half a second of CPU each).
 """
 
 from __future__ import annotations
 
-import functools
-import json
-import random
+from typing import TYPE_CHECKING, Any
 
-import redis
-import yaml
-from flask import Flask, Response, send_from_directory
-from flask_smorest import Api
-from flask_smorest.spec.plugins import integerconverter2paramschema
-from swagger_ui_bundle import swagger_ui_path
-from werkzeug.exceptions import HTTPException, NotFound
-from werkzeug.middleware.proxy_fix import ProxyFix
+if TYPE_CHECKING:
+    from .app import API_VERSION, create_app, spec_yaml
+    from .storage.client import redis_client
 
-from . import clock, logs, metrics
-from .api import (
-    blueprints,
-    cors,
-    docs_pages,
-    inputs,
-    limits,
-    play_page,
-    presence,
-    problem_pages,
-    problems,
-)
-from .api.common import Referee, RefereeFlask
-from .api.spec import CLIENT_KEY_SCHEME, CLIENT_KEY_TEXT, RefereeApi, description
-from .config import Settings
-from .games import codec
-from .games.errors import StoredFormatNewer
-from .storage.client import Client, connect
-from .storage.embedded import ensure_embedded_redis
-from .storage.idempotency import IdempotencyStore
-from .storage.replicas import Acknowledgement, ReplicasBehind
-from .storage.store import Contended, StepMismatch, TableStore
-
-API_VERSION = "1.0.0"
-
-SWAGGER_UI_ASSETS = "/docs/assets"
-SWAGGER_UI_FILES = ("swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js")
-"""What flask-smorest's /docs page loads, served from the swagger-ui-bundle package."""
+__all__ = ["API_VERSION", "create_app", "redis_client", "spec_yaml"]
 
 
-def redis_client(settings: Settings) -> Client:
-    """A Redis (or Redis Cluster) client for ``settings.redis_url``, or for the
-    embedded Redis in ``settings.data_dir`` (started when none answers there)."""
-    url = settings.redis_url
-    if not url:
-        url, _ = ensure_embedded_redis(settings.data_dir)
-    return connect(url, settings.redis_timeout_seconds)
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from . import app
 
-
-TICKET_TEXT = (
-    "A single-use ticket from `POST /v1/tables/{table_id}/seats/{seat}/tickets`, for a "
-    "seat's stream opened by a browser's EventSource (which cannot send `Authorization`)."
-)
-
-
-def create_app(settings: Settings | None = None, client: Client | None = None) -> Flask:
-    """The Flask app. ``settings`` default to the environment; ``client``
-    defaults to one made from the settings (see :mod:`service.storage.client`)."""
-    settings = settings or Settings.from_env()
-    app = RefereeFlask(__name__)
-    app.config.update(
-        API_TITLE="card-referee",
-        API_VERSION=API_VERSION,
-        OPENAPI_VERSION="3.0.3",
-        OPENAPI_URL_PREFIX="/",
-        OPENAPI_JSON_PATH="openapi.json",
-        OPENAPI_SWAGGER_UI_PATH="/docs",
-        # Swagger UI's files come from this service (the swagger-ui-bundle
-        # package), so that /docs works on a machine without internet.
-        OPENAPI_SWAGGER_UI_URL=SWAGGER_UI_ASSETS + "/",
-        # No call to swagger.io's online validator: every asset is this service's.
-        OPENAPI_SWAGGER_UI_CONFIG={"validatorUrl": None},
-        API_SPEC_OPTIONS={"info": {"description": description()}},
-        MAX_CONTENT_LENGTH=inputs.MAX_BODY,
-    )
-    client = client or redis_client(settings)
-    cors.init_app(app, settings)  # first: its after_request sees every other hook's headers
-    measured = metrics.init_app(app, client)
-    acknowledgement = Acknowledgement(settings.redis_wait_replicas, settings.redis_wait_timeout_ms)
-    store = TableStore(
-        client,
-        # STORED_FORMAT: the previous release's formats until the contract step.
-        codec.PREVIOUS if settings.stored_format == "previous" else codec,
-        settings.table_ttl_seconds,
-        on_conflict=measured.commit_conflicts.inc,
-        turn_wait_seconds=settings.redis_timeout_seconds,
-        events_kept=settings.events_kept,
-        rounds_kept=settings.rounds_kept,
-        acknowledgement=acknowledgement,
-        notes=clock.next_instant,  # the worker learns of a table's clock from its commits
-    )
-    app.extensions["referee"] = Referee(
-        settings, store, IdempotencyStore(client, acknowledgement), random.SystemRandom()
-    )
-    if settings.trusted_proxies:
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
-    logs.configure()
-    logs.init_app(app)  # before the limiter, so that a 429 has a request id too
-    limits.init_app(app, settings, client)
-    presence.init_app(app, client, int(settings.presence_seconds * 1000))
-    inputs.init_app(app)  # after the limiter: an oversized body still counts
-    api = RefereeApi(app)
-    api.register_converter(inputs.AsciiIntegerConverter, integerconverter2paramschema)
-    api.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
-    api.spec.components.security_scheme(
-        "streamTicket",
-        {"type": "apiKey", "in": "query", "name": "ticket", "description": TICKET_TEXT},
-    )
-    api.spec.components.security_scheme(
-        CLIENT_KEY_SCHEME,
-        {
-            "type": "apiKey",
-            "in": "header",
-            "name": limits.CLIENT_KEY_HEADER,
-            "description": CLIENT_KEY_TEXT,
-        },
-    )
-    for blp in blueprints():
-        api.register_blueprint(blp)
-    app.register_blueprint(problem_pages.pages_blp)  # the problem types' pages, not in the spec
-    _register_errors(app, settings)
-    docs_pages.init_app(app, settings.docs_dir, settings.rules_docs_dir, settings.deploy_docs_dir)
-    play_page.init_app(app)  # /play, the reference web table
-
-    @app.get(f"{SWAGGER_UI_ASSETS}/<name>")
-    def swagger_ui_asset(name: str) -> Response:
-        """A file of Swagger UI, for /docs (not part of the API)."""
-        if name not in SWAGGER_UI_FILES:
-            raise NotFound()
-        return send_from_directory(swagger_ui_path, name, max_age=86400)
-
-    @app.get("/openapi.yaml")
-    def openapi_yaml() -> Response:
-        """The OpenAPI document as YAML (the committed openapi.yaml)."""
-        return Response(spec_yaml(api), mimetype="application/yaml")
-
-    app.extensions["referee_api"] = api
-    return app
-
-
-@functools.cache
-def _yaml_of(document: str) -> str:
-    return yaml.safe_dump(json.loads(document), sort_keys=True, allow_unicode=True)
-
-
-def spec_yaml(api: Api) -> str:
-    """The OpenAPI document as YAML, stable across runs (written once per
-    process: PyYAML takes a second over it)."""
-    return _yaml_of(json.dumps(api.spec.to_dict(), sort_keys=True))
-
-
-def _register_errors(app: Flask, settings: Settings) -> None:
-    problems.register(app)
-    retry = {"Retry-After": str(settings.retry_after_seconds)}
-
-    # Replaces flask-smorest's JSON error body with problem+json.
-    @app.errorhandler(HTTPException)
-    def _http_error(error: HTTPException) -> Response:
-        return problems.http_exception_problem(error).response()
-
-    # A cluster that is failing over or has lost its slot map is down too.
-    @app.errorhandler(redis.ConnectionError)
-    @app.errorhandler(redis.TimeoutError)
-    @app.errorhandler(redis.exceptions.ClusterError)
-    @app.errorhandler(redis.exceptions.RedisClusterException)
-    def _redis_down(error: Exception) -> Response:
-        logs.logger.warning("redis unavailable", extra={"error": type(error).__name__})
-        metrics.current().redis_error(error)
-        return problems.Problem(
-            503,
-            "redis-unavailable",
-            "The table store does not answer; retry shortly.",
-            headers=retry,
-        ).response()
-
-    # The stored-format contract (deploy/README "Upgrading"): a newer
-    # release's data, or choices of another step, during a rolling update.
-    # Nothing was written; a pod of the newer release can serve the retry.
-    @app.errorhandler(StoredFormatNewer)
-    @app.errorhandler(StepMismatch)
-    def _stored_format(error: Exception) -> Response:
-        newer = isinstance(error, StoredFormatNewer)
-        logs.logger.warning("stored format", extra={"error": str(error)})
-        return problems.Problem(
-            503,
-            "stored-format-newer" if newer else "step-mismatch",
-            "A newer release of the service wrote this table; retry shortly."
-            if newer
-            else "This table's pending choices belong to another step than its state; "
-            "retry shortly.",
-            headers=retry,
-        ).response()
-
-    # REDIS_WAIT_REPLICAS: the move is made, not acknowledged; its retry
-    # with the same Idempotency-Key is answered from its record.
-    @app.errorhandler(ReplicasBehind)
-    def _replicas_behind(error: ReplicasBehind) -> Response:
-        logs.logger.warning("replicas behind", extra={"error": str(error)})
-        return problems.Problem(
-            503,
-            "replicas-behind",
-            f"{error.acked} of the {error.wanted} replicas confirmed the move in time; retry "
-            "with the same Idempotency-Key shortly.",
-            headers=retry,
-        ).response()
-
-    @app.errorhandler(Contended)
-    def _contended(error: Contended) -> Response:
-        return problems.Problem(
-            503, "table-busy", "Too many moves at once on this table; retry shortly.", headers=retry
-        ).response()
+        return getattr(app, name)
+    raise AttributeError(f"module 'service' has no attribute {name!r}")

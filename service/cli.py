@@ -162,7 +162,7 @@ def _keys(args: argparse.Namespace) -> int:
     else the embedded one of ``REFEREE_DATA_DIR``)."""
     import redis
 
-    from . import redis_client
+    from .storage.client import redis_client
     from .storage.client_keys import ClientKeys, NameTaken
 
     try:

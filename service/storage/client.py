@@ -22,7 +22,7 @@ slot's primary.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 import redis
@@ -30,6 +30,11 @@ from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.cluster import ClusterNode, RedisCluster
 from redis.retry import Retry
 from redis.sentinel import Sentinel
+
+from .embedded import ensure_embedded_redis
+
+if TYPE_CHECKING:
+    from ..config import Settings
 
 CLUSTER_SCHEMES = {"redis+cluster": False, "rediss+cluster": True}
 SENTINEL_SCHEMES = {"redis+sentinel": False, "rediss+sentinel": True}
@@ -107,6 +112,15 @@ def parse_cluster_url(
             raise ValueError(f"a seed node with a bad port in {url!r}")
         nodes.append((host, int(port or default_port)))
     return nodes, options
+
+
+def redis_client(settings: Settings) -> Client:
+    """A Redis (or Redis Cluster) client for ``settings.redis_url``, or for the
+    embedded Redis in ``settings.data_dir`` (started when none answers there)."""
+    url = settings.redis_url
+    if not url:
+        url, _ = ensure_embedded_redis(settings.data_dir)
+    return connect(url, settings.redis_timeout_seconds)
 
 
 def connect(url: str, timeout_seconds: float) -> Client:

@@ -60,7 +60,7 @@ class Worker:
     """One ``referee worker`` process on ``settings``' Redis."""
 
     def __init__(self, settings: Settings) -> None:
-        from .. import redis_client
+        from ..storage.client import redis_client
 
         self.settings = settings
         self.client = redis_client(settings)

@@ -110,13 +110,18 @@ def strict_api_schema(served: Served) -> Any:
 schema = schemathesis.pytest.from_fixture("api_schema")
 strict_schema = schemathesis.pytest.from_fixture("strict_api_schema")
 RNG = random.Random(SEED)
+SESSION = requests.Session()
+"""Every call of these tests: one connection kept alive, and no proxy looked
+up (``trust_env``: for that, requests reads the whole environment on every
+request, a millisecond of CPU a call here). The service sets no cookies."""
+SESSION.trust_env = False
 
 
 def real_table(base: str, variant: str = "classic") -> dict[str, Any]:
     body = {"variant": variant, "players": ["a", "b", "c", "d"], "first_dealer": 0}
-    created = requests.post(f"{base}/v1/tables", json=body, timeout=10).json()
+    created = SESSION.post(f"{base}/v1/tables", json=body, timeout=10).json()
     host = created["host_token"]
-    dealt = requests.post(f"{base}/v1/tables/{created['table_id']}/rounds",
+    dealt = SESSION.post(f"{base}/v1/tables/{created['table_id']}/rounds",
                           headers={"Authorization": f"Bearer {host}"}, timeout=10)  # fmt: skip
     assert dealt.status_code == 201
     return {**created, "dealt": dealt.json()}
@@ -180,7 +185,7 @@ def call_on_a_real_table(case: Any, served: Served) -> tuple[Any, dict[str, str]
         else:
             token = RNG.choice([created["host_token"], *seats])
         headers["Authorization"] = f"Bearer {token}"
-    response = case.call(headers=headers)
+    response = case.call(headers=headers, session=SESSION)
     if variant is not None:
         TABLES.answered(served.base, variant, case.method, response.status_code)
     return response, headers
@@ -244,17 +249,17 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
             return {"Authorization": f"Bearer {token}"}
 
         def current() -> tuple[dict[str, Any], Any]:
-            view = requests.get(base, timeout=10).json()
+            view = SESSION.get(base, timeout=10).json()
             return view, view.get("round")
 
         view, rnd = current()
         if view.get("game") != "may-i" or view["match"]["status"] != "in-progress":
             return
         if rnd is None or rnd["status"] != "playing":
-            requests.post(f"{base}/rounds", headers=bearer(table["host"]), timeout=10)
+            SESSION.post(f"{base}/rounds", headers=bearer(table["host"]), timeout=10)
             view, rnd = current()
         if operation != "mayIMove" and rnd["may_i"] is None and rnd["step"] == "draw":
-            requests.put(
+            SESSION.put(
                 f"{base}/rounds/{rnd['number']}/moves/{rnd['move']}",
                 json={"decline": True},
                 headers=bearer(seats[rnd["on_turn"]]),
@@ -264,7 +269,7 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
         offer = rnd["may_i"]
         if operation == "mayIAnswer" and offer is not None and offer["asker"] is None:
             asker = (rnd["on_turn"] + rng.randrange(1, len(seats))) % len(seats)
-            requests.post(
+            SESSION.post(
                 f"{base}/rounds/{rnd['number']}/may-i",
                 json={"offer": offer["offer"]},
                 headers=bearer(seats[asker]),
@@ -275,7 +280,7 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
         if operation == "mayIMove":
             seat = rnd["on_turn"]
             as_seat = {"Authorization": f"Bearer {seats[seat]}"}
-            mine = requests.get(f"{base}/seats/{seat}", headers=as_seat, timeout=10).json()
+            mine = SESSION.get(f"{base}/seats/{seat}", headers=as_seat, timeout=10).json()
             may = mine["may"]
             if not may:
                 return
@@ -351,7 +356,9 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
         def get_call_kwargs(self, case: Any) -> dict[str, Any]:
             # Also as explicit headers, so that the auth checks know them for real tokens.
             token = (case.headers or {}).get("Authorization", "")
-            return {"headers": {"Authorization": token}} if token.startswith("Bearer ") else {}
+            if token.startswith("Bearer "):
+                return {"headers": {"Authorization": token}, "session": SESSION}
+            return {"session": SESSION}
 
         def before_call(self, case: Any) -> None:
             without_made_up_key(case)
@@ -385,11 +392,11 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
             elif operation == "choosePass" and params.get("table_id") in tokens:
                 # The current round and exchange, and a card the seat holds.
                 base = f"{served.base}/v1/tables/{params['table_id']}"
-                view = requests.get(base, timeout=10).json()
+                view = SESSION.get(base, timeout=10).json()
                 if (view.get("round") or {}).get("exchange") is None:
                     host = {"Authorization": f"Bearer {tokens[params['table_id']]['host']}"}
-                    requests.post(f"{base}/rounds", headers=host, timeout=10)  # deal one
-                    view = requests.get(base, timeout=10).json()
+                    SESSION.post(f"{base}/rounds", headers=host, timeout=10)  # deal one
+                    view = SESSION.get(base, timeout=10).json()
                 current = (view.get("round") or {}).get("exchange")
                 if current is None:  # the match is over, or the table gone
                     return
@@ -398,7 +405,7 @@ def test_stateful_links_from_creation_to_rounds_passes_and_claims(served: Served
                 seat = rng.randrange(len(tokens[params["table_id"]]["seats"]))
                 token = tokens[params["table_id"]]["seats"][seat]
                 as_seat = {"Authorization": f"Bearer {token}"}
-                mine = requests.get(f"{base}/seats/{seat}", headers=as_seat, timeout=10).json()
+                mine = SESSION.get(f"{base}/seats/{seat}", headers=as_seat, timeout=10).json()
                 params.update(round_no=view["round"]["number"], exchange_no=current, seat=seat)
                 case.body = {"cards": mine["hand"][:1]}
                 case.headers = {**(case.headers or {}), "Authorization": f"Bearer {token}"}
