@@ -24,7 +24,6 @@ from service import create_app
 from service.config import Settings
 from service.storage.embedded import system_first_redis_server
 
-from .browser import CHROMIUM, CHROMIUM_ARGS
 from .helpers import TableClient
 
 # Every `referee serve` the suite starts runs without its child worker (the
@@ -182,18 +181,6 @@ def stop_the_modules_stream_hubs() -> Iterator[None]:
     yield
     for started in set(hub._HUBS) - before:
         started.stop()
-
-
-@pytest.fixture(scope="session")
-def chromium() -> Iterator[Any]:
-    """One headless Chromium (Playwright's ``Browser``) for every browser test
-    of this process: a Playwright driver and a browser cost some 3 s of CPU
-    to start. Each module's ``browser`` fixture closes what it opened."""
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="session")

@@ -18,7 +18,7 @@ import pytest
 
 from benchmarks.processes import free_port
 
-from .browser import CHROMIUM
+from .browser import CHROMIUM, CHROMIUM_ARGS
 from .conftest import RedisProcess, Served
 
 pytestmark = pytest.mark.skipif(
@@ -157,12 +157,12 @@ def api(
 
 
 @pytest.fixture(scope="module")
-def browser(chromium: Any) -> Iterator[Any]:
-    """The process's Chromium, for one module: the pages and contexts the
-    module opened are closed after it (none runs on into the next module)."""
-    yield chromium
-    for context in chromium.contexts:
-        context.close()
+def browser() -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
 
 
 def open_page(browser: Any, origin: str) -> tuple[Any, list[str]]:

@@ -22,6 +22,7 @@ import requests
 from service.games import GAMES
 
 from .browser import CHROMIUM as CHROMIUM_PATH
+from .browser import CHROMIUM_ARGS as ARGS
 from .conftest import Served
 
 CHROMIUM = str(CHROMIUM_PATH)
@@ -90,14 +91,14 @@ class Browser:
 
 
 @pytest.fixture(scope="module")
-def browser(served: Served, chromium: Any) -> Iterator[Browser]:
-    page = chromium.new_page(viewport={"width": 1280, "height": 900})
-    probe = chromium.new_page()
-    try:
-        yield Browser(page, served.base, probe)
-    finally:
-        page.context.close()
-        probe.context.close()
+def browser(served: Served) -> Iterator[Browser]:
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = chromium.new_page(viewport={"width": 1280, "height": 900})
+        try:
+            yield Browser(page, served.base, chromium.new_page())
+        finally:
+            chromium.close()
 
 
 def test_every_link_and_anchor_of_the_first_pages_resolves(browser: Browser) -> None:
