@@ -35,7 +35,7 @@
 | ``CORS_ORIGINS`` | none | the web origins whose pages may call the API (``*``: any); see below |
 | ``STORED_FORMAT`` | ``previous`` | the stored formats written: ``previous`` or ``current`` |
 | ``REDIS_WAIT_REPLICAS`` | ``0`` | replicas that must hold a move before it is answered |
-| ``REDIS_WAIT_TIMEOUT_MS`` | ``500`` | how long a move waits for them (then 503) |
+| ``REDIS_WAIT_TIMEOUT_MS`` | ``500`` | how long a move waits for them (then 503); below ``REDIS_TIMEOUT_SECONDS`` |
 | ``JOBS_REDIS_URL`` | ``REDIS_URL``'s | ``referee worker``'s jobs (a Redis, not a cluster) |
 | ``WORKER_THREADS`` | ``4`` | ``referee worker``'s job threads (and as many to look at tables) |
 | ``WORKER_HEALTH_FILE`` | ``/tmp/referee-worker-alive`` | touched while the worker is healthy |
@@ -125,6 +125,16 @@ class Settings:
                 f"REDIS_WAIT_REPLICAS={self.redis_wait_replicas} and REDIS_WAIT_TIMEOUT_MS="
                 f"{self.redis_wait_timeout_ms}: the replicas are 0 or more, the timeout 1 ms"
                 " or more (WAIT's 0 would wait for ever)."
+            )
+        waits = self.redis_wait_replicas > 0
+        if waits and self.redis_wait_timeout_ms >= 1000 * self.redis_timeout_seconds:
+            # The WAIT would outlast the connection's own timeout: a move the
+            # replicas did not confirm would be 503 redis-unavailable, not
+            # replicas-behind, and its retry would not know it was made.
+            raise SettingsError(
+                f"REDIS_WAIT_TIMEOUT_MS={self.redis_wait_timeout_ms} is not below "
+                f"REDIS_TIMEOUT_SECONDS={self.redis_timeout_seconds:g} (in ms): a WAIT that long "
+                "outlasts the connection's timeout. Lower it, or raise REDIS_TIMEOUT_SECONDS."
             )
 
     @classmethod

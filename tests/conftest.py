@@ -118,7 +118,7 @@ LONGEST = {
     "tests/test_readme.py::test_the_bots_walk_through*": 13,
     "tests/test_benchmarks.py::test_clocks_and_bots*": 12,
     "tests/web/test_play_bots.py::*[sevens*": 10,
-    "tests/web/test_play_bots.py::*[classic*": 10,  # 60 when its bots never end the round
+    "tests/web/test_play_bots.py::*[classic*": 10,  # 25 when its bots never end the round
     "tests/test_gunicorn_shutdown.py::test_metrics_sum_every_worker*[gevent]": 10,
     "tests/worker/test_race.py::test_a_move_sent_at_its_deadline*": 9,
     "tests/test_serve.py::test_serve_with_embedded_redis*": 9,

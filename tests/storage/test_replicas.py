@@ -16,6 +16,7 @@ import pytest
 import redis
 
 from service import create_app
+from service.config import Settings, SettingsError
 from service.storage.store import choices_key, table_key
 
 from ..conftest import RedisProcess, settings_for
@@ -46,7 +47,12 @@ def test_a_move_waits_for_the_replica_and_its_retry_answers_from_its_record(
     pair: tuple[RedisProcess, RedisProcess],
 ) -> None:
     primary, replica = pair
-    app = create_app(settings_for(primary.url, redis_wait_replicas=1, redis_wait_timeout_ms=300))
+    # A second for a healthy replica to confirm (300 ms was too short for one
+    # starved of CPU by the suite on a slow machine); each refusal waits it out.
+    settings = settings_for(
+        primary.url, redis_wait_replicas=1, redis_wait_timeout_ms=1000, redis_timeout_seconds=3
+    )
+    app = create_app(settings)
     tables = TableClient(app.test_client())
     on_replica = redis.Redis(port=replica.port)
     t = tables.create(4, "mein-schiff")
@@ -87,6 +93,19 @@ def test_a_move_waits_for_the_replica_and_its_retry_answers_from_its_record(
     assert replayed.headers["Idempotent-Replayed"] == "true"
     assert len(on_primary.keys("referee:{*}:table")) == 2  # made once
     assert on_replica.exists(table_key(replayed.get_json()["table_id"]))
+
+
+def test_a_wait_as_long_as_the_connections_timeout_is_refused_at_start() -> None:
+    # It would end every unconfirmed move as redis-unavailable (the socket's
+    # timeout), not replicas-behind: a retry would not know the move was made.
+    with pytest.raises(SettingsError) as refused:
+        Settings(redis_wait_replicas=1, redis_wait_timeout_ms=1000, redis_timeout_seconds=1.0)
+    assert str(refused.value) == (
+        "REDIS_WAIT_TIMEOUT_MS=1000 is not below REDIS_TIMEOUT_SECONDS=1 (in ms): a WAIT that "
+        "long outlasts the connection's timeout. Lower it, or raise REDIS_TIMEOUT_SECONDS."
+    )
+    Settings(redis_wait_replicas=1, redis_wait_timeout_ms=999, redis_timeout_seconds=1.0)
+    Settings(redis_wait_replicas=0, redis_wait_timeout_ms=5000, redis_timeout_seconds=1.0)
 
 
 def test_without_replica_acknowledgement_a_frozen_replica_changes_nothing(
