@@ -55,7 +55,7 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
     """The Flask app. ``settings`` default to the environment; ``client``
     defaults to one made from the settings (see :mod:`service.storage.client`)."""
     settings = settings or Settings.from_env()
-    app = RefereeFlask(__name__)
+    app = RefereeFlask("service")  # the package: Flask finds files and names its logger by it
     app.config.update(
         API_TITLE="card-referee",
         API_VERSION=API_VERSION,

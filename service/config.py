@@ -35,7 +35,7 @@
 | ``CORS_ORIGINS`` | none | the web origins whose pages may call the API (``*``: any); see below |
 | ``STORED_FORMAT`` | ``previous`` | the stored formats written: ``previous`` or ``current`` |
 | ``REDIS_WAIT_REPLICAS`` | ``0`` | replicas that must hold a move before it is answered |
-| ``REDIS_WAIT_TIMEOUT_MS`` | ``500`` | how long a move waits for them (then 503); below ``REDIS_TIMEOUT_SECONDS`` |
+| ``REDIS_WAIT_TIMEOUT_MS`` | ``500`` | how long a move waits for them (then 503); see below |
 | ``JOBS_REDIS_URL`` | ``REDIS_URL``'s | ``referee worker``'s jobs (a Redis, not a cluster) |
 | ``WORKER_THREADS`` | ``4`` | ``referee worker``'s job threads (and as many to look at tables) |
 | ``WORKER_HEALTH_FILE`` | ``/tmp/referee-worker-alive`` | touched while the worker is healthy |
@@ -51,7 +51,9 @@ release's, once no pod of the previous release runs (its contract step).
 ``replicas-behind`` with ``Retry-After`` (the move is made; its retry with
 the same Idempotency-Key is answered from its record). 0, the default: a
 move is answered once the primary has it. On a Redis Cluster the replicas
-are those of the table's shard.
+are those of the table's shard. ``REDIS_WAIT_TIMEOUT_MS`` must be below
+``REDIS_TIMEOUT_SECONDS`` (the connection's own timeout, which a longer
+``WAIT`` would outlast); the settings refuse it otherwise.
 
 ``CORS_ORIGINS`` is ``*``, or origins separated by commas or spaces, each
 written as a browser sends it in ``Origin``: ``scheme://host[:port]``, lower
