@@ -49,6 +49,17 @@ def test_a_chunked_create_over_64_kib_is_413_and_creates_nothing(
     assert status == 201, raw[:300]
 
 
+def scrape(served: Served) -> tuple[int, str]:
+    """``GET /metrics``: its status and its text."""
+    connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
+    try:
+        connection.request("GET", "/metrics")
+        response = connection.getresponse()
+        return response.status, response.read().decode()
+    finally:
+        connection.close()
+
+
 def test_invented_methods_add_no_metric_series(served: Served) -> None:
     # The report: 3,000 random ten-letter methods grew the metrics folder from
     # 266 KB to 18 MB, and a scrape took 2.5 s.
@@ -62,15 +73,9 @@ def test_invented_methods_add_no_metric_series(served: Served) -> None:
             assert response.status == 405
         finally:
             connection.close()
-    connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
-    try:
-        connection.request("GET", "/metrics")
-        response = connection.getresponse()
-        text = response.read().decode()
-    finally:
-        connection.close()
+    status, text = scrape(served)
     # A CI run once found no request counted at all: say what the scrape was.
-    assert response.status == 200, (response.status, text[:2000], served.log.read_text()[-4000:])
+    assert status == 200, (status, text[:2000], served.log.read_text()[-4000:])
     methods = set()
     for line in text.splitlines():
         if line.startswith("referee_requests_total{"):
@@ -101,14 +106,8 @@ def test_an_empty_file_left_by_a_killed_worker_does_not_fail_the_scrape(served: 
     planted = metrics_folder(served) / "counter_4194305.db"  # past any pid_max
     planted.touch()
     try:
-        connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
-        try:
-            connection.request("GET", "/metrics")
-            response = connection.getresponse()
-            text = response.read().decode()
-        finally:
-            connection.close()
+        status, text = scrape(served)
     finally:
         planted.unlink()
-    assert response.status == 200, text[:2000]
+    assert status == 200, text[:2000]
     assert 'referee_requests_total{endpoint="/v1/tables",method="POST",status="422"}' in text
