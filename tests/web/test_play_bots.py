@@ -156,7 +156,17 @@ def test_play_against_three_bots_by_one_click(
         assert page.errors == []
         context.close()
         return
-    assert table["round"]["status"] == "over"
+    # Say which side stalled: the bots (another seat on turn, the worker's
+    # log) or the page (the event it drew, what it says).
+    assert table["round"]["status"] == "over", (
+        {k: table["round"].get(k) for k in ("status", "on_turn", "turn", "move")},
+        table["last_event"],
+        players.view(0, token),
+        page.eval_on_selector("#table", "e => e.dataset.viewEvent"),
+        page.inner_text("#status"),
+        moves,
+        [line for line in with_worker.log.read_text().splitlines() if "worker" in line][-20:],
+    )
     assert moves >= 1
     wait_for(lambda: page.query_selector("#result-winners"), "the round's result", 30)
     wait_for(
