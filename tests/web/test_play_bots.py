@@ -165,6 +165,7 @@ def test_play_against_three_bots_by_one_click(
         page.eval_on_selector("#table", "e => e.dataset.viewEvent"),
         page.inner_text("#status"),
         moves,
+        page.evaluate("window.__streamLog"),
         [line for line in with_worker.log.read_text().splitlines() if "worker" in line][-20:],
     )
     assert moves >= 1

@@ -131,8 +131,35 @@ def assert_only_own_cards(
         assert token not in text, f"seat {other}'s token reached the page"
 
 
+STREAM_LOG = """
+(() => {
+  // What the page's event streams received, for a test that fails to say
+  // (window.__streamLog: the last 50 opens, frames, errors).
+  const log = (window.__streamLog = []);
+  const note = (what) => {
+    log.push(`${Date.now() % 1e6} ${what}`);
+    log.splice(0, log.length - 50);
+  };
+  const Original = window.EventSource;
+  window.EventSource = function (url, init) {
+    const stream = new Original(url, init);
+    note(`open ${String(url).replace(/ticket=[^&]*/, "ticket=…")}`);
+    stream.addEventListener("open", () => note("opened"));
+    stream.addEventListener("error", () => note(`error, readyState ${stream.readyState}`));
+    for (const type of ["message", "seat", "heartbeat", "events-gone", "ticket-invalid"]) {
+      stream.addEventListener(type, (m) => note(`${type} ${m.lastEventId}`));
+    }
+    return stream;
+  };
+  window.EventSource.prototype = Original.prototype;
+  Object.assign(window.EventSource, { CONNECTING: 0, OPEN: 1, CLOSED: 2 });
+})();
+"""
+
+
 def open_play(browser: Any, live: Served, name: str) -> tuple[Any, Any, Seen]:
     context = browser.new_context(viewport={"width": 400, "height": 860})
+    context.add_init_script(STREAM_LOG)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
