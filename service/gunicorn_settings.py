@@ -28,13 +28,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from . import app as _app  # noqa: F401 - see below
-from .workers import CLASSES
-
 # The app's modules (Flask, flask-smorest, every endpoint: about half a second
 # of CPU) are imported here, in the master, once: the workers it forks have
 # them already. Each worker still makes its own app (its own Redis clients
 # and threads).
+from . import app as _app  # noqa: F401
+from .workers import CLASSES
 
 bind = os.environ.get(
     "GUNICORN_BIND", f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
