@@ -35,8 +35,9 @@ from ..may_i.test_properties import card_strings
 from ..test_gunicorn import send
 from .may_i_deals import near_contract_deal
 
-SECONDS = 100
-"""At most this long for the whole match (it takes 15 to 40 s)."""
+SECONDS = 240
+"""At most this long for the whole match (it takes 15 to 40 s; a CI run on a
+slow day ran out of 100 s): a bound on a failure, not a speed."""
 
 
 @pytest.fixture(scope="module")
