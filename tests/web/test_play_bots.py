@@ -6,7 +6,9 @@ worker moves the three basic bots (RULES.md 5.4): My Ship Sails' passes and
 claim, Sevens' plays, May I?'s turns and its answers to the bots' "May I?".
 The page is checked against the API: the seats' bot badges, the cards
 highlighted as playable or passable, the round's result and the standings.
-Screenshots go to ``tmp/artefacts/play/``.
+Screenshots go to ``tmp/artefacts/play/``. On the same server (its streams
+live long, so only a change sends a seat's view again): a late answer to the
+page's own read never replaces the newer view its stream brought.
 
 Skipped where ``/usr/bin/chromium`` is missing (``.ci/run`` installs it)."""
 
@@ -27,9 +29,11 @@ from .test_play_browser import (
     ARTEFACTS,
     by_suit,
     check_result,
+    create,
     human_move,
     marked,
     open_play,
+    settle,
     stored,
     wait_for,
 )
@@ -179,5 +183,58 @@ def test_play_against_three_bots_by_one_click(
     )
     check_result(page, players.table())
     page.screenshot(path=str(ARTEFACTS / f"bots-{preset}-over.png"), full_page=True)
+    assert page.errors == []
+    context.close()
+
+
+def test_an_answer_that_comes_after_a_newer_view_does_not_replace_it(
+    browser: Any, with_worker: Served
+) -> None:
+    # After its own move the page reads the table and its seat again; the
+    # stream may bring a newer view first (another seat moved meanwhile).
+    # The stream sends a view only when it changes: had the late answer's
+    # older view replaced it, the page would show it until the next move,
+    # for good when that move is the page's (the bots test stalled so).
+    context, page, _ = open_play(browser, with_worker, "Ann")
+    links = create(page, "sevens", "Ann")
+    table_id = links[0].split("/join/")[1].split("/")[0]
+    players = Players(with_worker.base, table_id)
+    for i, link in enumerate(links):
+        players.join(link, f"Bot {i + 1}")
+    page.wait_for_selector("#deal")
+    page.click("#deal")
+    wait_for(lambda: players.table()["round"] is not None, "the page's deal")
+    token = stored(page, table_id)["token"]
+    while not players.view(0, token)["on_turn"]:
+        assert any([players.act(seat) for seat in players.tokens])
+    table, view = settle(page, players, 0, token)
+    moved: list[int] = []
+
+    def late(route: Any) -> None:
+        if moved:  # only the first read after the page's move comes late
+            route.continue_()
+            return
+        # The seat as it is now, answered after the next seat moved (read
+        # here: Playwright's own fetch cannot reach the server on these machines).
+        older = players.http.get(route.request.url, headers=route.request.headers)
+        moved.append(players.table()["round"]["on_turn"])
+        assert players.act(moved[0])
+        wait_for(lambda: players.view(0, token)["last_event"] > view["last_event"] + 1, "a move")
+        time.sleep(1)  # the stream's newer view reaches the page
+        route.fulfill(
+            status=older.status_code, body=older.text, content_type=older.headers["Content-Type"]
+        )
+
+    page.route(f"**/v1/tables/{table_id}/seats/0", late)
+    assert human_move(page, "sevens", table, view)
+    for _ in range(300):  # Playwright runs the handler while the page waits
+        if moved:
+            break
+        page.wait_for_timeout(50)
+    assert moved, "the page read its seat after its move"
+    page.unroute(f"**/v1/tables/{table_id}/seats/0")
+    # Nobody moves now (the seat after the scripted one is scripted too).
+    table, view = settle(page, players, 0, token)
+    assert view["last_event"] == table["last_event"] > 0
     assert page.errors == []
     context.close()

@@ -223,6 +223,16 @@ interface Shown {
   stream?: EventSource;
   lastId: string;
   refreshing?: number;
+  /** The log was rewound (`events-gone`): the next table read is taken even if older. */
+  rewound?: boolean;
+}
+
+/** Whether `read`, a view a request answered, may replace `shown`. An answer
+ * can arrive after a newer view (another request's, or the stream's, which
+ * sends a view only when it changes): had the older one replaced it, the page
+ * would show it until the next move, for good when that move is its own. */
+function notOlder(shown: { last_event?: number } | undefined, read: { last_event?: number }): boolean {
+  return shown?.last_event === undefined || (read.last_event ?? 0) >= shown.last_event;
 }
 
 let shown: Shown | undefined;
@@ -285,7 +295,10 @@ async function follow(state: Shown): Promise<void> {
     state.view = JSON.parse((message as MessageEvent).data) as SeatView;
     draw();
   });
-  stream.addEventListener("events-gone", () => refreshSoon(state));
+  stream.addEventListener("events-gone", () => {
+    state.rewound = true;
+    refreshSoon(state);
+  });
   // A spent ticket (the EventSource came back by itself): a new ticket, a new stream.
   stream.addEventListener("ticket-invalid", () => {
     stream.close();
@@ -298,7 +311,9 @@ function refreshSoon(state: Shown): void {
   state.refreshing = window.setTimeout(async () => {
     state.refreshing = undefined;
     await attempt(async () => {
-      state.table = ok(await api.GET("/v1/tables/{table_id}", { params: { path: { table_id: state.id } } }));
+      const table = ok(await api.GET("/v1/tables/{table_id}", { params: { path: { table_id: state.id } } }));
+      if (state.rewound || notOlder(state.table, table)) state.table = table;
+      state.rewound = false;
       if (shown === state) draw();
     });
   }, 60);
@@ -319,8 +334,8 @@ async function reread(state: Shown): Promise<void> {
       : Promise.resolve(undefined),
   ]);
   if (shown !== state) return;
-  state.table = table;
-  if (view) state.view = view;
+  if (notOlder(state.table, table)) state.table = table;
+  if (view && notOlder(state.view, view)) state.view = view;
   draw();
 }
 

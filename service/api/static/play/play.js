@@ -1041,6 +1041,9 @@ function joinPage(table, code) {
   );
   name.focus();
 }
+function notOlder(shown2, read) {
+  return shown2?.last_event === void 0 || (read.last_event ?? 0) >= shown2.last_event;
+}
 var shown;
 function leaveTable() {
   shown?.stream?.close();
@@ -1097,7 +1100,10 @@ async function follow(state) {
     state.view = JSON.parse(message.data);
     draw();
   });
-  stream.addEventListener("events-gone", () => refreshSoon(state));
+  stream.addEventListener("events-gone", () => {
+    state.rewound = true;
+    refreshSoon(state);
+  });
   stream.addEventListener("ticket-invalid", () => {
     stream.close();
     if (shown === state) void attempt(() => follow(state));
@@ -1108,7 +1114,9 @@ function refreshSoon(state) {
   state.refreshing = window.setTimeout(async () => {
     state.refreshing = void 0;
     await attempt(async () => {
-      state.table = ok(await api.GET("/v1/tables/{table_id}", { params: { path: { table_id: state.id } } }));
+      const table = ok(await api.GET("/v1/tables/{table_id}", { params: { path: { table_id: state.id } } }));
+      if (state.rewound || notOlder(state.table, table)) state.table = table;
+      state.rewound = false;
       if (shown === state) draw();
     });
   }, 60);
@@ -1123,8 +1131,8 @@ async function reread(state) {
     }).then(ok) : Promise.resolve(void 0)
   ]);
   if (shown !== state) return;
-  state.table = table;
-  if (view) state.view = view;
+  if (notOlder(state.table, table)) state.table = table;
+  if (view && notOlder(state.view, view)) state.view = view;
   draw();
 }
 function draw() {
