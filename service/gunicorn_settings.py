@@ -31,9 +31,13 @@ from typing import Any
 # The app's modules (Flask, flask-smorest, every endpoint: about half a second
 # of CPU) are imported here, in the master, once: the workers it forks have
 # them already. Each worker still makes its own app (its own Redis clients
-# and threads).
+# and threads). The endpoints' modules are imported on the app's first
+# making (service.api.blueprints): here, not once in every worker.
 from . import app as _app  # noqa: F401
+from .api import blueprints
 from .workers import CLASSES
+
+blueprints()
 
 bind = os.environ.get(
     "GUNICORN_BIND", f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
