@@ -216,9 +216,24 @@ def settings_for(url: str, **overrides: Any) -> Settings:
     return Settings(redis_url=url, table_ttl_seconds=3600, **{**UNLIMITED, **overrides})
 
 
+@pytest.fixture(scope="session")
+def shared_app(redis_server: RedisProcess) -> Any:
+    """The app of :func:`app`, made once per test process. Some 400 tests
+    take one: making each cost some 60 ms of CPU, and each kept its threads
+    (the active-tables flusher, the stream hub), which live as long as the
+    process, as they do in a served worker's one app: the API tests took a
+    quarter more CPU so. What it keeps across tests is Redis's, which they
+    share anyway (each makes tables of its own), and its metrics: a test
+    that reads them is marked ``own_app``."""
+    return create_app(settings_for(redis_server.url))
+
+
 @pytest.fixture()
-def app(redis_server: RedisProcess) -> Iterator[Any]:
-    made = create_app(settings_for(redis_server.url))
+def app(
+    request: pytest.FixtureRequest, shared_app: Any, redis_server: RedisProcess
+) -> Iterator[Any]:
+    own = request.node.get_closest_marker("own_app") is not None
+    made = create_app(settings_for(redis_server.url)) if own else shared_app
     yield made
     replay_records(made, redis.Redis.from_url(redis_server.url))
 

@@ -23,6 +23,8 @@ PASS_RULE = (
     "/v1/tables/<table_id>/rounds/<int:round_no>/exchanges/<int:exchange_no>/passes/<int:seat>"
 )
 
+pytestmark = pytest.mark.own_app  # each reads its app's metrics
+
 
 def scrape(client: Any) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
     """Every sample of ``GET /metrics``, keyed by name and labels."""

@@ -467,6 +467,7 @@ def test_a_duplicate_of_the_completing_pass_in_flight_is_answered_as_resolved(
     assert copy.get_json() == later.get_json()
 
 
+@pytest.mark.own_app  # reads the app's metrics
 def test_the_metrics_count_the_pass_of_a_choice_that_completed_its_exchange(
     app: Any,
     client: Any,
@@ -631,6 +632,7 @@ def test_a_deal_after_a_dead_resolution_starts_the_new_rounds_history_empty(
     assert kinds.count("exchange-resolved") == 4
 
 
+@pytest.mark.own_app  # reads the app's metrics
 def test_the_metrics_count_no_pass_a_duplicate_request_did_not_write(
     app: Any,
     client: Any,
