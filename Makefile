@@ -23,7 +23,7 @@ NODE_DEPS := $(if $(shell command -v npm),web/node_modules/.installed)
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
 
 test: $(VENV)/.installed-dev $(NODE_DEPS)  ## install with the test tools, then run the whole suite
-	@echo "make: running the test suite on $(TEST_WORKERS) workers (about 5 minutes on 2 idle cores with the browser tests: 4 min 48 s from a fresh clone, installs included, on 2026-12-05; longer on a busy or slower machine: 13 min 45 s on the same machine, slow, the same day)"
+	@echo "make: running the test suite on $(TEST_WORKERS) workers (5 to 7 minutes on 2 cores with the browser tests, installs included: from a fresh clone 4 min 48 s on a quiet day, 6 min 31 s on a busier one; 13 min 45 s on a slow one)"
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal
 
 lint: $(VENV)/.installed-dev  ## ruff and mypy (strict on service/games)
