@@ -224,7 +224,8 @@ def shared_app(redis_server: RedisProcess) -> Any:
     process, as they do in a served worker's one app: the API tests took a
     quarter more CPU so. What it keeps across tests is Redis's, which they
     share anyway (each makes tables of its own), and its metrics: a test
-    that reads them is marked ``own_app``."""
+    that reads them, or changes the app's parts (its store's settings or
+    methods, other than by ``monkeypatch``), is marked ``own_app``."""
     return create_app(settings_for(redis_server.url))
 
 

@@ -232,6 +232,7 @@ def test_pending_answers_show_stand_and_fold_in_when_the_window_closes(
     assert [(g["seat"], g["stock_cards"]) for g in gifts] == [(6, 2)]
 
 
+@pytest.mark.own_app  # changes its app's store
 def test_answers_made_on_a_stale_read_stand_and_are_answered_as_the_table_after_them(
     app: Any, redis_client: redis.Redis, redis_server: RedisProcess
 ) -> None:

@@ -244,6 +244,7 @@ def test_claims_of_separate_processes_race_and_the_losers_are_counted(
     assert sum(conflicts(a) for a in apps) > 0
 
 
+@pytest.mark.own_app  # changes its app's store
 def test_a_move_does_not_wait_long_behind_a_stuck_turn(app: Any) -> None:
     # Another table's slow Redis call may hold the same stripe: the move goes
     # on without its turn after turn_wait_seconds (the version check suffices).
@@ -263,6 +264,7 @@ def test_a_move_does_not_wait_long_behind_a_stuck_turn(app: Any) -> None:
     assert r.status_code == 200 and 0.2 <= waited < 2
 
 
+@pytest.mark.own_app  # changes its app's store
 def test_a_read_made_while_a_move_takes_its_turn_is_not_used(app: Any) -> None:
     # The worst interleaving for a prefetched read: a move of this process
     # takes its turn just after the read saw the turn free, and commits after
@@ -317,6 +319,7 @@ def test_a_read_made_while_a_move_takes_its_turn_is_not_used(app: Any) -> None:
     assert lost == []
 
 
+@pytest.mark.own_app  # changes its app's store
 def test_a_choice_commits_its_idempotency_record_in_the_same_script(
     app: Any, redis_client: redis.Redis, redis_server: RedisProcess
 ) -> None:
