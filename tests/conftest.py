@@ -221,8 +221,8 @@ def shared_app(redis_server: RedisProcess) -> Any:
     """The app of :func:`app`, made once per test process. Some 400 tests
     take one: making each cost some 60 ms of CPU, and each kept its threads
     (the active-tables flusher, the stream hub), which live as long as the
-    process, as they do in a served worker's one app: the API tests took a
-    quarter more CPU so. What it keeps across tests is Redis's, which they
+    process, as they do in a served worker's one app: the API, storage and
+    seats tests took 131 CPU-s so, 95 now. What it keeps across tests is Redis's, which they
     share anyway (each makes tables of its own), and its metrics: a test
     that reads them, or changes the app's parts (its store's settings or
     methods, other than by ``monkeypatch``), is marked ``own_app``."""

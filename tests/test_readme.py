@@ -48,7 +48,7 @@ def block(text: str, language: str, after: int = 0) -> str:
 def bash(script: str, timeout: float) -> subprocess.CompletedProcess[str]:
     """``script`` run by bash, as a reader pastes it, with the suite's own
     Python first on ``PATH`` as its ``python3``: a version manager's shim
-    (pyenv's, on these machines) costs some 80 ms of CPU a start, and a
+    (pyenv's, on these machines) adds some 80 ms of CPU to each start, and a
     walk-through starts ``python3`` once or twice a turn."""
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     return subprocess.run(
