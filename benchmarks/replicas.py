@@ -111,12 +111,10 @@ def sequential(url: str, rounds: int = 6, seats: int = 7) -> dict[str, float]:
     apps = {}
     for name, wait in (("off", 0), ("on", 1)):
         settings = Settings.from_env(
-            redis_cost.ONE_ADDRESS_ENV,
+            {**redis_cost.ONE_ADDRESS_ENV, **WAIT_ENV},  # its timeouts, as the instance's
             redis_url=url,
             table_ttl_seconds=3600,
             redis_wait_replicas=wait,
-            redis_wait_timeout_ms=1000,
-            redis_timeout_seconds=3,
         )
         apps[name] = create_app(settings).test_client()
     times: dict[str, list[float]] = {"off": [], "on": []}
