@@ -35,6 +35,7 @@ from .test_play_browser import (
     open_play,
     settle,
     stored,
+    table_of,
     wait_for,
 )
 
@@ -197,7 +198,7 @@ def test_an_answer_that_comes_after_a_newer_view_does_not_replace_it(
     # for good when that move is the page's (the bots test stalled so).
     context, page, _ = open_play(browser, with_worker, "Ann")
     links = create(page, "sevens", "Ann")
-    table_id = links[0].split("/join/")[1].split("/")[0]
+    table_id = table_of(links[0])
     players = Players(with_worker.base, table_id)
     for i, link in enumerate(links):
         players.join(link, f"Bot {i + 1}")

@@ -181,6 +181,11 @@ def create(page: Any, preset: str, name: str, window_ms: int | None = None) -> l
     return list(page.eval_on_selector_all("#links input", "els => els.map(e => e.value)"))
 
 
+def table_of(link: str) -> str:
+    """The table id in a join link (``…/play#/join/<table>/<code>``)."""
+    return link.split("/join/")[1].split("/")[0]
+
+
 def stored(page: Any, table_id: str) -> dict[str, Any]:
     """What the page keeps in localStorage for the table (its seat and token)."""
     return dict(page.evaluate(f"JSON.parse(localStorage.getItem('card-referee:{table_id}'))"))
@@ -326,7 +331,7 @@ def test_one_person_and_three_scripted_players_play_a_round(
     context, page, seen = open_play(browser, live, "Ann")
     links = create(page, preset, "Ann", window)
     assert len(links) == 3 and all("/play#/join/" in link for link in links)
-    table_id = links[0].split("/join/")[1].split("/")[0]
+    table_id = table_of(links[0])
     players = Players(live.base, table_id)
     for i, link in enumerate(links):
         players.join(link, f"Bot {i + 1}")
@@ -349,7 +354,7 @@ def test_two_people_join_one_table_by_link_and_play(browser: Any, live: Served) 
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
     ann_context, ann, ann_seen = open_play(browser, live, "Ann")
     links = create(ann, "sevens", "Ann")
-    table_id = links[0].split("/join/")[1].split("/")[0]
+    table_id = table_of(links[0])
     ben_context, ben, ben_seen = open_play(browser, live, "Ben")
     ben.goto(links[1])
     ben.fill("#join-name", "Ben")
