@@ -19,11 +19,15 @@ NODE_DEPS := $(if $(shell command -v npm),web/node_modules/.installed)
 # starts with its share of the longest tests (tests/conftest.py) and an idle
 # one takes tests queued for a busy one (--dist worksteal). Here (2 cores)
 # 4 workers took 4 min 16 s to 4 min 53 s, 3 took 5 min 15 s; `make test
-# TEST_WORKERS=2` for fewer.
+# TEST_WORKERS=2` for fewer. The project's modules are compiled to bytecode
+# first: the suite starts some 250 processes that import them (servers,
+# workers, the CLI), and where PYTHONDONTWRITEBYTECODE is set (as on our CI
+# machines) each one compiled them again (half a second of CPU each).
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
 
 test: $(VENV)/.installed-dev $(NODE_DEPS)  ## install with the test tools, then run the whole suite
 	@echo "make: running the test suite on $(TEST_WORKERS) workers (5 to 7 minutes on 2 cores with the browser tests, installs included: from a fresh clone 4 min 48 s on a quiet day, 6 min 31 s on a busier one; 13 min 45 s on a slow one)"
+	$(BIN)/python -m compileall -q -j 0 service benchmarks tests
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal
 
 lint: $(VENV)/.installed-dev  ## ruff and mypy (strict on service/games)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -96,6 +97,22 @@ def on_starting(server: Any) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for stale in folder.glob("*.db"):
         stale.unlink()
+
+
+def post_fork(server: Any, worker: Any) -> None:
+    """A worker just forked: until it sets its own signal handlers (gunicorn's
+    ``init_signals``, after gevent's patching), SIGTERM, SIGINT and SIGQUIT
+    end it at once. It holds no request yet, and the handlers it inherited
+    are the master's, which queue the signal in the child's copy of the
+    master's queue, where nothing reads it: a stop that came while a worker
+    booted was lost, and the master waited ``graceful_timeout`` (20 s) to
+    SIGKILL it."""
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT):
+        signal.signal(sig, _quit_while_booting)
+
+
+def _quit_while_booting(sig: int, frame: Any) -> None:
+    os._exit(0)
 
 
 def post_worker_init(worker: Any) -> None:

@@ -174,6 +174,48 @@ def test_sigterm_finishes_the_passes_in_flight(tmp_path: Path, own_redis: RedisP
     assert types.count("pass-chosen") == 4 and types.count("exchange-resolved") == 1
 
 
+def test_sigterm_while_the_workers_boot_stops_at_once(
+    tmp_path: Path, own_redis: RedisProcess
+) -> None:
+    """A SIGTERM that lands while a worker is just forked, before it has set
+    its own signal handlers, ends it (``post_fork`` in
+    service/gunicorn_settings.py). It used to be lost in the child's copy of
+    the master's signal queue: the master then waited its whole
+    ``graceful_timeout`` (here 60 s) and SIGKILLed the worker. Seen in 2 of
+    3 quick start-stops of a test server before the fix."""
+    caught = 0
+    for attempt in range(5):
+        log = tmp_path / f"serve-{attempt}.log"
+        environ = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+        environ.update(
+            PORT=str(free_port()),
+            REDIS_URL=own_redis.url,
+            WEB_CONCURRENCY="2",
+            GUNICORN_GRACEFUL_TIMEOUT="60",
+        )
+        with open(log, "ab") as out:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "service.cli", "serve"], env=environ, stdout=out, stderr=out
+            )
+        try:
+            deadline = time.monotonic() + 30
+            while log.read_bytes().count(b"Booting worker") < 2:  # both forked
+                assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+                time.sleep(0.002)
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(30) == 0, log.read_text()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        text = log.read_text()
+        assert "SIGKILL" not in text, text
+        caught += text.count("Worker ready") < 2  # a worker was still booting
+        if caught:
+            break
+    assert caught, "no SIGTERM landed while a worker booted in 5 tries"
+
+
 @pytest.mark.parametrize("worker_class", ["gevent", "gthread"])
 def test_metrics_sum_every_worker_also_replaced_ones(
     tmp_path: Path, own_redis: RedisProcess, worker_class: str
