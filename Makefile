@@ -20,7 +20,7 @@ NODE_DEPS := $(if $(shell command -v npm),web/node_modules/.installed)
 # one takes tests queued for a busy one (--dist worksteal). Here (2 cores)
 # 4 workers took 4 min 16 s to 4 min 53 s, 3 took 5 min 15 s; `make test
 # TEST_WORKERS=2` for fewer. The project's modules are compiled to bytecode
-# first: the suite starts some 250 processes that import them (servers,
+# first: the suite starts some 120 processes that import them (servers,
 # workers, the CLI), and where PYTHONDONTWRITEBYTECODE is set (as on our CI
 # machines) each one compiled them again (half a second of CPU each).
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
