@@ -192,7 +192,6 @@ def test_sigterm_while_the_workers_boot_stops_at_once(
     caught = False
     for attempt in range(5):
         log = tmp_path / f"serve-{attempt}.log"
-        log.touch()
         proc, _ = start_serve(
             log, own_redis.url, WEB_CONCURRENCY="2", GUNICORN_GRACEFUL_TIMEOUT="60"
         )
