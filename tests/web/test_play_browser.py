@@ -157,9 +157,11 @@ STREAM_LOG = """
 """
 
 
-def open_play(browser: Any, live: Served, name: str) -> tuple[Any, Any, Seen]:
+def open_play(browser: Any, live: Served, name: str, *scripts: str) -> tuple[Any, Any, Seen]:
+    """A new browser context on ``/play``, with ``scripts`` run before the page's own."""
     context = browser.new_context(viewport={"width": 400, "height": 860})
-    context.add_init_script(STREAM_LOG)
+    for script in (STREAM_LOG, *scripts):
+        context.add_init_script(script)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -399,3 +401,75 @@ def test_two_people_join_one_table_by_link_and_play(browser: Any, live: Served) 
     assert_only_own_cards(ben_seen, 2, {**players.tokens, 0: pages[0][1]}, table, players.held[2])
     ann_context.close()
     ben_context.close()
+
+
+HOLD_PASS_ANSWERS = """
+(() => {
+  // Holds the answer to the page's pass until window.__release(), as a slow
+  // network can: the stream brings the seat's next view first. Counts the
+  // seat reads answered after the release (the page reads again after a move).
+  const original = window.fetch;
+  let release;
+  const held = new Promise((resolve) => (release = resolve));
+  window.__release = () => {
+    window.__readsAfter = 0;
+    release();
+  };
+  window.fetch = async (input, init) => {
+    const method = input instanceof Request ? input.method : init?.method ?? "GET";
+    const url = String(input instanceof Request ? input.url : input);
+    const answer = await original(input, init);
+    if (method === "PUT" && url.includes("/passes/")) await held;
+    if (method === "GET" && /[/]seats[/][0-9]+$/.test(url) && window.__readsAfter !== undefined) {
+      window.__readsAfter += 1;
+    }
+    return answer;
+  };
+})();
+"""
+
+
+def test_a_card_picked_before_the_moves_answer_arrives_stays_picked(
+    browser: Any, live: Served
+) -> None:
+    """The stream can bring the seat's next view before the answer to the
+    page's own move. A card picked in that view stays picked when the answer
+    arrives: picks end with the view they were made in, not with an answer
+    (the page once cleared them on every answer, and a pick made in between
+    was lost: the bots test of May I? then found no "Lay off" button)."""
+    context, page, _ = open_play(browser, live, "Ann", HOLD_PASS_ANSWERS)
+    links = create(page, "classic", "Ann")
+    players = Players(live.base, table_of(links[0]))
+    for i, link in enumerate(links):
+        players.join(link, f"Bot {i + 1}")
+    page.click("#deal")
+    wait_for(lambda: players.table()["round"] is not None, "the page's deal")
+    token = stored(page, players.table_id)["token"]
+    for other in players.tokens:
+        players.act(other)
+    _, view = settle(page, players, 0, token)
+    page.click(f"#hand button[data-card='{view['hand'][0]}']")
+    press(page, "p")  # the last pass of the exchange: its answer is held
+    resolved = view["exchange"] + 1
+    wait_for(lambda: players.view(0, token)["exchange"] == resolved, "the exchange to resolve")
+    _, after = settle(page, players, 0, token)  # the stream's view, before the answer
+    assert after["to_choose"], after  # (a deal that won at once would end here)
+    card = by_suit(after["hand"])[-1]
+    page.click(f"#hand button[data-card='{card}']")
+    assert marked_picked(page) == [card]
+    page.evaluate("window.__release()")
+    page.wait_for_function("() => window.__readsAfter >= 1")
+    page.wait_for_timeout(300)  # the read's answer drawn, had it cleared the pick
+    assert marked_picked(page) == [card]
+    press(page, "p")
+    wait_for(lambda: players.view(0, token)["pending"] == [card], "the picked card's pass")
+    assert page.errors == []
+    context.close()
+
+
+def marked_picked(page: Any) -> list[str]:
+    return list(
+        page.eval_on_selector_all(
+            "#hand button[aria-pressed='true']", "els => els.map(e => e.dataset.card)"
+        )
+    )

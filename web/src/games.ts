@@ -3,8 +3,8 @@ import { api, bearer, held, ok, type PublicTable, type SeatView } from "./api";
 import { label, red, sorted, spoken } from "./cards";
 import { h } from "./dom";
 
-/** Run a call; on success clear the selection, then read the table again. */
-export type Act = (what: () => Promise<unknown>, done?: () => void) => Promise<void>;
+/** Run a call, then read the table again (the new view clears the picks). */
+export type Act = (what: () => Promise<unknown>) => Promise<void>;
 
 export interface Context {
   id: string;
@@ -110,7 +110,7 @@ function ship(ctx: Context): (HTMLElement | string)[] {
               headers: auth(ctx),
             }),
           );
-        }, () => ctx.picked.clear()),
+        }),
       choosing && cards.length === count,
     ),
   ];
@@ -232,7 +232,7 @@ function mayI(ctx: Context): (HTMLElement | string)[] {
           headers: auth(ctx),
         }),
       );
-    }, () => ctx.picked.clear());
+    });
   out.push(hand(ctx, marked, (card, i) => toggle(ctx, card, i, 24)));
   const cards = pickedCards(ctx);
   const buttons: HTMLElement[] = [];

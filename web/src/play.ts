@@ -292,7 +292,7 @@ async function follow(state: Shown): Promise<void> {
     refreshSoon(state);
   };
   stream.addEventListener("seat", (message) => {
-    state.view = JSON.parse((message as MessageEvent).data) as SeatView;
+    showView(state, JSON.parse((message as MessageEvent).data) as SeatView);
     draw();
   });
   stream.addEventListener("events-gone", () => {
@@ -335,8 +335,18 @@ async function reread(state: Shown): Promise<void> {
   ]);
   if (shown !== state) return;
   if (notOlder(state.table, table)) state.table = table;
-  if (view && notOlder(state.view, view)) state.view = view;
+  if (view && notOlder(state.view, view)) showView(state, view);
   draw();
+}
+
+/** Takes `view` as the seat's view. A pick is a card's place in the hand the
+ * page drew, so the picks end when the seat's move, hand or pass changes:
+ * not when a move's answer arrives, which can come after the stream's newer
+ * view and would clear the picks made in it. A refused move keeps them. */
+function showView(state: Shown, view: SeatView): void {
+  const scope = (v?: SeatView) => JSON.stringify([v?.hand, v?.move, v?.exchange, v?.to_choose, v?.pending]);
+  if (scope(view) !== scope(state.view)) state.picked.clear();
+  state.view = view;
 }
 
 function draw(): void {
@@ -344,11 +354,10 @@ function draw(): void {
   if (!state?.table) return;
   const table = state.table;
   const mine = held(state.id);
-  const act: Act = async (what, done) => {
+  const act: Act = async (what) => {
     await attempt(async () => {
       await what();
       say("");
-      done?.();
       await reread(state);
     });
   };

@@ -652,7 +652,7 @@ function ship(ctx) {
             headers: auth(ctx)
           })
         );
-      }, () => ctx.picked.clear()),
+      }),
       choosing && cards.length === count
     )
   ];
@@ -767,7 +767,7 @@ function mayI(ctx) {
         headers: auth(ctx)
       })
     );
-  }, () => ctx.picked.clear());
+  });
   out.push(hand(ctx, marked, (card, i) => toggle(ctx, card, i, 24)));
   const cards = pickedCards(ctx);
   const buttons = [];
@@ -1097,7 +1097,7 @@ async function follow(state) {
     refreshSoon(state);
   };
   stream.addEventListener("seat", (message) => {
-    state.view = JSON.parse(message.data);
+    showView(state, JSON.parse(message.data));
     draw();
   });
   stream.addEventListener("events-gone", () => {
@@ -1132,19 +1132,23 @@ async function reread(state) {
   ]);
   if (shown !== state) return;
   if (notOlder(state.table, table)) state.table = table;
-  if (view && notOlder(state.view, view)) state.view = view;
+  if (view && notOlder(state.view, view)) showView(state, view);
   draw();
+}
+function showView(state, view) {
+  const scope = (v) => JSON.stringify([v?.hand, v?.move, v?.exchange, v?.to_choose, v?.pending]);
+  if (scope(view) !== scope(state.view)) state.picked.clear();
+  state.view = view;
 }
 function draw() {
   const state = shown;
   if (!state?.table) return;
   const table = state.table;
   const mine2 = held(state.id);
-  const act = async (what, done) => {
+  const act = async (what) => {
     await attempt(async () => {
       await what();
       say("");
-      done?.();
       await reread(state);
     });
   };
