@@ -7,7 +7,9 @@ free port with its data in a temporary folder and is shut down at the end.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -33,8 +35,46 @@ PRODUCTION_REDIS = {
 }
 
 
+# Ports handed out are taken below the kernel's ephemeral range, so that no
+# outgoing connection or bind to port 0 (another test's client, a browser)
+# is given one between free_port() and the bind of the server meant for it,
+# and each pytest-xdist worker takes them from a block of its own, in turn.
+# A test worker's Redis or worker-metrics port once went so (EADDRINUSE).
+_PORTS_BELOW_EPHEMERAL = 12_000
+_next_port = itertools.count(random.randrange(1 << 20))  # a process it starts has its own
+
+
+def _port_block() -> range | None:
+    """This process's block of ports (None: no room below the ephemeral range)."""
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    start = max(1024, low - _PORTS_BELOW_EPHEMERAL)
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    size = (low - start) // max(1, workers)
+    if size < 100 or not worker.isdigit():
+        return None
+    first = start + int(worker) % max(1, workers) * size
+    return range(first, first + size)
+
+
 def free_port() -> int:
-    """A TCP port that nothing listens on now."""
+    """A TCP port of 127.0.0.1 that nothing listens on now, and that neither
+    this process (until it has handed out its whole block) nor another
+    pytest-xdist worker hands out again: see :func:`_port_block`. Where the
+    ephemeral range leaves no room below it, a port the kernel picks."""
+    block = _port_block()
+    for _ in range(len(block) if block else 0):
+        assert block is not None
+        port = block[next(_next_port) % len(block)]
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue  # in use, or a closed one's connections linger
+            return port
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
