@@ -2,10 +2,26 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from service.games.may_i import check_lay_down, check_lay_off
-from service.games.may_i.melds import MeldError, classify, hand_value
+from service.games.may_i.engine import discard_allowed, discardable
+from service.games.may_i.melds import (
+    JOKER,
+    Meld,
+    MeldError,
+    classify,
+    fits,
+    hand_value,
+    lay_off_end,
+)
+
+RANK_CODES = "23456789TJQKA"
+CARDS = [*(r + s for r in RANK_CODES for s in "SHDC"), JOKER]
 
 
 def valid(round_no: int, *melds: str) -> bool:
@@ -97,3 +113,47 @@ def test_a_run_never_holds_the_ace_at_both_ends() -> None:
     }
     assert check_lay_off(high_ace[1:], "2D", None)["end"] == "low"
     assert check_lay_off(low_ace[:-1], "JK", None)["end"] == "high"  # only the high end is open
+
+
+RUN_RANKS = "A23456789TJQKA"
+
+
+@st.composite
+def melds(draw: st.DrawFn) -> Meld:
+    """A meld as the table holds one: a set of one rank, or a run of one suit
+    (the Ace low or high), some cards made jokers (never more than naturals)."""
+    if draw(st.booleans()):
+        rank = draw(st.sampled_from(RANK_CODES))
+        cards = [rank + draw(st.sampled_from("SHDC")) for _ in range(draw(st.integers(3, 7)))]
+    else:
+        suit = draw(st.sampled_from("SHDC"))
+        low = draw(st.integers(1, 11))
+        size = draw(st.integers(4, min(13, 15 - low)))  # A..K or 2..A at most
+        cards = [RUN_RANKS[low - 1 + i] + suit for i in range(size)]
+    for i in draw(st.sets(st.integers(0, len(cards) - 1), max_size=len(cards) // 2)):
+        cards[i] = JOKER
+    kind, placed, low, rank = classify(cards)
+    return Meld(1, 0, kind, placed, low, rank)
+
+
+@given(melds())
+@settings(max_examples=300, deadline=None)
+def test_fits_says_what_lay_off_end_takes(meld: Meld) -> None:
+    """``fits`` (no reasons, asked of every card of every hand) takes a
+    card exactly where ``lay_off_end`` places it at some end (4.2)."""
+    for card in CARDS:
+        placed = []
+        for end in ("low", "high") if meld.kind == "run" else (None,):
+            with contextlib.suppress(MeldError):
+                placed.append(lay_off_end(meld, card, end))
+        assert fits(meld, card) == bool(placed), (meld, card, placed)
+
+
+@given(st.lists(melds(), max_size=6), st.lists(st.sampled_from(CARDS), max_size=14))
+@settings(max_examples=300, deadline=None)
+def test_discardable_is_discard_allowed_of_each_card(table: list[Meld], hand: list[str]) -> None:
+    """The seat views' and the bots' ``discardable`` (each card's fit found
+    once) says what the move's own rule, ``discard_allowed``, says of each
+    card (4.5.3: a card that fits a meld only when every card fits one)."""
+    each = [c for c in sorted(set(hand)) if discard_allowed(hand, table, c)]
+    assert discardable(hand, table) == each

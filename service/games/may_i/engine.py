@@ -903,6 +903,15 @@ def discard_allowed(hand: Sequence[str], melds: Sequence[Meld], card: str) -> bo
     return all(any(fits(m, c) for m in melds) for c in hand)
 
 
+def discardable(hand: Sequence[str], melds: Sequence[Meld]) -> list[str]:
+    """The distinct cards of ``hand`` that may be discarded (4.5.3), sorted:
+    :func:`discard_allowed` of each, with each card's fit found once (the
+    seat views and the bots ask it of every card of a hand)."""
+    fit = {c: any(fits(m, c) for m in melds) for c in set(hand)}
+    every = all(fit.values())
+    return sorted(c for c, fits_one in fit.items() if not fits_one or every)
+
+
 def _discard(table: Table, rnd: Round, seat: int, hand: Cards, card: str) -> tuple[Table, Event]:
     if card not in hand:
         raise _invalid(f"{card} is not in seat {seat}'s hand", "/discard")

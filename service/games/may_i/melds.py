@@ -144,25 +144,50 @@ def check_contract(
     return found
 
 
+def _too_many_jokers(meld: Meld, card: str) -> bool:
+    """Whether ``meld`` with ``card`` would hold more jokers than natural cards (4.2)."""
+    jokers = meld.jokers + (card == JOKER)
+    return jokers > len(meld.cards) + 1 - jokers
+
+
+def _open_ends(run: Meld) -> list[str]:
+    """The ends of ``run`` that take one more card, ``"low"`` first.
+
+    A run spans at most A..K (1..13) or 2..A (2..14): the Ace is high or
+    low, not both, so a run from the low Ace never takes the high one."""
+    ends = []
+    if run.low > (2 if run.high == 14 else 1):
+        ends.append("low")
+    if run.high < (13 if run.low == 1 else 14):
+        ends.append("high")
+    return ends
+
+
+def _ends_of(run: Meld, card: str, ends: list[str]) -> list[str]:
+    """Which of the open ``ends`` of ``run`` the natural ``card`` of its suit continues."""
+    fits = []
+    if "low" in ends and _run_values(card, run.low - 1 == 1) == run.low - 1:
+        fits.append("low")
+    if "high" in ends and _run_values(card, False) == run.high + 1:
+        fits.append("high")
+    return fits
+
+
+def _suit(run: Meld) -> str:
+    return next(c[1] for c in run.cards if c != JOKER)
+
+
 def lay_off_end(meld: Meld, card: str, end: str | None) -> str:
     """Where ``card`` goes on ``meld``: ``"set"``, ``"low"`` or ``"high"``;
     raises :class:`MeldError` naming the meld and the card."""
     name = f"{card} does not fit meld {meld.id} ({meld.text()})"
-    jokers = meld.jokers + (card == JOKER)
-    if jokers > len(meld.cards) + 1 - jokers:
+    if _too_many_jokers(meld, card):
         raise MeldError(f"{name}: it would hold more jokers than natural cards")
     if meld.kind == "set":
         if card != JOKER and card[0] != meld.rank:
             raise MeldError(f"{name}: the set is of rank {meld.rank}")
         return "set"
-    suit = next(c[1] for c in meld.cards if c != JOKER)
-    # A run spans at most A..K (1..13) or 2..A (2..14): the Ace is high or
-    # low, not both, so a run from the low Ace never takes the high one.
-    ends = []
-    if meld.low > (2 if meld.high == 14 else 1):
-        ends.append("low")
-    if meld.high < (13 if meld.low == 1 else 14):
-        ends.append("high")
+    ends = _open_ends(meld)
     if card == JOKER:
         if end is not None:
             if end not in ends:
@@ -173,13 +198,10 @@ def lay_off_end(meld: Meld, card: str, end: str | None) -> str:
         if not ends:
             raise MeldError(f"{name}: both ends are closed")
         return ends[0]
+    suit = _suit(meld)
     if card[1] != suit:
         raise MeldError(f"{name}: the run is in {suit}")
-    fits = []
-    if "low" in ends and _run_values(card, meld.low - 1 == 1) == meld.low - 1:
-        fits.append("low")
-    if "high" in ends and _run_values(card, False) == meld.high + 1:
-        fits.append("high")
+    fits = _ends_of(meld, card, ends)
     if not fits:
         raise MeldError(f"{name}: it is at neither end")
     if end is not None:
@@ -190,14 +212,18 @@ def lay_off_end(meld: Meld, card: str, end: str | None) -> str:
 
 
 def fits(meld: Meld, card: str) -> bool:
-    """Whether ``card`` may be laid off on ``meld`` (at some end)."""
-    for end in ("low", "high") if meld.kind == "run" else (None,):
-        try:
-            lay_off_end(meld, card, end)
-            return True
-        except MeldError:
-            pass
-    return False
+    """Whether ``card`` may be laid off on ``meld`` at some end: whether
+    :func:`lay_off_end` takes it at one (a joker at either open end of a
+    run). Without its refusals' reasons: seat views, bots and checks ask it
+    of every card of a hand and every meld."""
+    if _too_many_jokers(meld, card):
+        return False
+    if meld.kind == "set":
+        return card == JOKER or card[0] == meld.rank
+    ends = _open_ends(meld)
+    if card == JOKER:
+        return bool(ends)
+    return card[1] == _suit(meld) and bool(_ends_of(meld, card, ends))
 
 
 def lay_off(meld: Meld, card: str, end: str | None) -> Meld:

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..base import Shuffler, Transition, Turn
 from . import engine
-from .engine import awaited, can_place, discard_allowed
+from .engine import awaited, can_place, discardable
 from .melds import (
     CONTRACTS,
     JOKER,
@@ -254,7 +254,7 @@ def best_discard(table: Table, seat: int) -> str:
     rnd = table.round
     assert rnd is not None
     hand = rnd.hands[seat]
-    allowed = sorted({c for c in hand if discard_allowed(hand, rnd.melds, c)})
+    allowed = discardable(hand, rnd.melds)
     if rnd.down[seat]:
         return min(allowed, key=lambda c: (-_distance(c, rnd.melds), -card_value(c), c))
     return min(allowed, key=lambda c: (*_worth(_without(hand, c), table), c))
@@ -265,7 +265,7 @@ def _kept_with(table: Table, seat: int, card: str) -> tuple[int, int, int, int]:
     rnd = table.round
     assert rnd is not None
     hand = [*rnd.hands[seat], card]
-    allowed = {c for c in hand if discard_allowed(hand, rnd.melds, c)}
+    allowed = discardable(hand, rnd.melds)
     return min(_worth(_without(hand, c), table) for c in allowed)
 
 
@@ -394,7 +394,7 @@ def _random_turn(table: Table, seat: int, rng: Shuffler) -> dict[str, Any]:
         if rnd.step is Step.FINAL:
             moves.append({"action": "done", "argument": None})
         else:
-            allowed = sorted({c for c in hand if discard_allowed(hand, rnd.melds, c)})
+            allowed = discardable(hand, rnd.melds)
             moves += [{"action": "discard", "argument": c} for c in allowed]
     rng.shuffle(moves)
     return moves[0]
