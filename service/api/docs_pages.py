@@ -12,7 +12,8 @@ registry (:mod:`.docs_generated`):
 - ``GET /docs/deploy/`` (``deploy/README.md``) and ``GET /docs/deploy/<page>``
   (``deploy/REDIS.md``): how to deploy it, kept beside the deployment files;
 - ``GET /docs/style.css``: their stylesheet. ``/docs`` (and ``/docs/``) is
-  Swagger UI.
+  Swagger UI; ``/`` redirects to the guide's index, and a page's path with
+  a trailing slash to the page.
 
 A page is HTML unless the request prefers ``text/markdown`` (``Accept``); its
 ``.md`` path (``/docs/rules/sevens.md``) always answers the Markdown. The spec
@@ -25,7 +26,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from flask import Flask, Response, redirect
+from flask import Flask, Response, redirect, request
+from flask.typing import ResponseReturnValue
 
 from . import docs_render
 from .docs_generated import fill
@@ -97,3 +99,17 @@ def init_app(app: Flask, docs_folder: str, rules_folder: str, deploy_folder: str
     app.add_url_rule("/docs/style.css", "docs_stylesheet", stylesheet)
     # Swagger UI is at /docs; a trailing slash is the same page.
     app.add_url_rule("/docs/", "docs_slash", lambda: redirect(docs_render.DOCS, code=308))
+
+    def unslashed(name: str) -> ResponseReturnValue:
+        """A page's path with a trailing slash: 308 to the page (as a
+        folder's path without one goes to its index)."""
+        if not PAGE.fullmatch(name.removesuffix(".md")):
+            raise Problem(404, "page-not-found", f"There is no page {name!r}.")
+        return redirect(request.path.removesuffix("/"), code=308)
+
+    for folder in ("/docs/rules/", "/docs/guide/", "/docs/deploy/", "/docs/"):
+        app.add_url_rule(folder + "<name>/", f"unslashed {folder}", unslashed)
+    # The address `referee serve` prints: a browser opened on it finds the guide.
+    app.add_url_rule(
+        "/", "root", lambda: redirect(docs_render.served_url("guide/README.md"), code=302)
+    )

@@ -10,6 +10,7 @@ says (a game may register codes of its own).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from flask import Blueprint, Response, current_app
@@ -31,9 +32,11 @@ class Page:
 
 RETRY_LATER = "Retry after the `Retry-After` seconds."
 REREAD = (
-    "Re-read the table (`GET /v1/tables/{table_id}`): the answer's `current_round`, "
-    "`current_exchange`, `round_status` and `waiting_for` say where it stands; then send "
-    "the move that fits."
+    "Read where the table stands, in the refusal or by re-reading the table "
+    "(`GET /v1/tables/{table_id}`): `current_round`, `round_status` and `waiting_for` (the "
+    "seats whose move the table awaits), with the game's own number: `current_exchange` in "
+    "My Ship Sails, `current_turn` and `on_turn` in Sevens, `current_move`, `on_turn` and "
+    "`step` in May I?. Then send the move that fits."
 )
 
 PAGES: dict[str, Page] = {
@@ -243,13 +246,16 @@ PAGES: dict[str, Page] = {
     ),
     "options-invalid": Page(
         422,
-        "The options do not make one game (RULES.md 2.2); `errors` gives every reason.",
+        "The options do not make one game of the preset's kind (RULES.md 2.2, 3.2, 4.1): "
+        "a player count the deck does not allow, a value out of range, options that "
+        "contradict each other; `errors` gives every reason.",
         "Change the options `errors` points at.",
     ),
     "deal-invalid": Page(
         422,
-        "The submitted deal breaks the rules (RULES.md 2.4): wrong hand sizes, cards not in "
-        "the deck, a card twice; `errors` lists every problem.",
+        "The submitted deal breaks the game's rules (RULES.md 2.4, 3.2, 4.4): wrong hand "
+        "sizes, cards not in the deck, a card more often than the decks hold it; `errors` "
+        "lists every problem.",
         "Fix the hands, or send no `hands` to shuffle.",
     ),
     "pass-invalid": Page(
@@ -278,8 +284,9 @@ PAGES: dict[str, Page] = {
     "stale-exchange": Page(409, "The exchange number is not the current exchange's.", REREAD),
     "not-your-turn": Page(
         409,
-        "This seat does not pass in this exchange (`chain`, `swap`: `waiting_for` names "
-        "the seats that do).",
+        "It is not this seat's move: in My Ship Sails it does not pass in this exchange "
+        "(`chain`, `swap`), in Sevens and May I? another seat is on turn (`on_turn`). "
+        "`waiting_for` names the seats whose move the table awaits.",
         REREAD,
     ),
     "round-over": Page(409, "The round is over.", REREAD),
@@ -573,14 +580,49 @@ def render(code: str, page: Page) -> str:
 pages_blp = Blueprint("problem_pages", __name__)
 
 
+def index_markdown() -> str:
+    """Every code with a page, its status and what it means, in Markdown."""
+    rows = []
+    for code in sorted({*PAGES, *CODES}):
+        page = page_of(code)
+        if page is not None:
+            meaning = link_rules(page.meaning).replace("|", "\\|")
+            rows.append(f"| [`{code}`]({TYPE_BASE}{code}) | {page.status} | {meaning} |")
+    return (
+        "# Problem codes\n\n"
+        f"Every error answer is RFC 9457 problem details with a `code` and a `type` "
+        f"`{TYPE_BASE}<code>`: the page of each says what it means and what to do.\n\n"
+        "| code | status | what it means |\n|---|---|---|\n" + "\n".join(rows) + "\n"
+    )
+
+
+def _answer(text: str, html: Callable[[], str], markdown_path: bool) -> Response:
+    headers = {"Vary": "Accept"}
+    if markdown_path or docs_render.wants_markdown():
+        return Response(text, mimetype="text/markdown", headers=headers)
+    return Response(html(), mimetype="text/html", headers=headers)
+
+
+@pages_blp.get(TYPE_BASE)
+def problem_index() -> Response:
+    """Every problem code, linked to its page (not part of the OpenAPI
+    document): HTML, or Markdown to a request that prefers ``text/markdown``."""
+    text = index_markdown()
+    nav = current_app.extensions.get("docs_nav", [])
+    return _answer(
+        text,
+        lambda: docs_render.page(docs_render.render_markdown(text, trusted=False), nav, None),
+        False,
+    )
+
+
 @pages_blp.get(TYPE_BASE + "<code>")
 def problem_page(code: str) -> Response:
     """The page of one problem code (not part of the OpenAPI document): HTML,
-    or its Markdown to a request that prefers ``text/markdown``."""
-    page = page_of(code)
+    or its Markdown to a request that prefers ``text/markdown`` or asks for
+    ``<code>.md``."""
+    name = code.removesuffix(".md")
+    page = page_of(name)
     if page is None:
-        raise Problem(404, "not-found", f"There is no problem code {code!r}.")
-    headers = {"Vary": "Accept"}
-    if docs_render.wants_markdown():
-        return Response(markdown(code, page), mimetype="text/markdown", headers=headers)
-    return Response(render(code, page), mimetype="text/html", headers=headers)
+        raise Problem(404, "not-found", f"There is no problem code {name!r}.")
+    return _answer(markdown(name, page), lambda: render(name, page), code.endswith(".md"))

@@ -272,7 +272,7 @@ class NextDeal(MethodView):
 
         The round it deals, its `commitment` (lower-case hex SHA-256 of the
         domain `card-referee/deal-commitment/v1`, a zero byte and the 32-byte
-        secret: `docs/guide/deal-proofs.md`), the seats that gave a seed and
+        secret: [deal proofs](/docs/guide/deal-proofs)), the seats that gave a seed and
         whether the host requires every seat's (RULES.md 5.2). The secret
         is shown in the round's record once that round is over. 404
         `no-pending-deal` for a table written before deals were committed.
@@ -330,7 +330,7 @@ class Seed(MethodView):
 
         The seat's `seed` (1 to 128 characters) joins the next deal's random
         source: the deck order is derived from the committed secret and
-        every seed given before the deal (`docs/guide/deal-proofs.md`). A
+        every seed given before the deal ([deal proofs](/docs/guide/deal-proofs)). A
         seed may be replaced until the deal; the others see only that the
         seat gave one. The answer holds the seed's SHA-256 as the proof
         will use it. 409 `no-pending-deal` for a table written before deals
@@ -449,7 +449,7 @@ class CheckProof(MethodView):
         shuffle was checked. A record must be one the referee writes: its
         `start_state` a table the referee could have made, its `variant`,
         `options` and `seats` that table's, one seed per seat
-        (`docs/guide/deal-proofs.md`). The body may be up to 1 MiB (every
+        ([deal proofs](/docs/guide/deal-proofs)). The body may be up to 1 MiB (every
         other endpoint takes 64 KiB): 413 `body-too-large` beyond; 422
         `invalid-request` for more than a round holds (2,000 moves, 200
         shuffles, 10,000 cards shuffled, a `start_state` of 8,192

@@ -833,7 +833,7 @@ class NextDealSchema(DocumentedSchema):
     commitment = fields.String(
         metadata={
             "description": "Lower-case hex SHA-256 of `card-referee/deal-commitment/v1`, a zero "
-            "byte and the deal's 32-byte secret (`docs/guide/deal-proofs.md`)."
+            "byte and the deal's 32-byte secret ([deal proofs](/docs/guide/deal-proofs))."
         }
     )
     seeded = fields.List(fields.Integer(), metadata={"description": "The seats that gave a seed."})

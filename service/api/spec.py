@@ -185,10 +185,11 @@ view says which) and each game adds its own moves. The games (`GET /v1/games`):
 GUIDE = """
 How to call it: tokens (`Authorization: Bearer <token>`), `Idempotency-Key`,
 conditional requests, strict input, errors and events are in
-**[the API guide](/docs/api)**. Every error is RFC 9457
-`application/problem+json` with a stable `code` (the `Problem` schema's `code`
-lists them all) and a `type` `/problems/{code}`: a page saying what the code
-means and what to do.
+**[the API guide](/docs/api)**; walk-throughs, settings and deployment in
+**[the guide](/docs/guide/)**. Every error is RFC 9457
+`application/problem+json` with a stable `code` and a `type`
+`/problems/{code}`: a page saying what it means and what to do
+([every code](/problems/)).
 """
 
 

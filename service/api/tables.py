@@ -288,10 +288,10 @@ class Rounds(MethodView):
 
         With no body (or no `hands`) the referee shuffles from the deal's
         committed secret and the seats' seeds (RULES.md 5.2,
-        `docs/guide/deal-proofs.md`; the answer and the `round-dealt` event
+        [deal proofs](/docs/guide/deal-proofs); the answer and the `round-dealt` event
         carry the `commitment`) and deals from the dealer's left.
         With `hands` (one list per seat) it checks the submitted deal and lists
-        every problem at once (422 `deal-invalid`, RULES.md 2.4). 409
+        every problem at once (422 `deal-invalid`; RULES.md 2.4, 3.2, 4.4). 409
         `seats-open` (with `open_seats`) while a seat is open (RULES.md 5.1),
         `round-in-play` while the current round is not over, `match-over` after
         the match, `seeds-missing` (with `missing_seats`, `round` and

@@ -63,8 +63,10 @@ def pages() -> list[str]:
     deploy = [f"/docs/deploy/{p.stem}" for p in sorted((ROOT / "deploy").glob("*.md"))]
     pages = ["/docs/rules/", *rules, *tops, *guide, *deploy]
     return [p.replace("/README", "/") for p in pages] + [
+        "/problems/",
         "/problems/discard-fits",
         "/problems/not-playable",
+        "/problems/not-your-turn",
     ]
 
 
@@ -102,6 +104,29 @@ def test_docs_with_or_without_a_slash_is_swagger_ui(client: Any) -> None:
     assert slash.status_code == 308 and slash.headers["Location"] == "/docs"
     assert "swagger-ui" in client.get("/docs", follow_redirects=True).get_data(as_text=True)
     assert "swagger-ui" in client.get("/docs/", follow_redirects=True).get_data(as_text=True)
+
+
+def test_the_address_the_server_prints_leads_to_the_guide(client: Any) -> None:
+    root = client.get("/")
+    assert root.status_code == 302 and root.headers["Location"] == "/docs/guide/"
+    assert client.get("/", follow_redirects=True).mimetype == "text/html"
+
+
+@pytest.mark.parametrize(
+    ("url", "page"),
+    [
+        ("/docs/api/", "/docs/api"),
+        ("/docs/rules/sevens/", "/docs/rules/sevens"),
+        ("/docs/guide/walk-throughs/", "/docs/guide/walk-throughs"),
+        ("/docs/deploy/REDIS/", "/docs/deploy/REDIS"),
+    ],
+)
+def test_a_page_asked_with_a_trailing_slash_redirects_to_it(
+    client: Any, url: str, page: str
+) -> None:
+    answer = client.get(url)
+    assert answer.status_code == 308 and answer.headers["Location"] == page
+    assert client.get(page).status_code == 200
 
 
 def test_the_stylesheet_is_served_here(client: Any) -> None:

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
+import pytest
+
 import service
 from service.api import problem_pages
 from service.api.problems import _CODES_OF_STATUS
@@ -76,3 +78,39 @@ def test_every_code_the_service_answers_has_a_page_of_its_own() -> None:
     assert len(raised) > 15
     missing = sorted(c for c in codes if c not in problem_pages.PAGES)
     assert missing == []
+
+
+def test_the_index_links_every_code_to_its_page(client: Any) -> None:
+    html_index = client.get("/problems/")
+    assert html_index.status_code == 200 and html_index.mimetype == "text/html"
+    text = client.get("/problems/", headers={"Accept": "text/markdown"}).get_data(as_text=True)
+    linked = set(re.findall(r"\| \[`([a-z-]+)`\]\(/problems/\1\) \| (\d{3}) \|", text))
+    assert {code for code, _ in linked} == set(problem_pages.PAGES) | set(CODES)
+    assert ("not-your-turn", "409") in linked and ("malformed-request", "400") in linked
+
+
+def test_a_codes_md_path_answers_its_markdown(client: Any) -> None:
+    answer = client.get("/problems/not-your-turn.md")
+    assert answer.status_code == 200 and answer.mimetype == "text/markdown"
+    assert answer.get_data(as_text=True).startswith("# not-your-turn\n")
+    assert client.get("/problems/no-such-code.md").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("code", "games"),
+    [
+        ("not-your-turn", ["My Ship Sails", "Sevens", "May I?"]),
+        ("options-invalid", ["my-ship-sails#", "sevens#", "may-i#"]),
+        ("deal-invalid", ["my-ship-sails#the-deal", "sevens#", "may-i#the-deal"]),
+        ("stale-round", ["current_exchange", "current_turn", "current_move"]),
+    ],
+)
+def test_a_code_every_game_answers_speaks_of_every_game(
+    client: Any, code: str, games: list[str]
+) -> None:
+    """Codes the three games share say what each game's answer holds (a
+    Sevens player was once told of exchanges only)."""
+    text = client.get(f"/problems/{code}", headers={"Accept": "text/markdown"}).get_data(
+        as_text=True
+    )
+    assert [g for g in games if g not in text] == []

@@ -105,7 +105,7 @@ export interface paths {
          *     shuffle was checked. A record must be one the referee writes: its
          *     `start_state` a table the referee could have made, its `variant`,
          *     `options` and `seats` that table's, one seed per seat
-         *     (`docs/guide/deal-proofs.md`). The body may be up to 1 MiB (every
+         *     ([deal proofs](/docs/guide/deal-proofs)). The body may be up to 1 MiB (every
          *     other endpoint takes 64 KiB): 413 `body-too-large` beyond; 422
          *     `invalid-request` for more than a round holds (2,000 moves, 200
          *     shuffles, 10,000 cards shuffled, a `start_state` of 8,192
@@ -575,7 +575,7 @@ export interface paths {
          * Read the next deal's commitment (public)
          * @description The round it deals, its `commitment` (lower-case hex SHA-256 of the
          *     domain `card-referee/deal-commitment/v1`, a zero byte and the 32-byte
-         *     secret: `docs/guide/deal-proofs.md`), the seats that gave a seed and
+         *     secret: [deal proofs](/docs/guide/deal-proofs)), the seats that gave a seed and
          *     whether the host requires every seat's ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). The secret
          *     is shown in the round's record once that round is over. 404
          *     `no-pending-deal` for a table written before deals were committed.
@@ -617,7 +617,7 @@ export interface paths {
          * Give a seed for the next deal (seat)
          * @description The seat's `seed` (1 to 128 characters) joins the next deal's random
          *     source: the deck order is derived from the committed secret and
-         *     every seed given before the deal (`docs/guide/deal-proofs.md`). A
+         *     every seed given before the deal ([deal proofs](/docs/guide/deal-proofs)). A
          *     seed may be replaced until the deal; the others see only that the
          *     seat gave one. The answer holds the seed's SHA-256 as the proof
          *     will use it. 409 `no-pending-deal` for a table written before deals
@@ -660,10 +660,10 @@ export interface paths {
          * Deal the next round (host)
          * @description With no body (or no `hands`) the referee shuffles from the deal's
          *     committed secret and the seats' seeds ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby),
-         *     `docs/guide/deal-proofs.md`; the answer and the `round-dealt` event
+         *     [deal proofs](/docs/guide/deal-proofs); the answer and the `round-dealt` event
          *     carry the `commitment`) and deals from the dealer's left.
          *     With `hands` (one list per seat) it checks the submitted deal and lists
-         *     every problem at once (422 `deal-invalid`, [My Ship Sails: the deal](/docs/rules/my-ship-sails#the-deal)). 409
+         *     every problem at once (422 `deal-invalid`; [My Ship Sails: the deal](/docs/rules/my-ship-sails#the-deal), [Sevens: players, decks and the deal](/docs/rules/sevens#players-and-cards), [May I?: the deal](/docs/rules/may-i#the-deal)). 409
          *     `seats-open` (with `open_seats`) while a seat is open ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)),
          *     `round-in-play` while the current round is not over, `match-over` after
          *     the match, `seeds-missing` (with `missing_seats`, `round` and
@@ -2245,7 +2245,7 @@ export interface components {
         };
         /** @description The next deal's public part: what it commits to, never its secret. */
         NextDeal: {
-            /** @description Lower-case hex SHA-256 of `card-referee/deal-commitment/v1`, a zero byte and the deal's 32-byte secret (`docs/guide/deal-proofs.md`). */
+            /** @description Lower-case hex SHA-256 of `card-referee/deal-commitment/v1`, a zero byte and the deal's 32-byte secret ([deal proofs](/docs/guide/deal-proofs)). */
             commitment: string;
             /** @description Whether the deal waits until every seat gave a seed. */
             require_seeds: boolean;
