@@ -108,7 +108,8 @@ def init_app(app: Flask, docs_folder: str, rules_folder: str, deploy_folder: str
         return redirect(request.path.removesuffix("/"), code=308)
 
     for folder in ("/docs/rules/", "/docs/guide/", "/docs/deploy/", "/docs/"):
-        app.add_url_rule(folder + "<name>/", f"unslashed {folder}", unslashed)
+        endpoint = "unslashed_" + folder.strip("/").replace("/", "_")  # unslashed_docs_rules
+        app.add_url_rule(folder + "<name>/", endpoint, unslashed)
     # The address `referee serve` prints: a browser opened on it finds the guide.
     app.add_url_rule(
         "/", "root", lambda: redirect(docs_render.served_url("guide/README.md"), code=302)

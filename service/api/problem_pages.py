@@ -5,7 +5,8 @@ the request's URL, RFC 9457 3.1.1); that page, served by the service itself,
 says what the code means and what to do about it. Every page comes from
 :data:`PAGES` (the codes of the HTTP layer) and, for the codes the games raise,
 from :data:`PAGES` too, else from what their :class:`~service.games.errors.Kind`
-says (a game may register codes of its own).
+says (a game may register codes of its own). ``GET /problems/`` lists every
+code, and ``/problems/<code>.md`` answers a page's Markdown.
 """
 
 from __future__ import annotations
