@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.games.may_i import check_lay_down, check_lay_off
-from service.games.may_i.engine import discard_allowed, discardable
+from service.games.may_i.engine import discard_allowed, discardable, discardable_given
 from service.games.may_i.melds import (
     JOKER,
     Meld,
@@ -152,8 +152,11 @@ def test_fits_says_what_lay_off_end_takes(meld: Meld) -> None:
 @given(st.lists(melds(), max_size=6), st.lists(st.sampled_from(CARDS), max_size=14))
 @settings(max_examples=300, deadline=None)
 def test_discardable_is_discard_allowed_of_each_card(table: list[Meld], hand: list[str]) -> None:
-    """The seat views' and the bots' ``discardable`` (each card's fit found
-    once) says what the move's own rule, ``discard_allowed``, says of each
-    card (4.5.3: a card that fits a meld only when every card fits one)."""
+    """The bots' ``discardable`` and the seat views' ``discardable_given``
+    (each card's fit found once) say what the move's own rule,
+    ``discard_allowed``, says of each card (4.5.3: a card that fits a meld
+    only when every card fits one)."""
     each = [c for c in sorted(set(hand)) if discard_allowed(hand, table, c)]
     assert discardable(hand, table) == each
+    lay_offs = {c: [m.id for m in table if fits(m, c)] for c in set(hand)}  # a seat view's
+    assert discardable_given(lay_offs) == each

@@ -906,10 +906,16 @@ def discard_allowed(hand: Sequence[str], melds: Sequence[Meld], card: str) -> bo
 def discardable(hand: Sequence[str], melds: Sequence[Meld]) -> list[str]:
     """The distinct cards of ``hand`` that may be discarded (4.5.3), sorted:
     :func:`discard_allowed` of each, with each card's fit found once (the
-    seat views and the bots ask it of every card of a hand)."""
-    fit = {c: any(fits(m, c) for m in melds) for c in set(hand)}
-    every = all(fit.values())
-    return sorted(c for c, fits_one in fit.items() if not fits_one or every)
+    bots ask it of every card of a hand)."""
+    return discardable_given({c: any(fits(m, c) for m in melds) for c in set(hand)})
+
+
+def discardable_given(fitting: Mapping[str, Sequence[int] | bool]) -> list[str]:
+    """:func:`discardable` from what each distinct card of the hand fits
+    (a seat view's lay-offs: card -> the ids of the melds it fits, or
+    whether it fits one): those that fit none, or all when every card fits."""
+    every = all(fitting.values())
+    return sorted(c for c, fit in fitting.items() if not fit or every)
 
 
 def _discard(table: Table, rnd: Round, seat: int, hand: Cards, card: str) -> tuple[Table, Event]:

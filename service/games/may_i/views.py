@@ -13,7 +13,7 @@ from typing import Any
 from .engine import (
     awaited,
     can_place,
-    discardable,
+    discardable_given,
     match_json,
     offer_json,
     result_json,
@@ -172,7 +172,7 @@ def seat_view(table: Table, seat: int, now_ms: int) -> dict[str, Any]:
         "laid_down": rnd.down[seat] if rnd is not None else False,
         "may": may,
         "lay_offs": {c: ids for c, ids in lay_offs.items() if ids},
-        "discardable": discardable(hand, melds),
+        "discardable": discardable_given(lay_offs),
         # A help, not a rule: one lay-down of the contract the referee finds in the hand.
         "contract": find_contract(rnd.number, hand) if rnd and "lay_down" in may else None,
     }
