@@ -65,9 +65,8 @@ def free_port() -> int:
     this process (until it has handed out its whole block) nor another
     pytest-xdist worker hands out again: see :func:`_port_block`. Where the
     ephemeral range leaves no room below it, a port the kernel picks."""
-    block = _port_block()
-    for _ in range(len(block) if block else 0):
-        assert block is not None
+    block = _port_block() or range(0)
+    for _ in block:
         port = block[next(_next_port) % len(block)]
         with socket.socket() as s:
             try:

@@ -11,7 +11,6 @@ code, and ``/problems/<code>.md`` answers a page's Markdown.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from flask import Blueprint, Response, current_app
@@ -570,12 +569,15 @@ def markdown(code: str, page: Page) -> str:
     )
 
 
-def render(code: str, page: Page) -> str:
-    """The HTML page of ``code``."""
+def _answer(text: str, markdown_path: bool) -> Response:
+    """``text`` (Markdown) as its HTML page, or as it is to a request for its
+    ``.md`` path or that prefers ``text/markdown``."""
+    headers = {"Vary": "Accept"}
+    if markdown_path or docs_render.wants_markdown():
+        return Response(text, mimetype="text/markdown", headers=headers)
     nav = current_app.extensions.get("docs_nav", [])
-    return docs_render.page(
-        docs_render.render_markdown(markdown(code, page), trusted=False), nav, None
-    )
+    html = docs_render.page(docs_render.render_markdown(text, trusted=False), nav, None)
+    return Response(html, mimetype="text/html", headers=headers)
 
 
 pages_blp = Blueprint("problem_pages", __name__)
@@ -597,24 +599,11 @@ def index_markdown() -> str:
     )
 
 
-def _answer(text: str, html: Callable[[], str], markdown_path: bool) -> Response:
-    headers = {"Vary": "Accept"}
-    if markdown_path or docs_render.wants_markdown():
-        return Response(text, mimetype="text/markdown", headers=headers)
-    return Response(html(), mimetype="text/html", headers=headers)
-
-
 @pages_blp.get(TYPE_BASE)
 def problem_index() -> Response:
     """Every problem code, linked to its page (not part of the OpenAPI
     document): HTML, or Markdown to a request that prefers ``text/markdown``."""
-    text = index_markdown()
-    nav = current_app.extensions.get("docs_nav", [])
-    return _answer(
-        text,
-        lambda: docs_render.page(docs_render.render_markdown(text, trusted=False), nav, None),
-        False,
-    )
+    return _answer(index_markdown(), False)
 
 
 @pages_blp.get(TYPE_BASE + "<code>")
@@ -626,4 +615,4 @@ def problem_page(code: str) -> Response:
     page = page_of(name)
     if page is None:
         raise Problem(404, "not-found", f"There is no problem code {name!r}.")
-    return _answer(markdown(name, page), lambda: render(name, page), code.endswith(".md"))
+    return _answer(markdown(name, page), code.endswith(".md"))
