@@ -66,8 +66,8 @@ async ({base, hands, passes}) => {
     seatStream.addEventListener("ticket-invalid", () => {
       log.invalid += 1;
       seatStream.close();   // what a page does: a new ticket, after the last id seen
-      log.reopened += 1;
-      openSeat();
+      // Reopened once the new ticket's stream is open (the wait below reads it).
+      openSeat().then(() => { log.reopened += 1; });
     });
     await new Promise((resolve) => { seatStream.onopen = () => resolve(); });
   };
