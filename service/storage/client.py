@@ -22,12 +22,15 @@ slot's primary.
 
 from __future__ import annotations
 
+import select
+import sys
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 import redis
 from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.cluster import ClusterNode, RedisCluster
+from redis.connection import DefaultParser
 from redis.retry import Retry
 from redis.sentinel import Sentinel
 
@@ -114,6 +117,46 @@ def parse_cluster_url(
     return nodes, options
 
 
+def _blocking_poll() -> Any:
+    """``select.poll`` as the OS gives it, also where gevent patched it."""
+    monkey = sys.modules.get("gevent.monkey")
+    if monkey is not None and monkey.is_module_patched("select"):
+        return monkey.get_original("select", "poll")
+    return select.poll
+
+
+class QuickCheckParser(DefaultParser):  # type: ignore[valid-type,misc]
+    """redis-py's parser, with a cheaper answer to the question its pool asks
+    before it hands out a connection: is anything unread on it?
+
+    redis-py asks with ``can_read(0)`` on every command, through
+    ``select.poll``; under gunicorn's gevent workers that is gevent's poll,
+    which sets up watchers and a timeout each time (about 9% of a worker's
+    CPU under the exchange load). A zero-timeout poll never blocks, so the
+    OS's own poll answers here; only a connection that has something to
+    read is asked the whole question (closed, or left with data) as before.
+    One-server and Sentinel clients use it; redis-py's cluster client takes
+    no parser of ours (``REDIS_ALLOWED_KEYS``).
+    """
+
+    _poll: Any = select.poll
+
+    def on_connect(self, connection: Any) -> None:
+        super().on_connect(connection)
+        self._poll = _blocking_poll()  # gevent patches in the worker, after imports
+
+    def can_read(self, timeout: float = 0) -> bool:
+        sock = getattr(self, "_sock", None)
+        reader = getattr(self, "_reader", None)
+        buffered = reader is None or reader.has_data() or getattr(sock, "pending", bool)()
+        if timeout == 0 and sock is not None and not buffered:  # TLS buffers above the socket
+            poller = self._poll()
+            poller.register(sock, select.POLLIN)
+            if not poller.poll(0):
+                return False
+        return bool(super().can_read(timeout))
+
+
 def redis_client(settings: Settings) -> Client:
     """A Redis (or Redis Cluster) client for ``settings.redis_url``, or for the
     embedded Redis in ``settings.data_dir`` (started when none answers there)."""
@@ -139,6 +182,7 @@ def connect(url: str, timeout_seconds: float) -> Client:
     common: dict[str, Any] = {
         "socket_timeout": timeout_seconds,
         "socket_connect_timeout": timeout_seconds,
+        "parser_class": QuickCheckParser,
     }
     retry = Retry(
         ExponentialBackoff(cap=0.05, base=0.01),
