@@ -14,6 +14,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from ..cards import split_codes
 from ..errors import StoredFormatNewer
 from .melds import Meld
 from .options import Options
@@ -59,10 +60,6 @@ EVENT_LAYOUTS: dict[str, tuple[int, tuple[str, ...]]] = {
     "match-abandoned": (107, _MATCH),
 }
 """Per event type: its code in the log and its members in the order kept."""
-
-
-def _cards(text: str) -> tuple[str, ...]:
-    return tuple(text[i : i + 2] for i in range(0, len(text), 2))
 
 
 def _result_to(r: RoundResult) -> list[Any]:
@@ -209,11 +206,11 @@ def _round_from(v: dict[str, Any], fmt: int) -> Round:
     return Round(
         number=v["n"],
         dealer=v["d"],
-        hands=tuple(_cards(h) for h in v["h"]),
-        stock=_cards(v["s"]),
-        pile=_cards(v["p"]),
+        hands=tuple(split_codes(h) for h in v["h"]),
+        stock=split_codes(v["s"]),
+        pile=split_codes(v["p"]),
         pile_by=tuple(v["pb"]),
-        melds=tuple(Meld(m[0], m[1], m[2], _cards(m[3]), m[4], m[5]) for m in v["ml"]),
+        melds=tuple(Meld(m[0], m[1], m[2], split_codes(m[3]), m[4], m[5]) for m in v["ml"]),
         down=tuple(bool(d) for d in v["dn"]),
         on_turn=v["t"],
         step=Step(v["st"]),

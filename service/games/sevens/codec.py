@@ -27,7 +27,7 @@ import functools
 import json
 from typing import Any
 
-from ..cards import RANK_INDEX, RANKS
+from ..cards import RANK_INDEX, RANKS, split_codes
 from ..errors import StoredFormatNewer
 from .options import PRESETS, Match, Options
 from .scoring import result_json
@@ -65,10 +65,6 @@ LEGACY_EVENT_CODES: dict[int, tuple[str, tuple[str, ...]]] = {
     102: ("passed", ("round", "turn", "seat", "chips", "_voluntary")),
 }
 """Codes this game no longer writes but still reads (events kept before)."""
-
-
-def _cards(text: str) -> tuple[str, ...]:
-    return tuple(text[i : i + 2] for i in range(0, len(text), 2))
 
 
 def _row_to(row: Row) -> str:
@@ -123,7 +119,7 @@ def _round_from(v: dict[str, Any]) -> Round:
         dealer=v["d"],
         opening_suit=v["os"],
         opener=v["op"],
-        hands=tuple(_cards(h) for h in v["h"]),
+        hands=tuple(split_codes(h) for h in v["h"]),
         layout=tuple(_row_from(row) for row in v["l"]),
         moves=tuple(v["m"].split(",")) if v["m"] else (),
         paid=tuple(v["pd"]),
