@@ -42,11 +42,16 @@ def _bindable(port: int) -> bool:
     return True
 
 
-def _sets_its_bus_port() -> bool:
-    """Whether :func:`redis_binary` takes ``--cluster-port`` (Redis 7.0 and newer)."""
+def redis_major() -> int:
+    """The major version of :func:`redis_binary` (0 when it does not say)."""
     found = subprocess.run([redis_binary(), "--version"], capture_output=True, text=True)
     version = re.search(r"v=(\d+)\.", found.stdout)
-    return version is not None and int(version.group(1)) >= 7
+    return 0 if version is None else int(version.group(1))
+
+
+def _sets_its_bus_port() -> bool:
+    """Whether :func:`redis_binary` takes ``--cluster-port`` (Redis 7.0 and newer)."""
+    return redis_major() >= 7
 
 
 def cluster_ports(count: int) -> list[tuple[int, int]]:

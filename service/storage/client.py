@@ -135,7 +135,8 @@ class QuickCheckParser(DefaultParser):  # type: ignore[valid-type,misc]
     CPU under the exchange load). A zero-timeout poll never blocks, so the
     OS's own poll answers here; only a connection that has something to
     read is asked the whole question (closed, or left with data) as before.
-    One-server and Sentinel clients use it; redis-py's cluster client takes
+    The one-server client and the Sentinel-named primary's use it (not the
+    connections to the Sentinels themselves); redis-py's cluster client takes
     no parser of ours (``REDIS_ALLOWED_KEYS``).
     """
 
@@ -182,7 +183,6 @@ def connect(url: str, timeout_seconds: float) -> Client:
     common: dict[str, Any] = {
         "socket_timeout": timeout_seconds,
         "socket_connect_timeout": timeout_seconds,
-        "parser_class": QuickCheckParser,
     }
     retry = Retry(
         ExponentialBackoff(cap=0.05, base=0.01),
@@ -195,11 +195,19 @@ def connect(url: str, timeout_seconds: float) -> Client:
         # A failed connection is retried once on a new one, which asks the
         # Sentinels for the primary again (the new one after a failover).
         primary: redis.Redis = ask.master_for(
-            name, db=db, health_check_interval=30, retry=retry, **options, **common
+            name,
+            db=db,
+            health_check_interval=30,
+            retry=retry,
+            parser_class=QuickCheckParser,
+            **options,
+            **common,
         )
         return primary
     if not is_cluster_url(url):
-        return redis.Redis.from_url(url, health_check_interval=30, retry=retry, **common)
+        return redis.Redis.from_url(
+            url, health_check_interval=30, retry=retry, parser_class=QuickCheckParser, **common
+        )
     nodes, options = parse_cluster_url(url)
     seeds = [ClusterNode(host, port) for host, port in nodes]  # type: ignore[no-untyped-call]
     return RedisCluster(startup_nodes=seeds, **options, **cluster_call_options(timeout_seconds))

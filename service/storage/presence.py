@@ -29,6 +29,7 @@ from collections import OrderedDict
 from importlib import resources
 from typing import Any
 
+from . import feeds
 from .store import presence_key, table_key
 
 WINDOW_MS = 15_000
@@ -69,7 +70,7 @@ class Presence:
         self.client = client
         self.window_ms = window_ms
         lua = resources.files(__package__).joinpath("lua")
-        self._seen = client.register_script(lua.joinpath("presence.lua").read_text())
+        self._seen = feeds.register(client, lua.joinpath("presence.lua").read_text())
 
     def seen(self, table_id: str, seat: int) -> int:
         """Note that ``seat`` was seen now (Redis's clock): 1 when it was not

@@ -160,6 +160,7 @@ from redis.cluster import RedisCluster
 
 from ..games.errors import RuleViolation, StoredFormatNewer
 from ..games.proof import link
+from . import feeds
 from .replicas import Acknowledgement
 
 KEY_PREFIX = "referee"
@@ -724,11 +725,11 @@ class TableStore:
         self.notes = notes
         self.publish_notes = publish_notes and notes is not None
         lua = resources.files(__package__).joinpath("lua")
-        self._commit = client.register_script(lua.joinpath("commit.lua").read_text())
-        self._choose = client.register_script(lua.joinpath("choose.lua").read_text())
+        self._commit = feeds.register(client, lua.joinpath("commit.lua").read_text())
+        self._choose = feeds.register(client, lua.joinpath("choose.lua").read_text())
         self._page = client.register_script(lua.joinpath("events.lua").read_text())
         self._rounds = client.register_script(lua.joinpath("rounds.lua").read_text())
-        self._delete = client.register_script(lua.joinpath("delete_table.lua").read_text())
+        self._delete = feeds.register(client, lua.joinpath("delete_table.lua").read_text())
 
     def _stripe(self, table_id: str) -> int:
         return hash(table_id) % TURN_STRIPES

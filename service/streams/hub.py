@@ -11,6 +11,13 @@ stream then reads the log itself, so a notification carries no event and a
 lost one only delays a stream until its next heartbeat, when it reads the
 log anyway.
 
+On a Redis Cluster of 7.0 or newer the feeds are sharded channels
+(:mod:`service.storage.feeds`), which have no pattern: the thread then
+subscribes (``SSUBSCRIBE``) to the feed of each table a stream of this
+process follows, on the connection to the table's shard, and unsubscribes
+once the table's last stream here ends. A stream's first read waits for
+its table's subscription (at most :data:`SUBSCRIBE_WAIT_SECONDS`).
+
 The Hub knows no game and no HTTP; it survives Redis going away (it
 reconnects with a growing pause, and streams meanwhile wake on their own
 timeouts).
@@ -28,6 +35,7 @@ from typing import Any, TypeVar
 
 import redis
 
+from ..storage import feeds
 from ..storage.store import KEY_PREFIX
 
 log = logging.getLogger(__name__)
@@ -46,6 +54,16 @@ quiet spell wakes them at once."""
 RECONNECT_SECONDS = (0.1, 0.5, 1.0, 2.0)
 """Pauses before each try to subscribe again after Redis went away (the
 last repeats)."""
+
+
+SHARD_POLL_SECONDS = 0.05
+"""On sharded feeds, how long the thread waits for a message before it
+looks for tables to subscribe to: what a new table's stream may wait."""
+
+SUBSCRIBE_WAIT_SECONDS = 1.0
+"""On sharded feeds, the longest a stream waits for its table's
+subscription before its first read (past it, the stream goes on; its
+heartbeat reads catch up with what the feed did not announce)."""
 
 
 def feed_channel(table_id: str) -> str:
@@ -145,6 +163,10 @@ class Hub:
         self._generation: dict[str, int] = {}
         self._shared: dict[str, _Shared] = {}
         self._places = 0
+        self._sharded = feeds.sharded(client)
+        self._confirmed: dict[str, threading.Event] = {}
+        """Sharded feeds: per followed table, set once its subscription holds."""
+        self._followed_changed = threading.Event()
         _HUBS.add(self)
 
     def reserve(self, limit: int) -> Callable[[], None] | None:
@@ -180,6 +202,10 @@ class Hub:
         waiter.closing = self.closing
         with self._lock:
             self._waiters.setdefault(table_id, set()).add(waiter)
+            confirmed = self._confirmed.setdefault(table_id, threading.Event())
+        if self._sharded and not confirmed.is_set():
+            self._followed_changed.set()
+            confirmed.wait(SUBSCRIBE_WAIT_SECONDS)
         try:
             yield waiter
         finally:
@@ -191,6 +217,8 @@ class Hub:
                         del self._waiters[table_id]
                         self._generation.pop(table_id, None)
                         self._shared.pop(table_id, None)
+                        self._confirmed.pop(table_id, None)
+                        self._followed_changed.set()
 
     def shared(self, table_id: str, key: Any, read: Callable[[], _T]) -> _T:
         """``read()``, once for all of this process's streams of the table
@@ -282,6 +310,12 @@ class Hub:
         while not self._stopped.is_set():
             pubsub = None
             try:
+                if self._sharded:
+                    pubsub = self.client.pubsub()
+                    self.subscribed.set()
+                    failures = 0
+                    self._follow_shards(pubsub)
+                    continue
                 pubsub = self.client.pubsub(ignore_subscribe_messages=True)
                 pubsub.psubscribe(PATTERN)
                 self.subscribed.set()
@@ -308,6 +342,57 @@ class Hub:
                 if pubsub is not None:
                     with contextlib.suppress(redis.RedisError, OSError):
                         pubsub.close()
+
+    def _follow_shards(self, pubsub: Any) -> None:
+        """The thread's loop on sharded feeds (``pubsub``: redis-py's
+        ``ClusterPubSub``, used by this thread alone): subscribe to the feeds
+        of the tables followed here, unsubscribe from the others, announce
+        what they carry, and tell :meth:`follow` when a table's subscription
+        holds (its ``ssubscribe`` confirmation arrived). The streams of a
+        table followed before this subscription are woken once it holds: a
+        commit may have gone by while unsubscribed."""
+        with self._lock:
+            stale = set(self._waiters)
+        live: set[str] = set()
+        confirmed: set[str] = set()
+        wait: float | None = None
+        while not self._stopped.is_set():
+            self._followed_changed.clear()
+            with self._lock:
+                wanted = set(self._waiters)
+                events = dict(self._confirmed)
+            if added := wanted - live:
+                pubsub.ssubscribe(*(feed_channel(t) for t in added))
+                live |= added
+            if dropped := live - wanted:
+                pubsub.sunsubscribe(*(feed_channel(t) for t in dropped))
+                live -= dropped
+                confirmed -= dropped
+            for table_id in confirmed & wanted:  # a stream that came back at once
+                if table_id in events:
+                    events[table_id].set()
+            slice_ = SHARD_POLL_SECONDS if wait is None else min(wait, SHARD_POLL_SECONDS)
+            if not live:
+                self._followed_changed.wait(1.0 if wait is None else wait)
+                message = None
+            else:
+                message = pubsub.get_sharded_message(timeout=slice_)
+            if message is not None:
+                kind = str(message.get("type"))
+                channel = message["channel"]
+                name = channel.decode() if isinstance(channel, bytes) else str(channel)
+                if kind == "smessage":
+                    self.announce(name, int(message["data"]), time.monotonic())
+                elif kind == "ssubscribe" and (held := table_of(name)) is not None:
+                    confirmed.add(held)
+                    with self._lock:
+                        event = self._confirmed.get(held)
+                    if event is not None:
+                        event.set()
+                    if held in stale:
+                        stale.discard(held)
+                        self._deliver(name, PRESENCE)
+            wait = self.flush(time.monotonic())
 
     def _wake_all(self, count: int = PRESENCE) -> None:
         with self._lock:

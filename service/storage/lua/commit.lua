@@ -91,6 +91,7 @@
 -- The rules are never here: this script only stores what the engine decided.
 -- An index lists a record by the last part of its key (short enough for
 -- Redis's compact sorted set); a full key name is an older release's entry.
+local FEED = 'PUBLISH'  -- SPUBLISH on a sharded Redis Cluster (service.storage.feeds)
 local function set_away(key, op)
   if op == '' then return end
   local seat = string.sub(op, 2)
@@ -284,9 +285,8 @@ if ARGV[5] ~= '' then
     redis.call('EXPIRE', KEYS[7], ARGV[6])
   end
 end
--- The table's feed (service.streams): a commit was made. Classic PUBLISH,
--- which Redis 6.2 has; on a cluster it reaches every node.
-redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':feed'), count)
+-- The table's feed (service.streams): a commit was made.
+redis.call(FEED, string.gsub(KEYS[1], ':table$', ':feed'), count)
 if ARGV[P + 9] ~= '' then
   redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':clock'), ARGV[P + 9])
 end

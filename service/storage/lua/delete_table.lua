@@ -8,6 +8,7 @@
 -- Returns how many keys were deleted.
 -- An index lists a record by the last part of its key (short enough for
 -- Redis's compact sorted set); a full key name is an older release's entry.
+local FEED = 'PUBLISH'  -- SPUBLISH on a sharded Redis Cluster (service.storage.feeds)
 local function listed_key(index, member)
   if string.find(member, ':', 1, true) then return member end
   return (string.gsub(index, 'idem%-index:[^:]*$', 'idem:')) .. member
@@ -23,6 +24,6 @@ deleted = deleted + redis.call('DEL', unpack(KEYS))
 -- The table's feed (service.streams): its streams end (when a table went:
 -- this script also drops a token's records alone).
 if KEYS[1] and string.find(KEYS[1], ':table$') then
-  redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':feed'), -1)
+  redis.call(FEED, string.gsub(KEYS[1], ':table$', ':feed'), -1)
 end
 return deleted

@@ -8,6 +8,7 @@
 -- not connected before (absent, or last seen a window ago or more: its
 -- streams are told on the table's feed, with the count 0, which no commit
 -- announces), else 0.
+local FEED = 'PUBLISH'  -- SPUBLISH on a sharded Redis Cluster (service.storage.feeds)
 local ttl = redis.call('PTTL', KEYS[2])
 if ttl == -2 then return -1 end
 local clock = redis.call('TIME')
@@ -20,7 +21,7 @@ else
   redis.call('PERSIST', KEYS[1])
 end
 if before == nil or now - before >= tonumber(ARGV[2]) then
-  redis.call('PUBLISH', string.gsub(KEYS[2], ':table$', ':feed'), 0)
+  redis.call(FEED, string.gsub(KEYS[2], ':table$', ':feed'), 0)
   return 1
 end
 return 0
