@@ -24,7 +24,6 @@ sharded pub/sub does not have.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from redis.cluster import RedisCluster
@@ -53,9 +52,9 @@ def sharded(client: Any) -> bool:
     return choice
 
 
-def _major(version: str) -> int:
-    matched = re.match(r"\d+", str(version))
-    return int(matched.group()) if matched else 0
+def _major(version: Any) -> int:
+    head = str(version).split(".", 1)[0]
+    return int(head) if head.isascii() and head.isdigit() else 0
 
 
 def register(client: Any, text: str) -> Any:

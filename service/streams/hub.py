@@ -202,8 +202,10 @@ class Hub:
         waiter.closing = self.closing
         with self._lock:
             self._waiters.setdefault(table_id, set()).add(waiter)
-            confirmed = self._confirmed.setdefault(table_id, threading.Event())
-        if self._sharded and not confirmed.is_set():
+            confirmed = None
+            if self._sharded:
+                confirmed = self._confirmed.setdefault(table_id, threading.Event())
+        if confirmed is not None and not confirmed.is_set():
             self._followed_changed.set()
             confirmed.wait(SUBSCRIBE_WAIT_SECONDS)
         try:
@@ -233,7 +235,9 @@ class Hub:
             shared = self._shared.get(table_id)
             if shared is None or shared.generation != generation:
                 shared = self._shared[table_id] = _Shared(generation)
-            lock = shared.locks.setdefault(key, threading.Lock())
+            lock = shared.locks.get(key)
+            if lock is None:  # (setdefault would make a lock on every call)
+                lock = shared.locks[key] = threading.Lock()
         with lock:
             if key in shared.values:
                 return shared.values[key]  # type: ignore[no-any-return]
@@ -356,21 +360,23 @@ class Hub:
         live: set[str] = set()
         confirmed: set[str] = set()
         wait: float | None = None
+        self._followed_changed.set()
         while not self._stopped.is_set():
-            self._followed_changed.clear()
-            with self._lock:
-                wanted = set(self._waiters)
-                events = dict(self._confirmed)
-            if added := wanted - live:
-                pubsub.ssubscribe(*(feed_channel(t) for t in added))
-                live |= added
-            if dropped := live - wanted:
-                pubsub.sunsubscribe(*(feed_channel(t) for t in dropped))
-                live -= dropped
-                confirmed -= dropped
-            for table_id in confirmed & wanted:  # a stream that came back at once
-                if table_id in events:
-                    events[table_id].set()
+            if self._followed_changed.is_set():  # a table to follow or to leave
+                self._followed_changed.clear()
+                with self._lock:
+                    wanted = set(self._waiters)
+                    events = dict(self._confirmed)
+                if added := wanted - live:
+                    pubsub.ssubscribe(*(feed_channel(t) for t in added))
+                    live |= added
+                if dropped := live - wanted:
+                    pubsub.sunsubscribe(*(feed_channel(t) for t in dropped))
+                    live -= dropped
+                    confirmed -= dropped
+                for table_id in confirmed & wanted:  # a stream that came back at once
+                    if table_id in events:
+                        events[table_id].set()
             slice_ = SHARD_POLL_SECONDS if wait is None else min(wait, SHARD_POLL_SECONDS)
             if not live:
                 self._followed_changed.wait(1.0 if wait is None else wait)

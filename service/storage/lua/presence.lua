@@ -16,7 +16,9 @@ local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 local before = tonumber(redis.call('HGET', KEYS[1], ARGV[1]))
 redis.call('HSET', KEYS[1], ARGV[1], now)
 if ttl > 0 then
-  redis.call('PEXPIRE', KEYS[1], ttl)
+  -- A millisecond less: the clock may tick between PTTL and PEXPIRE, and
+  -- the hash must not outlive the table.
+  redis.call('PEXPIRE', KEYS[1], math.max(ttl - 1, 1))
 else
   redis.call('PERSIST', KEYS[1])
 end
