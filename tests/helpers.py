@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -171,3 +172,23 @@ def play_worked_round(tables: TableClient, t: Table, round_no: int, early_claim:
     r = tables.claim(t, round_no, 0)
     assert r.status_code == 200, r.get_json()
     assert r.get_json()["result"]["winners"] == [0]
+
+
+CARD = re.compile(r"(?<![A-Za-z0-9_-])(?:10|[2-9TJQKA])[CDHS](?![A-Za-z0-9_-])")
+"""A card code standing alone in a text (not inside a random id or token,
+whose alphabet is ``[A-Za-z0-9_-]``: a table id may hold ``AC``)."""
+
+OPAQUE = frozenset({"table_id", "host_token", "token", "type"})
+"""Keys whose values are random ids, tokens or URIs, not text."""
+
+
+def cards_in(value: Any, opaque: frozenset[str] = OPAQUE) -> set[str]:
+    """Every card code anywhere in a JSON value, also inside text (the
+    values of the keys in ``opaque`` left out)."""
+    if isinstance(value, str):
+        return set(CARD.findall(value))
+    if isinstance(value, dict):
+        return set().union(*(cards_in(v, opaque) for k, v in value.items() if k not in opaque))
+    if isinstance(value, list):
+        return set().union(*(cards_in(v, opaque) for v in value))
+    return set()

@@ -21,24 +21,10 @@ import redis
 from service.games.codec import decode
 from service.storage.store import moves_key, table_key
 
-from ..helpers import Table, TableClient, bearer, snapshot
+from ..helpers import Table, TableClient, bearer, cards_in, snapshot
 from .test_idempotency import NOT_WINNING
 
-CARD = re.compile(r"(?<![A-Za-z0-9_-])(?:10|[2-9TJQKA])[CDHS](?![A-Za-z0-9_-])")
-OPAQUE = {"table_id", "host_token", "token", "type"}  # random ids and URIs, not text
 SEATS = 4
-
-
-def cards_in(value: Any) -> set[str]:
-    """Every card code anywhere in a JSON value, also inside text."""
-    if isinstance(value, str):
-        return set(CARD.findall(value))
-    if isinstance(value, dict):
-        found = [cards_in(v) for k, v in value.items() if k not in OPAQUE]
-        return set().union(*found) if found else set()
-    if isinstance(value, list):
-        return set().union(*(cards_in(v) for v in value)) if value else set()
-    return set()
 
 
 def operations(t: Table) -> list[tuple[str, str, str, dict[str, Any]]]:

@@ -9,7 +9,6 @@ cards that caller cannot see are dealt anew)."""
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import replace
 from typing import Any
 
@@ -23,7 +22,8 @@ from service.games.sevens.state import Table as SevensTable
 from service.games.sevens.views import public_view, seat_view
 from service.storage.store import table_key
 
-from ..helpers import Table, TableClient, bearer, snapshot
+from .. import helpers
+from ..helpers import OPAQUE, Table, TableClient, bearer, snapshot
 from .test_sevens import DEAL, turn
 
 
@@ -112,19 +112,12 @@ def test_an_option_takes_true_and_false_only_as_json_booleans(
 
 # --- the oracle: whole matches, every answer checked against the true hands -----------
 
-CARD = re.compile(r"(?<![A-Za-z0-9_-])(?:10|[2-9TJQKA])[CDHS](?![A-Za-z0-9_-])")
-OPAQUE = {"table_id", "host_token", "token", "type", "rules", "opening"}  # not cards in play
+OPAQUE_HERE = OPAQUE | {"rules", "opening"}  # not cards in play
 
 
 def cards_in(value: Any) -> set[str]:
-    """Every card code anywhere in a JSON value, also inside text."""
-    if isinstance(value, str):
-        return set(CARD.findall(value))
-    if isinstance(value, dict):
-        return set().union(*(cards_in(v) for k, v in value.items() if k not in OPAQUE))
-    if isinstance(value, list):
-        return set().union(*(cards_in(v) for v in value))
-    return set()
+    """Every card code in a JSON value but the table's rules and opening card."""
+    return helpers.cards_in(value, OPAQUE_HERE)
 
 
 def true_table(r: redis.Redis, t: Table) -> SevensTable:
