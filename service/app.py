@@ -33,6 +33,7 @@ from .api.spec import CLIENT_KEY_SCHEME, CLIENT_KEY_TEXT, RefereeApi, descriptio
 from .config import Settings
 from .games import codec
 from .games.errors import StoredFormatNewer
+from .storage import feeds
 from .storage.client import Client, redis_client
 from .storage.idempotency import IdempotencyStore
 from .storage.replicas import Acknowledgement, ReplicasBehind
@@ -72,6 +73,7 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
         MAX_CONTENT_LENGTH=inputs.MAX_BODY,
     )
     client = client or redis_client(settings)
+    feeds.choose(client, settings.redis_pubsub == "sharded")  # also for a client given
     cors.init_app(app, settings)  # first: its after_request sees every other hook's headers
     measured = metrics.init_app(app, client)
     acknowledgement = Acknowledgement(settings.redis_wait_replicas, settings.redis_wait_timeout_ms)

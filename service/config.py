@@ -8,6 +8,7 @@
 | ``EVENTS_KEPT`` | ``48`` | the newest events kept per table (older: 410 ``events-gone``) |
 | ``ROUNDS_KEPT`` | ``100`` | finished rounds kept per table (older: 410 ``rounds-gone``) |
 | ``REDIS_TIMEOUT_SECONDS`` | ``1.0`` | connect and command timeout towards Redis |
+| ``REDIS_PUBSUB`` | ``classic`` | how commits reach streams: ``classic``, ``sharded``; see below |
 | ``RETRY_AFTER_SECONDS`` | ``2`` | the ``Retry-After`` sent with a 503 |
 | ``IDEMPOTENCY_LOCK_SECONDS`` | ``10`` | how long a running Idempotency-Key request holds its key |
 | ``IDEMPOTENCY_RECORDS_PER_TOKEN`` | ``32`` | answers kept per token and table (the oldest go) |
@@ -55,6 +56,13 @@ are those of the table's shard. ``REDIS_WAIT_TIMEOUT_MS`` must be below
 ``REDIS_TIMEOUT_SECONDS`` (the connection's own timeout, which a longer
 ``WAIT`` would outlast); the settings refuse it otherwise.
 
+``REDIS_PUBSUB`` (:mod:`service.storage.feeds`): ``classic``, the default,
+announces each commit with ``PUBLISH`` (any Redis; a cluster copies it to
+every node); ``sharded``, for a ``redis[s]+cluster://`` URL only, with
+``SPUBLISH`` on the table's shard, which needs Redis 7.0 or newer on every
+node of the cluster, replicas included (a 6.2 node promoted later would fail
+the commits). Every process of a deployment must use the same value.
+
 ``CORS_ORIGINS`` is ``*``, or origins separated by commas or spaces, each
 written as a browser sends it in ``Origin``: ``scheme://host[:port]``, lower
 case, no path (not even ``/``), no default port, no wildcard
@@ -69,6 +77,8 @@ import re
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
+
+from .storage.client import is_cluster_url
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +120,7 @@ class Settings:
     stored_format: str = "previous"
     redis_wait_replicas: int = 0
     redis_wait_timeout_ms: int = 500
+    redis_pubsub: str = "classic"
     jobs_redis_url: str | None = None
     worker_threads: int = 4
     worker_health_file: str = "/tmp/referee-worker-alive"
@@ -127,6 +138,16 @@ class Settings:
                 f"REDIS_WAIT_REPLICAS={self.redis_wait_replicas} and REDIS_WAIT_TIMEOUT_MS="
                 f"{self.redis_wait_timeout_ms}: the replicas are 0 or more, the timeout 1 ms"
                 " or more (WAIT's 0 would wait for ever)."
+            )
+        if self.redis_pubsub not in PUBSUB_KINDS:
+            raise SettingsError(
+                f"REDIS_PUBSUB={self.redis_pubsub!r}: write 'classic' (PUBLISH, any Redis) or"
+                " 'sharded' (SPUBLISH, a Redis Cluster of 7.0 or newer)."
+            )
+        if self.redis_pubsub == "sharded" and not is_cluster_url(self.redis_url or ""):
+            raise SettingsError(
+                "REDIS_PUBSUB='sharded' needs a Redis Cluster (REDIS_URL=redis+cluster://…):"
+                " one server has one shard. Write 'classic', or leave it out."
             )
         waits = self.redis_wait_replicas > 0
         if waits and self.redis_wait_timeout_ms >= 1000 * self.redis_timeout_seconds:
@@ -194,6 +215,7 @@ ENVIRONMENT: dict[str, str] = {
     "stored_format": "STORED_FORMAT",
     "redis_wait_replicas": "REDIS_WAIT_REPLICAS",
     "redis_wait_timeout_ms": "REDIS_WAIT_TIMEOUT_MS",
+    "redis_pubsub": "REDIS_PUBSUB",
     "jobs_redis_url": "JOBS_REDIS_URL",
     "worker_threads": "WORKER_THREADS",
     "worker_health_file": "WORKER_HEALTH_FILE",
@@ -205,6 +227,9 @@ ENVIRONMENT: dict[str, str] = {
 
 STORED_FORMATS = ("previous", "current")
 """The values of ``STORED_FORMAT``."""
+
+PUBSUB_KINDS = ("classic", "sharded")
+"""The values of ``REDIS_PUBSUB``."""
 
 
 class SettingsError(ValueError):

@@ -60,6 +60,10 @@ SHARD_POLL_SECONDS = 0.05
 """On sharded feeds, how long the thread waits for a message before it
 looks for tables to subscribe to: what a new table's stream may wait."""
 
+SHARD_ERRORS_BEFORE_RESTART = 40
+"""On sharded feeds, failed reads in a row (each followed by a pause of
+:data:`SHARD_POLL_SECONDS`) after which the subscription starts anew."""
+
 SUBSCRIBE_WAIT_SECONDS = 1.0
 """On sharded feeds, the longest a stream waits for its table's
 subscription before its first read (past it, the stream goes on; its
@@ -167,6 +171,7 @@ class Hub:
         self._confirmed: dict[str, threading.Event] = {}
         """Sharded feeds: per followed table, set once its subscription holds."""
         self._followed_changed = threading.Event()
+        self._failures = 0
         _HUBS.add(self)
 
     def reserve(self, limit: int) -> Callable[[], None] | None:
@@ -205,10 +210,10 @@ class Hub:
             confirmed = None
             if self._sharded:
                 confirmed = self._confirmed.setdefault(table_id, threading.Event())
-        if confirmed is not None and not confirmed.is_set():
-            self._followed_changed.set()
-            confirmed.wait(SUBSCRIBE_WAIT_SECONDS)
         try:
+            if confirmed is not None and not confirmed.is_set():
+                self._followed_changed.set()
+                confirmed.wait(SUBSCRIBE_WAIT_SECONDS)
             yield waiter
         finally:
             with self._lock:
@@ -310,20 +315,19 @@ class Hub:
             waiter.notify(count)
 
     def _run(self) -> None:
-        failures = 0
+        self._failures = 0
         while not self._stopped.is_set():
             pubsub = None
             try:
                 if self._sharded:
                     pubsub = self.client.pubsub()
                     self.subscribed.set()
-                    failures = 0
                     self._follow_shards(pubsub)
                     continue
                 pubsub = self.client.pubsub(ignore_subscribe_messages=True)
                 pubsub.psubscribe(PATTERN)
                 self.subscribed.set()
-                failures = 0
+                self._failures = 0
                 self._wake_all()  # a commit may have gone by while unsubscribed
                 wait: float | None = None
                 while not self._stopped.is_set():
@@ -338,8 +342,7 @@ class Hub:
                     wait = self.flush(time.monotonic())
             except (redis.RedisError, OSError, ValueError) as error:
                 self.subscribed.clear()
-                pause = RECONNECT_SECONDS[min(failures, len(RECONNECT_SECONDS) - 1)]
-                failures += 1
+                pause = self._pause()
                 log.warning("stream hub lost its subscription (%s); again in %.1f s", error, pause)
                 self._stopped.wait(pause)
             finally:
@@ -347,58 +350,106 @@ class Hub:
                     with contextlib.suppress(redis.RedisError, OSError):
                         pubsub.close()
 
+    def _pause(self) -> float:
+        """The pause before the next try after a failure (growing; a success resets it)."""
+        pause = RECONNECT_SECONDS[min(self._failures, len(RECONNECT_SECONDS) - 1)]
+        self._failures += 1
+        return pause
+
     def _follow_shards(self, pubsub: Any) -> None:
         """The thread's loop on sharded feeds (``pubsub``: redis-py's
-        ``ClusterPubSub``, used by this thread alone): subscribe to the feeds
-        of the tables followed here, unsubscribe from the others, announce
-        what they carry, and tell :meth:`follow` when a table's subscription
-        holds (its ``ssubscribe`` confirmation arrived). The streams of a
-        table followed before this subscription are woken once it holds: a
-        commit may have gone by while unsubscribed."""
+        ``ClusterPubSub``, used by this thread alone).
+
+        It subscribes to the feed of each table followed here, table by
+        table, and leaves the feeds of the tables no longer followed. A
+        subscription that fails (its shard's node is down) is tried again
+        after a growing pause, without holding up the other shards. A table's
+        subscription holds once its ``ssubscribe`` confirmation arrives: then
+        :meth:`follow` is told, and when the table was followed before (this
+        subscription is a new one after a reconnection, a node's failure or a
+        slot's move: the shard said ``sunsubscribe`` by itself) its streams
+        are woken, since a commit may have gone by unannounced."""
         with self._lock:
-            stale = set(self._waiters)
-        live: set[str] = set()
+            known = set(self._waiters)  # followed before this subscription
+        live: set[str] = set()  # subscribed (sent)
         confirmed: set[str] = set()
+        retry_at: float | None = None
         wait: float | None = None
+        errors = 0
         self._followed_changed.set()
         while not self._stopped.is_set():
-            if self._followed_changed.is_set():  # a table to follow or to leave
+            now = time.monotonic()
+            if self._followed_changed.is_set() or (retry_at is not None and now >= retry_at):
                 self._followed_changed.clear()
-                with self._lock:
-                    wanted = set(self._waiters)
-                    events = dict(self._confirmed)
-                if added := wanted - live:
-                    pubsub.ssubscribe(*(feed_channel(t) for t in added))
-                    live |= added
-                if dropped := live - wanted:
-                    pubsub.sunsubscribe(*(feed_channel(t) for t in dropped))
-                    live -= dropped
-                    confirmed -= dropped
-                for table_id in confirmed & wanted:  # a stream that came back at once
-                    if table_id in events:
-                        events[table_id].set()
+                retry_at = self._resubscribe(pubsub, live, confirmed, known)
             slice_ = SHARD_POLL_SECONDS if wait is None else min(wait, SHARD_POLL_SECONDS)
             if not live:
-                self._followed_changed.wait(1.0 if wait is None else wait)
+                self._followed_changed.wait(slice_ if retry_at is not None else (wait or 1.0))
                 message = None
             else:
-                message = pubsub.get_sharded_message(timeout=slice_)
+                try:
+                    message = pubsub.get_sharded_message(timeout=slice_)
+                    errors = 0
+                except (redis.ConnectionError, redis.TimeoutError, OSError):
+                    # Every node read in that pass failed; redis-py rests them
+                    # a while and reads the others meanwhile. Only a failure
+                    # that lasts makes the subscription start anew.
+                    errors += 1
+                    if errors > SHARD_ERRORS_BEFORE_RESTART:
+                        raise
+                    self._stopped.wait(SHARD_POLL_SECONDS)
+                    continue
             if message is not None:
                 kind = str(message.get("type"))
                 channel = message["channel"]
                 name = channel.decode() if isinstance(channel, bytes) else str(channel)
+                table_id = table_of(name)
                 if kind == "smessage":
                     self.announce(name, int(message["data"]), time.monotonic())
-                elif kind == "ssubscribe" and (held := table_of(name)) is not None:
-                    confirmed.add(held)
+                elif kind == "ssubscribe" and table_id in live:
+                    self._failures = 0
+                    confirmed.add(table_id)
                     with self._lock:
-                        event = self._confirmed.get(held)
+                        event = self._confirmed.get(table_id)
                     if event is not None:
                         event.set()
-                    if held in stale:
-                        stale.discard(held)
+                    if table_id in known:
                         self._deliver(name, PRESENCE)
+                    known.add(table_id)
+                elif kind == "sunsubscribe" and table_id in live:
+                    # Not asked for (a slot moved, a node failed): subscribe again.
+                    live.discard(table_id)
+                    confirmed.discard(table_id)
+                    self._followed_changed.set()
             wait = self.flush(time.monotonic())
+
+    def _resubscribe(
+        self, pubsub: Any, live: set[str], confirmed: set[str], known: set[str]
+    ) -> float | None:
+        """Bring ``live`` (and ``confirmed``, ``known``) to the tables followed
+        now; when a subscription failed, the time to try again."""
+        with self._lock:
+            wanted = set(self._waiters)
+            events = dict(self._confirmed)
+        failed = False
+        for table_id in wanted - live:
+            try:
+                pubsub.ssubscribe(feed_channel(table_id))
+                live.add(table_id)
+            except (redis.RedisError, OSError) as error:
+                failed = True
+                log.warning("stream hub could not follow table %s (%s)", table_id, error)
+        for table_id in live - wanted:
+            live.discard(table_id)
+            confirmed.discard(table_id)
+            known.discard(table_id)
+            with contextlib.suppress(redis.RedisError, OSError):  # gone with its node
+                pubsub.sunsubscribe(feed_channel(table_id))
+        known &= wanted
+        for table_id in confirmed & wanted:  # a stream that came back at once
+            if table_id in events:
+                events[table_id].set()
+        return time.monotonic() + self._pause() if failed else None
 
     def _wake_all(self, count: int = PRESENCE) -> None:
         with self._lock:

@@ -52,6 +52,18 @@ def test_a_connection_that_reads_nothing_is_kept(redis_server: RedisProcess) -> 
     client.connection_pool.release(again)
 
 
+def test_a_connection_closed_under_the_pool_is_made_anew(redis_server: RedisProcess) -> None:
+    # What a disconnect from another thread leaves the parser holding.
+    client = connect(redis_server.url, 5)
+    key = f"test-client:{uuid.uuid4().hex}"
+    client.set(key, "right", ex=60)
+    connection = client.connection_pool.get_connection()
+    connection._sock.close()
+    client.connection_pool.release(connection)
+    assert client.get(key) == b"right"  # not ValueError (a negative file descriptor)
+    client.delete(key)
+
+
 def test_under_gevent_the_check_is_the_os_poll_and_still_right(
     redis_server: RedisProcess,
 ) -> None:

