@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import redis
+from redis.exceptions import RedisClusterException
 
 from ..storage import feeds
 from ..storage.store import KEY_PREFIX
@@ -63,6 +64,12 @@ looks for tables to subscribe to: what a new table's stream may wait."""
 SHARD_ERRORS_BEFORE_RESTART = 40
 """On sharded feeds, failed reads in a row (each followed by a pause of
 :data:`SHARD_POLL_SECONDS`) after which the subscription starts anew."""
+
+CONFIRM_SECONDS = 5.0
+"""On sharded feeds, a subscription not confirmed within this long is made again."""
+
+RETRY_SECONDS_MAX = 30.0
+"""On sharded feeds, the longest pause before a failed subscription is tried again."""
 
 SUBSCRIBE_WAIT_SECONDS = 1.0
 """On sharded feeds, the longest a stream waits for its table's
@@ -211,7 +218,7 @@ class Hub:
             if self._sharded:
                 confirmed = self._confirmed.setdefault(table_id, threading.Event())
         try:
-            if confirmed is not None and not confirmed.is_set():
+            if confirmed is not None and not confirmed.is_set() and not self.closing:
                 self._followed_changed.set()
                 confirmed.wait(SUBSCRIBE_WAIT_SECONDS)
             yield waiter
@@ -340,7 +347,7 @@ class Hub:
                             time.monotonic(),
                         )
                     wait = self.flush(time.monotonic())
-            except (redis.RedisError, OSError, ValueError) as error:
+            except (redis.RedisError, RedisClusterException, OSError, ValueError) as error:
                 self.subscribed.clear()
                 pause = self._pause()
                 log.warning("stream hub lost its subscription (%s); again in %.1f s", error, pause)
@@ -358,21 +365,15 @@ class Hub:
 
     def _follow_shards(self, pubsub: Any) -> None:
         """The thread's loop on sharded feeds (``pubsub``: redis-py's
-        ``ClusterPubSub``, used by this thread alone).
+        ``ClusterPubSub``, used by this thread alone; :class:`_Shards`).
 
-        It subscribes to the feed of each table followed here, table by
-        table, and leaves the feeds of the tables no longer followed. A
-        subscription that fails (its shard's node is down) is tried again
-        after a growing pause, without holding up the other shards. A table's
-        subscription holds once its ``ssubscribe`` confirmation arrives: then
-        :meth:`follow` is told, and when the table was followed before (this
-        subscription is a new one after a reconnection, a node's failure or a
-        slot's move: the shard said ``sunsubscribe`` by itself) its streams
-        are woken, since a commit may have gone by unannounced."""
-        with self._lock:
-            known = set(self._waiters)  # followed before this subscription
-        live: set[str] = set()  # subscribed (sent)
-        confirmed: set[str] = set()
+        A table's subscription holds once its ``ssubscribe`` confirmation
+        arrives: then :meth:`follow` is told, and the table's streams are
+        woken, since a commit may have gone by unannounced (a stream whose
+        wait in :meth:`follow` ran out, a subscription made again after a
+        reconnection, a node's failure or a slot's move: its shard then says
+        ``sunsubscribe`` by itself)."""
+        shards = _Shards(pubsub)
         retry_at: float | None = None
         wait: float | None = None
         errors = 0
@@ -381,16 +382,22 @@ class Hub:
             now = time.monotonic()
             if self._followed_changed.is_set() or (retry_at is not None and now >= retry_at):
                 self._followed_changed.clear()
-                retry_at = self._resubscribe(pubsub, live, confirmed, known)
+                with self._lock:
+                    wanted = set(self._waiters)
+                    events = dict(self._confirmed)
+                retry_at = shards.follow_only(wanted, now)
+                for table_id in shards.confirmed & wanted:  # a stream that came back at once
+                    if table_id in events:
+                        events[table_id].set()
             slice_ = SHARD_POLL_SECONDS if wait is None else min(wait, SHARD_POLL_SECONDS)
-            if not live:
+            if not shards.live:
                 self._followed_changed.wait(slice_ if retry_at is not None else (wait or 1.0))
                 message = None
             else:
                 try:
                     message = pubsub.get_sharded_message(timeout=slice_)
                     errors = 0
-                except (redis.ConnectionError, redis.TimeoutError, OSError):
+                except _SHARD_FAILURES:
                     # Every node read in that pass failed; redis-py rests them
                     # a while and reads the others meanwhile. Only a failure
                     # that lasts makes the subscription start anew.
@@ -403,53 +410,19 @@ class Hub:
                 kind = str(message.get("type"))
                 channel = message["channel"]
                 name = channel.decode() if isinstance(channel, bytes) else str(channel)
-                table_id = table_of(name)
+                about = table_of(name)
                 if kind == "smessage":
                     self.announce(name, int(message["data"]), time.monotonic())
-                elif kind == "ssubscribe" and table_id in live:
+                elif about is not None and kind == "ssubscribe" and shards.held(about):
                     self._failures = 0
-                    confirmed.add(table_id)
                     with self._lock:
-                        event = self._confirmed.get(table_id)
+                        event = self._confirmed.get(about)
                     if event is not None:
                         event.set()
-                    if table_id in known:
-                        self._deliver(name, PRESENCE)
-                    known.add(table_id)
-                elif kind == "sunsubscribe" and table_id in live:
-                    # Not asked for (a slot moved, a node failed): subscribe again.
-                    live.discard(table_id)
-                    confirmed.discard(table_id)
-                    self._followed_changed.set()
+                    self._deliver(name, PRESENCE)
+                elif about is not None and kind == "sunsubscribe" and shards.lost(about):
+                    self._followed_changed.set()  # not asked for: subscribe again
             wait = self.flush(time.monotonic())
-
-    def _resubscribe(
-        self, pubsub: Any, live: set[str], confirmed: set[str], known: set[str]
-    ) -> float | None:
-        """Bring ``live`` (and ``confirmed``, ``known``) to the tables followed
-        now; when a subscription failed, the time to try again."""
-        with self._lock:
-            wanted = set(self._waiters)
-            events = dict(self._confirmed)
-        failed = False
-        for table_id in wanted - live:
-            try:
-                pubsub.ssubscribe(feed_channel(table_id))
-                live.add(table_id)
-            except (redis.RedisError, OSError) as error:
-                failed = True
-                log.warning("stream hub could not follow table %s (%s)", table_id, error)
-        for table_id in live - wanted:
-            live.discard(table_id)
-            confirmed.discard(table_id)
-            known.discard(table_id)
-            with contextlib.suppress(redis.RedisError, OSError):  # gone with its node
-                pubsub.sunsubscribe(feed_channel(table_id))
-        known &= wanted
-        for table_id in confirmed & wanted:  # a stream that came back at once
-            if table_id in events:
-                events[table_id].set()
-        return time.monotonic() + self._pause() if failed else None
 
     def _wake_all(self, count: int = PRESENCE) -> None:
         with self._lock:
@@ -460,3 +433,92 @@ class Hub:
                 self._generation[table_id] = self._generation.get(table_id, 0) + 1
         for waiter in followers:
             waiter.notify(count)
+
+
+_SHARD_FAILURES = (redis.RedisError, RedisClusterException, OSError)
+"""What a sharded subscription's calls raise when a node fails (redis-py's
+cluster errors are not all ``RedisError``)."""
+
+
+class _Shards:
+    """The hub thread's sharded subscriptions (see :meth:`Hub._follow_shards`):
+    which tables' feeds are subscribed (``live``), which of those Redis
+    confirmed, and when to try again those that failed. Every set and dict
+    here holds only tables that streams of this process follow."""
+
+    def __init__(self, pubsub: Any) -> None:
+        self.pubsub = pubsub
+        self.live: set[str] = set()
+        self.confirmed: set[str] = set()
+        self.sent: dict[str, float] = {}
+        """Subscribed, not confirmed yet: since when."""
+        self.retry: dict[str, tuple[float, int]] = {}
+        """Failed: not before when, and how many times in a row."""
+
+    def follow_only(self, wanted: set[str], now: float) -> float | None:
+        """Subscribe to the feeds of ``wanted`` (those not waiting for a
+        retry), table by table, so that a node that is down holds up only its
+        own; leave the others. Returns when to look again (a retry, or a
+        subscription unconfirmed for :data:`CONFIRM_SECONDS`), or ``None``."""
+        for table_id, sent in list(self.sent.items()):
+            if now - sent >= CONFIRM_SECONDS:  # never confirmed: make it again
+                self.drop(table_id)
+        for table_id in [t for t in self.retry if t not in wanted]:
+            del self.retry[table_id]
+        for table_id in wanted - self.live:
+            not_before, failures = self.retry.get(table_id, (0.0, 0))
+            if now < not_before:
+                continue
+            try:
+                self.pubsub.ssubscribe(feed_channel(table_id))
+            except _SHARD_FAILURES as error:
+                pause = min(RETRY_SECONDS_MAX, RECONNECT_SECONDS[0] * 2**failures)
+                self.retry[table_id] = (now + pause, failures + 1)
+                log.warning("stream hub could not follow table %s (%s)", table_id, error)
+            else:
+                self.live.add(table_id)
+                self.sent[table_id] = now
+                self.retry.pop(table_id, None)
+        for table_id in self.live - wanted:
+            self.drop(table_id)
+            with contextlib.suppress(*_SHARD_FAILURES):  # its node is down: see below
+                self.pubsub.sunsubscribe(feed_channel(table_id))
+        self._leave_strays(wanted)
+        deadlines = [at for at, _ in self.retry.values()]
+        deadlines += [sent + CONFIRM_SECONDS for sent in self.sent.values()]
+        return min(deadlines) if deadlines else None
+
+    def _leave_strays(self, wanted: set[str]) -> None:
+        """Leave the feeds redis-py still holds that no stream here follows:
+        left while their node was down, redis-py's reconnection subscribed
+        them again."""
+        leaving = set(self.pubsub.pending_unsubscribe_shard_channels)
+        for channel in list(self.pubsub.shard_channels):
+            if channel in leaving:
+                continue
+            name = channel.decode() if isinstance(channel, bytes) else str(channel)
+            table_id = table_of(name)
+            if table_id is not None and table_id not in wanted:
+                with contextlib.suppress(*_SHARD_FAILURES):
+                    self.pubsub.sunsubscribe(name)
+
+    def held(self, table_id: str) -> bool:
+        """Note a table's subscription confirmed; whether it is one we keep."""
+        if table_id not in self.live:
+            return False
+        self.sent.pop(table_id, None)
+        self.confirmed.add(table_id)
+        return True
+
+    def lost(self, table_id: str) -> bool:
+        """Note that the shard ended a table's subscription; whether we had
+        not asked for it (then it is to be made again)."""
+        if table_id not in self.live:
+            return False
+        self.drop(table_id)
+        return True
+
+    def drop(self, table_id: str) -> None:
+        self.live.discard(table_id)
+        self.confirmed.discard(table_id)
+        self.sent.pop(table_id, None)

@@ -4,6 +4,8 @@ dies. Each test has a cluster of its own (Redis 7: sharded pub/sub)."""
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -109,4 +111,29 @@ def test_a_dead_primary_holds_up_no_other_shard(cluster: RedisClusterProcesses) 
     with hub.follow(fresh) as waiter:  # a new table of a healthy shard
         assert time.monotonic() - started < 0.5
         assert woken(client, waiter, fresh)
+    hub.stop()
+
+
+def test_a_stream_whose_wait_ran_out_is_woken_when_its_subscription_holds(
+    cluster: RedisClusterProcesses,
+) -> None:
+    """A node that hangs (stopped, not gone) confirms the subscription late:
+    the stream, which began reading after its wait in ``follow`` ran out, is
+    woken then, as a commit may have gone by meanwhile."""
+    client = sharded_client(cluster)
+    hub = Hub(client)
+    node = cluster.nodes[0]
+    assert node.proc is not None
+    table_id = table_on(client, node.port)
+    os.kill(node.proc.pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        with hub.follow(table_id) as waiter:
+            assert time.monotonic() - started >= 0.9  # ran out (SUBSCRIBE_WAIT_SECONDS)
+            waiter.wait(0)
+            os.kill(node.proc.pid, signal.SIGCONT)
+            assert waiter.wait(15)
+            assert woken(client, waiter, table_id)
+    finally:
+        os.kill(node.proc.pid, signal.SIGCONT)
     hub.stop()
