@@ -208,7 +208,10 @@ class Hub:
 
     @contextlib.contextmanager
     def follow(self, table_id: str) -> Iterator[Waiter]:
-        """A :class:`Waiter` woken by the table's commits while the block runs."""
+        """A :class:`Waiter` woken by the table's commits while the block runs.
+        On sharded feeds the block starts once the table's subscription holds
+        (at most :data:`SUBSCRIBE_WAIT_SECONDS`; past it, the subscription's
+        confirmation wakes the waiter when it comes)."""
         self._start()
         waiter = Waiter()
         waiter.closing = self.closing
