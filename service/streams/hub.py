@@ -457,6 +457,8 @@ class _Shards:
         """Subscribed, not confirmed yet: since when."""
         self.retry: dict[str, tuple[float, int]] = {}
         """Failed: not before when, and how many times in a row."""
+        self.strays_at = 0.0
+        """When to look for strays next (:meth:`_leave_strays`)."""
 
     def follow_only(self, wanted: set[str], now: float) -> float | None:
         """Subscribe to the feeds of ``wanted`` (those not waiting for a
@@ -486,7 +488,9 @@ class _Shards:
             self.drop(table_id)
             with contextlib.suppress(*_SHARD_FAILURES):  # its node is down: see below
                 self.pubsub.sunsubscribe(feed_channel(table_id))
-        self._leave_strays(wanted)
+        if now >= self.strays_at:  # seldom: a node that hangs holds each call up
+            self.strays_at = now + RETRY_SECONDS_MAX
+            self._leave_strays(wanted)
         deadlines = [at for at, _ in self.retry.values()]
         deadlines += [sent + CONFIRM_SECONDS for sent in self.sent.values()]
         return min(deadlines) if deadlines else None
