@@ -124,3 +124,9 @@ class RedisClusterProcesses:
     def stop(self) -> None:
         for node in self.nodes:
             node.stop()
+
+
+def shard_subscribers(port: int, channel: str) -> int:
+    """How many connections subscribe to the sharded ``channel`` on ``port``'s node."""
+    found = redis.Redis(port=port).execute_command("PUBSUB SHARDNUMSUB", channel)
+    return int(dict(found)[channel.encode()])

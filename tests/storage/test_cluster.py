@@ -30,7 +30,7 @@ from service.storage.store import (
 )
 from service.streams.hub import feed_channel
 
-from ..cluster import RedisClusterProcesses, redis_major
+from ..cluster import RedisClusterProcesses, redis_major, shard_subscribers
 from ..conftest import EVERY_EVENT, settings_for
 from ..helpers import WORKED_HANDS, Table, TableClient, bearer, play_worked_round
 from ..test_metrics import value
@@ -251,8 +251,9 @@ def test_streams_follow_tables_on_every_primary(
     store_client: RedisCluster = app.extensions["referee"].store.client
     assert feeds.sharded(store_client) is sharded
     channels = [feed_channel(t.table_id) for t in made.values()]
+    shards = [store_client.get_node_from_key(c).port for c in channels]
     if sharded:
-        assert [_shard_subscribers(store_client, c) for c in channels] == [1, 1, 1]
+        assert [shard_subscribers(p, c) for p, c in zip(shards, channels, strict=True)] == [1, 1, 1]
     patterns = sum(redis.Redis(port=port).pubsub_numpat() for port in cluster.ports)
     assert patterns == (0 if sharded else 1)
     hub = app.extensions["referee_hub"]
@@ -261,15 +262,8 @@ def test_streams_follow_tables_on_every_primary(
         assert reader.next(timeout=20) is None
     if sharded:  # the last stream of a table gone: its feed is left
         deadline = time.monotonic() + 10
-        while any(_shard_subscribers(store_client, c) for c in channels):
+        while any(shard_subscribers(p, c) for p, c in zip(shards, channels, strict=True)):
             assert time.monotonic() < deadline
             time.sleep(0.02)
     hub.stop()
     hub._thread.join(5)  # its subscription closed before the next test counts them
-
-
-def _shard_subscribers(client: RedisCluster, channel: str) -> int:
-    """How many connections subscribe to ``channel`` on its own shard."""
-    node = client.get_node_from_key(channel)
-    found = client.execute_command("PUBSUB SHARDNUMSUB", channel, target_nodes=node)
-    return int(dict(found)[channel.encode()])

@@ -18,7 +18,7 @@ from service.storage import feeds
 from service.storage.client import connect
 from service.streams.hub import Hub, Waiter, feed_channel
 
-from ..cluster import RedisClusterProcesses, redis_major
+from ..cluster import RedisClusterProcesses, redis_major, shard_subscribers
 
 pytestmark = pytest.mark.skipif(redis_major() < 7, reason="sharded pub/sub is Redis 7.0's")
 
@@ -43,12 +43,6 @@ def woken(client: RedisCluster, waiter: Waiter, table_id: str, within: float = 2
     return waiter.wait(within)
 
 
-def subscribers(port: int, channel: str) -> int:
-    """How many connections subscribe to the sharded ``channel`` on ``port``'s node."""
-    found = redis.Redis(port=port).execute_command("PUBSUB SHARDNUMSUB", channel)
-    return int(dict(found)[channel.encode()])
-
-
 def test_a_table_whose_slot_moves_is_followed_on_its_new_node(
     cluster: RedisClusterProcesses,
 ) -> None:
@@ -69,7 +63,7 @@ def test_a_table_whose_slot_moves_is_followed_on_its_new_node(
         assert waiter.wait(10)
         mover = connect(cluster.url, 2)  # a client that knows the new owner
         deadline = time.monotonic() + 10
-        while subscribers(target, channel) != 1:
+        while shard_subscribers(target, channel) != 1:
             assert time.monotonic() < deadline
             time.sleep(0.02)
         assert woken(mover, waiter, table_id)  # type: ignore[arg-type]
