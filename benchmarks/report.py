@@ -372,6 +372,18 @@ def _exchange_stream_targets(figures: dict[str, Any]) -> list[Target]:
     if ran and not peer:
         skipped = f"boardgame.io memory failed: {vs.get('peer_errors', {}).get('memory', '?')}"
     peer_rate = peer["passes_per_s"] if peer else math.nan
+    floor = found.get("floor")
+    floor_cpu = (
+        f"; the stream floor {_n(floor['cpu_ms_per_move'])} ms (benchmarks/floor.py)"
+        if floor
+        else ""
+    )
+    floor_rate = (
+        f"; the stream floor {floor['moves_per_s']:,.0f}/s, "
+        f"{_n(ratio(floor['moves_per_s'], peer_rate))}×"
+        if floor and peer
+        else ""
+    )
     rows = [
         (
             "My Ship Sails passes",
@@ -418,7 +430,7 @@ def _exchange_stream_targets(figures: dict[str, Any]) -> list[Target]:
                 STREAM_CPU_LIMIT_MS,
                 True,
                 " ms",
-                before,
+                before + floor_cpu,
             ),
             Target(
                 f"{head}: {plural}/s ÷ boardgame.io in-memory passes/s",
@@ -426,7 +438,7 @@ def _exchange_stream_targets(figures: dict[str, Any]) -> list[Target]:
                 STREAM_PEER_RATIO,
                 False,
                 "×",
-                f"{rate:,.0f} against {peer_rate:,.0f}/s" if peer else "",
+                f"{rate:,.0f} against {peer_rate:,.0f}/s{floor_rate}" if peer else "",
                 skipped,
             ),
         ]
@@ -516,6 +528,17 @@ def streams_table(figures: dict[str, Any]) -> list[tuple[str, str]]:
                     f"{_n(g['latency_ms']['p50'])} / {_n(g['latency_ms']['p99'])}",
                 )
             )
+    floor = found.get("floor")
+    if floor:
+        out.append(
+            (
+                f"the stream floor, {floor['tables']} tables of {floor['seats']} seats: a minimal "
+                "move pushed to every seat's stream: moves/s; server CPU per move (ms); latency "
+                "p50 / p99 (ms)",
+                f"{_n(floor['moves_per_s'])}; {_n(floor['cpu_ms_per_move'])}; "
+                f"{_n(floor['latency_ms']['p50'])} / {_n(floor['latency_ms']['p99'])}",
+            )
+        )
     return out
 
 
@@ -528,7 +551,12 @@ STREAMS_NOTE = (
     "the move read the table, a round trip before its commit; whole ms); seat frames from "
     "the at_ms of the last event before them. The driver makes one simultaneous exchange per "
     "table every {period:g} s (the tables spread over the period); driver, subscribers and "
-    "servers share the machine."
+    "servers share the machine. The stream floor (benchmarks/floor.py, "
+    "benchmarks/stream_floor.py): the least a move pushed to every seat's stream costs on "
+    "this stack (Flask, gunicorn's gevent workers, redis-py, the service's Redis client): a "
+    "PUT that reads the slot and commits with one Lua compare-and-set that PUBLISHes the new "
+    "state, one PSUBSCRIBE per worker process, one frame per seat stream; no rules, log, "
+    "views or auth. Its seats play in turn, as the Sevens load's do."
 )
 
 

@@ -17,7 +17,9 @@
 7. Memory per table, idle tables, expiry, Idempotency-Key records.
 8. The dearest input of each stateless check beside a pass (server time).
 9. Event streams (:mod:`benchmarks.streams`): memory per idle subscriber on
-   one worker, delivery delay from commit to every subscriber on two.
+   one worker, delivery delay from commit to every subscriber on two; every
+   game at 7 seats with the seats reading their streams, and the stream floor
+   (:mod:`benchmarks.stream_floor`: a minimal move pushed to 7 seat streams).
 10. Replica acknowledgement (:mod:`benchmarks.replicas`): passes with
     ``REDIS_WAIT_REPLICAS=1`` (a replica of the bench's Redis) beside without.
 11. ``benchmarks/results/latest.json``, ``latest.md``, ``latest.png``.
@@ -564,6 +566,14 @@ def main(argv: list[str] | None = None) -> int:
                     f"{found['cpu_ms_per_move']:.2f} ms CPU a move, "
                     f"{found['requests_per_move_in_play']:.2f} requests a move"
                 )
+            log("the stream floor: a minimal move pushed to 7 seat streams…")
+            streamed["floor"] = found = versus.floor_stream_run(
+                floor, rclient, 7, plan.versus_tables, plan.versus_duration, plan.versus_warmup
+            )
+            log(
+                f"stream floor: {found['moves_per_s']:.0f} moves/s, "
+                f"{found['cpu_ms_per_move']:.2f} ms CPU a move"
+            )
             redis_info = rclient.info("server")
         finally:
             for process in apps:

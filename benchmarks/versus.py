@@ -308,6 +308,44 @@ def game_run(
     }
 
 
+def floor_stream_run(
+    app: Gunicorn,
+    rclient: redis.Redis,
+    seats: int,
+    tables: int,
+    duration: float,
+    warmup: float,
+) -> dict[str, Any]:
+    """One run of :mod:`benchmarks.stream_floor` against the floor app: the
+    least a move pushed to every seat's stream costs on this stack
+    (:mod:`benchmarks.floor`'s third floor), in the same shape as the
+    service's Sevens turns from the seat streams: moves/s, server CPU per
+    move (gunicorn + Redis over the whole run ÷ its moves), latency."""
+    cpu0, redis0 = app.cpu_seconds(), redis_cpu_seconds(rclient)
+    busy0, started = cpu_busy_ticks()[0], time.perf_counter()
+    command = [sys.executable, "-m", "benchmarks.stream_floor", app.base]
+    command += ["--tables", str(tables), "--seats", str(seats)]
+    command += ["--seconds", str(duration), "--warmup", str(warmup)]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"the stream floor's load failed:\n{done.stderr}")
+    result = json.loads(done.stdout)
+    server_cpu = app.cpu_seconds() - cpu0
+    redis_cpu = redis_cpu_seconds(rclient) - redis0
+    others = _others(busy0, started, server_cpu + redis_cpu + result["client_cpu_s"])
+    return {
+        "seats": seats,
+        "tables": tables,
+        "moves_per_s": result["moves_per_s"],
+        "cpu_ms_per_move": 1000 * (server_cpu + redis_cpu) / max(result["moves_whole_run"], 1),
+        "latency_ms": {"p50": result["p50_ms"] or math.nan, "p99": result["p99_ms"] or math.nan},
+        "moves_whole_run": result["moves_whole_run"],
+        "notes": result["notes"],
+        "client_cpu_share": result["client_cpu_s"] / result["client_wall_s"],
+        "other_cpu_share": others,
+    }
+
+
 def games(
     service: Gunicorn,
     rclient: redis.Redis,

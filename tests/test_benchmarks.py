@@ -4,6 +4,7 @@ with ``make bench``."""
 
 from __future__ import annotations
 
+import asyncio
 import math
 import random
 from pathlib import Path
@@ -177,9 +178,28 @@ def test_floor_compare_and_set_refuses_an_old_version(
     assert redis_client.hgetall(key) == {b"v": b"1", b"s": b"one", b"t": b"1"}
 
 
-def test_exchange_load_plays_simultaneous_exchanges(served: Served) -> None:
-    import asyncio
+def test_stream_floor_pushes_every_turn_to_its_next_seat_through_two_workers(
+    redis_server: RedisProcess, tmp_path: Any
+) -> None:
+    from benchmarks import stream_floor
+    from benchmarks.processes import Gunicorn, gunicorn_env
 
+    env = gunicorn_env({"REDIS_URL": redis_server.url, "WEB_CONCURRENCY": "2"})
+    app = Gunicorn("benchmarks.floor:create_floor_app()", env, tmp_path / "floor.log", "/readyz")
+    app.start()
+    try:
+        found = asyncio.run(
+            stream_floor.measure(app.base, tables=2, seats=4, seconds=1.0, warmup=0)
+        )
+    finally:
+        app.stop()
+    # Each turn waited for its seat's frame of the version that put it on turn.
+    assert found["notes"] == {}
+    assert found["moves"] > 20
+    assert found["moves_whole_run"] >= found["moves"]
+
+
+def test_exchange_load_plays_simultaneous_exchanges(served: Served) -> None:
     body = exchange_load.table_body(4)
     assert body["options"]["match"] == {"open": True}
     assert body["options"]["declaration"] == "automatic"
@@ -576,6 +596,21 @@ def test_report_says_whether_streams_meet_their_goals() -> None:
     assert found[f"{head}: passes/s ÷ boardgame.io in-memory passes/s"].value == 0.4
     assert found[f"{head}: passes/s ÷ boardgame.io in-memory passes/s"].status == "MISS"
     assert found[f"{seven}: moves/s ÷ boardgame.io in-memory passes/s"].status == "PASS"  # 0.9×
+    figures["streams"]["floor"] = {
+        "seats": 7,
+        "tables": 16,
+        "moves_per_s": 800.0,
+        "cpu_ms_per_move": 0.9,
+        "latency_ms": {"p50": 12.0, "p99": 30.0},
+    }
+    found = {t.name: t for t in report._exchange_stream_targets(figures)}
+    assert found[f"{seven}: moves/s ÷ boardgame.io in-memory passes/s"].detail == (
+        "900 against 1,000/s; the stream floor 800/s, 0.8×"
+    )
+    assert found[f"{head}: {cpu.format('pass')}"].detail.endswith(
+        "; the stream floor 0.9 ms (benchmarks/floor.py)"
+    )
+    floor = figures["streams"].pop("floor")
     figures["versus"] = {"peer": {"ran": False, "why": "no node"}, "7": {"service": {}}}
     found = {t.name: t for t in report._exchange_stream_targets(figures)}
     assert found[f"{seven}: moves/s ÷ boardgame.io in-memory passes/s"].status == "SKIP"
@@ -585,9 +620,14 @@ def test_report_says_whether_streams_meet_their_goals() -> None:
         "MISS"
     )
     assert status["stream events a subscriber missed (that another of its table got)"] == "PASS"
+    figures["streams"]["floor"] = floor
     figures["targets"] = [t.to_json() for t in report.targets(figures)]
     text = report.markdown(figures)
     assert "| worker RSS per idle subscriber (KB) | 20 |" in text
+    assert (
+        "| the stream floor, 16 tables of 7 seats: a minimal move pushed to every seat's stream: "
+        "moves/s; server CPU per move (ms); latency p50 / p99 (ms) | 800; 0.9; 12 / 30 |"
+    ) in text
     assert "| delivery delay, all: p50 / p95 / p99 (ms; n) | 5 / 20 / 80 (900) |" in text
     assert "every 0.5 s" in text
     assert (
@@ -600,7 +640,6 @@ def test_report_says_whether_streams_meet_their_goals() -> None:
 def test_exchange_load_reads_hands_from_the_seat_streams(
     redis_server: RedisProcess, tmp_path: Any
 ) -> None:
-    import asyncio
 
     from benchmarks.processes import Gunicorn, gunicorn_env
 
