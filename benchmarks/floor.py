@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -71,14 +72,15 @@ HEARTBEAT_SECONDS = 15.0
 
 class FloorHub:
     """One ``PSUBSCRIBE`` per worker process for every slot's channel: the
-    newest version and state of each slot, and a condition per slot that
-    its streams wait on."""
+    newest version and state of each slot, and per slot an event that each
+    commit sets and replaces (its streams wait on it with no timer of their
+    own: a heartbeat thread sets every slot's every ``HEARTBEAT_SECONDS``)."""
 
     def __init__(self, client: redis.Redis) -> None:
         self.client = client
         self.lock = threading.Lock()
         self.states: dict[int, tuple[int, bytes]] = {}
-        self.changed: dict[int, threading.Condition] = {}
+        self.changed: dict[int, threading.Event] = {}
         self.started = False
 
     def start(self) -> None:
@@ -86,6 +88,21 @@ class FloorHub:
             if not self.started:
                 self.started = True
                 threading.Thread(target=self._run, daemon=True).start()
+                threading.Thread(target=self._beat, daemon=True).start()
+
+    def _wake(self, slot: int) -> None:
+        """Wake the slot's streams; later waits take a new event (under the lock)."""
+        old = self.changed.get(slot)
+        self.changed[slot] = threading.Event()
+        if old is not None:
+            old.set()
+
+    def _beat(self) -> None:
+        while True:
+            time.sleep(HEARTBEAT_SECONDS)
+            with self.lock:
+                for slot in list(self.changed):
+                    self._wake(slot)
 
     def _run(self) -> None:
         pubsub = self.client.pubsub(ignore_subscribe_messages=True)
@@ -95,17 +112,20 @@ class FloorHub:
             version, _, state = message["data"].partition(b":")
             with self.lock:
                 self.states[slot] = (int(version), state)
-                condition = self.changed.get(slot)
-                if condition is not None:
-                    condition.notify_all()
+                self._wake(slot)
 
-    def wait(self, slot: int, seen: int, timeout: float) -> tuple[int, bytes]:
+    def wait(self, slot: int, seen: int) -> tuple[int, bytes]:
         """The slot's newest version and state once its version is past
-        ``seen`` (or at ``timeout`` s, whatever they are)."""
+        ``seen`` (or at the next heartbeat, whatever they are)."""
         with self.lock:
-            condition = self.changed.setdefault(slot, threading.Condition(self.lock))
-            condition.wait_for(lambda: self.states.get(slot, (0, b""))[0] > seen, timeout)
-            return self.states.get(slot, (0, b""))
+            state = self.states.get(slot, (0, b""))
+            if state[0] > seen:
+                return state
+            event = self.changed.get(slot)
+            if event is None:
+                event = self.changed[slot] = threading.Event()
+        event.wait()
+        return self.states.get(slot, (0, b""))
 
 
 def create_floor_app(url: str | None = None, key: str | None = None) -> Flask:
@@ -143,7 +163,7 @@ def create_floor_app(url: str | None = None, key: str | None = None) -> Flask:
             yield "retry: 2000\n\n"
             seen = 0
             while True:
-                newest, state = hub.wait(slot, seen, HEARTBEAT_SECONDS)
+                newest, state = hub.wait(slot, seen)
                 if newest <= seen:
                     yield ": heartbeat\n\n"
                     continue

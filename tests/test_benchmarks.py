@@ -184,7 +184,9 @@ def test_stream_floor_pushes_every_turn_to_its_next_seat_through_two_workers(
     from benchmarks import stream_floor
     from benchmarks.processes import Gunicorn, gunicorn_env
 
-    env = gunicorn_env({"REDIS_URL": redis_server.url, "WEB_CONCURRENCY": "2"})
+    # Its streams end at their next heartbeat (15 s): the stop need not wait that long.
+    env = {"REDIS_URL": redis_server.url, "WEB_CONCURRENCY": "2", "GUNICORN_GRACEFUL_TIMEOUT": "1"}
+    env = gunicorn_env(env)
     app = Gunicorn("benchmarks.floor:create_floor_app()", env, tmp_path / "floor.log", "/readyz")
     app.start()
     try:
