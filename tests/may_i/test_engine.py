@@ -35,6 +35,17 @@ def test_the_deal() -> None:
     assert codec.decode(codec.encode(t.table)) == t.table
 
 
+def test_one_state_text_decodes_once_per_process_as_str_or_bytes() -> None:
+    dealt_table = engine.start_round(new_table(), random.Random(3), T0, {}).table
+    text = codec.encode(dealt_table)
+    first = codec.decode(text.encode())
+    assert codec.decode(text) is first and first == dealt_table
+    # Another state (another deal) is another object.
+    other = engine.start_round(new_table(), random.Random(4), T0, {}).table
+    assert codec.decode(codec.encode(other)) is not first
+    assert codec.decode(codec.encode(other)) == other
+
+
 def test_submitted_deal_must_be_the_decks() -> None:
     table = dealt({1: ["5H", "5S"]}, discard="7C", stock_top=["9D"])
     rnd = table.round

@@ -10,6 +10,7 @@ as ``[code, at_ms, values...]`` with codes 200..299 (``table-created``,
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -248,7 +249,18 @@ def encode(table: Table) -> str:
 
 
 def decode(text: str | bytes) -> Table:
-    """The table :func:`encode` wrote (this format or format 1)."""
+    """The table :func:`encode` wrote (this format or format 1), decoded
+    once per text while among the last :data:`DECODED_KEPT` (tables are
+    immutable; a move's read and its streams' reads share one decode)."""
+    return _decode(text.encode() if isinstance(text, str) else text)
+
+
+DECODED_KEPT = 256
+"""Decoded states kept per process (a 7-seat table holds 108 cards)."""
+
+
+@functools.lru_cache(maxsize=DECODED_KEPT)
+def _decode(text: bytes) -> Table:
     data = json.loads(text)
     fmt = data.get("fmt")
     if data.get("g") == NAME and isinstance(fmt, int) and fmt > FORMAT:
