@@ -163,6 +163,26 @@ def _others(busy0: int, started: float, ours: float) -> float:
     return max(0.0, (busy1 - busy0) / CLOCK_TICKS - ours) / wall / cores
 
 
+def _timed_load(
+    app: Gunicorn, rclient: redis.Redis, command: list[str], what: str
+) -> tuple[dict[str, Any], float, float, float]:
+    """Run a load (``command``, in its own process, its figures as JSON on
+    stdout) against ``app``: its figures, the CPU seconds of the app's
+    processes and of Redis over it, and the other processes' share of the
+    machine meanwhile. Raises ``RuntimeError`` with the load's stderr when
+    it fails (``what`` names it)."""
+    cpu0, redis0 = app.cpu_seconds(), redis_cpu_seconds(rclient)
+    busy0, started = cpu_busy_ticks()[0], time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{what} failed:\n{done.stderr}")
+    result = json.loads(done.stdout)
+    server_cpu = app.cpu_seconds() - cpu0
+    redis_cpu = redis_cpu_seconds(rclient) - redis0
+    others = _others(busy0, started, server_cpu + redis_cpu + result["client_cpu_s"])
+    return result, server_cpu, redis_cpu, others
+
+
 def service_run(
     app: Gunicorn,
     rclient: redis.Redis,
@@ -175,20 +195,12 @@ def service_run(
     """One run of :mod:`benchmarks.exchange_load` against the service (with
     ``streams``: hands from the seats' streams, ``--streams``)."""
     conflicts0 = commit_conflicts(app)
-    cpu0, redis0 = app.cpu_seconds(), redis_cpu_seconds(rclient)
-    busy0, started = cpu_busy_ticks()[0], time.perf_counter()
     command = [sys.executable, "-m", "benchmarks.exchange_load", app.base]
     command += ["--tables", str(tables), "--seats", str(seats)]
     command += ["--duration", str(duration), "--warmup", str(warmup)]
     command += ["--streams"] if streams else []
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise RuntimeError(f"the exchange load failed:\n{done.stderr}")
-    result = json.loads(done.stdout)
-    server_cpu = app.cpu_seconds() - cpu0
-    redis_cpu = redis_cpu_seconds(rclient) - redis0
+    result, server_cpu, redis_cpu, others = _timed_load(app, rclient, command, "the exchange load")
     lost = commit_conflicts(app) - conflicts0
-    others = _others(busy0, started, server_cpu + redis_cpu + result["client_cpu_s"])
     whole = max(result["passes_whole_run"], 1)
     answered = result["answered_whole_run"]
     return {
@@ -268,19 +280,11 @@ def game_run(
     (s, for streams: the seats open theirs first) is left out of moves/s;
     the CPU and the requests are then divided by every move of the run."""
     conflicts0 = commit_conflicts(app)
-    cpu0, redis0 = app.cpu_seconds(), redis_cpu_seconds(rclient)
-    busy0, started = cpu_busy_ticks()[0], time.perf_counter()
     command = [sys.executable, "-m", "benchmarks.game_moves", "--url", app.base]
     command += ["--game", game, "--seats", str(seats), "--tables", str(tables)]
     command += ["--seconds", str(duration), "--warmup", str(warmup)]
     command += ["--streams"] if streams else []
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise RuntimeError(f"the {game} load failed:\n{done.stderr}")
-    result = json.loads(done.stdout)
-    server_cpu = app.cpu_seconds() - cpu0
-    redis_cpu = redis_cpu_seconds(rclient) - redis0
-    others = _others(busy0, started, server_cpu + redis_cpu + result["client_cpu_s"])
+    result, server_cpu, redis_cpu, others = _timed_load(app, rclient, command, f"the {game} load")
     answered = result.get("requests_whole_run", {})
     played = result.get("moves_whole_run", 0)
     whole = played or math.nan  # no move: no figure per move (not 0)
@@ -321,18 +325,12 @@ def floor_stream_run(
     (:mod:`benchmarks.floor`'s third floor), in the same shape as the
     service's Sevens turns from the seat streams: moves/s, server CPU per
     move (gunicorn + Redis over the whole run ÷ its moves), latency."""
-    cpu0, redis0 = app.cpu_seconds(), redis_cpu_seconds(rclient)
-    busy0, started = cpu_busy_ticks()[0], time.perf_counter()
     command = [sys.executable, "-m", "benchmarks.stream_floor", app.base]
     command += ["--tables", str(tables), "--seats", str(seats)]
     command += ["--seconds", str(duration), "--warmup", str(warmup)]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise RuntimeError(f"the stream floor's load failed:\n{done.stderr}")
-    result = json.loads(done.stdout)
-    server_cpu = app.cpu_seconds() - cpu0
-    redis_cpu = redis_cpu_seconds(rclient) - redis0
-    others = _others(busy0, started, server_cpu + redis_cpu + result["client_cpu_s"])
+    result, server_cpu, redis_cpu, others = _timed_load(
+        app, rclient, command, "the stream floor's load"
+    )
     return {
         "seats": seats,
         "tables": tables,

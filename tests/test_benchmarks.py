@@ -179,9 +179,9 @@ def test_floor_compare_and_set_refuses_an_old_version(
 
 
 def test_stream_floor_pushes_every_turn_to_its_next_seat_through_two_workers(
-    redis_server: RedisProcess, tmp_path: Any
+    redis_server: RedisProcess, redis_client: redis.Redis, tmp_path: Any
 ) -> None:
-    from benchmarks import stream_floor
+    from benchmarks import versus
     from benchmarks.processes import Gunicorn, gunicorn_env
 
     # Its streams end at their next heartbeat (15 s): the stop need not wait that long.
@@ -190,15 +190,15 @@ def test_stream_floor_pushes_every_turn_to_its_next_seat_through_two_workers(
     app = Gunicorn("benchmarks.floor:create_floor_app()", env, tmp_path / "floor.log", "/readyz")
     app.start()
     try:
-        found = asyncio.run(
-            stream_floor.measure(app.base, tables=2, seats=4, seconds=1.0, warmup=0)
-        )
+        found = versus.floor_stream_run(app, redis_client, 4, 2, duration=1.0, warmup=0)
     finally:
         app.stop()
     # Each turn waited for its seat's frame of the version that put it on turn.
     assert found["notes"] == {}
-    assert found["moves"] > 20
-    assert found["moves_whole_run"] >= found["moves"]
+    assert found["moves_per_s"] > 20
+    assert found["moves_whole_run"] >= found["moves_per_s"]
+    assert 0 < found["cpu_ms_per_move"] < 100
+    assert (found["seats"], found["tables"]) == (4, 2)
 
 
 def test_exchange_load_plays_simultaneous_exchanges(served: Served) -> None:
