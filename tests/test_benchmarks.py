@@ -87,6 +87,12 @@ def test_memory_of_a_played_table_and_idle_tables(redis_server: RedisProcess) ->
         idle["memory_usage_per_table"], idle["memory_usage_per_table_via_http"], rel_tol=0.1
     )
     assert idle["extrapolated_memory_usage_bytes"] == 10 * idle["memory_usage_per_table"] * 20
+    # One scan for many tables counts what a scan per table counts.
+    client = redis.Redis.from_url(redis_server.url)
+    ids = sorted({key.split(b"{")[1].split(b"}")[0].decode() for key in client.keys("referee:{*")})
+    each = {table_id: memory.table_memory(client, table_id)["total"] for table_id in ids[:5]}
+    assert memory.tables_memory(client, ids[:5]) == each
+    assert len(ids) >= 20 and all(each.values())
 
 
 def test_idempotency_records_are_measured(redis_server: RedisProcess) -> None:
