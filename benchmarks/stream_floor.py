@@ -52,6 +52,7 @@ class Seat:
         response.close()
 
     async def until(self, version: int) -> bool:
+        """Whether the stream shows ``version`` (or a newer one) within :data:`WAIT_SECONDS`."""
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(WAIT_SECONDS):
                 while self.version < version:
@@ -62,6 +63,8 @@ class Seat:
 
 
 class Run:
+    """The measured window (after the warm-up) and what the tables did."""
+
     def __init__(self, seconds: float, warmup: float) -> None:
         self.began = time.perf_counter()
         self.start = self.began + warmup
@@ -76,6 +79,8 @@ class Run:
 
 
 async def table(session: aiohttp.ClientSession, base: str, slot: int, seats: int, run: Run) -> None:
+    """One table (slot ``slot``) until the window ends: its seats' streams,
+    then move after move, each made by the seat its stream put on turn."""
     followers = [Seat() for _ in range(seats)]
     readers = []
     for number, seat in enumerate(followers):
@@ -86,21 +91,19 @@ async def table(session: aiohttp.ClientSession, base: str, slot: int, seats: int
     await asyncio.sleep(0.5)  # every worker's subscription is made
     body = {"card": "QS"}
     try:
-        async with session.put(f"{base}/floor/turn/{slot}", json=body) as answer:
-            version = (await answer.json())["version"]
         while time.perf_counter() < run.end:
-            on_turn = version % seats
             sent = time.perf_counter()
-            if not await followers[on_turn].until(version):
-                run.note("no frame on the stream in time")
-                return
             async with session.put(f"{base}/floor/turn/{slot}", json=body) as answer:
                 if answer.status != 200:
                     run.note(f"move answered {answer.status}")
                     return
                 version = (await answer.json())["version"]
+            # The next seat on turn moves once its own stream shows this version.
+            if not await followers[version % seats].until(version):
+                run.note("no frame on the stream in time")
+                return
             run.moves_whole_run += 1
-            if sent >= run.start and sent < run.end:
+            if run.start <= sent < run.end:
                 run.moves += 1
                 run.latencies.append(1000 * (time.perf_counter() - sent))
     finally:
