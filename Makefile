@@ -55,7 +55,7 @@ web/node_modules/.installed: web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
 	touch $@
 
-bench: $(VENV)/.installed-bench  ## measure the referee against the floors and boardgame.io (15 to 18 minutes on 2 cores)
+bench: $(VENV)/.installed-bench  ## measure the referee against the floors and boardgame.io (about 11 minutes on 2 cores)
 	$(BIN)/python -m benchmarks $(BENCH_ARGS)
 
 bench-quick: $(VENV)/.installed-bench  ## the same, a smoke run of about 1.5 minutes (writes to benchmarks/results/quick)
