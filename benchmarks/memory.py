@@ -55,10 +55,11 @@ def tables_memory(client: redis.Redis, table_ids: list[str]) -> dict[str, int]:
     totals = dict.fromkeys(table_ids, 0)
     pairs = [(table_id, key) for table_id, keys in keys_of.items() for key in keys]
     for start in range(0, len(pairs), 1000):
+        chunk = pairs[start : start + 1000]
         pipe = client.pipeline(transaction=False)
-        for _, key in pairs[start : start + 1000]:
+        for _, key in chunk:
             pipe.memory_usage(key, samples=0)
-        for (table_id, _), used in zip(pairs[start : start + 1000], pipe.execute(), strict=True):
+        for (table_id, _), used in zip(chunk, pipe.execute(), strict=True):
             totals[table_id] += int(used or 0)
     return totals
 
