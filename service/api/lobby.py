@@ -8,7 +8,7 @@ join, a leave, a seat handed to a bot or taken back, the host's finish, a
 deletion) calls :func:`sync`, and every read checks each listed table
 against the table itself, so an answer shows seats as they are, never a
 full, ended or gone table, and never a code or a token. A read examines at
-most ``2 × (limit + 1)`` entries whatever the index holds, and removes
+most ``limit + 1`` entries whatever the index holds, and removes
 each entry it finds wrong (one that a lost update left), so a wrong entry
 costs one read once: no number of them blanks the lobby for longer.
 """
@@ -40,11 +40,12 @@ SYNC_ATTEMPTS = 4
 """How often :func:`sync` writes the index before it gives up (each retry
 means another commit on the table came in between; that commit syncs too)."""
 
-READ_ROUNDS = 2
+READ_ROUNDS = 1
 """How many batches of at most ``limit + 1`` entries one lobby read examines
 to fill its page (wrong entries are removed on the way): a read costs a few
-round trips and at most ``2 × (limit + 1)`` tables' reads, whatever the
-index holds."""
+round trips and at most ``limit + 1`` tables' reads, whatever the index
+holds. A page short of ``limit`` with ``more`` is read on from
+``next_after`` (the web table does)."""
 
 
 def _lobby() -> Lobby:

@@ -22,7 +22,7 @@ from functools import lru_cache
 
 from confusable_homoglyphs import confusables
 
-BOT_WORD = re.compile(r"[^a-z]*bot(?![a-z])")
+BOT_WORD = re.compile(r"[^a-z]*bot(?:[^a-z].*)?", re.DOTALL)
 """A skeleton that reads "bot" as its first word."""
 
 LATIN_LETTER = re.compile(r"LATIN (?:CAPITAL |SMALL )?LETTER (?:SMALL CAPITAL )?([A-Z])")
@@ -55,4 +55,4 @@ def skeleton(name: str) -> str:
 
 def bot_like(name: str) -> bool:
     """Whether ``name`` passes for a bot's (``Bot …``): only bots may bear it."""
-    return BOT_WORD.match(skeleton(name)) is not None
+    return BOT_WORD.fullmatch(skeleton(name)) is not None

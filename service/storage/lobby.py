@@ -26,6 +26,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from redis.cluster import RedisCluster
+
 from .client import Client
 from .store import KEY_PREFIX, table_key
 
@@ -118,15 +120,19 @@ class Lobby:
         their match ended) at the versions given, in two round trips: the
         entries whose table's version has moved since (a change in between,
         whose own update may have been overtaken by this removal) are
-        returned, for the caller to make right again."""
+        returned, for the caller to make right again. On one server the
+        versions are read after the removals in the same pipeline (Redis
+        runs a connection's commands in order); a cluster's nodes do not
+        order one pipeline's commands among them, so there it takes two."""
         if not entries:
             return []
         pipe = self.client.pipeline(transaction=False)
         for (_, table_id, variant), _ in entries:
             pipe.zrem(lobby_key(variant), table_id)
-        pipe.execute()
-        pipe = self.client.pipeline(transaction=False)
+        if isinstance(self.client, RedisCluster):
+            pipe.execute()
+            pipe = self.client.pipeline(transaction=False)  # type: ignore[no-untyped-call]
         for (_, table_id, _), _ in entries:
             pipe.hget(table_key(table_id), "v")
-        now = pipe.execute()
+        now = pipe.execute()[-len(entries) :]
         return [entry for (entry, read), seen in zip(entries, now, strict=True) if seen != read]
