@@ -58,6 +58,12 @@ are those of the table's shard. ``REDIS_WAIT_TIMEOUT_MS`` must be below
 ``REDIS_TIMEOUT_SECONDS`` (the connection's own timeout, which a longer
 ``WAIT`` would outlast); the settings refuse it otherwise.
 
+``RATE_LIMIT_REFEREE_MOVES`` and ``CLIENT_KEY_REFEREE_MOVES_PER_SECOND``
+(:mod:`service.storage.quota`, RULES.md 5.4): the bots' and default moves
+the worker makes at the tables one client address (or client key) created,
+together; a spent budget puts that creator's tables off to the end of its
+window, nobody else's.
+
 ``REDIS_PUBSUB`` (:mod:`service.storage.feeds`): ``classic``, the default,
 announces each commit with ``PUBLISH`` (any Redis; a cluster copies it to
 every node); ``sharded``, for a ``redis[s]+cluster://`` URL only, with
