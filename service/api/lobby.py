@@ -60,10 +60,11 @@ def _lobby() -> Lobby:
 
 def sync(table_id: str) -> None:
     """Make the lobby agree with the table: listed while it is ``listed``
-    with an open seat and its match goes on, else not. After writing, the table's version is read
-    again: when another commit came in between, its state is synced again
-    (so whichever of two racing commits writes the index last, it writes
-    what the table holds after both)."""
+    with an open seat and its match goes on (:func:`listable`), else not.
+    After writing, the table's version is read again: when another commit
+    came in between, its state is synced again (so whichever of two racing
+    commits writes the index last, it writes what the table holds after
+    both)."""
     store, index = referee().store, _lobby()
     for _ in range(SYNC_ATTEMPTS):
         try:
@@ -165,7 +166,7 @@ class LobbyPage(MethodView):
                 table = ref.store.codec.decode(state)
                 shown = _entry(entry[1], table, auth, now, ttl)
                 if shown is None or table.variant != entry[2]:
-                    wrong.append((entry, version))  # its match has ended
+                    wrong.append((entry, version))  # its match ended (or another preset's)
                     continue
                 tables.append(shown)
                 if len(tables) > limit:

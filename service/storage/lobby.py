@@ -117,13 +117,14 @@ class Lobby:
 
     def unlist(self, entries: Sequence[tuple[Entry, Any]]) -> list[Entry]:
         """Remove the entries whose tables a read found unlistable (full, or
-        their match ended) at the versions given, in two round trips: the
-        entries whose table's version has moved since (a change in between,
-        whose own update may have been overtaken by this removal) are
-        returned, for the caller to make right again. On one server the
-        versions are read after the removals in the same pipeline (Redis
-        runs a connection's commands in order); a cluster's nodes do not
-        order one pipeline's commands among them, so there it takes two."""
+        their match ended) at the versions given: the entries whose table's
+        version has moved since (a change in between, whose own update may
+        have been overtaken by this removal) are returned, for the caller
+        to make right again. On one server the
+        versions are read after the removals in the same pipeline, one round
+        trip (Redis runs a connection's commands in order); a cluster's
+        nodes do not order one pipeline's commands among them, so there it
+        takes two."""
         if not entries:
             return []
         pipe = self.client.pipeline(transaction=False)
