@@ -749,3 +749,13 @@ def test_bots_only_tables_and_the_lobby_are_measured_at_the_quotas(tmp_path: Pat
         bot_quota.LOBBY_RATIO_TARGET,
     ]
     assert bot_quota.rows(figures)[0][0] == "bots-only tables made, dealt"
+
+
+def test_the_bot_quota_bench_measures_the_default_quotas() -> None:
+    """Its growth model takes the quotas it runs at: the service's defaults."""
+    from benchmarks import bot_quota
+    from service.config import Settings
+
+    defaults = Settings()
+    assert defaults.rate_limit_tables == f"{bot_quota.TABLES_PER_HOUR // 60}/minute"
+    assert defaults.rate_limit_referee_moves == f"{bot_quota.MOVES_PER_SECOND}/second"
