@@ -19,7 +19,7 @@ import requests
 from service.storage.client_keys import ClientKeys
 
 from ..conftest import EVERY_EVENT, RedisProcess, Served
-from .test_worker import WorkerProcess, _wait
+from .test_worker import WorkerProcess, _deal, _wait
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -66,15 +66,6 @@ def _create(base: str, address: str, body: dict[str, Any], **headers: str) -> di
     )
     assert r.status_code == 201, r.text
     return dict(r.json())
-
-
-def _deal(base: str, created: dict[str, Any]) -> None:
-    r = requests.post(
-        f"{base}/v1/tables/{created['table_id']}/rounds",
-        headers={"Authorization": f"Bearer {created['host_token']}"},
-        timeout=10,
-    )
-    assert r.status_code == 201, r.text
 
 
 def _moves(base: str, table_id: str) -> int:
