@@ -198,6 +198,13 @@ class CheckProofOutcomeSchema(DocumentedSchema):
 
     valid = Bool()
     problems = fields.List(fields.String())
+    incomplete = fields.List(
+        fields.String(),
+        metadata={
+            "description": "For a record: why moves are missing from it (a release that kept "
+            "no record wrote the table, or its cap of 2,000 entries); what it holds was checked."
+        },
+    )
     submitted = Bool(
         metadata={
             "description": "The deal was the host's (its `hands` submitted, as the proof "

@@ -165,7 +165,7 @@ def test_a_seeded_round_is_verified_replayed_and_a_tampered_one_fails(
     after = tables.public(t)["next_deal"]
     assert after["round"] == 2 and after["commitment"] != before["commitment"]
     # The secret is nowhere public while the round is played.
-    secret = json.loads(redis_client.lindex(moves_key(t.table_id), 1))["proof"]["secret"]
+    secret = json.loads(redis_client.lindex(moves_key(t.table_id), 1))["x"]
     early = tables.client.get(f"{t.url}/rounds/1/record")
     assert early.status_code == 409 and early.get_json()["code"] == "round-not-over"
     assert secret not in early.get_data(as_text=True)
