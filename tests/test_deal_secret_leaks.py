@@ -82,8 +82,8 @@ def test_no_secret_shows_before_its_round_is_over(
     log = served.log.read_text()
     everything = "\n".join(seen) + log
     # The round's chain key (the table hash's h, derived from the secret) neither.
-    chain_key = redis_client.hget(table_key(tid), "h").decode().split(" ")[2]
-    derived = hmac.new(bytes.fromhex(first), b"card-referee/moves/v1", "sha256")
+    chain_key = redis_client.hget(table_key(tid), "h").decode().split(" ")[3]
+    derived = hmac.new(bytes.fromhex(first), b"card-referee/moves/v2", "sha256")
     assert chain_key == derived.hexdigest()
     for secret in (first, second, chain_key):
         assert secret not in everything
