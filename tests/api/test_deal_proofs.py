@@ -338,7 +338,12 @@ def test_a_record_the_referee_did_not_write_does_not_check(
         {**rec, "options": {**rec["options"], "max_exchanges": 3}}
     ))  # fmt: skip
     answer = tables.client.post(url, json={"record": rec})
-    assert answer.get_json() == {"valid": True, "problems": [], "submitted": False, "incomplete": []}
+    assert answer.get_json() == {
+        "valid": True,
+        "problems": [],
+        "submitted": False,
+        "incomplete": [],
+    }
 
 
 def test_a_submitted_deal_is_marked_and_has_no_shuffle(
