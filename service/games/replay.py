@@ -131,8 +131,8 @@ def _incomplete(record: Mapping[str, Any], report: Report) -> None:
         seats = gap.get("seats") or []
         choices = f"; choices of seats {seats} were not recorded" if seats else ""
         report.incomplete.append(
-            f"moves are missing after move {gap.get('after_move')}: the table was written "
-            f"{gap.get('writes')} times by a release that keeps no record{choices}"
+            f"moves are missing before move {gap.get('after_move', 0) + 1}: the table was "
+            f"written {gap.get('writes')} times by a release that keeps no record{choices}"
         )
     if not record.get("complete", True) and not report.incomplete:
         report.incomplete.append(
@@ -246,7 +246,13 @@ def replay(record: Mapping[str, Any]) -> Report:
                 if isinstance(refused, RuleViolation)
                 else refused
             )
-            report.problems.append(f"move {i + 1} ({move.get('move')}) is refused: {detail}")
+            said = f"move {i + 1} ({move.get('move')}) is refused: {detail}"
+            if stop is not None and report.incomplete:
+                # Moves another release took without recording them come
+                # before the gap that names them: they explain the refusal.
+                report.incomplete.append(f"{said}; the moves missing before it explain it")
+            else:
+                report.problems.append(said)
             return report
         report.moves += 1
     if stop is not None:
