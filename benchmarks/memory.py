@@ -78,6 +78,9 @@ def played_table(url: str, seats: int = 7, rounds: int = 5) -> dict[str, Any]:
     assert view["match"]["status"] != "in-progress", view["match"]
     listed = table.client.get(f"/v1/tables/{table.id}/rounds").get_json()["rounds"]
     after_match = table_memory(client, table.id)
+    from .record_memory import record_figures  # it uses this module
+
+    record = record_figures(client, table.id)
     stored = client.hget(f"referee:{{{table.id}}}:table", "s") or b""
     written = int(client.hget(f"referee:{{{table.id}}}:table", "n") or 0)
     return {
@@ -89,6 +92,7 @@ def played_table(url: str, seats: int = 7, rounds: int = 5) -> dict[str, Any]:
         "events": written,
         "events_kept": int(client.llen(f"referee:{{{table.id}}}:events")),
         "state_bytes_after_match": len(stored),
+        "record": record,
     }
 
 
