@@ -124,6 +124,11 @@ def may_i_reshuffled(tables: TableClient, reshuffles: int = 2) -> tuple[Table, d
     assert done.status_code == 200, done.get_json()
     rec = record(tables, t, 1)
     assert rec["abandoned"] is True and len(rec["proof"]["reshuffles"]) >= reshuffles
+    # The head anyone saw is the record's, rebuilt stocks and all.
+    witnessed = tables.public(t)["move_chain"]
+    proof = rec["proof"]
+    assert doc.chain(proof["secret"], proof["commitment"], rec["moves"])[0] == witnessed["head"]
+    assert witnessed["moves"] == sum(1 for m in rec["moves"] if not m.get("commutes"))
     return t, rec
 
 
