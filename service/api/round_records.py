@@ -122,10 +122,27 @@ def _matches(etag: str) -> bool:
     return any(wanted.contains_weak(t) for t in (etag, *(f"{etag}:{a}" for a in ALGORITHMS)))
 
 
+HEADERS = {
+    "ETag": {"$ref": "#/components/headers/ETAG"},
+    "Cache-Control": {
+        "description": "`public, max-age=31536000, immutable` once nothing can change the "
+        "record; `public, max-age=60` while moves may yet be found missing from it.",
+        "schema": {"type": "string"},
+    },
+    "Content-Encoding": {
+        "description": "`zstd`, `br`, `gzip` or `deflate` when `Accept-Encoding` asked "
+        "(`Vary: Accept-Encoding`); each coding has its own strong `ETag`.",
+        "schema": {"type": "string"},
+    },
+}
+"""The headers of a record's answer, for the spec."""
+
+
 @blp.route("/<table_id>/rounds/<int:round_no>/record")
 class Record(MethodView):
-    @blp.response(200, RecordSchema)
-    @blp.doc(**operation("getRoundRecord"))
+    @blp.response(200, RecordSchema, headers=HEADERS)
+    @blp.alt_response(304, response="NOT_MODIFIED")
+    @blp.doc(parameters=["IF_NONE_MATCH"], **operation("getRoundRecord"))
     @documented(blp, 404, 409)
     @compress.compressed()
     def get(self, table_id: str, round_no: int) -> Response:

@@ -185,8 +185,9 @@ discarded since: 2,000 moves' worth); about 10 ms of checking."""
 
 def _check_bounds(data: dict[str, Any]) -> None:
     """Refuse (422) a proof or record to check that is larger than a round
-    can be: more moves than a record keeps, more shuffles or cards than
-    :data:`SHUFFLES_CHECKED` and :data:`CARDS_CHECKED`, a longer
+    can be: more moves than a record keeps, more shuffles (the deal's and the
+    rebuilt stocks together) or cards than :data:`SHUFFLES_CHECKED` and
+    :data:`CARDS_CHECKED`, a longer
     ``start_state`` than :data:`START_STATE_CHECKED` or more seeds than
     :data:`SEATS_CHECKED`; so that one check costs at most some 40 ms (the
     start's options are checked by ``verify``: a table the referee makes)."""
@@ -215,6 +216,9 @@ def _check_bounds(data: dict[str, Any]) -> None:
     shuffles = proof.get("shuffles") if isinstance(proof, dict) else None
     if not isinstance(shuffles, list):
         return
+    rebuilt = proof.get("reshuffles") if isinstance(proof, dict) else None
+    if isinstance(rebuilt, list):
+        shuffles = [*shuffles, *rebuilt]  # each one shuffled again: counted alike
     if len(shuffles) > SHUFFLES_CHECKED:
         raise ValidationError(
             f"A proof holds at most {SHUFFLES_CHECKED} shuffles, not {len(shuffles)}.",

@@ -21,22 +21,28 @@ has it with test vectors):
 So every random thing in a round (the deal, My Ship Sails' set-aside cards,
 May I?'s reshuffled stock) is fixed by the commitment and the seeds.
 
-The round's moves are chained, in the order the referee accepted them:
+The round's moves are chained, in the order the referee accepted them
+(version 2, :class:`Chain`):
 
-- ``chain_key = HMAC-SHA256(secret, b"card-referee/moves/v1")``;
-- ``head_0 = commitment``; for the ``i``-th move of the record (from 1),
-  ``head_i = hex(HMAC-SHA256(chain_key, head_{i-1} || "\n" || canonical(move_i)))``,
-  where ``canonical`` is the move's JSON without its ``link``, keys sorted,
-  no spaces, ASCII (``json.dumps(m, sort_keys=True, separators=(",", ":"))``);
-  the record keeps ``head_i`` as the move's ``link``;
-- a move marked ``"commutes": true`` (a seat's choice in a simultaneous
-  step: the passes of one exchange, whose order changes nothing) is linked
-  the same way but leaves the head as it was: ``head_i = head_{i-1}``.
+- ``chain_key = HMAC-SHA256(secret, b"card-referee/moves/v2")``;
+- the head starts at the commitment; a move that does not commute gets
+  ``link = hex(HMAC-SHA256(chain_key, head || "\n" || c_1 || "\n" || ... ||
+  c_k || "\n" || canonical(move)))``, ``c_1..c_k`` the links of the moves
+  that commuted since the head last moved, and the head becomes its link;
+  a move marked ``"commutes": true`` (a seat's choice in a simultaneous
+  step: the passes of one exchange, May I? answers, whose order changes
+  nothing) gets ``hex(HMAC-SHA256(chain_key, head || "\n" ||
+  canonical(move)))`` and leaves the head as it was, to be covered by the
+  next move that does not commute;
+- ``canonical`` is the move's JSON without its ``link``, keys sorted, no
+  spaces, ASCII (``json.dumps(m, sort_keys=True, separators=(",", ":"))``).
 
-The table's view shows the head and the count of moves as they are accepted
-(``move_chain``), so a move the record reorders, drops or changes after the
-fact shows; keyed with the round's secret, a head says nothing of a secret
-pass until the round is over.
+So a move dropped, added or changed, a commuting one included, breaks a
+link. The table's view shows the head and the count of moves that do not
+commute as they are accepted (``move_chain``); keyed with the round's
+secret, a head says nothing of a secret pass until the round is over. A
+record of version 1 was chained under ``card-referee/moves/v1`` without
+covering its commuting moves.
 """
 
 from __future__ import annotations

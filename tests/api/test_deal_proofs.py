@@ -288,6 +288,9 @@ def test_a_whole_record_up_to_1_mib_is_checked_and_no_larger_one(
     shuffle = rec["proof"]["shuffles"][0]
     proof = {**rec["proof"], "shuffles": [shuffle] * 201}
     refused({"proof": proof}, "/proof", "at most 200 shuffles, not 201")
+    # Rebuilt stocks are shuffled again too: they count with the deal's.
+    rebuilt = {**rec["proof"], "reshuffles": [shuffle] * 200}
+    refused({"proof": rebuilt}, "/proof", "at most 200 shuffles, not 201")
     big = {"label": shuffle["label"], "deck": ["2C"] * 10_001, "order": []}
     refused({"record": {**rec, "proof": {**rec["proof"], "shuffles": [big]}}}, "/record", "10001")
     big["deck"] = big["deck"][:10_000]
