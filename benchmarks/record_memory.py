@@ -29,22 +29,8 @@ from service.games.may_i import engine
 from service.storage.store import MOVES_KEPT, RECORDS_KEPT, moves_key, records_key
 
 from .long_round import SEATS, T0
-from .memory import table_memory
+from .memory import record_figures, table_memory
 from .redis_cost import HttpTable, in_process_app
-
-
-def record_figures(client: redis.Redis, table_id: str) -> dict[str, int]:
-    """The record keys' bytes (``MEMORY USAGE``) and the entries they hold."""
-    entries = 0
-    folded: list[bytes] = client.hvals(records_key(table_id))  # type: ignore[assignment]
-    for text in folded:
-        entries += len([line for line in text.split(b"\n")[1:] if line.startswith(b"[")])
-    items: list[bytes] = client.lrange(moves_key(table_id), 2, -1)  # type: ignore[assignment]
-    entries += len([t for t in items if t.startswith(b"[")])
-    used = 0
-    for key in (moves_key(table_id), records_key(table_id)):
-        used += int(client.memory_usage(key, samples=0) or 0)
-    return {"record_bytes": used, "record_entries": entries}
 
 
 def per_move(played: dict[str, Any]) -> dict[str, float]:
