@@ -90,13 +90,6 @@ def verify(record: Mapping[str, Any]) -> Report:
     report = Report()
     proof = record["proof"]
     version = record.get("record_version", 1)
-    check = proof_problems if proof.get("version") == PROOF_VERSION else problems_of
-    if version >= RECORD_VERSION and proof.get("version") != PROOF_VERSION:
-        check = proof_problems  # a record of version 2 has a proof of version 2
-    report.problems += [f"proof{p['pointer']}: {p['detail']}" for p in check(proof)]
-    if shape_problem(proof) is not None:
-        return report  # no proof to deal from
-    _incomplete(record, report)
     game = GAMES.get(record["game"])
     wanted = 1 if game is None else game.rules_version
     held = record.get("rules_version", 1)
@@ -105,7 +98,15 @@ def verify(record: Mapping[str, Any]) -> Report:
             f"the record was refereed under {record['game']} rules version {held} (release "
             f"{record.get('release', 'before 0.3.0')}); this referee plays version {wanted}"
         )
-    else:
+    # A proof of version 2 names what its starting deck follows from, by the
+    # rules of its own version: by another's, only the construction is checked.
+    named = version >= RECORD_VERSION or proof.get("version") == PROOF_VERSION
+    check = proof_problems if named and not report.other_rules else problems_of
+    report.problems += [f"proof{p['pointer']}: {p['detail']}" for p in check(proof)]
+    if shape_problem(proof) is not None:
+        return report  # no proof to deal from
+    _incomplete(record, report)
+    if not report.other_rules:
         _deal(record, report)
     if proof.get("version") == PROOF_VERSION:
         for name in ("game", "variant", "round", "options"):
