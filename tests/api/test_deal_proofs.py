@@ -104,6 +104,30 @@ def test_the_documents_vectors_hold_for_the_independent_implementation() -> None
     assert kinds == {"shuffle": 3, "rejection": 1, "game": 3, "reshuffle": 1}, kinds
 
 
+def document_code() -> dict[str, Any]:
+    """The functions of the document's Python block, as a reader copies it."""
+    code = DOC.read_text().split("```python", 1)[1].split("```", 1)[0]
+    found: dict[str, Any] = {}
+    exec(compile(code, str(DOC), "exec"), found)  # noqa: S102 - the document's own code
+    return found
+
+
+def test_the_documents_python_runs_and_holds_to_its_vectors() -> None:
+    doc = document_code()
+    for v in vectors():
+        if "reshuffle_key" in v:
+            key = doc["reshuffle_key"](v["secret"], v["seeds"])
+            assert key.hex() == v["reshuffle_key"]
+        else:
+            assert doc["commitment"](v["secret"]) == v["commitment"]
+            key = doc["key_of"](v["secret"], v["seeds"])
+        assert doc["shuffle"](key, v["label"], v["deck"]) == v["order"]
+    first = vectors()[0]
+    assert doc["reshuffle_key"](first["secret"], first["seeds"]).hex() == (
+        "fb6447cfa309d0ba43d7e27822619aa41a642ba01e1f93e908c64979bd624312"
+    )
+
+
 def test_the_documents_vectors_hold_for_the_service() -> None:
     from service.games import GAMES
     from service.games.drbg import shuffled
@@ -188,6 +212,9 @@ def test_a_seeded_round_is_verified_replayed_and_a_tampered_one_fails(
     assert doc_check(proof)
     assert witnessed["moves"] == sum(1 for m in rec["moves"] if not m.get("commutes"))
     assert doc_chain(proof, rec["moves"]) == witnessed["head"]
+    # The document's own Python block finds the same head.
+    head = document_code()["chain"](proof["secret"], proof["commitment"], rec["moves"])
+    assert head == witnessed["head"]
     text = json.dumps(rec)
     done = referee("verify", stdin=text)
     assert done.returncode == 0, done.stdout + done.stderr
