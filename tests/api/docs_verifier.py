@@ -96,7 +96,7 @@ def deal_of(game: str, order: list[str], dealer: int, seats: int, options: dict[
         dealt = options["hand_size"] * seats
         for i in range(dealt):
             hands[(dealer + 1 + i) % seats].append(order[i])
-        return {"hands": [sorted(x) for x in hands], "set_aside": order[dealt:]}
+        return {"hands": [sorted(x) for x in hands], "set_aside": sorted(order[dealt:])}
     if game == "sevens":
         for i, card in enumerate(order):
             hands[(dealer + 1 + i) % seats].append(card)
@@ -185,6 +185,8 @@ def check_record(rec: dict[str, Any]) -> list[str]:
         )
         recorded = {k: v for k, v in rec["deal"].items()}
         recorded["hands"] = [sorted(x) for x in recorded["hands"]]
+        if "set_aside" in recorded:
+            recorded["set_aside"] = sorted(recorded["set_aside"])
         if dealt != recorded:
             found.append("deal")
     entries = [
