@@ -3,10 +3,17 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: serve test lint openapi docs clients web bench bench-quick clean
+.PHONY: serve dev test lint openapi docs clients web bench bench-quick clean
 
 serve: $(VENV)/.installed  ## install, then run the service on http://127.0.0.1:8000
 	$(BIN)/referee serve
+
+# For a front end in development on this machine (a Vite page on another
+# port, a walk-through run many times): CORS allows localhost origins on any
+# port and the per-address limits are lifted; it prints where /play, the
+# guide and the API reference are. Loopback only (README: production).
+dev: $(VENV)/.installed  ## the same for front-end development: localhost pages may call it, no per-address limits
+	$(BIN)/referee serve --dev
 
 # The web table's and the TypeScript client's tests need node's packages
 # (web/package-lock.json, clients/typescript/package-lock.json); where npm is
