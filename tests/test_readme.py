@@ -7,6 +7,7 @@ prints. Each submits its deal, so its output is the same on every run."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -179,15 +180,11 @@ def test_the_walk_throughs_json_helper_says_why_a_call_was_refused(tmp_path: Pat
 def served_with_worker(tmp_path: Path) -> Iterator[Served]:
     """A ``referee serve`` and a ``referee worker`` on a Redis of their own
     (a worker on the suite's Redis would move other tests' tables)."""
-    server = RedisProcess(tmp_path / "redis").start()
-    service = Served(server.url, tmp_path)
-    worker = WorkerProcess(server.url, tmp_path, "worker")
-    try:
+    with contextlib.ExitStack() as started:  # each stopped, whatever fails after it started
+        server = started.enter_context(RedisProcess(tmp_path / "redis"))
+        service = started.enter_context(Served(server.url, tmp_path))
+        started.callback(WorkerProcess(server.url, tmp_path, "worker").stop)
         yield service
-    finally:
-        worker.stop()
-        service.stop()
-        server.stop()
 
 
 @pytest.mark.timeout(300)

@@ -118,8 +118,10 @@ def test_ctrl_c_with_a_stalled_client_stops_at_once(
     redis_server: RedisProcess, tmp_path: Path
 ) -> None:
     service = Served(redis_server.url, tmp_path, WEB_CONCURRENCY="2")
-    stalled = socket.create_connection(("127.0.0.1", service.port), timeout=5)
+    stalled = socket.socket()
     try:
+        stalled.settimeout(5)
+        stalled.connect(("127.0.0.1", service.port))
         stalled.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Stalled: ")
         time.sleep(0.5)
         # Ctrl-C: the terminal sends SIGINT to the master and its workers.
@@ -173,8 +175,10 @@ def test_sigterm_with_a_stalled_client_ends_without_sigkill(
         GUNICORN_WORKER_CLASS=worker_class,
         GUNICORN_GRACEFUL_TIMEOUT="4",
     )
-    stalled = socket.create_connection(("127.0.0.1", service.port), timeout=5)
+    stalled = socket.socket()
     try:  # a body announced and never sent: the request is in flight
+        stalled.settimeout(5)
+        stalled.connect(("127.0.0.1", service.port))
         stalled.sendall(
             b"POST /v1/checks/deal HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
             b"Content-Length: 50\r\n\r\n{"

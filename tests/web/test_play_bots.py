@@ -55,13 +55,11 @@ def with_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """``referee serve`` with its child worker, on a Redis of its own (the
     worker sweeps every table of its Redis: no other test's)."""
     folder: Path = tmp_path_factory.mktemp("served-bots")
-    server = RedisProcess(folder / "redis").start()
-    service = Served(server.url, folder, worker=True)
-    try:
+    with (
+        RedisProcess(folder / "redis") as server,
+        Served(server.url, folder, worker=True) as service,
+    ):
         yield service
-    finally:
-        service.stop()
-        server.stop()
 
 
 def has_move(game: str, table: dict[str, Any], view: dict[str, Any]) -> bool:
