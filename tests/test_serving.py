@@ -59,6 +59,7 @@ def slow_served(redis_server: RedisProcess, tmp_path: Path) -> Iterator[Served]:
 
 def test_slow_clients_do_not_block_healthz(slow_served: Served) -> None:
     stop = threading.Event()
+    begun = threading.Semaphore(0)  # released by each client once its first bytes are sent
 
     def trickle(number: int) -> None:
         """Headers begun (or a body announced), then one byte a second: a slowloris."""
@@ -71,11 +72,12 @@ def test_slow_clients_do_not_block_healthz(slow_served: Served) -> None:
         try:
             with socket.create_connection(("127.0.0.1", slow_served.port), timeout=5) as sock:
                 sock.sendall(start)
+                begun.release()
                 deadline = time.monotonic() + TRICKLE_SECONDS
                 while time.monotonic() < deadline and not stop.wait(1.0):
                     sock.sendall(b"a")
         except OSError:
-            pass  # the server may close a slow connection: that is fine too
+            begun.release()  # the server may close a slow connection: that is fine too
 
     clients = [
         threading.Thread(target=trickle, args=(n,), daemon=True) for n in range(SLOW_CLIENTS)
@@ -84,7 +86,8 @@ def test_slow_clients_do_not_block_healthz(slow_served: Served) -> None:
         for client in clients:  # one at a time, so that every worker takes its share
             client.start()
             time.sleep(0.05)
-        time.sleep(1)  # every slow client has connected and sent its first bytes
+        for _ in clients:  # every slow client has connected and sent its first bytes
+            assert begun.acquire(timeout=30), "a slow client did not begin"
         started = time.monotonic()
         served = False
         while not served and time.monotonic() - started < TRICKLE_SECONDS - 5:
@@ -109,8 +112,8 @@ def test_gunicorns_own_errors_are_problem_json(served: Served) -> None:
         problem = json.loads(body)
         assert problem["status"] == status and problem["code"] and problem["detail"]
         assert int(headers["content-length"]) == len(body)
-    time.sleep(0.3)
-    logged = [json.loads(line) for line in served.log.read_text().splitlines() if line.strip()]
+    text = served.logged(f'"request_id": "{headers["x-request-id"]}"')
+    logged = [json.loads(line) for line in text.splitlines() if line.strip()]
     assert any(r.get("request_id") == headers["x-request-id"] for r in logged)
 
 
