@@ -16,7 +16,8 @@ through the API (the page follows it live), and at both widths:
 - scores as the game keeps them: chips paid into the pot count at once.
 
 Screenshots of all three games at both widths go to ``tmp/artefacts/play/``
-(``table-<game>-<width>.png``); docs/play/ holds the ones README shows.
+(``table-<game>-<width>.png`` and ``.jpg``); docs/play/ keeps a set of the
+JPEGs, and docs/play.png (README's) the Sevens table at phone width.
 
 Skipped where ``/usr/bin/chromium`` is missing (``.ci/run`` installs it)."""
 
@@ -193,6 +194,9 @@ def shoot(page: Any, game: str) -> None:
         page.wait_for_timeout(300)  # the layout at the new width
         check_page(page, name)
         page.screenshot(path=str(ARTEFACTS / f"table-{game}-{width}.png"), full_page=True)
+        # The same as JPEG (a tenth of the bytes), as docs/play/ keeps them.
+        jpeg = ARTEFACTS / f"table-{game}-{width}.jpg"
+        page.screenshot(path=str(jpeg), full_page=True, type="jpeg", quality=88)
 
 
 def seen_cards(page: Any, selector: str) -> list[str]:

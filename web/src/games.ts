@@ -152,6 +152,21 @@ function ship(ctx: Context): Part {
     mine.push(h("span", { id: "received", class: "pass-slot" }, "You received ", view.received.map((c) => face(c, "small"))));
   }
   if (mine.length) center.push(h("div", { class: "mine-pass" }, mine));
+  // How far the seat is from sailing: its longest suit against win_count.
+  const bySuit = new Map<string, number>();
+  for (const card of view.hand) bySuit.set(card.slice(-1), (bySuit.get(card.slice(-1)) ?? 0) + 1);
+  const [best, most] = [...bySuit.entries()].sort((a, b) => b[1] - a[1] || "SHCD".indexOf(a[0]) - "SHCD".indexOf(b[0]))[0] ?? ["S", 0];
+  const want = Number(options.win_count ?? 7);
+  center.push(
+    h(
+      "p",
+      { class: "progress", id: "progress" },
+      `Your longest suit: ${SUIT_NAME[best]} `,
+      h("span", { class: `suit-sign ${"HD".includes(best) ? "red" : ""}`, "aria-hidden": "true" }, SUIT_SIGN[best]),
+      `, ${most} of ${want}`,
+      most >= want ? ": call it!" : "",
+    ),
+  );
   const cards = pickedCards(ctx);
   const actions = [
     action(
