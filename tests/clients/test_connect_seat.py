@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -325,3 +326,41 @@ def test_the_client_is_a_package_that_builds_and_packs(tmp_path: Path) -> None:
     assert loaded.stdout.split() == sorted(
         ["Live", "Refused", "bearer", "connectSeat", "connectTable", "createApi", "notOlder", "ok"]
     )
+
+
+PRELUDE = """import type { PublicTable, SeatView } from "CLIENT";
+declare const tableId: string;
+declare const joined: { seat: number; token: string };
+declare function drawHand(view: SeatView): void;
+declare function drawTable(table: PublicTable): void;
+declare function log(what: unknown): void;
+declare function addToFeed(what: unknown): void;
+declare function showConnection(status: string, reason?: string): void;
+declare function showRefusal(code?: string, detail?: string): void;
+"""
+"""What the README's snippets take as given (the page's own functions)."""
+
+
+def test_the_readmes_typescript_compiles_against_the_package(tmp_path: Path) -> None:
+    """Every ``ts`` block of the package's README (and the guide's
+    ``connectSeat`` one) type-checks, strict, against the package's sources."""
+    node_packages()
+    client = str(CLIENT / "src" / "index.js")
+    pages = [CLIENT / "README.md", ROOT / "docs" / "guide" / "clients.md"]
+    blocks = [
+        b
+        for page in pages
+        for b in re.findall(r"```ts\n(.*?)```", page.read_text(), re.S)
+        if "card-referee-client" in b
+    ]
+    assert len(blocks) >= 3
+    for i, block in enumerate(blocks):
+        source = block.replace('"card-referee-client"', f'"{client}"')
+        (tmp_path / f"block{i}.mts").write_text(PRELUDE.replace("CLIENT", client) + source)
+    checked = subprocess.run(
+        [str(TSC), "--noEmit", "--strict", "--target", "ES2022", "--module", "NodeNext",
+         "--moduleResolution", "NodeNext", "--lib", "ES2022,DOM", "--skipLibCheck",
+         *map(str, sorted(tmp_path.glob("*.mts")))],
+        cwd=CLIENT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert checked.returncode == 0, checked.stdout
