@@ -111,9 +111,11 @@ export function gamePart(ctx: Context): Part {
 // ----- My Ship Sails ----------------------------------------------------------
 
 function ship(ctx: Context): Part {
+  // Narrowed by `game`: each game's views are its own (the spec's unions by game).
   const table = ctx.table;
+  if (table.game !== "my-ship-sails") return { center: [] };
   const round = table.round;
-  const view = ctx.view;
+  const view = ctx.view?.game === "my-ship-sails" ? ctx.view : undefined;
   const options = table.options as Record<string, unknown>;
   const countToPass = Number(options.pass_count ?? 1);
   if (!round) return { center: [] };
@@ -236,9 +238,11 @@ function rowRanks(low: string, high: string): Set<string> {
 }
 
 function sevens(ctx: Context): Part {
+  // Narrowed by `game`: each game's views are its own (the spec's unions by game).
   const table = ctx.table;
+  if (table.game !== "sevens") return { center: [] };
   const round = table.round;
-  const view = ctx.view;
+  const view = ctx.view?.game === "sevens" ? ctx.view : undefined;
   const options = table.options as Record<string, unknown>;
   if (!round) return { center: [] };
   const decks = Number(options.decks ?? 1);
@@ -326,9 +330,11 @@ function sevens(ctx: Context): Part {
 // ----- May I? -------------------------------------------------------------------
 
 function mayI(ctx: Context): Part {
+  // Narrowed by `game`: each game's views are its own (the spec's unions by game).
   const table = ctx.table;
+  if (table.game !== "may-i") return { center: [] };
   const round = table.round;
-  const view = ctx.view;
+  const view = ctx.view?.game === "may-i" ? ctx.view : undefined;
   if (!round) return { center: [] };
   const offer = round.may_i;
   const melds = round.melds ?? [];

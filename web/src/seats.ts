@@ -32,15 +32,18 @@ const PRESENCE_WORDS: Record<Presence, [string, string]> = {
  * pot taken off), points or round wins. */
 export function score(table: PublicTable, seat: Seat): string {
   const o = table.options as Record<string, unknown>;
-  const chips = seat.chips;
+  // Each member read where the seat has it (a game's seats are its own).
+  const chips = "chips" in seat && typeof seat.chips === "number" ? seat.chips : undefined;
+  const points = "points" in seat && typeof seat.points === "number" ? seat.points : 0;
+  const chipWords = (n: number) => `${signed(n)} ${Math.abs(n) === 1 ? "chip" : "chips"}`;
   if (table.game === "sevens") {
-    if (o.points !== "none") return count(seat.points ?? 0, "point");
-    const paid = seat.paid ?? 0;
-    return `${signed((chips ?? 0) - paid)} ${Math.abs((chips ?? 0) - paid) === 1 ? "chip" : "chips"}`;
+    if (o.points !== "none") return count(points, "point");
+    const paid = "paid" in seat && typeof seat.paid === "number" ? seat.paid : 0;
+    return chipWords((chips ?? 0) - paid);
   }
-  if (table.game === "may-i") return count(seat.points ?? 0, "point");
-  const wins = count(seat.wins ?? 0, "win");
-  return typeof chips === "number" ? `${wins}, ${signed(chips)} ${Math.abs(chips) === 1 ? "chip" : "chips"}` : wins;
+  if (table.game === "may-i") return count(points, "point");
+  const wins = count("wins" in seat && typeof seat.wins === "number" ? seat.wins : 0, "win");
+  return chips === undefined ? wins : `${wins}, ${chipWords(chips)}`;
 }
 
 /** The seat's place round the table, as CSS percentages of the felt: `me`
@@ -68,7 +71,9 @@ export function seatRing(table: PublicTable, me: number | undefined): HTMLElemen
       const turn = (i - bottom + seats.length) % seats.length;
       const name = seat.name ?? "Open seat";
       const until = waiting.has(i) ? (seat.until_ms ?? table.awaiting?.until_ms) : undefined;
-      const cards = playing && typeof seat.cards === "number" ? seat.cards : undefined;
+      const cards = playing && "cards" in seat && typeof seat.cards === "number" ? seat.cards : undefined;
+      const chosen = "chosen" in seat && seat.chosen === true && table.round?.status === "passing";
+      const laid = "laid_down" in seat && seat.laid_down === true;
       return h(
         "li",
         {
@@ -90,8 +95,8 @@ export function seatRing(table: PublicTable, me: number | undefined): HTMLElemen
           i === table.round?.dealer ? h("span", { class: "dealer-chip", title: "the dealer this round" }, "D") : "",
           cards === undefined ? "" : h("span", { class: "count", title: count(cards, "card") }, back("mini"), String(cards)),
           seat.name === null ? "" : h("span", { class: "score" }, score(table, seat)),
-          seat.chosen && table.round?.status === "passing" ? h("span", { class: "chosen", title: "has chosen" }, back("mini"), "ready") : "",
-          seat.laid_down ? h("span", { class: "laid", title: "has laid down its contract" }, "laid down") : "",
+          chosen ? h("span", { class: "chosen", title: "has chosen" }, back("mini"), "ready") : "",
+          laid ? h("span", { class: "laid", title: "has laid down its contract" }, "laid down") : "",
         ),
         waiting.has(i) ? h("span", { class: "turn-mark" }, until ? clock(until) : "to move") : "",
       );

@@ -108,17 +108,21 @@ function addFeed(state: Shown, line: string): void {
  * came into the hand (drawn, taken, given, received) are marked. */
 function takeView(state: Shown, view: SeatView): void {
   const before = state.view;
-  const scope = (v?: SeatView) => JSON.stringify([v?.hand, v?.move, v?.exchange, v?.to_choose, v?.pending]);
+  // What the seat may do, without what changes with every commit or by the
+  // clock (presence, the last event, deadlines): picks end when it changes.
+  const scope = (v?: SeatView) =>
+    JSON.stringify(v, (key, value) => (["connected", "last_event", "until_ms", "away"].includes(key) ? undefined : value));
   if (scope(view) !== scope(before)) state.picked.clear();
   if (view.game === "my-ship-sails") {
     state.fresh = view.round_status === "over" ? [] : [...(view.received ?? [])];
   } else if (view.game === "may-i") {
+    const wasOnTurn = before !== undefined && "on_turn" in before && before.on_turn === true;
     if (!before || before.round !== view.round) {
       state.fresh = [];
     } else {
       const added = without(view.hand, before.hand);
       if (added.length) state.fresh = added;
-      else if (before.on_turn && !view.on_turn) state.fresh = [];
+      else if (wasOnTurn && !view.on_turn) state.fresh = [];
       else state.fresh = state.fresh.filter((c) => view.hand.includes(c));
     }
   }

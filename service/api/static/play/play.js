@@ -1145,15 +1145,17 @@ var PRESENCE_WORDS = {
 };
 function score(table, seat) {
   const o = table.options;
-  const chips = seat.chips;
+  const chips = "chips" in seat && typeof seat.chips === "number" ? seat.chips : void 0;
+  const points = "points" in seat && typeof seat.points === "number" ? seat.points : 0;
+  const chipWords = (n) => `${signed(n)} ${Math.abs(n) === 1 ? "chip" : "chips"}`;
   if (table.game === "sevens") {
-    if (o.points !== "none") return count(seat.points ?? 0, "point");
-    const paid = seat.paid ?? 0;
-    return `${signed((chips ?? 0) - paid)} ${Math.abs((chips ?? 0) - paid) === 1 ? "chip" : "chips"}`;
+    if (o.points !== "none") return count(points, "point");
+    const paid = "paid" in seat && typeof seat.paid === "number" ? seat.paid : 0;
+    return chipWords((chips ?? 0) - paid);
   }
-  if (table.game === "may-i") return count(seat.points ?? 0, "point");
-  const wins = count(seat.wins ?? 0, "win");
-  return typeof chips === "number" ? `${wins}, ${signed(chips)} ${Math.abs(chips) === 1 ? "chip" : "chips"}` : wins;
+  if (table.game === "may-i") return count(points, "point");
+  const wins = count("wins" in seat && typeof seat.wins === "number" ? seat.wins : 0, "win");
+  return chips === void 0 ? wins : `${wins}, ${chipWords(chips)}`;
 }
 function place(seat, me, seats) {
   const turn = (seat - me + seats) % seats;
@@ -1176,7 +1178,9 @@ function seatRing(table, me) {
       const turn = (i - bottom + seats.length) % seats.length;
       const name = seat.name ?? "Open seat";
       const until = waiting.has(i) ? seat.until_ms ?? table.awaiting?.until_ms : void 0;
-      const cards = playing && typeof seat.cards === "number" ? seat.cards : void 0;
+      const cards = playing && "cards" in seat && typeof seat.cards === "number" ? seat.cards : void 0;
+      const chosen = "chosen" in seat && seat.chosen === true && table.round?.status === "passing";
+      const laid = "laid_down" in seat && seat.laid_down === true;
       return h(
         "li",
         {
@@ -1198,8 +1202,8 @@ function seatRing(table, me) {
           i === table.round?.dealer ? h("span", { class: "dealer-chip", title: "the dealer this round" }, "D") : "",
           cards === void 0 ? "" : h("span", { class: "count", title: count(cards, "card") }, back("mini"), String(cards)),
           seat.name === null ? "" : h("span", { class: "score" }, score(table, seat)),
-          seat.chosen && table.round?.status === "passing" ? h("span", { class: "chosen", title: "has chosen" }, back("mini"), "ready") : "",
-          seat.laid_down ? h("span", { class: "laid", title: "has laid down its contract" }, "laid down") : ""
+          chosen ? h("span", { class: "chosen", title: "has chosen" }, back("mini"), "ready") : "",
+          laid ? h("span", { class: "laid", title: "has laid down its contract" }, "laid down") : ""
         ),
         waiting.has(i) ? h("span", { class: "turn-mark" }, until ? clock(until) : "to move") : ""
       );
@@ -1291,8 +1295,9 @@ function gamePart(ctx) {
 }
 function ship(ctx) {
   const table = ctx.table;
+  if (table.game !== "my-ship-sails") return { center: [] };
   const round = table.round;
-  const view = ctx.view;
+  const view = ctx.view?.game === "my-ship-sails" ? ctx.view : void 0;
   const options = table.options;
   const countToPass = Number(options.pass_count ?? 1);
   if (!round) return { center: [] };
@@ -1401,8 +1406,9 @@ function rowRanks(low, high) {
 }
 function sevens(ctx) {
   const table = ctx.table;
+  if (table.game !== "sevens") return { center: [] };
   const round = table.round;
-  const view = ctx.view;
+  const view = ctx.view?.game === "sevens" ? ctx.view : void 0;
   const options = table.options;
   if (!round) return { center: [] };
   const decks = Number(options.decks ?? 1);
@@ -1480,8 +1486,9 @@ function sevens(ctx) {
 }
 function mayI(ctx) {
   const table = ctx.table;
+  if (table.game !== "may-i") return { center: [] };
   const round = table.round;
-  const view = ctx.view;
+  const view = ctx.view?.game === "may-i" ? ctx.view : void 0;
   if (!round) return { center: [] };
   const offer = round.may_i;
   const melds = round.melds ?? [];
@@ -1698,17 +1705,18 @@ function addFeed(state, line) {
 }
 function takeView(state, view) {
   const before = state.view;
-  const scope = (v) => JSON.stringify([v?.hand, v?.move, v?.exchange, v?.to_choose, v?.pending]);
+  const scope = (v) => JSON.stringify(v, (key2, value) => ["connected", "last_event", "until_ms", "away"].includes(key2) ? void 0 : value);
   if (scope(view) !== scope(before)) state.picked.clear();
   if (view.game === "my-ship-sails") {
     state.fresh = view.round_status === "over" ? [] : [...view.received ?? []];
   } else if (view.game === "may-i") {
+    const wasOnTurn = before !== void 0 && "on_turn" in before && before.on_turn === true;
     if (!before || before.round !== view.round) {
       state.fresh = [];
     } else {
       const added = without(view.hand, before.hand);
       if (added.length) state.fresh = added;
-      else if (before.on_turn && !view.on_turn) state.fresh = [];
+      else if (wasOnTurn && !view.on_turn) state.fresh = [];
       else state.fresh = state.fresh.filter((c) => view.hand.includes(c));
     }
   }
