@@ -1398,7 +1398,7 @@ class TableStore:
         :class:`~.replicas.ReplicasBehind` (see :mod:`.replicas`); a choice
         that was there already (status 0) is settled as a replay is."""
         ack = self.acknowledgement
-        if not ack.replicas:
+        if not ack.waits:
             return script(keys=keys, args=args)
 
         # EVALSHA itself: a pipeline given the Script object would ask
@@ -1407,13 +1407,13 @@ class TableStore:
             pipe.evalsha(script.sha, len(keys), *keys, *args)
 
         try:
-            reply, acked = ack.run(self.client, keys[0], queue)
+            reply, counted = ack.run(self.client, keys[0], queue)
         except redis.exceptions.NoScriptError:  # a new primary (a failover), a flush
             self.client.script_load(script.script)
-            reply, acked = ack.run(self.client, keys[0], queue)
+            reply, counted = ack.run(self.client, keys[0], queue)
         status = int(reply[0])
         if status > 0:
-            ack.check(acked)
+            ack.check(counted)
         elif status == 0:  # written before, maybe not acknowledged
             ack.settle(self.client, keys[0])
         return reply

@@ -24,7 +24,9 @@ from ..config import Settings
 from ..games import codec
 from ..storage.client import is_cluster_url
 from ..storage.embedded import ensure_embedded_redis
+from ..storage.replicas import Acknowledgement
 from ..storage.store import KEY_PREFIX, NO_CONTROL, Contended, Loaded, TableNotFound, TableStore
+from ..storage.watch import PrimaryWatch
 from .due import DueIndex
 from .jobs import NAMESPACE, Jobs, make_broker
 from .metrics import WorkerMetrics
@@ -65,6 +67,8 @@ class Worker:
         self.settings = settings
         self.client = redis_client(settings)
         # No clock notes from its own commits: it notes the table itself.
+        # Behind Sentinels, nothing is written on a primary being replaced
+        # (its moves would be lost), and a failover is followed at once.
         self.store = TableStore(
             self.client,
             codec,
@@ -74,6 +78,7 @@ class Worker:
             rounds_kept=settings.rounds_kept,
             notes=clock.next_instant,
             publish_notes=False,
+            acknowledgement=Acknowledgement(watch=PrimaryWatch.of(self.client)),
         )
         url = settings.jobs_redis_url or settings.redis_url
         if not url:
