@@ -95,6 +95,7 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
         rounds_kept=settings.rounds_kept,
         acknowledgement=acknowledgement,
         notes=clock.next_instant,  # the worker learns of a table's clock from its commits
+        paused=clock.paused,  # a person's act starts a paused table's clock again
     )
     app.extensions["referee"] = Referee(
         settings, store, IdempotencyStore(client, acknowledgement), random.SystemRandom()

@@ -57,6 +57,8 @@ GAME = Game(
     round_result=codec.round_result,
     replay_move=players.replay_move,
     recorded_move=players.recorded_move,
+    move_step=players.move_step,
+    late_move=players.late_move,
     option_schemas=OPTION_SCHEMAS,
 )
 
