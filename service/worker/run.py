@@ -27,7 +27,7 @@ from ..storage.embedded import ensure_embedded_redis
 from ..storage.replicas import Acknowledgement
 from ..storage.store import KEY_PREFIX, NO_CONTROL, Contended, Loaded, TableNotFound, TableStore
 from ..storage.watch import PrimaryWatch
-from .due import DueIndex
+from .due import LEASE_MS, DueIndex
 from .jobs import NAMESPACE, Jobs, make_broker
 from .metrics import WorkerMetrics
 from .moves import WorkerChange, deadline_move, settle
@@ -151,11 +151,17 @@ class Worker:
 
     def on_due(self, bucket: int, shard: int) -> None:
         """A bucket's job: look at each of its tables (on the pool, at once),
-        then drop the bucket (until then it is claimed again when its lease
-        runs out: :mod:`.due`)."""
+        renewing the bucket's lease while they are looked at, then drop the
+        bucket (until then it is claimed again when its lease runs out:
+        :mod:`.due`)."""
         self.metrics.buckets.inc()
+        self.index.renew(bucket, shard, self.now_ms())
         tables = self.index.take(bucket, shard, self.now_ms())
-        wait([self._pool.submit(self._safely, t) for t in tables])
+        pending = {self._pool.submit(self._safely, t) for t in tables}
+        while pending:
+            _, pending = wait(pending, timeout=LEASE_MS / 2000)
+            if pending:
+                self.index.renew(bucket, shard, self.now_ms())
         self.index.done(bucket, shard)
 
     # A table ----------------------------------------------------------------
