@@ -28,6 +28,7 @@ import http.client
 import json
 import random
 import shutil
+import statistics
 import subprocess
 import threading
 import time
@@ -40,6 +41,7 @@ import redis
 
 from service.games.ship.players import choose_cards
 
+from . import report
 from .processes import RedisServer, free_port, production_redis_settings
 
 SENTINEL = shutil.which("redis-sentinel")
@@ -626,3 +628,172 @@ def drill(
         statuses,
         {f"{i}:{p.game}": sorted(p.lost)[:10] for i, p in enumerate(players) if p.lost},
     )
+
+
+# The bench -----------------------------------------------------------------------
+
+LOST_LIMIT = 0
+"""Acknowledged moves a failover may lose with ``REDIS_WAIT_REPLICAS=all``."""
+READY_WHILE_REFUSED_LIMIT_S = 1.0
+"""How long ``/readyz`` may say 200 while moves are refused, per failover (a
+look of the watch, 0.5 s, and a wait, 0.3 s, late)."""
+
+
+def one_at_a_time(url: str, rounds: int = 4, seats: int = 7) -> dict[str, float]:
+    """A pass's median time (ms, in this process, one request at a time)
+    behind the Sentinels of ``url`` with ``REDIS_WAIT_REPLICAS`` 0, 1 and
+    ``all`` (both replicas), over ``rounds`` rounds of each, alternated."""
+    from service import create_app
+    from service.config import Settings
+
+    from . import redis_cost
+
+    apps = {}
+    for wait in ("0", "1", "all"):
+        settings = Settings.from_env(
+            {**redis_cost.ONE_ADDRESS_ENV, **WAIT_ENV},
+            redis_url=url,
+            table_ttl_seconds=3600,
+            redis_wait_replicas=wait,
+        )
+        apps[wait] = create_app(settings).test_client()
+    times: dict[str, list[float]] = {name: [] for name in apps}
+    for i in range(rounds + 1):  # the first of each warms up
+        for name, client in apps.items():
+
+            def each(kind: str, call: Callable[[], Any], name: str = name, i: int = i) -> Any:
+                started = time.perf_counter()
+                result = call()
+                if kind == "pass" and i:
+                    times[name].append(1000 * (time.perf_counter() - started))
+                return result
+
+            redis_cost.HttpTable(client, seats).play_round(each)
+    for client in apps.values():
+        watch = client.application.extensions["referee"].store.acknowledgement.watch
+        if watch is not None:
+            watch.stop()
+    return {name: statistics.median(found) for name, found in times.items()}
+
+
+def measure(
+    folder: Path, env: dict[str, str], log: Callable[[str], None], quick: bool = False
+) -> dict[str, Any]:
+    """The drills of the module docstring with ``REDIS_WAIT_REPLICAS=all``
+    (and, unless ``quick``, the planned one with ``1``, the setting advised
+    before), each on a Redis set and a gunicorn of its own; and a pass's
+    time one at a time with each setting."""
+    from .processes import Gunicorn
+    from .redis_cost import ONE_ADDRESS_ENV
+
+    found: dict[str, Any] = {}
+    drills = [("all", "manual"), ("all", "kill")] + ([] if quick else [("1", "manual")])
+    for wait, kind in drills:
+        name = f"{kind}/{wait}"
+        log(f"failover: 2 x {'SENTINEL FAILOVER' if kind == 'manual' else 'SIGKILL'}, "
+            f"REDIS_WAIT_REPLICAS={wait}, six tables…")  # fmt: skip
+        redis_set = RedisSet(folder / name.replace("/", "-")).start()
+        try:
+            if "sequential" not in found:
+                found["sequential"] = one_at_a_time(redis_set.url, rounds=2 if quick else 4)
+            service_env = {
+                **env,
+                **ONE_ADDRESS_ENV,
+                **WAIT_ENV,
+                "REDIS_URL": redis_set.url,
+                "REDIS_WAIT_REPLICAS": wait,
+            }
+            log_file = folder / f"service-{name.replace('/', '-')}.log"
+            service = Gunicorn("service.wsgi:app", service_env, log_file, "/readyz").start()
+            try:
+                result = drill(redis_set, service.base, kind, play_s=2.0 if quick else 4.0)
+            finally:
+                service.stop()
+        finally:
+            redis_set.stop()
+        found[name] = result.to_json()
+        log(
+            f"failover {name}: {result.acknowledged} acknowledged, {result.lost} lost; refused "
+            + ", ".join(f"{f.refused_s:.1f} s" for f in result.failovers)
+        )
+    return found
+
+
+def rows(figures: dict[str, Any]) -> list[tuple[str, str]]:
+    """The report's rows: figure, value."""
+    found = figures.get("failover")
+    if not found:
+        return []
+    one = found["sequential"]
+    out = [
+        (
+            "a pass, one at a time, REDIS_WAIT_REPLICAS 0 / 1 / all (two replicas)",
+            f"{one['0']:.2f} / {one['1']:.2f} / {one['all']:.2f} ms",
+        )
+    ]
+    for name, drilled in found.items():
+        if name == "sequential":
+            continue
+        kind, wait = name.split("/")
+        what = "SENTINEL FAILOVER" if kind == "manual" else "SIGKILL of the primary"
+        out.append(
+            (
+                f"2 x {what}, REDIS_WAIT_REPLICAS={wait}: acknowledged moves, lost",
+                f"{drilled['acknowledged']}, {drilled['lost']}",
+            )
+        )
+        for i, f in enumerate(drilled["failovers"], 1):
+            out.append(
+                (
+                    f"… failover {i}: moves refused / /readyz 503 / /readyz 200 while refused",
+                    f"{f['refused_s']:.1f} / {f['unready_s']:.1f} / "
+                    f"{f['ready_while_refused_s']:.2f} s (Sentinels switched after "
+                    f"{f['switched_after_s']:.1f} s)",
+                )
+            )
+    return out
+
+
+def targets(figures: dict[str, Any]) -> list[report.Target]:
+    """Issue 41's failover targets; none for a run without the drills."""
+    found = figures.get("failover")
+    if not found:
+        return []
+    drilled = [found[k] for k in ("manual/all", "kill/all") if k in found]
+    failovers = [f for d in drilled for f in d["failovers"]]
+    return [
+        report.Target(
+            "acknowledged moves lost over 2 x SENTINEL FAILOVER and 2 x SIGKILL",
+            float(sum(d["lost"] for d in drilled)),
+            LOST_LIMIT,
+            True,
+            "",
+            "REDIS_WAIT_REPLICAS=all, six tables of the three games",
+        ),
+        report.Target(
+            "/readyz 200 while moves are refused, per failover (max)",
+            max((f["ready_while_refused_s"] for f in failovers), default=float("nan")),
+            READY_WHILE_REFUSED_LIMIT_S,
+            True,
+            " s",
+            "REDIS_WAIT_REPLICAS=all",
+        ),
+    ]
+
+
+def main() -> None:  # pragma: no cover - a person's run
+    """``python -m benchmarks.failover [--quick]``: this part alone; prints the figures."""
+    import sys
+    import tempfile
+
+    from .processes import gunicorn_env
+
+    with tempfile.TemporaryDirectory() as tmp:
+        found = measure(Path(tmp), gunicorn_env(), print, quick="--quick" in sys.argv)
+    print(json.dumps(found, indent=1))
+    for name, value in rows({"failover": found}):
+        print(f"{name}: {value}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -118,6 +118,7 @@ class PrimaryWatch:
         self._verdict = Verdict()
         self._lock = threading.Lock()
         self._wake = threading.Event()
+        self._stopped = threading.Event()
         self._pid = 0
 
     @classmethod
@@ -142,11 +143,18 @@ class PrimaryWatch:
         """Look again now (a connection met another primary than the last look's)."""
         self._wake.set()
 
+    def stop(self) -> None:
+        """End the looks (an app that is done with, in a process that goes on)."""
+        self._stopped.set()
+        self._wake.set()
+
     def _run(self) -> None:
         pid = os.getpid()
-        while pid == os.getpid():
+        while pid == os.getpid() and not self._stopped.is_set():
             self._wake.wait(self.seconds)
             self._wake.clear()
+            if self._stopped.is_set():
+                return
             try:
                 self._verdict = self.look()
             except Exception:  # the looks go on whatever one meets
