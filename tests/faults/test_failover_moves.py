@@ -33,10 +33,12 @@ pytestmark = [
     pytest.mark.timeout(300),
 ]
 
-READY_WHILE_REFUSED_S = 1.5
-"""How long ``/readyz`` may say 200 while moves are refused, per failover:
-a look of the service's watch (every 0.5 s) and a ``WAIT`` (0.3 s) late, on a
-machine shared with the rest of the suite."""
+READY_WHILE_REFUSED_S = 1.0
+"""How long ``/readyz`` may say 200 while moves are refused, per failover, at
+most (and never half the time they were refused): a look of the service's
+watch (every 0.5 s) and a ``WAIT`` (0.3 s) late, on a machine shared with the
+rest of the suite. A ``/readyz`` that only pings Redis says 200 all through a
+planned failover."""
 
 
 def run(tmp_path: Path, kind: str, **env: str) -> Drill:
@@ -71,4 +73,5 @@ def test_no_acknowledged_move_is_lost_to_a_failover_and_readiness_says_so(
     for failover in found.failovers:
         # Moves were refused, and /readyz said so meanwhile.
         assert failover.refused_s > 0, failover.to_json()
-        assert failover.ready_while_refused_s <= READY_WHILE_REFUSED_S, failover.to_json()
+        limit = min(READY_WHILE_REFUSED_S, failover.refused_s / 2)
+        assert failover.ready_while_refused_s <= limit, failover.to_json()
