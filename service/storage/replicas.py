@@ -138,8 +138,9 @@ class Acknowledgement:
         choice), perhaps on another connection or unacknowledged: a write
         on this connection (``SET <key's hash tag>:ack "" PX 1``, a key that
         lives 1 ms), then ``WAIT``; raises :class:`ReplicasBehind` (and,
-        behind Sentinels, :class:`~.watch.PrimaryReplaced`)."""
-        if not self.waits:
+        behind Sentinels, :class:`~.watch.PrimaryReplaced`). Nothing without
+        replicas to wait for (a repeat then costs no write)."""
+        if not (self.everyone or self.replicas):
             return
         tag = key[: key.index("}") + 1] if "{" in key else key
         _, counted = self.run(client, key, lambda pipe: pipe.set(f"{tag}:ack", "", px=1))
