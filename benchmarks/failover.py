@@ -682,7 +682,8 @@ def measure(
     """The drills of the module docstring with ``REDIS_WAIT_REPLICAS=all``
     (and, unless ``quick``, the planned one with ``1``, the setting advised
     before), each on a Redis set and a gunicorn of its own; and a pass's
-    time one at a time with each setting."""
+    time one at a time with each setting. ``quick``: one failover of each
+    kind, not two."""
     from .processes import Gunicorn
     from .redis_cost import ONE_ADDRESS_ENV
 
@@ -706,7 +707,13 @@ def measure(
             log_file = folder / f"service-{name.replace('/', '-')}.log"
             service = Gunicorn("service.wsgi:app", service_env, log_file, "/readyz").start()
             try:
-                result = drill(redis_set, service.base, kind, play_s=2.0 if quick else 4.0)
+                result = drill(
+                    redis_set,
+                    service.base,
+                    kind,
+                    times=1 if quick else 2,
+                    play_s=2.0 if quick else 4.0,
+                )
             finally:
                 service.stop()
         finally:
