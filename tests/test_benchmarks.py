@@ -763,7 +763,7 @@ def test_a_failover_drills_figures_come_from_its_answers_and_readiness() -> None
         (0.0, "PASS"),
     ]
     assert failover.rows(figures)[1] == (
-        "2 x SENTINEL FAILOVER, REDIS_WAIT_REPLICAS=all: acknowledged moves, lost",
+        "1 x SENTINEL FAILOVER, REDIS_WAIT_REPLICAS=all: acknowledged moves, lost",
         "10, 0",
     )
 
