@@ -1127,7 +1127,7 @@ class TableStore:
         return [str(turn.key), note]
 
     def _choice_move(self, linked_move: Linked) -> list[Any]:
-        """choose.lua's last four arguments but the clock note (see its
+        """The first three of choose.lua's last eight arguments (see its
         header): the move to record with the choice, how many moves a record
         keeps, and the chain it was linked to."""
         return [linked_move.text, self.moves_kept, linked_move.expected]

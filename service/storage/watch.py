@@ -7,8 +7,9 @@ primary dies), promotes one replica (``REPLICAOF NO ONE``) and only then
 points the other replicas and the old primary at it. Until it does, the old
 primary, if alive, goes on taking writes, and a replica still following it
 answers its ``WAIT``; once re-pointed, that replica drops all it received
-since the promotion (measured on Redis 7.0: 242 of 4,216 passes
-acknowledged with ``WAIT 1`` were lost over two manual failovers). And
+since the promotion (issue 41, Redis 7.0: 242 of 4,216 passes acknowledged
+with ``WAIT 1`` were lost over two planned failovers; ``make bench``
+measures it again with this watch, which alone does not close it). And
 Sentinel's choice of replica goes by the offsets it last read, not by who
 holds the newest write. So a move is safe only once *every* replica that
 could take the primary's place, or stand in for it in ``WAIT``, holds it.
@@ -61,7 +62,8 @@ log = logging.getLogger("referee.redis")
 WATCH_SECONDS = 0.5
 """How often a process looks at the Sentinels and the primary."""
 PROBE_SECONDS = 0.25
-"""The longest a look waits for one node (a Sentinel, the primary, a replica)."""
+"""The longest a look waits for one data node (the primary, a replica); the
+Sentinels are asked with the client's own timeout."""
 
 Address = tuple[str, int]
 
@@ -109,8 +111,11 @@ class PrimaryWatch:
         self.sentinel = pool.sentinel_manager
         self.seconds = seconds
         kwargs = pool.connection_kwargs
+        # The data nodes' credentials and TLS, as the pool's connections have them.
         self._node_options: dict[str, Any] = {
-            k: kwargs[k] for k in ("username", "password", "db") if kwargs.get(k) is not None
+            k: v
+            for k, v in kwargs.items()
+            if (k in ("username", "password", "db") or k.startswith("ssl_")) and v is not None
         }
         if pool.connection_class.__name__.endswith("SSLConnection"):
             self._node_options["ssl"] = True
