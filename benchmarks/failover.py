@@ -647,6 +647,7 @@ def one_at_a_time(url: str, rounds: int = 4, seats: int = 7) -> dict[str, float]
     from service.config import Settings
 
     from . import redis_cost
+    from .replicas import pass_times
 
     apps = {}
     for wait in ("0", "1", "all"):
@@ -657,18 +658,7 @@ def one_at_a_time(url: str, rounds: int = 4, seats: int = 7) -> dict[str, float]
             redis_wait_replicas=wait,
         )
         apps[wait] = create_app(settings).test_client()
-    times: dict[str, list[float]] = {name: [] for name in apps}
-    for i in range(rounds + 1):  # the first of each warms up
-        for name, client in apps.items():
-
-            def each(kind: str, call: Callable[[], Any], name: str = name, i: int = i) -> Any:
-                started = time.perf_counter()
-                result = call()
-                if kind == "pass" and i:
-                    times[name].append(1000 * (time.perf_counter() - started))
-                return result
-
-            redis_cost.HttpTable(client, seats).play_round(each)
+    times = pass_times(apps, rounds, seats)
     for client in apps.values():
         watch = client.application.extensions["referee"].store.acknowledgement.watch
         if watch is not None:
