@@ -77,6 +77,14 @@ class RedisSet:
             self.nodes.append(RedisServer(folder / f"node{i}", settings=follow))
         self.sentinel_ports = [free_port() for _ in range(3)]
         self.sentinels: list[subprocess.Popen[bytes]] = []
+        self._clients: dict[int, redis.Redis] = {}
+
+    def ask(self, port: int) -> Any:
+        """A client of the server (a Sentinel or a node) on ``port``, kept
+        until :meth:`stop`."""
+        if port not in self._clients:
+            self._clients[port] = redis.Redis(port=port, socket_timeout=1)
+        return self._clients[port]
 
     def start(self) -> RedisSet:
         for node in self.nodes:
@@ -97,7 +105,7 @@ class RedisSet:
                 )
         deadline = time.monotonic() + 30
         for port in self.sentinel_ports:  # each has found both replicas
-            ask = redis.Redis(port=port, socket_timeout=1)
+            ask = self.ask(port)
             while True:
                 try:
                     state: Any = ask.sentinel_master("mymaster")
@@ -121,8 +129,7 @@ class RedisSet:
         found = set()
         for port in self.sentinel_ports:
             try:
-                ask = redis.Redis(port=port, socket_timeout=1)
-                named: Any = ask.sentinel_get_master_addr_by_name("mymaster")
+                named: Any = self.ask(port).sentinel_get_master_addr_by_name("mymaster")
                 found.add(int(named[1]))
             except (redis.RedisError, TypeError):
                 continue
@@ -146,18 +153,18 @@ class RedisSet:
         while time.monotonic() < deadline:
             primary = self.primary() if self.sentinels else self.nodes[0]
             try:
-                info = primary.client().info("replication")
+                info = self.ask(primary.port).info("replication")
                 online = [
                     v
                     for k, v in info.items()
                     if k.startswith("slave") and isinstance(v, dict) and v["state"] == "online"
                 ]
-                masters = 0
-                for node in self.nodes:
-                    if node.proc is not None and node.client().info("replication")["role"] == (
-                        "master"
-                    ):
-                        masters += 1
+                roles = [
+                    self.ask(node.port).info("replication")["role"]
+                    for node in self.nodes
+                    if node.proc is not None
+                ]
+                masters = roles.count("master")
                 if (
                     len(online) >= count
                     and masters == 1
@@ -177,8 +184,7 @@ class RedisSet:
         fails (the Sentinels name a primary that is none, until they fail
         it over again, some 25 s later)."""
         for port in self.sentinel_ports:
-            ask = redis.Redis(port=port, socket_timeout=1)
-            replicas: Any = ask.sentinel_slaves("mymaster")
+            replicas: Any = self.ask(port).sentinel_slaves("mymaster")
             fine = [
                 r
                 for r in replicas
@@ -193,8 +199,7 @@ class RedisSet:
     def failover(self) -> int:
         """``SENTINEL FAILOVER mymaster`` (a planned failover); returns the old primary's port."""
         before = self.primary().port
-        ask: Any = redis.Redis(port=self.sentinel_ports[0])
-        ask.execute_command("SENTINEL", "FAILOVER", "mymaster")
+        self.ask(self.sentinel_ports[0]).execute_command("SENTINEL", "FAILOVER", "mymaster")
         return before
 
     def kill_primary(self) -> int:
@@ -224,6 +229,8 @@ class RedisSet:
         raise RuntimeError("no failover")
 
     def stop(self) -> None:
+        for client in self._clients.values():
+            client.close()
         for proc in self.sentinels:
             proc.terminate()
             proc.wait(10)
@@ -531,13 +538,16 @@ def _read_ready(base: str, log: Log, stop: threading.Event) -> None:
     host, _, port = base.removeprefix("http://").partition(":")
     while not stop.is_set():
         at = time.monotonic()
+        connection = http.client.HTTPConnection(host, int(port), timeout=2)
         try:
-            connection = http.client.HTTPConnection(host, int(port), timeout=2)
             connection.request("GET", "/readyz")
-            status = connection.getresponse().status
-            connection.close()
+            answer = connection.getresponse()
+            answer.read()
+            status = answer.status
         except (OSError, http.client.HTTPException):
             status = 0
+        finally:
+            connection.close()
         with log.lock:
             log.ready.append((at, status))
         stop.wait(0.05)
