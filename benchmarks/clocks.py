@@ -10,6 +10,11 @@
   step ``r1t1`` per table). Then the same with every deadline at one
   instant (a burst: as many as the tables can be made to share; the spread
   achieved is reported), the harshest shape of "within one second".
+- **A worker SIGKILLed** (issue 41): the deadlines of ``tables`` tables
+  fall due over one second, and one of the two workers is SIGKILLed in the
+  middle of it, holding whatever it held (buckets claimed and not yet sent,
+  jobs fetched and not yet run): the lateness of every deadline due from
+  the kill on, which the other worker fires (RULES.md 5.3: within 10 s).
 - **Bots only**: ``bot_tables`` Sevens tables of four ``basic`` bots at
   ``bot_delay_ms: 0``, one round each, dealt at once: the moves/s the two
   workers make, and the CPU (the workers' and Redis's; gunicorn only deals
@@ -19,6 +24,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import statistics
 import subprocess
@@ -37,6 +43,8 @@ from .processes import Gunicorn, process_cpu_seconds, redis_cpu_seconds
 
 LATENESS_P99_MS = 250.0
 """Issue 19's goal: a default move at most this late at p99, on this machine."""
+KILLED_LATENESS_P99_MS = 10_000.0
+"""Issue 41's goal: after a worker's SIGKILL, a default move at most this late at p99."""
 WORKERS = 2
 CLIENTS = 16
 
@@ -116,13 +124,16 @@ def deadlines(
     spread_ms: int = SECOND_MS,
     cpu: Callable[[], tuple[float, float]] = lambda: (0.0, 0.0),
     settle_s: float = 3.0,
+    kill: tuple[int, Callable[[], None]] | None = None,
 ) -> dict[str, Any]:
     """The deadline figures of the module docstring: the first falls due
     ``lead_s`` seconds after the first table is created, the others evenly
     over the ``spread_ms`` after it (0: all at that instant); ``cpu()`` is
     the CPU seconds the workers and Redis used so far, read once the tables
     are made and once their deadlines are ``settle_s`` past, as a pair:
-    the workers', Redis's."""
+    the workers', Redis's. With ``kill`` (ms after the first deadline, and
+    what to do then), the lateness of the deadlines due from then on is
+    also given (``after_kill_ms``)."""
 
     def server_ms() -> int:
         seconds, micros = rclient.time()
@@ -156,7 +167,12 @@ def deadlines(
     created_by = server_ms()
     wait_until = max(d for _, d in made) + int(settle_s * 1000)
     samples: list[tuple[int, tuple[float, float]]] = []  # (Redis's clock, CPU) every 50 ms
+    killed_at: int | None = None
+    first_due = min(d for _, d in made)
     while (now := server_ms()) < wait_until:
+        if kill is not None and killed_at is None and now >= first_due + kill[0]:
+            kill[1]()
+            killed_at = server_ms()
         samples.append((now, cpu()))
         time.sleep(0.05)
 
@@ -177,12 +193,28 @@ def deadlines(
     last_move = (
         max(due + x[-1] for (_, due), x in zip(made, found, strict=True) if x) if late else 0
     )
-    first_due = min(d for _, d in made)
     start = max((s for s in samples if s[0] <= first_due), default=samples[0])
     end = min((s for s in samples if s[0] >= last_move), default=samples[-1])
     moves = max(1, sum(len(x) for x in found))
     workers_cpu, redis_cpu = (end[1][i] - start[1][i] for i in (0, 1))
+    after_kill: dict[str, Any] = {}
+    if killed_at is not None:
+        due_after = [
+            (x[0] if x else math.inf)
+            for (_, due), x in zip(made, found, strict=True)
+            if due >= killed_at
+        ]
+        due_after.sort()
+        after_kill = {
+            "killed_after_first_due_ms": killed_at - first_due,
+            "tables": len(due_after),
+            "not_fired": sum(1 for x in due_after if x == math.inf),
+            "p50": report.percentile(due_after, 50) if due_after else float("nan"),
+            "p99": report.percentile(due_after, 99) if due_after else float("nan"),
+            "max": float(due_after[-1]) if due_after else float("nan"),
+        }
     return {
+        "after_kill_ms": after_kill,
         "tables": tables,
         "deadline_spread_ms": spread,
         "all_made_before_target": created_by <= min(d for _, d in made),
@@ -307,7 +339,33 @@ def measure(
         bots = bots_only(service.base, service, rclient, workers, bot_tables)
     finally:
         workers.stop()
-    return {"deadlines": late, "burst": burst, "bots": bots}
+    killed = killed_worker(redis_url, service.base, rclient, folder / "killed", tables, lead, log)
+    return {"deadlines": late, "burst": burst, "bots": bots, "killed": killed}
+
+
+def killed_worker(
+    redis_url: str,
+    base: str,
+    rclient: redis.Redis,
+    folder: Path,
+    tables: int,
+    lead_s: float,
+    log: Callable[[str], None],
+) -> dict[str, Any]:
+    """The module docstring's SIGKILLed worker: two new workers, ``tables``
+    deadlines over one second, the first worker SIGKILLed half-way through."""
+    workers = Workers(redis_url, folder)
+    try:
+        workers.wait_ready()
+        log(f"clocks: {tables} deadlines over one second, one of 2 workers SIGKILLed in it…")
+
+        def kill() -> None:
+            workers.procs[0].kill()
+
+        found = deadlines(base, rclient, tables, lead_s, kill=(SECOND_MS // 2, kill), settle_s=15)
+    finally:
+        workers.stop()
+    return found
 
 
 def rows(figures: dict[str, Any]) -> list[tuple[str, str]]:
@@ -361,6 +419,16 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str]]:
     ]
     if people:
         out.append(("people: Sevens turns/s through the API", str(people)))
+    killed = (found.get("killed") or {}).get("after_kill_ms")
+    if killed:
+        out += [
+            (
+                "a worker SIGKILLed: deadlines due after it, not fired",
+                f"{killed['tables']}, {killed['not_fired']}",
+            ),
+            ("a worker SIGKILLed: default move lateness p50", f"{killed['p50']:.0f} ms"),
+            ("a worker SIGKILLed: default move lateness p99", f"{killed['p99']:.0f} ms"),
+        ]
     return out
 
 
@@ -386,6 +454,23 @@ def targets(figures: dict[str, Any]) -> list[report.Target]:
             True,
             "",
         ),
+        *_killed_targets(found),
+    ]
+
+
+def _killed_targets(found: dict[str, Any]) -> list[report.Target]:
+    killed = (found.get("killed") or {}).get("after_kill_ms")
+    if not killed:
+        return []
+    return [
+        report.Target(
+            "deadline lateness after a worker SIGKILL (p99, the deadlines due after it)",
+            killed["p99"],
+            KILLED_LATENESS_P99_MS,
+            True,
+            " ms",
+            "one of two workers killed",
+        )
     ]
 
 

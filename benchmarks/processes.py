@@ -32,6 +32,7 @@ PRODUCTION_REDIS = {
     "appendonly": "yes",
     "appendfsync": "everysec",
     "maxmemory-policy": "noeviction",
+    "repl-diskless-sync-delay": "0",
 }
 
 

@@ -117,8 +117,17 @@ def sequential(url: str, rounds: int = 6, seats: int = 7) -> dict[str, float]:
             redis_wait_replicas=wait,
         )
         apps[name] = create_app(settings).test_client()
-    times: dict[str, list[float]] = {"off": [], "on": []}
-    for i in range(rounds + 1):  # the first of each warms up
+    times = pass_times(apps, rounds, seats)
+    off, on = statistics.median(times["off"]), statistics.median(times["on"])
+    return {"off": off, "on": on, "cost": on - off, "passes": float(len(times["on"]))}
+
+
+def pass_times(apps: dict[str, Any], rounds: int, seats: int) -> dict[str, list[float]]:
+    """Each pass's time (ms) through each of ``apps`` (name -> a test
+    client), one request at a time, over ``rounds`` rounds of ``seats``
+    seats on each, alternated (a first round of each warms up, uncounted)."""
+    times: dict[str, list[float]] = {name: [] for name in apps}
+    for i in range(rounds + 1):
         for name, client in apps.items():
 
             def each(kind: str, call: Callable[[], Any], name: str = name, i: int = i) -> Any:
@@ -129,8 +138,7 @@ def sequential(url: str, rounds: int = 6, seats: int = 7) -> dict[str, float]:
                 return result
 
             redis_cost.HttpTable(client, seats).play_round(each)
-    off, on = statistics.median(times["off"]), statistics.median(times["on"])
-    return {"off": off, "on": on, "cost": on - off, "passes": float(len(times["on"]))}
+    return times
 
 
 def rows(figures: dict[str, Any]) -> list[tuple[str, str, str]]:

@@ -284,6 +284,7 @@ def targets(figures: dict[str, Any]) -> list[Target]:
         + stream_targets(figures)
         + _replica_targets(figures)
         + _clock_targets(figures)
+        + _failover_targets(figures)
         + _quota_targets(figures)
     )
 
@@ -319,6 +320,24 @@ def record_targets(mem: dict[str, Any]) -> list[Target]:
             )
         )
     return found
+
+
+def _failover_targets(figures: dict[str, Any]) -> list[Target]:
+    from . import failover  # it uses this module
+
+    found = figures.get("failover") or {}
+    if "skipped" in found:
+        return [
+            Target(
+                "acknowledged moves lost over 2 x SENTINEL FAILOVER and 2 x SIGKILL",
+                math.nan,
+                failover.LOST_LIMIT,
+                True,
+                "",
+                skipped=found["skipped"],
+            )
+        ]
+    return failover.targets(figures)
 
 
 def _clock_targets(figures: dict[str, Any]) -> list[Target]:
@@ -1066,6 +1085,12 @@ def markdown(figures: dict[str, Any]) -> str:
         lines += ["", "| clocks and bots (2 worker processes) | measured |", "|---|---|"]
         lines += [f"| {a} | {b} |" for a, b in clocks.rows(figures)]
         lines += ["", f"- {clocks.__doc__.split(chr(10) + chr(10))[1].replace(chr(10), ' ')}"]
+    if figures.get("failover") and "skipped" not in figures["failover"]:
+        from . import failover  # it uses this module
+
+        lines += ["", "| failovers behind Redis Sentinels | measured |", "|---|---|"]
+        lines += [f"| {a} | {b} |" for a, b in failover.rows(figures)]
+        lines += ["", f"- {failover.__doc__.split(chr(10) + chr(10))[1].replace(chr(10), ' ')}"]
     if figures.get("bot_quota"):
         from . import bot_quota  # it uses this module
 

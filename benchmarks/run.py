@@ -22,7 +22,10 @@
    (:mod:`benchmarks.stream_floor`: a minimal move pushed to 7 seat streams).
 10. Replica acknowledgement (:mod:`benchmarks.replicas`): passes with
     ``REDIS_WAIT_REPLICAS=1`` (a replica of the bench's Redis) beside without.
-11. ``benchmarks/results/latest.json``, ``latest.md``, ``latest.png``.
+11. Clocks and bots (:mod:`benchmarks.clocks`), a worker SIGKILLed among them;
+    failovers under play (:mod:`benchmarks.failover`): Redis Sentinels,
+    ``SENTINEL FAILOVER`` and SIGKILL of the primary, twice each.
+12. ``benchmarks/results/latest.json``, ``latest.md``, ``latest.png``.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from . import (
     bot_quota,
     clocks,
     engine,
+    failover,
     growth,
     heavy_checks,
     keyed_memory,
@@ -530,6 +534,13 @@ def main(argv: list[str] | None = None) -> int:
                 stale=plan.lobby_stale,
             )
 
+            if failover.SENTINEL is None:
+                failed_over: dict[str, Any] = {"skipped": "no redis-sentinel on this machine"}
+            else:
+                failed_over = failover.measure(
+                    folder / "failover", env, log, quick=plan.mode == "quick"
+                )
+
             log("memory…")
             played = memory.played_tables(url)
             played["record_per_move"] = record_memory.per_move(played)
@@ -651,6 +662,7 @@ def main(argv: list[str] | None = None) -> int:
         "checks": checks,
         "replicas": acknowledged,
         "clocks": clocked,
+        "failover": failed_over,
         "bot_quota": quota,
     }
     figures["targets"] = [t.to_json() for t in report.targets(figures)]

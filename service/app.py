@@ -39,6 +39,7 @@ from .storage.client import Client, redis_client
 from .storage.idempotency import IdempotencyStore
 from .storage.replicas import Acknowledgement, ReplicasBehind
 from .storage.store import Contended, StepMismatch, TableStore
+from .storage.watch import PrimaryWatch, WritesRefused
 
 API_VERSION = "1.0.0"
 
@@ -77,7 +78,13 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
     feeds.choose(client, settings.redis_pubsub == "sharded")  # also for a client given
     cors.init_app(app, settings)  # first: its after_request sees every other hook's headers
     measured = metrics.init_app(app, client)
-    acknowledgement = Acknowledgement(settings.redis_wait_replicas, settings.redis_wait_timeout_ms)
+    everyone = settings.redis_wait_replicas == "all"
+    acknowledgement = Acknowledgement(
+        0 if everyone else int(settings.redis_wait_replicas),
+        settings.redis_wait_timeout_ms,
+        PrimaryWatch.of(client),  # behind Sentinels: which primary may acknowledge
+        everyone,
+    )
     store = TableStore(
         client,
         # STORED_FORMAT: the previous release's formats until the contract step.
@@ -89,6 +96,7 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
         rounds_kept=settings.rounds_kept,
         acknowledgement=acknowledgement,
         notes=clock.next_instant,  # the worker learns of a table's clock from its commits
+        paused=clock.paused,  # a person's act starts a paused table's clock again
     )
     app.extensions["referee"] = Referee(
         settings, store, IdempotencyStore(client, acknowledgement), random.SystemRandom()
@@ -172,6 +180,20 @@ def _register_errors(app: Flask, settings: Settings) -> None:
             503,
             "redis-unavailable",
             "The table store does not answer; retry shortly.",
+            headers=retry,
+        ).response()
+
+    # Behind Sentinels, a primary being replaced (or not the one they name)
+    # takes no write, nor one that refuses writes (/readyz's probe): nothing
+    # was written (deploy/README, "Failovers").
+    @app.errorhandler(WritesRefused)
+    def _writes_refused(error: WritesRefused) -> Response:
+        logs.logger.warning("redis takes no write", extra={"error": str(error)})
+        metrics.current().redis_error(error)
+        return problems.Problem(
+            503,
+            "redis-unavailable",
+            f"The table store's primary takes no move now ({error}); retry shortly.",
             headers=retry,
         ).response()
 

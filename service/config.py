@@ -37,7 +37,7 @@
 | ``DEPLOY_DOCS_DIR`` | ``deploy`` of the checkout | the pages served at ``/docs/deploy/`` |
 | ``CORS_ORIGINS`` | none | the web origins whose pages may call the API (``*``: any); see below |
 | ``STORED_FORMAT`` | ``previous`` | the stored formats written: ``previous`` or ``current`` |
-| ``REDIS_WAIT_REPLICAS`` | ``0`` | replicas that must hold a move before it is answered |
+| ``REDIS_WAIT_REPLICAS`` | ``0`` | replicas that must hold a move before it is answered; ``all`` |
 | ``REDIS_WAIT_TIMEOUT_MS`` | ``500`` | how long a move waits for them (then 503); see below |
 | ``JOBS_REDIS_URL`` | ``REDIS_URL``'s | ``referee worker``'s jobs (a Redis, not a cluster) |
 | ``WORKER_THREADS`` | ``4`` | ``referee worker``'s job threads (and as many to look at tables) |
@@ -54,7 +54,11 @@ release's, once no pod of the previous release runs (its contract step).
 ``replicas-behind`` with ``Retry-After`` (the move is made; its retry with
 the same Idempotency-Key is answered from its record). 0, the default: a
 move is answered once the primary has it. On a Redis Cluster the replicas
-are those of the table's shard. ``REDIS_WAIT_TIMEOUT_MS`` must be below
+are those of the table's shard. ``all``, behind Sentinels only
+(``redis+sentinel://``): every replica that could take the primary's place
+or answer its ``WAIT`` (``service.storage.watch``), at least one; no
+failover, planned or not, loses a move so acknowledged (deploy/README,
+"Failovers"). ``REDIS_WAIT_TIMEOUT_MS`` must be below
 ``REDIS_TIMEOUT_SECONDS`` (the connection's own timeout, which a longer
 ``WAIT`` would outlast); the settings refuse it otherwise.
 
@@ -89,7 +93,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from .storage.client import is_cluster_url
+from .storage.client import is_cluster_url, is_sentinel_url
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +135,7 @@ class Settings:
     deploy_docs_dir: str = str(Path(__file__).resolve().parents[1] / "deploy")
     cors_origins: tuple[str, ...] = ()
     stored_format: str = "previous"
-    redis_wait_replicas: int = 0
+    redis_wait_replicas: int | str = 0
     redis_wait_timeout_ms: int = 500
     redis_pubsub: str = "classic"
     jobs_redis_url: str | None = None
@@ -146,7 +150,22 @@ class Settings:
                 f"STORED_FORMAT={self.stored_format!r}: write 'previous' (the previous release's"
                 " formats, while pods of it may run) or 'current' (once none does)."
             )
-        if self.redis_wait_replicas < 0 or self.redis_wait_timeout_ms < 1:
+        wait = str(self.redis_wait_replicas).strip().lower()
+        if wait != "all":
+            if not wait.isascii() or not wait.isdigit():
+                raise SettingsError(
+                    f"REDIS_WAIT_REPLICAS={self.redis_wait_replicas!r}: write a number of"
+                    " replicas (0 or more) or 'all' (behind Sentinels)."
+                )
+            object.__setattr__(self, "redis_wait_replicas", int(wait))
+        elif not is_sentinel_url(self.redis_url or ""):
+            raise SettingsError(
+                "REDIS_WAIT_REPLICAS='all' needs Redis Sentinels (REDIS_URL=redis+sentinel://…),"
+                " which say what replicas there are: write a number of replicas instead."
+            )
+        else:
+            object.__setattr__(self, "redis_wait_replicas", "all")
+        if self.redis_wait_timeout_ms < 1:
             raise SettingsError(
                 f"REDIS_WAIT_REPLICAS={self.redis_wait_replicas} and REDIS_WAIT_TIMEOUT_MS="
                 f"{self.redis_wait_timeout_ms}: the replicas are 0 or more, the timeout 1 ms"
@@ -162,7 +181,7 @@ class Settings:
                 "REDIS_PUBSUB='sharded' needs a Redis Cluster (REDIS_URL=redis+cluster://…):"
                 " one server has one shard. Write 'classic', or leave it out."
             )
-        waits = self.redis_wait_replicas > 0
+        waits = self.redis_wait_replicas != 0
         if waits and self.redis_wait_timeout_ms >= 1000 * self.redis_timeout_seconds:
             # The WAIT would outlast the connection's own timeout: a move the
             # replicas did not confirm would be 503 redis-unavailable, not

@@ -740,9 +740,47 @@ def test_clocks_and_bots_are_measured_through_two_workers(tmp_path: Path) -> Non
     burst = found["burst"]
     assert (burst["fired_once"], burst["fired_twice_or_more"], burst["not_fired"]) == (6, 0, 0)
     assert bots["finished"] == 2 and bots["moves"] >= 2 * 13  # a round ends when a hand is out
+    killed = found["killed"]["after_kill_ms"]
+    assert killed["tables"] >= 1 and killed["not_fired"] == 0, killed
+    assert killed["p99"] <= clocks.KILLED_LATENESS_P99_MS
     figures = {"clocks": found}
-    assert [t.limit for t in clocks.targets(figures)] == [clocks.LATENESS_P99_MS, 0]
+    assert [t.limit for t in clocks.targets(figures)] == [
+        clocks.LATENESS_P99_MS,
+        0,
+        clocks.KILLED_LATENESS_P99_MS,
+    ]
     assert clocks.rows(figures)[1] == ("fired once / twice or more / not", "6 / 0 / 0")
+
+
+def test_a_failover_drills_figures_come_from_its_answers_and_readiness() -> None:
+    # Moves refused 1.0-1.6 (two overlapping 503s) and 2.0-2.2; /readyz read
+    # every 0.5 s: 200 at 0.5 and 1.0, 503 at 1.5 and 2.0, 200 from 2.5 on.
+    from benchmarks import failover
+
+    log = failover.Log(
+        moves=[(0.2, 0.3, 200), (1.0, 1.4, 503), (1.3, 1.6, 503), (2.0, 2.2, 0)],
+        ready=[(0.5, 200), (1.0, 200), (1.5, 503), (2.0, 503), (2.5, 200), (3.0, 200)],
+    )
+    found = failover.Failover("manual", began=0.9, switched=1.8, back=2.4)
+    failover.figures_of(found, log, until=3.0)
+    assert round(found.refused_s, 3) == 0.8  # 1.0-1.6 and 2.0-2.2
+    assert round(found.unready_s, 3) == 0.5  # 1.5-2.0: the changes between reads count as neither
+    assert round(found.ready_while_refused_s, 3) == 0.0
+    figures = {
+        "failover": {
+            "sequential": {"0": 1.0, "1": 1.5, "all": 2.0},
+            "manual/all": {"acknowledged": 10, "lost": 0, "failovers": [found.to_json()]},
+            "kill/all": {"acknowledged": 9, "lost": 0, "failovers": [found.to_json()]},
+        }
+    }
+    assert [(t.value, t.status) for t in failover.targets(figures)] == [
+        (0.0, "PASS"),
+        (0.0, "PASS"),
+    ]
+    assert failover.rows(figures)[1] == (
+        "1 x SENTINEL FAILOVER, REDIS_WAIT_REPLICAS=all: acknowledged moves, lost",
+        "10, 0",
+    )
 
 
 def test_bots_only_tables_and_the_lobby_are_measured_at_the_quotas(tmp_path: Path) -> None:

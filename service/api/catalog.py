@@ -31,7 +31,7 @@ from . import rules_links
 from .bounds import over_one_deck
 from .common import RefereeBlueprint, documented, referee
 from .links import operation
-from .problems import Problem, capped
+from .problems import capped
 from .schemas import (
     LARGEST_DECK,
     CheckClaimOutcomeSchema,
@@ -239,7 +239,15 @@ class Ready(MethodView):
     @health_blp.response(200, HealthSchema)
     @documented(health_blp)
     def get(self) -> dict[str, str]:
-        """Redis answers"""
-        if not referee().store.ping():  # pragma: no cover - ping raises instead
-            raise Problem(503, "redis-unavailable", "Redis does not answer.")
+        """A move could be acknowledged now
+
+        Ready when Redis takes a write and, with `REDIS_WAIT_REPLICAS`, as
+        many replicas confirm it as a move's would need: a write of one key
+        for a millisecond, waited for as a move is. 503
+        `redis-unavailable` (Redis does not answer, refuses writes, or,
+        behind Sentinels, its primary is being replaced) or
+        `replicas-behind` (deploy/README, "Failovers").
+        """
+        store = referee().store
+        store.acknowledgement.probe(store.client)
         return {"status": "ready", "version": release()}

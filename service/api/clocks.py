@@ -40,8 +40,10 @@ def with_clocks(view: dict[str, Any], table: Any, control: Any) -> dict[str, Any
     seat, ``away`` (it timed out and has not moved since), ``bot`` (its
     automatic player or ``null``) and ``until_ms`` (its deadline in the step
     the table waits on, ms by Redis's clock, or ``null``; only a seat the
-    step waits on has one: :func:`.clock.shown`); and ``clock_paused``
-    (:func:`.clock.paused`)."""
+    step waits on has one: :func:`.clock.shown`); ``clock_paused``
+    (:func:`.clock.paused`); and in ``awaiting``, when the game gives no
+    ``until_ms`` of its own (a window's close), the first deadline of the
+    seats it waits for (RULES.md 5.3: ``awaiting`` covers turn clocks)."""
     found = clock.shown(table, control)
     view["clock_paused"] = clock.paused(control)
     if isinstance(view.get("options"), dict):
@@ -52,4 +54,14 @@ def with_clocks(view: dict[str, Any], table: Any, control: Any) -> dict[str, Any
         bot = control.bots.get(number)
         seat["bot"] = None if bot is None else bot["kind"]
         seat["until_ms"] = found.get(number)
+    awaiting = view.get("awaiting")
+    if isinstance(awaiting, dict) and awaiting.get("until_ms") is None:
+        due = [found[s] for s in awaiting.get("seats") or () if s in found]
+        awaiting["until_ms"] = min(due) if due else None
     return view
+
+
+def own_clock(table: Any, control: Any, seat: int) -> dict[str, Any]:
+    """What a seat's own view (and stream) says of its clock (RULES.md 5.3):
+    ``away`` and ``until_ms``, as the public view's seat says them."""
+    return {"away": seat in control.away, "until_ms": clock.shown(table, control).get(seat)}

@@ -71,6 +71,41 @@ def not_a_bot(move: Callable[[Loaded], Transition]) -> Callable[[Loaded], Transi
     return guarded
 
 
+def not_late(move: Callable[[Loaded], Transition]) -> Callable[[Loaded], Transition]:
+    """``move``, refused as its game says (``Game.late_move``: 409, the
+    game's stale code) when it is a seat's own move for a step whose
+    default move was made for that seat (the store's ``Control.defaulted``),
+    even the same move: the seat stays away (RULES.md 5.3; nothing written)."""
+
+    def guarded(loaded: Loaded) -> Transition:
+        change = move(loaded)
+        control = loaded.control or NO_CONTROL
+        journal = getattr(change, "journal", None)
+        record = None if journal is None else journal.move
+        if not control.defaulted or record is None:
+            return change
+        game = game_of(loaded.table)
+        who = mover(loaded)
+        if (
+            game.move_step is not None
+            and game.late_move is not None
+            and who is not None
+            and record.get("seat") == who
+            and (who, game.move_step(record)) in control.defaulted
+        ):
+            raise game.late_move(loaded.table, record)
+        return change
+
+    return guarded
+
+
+def guarded(move: Callable[[Loaded], Transition]) -> Callable[[Loaded], Transition]:
+    """``move`` with the refusals every seat's move may meet before its
+    game's own: a seat a bot plays (:func:`not_a_bot`), a move made too
+    late (:func:`not_late`)."""
+    return not_a_bot(not_late(move))
+
+
 def count_refused(table_id: str, refused: RuleViolation) -> None:
     """Count what a refused move still wrote (a logged claim, and the events
     that were due before it, stored with it)."""
@@ -88,7 +123,7 @@ def apply_move(
     try:
         check_table_id(table_id)
         loaded, transition = referee().store.apply(
-            table_id, not_a_bot(move), prefetched=prefetch.take(table_id), mover=mover
+            table_id, guarded(move), prefetched=prefetch.take(table_id), mover=mover
         )
     except TableNotFound:
         raise missing(protected) from None
@@ -153,7 +188,7 @@ def commit_move(
     record = pending.as_record(make)
     try:
         loaded, transition = referee().store.apply(
-            table_id, not_a_bot(move), record, prefetch.take(table_id), mover=mover
+            table_id, guarded(move), record, prefetch.take(table_id), mover=mover
         )
     except AlreadyRecorded as done:
         return idempotency.answer_held(done.record, pending.fingerprint, pending.seal)
@@ -242,13 +277,15 @@ def public_of(loaded: Loaded) -> dict[str, Any]:
 
 def seat(loaded: Loaded, seat_no: int) -> dict[str, Any]:
     """A seat's private view of a table of any game (its game's
-    ``seat_view``) with its game and ``last_event``: what ``GET
-    …/seats/{seat}`` answers and what a seat's stream sends."""
+    ``seat_view``) with its game, ``last_event`` and its own clock (``away``
+    and ``until_ms``, RULES.md 5.3): what ``GET …/seats/{seat}`` answers and
+    what a seat's stream sends."""
     game = game_of(loaded.table)
     seats = presence.seats_connected(loaded.table_id, loaded.presence, loaded.now_ms)
     return {
         "game": game.name,
         **game.seat_view(loaded.table, seat_no, loaded.now_ms),
+        **clocks.own_clock(loaded.table, loaded.control or NO_CONTROL, seat_no),
         "last_event": loaded.event_count,
         "connected": sorted(seats),
     }

@@ -215,7 +215,12 @@ PAGES: dict[str, Page] = {
         "The service failed to answer.",
         "Retry; if it lasts, report the answer's `X-Request-Id`.",
     ),
-    "redis-unavailable": Page(503, "The table store does not answer.", RETRY_LATER),
+    "redis-unavailable": Page(
+        503,
+        "The table store does not answer, or takes no write now (behind Redis Sentinels: "
+        "its primary is being replaced, and nothing was written).",
+        RETRY_LATER,
+    ),
     "table-busy": Page(503, "Too many moves at once on this table.", RETRY_LATER),
     "stored-format-newer": Page(
         503,
@@ -232,8 +237,8 @@ PAGES: dict[str, Page] = {
     "replicas-behind": Page(
         503,
         "The move was made, but fewer replicas than `REDIS_WAIT_REPLICAS` confirmed it "
-        "within `REDIS_WAIT_TIMEOUT_MS`: it is not acknowledged, and a failover now "
-        "could lose it.",
+        "within `REDIS_WAIT_TIMEOUT_MS` (a replica is down or catching up, or a failover "
+        "is under way): it is not acknowledged, and a failover could lose it.",
         "Retry with the same `Idempotency-Key`: the recorded answer comes back and nothing "
         "is done twice (without a key, re-read the table first).",
     ),

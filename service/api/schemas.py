@@ -859,7 +859,15 @@ class AwaitingSchema(DocumentedSchema):
         }
     )
     seats = fields.List(fields.Integer())
-    until_ms = fields.Integer(allow_none=True)
+    until_ms = fields.Integer(
+        allow_none=True,
+        metadata={
+            "description": "When the wait ends (ms since the epoch, Redis's clock): a claim "
+            "window or May I? window closes, or, under a turn clock, the first deadline of "
+            "`seats` (their own `until_ms`: a default move is made then, RULES.md 5.3); `null` "
+            "for none."
+        },
+    )
 
 
 SEEDS_WAIT_MS = (1_000, 86_400_000)
@@ -1044,7 +1052,18 @@ class SeatViewSchema(DocumentedSchema):
     the last cards passed and received; in Sevens whether it is on turn and
     which cards it may play."""
 
-    PRESENT = ("game", "seat", "name", "connected", "round", "round_status", "hand", "last_event")
+    PRESENT = (
+        "game",
+        "seat",
+        "name",
+        "connected",
+        "round",
+        "round_status",
+        "hand",
+        "away",
+        "until_ms",
+        "last_event",
+    )
 
     game = fields.String(
         metadata={"description": "The game this table plays: `my-ship-sails`, `sevens` or `may-i`."}
@@ -1062,6 +1081,20 @@ class SeatViewSchema(DocumentedSchema):
     round_status = fields.String(allow_none=True)
     exchange = fields.Integer(allow_none=True)
     hand = fields.List(fields.String())
+    away = fields.Boolean(
+        metadata={
+            "description": "This seat timed out and has not moved itself since: its "
+            "deadline is the short `away_timeout_ms` (RULES.md 5.3)."
+        }
+    )
+    until_ms = fields.Integer(
+        allow_none=True,
+        metadata={
+            "description": "This seat's deadline in the step the table waits on (ms since the "
+            "epoch, Redis's clock): its default move is made then; `null` for none "
+            "(RULES.md 5.3)."
+        },
+    )
     to_choose = fields.Boolean(
         metadata={"description": "This seat must choose a pass in the current exchange."}
     )

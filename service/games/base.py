@@ -414,6 +414,16 @@ class Game:
     """``recorded_move(table, seat, move)``: a :attr:`bot_move` answer as the
     round's record holds it (:attr:`replay_move`'s form); the worker journals
     the moves it makes in it, so that a round with bots replays (RULES.md 5.2)."""
+    move_step: Callable[[Mapping[str, Any]], str] | None = None
+    """``move_step(record)``: the step a recorded move (:attr:`replay_move`'s
+    form) was made in, as a short text unique in the table's life (Sevens'
+    ``"r1t7"``: round 1, turn 7). The store remembers the step of each
+    default move; a seat's own move for it is refused (:attr:`late_move`)."""
+    late_move: Callable[[Any, Mapping[str, Any]], RuleViolation] | None = None
+    """``late_move(table, record)``: the refusal of a seat's own move
+    (recorded as ``record``) for a step whose default move was made for it
+    at its deadline: 409 with the game's stale code, even when it is the
+    same move, and nothing changes (the seat stays away; RULES.md 5.3)."""
     option_schemas: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """The JSON Schema (OpenAPI 3.0) of each option whose values are the
     game's own (``match``, ``decks``): the spec's options of this game use

@@ -19,6 +19,10 @@ touches one Redis Cluster slot::
                                   absent in tables written before it),
                                   f (the layout of the table's keys and
                                   fields, :data:`TABLE_LAYOUT`; absent: 1),
+                                  b, y, c, o, u (the clocks and bots:
+                                  :class:`Control`), t (the newest
+                                  :data:`DEFAULTS_KEPT` default moves, as
+                                  "<seat>:<step>" separated by spaces),
                                   and any field a newer release adds
                                   (never removed: every write is HSET)
     referee:{<id>}:events   list  the last ``events_kept`` public events as the
@@ -333,23 +337,36 @@ class Control:
     (``y``: the seats that timed out and have not moved since), ``clock``
     (``c``: ``turn_timeout_ms``, ``away_timeout_ms``, ``bot_delay_ms``) and
     ``opened`` (``o``: the key of the step the clock runs for and the
-    Redis clock, ms, of the commit that opened it; ``None`` when unknown)
-    and ``unattended`` (``u``: the moves the referee made for seats in a
-    row since a person's last move or act, ``service.clock.paused``)."""
+    Redis clock, ms, of the commit that opened it; ``None`` when unknown),
+    ``unattended`` (``u``: the moves the referee made for seats in a
+    row since a person's last move or act, ``service.clock.paused``) and
+    ``defaulted`` (``t``: the seats and steps of the newest
+    :data:`DEFAULTS_KEPT` default moves, each step as the game's
+    ``move_step`` names it: a seat's own move for one is stale, RULES.md 5.3)."""
 
     bots: dict[int, dict[str, Any]] = field(default_factory=dict)
     away: frozenset[int] = frozenset()
     clock: dict[str, Any] = field(default_factory=dict)
     opened: tuple[str, int] | None = None
     unattended: int = 0
+    defaulted: frozenset[tuple[int, str]] = frozenset()
 
     @classmethod
     def parse(
-        cls, bots: Any, away: Any, clock: Any, opened: Any, unattended: Any = None
+        cls,
+        bots: Any,
+        away: Any,
+        clock: Any,
+        opened: Any,
+        unattended: Any = None,
+        defaulted: Any = None,
     ) -> Control:
         """The control of a table from its hash fields ``b``, ``y``, ``c``,
-        ``o``, ``u`` (any absent)."""
-        text = [v.decode() if isinstance(v, bytes) else v for v in (bots, away, clock, opened)]
+        ``o``, ``u``, ``t`` (any absent)."""
+        text = [
+            v.decode() if isinstance(v, bytes) else v
+            for v in (bots, away, clock, opened, defaulted)
+        ]
         parsed_bots = {int(k): v for k, v in json.loads(text[0]).items()} if text[0] else {}
         seats = frozenset(int(x) for x in text[1].split(",") if x) if text[1] else frozenset()
         at = None
@@ -357,7 +374,11 @@ class Control:
             key, _, ms = text[3].partition(" ")
             at = (key, int(ms))
         count = int(unattended) if unattended else 0
-        return cls(parsed_bots, seats, json.loads(text[2]) if text[2] else {}, at, count)
+        steps = frozenset(
+            (int(seat), step)
+            for seat, _, step in (entry.partition(":") for entry in (text[4] or "").split())
+        )
+        return cls(parsed_bots, seats, json.loads(text[2]) if text[2] else {}, at, count, steps)
 
 
 NO_CONTROL = Control()
@@ -528,6 +549,12 @@ RECORDS_KEPT = 20
 """How many finished rounds' records a table keeps (the newest): a record
 holds every move of its round, so fewer are kept than results."""
 
+DEFAULTS_KEPT = 32
+"""How many default moves a table remembers (its hash's ``t``, the newest):
+a seat's own move for the step of one is refused as stale (RULES.md 5.3),
+also when it equals the default move; an own move later than that many
+default moves of the table after its own is judged as any move is."""
+
 MOVES_KEPT = 2000
 """How many moves one round's record keeps; a longer round's record says it
 is incomplete (a round with no exchange limit must not grow without bound)."""
@@ -605,7 +632,12 @@ def back_events(away: str) -> tuple[dict[str, Any], ...]:
     own events; none for any other change."""
     if not away.startswith("-"):
         return ()
-    return ({"type": "seat-back", "seat": int(away[1:])},)
+    return ({"type": "seat-back", "seat": away_seat(away)},)
+
+
+def away_seat(away: str) -> int:
+    """The seat of an away change (``"+3"``, ``"+3 r1t7"``, ``"-3"``)."""
+    return int(away[1:].partition(" ")[0])
 
 
 def unattended_of(change: Any, seat: int | None = None) -> str:
@@ -656,7 +688,12 @@ class TableStore:
     clock note (:func:`clock_channel`); a choice that completes its step
     publishes one :data:`RESOLVE_GRACE_MS` later; with ``publish_notes``
     false (the worker's own store, which notes a table itself) nothing is
-    published, and :meth:`instant_after` still says the instant.
+    published, and :meth:`instant_after` still says the instant;
+    ``paused(control)`` says whether a table's clock is paused
+    (``service.clock.paused``): a seat's own move or act on a paused table
+    starts its step's clock again (every deadline counts from it) and
+    publishes the clock note of the deadlines it gives (RULES.md 5.3: any
+    person's act of play resumes a paused clock).
     """
 
     def __init__(
@@ -676,6 +713,7 @@ class TableStore:
         moves_kept: int = MOVES_KEPT,
         notes: Callable[[Any, Control], int | None] | None = None,
         publish_notes: bool = True,
+        paused: Callable[[Control], bool] | None = None,
     ) -> None:
         if events_kept < 1:
             raise ValueError(f"events_kept must be at least 1, not {events_kept}")
@@ -699,6 +737,7 @@ class TableStore:
         self.max_attempts = max_attempts
         self.notes = notes
         self.publish_notes = publish_notes and notes is not None
+        self.paused = paused
         lua = resources.files(__package__).joinpath("lua")
         self._commit = feeds.register(client, lua.joinpath("commit.lua").read_text())
         self._choose = feeds.register(client, lua.joinpath("choose.lua").read_text())
@@ -735,7 +774,9 @@ class TableStore:
         pipeline's replies into ``prefetched`` for :meth:`load` or
         :meth:`apply`."""
         key = table_key(table_id)
-        pipe.hmget(key, "v", "n", "s", "a", "k", "w", "f", "d", "b", "y", "c", "o", "h", "u", "hc")
+        pipe.hmget(
+            key, "v", "n", "s", "a", "k", "w", "f", "d", "b", "y", "c", "o", "h", "u", "hc", "t"
+        )
         pipe.hgetall(choices_key(table_id))
         pipe.hgetall(presence_key(table_id))
         pipe.execute_command("TIME", **self._on_node_of(key))
@@ -759,7 +800,8 @@ class TableStore:
             raise TableNotFound(table_id)
         if layout is not None and int(layout) > TABLE_LAYOUT:
             raise StoredFormatNewer("table", int(layout), TABLE_LAYOUT)
-        control = Control.parse(*fields[8:12], *fields[13:14]) if len(fields) >= 12 else NO_CONTROL
+        # b y c o, then u and t (h and hc between them are the chain's)
+        control = Control.parse(*fields[8:12], *fields[13:14], *fields[15:16])
         chain = fields[12] if len(fields) > 12 and fields[12] is not None else b""
         pending = fields[14] if len(fields) > 14 and fields[14] is not None else b""
         base = self.codec.decode(state)
@@ -935,6 +977,7 @@ class TableStore:
                     if not refused.record:
                         raise
                     unattended = unattended_of(refused, None if mover is None else mover(loaded))
+                    resumes = self._resumes(loaded, unattended)
                     if self._write(
                         table_id,
                         loaded.version,
@@ -948,16 +991,20 @@ class TableStore:
                         expected=None if due is None else self._choices_read(loaded),
                         deadline=self.codec.due_at(loaded.table),
                         note=""
-                        if due is None
-                        else self._note_after(loaded, loaded.table, unattended=unattended),
+                        if due is None and not resumes
+                        else self._note_after(
+                            loaded, loaded.table, unattended=unattended, restart=resumes
+                        ),
                         unattended=unattended,
                         written=self._record_write(loaded, None, change=None),
+                        resumes=loaded.table if resumes else None,
                     ):
                         refused.record = (*self._due_events(loaded), *refused.record)
                         raise
                 else:
                     away = self._away_op(loaded, change, mover)
                     unattended = unattended_of(change, None if mover is None else mover(loaded))
+                    resumes = self._resumes(loaded, unattended)
                     if (
                         change.table is loaded.table
                         and not change.events
@@ -979,7 +1026,7 @@ class TableStore:
                     step = choice is not None and choice.step == loaded.step and due is None
                     if step and not self._completes(change):
                         status, done, written = self._write_choice(
-                            table_id, loaded, change, record, away, unattended
+                            table_id, loaded, change, record, away, unattended, resumes
                         )
                         if status == 2 or (status >= 0 and choice.ordered):
                             # This choice completed the step: resolve it now,
@@ -991,7 +1038,7 @@ class TableStore:
                             if away.startswith("-") and done.control is not None:
                                 # Back with this choice: the resolution's
                                 # commit says it no more.
-                                back = done.control.away - {int(away[1:])}
+                                back = done.control.away - {away_seat(away)}
                                 completed = replace(done, control=replace(done.control, away=back))
                             continue
                         if status >= 0:
@@ -1029,8 +1076,10 @@ class TableStore:
                                 away,
                                 getattr(change, "bots", None),
                                 unattended,
+                                resumes,
                             ),
                             unattended=unattended,
+                            resumes=loaded.table if resumes else None,
                         ):
                             chosen = (*chosen, *self._due_events(loaded))
                             return (
@@ -1071,16 +1120,32 @@ class TableStore:
             resolves,
         )
 
+    def _resume_args(
+        self, loaded: Loaded, change: Change, away: str, unattended: str, resumes: bool
+    ) -> list[str]:
+        """``choose.lua``'s last two arguments: the key of the step whose
+        clock starts again at a choice that ``resumes`` a paused clock, and
+        the clock note of its deadlines then (each ``""``: none)."""
+        turn = self.codec.turn_of(loaded.table) if resumes else None
+        if turn is None:
+            return ["", ""]
+        # The table with the choice made (the step still open when it does
+        # not complete it), whose seats still due get the new deadlines.
+        note = self._note_after(loaded, change.table, away, None, unattended, restart=True)
+        return [str(turn.key), note]
+
     @staticmethod
     def _away_op(
         loaded: Loaded, change: Change, mover: Callable[[Loaded], int | None] | None
     ) -> str:
         """The away seats' change of ``change`` committed on ``loaded``
-        (``commit.lua``'s ARGV[21]): ``+seat`` for a seat that timed out,
-        ``-seat`` for an away seat that moved itself, ``""`` for none."""
+        (``commit.lua``'s ARGV[21]): ``+seat step`` for a seat that timed
+        out (its default move's step, ``timed_out_step``, remembered in
+        ``t``), ``-seat`` for an away seat that moved itself, ``""`` for none."""
         timed_out = getattr(change, "timed_out", None)
         if timed_out is not None:
-            return f"+{timed_out}"
+            step = getattr(change, "timed_out_step", "")
+            return f"+{timed_out} {step}" if step else f"+{timed_out}"
         seat = None if mover is None else mover(loaded)
         control = loaded.control or NO_CONTROL
         if seat is not None and seat in control.away:
@@ -1111,13 +1176,21 @@ class TableStore:
         away: str = "",
         bots: dict[int, Any] | None = None,
         unattended: str = "",
+        restart: bool = False,
     ) -> str:
         """The clock note of a commit of ``table`` on ``loaded`` (see
         :meth:`_instant_after`), ``""`` for none."""
         if not self.publish_notes:
             return ""
-        at = self._instant_after(loaded, table, away, bots, unattended)
+        at = self._instant_after(loaded, table, away, bots, unattended, restart)
         return "" if at is None else str(at)
+
+    def _resumes(self, loaded: Loaded, unattended: str) -> bool:
+        """Whether a commit on ``loaded`` whose change of the referee's moves
+        in a row is ``unattended`` (``"0"``: a person's move or act) resumes
+        a paused clock (``paused``): its step's clock starts again."""
+        control = loaded.control or NO_CONTROL
+        return unattended == "0" and self.paused is not None and self.paused(control)
 
     def _instant_after(
         self,
@@ -1126,19 +1199,21 @@ class TableStore:
         away: str = "",
         bots: dict[int, Any] | None = None,
         unattended: str = "",
+        restart: bool = False,
     ) -> int | None:
         """When the worker must next look at ``table`` committed on
         ``loaded`` with the away change ``away``, the bot seats ``bots``
         (``None``: kept) and the change ``unattended`` of the referee's
         moves in a row (:func:`unattended_of`), as ``commit.lua`` leaves
         the table's control (``opened`` moves with a new step, at this
-        commit's clock): a commit that resumes a paused table says so."""
+        commit's clock, and with ``restart`` in the same step too): a commit
+        that resumes a paused table says so."""
         if self.notes is None:
             return None
         before = loaded.control or NO_CONTROL
         seats = set(before.away)
         if away:
-            seat = int(away[1:])
+            seat = away_seat(away)
             if away.startswith("+"):
                 seats.add(seat)
             else:
@@ -1150,7 +1225,7 @@ class TableStore:
             away=frozenset(seats),
             unattended=count,
         )
-        return self._instant(control, table, loaded.now_ms)
+        return self._instant(control, table, loaded.now_ms, restart)
 
     def _note(self, control: Control, table: Any, now_ms: int) -> str:
         """``commit.lua``'s clock note for ``table`` committed at ``now_ms``
@@ -1158,27 +1233,34 @@ class TableStore:
         at = self._instant(control, table, now_ms) if self.publish_notes else None
         return "" if at is None else str(at)
 
-    def _instant(self, control: Control, table: Any, now_ms: int) -> int | None:
+    def _instant(
+        self, control: Control, table: Any, now_ms: int, restart: bool = False
+    ) -> int | None:
         """When the worker must next look at ``table`` committed at
-        ``now_ms`` with ``control`` (its ``opened`` as before the commit),
-        by ``notes``; ``None`` for never."""
+        ``now_ms`` with ``control`` (its ``opened`` as before the commit;
+        with ``restart`` its step's clock starts at ``now_ms``), by
+        ``notes``; ``None`` for never."""
         if self.notes is None:
             return None
         turn = self.codec.turn_of(table)
         opened = control.opened
         if turn is None:
             opened = None
-        elif opened is None or opened[0] != turn.key:
+        elif restart or opened is None or opened[0] != turn.key:
             opened = (str(turn.key), now_ms)
         return self.notes(table, replace(control, opened=opened))
 
-    def _turn_arg(self, table: Any) -> str:
+    def _turn_arg(self, table: Any, resumes: Any = None) -> str:
         """``commit.lua``'s ARGV[20]: the key of the step ``table`` waits on
-        (``"-"``: the state is kept, so is the step's clock)."""
-        if table is None:
+        (``"-"``: the state is kept, so is the step's clock); ``resumes``
+        (the table as read) when the commit resumes a paused clock: the key
+        with ``"!"`` before it, its clock starting again."""
+        if table is None and resumes is None:
             return "-"
-        turn = self.codec.turn_of(table)
-        return "" if turn is None else str(turn.key)
+        turn = self.codec.turn_of(resumes if table is None else table)
+        if turn is None:
+            return "-" if table is None else ""
+        return ("!" if resumes is not None else "") + str(turn.key)
 
     def _deadline(self, loaded: Loaded) -> str:
         """``choose.lua``'s deadline for a move computed on ``loaded``: when
@@ -1238,6 +1320,7 @@ class TableStore:
         record: Record | None,
         away: str = "",
         unattended: str = "",
+        resumes: bool = False,
     ) -> tuple[int, Loaded, int]:
         """Commit ``change.choice`` with ``choose.lua``. Returns 1 and the
         state the move saw when it is written (or 0: the same choice was
@@ -1250,7 +1333,9 @@ class TableStore:
         is not written (the caller records the move's answer on that state).
         ``unattended`` is the commit's change of the referee's moves in a row
         (:func:`unattended_of`; ``"+"``: the referee's choice, written only
-        if the seat has not chosen). Raises :class:`AlreadyRecorded`."""
+        if the seat has not chosen); with ``resumes`` (a person's act on a
+        paused clock) the step's clock starts again at this choice and its
+        clock note is published. Raises :class:`AlreadyRecorded`."""
         choice = change.choice
         payloads = [
             self.codec.encode_event({"at_ms": loaded.now_ms, **e})
@@ -1292,6 +1377,8 @@ class TableStore:
                 loaded.now_ms + RESOLVE_GRACE_MS if self.publish_notes else "",
                 unattended,
                 token,
+                len(back_events(away)),
+                *self._resume_args(loaded, change, away, unattended, resumes),
             ],
         )
         status = int(result[0])
@@ -1338,6 +1425,7 @@ class TableStore:
         written: RecordWrite | None = None,
         note: str = "",
         unattended: str = "0",
+        resumes: Any = None,
     ) -> bool:
         """Commit under the version check; False when another move won the race
         (or, with ``expected``, the step's choices are not these seat, text
@@ -1352,7 +1440,8 @@ class TableStore:
         writes of the open round record (:meth:`_record_write`; without
         it, only ``journal``'s new record); ``note`` the commit's clock note (see
         :meth:`_note`); ``unattended`` the change of the moves the referee
-        made in a row (:func:`unattended_of`)."""
+        made in a row (:func:`unattended_of`); ``resumes``, the table as read
+        when the commit resumes its paused clock (:meth:`_turn_arg`)."""
         payloads = [self.codec.encode_event({"at_ms": now_ms, **e}) for e in events]
         step = None if table is None else self.codec.step_of(table)
         played, listed = (0, ()) if table is None else self.codec.rounds_of(table)
@@ -1384,7 +1473,7 @@ class TableStore:
                 played,
                 len(listed),
                 self.rounds_kept,
-                self._turn_arg(table),
+                self._turn_arg(table, resumes),
                 control[0],
                 control[1],
                 "" if clock is None else json.dumps(clock, separators=(",", ":")),
@@ -1411,7 +1500,7 @@ class TableStore:
         :class:`~.replicas.ReplicasBehind` (see :mod:`.replicas`); a choice
         that was there already (status 0) is settled as a replay is."""
         ack = self.acknowledgement
-        if not ack.replicas:
+        if not ack.waits:
             return script(keys=keys, args=args)
 
         # EVALSHA itself: a pipeline given the Script object would ask
@@ -1420,13 +1509,13 @@ class TableStore:
             pipe.evalsha(script.sha, len(keys), *keys, *args)
 
         try:
-            reply, acked = ack.run(self.client, keys[0], queue)
+            reply, counted = ack.run(self.client, keys[0], queue)
         except redis.exceptions.NoScriptError:  # a new primary (a failover), a flush
             self.client.script_load(script.script)
-            reply, acked = ack.run(self.client, keys[0], queue)
+            reply, counted = ack.run(self.client, keys[0], queue)
         status = int(reply[0])
         if status > 0:
-            ack.check(acked)
+            ack.check(counted)
         elif status == 0:  # written before, maybe not acknowledged
             ack.settle(self.client, keys[0])
         return reply
@@ -1530,7 +1619,7 @@ class TableStore:
         )
         if found is None:
             raise TableNotFound(table_id)
-        written, oldest, state, written_ms, clock, choices, version, auth, step, *raw = found
+        written, oldest, state, written_ms, clock, choices, version, auth, step, held, *raw = found
         if version is None or state is None or auth is None:
             raise TableNotFound(table_id)
         base = self.codec.decode(state)
@@ -1546,6 +1635,7 @@ class TableStore:
                 step.decode() if isinstance(step, bytes) else (step or ""),
                 base,
                 pending,
+                control=Control.parse(*held),
             ),
             None if written_ms is None else int(written_ms),
         )

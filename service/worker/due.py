@@ -18,10 +18,14 @@ Redis connection breaks while Redis keeps it listed as held by that (still
 living) worker, and fetches them in the order they were sent (a near bucket
 waited behind thousands of far ones). Here a bucket stays in :data:`PENDING`
 until its job is done: a claim leases it for :data:`LEASE_MS` (its score
-moves on by that much), so a job lost anywhere (a worker killed between the
-claim and the send, a dropped message, a Redis restart) is claimed and sent
-again once the lease runs out; a job that runs twice finds the bucket's
-tables looked at, or gone, and changes nothing.
+moves on by that much), and the job renews the lease while it runs
+(:meth:`DueIndex.renew`), so a job lost anywhere (a worker killed between
+the claim and the send, or while it runs the job, a dropped message, a
+Redis restart) is claimed and sent again once the lease runs out, 5 s
+later (RULES.md 5.3: another worker fires a dead one's deadlines within 10
+seconds); a job that runs twice finds the bucket's tables looked at, or
+gone, and changes nothing. A job that waits in the queue longer than the
+lease (every worker busy) is sent once more: the second finds nothing to do.
 
 Each set holds table ids only, never a deadline or a move: the job reads
 every table again and does what is due by Redis's clock (``Worker.look``).
@@ -48,8 +52,9 @@ table and minute), unless its own bucket comes first: a step that ends long
 before a day's deadline leaves no bucket held for a day."""
 KEEP_MS = 600_000
 """How long a bucket's keys outlive its end."""
-LEASE_MS = 30_000
-"""How long a claimed bucket waits for its job before it is claimed again."""
+LEASE_MS = 5_000
+"""How long a claimed bucket waits for its job (or for its running job to
+renew the lease) before it is claimed again."""
 CLAIMED_AT_ONCE = 100
 """Buckets one claim takes at most."""
 
@@ -149,6 +154,11 @@ class DueIndex:
             bucket, _, shard = text.partition(":")
             claimed.append((int(bucket), int(shard)))
         return claimed, int(float(first)) if first not in (b"", "") else None
+
+    def renew(self, bucket: int, shard: int, now_ms: int) -> None:
+        """Lease the bucket (still pending) for :data:`LEASE_MS` from
+        ``now_ms`` again: its job is still running."""
+        self.client.zadd(self.pending, {f"{bucket}:{shard}": now_ms + LEASE_MS}, xx=True)
 
     def take(self, bucket: int, shard: int, now_ms: int) -> list[str]:
         """Mark the bucket started and return its tables."""

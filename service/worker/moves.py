@@ -19,7 +19,9 @@ SYSTEM_RANDOM = random.SystemRandom()
 @dataclass(frozen=True, slots=True)
 class WorkerChange:
     """A change the worker commits: what a transition has, plus
-    ``timed_out`` (the seat its default move marks away), ``settle``
+    ``timed_out`` (the seat its default move marks away) and
+    ``timed_out_step`` (that move's step, ``Game.move_step``: the seat's own
+    move for it is refused as late, RULES.md 5.3), ``settle``
     (commit even with nothing of its own: the due events, the step's clock)
     and ``journal`` (the move for the round's record, RULES.md 5.2)."""
 
@@ -29,6 +31,7 @@ class WorkerChange:
     archive: tuple[str, ...] = ()
     archive_reset: bool = False
     timed_out: int | None = None
+    timed_out_step: str = ""
     settle: bool = False
     outcome: dict[str, Any] = field(default_factory=dict)
     journal: Journal | None = None
@@ -96,6 +99,7 @@ def deadline_move(loaded: Loaded, key: str, seat: int) -> WorkerChange | int | N
     choice = done.choice
     if choice is not None:
         choice = replace(choice, events=(*events, *choice.events, *tail))
+    step = "" if bot is not None or game.move_step is None else game.move_step(record)
     return WorkerChange(
         done.table,
         (*events, *done.events, *tail),
@@ -103,6 +107,7 @@ def deadline_move(loaded: Loaded, key: str, seat: int) -> WorkerChange | int | N
         done.archive,
         done.archive_reset,
         None if bot is not None else seat,
+        step,
         journal=Journal(
             move={**record, "by": "default" if bot is None else "bot"}, round=record["round"]
         ),

@@ -25,8 +25,10 @@ from ..games import codec
 from ..storage.client import is_cluster_url
 from ..storage.embedded import ensure_embedded_redis
 from ..storage.quota import RefereeMoves, creator_of, limits_storage, wait_ms
+from ..storage.replicas import Acknowledgement
 from ..storage.store import KEY_PREFIX, NO_CONTROL, Contended, Loaded, TableNotFound, TableStore
-from .due import DueIndex
+from ..storage.watch import PrimaryWatch
+from .due import LEASE_MS, DueIndex
 from .jobs import NAMESPACE, Jobs, make_broker
 from .metrics import WorkerMetrics
 from .moves import WorkerChange, deadline_move, settle
@@ -69,6 +71,8 @@ class Worker:
         self.settings = settings
         self.client = redis_client(settings)
         # No clock notes from its own commits: it notes the table itself.
+        # Behind Sentinels, nothing is written on a primary being replaced
+        # (its moves would be lost), and a failover is followed at once.
         self.store = TableStore(
             self.client,
             codec,
@@ -78,6 +82,7 @@ class Worker:
             rounds_kept=settings.rounds_kept,
             notes=clock.next_instant,
             publish_notes=False,
+            acknowledgement=Acknowledgement(watch=PrimaryWatch.of(self.client)),
         )
         url = settings.jobs_redis_url or settings.redis_url
         if not url:
@@ -156,11 +161,17 @@ class Worker:
 
     def on_due(self, bucket: int, shard: int) -> None:
         """A bucket's job: look at each of its tables (on the pool, at once),
-        then drop the bucket (until then it is claimed again when its lease
-        runs out: :mod:`.due`)."""
+        renewing the bucket's lease while they are looked at, then drop the
+        bucket (until then it is claimed again when its lease runs out:
+        :mod:`.due`)."""
         self.metrics.buckets.inc()
+        self.index.renew(bucket, shard, self.now_ms())
         tables = self.index.take(bucket, shard, self.now_ms())
-        wait([self._pool.submit(self._safely, t) for t in tables])
+        pending = {self._pool.submit(self._safely, t) for t in tables}
+        while pending:
+            _, pending = wait(pending, timeout=LEASE_MS / 2000)
+            if pending:
+                self.index.renew(bucket, shard, self.now_ms())
         self.index.done(bucket, shard)
 
     # A table ----------------------------------------------------------------

@@ -18,13 +18,20 @@ def test_the_shipped_redis_conf_loads_and_persists_every_second(tmp_path: Path) 
     server = RedisProcess(tmp_path / "data", conf=conf).start()
     try:
         client = redis.Redis.from_url(server.url)
-        names = ("appendonly", "appendfsync", "maxmemory-policy", "no-appendfsync-on-rewrite")
+        names = (
+            "appendonly",
+            "appendfsync",
+            "maxmemory-policy",
+            "no-appendfsync-on-rewrite",
+            "repl-diskless-sync-delay",
+        )
         got = {k: client.config_get(k)[k] for k in names}
         assert got == {
             "appendonly": "yes",
             "appendfsync": "everysec",
             "maxmemory-policy": "noeviction",
             "no-appendfsync-on-rewrite": "no",
+            "repl-diskless-sync-delay": "0",  # deploy/README, "Failovers"
         }
         client.set("k", "v")
         assert (tmp_path / "data" / "appendonlydir").exists() or (

@@ -121,3 +121,35 @@ def test_without_replica_acknowledgement_a_frozen_replica_changes_nothing(
     os.kill(replica.proc.pid, signal.SIGSTOP)  # type: ignore[union-attr]
     assert tables.deal(t, WORKED_HANDS).status_code == 201
     assert tables.pass_(t, 1, 1, 0, ["4S"]).status_code == 200
+
+
+def test_readiness_says_503_while_moves_would_wait_for_a_frozen_replica(
+    pair: tuple[RedisProcess, RedisProcess],
+) -> None:
+    # /readyz pinged Redis only: with its replica frozen every move was 503
+    # replicas-behind, and the pod stayed ready (issue 41).
+    primary, replica = pair
+    settings = settings_for(
+        primary.url, redis_wait_replicas=1, redis_wait_timeout_ms=300, redis_timeout_seconds=1
+    )
+    client = create_app(settings).test_client()
+    assert client.get("/readyz").status_code == 200
+    os.kill(replica.proc.pid, signal.SIGSTOP)  # type: ignore[union-attr]
+    frozen = client.get("/readyz")
+    assert frozen.status_code == 503, frozen.get_json()
+    assert frozen.get_json()["code"] == "replicas-behind"
+    assert frozen.headers["Retry-After"] == "2"
+    os.kill(replica.proc.pid, signal.SIGCONT)  # type: ignore[union-attr]
+    assert client.get("/readyz").status_code == 200
+
+
+def test_all_replicas_needs_sentinels_and_a_number_or_all_is_written() -> None:
+    with pytest.raises(SettingsError) as refused:
+        Settings(redis_url="redis://127.0.0.1:6379/0", redis_wait_replicas="all")
+    assert "needs Redis Sentinels" in str(refused.value)
+    with pytest.raises(SettingsError) as refused:
+        Settings.from_env({"REDIS_WAIT_REPLICAS": "two"})
+    assert "write a number of replicas (0 or more) or 'all'" in str(refused.value)
+    sentinels = "redis+sentinel://127.0.0.1:26379/mymaster"
+    assert Settings(redis_url=sentinels, redis_wait_replicas="ALL").redis_wait_replicas == "all"
+    assert Settings.from_env({"REDIS_WAIT_REPLICAS": "2"}).redis_wait_replicas == 2

@@ -16,7 +16,16 @@ import redis
 from service import create_app
 from service.storage.store import table_key
 from service.worker import moves, run
-from service.worker.due import BUCKET_MS, HORIZON_MS, LEASE_MS, bucket_of, shard_of, target
+from service.worker.due import (
+    BUCKET_MS,
+    HORIZON_MS,
+    LEASE_MS,
+    DueIndex,
+    bucket_of,
+    shard_of,
+    target,
+)
+from service.worker.jobs import NAMESPACE
 from service.worker.run import Worker
 
 from ..conftest import RedisProcess, settings_for
@@ -239,3 +248,38 @@ def test_the_move_that_resumes_a_paused_table_notes_it(
         assert int(note["data"]) == resumed["seats"][1]["until_ms"]
     finally:
         pubsub.close()
+
+
+def test_the_deadlines_of_a_bucket_a_dead_worker_claimed_fire_within_ten_seconds(
+    tmp_path: Path,
+) -> None:
+    # A worker SIGKILLed between its claim of a bucket and the send of the
+    # bucket's job left the bucket leased for 30 s: its deadlines fired 30 s
+    # late. Here the bucket is claimed as that worker claimed it, at its end
+    # (DueIndex.claim), and never sent; the worker that runs fires it within
+    # 10 s (RULES.md 5.3).
+    server = RedisProcess(tmp_path / "redis").start()
+    worker = WorkerProcess(server.url, tmp_path, "w0")
+    jobs = redis.Redis.from_url(server.url)
+    try:
+        _wait(worker.alive, 30)
+        tables = TableClient(create_app(settings_for(server.url)).test_client())
+        t = tables.create(["A", "B", "C"], variant="sevens", first_dealer=0, turn_timeout_ms=2_000)
+        assert tables.deal(t).status_code == 201
+        view = tables.public(t)
+        due = view["seats"][view["awaiting"]["seats"][0]]["until_ms"]
+        bucket, shard = bucket_of(due), shard_of(t.table_id)
+        _wait(lambda: jobs.sismember(f"{NAMESPACE}:due:{bucket}:{shard}", t.table_id), 10)
+        claimed, _ = DueIndex(jobs, NAMESPACE).claim(bucket)  # the dead worker's claim
+        assert (bucket, shard) in claimed
+
+        def timed_out() -> list[dict[str, Any]]:
+            return [e for e in tables.events(t) if e["type"] == "move-timed-out"]
+
+        _wait(timed_out, 15)
+        late_ms = timed_out()[0]["at_ms"] - due
+        assert late_ms <= 10_000, late_ms
+    finally:
+        worker.stop()
+        jobs.close()
+        server.stop()

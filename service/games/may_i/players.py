@@ -26,6 +26,7 @@ from itertools import combinations_with_replacement
 from typing import Any
 
 from ..base import Shuffler, Transition, Turn
+from ..errors import RuleViolation
 from . import engine
 from .engine import awaited, can_place, discardable
 from .melds import (
@@ -462,6 +463,33 @@ def recorded_move(table: Table, seat: int, move: dict[str, Any]) -> dict[str, An
         "action": move["action"],
         "arg": move["argument"],
     }
+
+
+def move_step(move: Mapping[str, Any]) -> str:
+    """The step of a recorded move (``Game.move_step``): a turn's move,
+    ``"r2m17"`` (round 2, move 17), or a May I? request's offer, ``"r2o5"``."""
+    if move["move"] == "turn":
+        return f"r{move['round']}m{move['number']}"
+    return f"r{move['round']}o{move['offer']}"
+
+
+def late_move(table: Any, move: Mapping[str, Any]) -> RuleViolation:
+    """A seat's own move for a move or a May I? answer made for it at its
+    deadline (``Game.late_move``, RULES.md 5.3): ``stale-move`` for a turn's
+    move, ``already-answered`` for an answer, with the numbers."""
+    if move["move"] == "turn":
+        return RuleViolation(
+            "stale-move",
+            f"Move {move['number']} of round {move['round']} was made for seat {move['seat']} "
+            "when its time ran out (its default move): its own move for it comes too late.",
+            extra=engine.numbers(table),
+        )
+    return RuleViolation(
+        "already-answered",
+        f"Seat {move['seat']}'s answer to May I? {move.get('offer')} was given for it when "
+        "its time ran out (its default move): its own answer comes too late.",
+        extra=engine.numbers(table),
+    )
 
 
 def replay_move(table: Any, move: Mapping[str, Any], now_ms: int) -> Transition:

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..base import Shuffler, Transition, Turn
 from ..cards import RANK_INDEX, STANDARD_DECK
+from ..errors import RuleViolation
 from . import engine
 from .layout import SEVEN
 from .state import RoundStatus, Table
@@ -119,6 +120,22 @@ def recorded_move(table: Table, seat: int, move: dict[str, Any]) -> dict[str, An
     if move["action"] == "pass":
         return {**at, "move": "pass"}
     return {**at, "move": "play", "card": move["card"], "last_card": move["last_card"]}
+
+
+def move_step(move: Mapping[str, Any]) -> str:
+    """The step of a recorded move (``Game.move_step``): ``"r1t7"``, round 1, turn 7."""
+    return f"r{move['round']}t{move['turn']}"
+
+
+def late_move(table: Table, move: Mapping[str, Any]) -> RuleViolation:
+    """A seat's own move for a turn played for it at its deadline
+    (``Game.late_move``, RULES.md 5.3): ``stale-turn``, with the numbers."""
+    return RuleViolation(
+        "stale-turn",
+        f"Turn {move['turn']} of round {move['round']} was played for seat {move['seat']} "
+        "when its time ran out (its default move): its own move for it comes too late.",
+        extra=engine.numbers(table),
+    )
 
 
 def replay_move(table: Table, move: Mapping[str, Any], now_ms: int) -> Transition:

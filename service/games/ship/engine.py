@@ -658,6 +658,11 @@ def _numbers(table: Table) -> dict[str, Any]:
     }
 
 
+def numbers(table: Table) -> dict[str, Any]:
+    """The current round and exchange and who is waited for, for 409 answers."""
+    return _numbers(table)
+
+
 def _round_for(table: Table, round_no: int, seat: int) -> Round:
     """The current round, if ``round_no`` names it and ``seat`` sits at the table."""
     if not 0 <= seat < table.seats:

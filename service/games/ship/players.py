@@ -19,6 +19,7 @@ from typing import Any
 
 from ..base import Shuffler, Transition, Turn
 from ..cards import RANK_INDEX, SUIT_INDEX, parse_card, sort_cards, suit_counts
+from ..errors import RuleViolation
 from . import engine
 from .settlement import winning_suits
 from .state import RoundStatus, Table
@@ -121,6 +122,28 @@ def recorded_move(table: Table, seat: int, move: dict[str, Any]) -> dict[str, An
         "exchange": rnd.exchange.number,
         "cards": cards,
     }
+
+
+def move_step(move: Mapping[str, Any]) -> str:
+    """The step of a recorded move (``Game.move_step``): a pass's exchange,
+    ``"r1x3"`` (round 1, exchange 3), or a claim's round, ``"r1c"``."""
+    if move["move"] == "pass":
+        return f"r{move['round']}x{move['exchange']}"
+    return f"r{move['round']}c"
+
+
+def late_move(table: Table, move: Mapping[str, Any]) -> RuleViolation:
+    """A seat's own pass in an exchange whose pass was chosen for it at its
+    deadline (``Game.late_move``, RULES.md 5.3): ``stale-exchange``, with the
+    numbers, also while the exchange waits for other seats (the default
+    pass is not replaced)."""
+    return RuleViolation(
+        "stale-exchange",
+        f"Seat {move['seat']}'s pass in exchange {move.get('exchange')} of round "
+        f"{move['round']} was chosen for it when its time ran out (its default move): its own "
+        "pass for it comes too late.",
+        extra=engine.numbers(table),
+    )
 
 
 def replay_move(table: Table, move: Mapping[str, Any], now_ms: int) -> Transition:

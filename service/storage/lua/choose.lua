@@ -32,10 +32,10 @@
 -- ARGV[12] the deadline, ms since the epoch ("": none): at or after it
 --          (Redis's TIME) the choice is not written (-1: read again), as in
 --          commit.lua
--- ARGV[13] the away seats' change, as in commit.lua's ARGV[21] ("+3", "-3",
---          ""), made when the choice is written
+-- ARGV[13] the away seats' change, as in commit.lua's ARGV[21] ("+3",
+--          "+3 r1x2", "-3", ""), made when the choice is written
 -- ARGV[14..] the events of a first choice, in order, as the codec's text;
---          then the six arguments below, always the LAST six (P = #ARGV - 5):
+--          then the nine arguments below, always the LAST nine (P = #ARGV - 8):
 -- ARGV[P]   the move to append to the current round's record when the choice
 --           is written (not for status 0; "" none; as commit.lua's ARGV[P+2])
 -- ARGV[P+1] how many moves a record keeps
@@ -55,12 +55,20 @@
 -- A choice that completes the step is recorded as commuting too; the
 -- commit of the step's resolution covers it in the chain of moves
 -- (service.storage.records: a "resolve" entry).
+-- ARGV[P+6] how many of the last events are also written with a
+--           replacement (the seat-back of an away seat that chose again:
+--           a replacement is no first choice, whose events it has not)
+-- ARGV[P+7] the key of the step whose clock starts again at this choice
+--           ("" none): o becomes "<key> <ARGV[10]>" when the choice is
+--           written (a person's act that resumes a paused clock, RULES.md
+--           5.3), and ARGV[P+8], the clock note of the step's new deadlines,
+--           is published on the table's clock channel
 -- KEYS: the LAST three are commit.lua's last three (the deal proof, the
 -- current round's record, the records); only the record is written here.
 -- A written choice is announced on the table's feed channel (its hash key
 -- with ":feed" for ":table"), with the event count, for service.streams.
 -- Returns {status, event count, events written by this call, ...}:
---   1  written (a first choice, or a replacement: no event)
+--   1  written (a first choice, or a replacement: no event but ARGV[P+6]'s)
 --   0  the seat had chosen the same already (the step not complete):
 --      nothing but the record written
 --   2  written, and it completed the step: the table hash's hc, then the
@@ -75,9 +83,10 @@
 -- An index lists a record by the last part of its key (short enough for
 -- Redis's compact sorted set); a full key name is an older release's entry.
 local FEED = 'PUBLISH'  -- SPUBLISH on a sharded Redis Cluster (service.storage.feeds)
+local DEFAULTS_KEPT = 32  -- store.DEFAULTS_KEPT
 local function set_away(key, op)
   if op == '' then return end
-  local seat = string.sub(op, 2)
+  local seat, step = string.match(op, '^.(%d+) ?(%S*)$')
   local seats = {}
   for s in string.gmatch(redis.call('HGET', key, 'y') or '', '[^,]+') do
     if s ~= seat then seats[#seats + 1] = s end
@@ -87,6 +96,16 @@ local function set_away(key, op)
     redis.call('HDEL', key, 'y')
   else
     redis.call('HSET', key, 'y', table.concat(seats, ','))
+  end
+  if step ~= '' then
+    -- t: the newest default moves' seats and steps (a seat's own move for
+    -- one of them is stale, RULES.md 5.3)
+    local kept = {}
+    for entry in string.gmatch(redis.call('HGET', key, 't') or '', '%S+') do
+      kept[#kept + 1] = entry
+    end
+    kept[#kept + 1] = seat .. ':' .. step
+    redis.call('HSET', key, 't', table.concat(kept, ' ', math.max(1, #kept - DEFAULTS_KEPT + 1)))
   end
 end
 local function listed_key(index, member)
@@ -116,7 +135,15 @@ if ARGV[12] ~= '' then
     return {-1, count, 0}
   end
 end
-local P = #ARGV - 5
+local P = #ARGV - 8
+local function say(first, last)
+  if last < first then return 0 end
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, first, last))
+  redis.call('LTRIM', KEYS[2], '-' .. ARGV[8], -1)
+  count = count + last - first + 1
+  redis.call('HSET', KEYS[1], 'n', count)
+  return last - first + 1
+end
 if ARGV[P + 2] ~= '-' and (redis.call('HGET', KEYS[1], 'h') or '') ~= ARGV[P + 2] then
   return {-1, count, 0}
 end
@@ -144,6 +171,7 @@ elseif held then
   redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])
   redis.call('HSET', KEYS[1], 'w', ARGV[10])
   set_away(KEYS[1], ARGV[13])
+  written = say(P - tonumber(ARGV[P + 6]), P - 1)
 else
   local text = ARGV[3]
   if ordered then
@@ -152,13 +180,7 @@ else
   redis.call('HSET', KEYS[3], ARGV[2], text)
   redis.call('HSET', KEYS[1], 'w', ARGV[10])
   set_away(KEYS[1], ARGV[13])
-  if #ARGV - 6 > 13 then
-    redis.call('RPUSH', KEYS[2], unpack(ARGV, 14, #ARGV - 6))
-    redis.call('LTRIM', KEYS[2], '-' .. ARGV[8], -1)
-    written = #ARGV - 19
-    count = count + written
-    redis.call('HSET', KEYS[1], 'n', count)
-  end
+  written = say(14, P - 1)
   if redis.call('HLEN', KEYS[3]) >= needed then
     status = 2
   end
@@ -188,6 +210,12 @@ elseif status ~= 0 and ARGV[P + 4] == '0' then
 end
 if status == 2 and ARGV[P + 3] ~= '' then
   redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':clock'), ARGV[P + 3])
+end
+if status ~= 0 and ARGV[P + 7] ~= '' then
+  redis.call('HSET', KEYS[1], 'o', ARGV[P + 7] .. ' ' .. ARGV[10])
+  if ARGV[P + 8] ~= '' then
+    redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':clock'), ARGV[P + 8])
+  end
 end
 for i = 1, 5 do
   redis.call('EXPIRE', KEYS[i], ARGV[5])

@@ -51,12 +51,16 @@
 -- ARGV[20] the key of the step the new state waits on (service.games.base.Turn:
 --          "" none, "-" keep o as it is): o, "<key> <ms>", keeps the key and
 --          the clock (ARGV[9]) of the commit that opened it, the start of
---          every seat's deadline in it (RULES.md 5.3)
+--          every seat's deadline in it (RULES.md 5.3); "!<key>": its clock
+--          starts again at this commit even in the same step (a person's act
+--          that resumes a paused clock)
 -- ARGV[21] the away seats' change: "+3" marks seat 3 away (it timed out),
---          "-3" clears it (it moved itself), "" none (y: "1,3")
+--          "+3 r1t7" also adds "3:r1t7" to t (its default move's step; t
+--          keeps the newest DEFAULTS_KEPT), "-3" clears it (it moved itself),
+--          "" none (y: "1,3")
 -- ARGV[22] the bot seats as JSON (b; "" keeps them, "{}" none)
 -- ARGV[23] the clock options as JSON (c; "" keeps them)
--- Fields o, y, b, c and u are written only here and in choose.lua; a release
+-- Fields o, y, b, c, u and t are written only here and in choose.lua; a release
 -- that knows none of them leaves them as they are.
 -- ARGV[24..] E events, in order, as the codec's text; then C choice
 --          arguments; then X expected choice arguments; then T round texts;
@@ -98,9 +102,10 @@
 -- An index lists a record by the last part of its key (short enough for
 -- Redis's compact sorted set); a full key name is an older release's entry.
 local FEED = 'PUBLISH'  -- SPUBLISH on a sharded Redis Cluster (service.storage.feeds)
+local DEFAULTS_KEPT = 32  -- store.DEFAULTS_KEPT
 local function set_away(key, op)
   if op == '' then return end
-  local seat = string.sub(op, 2)
+  local seat, step = string.match(op, '^.(%d+) ?(%S*)$')
   local seats = {}
   for s in string.gmatch(redis.call('HGET', key, 'y') or '', '[^,]+') do
     if s ~= seat then seats[#seats + 1] = s end
@@ -110,6 +115,16 @@ local function set_away(key, op)
     redis.call('HDEL', key, 'y')
   else
     redis.call('HSET', key, 'y', table.concat(seats, ','))
+  end
+  if step ~= '' then
+    -- t: the newest default moves' seats and steps (a seat's own move for
+    -- one of them is stale, RULES.md 5.3)
+    local kept = {}
+    for entry in string.gmatch(redis.call('HGET', key, 't') or '', '%S+') do
+      kept[#kept + 1] = entry
+    end
+    kept[#kept + 1] = seat .. ':' .. step
+    redis.call('HSET', key, 't', table.concat(kept, ' ', math.max(1, #kept - DEFAULTS_KEPT + 1)))
   end
 end
 local function listed_key(index, member)
@@ -194,9 +209,13 @@ end
 if ARGV[20] == '' then
   redis.call('HDEL', KEYS[1], 'o')
 elseif ARGV[20] ~= '-' then
+  local key, again = ARGV[20], false
+  if string.sub(key, 1, 1) == '!' then
+    key, again = string.sub(key, 2), true
+  end
   local opened = redis.call('HGET', KEYS[1], 'o')
-  if not opened or string.match(opened, '^(%S+)') ~= ARGV[20] then
-    redis.call('HSET', KEYS[1], 'o', ARGV[20] .. ' ' .. ARGV[9])
+  if again or not opened or string.match(opened, '^(%S+)') ~= key then
+    redis.call('HSET', KEYS[1], 'o', key .. ' ' .. ARGV[9])
   end
 end
 set_away(KEYS[1], ARGV[21])

@@ -11,9 +11,11 @@
 -- choices, v, a, k, events...}: n the seq of the last event written, oldest
 -- the seq of the first one kept (n - LLEN + 1; the list holds seq
 -- oldest..n, oldest first), the state, w (false when absent), TIME's reply,
--- the choices as HGETALL gives them, the version, the auth record and the
+-- the choices as HGETALL gives them, the version, the auth record, the
 -- step key (false when absent: a stream builds the seat's view from this
--- same read), then up to limit + 1 events after `after`, none when
+-- same read) and the clock's fields b, y, c, o, u, t (store.Control: the
+-- seat's view shows its deadline and away), then up to limit + 1 events
+-- after `after`, none when
 -- after < oldest - 1 (gone) or after >= n.
 -- Reads only: the due events are the caller's to compute, never written here.
 if redis.call('EXISTS', KEYS[1]) == 0 then
@@ -21,10 +23,10 @@ if redis.call('EXISTS', KEYS[1]) == 0 then
 end
 local n = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
 local oldest = n - redis.call('LLEN', KEYS[2]) + 1
-local held = redis.call('HMGET', KEYS[1], 's', 'w', 'v', 'a', 'k')
+local held = redis.call('HMGET', KEYS[1], 's', 'w', 'v', 'a', 'k', 'b', 'y', 'c', 'o', 'u', 't')
 local reply = {
   n, oldest, held[1], held[2], redis.call('TIME'), redis.call('HGETALL', KEYS[3]),
-  held[3], held[4], held[5],
+  held[3], held[4], held[5], {held[6], held[7], held[8], held[9], held[10], held[11]},
 }
 local after = tonumber(ARGV[1])
 if after < oldest - 1 or after >= n then
