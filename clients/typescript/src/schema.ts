@@ -28,7 +28,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Redis answers */
+        /**
+         * A move could be acknowledged now
+         * @description Ready when Redis takes a write and, with `REDIS_WAIT_REPLICAS`, as
+         *     many replicas confirm it as a move's would need: a write of one key
+         *     for a millisecond, waited for as a move is. 503
+         *     `redis-unavailable` (Redis does not answer, refuses writes, or,
+         *     behind Sentinels, its primary is being replaced) or
+         *     `replicas-behind` (deploy/README, "Failovers").
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -1208,6 +1216,7 @@ export interface components {
             /** @description `deal` (the host deals the next round), `pass` (`seats` must choose), `claims` (a claim window is open until `until_ms`) or `nothing` (the match is over). */
             action: string;
             seats: number[];
+            /** @description When the wait ends (ms since the epoch, Redis's clock): a claim window or May I? window closes, or, under a turn clock, the first deadline of `seats` (their own `until_ms`: a default move is made then, [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` for none. */
             until_ms: number | null;
         };
         /** @description Hand a seat to a bot: which automatic player ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
@@ -2833,6 +2842,8 @@ export interface components {
         };
         /** @description What one seat may see: its hand; in My Ship Sails its pending pass and the last cards passed and received; in Sevens whether it is on turn and which cards it may play. */
         SeatView: {
+            /** @description This seat timed out and has not moved itself since: its deadline is the short `away_timeout_ms` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+            away: boolean;
             /** @description The seats connected now ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby): a stream of their own, or a request with their token, seen within the last 15 seconds), this one included. */
             connected: number[];
             /** @description May I?: when this seat may lay down, melds of its hand that make the round's contract (one way, a help; `null`: none found or not now). */
@@ -2878,6 +2889,8 @@ export interface components {
             to_choose?: boolean;
             /** @description Sevens: the number of the turn to play now. */
             turn?: number | null;
+            /** @description This seat's deadline in the step the table waits on (ms since the epoch, Redis's clock): its default move is made then; `null` for none ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+            until_ms: number | null;
             /** @description Sevens: voluntary passes left this round (`null`: none allowed). */
             voluntary_passes_left?: number | null;
         };
