@@ -38,8 +38,11 @@ from .storage.client import Client, redis_client
 from .storage.idempotency import IdempotencyStore
 from .storage.replicas import Acknowledgement, ReplicasBehind
 from .storage.store import Contended, StepMismatch, TableStore
+from .version import release
 
-API_VERSION = "1.0.0"
+API_VERSION = release()
+"""The spec's ``info.version``: the release that serves it (``/healthz``'s
+``version``), so that a client generated from it names the service it came from."""
 
 SWAGGER_UI_ASSETS = "/docs/assets"
 SWAGGER_UI_FILES = ("swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js")

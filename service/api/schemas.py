@@ -7,10 +7,12 @@ from typing import Any, ClassVar
 
 import marshmallow as ma
 from marshmallow import fields, validate
+from marshmallow_oneofschema.one_of_schema import OneOfSchema
 
 from ..games import VARIANTS
 from ..games.base import BOT_KINDS
 from ..games.cards import BLANKS_AROUND_A_CARD
+from ..games.match import MatchStatus
 from ..games.may_i.options import LARGEST_DECK as MAY_I_DECK
 from ..games.sevens.options import LARGEST_DECK as SEVENS_DECK
 from ..games.ship.options import (
@@ -356,48 +358,56 @@ class OptionsSchema(StrictSchema):
     )
 
 
-class OptionsOutSchema(DocumentedSchema):
-    """A complete option set: My Ship Sails' members (RULES.md 2.2) or Sevens'
-    (`decks` to `points`, with `match`; RULES.md 3)."""
+class ByGame(OneOfSchema):
+    """An answer of each game's own shape, chosen by its ``game`` member: the
+    spec's ``oneOf`` with a ``discriminator`` (so that a generated client
+    narrows on ``game``). Each game's schemas are put in ``type_schemas``
+    by :func:`.schemas_games.register`, so that this module knows no game."""
 
-    PRESENT = ("match",)
+    type_field = "game"
+    type_field_remove = False
+    type_schemas: dict[str, type[ma.Schema]] = {}
 
-    hand_size = fields.Integer()
-    win_count = fields.Integer()
-    deck = fields.String()
-    deck_low_rank = fields.String(allow_none=True)
-    passing = fields.String()
-    pass_count = fields.Integer()
-    direction = fields.String()
-    declaration = fields.String()
-    claim_window_ms = fields.Integer()
-    simultaneous_wins = fields.String()
-    max_exchanges = fields.Integer(allow_none=True)
-    match = fields.Dict()
-    call = fields.String()
-    swap_circuits = fields.Integer(allow_none=True)
-    fastest_win_bonus = fields.Boolean()
-    chips = fields.Boolean()
-    decks = fields.Integer(
-        allow_none=True, metadata={"description": "May I? presets: `null`, by players."}
-    )
-    opening = fields.String()
-    pass_chips = fields.Integer()
-    voluntary_pass = fields.Boolean()
-    voluntary_pass_limit = fields.Integer()
-    last_card = fields.Boolean()
-    turn_the_corner = fields.Boolean()
-    points = fields.String()
-    jokers = fields.Integer()
-    ending = fields.String()
-    may_i_window_ms = fields.Integer()
-    turn_timeout_ms = fields.Integer(allow_none=True)
-    away_timeout_ms = fields.Integer()
-    bot_delay_ms = fields.Integer()
-    unattended_moves = fields.Integer()
+    def get_obj_type(self, obj: Any) -> str:
+        return str(obj["game"])
 
 
-class VariantSchema(DocumentedSchema):
+class PublicTableSchema(ByGame):
+    """The public view of a table: never a hidden card. One shape per game,
+    told apart by `game`."""
+
+    type_schemas: dict[str, type[ma.Schema]] = {}
+
+
+class SeatViewSchema(ByGame):
+    """What one seat may see: its hand and what it may do now. One shape per
+    game, told apart by `game`."""
+
+    type_schemas: dict[str, type[ma.Schema]] = {}
+
+
+class RoundInfoSchema(ByGame):
+    """One round: the current view while it is the latest, its result once
+    over. One shape per game, told apart by `game`."""
+
+    type_schemas: dict[str, type[ma.Schema]] = {}
+
+
+class RoundListSchema(ByGame):
+    """A page of finished rounds' results, oldest first. One shape per game,
+    told apart by `game`."""
+
+    type_schemas: dict[str, type[ma.Schema]] = {}
+
+
+class VariantSchema(ByGame):
+    """A preset: its name, player range, source seed and options. One shape
+    per game, told apart by `game`."""
+
+    type_schemas: dict[str, type[ma.Schema]] = {}
+
+
+class VariantBaseSchema(DocumentedSchema):
     """A preset (RULES.md 2.9): its name, player range, source seed and options."""
 
     name = fields.String()
@@ -414,7 +424,7 @@ class VariantSchema(DocumentedSchema):
         }
     )
     description = fields.String()
-    options = fields.Nested(OptionsOutSchema)
+    options = fields.Dict(metadata={"description": "The options in force (each game's own)."})
 
 
 class VariantListSchema(DocumentedSchema):
@@ -551,10 +561,10 @@ class CreateTableSchema(GameSchema):
 
 
 class SeatSchema(DocumentedSchema):
-    """A seat in the public view: name, score; in My Ship Sails whether it has
-    chosen its pass, in Sevens how many cards it holds."""
+    """A seat in the public view, the members of every game: each game's
+    seat adds its own (:func:`.schemas_games.register`)."""
 
-    PRESENT = ("seat", "name", "open", "connected", "points")
+    PRESENT: ClassVar[tuple[str, ...] | None] = ("seat", "name", "open", "connected", "points")
 
     seat = fields.Integer()
     name = fields.String(allow_none=True, metadata={"description": "`null` for an open seat."})
@@ -574,6 +584,7 @@ class SeatSchema(DocumentedSchema):
     )
     bot = fields.String(
         allow_none=True,
+        validate=validate.OneOf(BOT_KINDS),
         metadata={"description": "`random` or `basic` for a seat a bot plays (RULES.md 5.4)."},
     )
     until_ms = fields.Integer(
@@ -583,23 +594,8 @@ class SeatSchema(DocumentedSchema):
             "epoch, Redis's clock), or `null`: its default move (or its bot's move) is made then."
         },
     )
-    wins = fields.Integer(metadata={"description": "Round wins so far."})
     points = fields.Integer(
-        metadata={"description": "Round wins plus the fastest-win point (RULES.md 2.8)."}
-    )
-    chips = fields.Integer(
-        allow_none=True,
-        metadata={"description": "Chip tally over the match (Ochse, 2.8); `null` without chips."},
-    )
-    chosen = fields.Boolean(
-        metadata={"description": "Has chosen its pass in the current exchange (never which cards)."}
-    )
-    cards = fields.Integer(metadata={"description": "Sevens: how many cards the seat holds."})
-    rank = fields.Integer(
-        metadata={"description": "Sevens, in `standings`: the place (1 first; ties share)."}
-    )
-    laid_down = fields.Boolean(
-        metadata={"description": "May I?: has laid down its contract this round."}
+        metadata={"description": "The seat's score in its game's measure (RULES.md 2.8, 3.5, 4.8)."}
     )
 
 
@@ -611,70 +607,13 @@ class ShownHandSchema(DocumentedSchema):
 
 
 class RoundResultSchema(DocumentedSchema):
-    """How a round ended (RULES.md 2.7, 2.8)."""
+    """How a round ended, the members of every game: each game's result adds
+    its own (RULES.md 2.7, 2.8, 3.5, 4.8)."""
 
-    PRESENT = ("round", "dealer")
+    PRESENT: ClassVar[tuple[str, ...] | None] = ("round", "dealer")
 
     round = fields.Integer()
     dealer = fields.Integer()
-    exchanges = fields.Integer(metadata={"description": "Exchanges resolved in the round."})
-    winners = fields.List(fields.Integer(), metadata={"description": "Empty for a void round."})
-    settled_by = fields.String(
-        metadata={
-            "description": "`sole`, `void`, `abandoned`, `highest-card`, `highest-sum`, "
-            "`shared` (also a full highest-card tie), or for Foster's showdown (RULES.md "
-            "2.9) `showdown` (after a declaration) and `showdown-two-cards` (the circuits "
-            "ran out; no winner when no seat holds two of a suit)."
-        }
-    )
-    hands = fields.List(
-        fields.Nested(ShownHandSchema),
-        metadata={"description": "Hands shown: every valid claim's, or every hand in a showdown."},
-    )
-    chips = fields.List(
-        fields.Integer(),
-        metadata={"description": "Each seat's chip change in this round; empty without chips."},
-    )
-    set_aside = fields.List(
-        fields.String(),
-        metadata={
-            "description": "The cards a `full` deck's deal set aside, shown once the round "
-            "is over (RULES.md 2.11); empty for the other decks."
-        },
-    )
-    winner = fields.Integer(
-        allow_none=True,
-        metadata={"description": "Sevens: the seat that played its last card first."},
-    )
-    opener = fields.Integer(metadata={"description": "Sevens: the seat that had the first turn."})
-    abandoned = fields.Boolean(
-        metadata={
-            "description": "Sevens: the host ended the match during this round; it is "
-            "listed last (the table's `last_result`), not scored (no winner, nothing won "
-            "or paid)."
-        }
-    )
-    turns = fields.Integer(metadata={"description": "Sevens: turns played in the round."})
-    pot = fields.Integer(metadata={"description": "Sevens: the chips the winner took."})
-    cards_left = fields.List(
-        fields.Integer(), metadata={"description": "Sevens: cards left in each hand, by seat."}
-    )
-    penalties = fields.List(
-        fields.Integer(),
-        allow_none=True,
-        metadata={
-            "description": "Sevens: the value of each seat's cards left (RULES.md 3.5), only "
-            "with `points: losers-score` (where they are the points); else `null`, since with "
-            "the counts and the layout they could name the cards left."
-        },
-    )
-    points = fields.List(
-        fields.Integer(), metadata={"description": "Sevens: the points each seat scored."}
-    )
-    out = fields.Integer(
-        allow_none=True,
-        metadata={"description": "May I?: the seat that went out (`null`: the stock ran dry)."},
-    )
 
 
 class ClaimShownSchema(DocumentedSchema):
@@ -685,106 +624,22 @@ class ClaimShownSchema(DocumentedSchema):
     at_ms = fields.Integer(metadata={"description": "When the claim arrived (Redis clock, ms)."})
 
 
-class LayoutRowSchema(DocumentedSchema):
-    """Sevens: one row of the layout, from its lowest to its highest card."""
-
-    suit = fields.String(metadata={"description": "`S`, `H`, `D` or `C`."})
-    low = fields.String(metadata={"description": "The lowest card, e.g. `5H`."})
-    high = fields.String(metadata={"description": "The highest card, e.g. `9H`."})
-
-
-class MeldViewSchema(DocumentedSchema):
-    """May I?: a meld on the table (RULES.md 4.2)."""
-
-    id = fields.Integer(metadata={"description": "The meld's number in the round, from 1."})
-    owner = fields.Integer()
-    kind = fields.String(metadata={"description": "`set` or `run`."})
-    cards = fields.List(fields.String(), metadata={"description": "A run ascending."})
-    stands_for = fields.List(
-        fields.String(), metadata={"description": "The rank each card counts as (a joker's)."}
-    )
-
-
-class MayIOfferSchema(DocumentedSchema):
-    """May I?: the declined discard on offer (RULES.md 4.6)."""
-
-    offer = fields.Integer(metadata={"description": "The offer's number in the round."})
-    card = fields.String()
-    opened_ms = fields.Integer()
-    until_ms = fields.Integer(metadata={"description": "The window closes at this instant."})
-    asker = fields.Integer(allow_none=True)
-    answers = fields.Dict(
-        keys=fields.String(),
-        values=fields.String(),
-        metadata={"description": "Seat -> `allow` or `deny`, for the seats that answered."},
-    )
-
-
 class RoundViewSchema(DocumentedSchema):
-    """The round in play (or the last one) as the public may see it. My Ship
-    Sails: exchanges, choosers, claims; Sevens: the layout, whose turn, the pot."""
+    """The round in play (or the last one) as the public may see it, the
+    members of every game: each game's round adds its own."""
 
-    PRESENT = ("number", "dealer", "status")
+    PRESENT: ClassVar[tuple[str, ...] | None] = ("number", "dealer", "status")
 
     number = fields.Integer()
     dealer = fields.Integer()
-    direction = fields.String()
-    status = fields.String(metadata={"description": "`passing`, `claim-window` or `over`."})
-    exchange = fields.Integer(allow_none=True, metadata={"description": "The current exchange."})
-    exchanges_resolved = fields.Integer()
-    choosers = fields.List(
-        fields.Integer(),
-        metadata={
-            "description": "Seats that pass in the current exchange: all under `simultaneous`, "
-            "the seat on turn under `chain`, the two of the swap under `swap`."
-        },
-    )
-    waiting_for = fields.List(fields.Integer(), metadata={"description": "Seats yet to choose."})
-    window_closes_at_ms = fields.Integer(allow_none=True)
-    claims = fields.List(fields.Nested(ClaimShownSchema))
-    opening_suit = fields.String(metadata={"description": "Sevens: the opening seven's suit."})
-    opener = fields.Integer(
-        allow_none=True, metadata={"description": "Sevens: the seat that had the first turn."}
-    )
-    turn = fields.Integer(
-        allow_none=True,
-        metadata={"description": "Sevens: the number of the turn to play now (`null` once over)."},
-    )
-    on_turn = fields.Integer(
-        allow_none=True, metadata={"description": "Sevens: the seat on turn (`null` once over)."}
-    )
-    turns_taken = fields.Integer(metadata={"description": "Sevens: turns played this round."})
-    pot = fields.Integer(metadata={"description": "Sevens: chips paid into the pot this round."})
-    layout = fields.List(
-        fields.Nested(LayoutRowSchema),
-        metadata={"description": "Sevens: the rows on the table (two per suit with two decks)."},
-    )
-    contract = fields.String(metadata={"description": "May I?: the round's contract."})
-    contract_sets = fields.Integer()
-    contract_runs = fields.Integer()
-    step = fields.String(
-        metadata={
-            "description": "May I?: `draw` (take or decline the discard), `may-i` (the "
-            "discard is offered), `stock`, `play`, `final` (lay-offs after a seat went out) "
-            "or `over`."
-        }
-    )
-    move = fields.Integer(
-        allow_none=True, metadata={"description": "May I?: the number of the next move."}
-    )
-    discard_top = fields.String(allow_none=True)
-    discard_size = fields.Integer()
-    stock_size = fields.Integer()
-    melds = fields.List(fields.Nested(MeldViewSchema))
-    may_i = fields.Nested(MayIOfferSchema, allow_none=True)
-    went_out = fields.Integer(allow_none=True)
-    lay_off_turns_left = fields.List(fields.Integer())
-    moves_taken = fields.Integer()
+    status = fields.String(metadata={"description": "Where the round stands (its game's words)."})
 
 
-class RoundInfoSchema(DocumentedSchema):
-    """One round: the current view while it is the latest, its result once over."""
+class RoundInfoBaseSchema(DocumentedSchema):
+    """One round: the current view while it is the latest, its result once
+    over (each game's: :mod:`.schemas_games`)."""
 
+    game = fields.String(metadata={"description": "The game the table plays."})
     number = fields.Integer()
     current = fields.Nested(RoundViewSchema, allow_none=True)
     result = fields.Nested(RoundResultSchema, allow_none=True)
@@ -793,19 +648,16 @@ class RoundInfoSchema(DocumentedSchema):
 class MatchViewSchema(DocumentedSchema):
     """Where the match stands and who won it."""
 
-    PRESENT = ("status", "winners")
+    PRESENT: ClassVar[tuple[str, ...] | None] = ("status", "winners")
 
     status = fields.String(
-        metadata={"description": "`in-progress`, `won`, `finished`, `abandoned`."}
-    )
-    winners = fields.List(fields.Integer())
-    fastest_win = fields.List(
-        fields.Integer(),
+        validate=validate.OneOf([s.value for s in MatchStatus]),
         metadata={
-            "description": "Seats given the fastest-win point when a `deals` match with "
-            "`fastest_win_bonus` ended (RULES.md 2.8)."
+            "description": "`in-progress`; `won` (ended by its own rule), `finished` (the host "
+            "ended an `open` match) or `abandoned` (the host ended it early)."
         },
     )
+    winners = fields.List(fields.Integer())
 
 
 class AwaitingSchema(DocumentedSchema):
@@ -813,9 +665,9 @@ class AwaitingSchema(DocumentedSchema):
 
     action = fields.String(
         metadata={
-            "description": "`deal` (the host deals the next round), `pass` (`seats` must "
-            "choose), `claims` (a claim window is open until `until_ms`) or `nothing` (the "
-            "match is over)."
+            "description": "What the table waits for: `deal` (the host deals the next round), "
+            "`nothing` (the match is over), or the game's own step (each game's `action` "
+            "lists them)."
         }
     )
     seats = fields.List(fields.Integer())
@@ -875,15 +727,16 @@ class MoveChainSchema(DocumentedSchema):
     )
 
 
-class PublicTableSchema(DocumentedSchema):
-    """The public view of a table: never a hidden card."""
+class TableViewSchema(DocumentedSchema):
+    """The public view of a table: never a hidden card (the members of every
+    game; each game's view, :mod:`.schemas_games`, names its own)."""
 
     table_id = fields.String()
     game = fields.String(
         metadata={"description": "The game this table plays: `my-ship-sails`, `sevens` or `may-i`."}
     )
     variant = fields.String()
-    options = fields.Nested(OptionsOutSchema)
+    options = fields.Dict(metadata={"description": "The options in force (each game's own)."})
     seats = fields.List(fields.Nested(SeatSchema))
     open_seats = fields.List(
         fields.Integer(),
@@ -997,12 +850,20 @@ class CreatedTableSchema(DocumentedSchema):
     table = fields.Nested(PublicTableSchema)
 
 
-class SeatViewSchema(DocumentedSchema):
-    """What one seat may see: its hand; in My Ship Sails its pending pass and
-    the last cards passed and received; in Sevens whether it is on turn and
-    which cards it may play."""
+class SeatViewBaseSchema(DocumentedSchema):
+    """What one seat may see, the members of every game: each game's seat
+    view (:mod:`.schemas_games`) adds its own."""
 
-    PRESENT = ("game", "seat", "name", "connected", "round", "round_status", "hand", "last_event")
+    PRESENT: ClassVar[tuple[str, ...] | None] = (
+        "game",
+        "seat",
+        "name",
+        "connected",
+        "round",
+        "round_status",
+        "hand",
+        "last_event",
+    )
 
     game = fields.String(
         metadata={"description": "The game this table plays: `my-ship-sails`, `sevens` or `may-i`."}
@@ -1017,74 +878,11 @@ class SeatViewSchema(DocumentedSchema):
         },
     )
     round = fields.Integer(allow_none=True)
-    round_status = fields.String(allow_none=True)
-    exchange = fields.Integer(allow_none=True)
+    round_status = fields.String(
+        allow_none=True,
+        metadata={"description": "Where the round stands (its game's words); `null` before one."},
+    )
     hand = fields.List(fields.String())
-    to_choose = fields.Boolean(
-        metadata={"description": "This seat must choose a pass in the current exchange."}
-    )
-    pending = fields.List(
-        fields.String(), allow_none=True, metadata={"description": "The chosen, unresolved pass."}
-    )
-    passed = fields.List(fields.String(), allow_none=True)
-    received = fields.List(
-        fields.String(),
-        allow_none=True,
-        metadata={
-            "description": "The cards this seat last received in this round (`passed`: last "
-            "gave); under `simultaneous` both are from the last exchange."
-        },
-    )
-    turn = fields.Integer(
-        allow_none=True, metadata={"description": "Sevens: the number of the turn to play now."}
-    )
-    on_turn = fields.Boolean(metadata={"description": "Sevens: this seat is on turn."})
-    playable = fields.List(
-        fields.String(),
-        metadata={
-            "description": "Sevens: the cards this seat may play now (empty when not on turn); "
-            "a front end greys out the rest."
-        },
-    )
-    may_pass = fields.Boolean(metadata={"description": "Sevens: this seat may pass now."})
-    voluntary_passes_left = fields.Integer(
-        allow_none=True,
-        metadata={
-            "description": "Sevens: voluntary passes left this round (`null`: none allowed)."
-        },
-    )
-    step = fields.String(allow_none=True, metadata={"description": "May I?: the round's step."})
-    move = fields.Integer(allow_none=True, metadata={"description": "May I?: the next move."})
-    laid_down = fields.Boolean(metadata={"description": "May I?: has laid down."})
-    may = fields.List(
-        fields.String(),
-        metadata={
-            "description": "May I?: what this seat may do now (`take_discard`, `decline`, "
-            "`draw`, `lay_down`, `lay_off`, `discard`, `done`, `ask`, `answer`)."
-        },
-    )
-    lay_offs = fields.Dict(
-        keys=fields.String(),
-        values=fields.List(fields.Integer()),
-        metadata={"description": "May I?: card -> the melds it may be laid off on."},
-    )
-    discardable = fields.List(
-        fields.String(), metadata={"description": "May I?: the cards it may discard."}
-    )
-    contract = fields.List(
-        fields.List(fields.String()),
-        allow_none=True,
-        metadata={
-            "description": "May I?: when this seat may lay down, melds of its hand that make "
-            "the round's contract (one way, a help; `null`: none found or not now)."
-        },
-    )
-    must_announce = fields.Boolean(
-        metadata={
-            "description": "Sevens with `last_card`: its next play leaves one card, so the "
-            "play must carry `last_card: true`."
-        }
-    )
     last_event = fields.Integer(
         metadata={
             "description": "The seq of the last event written so far (0: none): read "
@@ -1133,44 +931,6 @@ class RoundStartedSchema(DocumentedSchema):
     table = fields.Nested(PublicTableSchema)
 
 
-class PassSchema(StrictSchema):
-    """A seat's pass: `pass_count` cards of its hand."""
-
-    cards = fields.List(
-        Card(),
-        required=True,
-        validate=validate.Length(max=26),  # the count itself is a rule: 422 pass-invalid
-        metadata={"description": "`pass_count` cards from the seat's hand."},
-    )
-
-
-class PassOutcomeSchema(DocumentedSchema):
-    """A pass taken: whether the exchange resolved, and the seat's hand now."""
-
-    PRESENT = ()
-
-    round = fields.Integer()
-    exchange = fields.Integer()
-    seat = fields.Integer()
-    cards = fields.List(fields.String())
-    resolved = fields.Boolean(metadata={"description": "Whether this exchange has resolved."})
-    waiting_for = fields.List(fields.Integer())
-    round_status = fields.String()
-    hand = fields.List(fields.String(), metadata={"description": "The seat's hand now."})
-
-
-class ClaimOutcomeSchema(DocumentedSchema):
-    """An accepted declaration and the settlement (or when its window closes)."""
-
-    round = fields.Integer()
-    seat = fields.Integer()
-    accepted = fields.Boolean()
-    round_status = fields.String()
-    window_closes_at_ms = fields.Integer(allow_none=True)
-    result = fields.Nested(RoundResultSchema, allow_none=True)
-    match = fields.Nested(MatchViewSchema)
-
-
 class EventsQuerySchema(StrictSchema):
     """A page of the event log: events after `after`, at most `limit`."""
 
@@ -1201,28 +961,21 @@ class AsIs(fields.Dict):
         self.documented_as = schema
 
 
-class EventSchema(DocumentedSchema):
+class EventSchema(OneOfSchema):
     """A public event of a table's log: `seq`, `at_ms`, `type`, and the
-    members of its type (each type and its members, game by game: [the API
-    guide](/docs/api#events)). A type's members can differ by game (a
-    Sevens `round-dealt` is not a My Ship Sails one), and a release may add
-    types and members: a client skips what it does not know."""
+    members of its type, one schema per type, told apart by `type` (each
+    type and its members, game by game: [the API guide](/docs/api#events)).
+    A release may add types and members: a client skips what it does not
+    know."""
 
-    class Meta:
-        json_schema = {"additionalProperties": True}
+    # Each type's schema is declared by :mod:`.schemas_events`.
 
-    seq = fields.Integer(
-        metadata={
-            "description": "Its place in the log: 1, 2, 3, … with no gap; `after` and "
-            "`last_event` count in it."
-        }
-    )
-    at_ms = fields.Integer(
-        metadata={"description": "When it happened: server time, ms since the epoch."}
-    )
-    type = fields.String(
-        metadata={"description": "What happened: `round-dealt`, `card-played`, `seat-joined`, …"}
-    )
+    type_field = "type"
+    type_field_remove = False
+    type_schemas: dict[str, type[ma.Schema]] = {}
+
+    def get_obj_type(self, obj: Any) -> str:
+        return str(obj["type"])
 
 
 class EventListSchema(DocumentedSchema):
@@ -1258,8 +1011,11 @@ class RoundsQuerySchema(StrictSchema):
     )
 
 
-class RoundListSchema(DocumentedSchema):
-    """A page of finished rounds' results, oldest first."""
+class RoundListBaseSchema(DocumentedSchema):
+    """A page of finished rounds' results, oldest first (the members of every
+    game; each game's page names its own result)."""
+
+    game = fields.String(metadata={"description": "The game the table plays."})
 
     rounds = fields.List(
         fields.Nested(RoundResultSchema),

@@ -1,5 +1,5 @@
 // Each game's part of the table: the seat's hand and what it may do now.
-import { api, bearer, held, ok, type PublicTable, type SeatView } from "./api";
+import { api, bearer, held, ok, type PublicTable, type Schemas, type SeatView } from "./api";
 import { label, red, sorted, spoken } from "./cards";
 import { h } from "./dom";
 
@@ -15,6 +15,12 @@ export interface Context {
   act: Act;
   draw: () => void;
 }
+
+/** A context whose table and view are game `G`'s (narrowed by their `game`). */
+type Of<G extends PublicTable["game"]> = Omit<Context, "table" | "view"> & {
+  table: Extract<PublicTable, { game: G }>;
+  view?: Extract<SeatView, { game: G }>;
+};
 
 /** A hand, sorted by suit; ``marked`` cards are highlighted (playable, passable). */
 function hand(ctx: Context, marked: Set<string> | "all", onPick: (card: string, index: number) => void): HTMLElement {
@@ -77,17 +83,22 @@ const auth = (ctx: Context) => bearer(mine(ctx).token as string);
 const path = (ctx: Context) => ({ table_id: ctx.id });
 
 export function gamePanel(ctx: Context): HTMLElement | string {
-  if (!ctx.table.round) return "";
-  const panel = { "my-ship-sails": ship, sevens, "may-i": mayI }[ctx.table.game ?? ""];
-  return h("section", { class: `game ${ctx.table.game}`, "aria-label": "play" }, panel ? panel(ctx) : "");
+  const { table, view } = ctx;
+  if (!table.round) return "";
+  let panel: (HTMLElement | string)[] = [];
+  // Each game's panel takes its game's table and view: `game` narrows them.
+  if (table.game === "my-ship-sails" && (view === undefined || view.game === table.game)) panel = ship({ ...ctx, table, view });
+  else if (table.game === "sevens" && (view === undefined || view.game === table.game)) panel = sevens({ ...ctx, table, view });
+  else if (table.game === "may-i" && (view === undefined || view.game === table.game)) panel = mayI({ ...ctx, table, view });
+  return h("section", { class: `game ${table.game}`, "aria-label": "play" }, panel);
 }
 
 // ----- My Ship Sails ----------------------------------------------------------
 
-function ship(ctx: Context): (HTMLElement | string)[] {
+function ship(ctx: Of<"my-ship-sails">): (HTMLElement | string)[] {
   const round = ctx.table.round!;
   const view = ctx.view;
-  const count = Number((ctx.table.options as Record<string, unknown>)?.pass_count ?? 1);
+  const count = ctx.table.options.pass_count;
   const out: (HTMLElement | string)[] = [
     h("p", { id: "state" }, `Exchange ${round.exchange ?? "-"} · passing ${round.direction ?? ""} · ${round.status}`, round.window_closes_at_ms ? " · claim window open" : ""),
   ];
@@ -114,10 +125,10 @@ function ship(ctx: Context): (HTMLElement | string)[] {
       choosing && cards.length === count,
     ),
   ];
-  const options = ctx.table.options as Record<string, unknown>;
-  if (options?.declaration !== "automatic") {
+  const options = ctx.table.options;
+  if (options.declaration !== "automatic") {
     buttons.push(
-      action(String(options?.call ?? "Claim"), "c", () =>
+      action(options.call || "Claim", "c", () =>
         ctx.act(async () => {
           ok(
             await api.POST("/v1/tables/{table_id}/rounds/{round_no}/claims", {
@@ -136,7 +147,7 @@ function ship(ctx: Context): (HTMLElement | string)[] {
 
 // ----- Sevens -----------------------------------------------------------------
 
-function sevens(ctx: Context): (HTMLElement | string)[] {
+function sevens(ctx: Of<"sevens">): (HTMLElement | string)[] {
   const round = ctx.table.round!;
   const view = ctx.view;
   const rows = round.layout ?? [];
@@ -189,7 +200,7 @@ function sevens(ctx: Context): (HTMLElement | string)[] {
 
 // ----- May I? -------------------------------------------------------------------
 
-function mayI(ctx: Context): (HTMLElement | string)[] {
+function mayI(ctx: Of<"may-i">): (HTMLElement | string)[] {
   const round = ctx.table.round!;
   const view = ctx.view;
   const seats = ctx.table.seats ?? [];
@@ -223,12 +234,12 @@ function mayI(ctx: Context): (HTMLElement | string)[] {
   const discardable = new Set(view.discardable ?? []);
   const marked = new Set<string>([...(may.has("discard") ? discardable : []), ...(may.has("lay_off") ? Object.keys(lay) : [])]);
   if (may.has("lay_down")) for (const c of view.hand ?? []) marked.add(c);
-  const move = (body: Record<string, unknown>) =>
+  const move = (body: Schemas["Move"]) =>
     ctx.act(async () => {
       ok(
         await api.PUT("/v1/tables/{table_id}/rounds/{round_no}/moves/{move_no}", {
           params: { path: { ...path(ctx), round_no: round.number!, move_no: view.move! } },
-          body: body as never,
+          body,
           headers: auth(ctx),
         }),
       );
@@ -240,7 +251,8 @@ function mayI(ctx: Context): (HTMLElement | string)[] {
   if (may.has("decline")) buttons.push(action("Decline it", "n", () => move({ decline: true })));
   if (may.has("draw")) buttons.push(action("Draw", "d", () => move({ draw: true })));
   if (may.has("lay_down")) {
-    if (view.contract) buttons.push(action(`Lay down ${view.contract.map((m) => m.map(label).join(" ")).join(" | ")}`, "l", () => move({ lay_down: view.contract })));
+    const contract = view.contract;
+    if (contract) buttons.push(action(`Lay down ${contract.map((m) => m.map(label).join(" ")).join(" | ")}`, "l", () => move({ lay_down: contract })));
     buttons.push(action("Picked cards make a meld", "g", () => { ctx.melds.push(cards); ctx.picked.clear(); ctx.draw(); }, cards.length > 0));
     if (ctx.melds.length) buttons.push(action(`Lay down ${ctx.melds.length} meld(s)`, "k", () => move({ lay_down: ctx.melds.splice(0) })));
   }

@@ -114,22 +114,22 @@ function createForm(presets: Preset[]): HTMLElement {
   seats.addEventListener("input", layoutSeats);
   fit();
   type Player = Schemas["CreateTable"]["players"][number];
-  const create = async (players: Player[], options: Record<string, unknown>) => {
+  const create = async (players: Player[]) => {
     const chosen = presets.find((p) => p.name === preset.value);
-    if (chosen?.game === "may-i") options.may_i_window_ms = Number(window.value);
-    if (clocked.checked) options.turn_timeout_ms = Number(turnSeconds.value) * 1000;
-    if (botDelay.value !== "") options.bot_delay_ms = Number(botDelay.value);
-    const created = ok(
-      await api.POST("/v1/tables", {
-        body: {
-          variant: preset.value,
-          players,
-          listed: listed.checked,
-          ...(Object.keys(options).length ? { options } : {}),
-        } as Schemas["CreateTable"],
-        headers: key(),
-      }),
-    );
+    if (!chosen) return;
+    const clock = {
+      ...(clocked.checked ? { turn_timeout_ms: Number(turnSeconds.value) * 1000 } : {}),
+      ...(botDelay.value !== "" ? { bot_delay_ms: Number(botDelay.value) } : {}),
+    };
+    const common = { players, listed: listed.checked };
+    // The preset's game types its options (`variant` narrows the body's shape).
+    const body: Schemas["CreateTable"] =
+      chosen.game === "may-i"
+        ? { ...common, variant: chosen.name, options: { ...clock, may_i_window_ms: Number(window.value) } }
+        : chosen.game === "sevens"
+          ? { ...common, variant: chosen.name, options: clock }
+          : { ...common, variant: chosen.name, options: clock };
+    const created = ok(await api.POST("/v1/tables", { body, headers: key() }));
     const id = created.table_id as string;
     hold(id, {
       seat: created.seat_tokens?.[0]?.seat,
@@ -143,7 +143,7 @@ function createForm(presets: Preset[]): HTMLElement {
   const submit = async (event: Event) => {
     event.preventDefault();
     const others = kinds.map((k): Player => (k.value === "open" ? null : { bot: k.value as "basic" | "random" }));
-    await create([me(), ...others], {});
+    await create([me(), ...others]);
   };
   // One click to a game: you and three basic bots at the chosen preset.
   const quick = async () => {
@@ -152,7 +152,7 @@ function createForm(presets: Preset[]): HTMLElement {
       say(`${chosen.name} is not played by four: pick another preset or set the seats below.`, true);
       return;
     }
-    await create([me(), { bot: "basic" }, { bot: "basic" }, { bot: "basic" }], {});
+    await create([me(), { bot: "basic" }, { bot: "basic" }, { bot: "basic" }]);
   };
   return h(
     "form",
@@ -344,7 +344,8 @@ async function reread(state: Shown): Promise<void> {
  * not when a move's answer arrives, which can come after the stream's newer
  * view and would clear the picks made in it. A refused move keeps them. */
 function showView(state: Shown, view: SeatView): void {
-  const scope = (v?: SeatView) => JSON.stringify([v?.hand, v?.move, v?.exchange, v?.to_choose, v?.pending]);
+  const scope = (v?: SeatView) =>
+    JSON.stringify(!v ? [] : v.game === "may-i" ? [v.hand, v.move] : v.game === "my-ship-sails" ? [v.hand, v.exchange, v.to_choose, v.pending] : [v.hand]);
   if (scope(view) !== scope(state.view)) state.picked.clear();
   state.view = view;
 }
@@ -381,11 +382,11 @@ function draw(): void {
             h("span", { class: "name" }, s.name ?? "open seat"),
             i === mine.seat ? " (you)" : "",
             i === table.dealer ? " · dealer" : "",
-            s.cards !== undefined && round ? ` · ${s.cards} cards` : "",
-            s.chips !== undefined && s.chips !== null ? ` · ${s.chips} chips` : "",
-            s.wins !== undefined ? ` · ${s.wins} wins` : "",
-            s.points !== undefined && table.game !== "my-ship-sails" ? ` · ${s.points} points` : "",
-            s.laid_down ? " · laid down" : "",
+            "cards" in s && round ? ` · ${s.cards} cards` : "",
+            "chips" in s && s.chips !== null ? ` · ${s.chips} chips` : "",
+            "wins" in s ? ` · ${s.wins} wins` : "",
+            table.game !== "my-ship-sails" ? ` · ${s.points} points` : "",
+            "laid_down" in s && s.laid_down ? " · laid down" : "",
             badges(s as Record<string, unknown>),
             waiting.has(i) ? h("span", { class: "badge" }, "to move") : "",
             waiting.has(i) ? clock(s.until_ms) : "",
@@ -404,7 +405,7 @@ function draw(): void {
         "ol",
         { id: "standings" },
         (table.standings ?? []).map((s) =>
-          h("li", {}, `${s.name ?? "open"}: `, table.game === "my-ship-sails" ? `${s.wins} wins` : `${s.points} points`, s.chips ? `, ${s.chips} chips` : ""),
+          h("li", {}, `${s.name ?? "open"}: `, "wins" in s && table.game === "my-ship-sails" ? `${s.wins} wins` : `${s.points} points`, "chips" in s && s.chips ? `, ${s.chips} chips` : ""),
         ),
       ),
       h("h3", {}, "Events"),

@@ -623,14 +623,18 @@ var mine = (ctx) => held(ctx.id);
 var auth = (ctx) => bearer(mine(ctx).token);
 var path = (ctx) => ({ table_id: ctx.id });
 function gamePanel(ctx) {
-  if (!ctx.table.round) return "";
-  const panel = { "my-ship-sails": ship, sevens, "may-i": mayI }[ctx.table.game ?? ""];
-  return h("section", { class: `game ${ctx.table.game}`, "aria-label": "play" }, panel ? panel(ctx) : "");
+  const { table, view } = ctx;
+  if (!table.round) return "";
+  let panel = [];
+  if (table.game === "my-ship-sails" && (view === void 0 || view.game === table.game)) panel = ship({ ...ctx, table, view });
+  else if (table.game === "sevens" && (view === void 0 || view.game === table.game)) panel = sevens({ ...ctx, table, view });
+  else if (table.game === "may-i" && (view === void 0 || view.game === table.game)) panel = mayI({ ...ctx, table, view });
+  return h("section", { class: `game ${table.game}`, "aria-label": "play" }, panel);
 }
 function ship(ctx) {
   const round = ctx.table.round;
   const view = ctx.view;
-  const count = Number(ctx.table.options?.pass_count ?? 1);
+  const count = ctx.table.options.pass_count;
   const out = [
     h("p", { id: "state" }, `Exchange ${round.exchange ?? "-"} · passing ${round.direction ?? ""} · ${round.status}`, round.window_closes_at_ms ? " · claim window open" : "")
   ];
@@ -657,10 +661,10 @@ function ship(ctx) {
     )
   ];
   const options = ctx.table.options;
-  if (options?.declaration !== "automatic") {
+  if (options.declaration !== "automatic") {
     buttons.push(
       action(
-        String(options?.call ?? "Claim"),
+        options.call || "Claim",
         "c",
         () => ctx.act(async () => {
           ok(
@@ -775,7 +779,8 @@ function mayI(ctx) {
   if (may.has("decline")) buttons.push(action("Decline it", "n", () => move({ decline: true })));
   if (may.has("draw")) buttons.push(action("Draw", "d", () => move({ draw: true })));
   if (may.has("lay_down")) {
-    if (view.contract) buttons.push(action(`Lay down ${view.contract.map((m) => m.map(label).join(" ")).join(" | ")}`, "l", () => move({ lay_down: view.contract })));
+    const contract = view.contract;
+    if (contract) buttons.push(action(`Lay down ${contract.map((m) => m.map(label).join(" ")).join(" | ")}`, "l", () => move({ lay_down: contract })));
     buttons.push(action("Picked cards make a meld", "g", () => {
       ctx.melds.push(cards);
       ctx.picked.clear();
@@ -949,22 +954,16 @@ function createForm(presets) {
   seats.addEventListener("change", layoutSeats);
   seats.addEventListener("input", layoutSeats);
   fit();
-  const create = async (players, options) => {
+  const create = async (players) => {
     const chosen = presets.find((p) => p.name === preset.value);
-    if (chosen?.game === "may-i") options.may_i_window_ms = Number(window2.value);
-    if (clocked.checked) options.turn_timeout_ms = Number(turnSeconds.value) * 1e3;
-    if (botDelay.value !== "") options.bot_delay_ms = Number(botDelay.value);
-    const created = ok(
-      await api.POST("/v1/tables", {
-        body: {
-          variant: preset.value,
-          players,
-          listed: listed.checked,
-          ...Object.keys(options).length ? { options } : {}
-        },
-        headers: key()
-      })
-    );
+    if (!chosen) return;
+    const clock2 = {
+      ...clocked.checked ? { turn_timeout_ms: Number(turnSeconds.value) * 1e3 } : {},
+      ...botDelay.value !== "" ? { bot_delay_ms: Number(botDelay.value) } : {}
+    };
+    const common = { players, listed: listed.checked };
+    const body = chosen.game === "may-i" ? { ...common, variant: chosen.name, options: { ...clock2, may_i_window_ms: Number(window2.value) } } : chosen.game === "sevens" ? { ...common, variant: chosen.name, options: clock2 } : { ...common, variant: chosen.name, options: clock2 };
+    const created = ok(await api.POST("/v1/tables", { body, headers: key() }));
     const id = created.table_id;
     hold(id, {
       seat: created.seat_tokens?.[0]?.seat,
@@ -978,7 +977,7 @@ function createForm(presets) {
   const submit = async (event) => {
     event.preventDefault();
     const others = kinds.map((k) => k.value === "open" ? null : { bot: k.value });
-    await create([me(), ...others], {});
+    await create([me(), ...others]);
   };
   const quick = async () => {
     const chosen = presets.find((p) => p.name === preset.value);
@@ -986,7 +985,7 @@ function createForm(presets) {
       say(`${chosen.name} is not played by four: pick another preset or set the seats below.`, true);
       return;
     }
-    await create([me(), { bot: "basic" }, { bot: "basic" }, { bot: "basic" }], {});
+    await create([me(), { bot: "basic" }, { bot: "basic" }, { bot: "basic" }]);
   };
   return h(
     "form",
@@ -1136,7 +1135,7 @@ async function reread(state) {
   draw();
 }
 function showView(state, view) {
-  const scope = (v) => JSON.stringify([v?.hand, v?.move, v?.exchange, v?.to_choose, v?.pending]);
+  const scope = (v) => JSON.stringify(!v ? [] : v.game === "may-i" ? [v.hand, v.move] : v.game === "my-ship-sails" ? [v.hand, v.exchange, v.to_choose, v.pending] : [v.hand]);
   if (scope(view) !== scope(state.view)) state.picked.clear();
   state.view = view;
 }
@@ -1172,11 +1171,11 @@ function draw() {
             h("span", { class: "name" }, s.name ?? "open seat"),
             i === mine2.seat ? " (you)" : "",
             i === table.dealer ? " · dealer" : "",
-            s.cards !== void 0 && round ? ` · ${s.cards} cards` : "",
-            s.chips !== void 0 && s.chips !== null ? ` · ${s.chips} chips` : "",
-            s.wins !== void 0 ? ` · ${s.wins} wins` : "",
-            s.points !== void 0 && table.game !== "my-ship-sails" ? ` · ${s.points} points` : "",
-            s.laid_down ? " · laid down" : "",
+            "cards" in s && round ? ` · ${s.cards} cards` : "",
+            "chips" in s && s.chips !== null ? ` · ${s.chips} chips` : "",
+            "wins" in s ? ` · ${s.wins} wins` : "",
+            table.game !== "my-ship-sails" ? ` · ${s.points} points` : "",
+            "laid_down" in s && s.laid_down ? " · laid down" : "",
             badges(s),
             waiting.has(i) ? h("span", { class: "badge" }, "to move") : "",
             waiting.has(i) ? clock(s.until_ms) : ""
@@ -1195,7 +1194,7 @@ function draw() {
         "ol",
         { id: "standings" },
         (table.standings ?? []).map(
-          (s) => h("li", {}, `${s.name ?? "open"}: `, table.game === "my-ship-sails" ? `${s.wins} wins` : `${s.points} points`, s.chips ? `, ${s.chips} chips` : "")
+          (s) => h("li", {}, `${s.name ?? "open"}: `, "wins" in s && table.game === "my-ship-sails" ? `${s.wins} wins` : `${s.points} points`, "chips" in s && s.chips ? `, ${s.chips} chips` : "")
         )
       ),
       h("h3", {}, "Events"),
