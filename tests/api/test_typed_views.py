@@ -88,7 +88,8 @@ def test_sevens_answers_are_its_own_shapes(client: Any) -> None:
         body = {"play": view["playable"][0]} if view["playable"] else {"pass": True}
         if view["must_announce"]:
             body["last_card"] = True
-        moved = client.put(f"{t.url}/rounds/1/turns/{turn}", json=body, headers=bearer(t.seats[seat]))
+        url = f"{t.url}/rounds/1/turns/{turn}"
+        moved = client.put(url, json=body, headers=bearer(t.seats[seat]))
         assert moved.status_code == 200, moved.get_json()
     check_table(tables, t, "Sevens")
 
