@@ -44,8 +44,8 @@ docs: $(VENV)/.installed  ## rewrite the docs' lists of games, presets and codes
 clients: $(VENV)/.installed-dev web/node_modules/.installed  ## generate the TypeScript and Python clients from openapi.yaml
 	cd web && npm run -s client    # the types, web/src/api/schema.d.ts (committed)
 	$(BIN)/openapi-python-client generate --path openapi.yaml --config clients/python-client.yaml \
-	  --meta none --output-path clients/python/card_referee_client --overwrite
-	@echo "make: the Python client is in clients/python (PYTHONPATH=clients/python)"
+	  --meta pdm --output-path clients/python --overwrite
+	@echo "make: the Python client is in clients/python: pip install ./clients/python (with httpx and attrs)"
 
 web: web/node_modules/.installed  ## type-check and bundle the web table into service/api/static/play (committed)
 	cd web && npm run -s check && npm run -s build

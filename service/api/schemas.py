@@ -30,6 +30,7 @@ from .inputs import AsciiInteger
 
 CARD_PATTERN_DOC = "A card: rank then suit, e.g. `TH`, `10H`, `A♥` (any case); answers use `TH`."
 MAX_NAME = 40
+MAX_CALL = 80
 LARGEST_DECK = max(SHIP_DECK, SEVENS_DECK, MAY_I_DECK)
 """The most cards a round of any game holds (May I?'s four decks with their
 jokers, 216): a deal of any game, its hands and its stock together, holds no
@@ -170,13 +171,15 @@ def _visible(ch: str) -> bool:
     return not (category[0] in "ZC" or category in ("Mn", "Me") or ch in BLANK_LETTERS)
 
 
-def Text(low: int, high: int, **kwargs: Any) -> fields.String:  # noqa: N802
-    """A string of ``low``..``high`` characters, at least one visible (see ``TEXT_DOC``)."""
+def Text(low: int, high: int, component: str, **kwargs: Any) -> fields.String:  # noqa: N802
+    """A string of ``low``..``high`` characters, at least one visible (see
+    ``TEXT_DOC``), which the spec states as its text ``component`` (the rule
+    as a pattern: :mod:`.texts`)."""
     metadata = kwargs.pop("metadata", {})
     description = " ".join(filter(None, [metadata.get("description"), TEXT_DOC]))
     return fields.String(
         validate=[validate.Length(low, high), _printable],
-        metadata={**metadata, "description": description},
+        metadata={**metadata, "description": description, "text_component": component},
         **kwargs,
     )
 
@@ -254,7 +257,7 @@ class OptionsSchema(StrictSchema):
     )
     # Checked, with a pointer, by the rules (service.games.ship.options).
     match = fields.Dict(metadata=MATCH_DOC)
-    call = Text(1, 80)
+    call = Text(1, MAX_CALL, "Call")
     swap_circuits = Int(
         allow_none=True,
         validate=validate.Range(1, 100),
@@ -474,7 +477,7 @@ class PlayerField(fields.Field):  # type: ignore[type-arg]
     """A seat of a new table: a name, ``null`` (open), or a bot."""
 
     def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
-        name = Text(1, MAX_NAME)
+        name = Text(1, MAX_NAME, "Name")
         if value is None:
             return None
         if isinstance(value, str):
@@ -503,14 +506,14 @@ class CreateTableSchema(GameSchema):
             metadata={
                 "nullable": True,
                 "oneOf": [
-                    {"type": "string", "minLength": 1, "maxLength": MAX_NAME},
+                    {"$ref": "#/components/schemas/Name"},
                     {
                         "type": "object",
                         "required": ["bot"],
                         "additionalProperties": False,
                         "properties": {
                             "bot": {"type": "string", "enum": list(BOT_KINDS)},
-                            "name": {"type": "string", "minLength": 1, "maxLength": MAX_NAME},
+                            "name": {"$ref": "#/components/schemas/Name"},
                         },
                     },
                 ],
@@ -1039,7 +1042,11 @@ class RoundListBaseSchema(DocumentedSchema):
 
 
 class CheckDealSchema(GameSchema):
-    """A deal to check for `players` seats under a preset and overrides."""
+    """A deal to check for `players` seats under a preset and overrides. Its
+    cards are judged, not refused: the answer lists every problem. What a
+    schema cannot state is the rules' to refuse (422 `options-invalid`,
+    `deal-invalid` for a member of another game's deals): options that make
+    one consistent game with the players."""
 
     deal = True
 
@@ -1083,7 +1090,8 @@ class CheckDealOutcomeSchema(DocumentedSchema):
 
 
 class CheckClaimSchema(GameSchema):
-    """A hand to judge for a `players`-seat game under a preset and overrides."""
+    """A hand to judge for a `players`-seat game under a preset and overrides
+    (what a schema cannot state: `hand`'s and the options' descriptions)."""
 
     games = ("my-ship-sails",)
 
@@ -1092,6 +1100,14 @@ class CheckClaimSchema(GameSchema):
         Card(),
         required=True,
         validate=validate.Length(0, 26),
+        metadata={
+            "description": "The hand to judge, no card twice. What a schema cannot state is "
+            "the rules' to refuse (422 `hand-invalid`): a hand of the preset's size (or one "
+            "more under `chain`), cards of its deck, one card not named twice in two "
+            "spellings (`TH`, `10h`).",
+            "minItems": 1,
+            "uniqueItems": True,
+        },
     )
 
 
@@ -1127,18 +1143,35 @@ class CheckExchangeSchema(GameSchema):
         },
     )
     hands = fields.List(
-        Cards(SHIP_HAND + 1, what="a hand"),
+        Cards(
+            SHIP_HAND + 1,
+            what="a hand",
+            metadata={"minItems": 1, "uniqueItems": True},  # a hand: a set (RULES.md 1)
+        ),
         required=True,
         validate=validate.Length(MIN_SEATS, MAX_SEATS),
-        metadata={"description": f"At most {SHIP_DECK} cards in all (the full deck)."},
+        metadata={
+            "description": f"One hand a seat, none empty, no card twice; at most {SHIP_DECK} "
+            "cards in all (the full deck). What a schema cannot state is the rules' to "
+            "refuse (422 `deal-invalid`): hands of the preset's size (under `chain`, the "
+            "passer's one more), cards of its deck, no card in two hands or named twice in "
+            "two spellings (`TH`, `10h`)."
+        },
     )
     passes = fields.List(
-        Cards(SHIP_HAND + 1, what="a pass", allow_none=True),
+        Cards(
+            SHIP_HAND + 1,
+            what="a pass",
+            allow_none=True,
+            metadata={"maxItems": 2, "uniqueItems": True},  # `pass_count`: 1 or 2
+        ),
         required=True,
         validate=validate.Length(MIN_SEATS, MAX_SEATS),
         metadata={
             "description": "One entry per seat: the cards it passes, or `null` (or `[]`) for a "
-            "seat that does not pass in this exchange."
+            "seat that does not pass in this exchange. What a schema cannot state is the "
+            "rules' to refuse (422 `pass-invalid`): `pass_count` cards of the seat's hand, "
+            "from the seats that pass in this exchange."
         },
     )
 

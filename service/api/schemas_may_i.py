@@ -250,7 +250,9 @@ class MayIOutcomeSchema(DocumentedSchema):
 
 
 class CheckLayDownSchema(StrictSchema):
-    """Is this lay-down exactly round `round`'s contract (RULES.md 4.3)?"""
+    """Is this lay-down exactly round `round`'s contract (RULES.md 4.3)?
+    What a schema cannot state is the rules' to refuse (422 `move-invalid`):
+    melds of cards the decks hold."""
 
     round = Int(required=True, validate=validate.Range(1, 5))
     melds = fields.List(Meld, required=True, validate=validate.Length(1, 6))
@@ -265,7 +267,10 @@ class CheckLayDownOutcomeSchema(DocumentedSchema):
 
 
 class CheckLayOffSchema(StrictSchema):
-    """May `card` be laid off on `meld` (RULES.md 4.2)?"""
+    """May `card` be laid off on `meld` (RULES.md 4.2)? What a schema cannot
+    state is the rules' to refuse (422 `move-invalid`): `meld` is one the
+    game can hold (a set of one rank, a run in order; no more jokers than
+    natural cards)."""
 
     meld = Cards(LONGEST_MELD, 3, "a meld", joker=True, required=True)
     card = Card(joker=True, required=True)
@@ -283,7 +288,10 @@ class CheckLayOffOutcomeSchema(DocumentedSchema):
 
 
 class CheckDiscardSchema(StrictSchema):
-    """May `hand` discard `card` with `melds` on the table (RULES.md 4.5)?"""
+    """May `hand` discard `card` with `melds` on the table (RULES.md 4.5)?
+    What a schema cannot state is the rules' to refuse (422 `move-invalid`):
+    the card in the hand, melds the game can hold (sets and runs, no more
+    jokers than natural cards), no card more often than the decks hold it."""
 
     hand = Cards(LARGEST_DECK, 1, "a hand", joker=True, required=True)
     melds = fields.List(

@@ -26,7 +26,7 @@ class JoinSchema(StrictSchema):
     """Take an open seat: the player's name and, unless the table is listed,
     a join code."""
 
-    name = Text(1, MAX_NAME, required=True, metadata={"description": "The player's name."})
+    name = Text(1, MAX_NAME, "Name", required=True, metadata={"description": "The player's name."})
     code = fields.String(
         validate=validate.Length(1, 64),
         metadata={

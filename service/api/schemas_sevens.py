@@ -141,7 +141,11 @@ class LayoutRowInSchema(StrictSchema):
 
 
 class CheckPlaySchema(GameSchema):
-    """May this hand play this card on this layout (Sevens, RULES.md 3.3)?"""
+    """May this hand play this card on this layout (Sevens, RULES.md 3.3)?
+    What a schema cannot state is the rules' to refuse (422 `play-invalid`):
+    the card in the hand, a layout the game can hold (rows of a suit from
+    its 7, no card on the table and in the hand more often than the decks
+    hold it)."""
 
     games = ("sevens",)
 

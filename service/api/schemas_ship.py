@@ -62,8 +62,18 @@ class PassSchema(StrictSchema):
     cards = fields.List(
         Card(),
         required=True,
-        validate=validate.Length(max=26),  # the count itself is a rule: 422 pass-invalid
-        metadata={"description": "`pass_count` cards from the seat's hand."},
+        # The count and the cards are the rules' (422 pass-invalid, with the
+        # rule's page); the spec states what a schema can: 1 or 2, none twice.
+        validate=validate.Length(max=26),
+        metadata={
+            "description": "`pass_count` cards from the seat's hand, none twice. What a "
+            "schema cannot state is the rules' to refuse (422 `pass-invalid`): cards the "
+            "seat holds, `pass_count` of them, one card not named twice in two spellings "
+            "(`TH`, `10h`).",
+            "minItems": 1,
+            "maxItems": 2,
+            "uniqueItems": True,
+        },
     )
 
 

@@ -17,7 +17,7 @@ from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 from marshmallow_oneofschema.one_of_schema import OneOfSchema
 
-from . import docs_generated, spec_games
+from . import docs_generated, spec_games, texts
 from .limits import CLIENT_KEY_HEADER, UNLIMITED_ENDPOINTS
 from .problems import PROBLEM_JSON
 from .rules_links import link_rules
@@ -82,6 +82,9 @@ class StrictConverter(OneofOpenAPIConverter):  # type: ignore[misc]
         documented = getattr(field, "documented_as", None)
         if documented is not None:
             return self.resolve_nested_schema(documented)  # type: ignore[no-any-return]
+        text = field.metadata.get("text_component")
+        if text is not None:  # a name or a call: the rule's pattern, stated once
+            return texts.reference(text)
         ret: dict[str, Any] = super().field2property(field)
         content = field.metadata.get("content_schema")
         if content is not None:  # a text holding JSON (:mod:`.schemas_streams`)
@@ -137,6 +140,7 @@ class RefereeApi(Api):  # type: ignore[misc]
                         )
                         self.spec.tag({"name": name, "description": blp.description})
                     document = _with_client_key(to_dict(), self._unlimited_paths())
+                    document["components"]["schemas"].update(texts.components())
                     document = _DOCUMENT["spec"] = _with_codes(_linked(spec_games.hoist(document)))
             return copy.deepcopy(document)
 

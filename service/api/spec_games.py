@@ -38,6 +38,13 @@ UNSTATED = (
 """What a schema-valid request may still break, and why JSON Schema cannot say it."""
 
 
+CONSISTENT = (
+    "What a schema cannot state is the rules' to refuse (422 `options-invalid`, every reason "
+    "listed): options that make no consistent game with the preset and the players, such as "
+    "a deck too small for the seats, or values of two options that contradict each other."
+)
+"""What each game's options say of the rule no schema states (:data:`UNSTATED`)."""
+
 SEAT_ARRAYS = ("hands", "passes")
 """A request's members that hold one item a seat when it names no ``players``."""
 
@@ -106,7 +113,7 @@ def game_branches(
             "x-component": _component(game, clocked),
             "type": "object",
             "additionalProperties": False,
-            "description": f"The options of {game.title} (`GET /v1/variants`).",
+            "description": f"The options of {game.title} (`GET /v1/variants`). {CONSISTENT}",
             "properties": {
                 n: _option_schema(game, n, option_schemas) for n in option_names(game, clocked)
             },
