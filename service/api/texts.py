@@ -24,7 +24,7 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any
 
-from .schemas import INVISIBLE, MAX_NAME, MAX_CALL, TEXT_DOC, _visible
+from .schemas import INVISIBLE, MAX_CALL, MAX_NAME, TEXT_DOC, _visible
 
 COMPONENTS: dict[str, tuple[int, str]] = {
     "Name": (MAX_NAME, "A player's name (or a bot's), 1 to 40 characters."),
