@@ -63,7 +63,6 @@ def cassette(served: Served, tmp_path: Path) -> list[dict[str, Any]]:
         command, cwd=empty, env=environment, capture_output=True, text=True, timeout=900
     )
     assert path.exists(), ran.stdout[-3000:] + ran.stderr[-3000:]
-    assert sorted(p.name for p in empty.iterdir()) == [], "it wrote into its folder"
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     recorded = yaml.load(path.read_text(), Loader=loader)  # noqa: S506
     return list(recorded["http_interactions"])

@@ -1192,6 +1192,8 @@ export interface components {
              */
             kind: "random" | "basic";
         };
+        /** @description The phrase shown with a declaration, 1 to 80 characters. Kept as typed, but refused (422) when it holds a character of Unicode category Cc, Cf, Co, Cs, Cn, Zl, Zp (controls, format and direction-changing characters such as U+202E, private use, lone surrogates, unassigned code points, line and paragraph separators), or when it has no visible character (only spaces, combining marks or blank fillers). Private-use (Co) and unassigned (Cn) code points, and lone surrogates (Cs), are refused too (422 `invalid-request`): this pattern does not list them (a pattern that did would be 17 kB, and test generators build its classes a character at a time). (Unicode 14.0.0.) */
+        Call: string;
         /** @description `card-played` (Sevens): A seat played a card on the layout ([Sevens: the layout](/docs/rules/sevens#the-layout)). */
         CardPlayedEvent: {
             /** @description When it happened: server time, ms since the epoch. */
@@ -1213,10 +1215,11 @@ export interface components {
              */
             type: "card-played";
         };
-        /** @description A hand to judge for a `players`-seat game under a preset and overrides. */
+        /** @description A hand to judge for a `players`-seat game under a preset and overrides (what a schema cannot state: `hand`'s and the options' descriptions). */
         CheckClaim: components["schemas"]["CheckClaimClassic"] | components["schemas"]["CheckClaimWhehee"] | components["schemas"]["CheckClaimOchse"];
         /** @description My Ship Sails: `classic`, `circle`, `mein-schiff`, `pass-two`, `pass-right`, `alternate`, `my-star-shines`. */
         CheckClaimClassic: {
+            /** @description The hand to judge, no card twice. What a schema cannot state is the rules' to refuse (422 `hand-invalid`): a hand of the preset's size (or one more under `chain`), cards of its deck, one card not named twice in two spellings (`TH`, `10h`). */
             hand: string[];
             options?: components["schemas"]["MyShipSailsOptions"];
             players: number;
@@ -1229,6 +1232,7 @@ export interface components {
         };
         /** @description My Ship Sails: `ochse`, `matrimony`. */
         CheckClaimOchse: {
+            /** @description The hand to judge, no card twice. What a schema cannot state is the rules' to refuse (422 `hand-invalid`): a hand of the preset's size (or one more under `chain`), cards of its deck, one card not named twice in two spellings (`TH`, `10h`). */
             hand: string[];
             options?: components["schemas"]["MyShipSailsOptions"];
             players: number;
@@ -1247,6 +1251,7 @@ export interface components {
         };
         /** @description My Ship Sails: `whehee`, `foster`. */
         CheckClaimWhehee: {
+            /** @description The hand to judge, no card twice. What a schema cannot state is the rules' to refuse (422 `hand-invalid`): a hand of the preset's size (or one more under `chain`), cards of its deck, one card not named twice in two spellings (`TH`, `10h`). */
             hand: string[];
             options?: components["schemas"]["MyShipSailsOptions"];
             players: number;
@@ -1256,7 +1261,7 @@ export interface components {
              */
             variant: "whehee" | "foster";
         };
-        /** @description A deal to check for `players` seats under a preset and overrides. */
+        /** @description A deal to check for `players` seats under a preset and overrides. Its cards are judged, not refused: the answer lists every problem. What a schema cannot state is the rules' to refuse (422 `options-invalid`, `deal-invalid` for a member of another game's deals): options that make one consistent game with the players. */
         CheckDeal: components["schemas"]["CheckDealClassic"] | components["schemas"]["CheckDealWhehee"] | components["schemas"]["CheckDealOchse"] | components["schemas"]["CheckDealSevens"] | components["schemas"]["CheckDealMayI"];
         /** @description My Ship Sails: `classic`, `circle`, `mein-schiff`, `pass-two`, `pass-right`, `alternate`, `my-star-shines`. */
         CheckDealClassic: {
@@ -1338,7 +1343,7 @@ export interface components {
              */
             variant: "whehee" | "foster";
         };
-        /** @description May `hand` discard `card` with `melds` on the table ([May I?: a turn](/docs/rules/may-i#a-turn))? */
+        /** @description May `hand` discard `card` with `melds` on the table ([May I?: a turn](/docs/rules/may-i#a-turn))? What a schema cannot state is the rules' to refuse (422 `move-invalid`): the card in the hand, melds the game can hold (sets and runs, no more jokers than natural cards), no card more often than the decks hold it. */
         CheckDiscard: {
             /** @description A card: rank then suit, e.g. `TH`, `10H`, `A♥` (any case); answers use `TH`. */
             card: string;
@@ -1366,10 +1371,10 @@ export interface components {
              * @default 1
              */
             exchange?: number;
-            /** @description At most 52 cards in all (the full deck). */
+            /** @description One hand a seat, none empty, no card twice; at most 52 cards in all (the full deck). What a schema cannot state is the rules' to refuse (422 `deal-invalid`): hands of the preset's size (under `chain`, the passer's one more), cards of its deck, no card in two hands or named twice in two spellings (`TH`, `10h`). */
             hands: string[][];
             options?: components["schemas"]["MyShipSailsOptions"];
-            /** @description One entry per seat: the cards it passes, or `null` (or `[]`) for a seat that does not pass in this exchange. */
+            /** @description One entry per seat: the cards it passes, or `null` (or `[]`) for a seat that does not pass in this exchange. What a schema cannot state is the rules' to refuse (422 `pass-invalid`): `pass_count` cards of the seat's hand, from the seats that pass in this exchange. */
             passes: (string[] | null)[];
             /**
              * @description For `alternate`.
@@ -1395,10 +1400,10 @@ export interface components {
              * @default 1
              */
             exchange?: number;
-            /** @description At most 52 cards in all (the full deck). */
+            /** @description One hand a seat, none empty, no card twice; at most 52 cards in all (the full deck). What a schema cannot state is the rules' to refuse (422 `deal-invalid`): hands of the preset's size (under `chain`, the passer's one more), cards of its deck, no card in two hands or named twice in two spellings (`TH`, `10h`). */
             hands: string[][];
             options?: components["schemas"]["MyShipSailsOptions"];
-            /** @description One entry per seat: the cards it passes, or `null` (or `[]`) for a seat that does not pass in this exchange. */
+            /** @description One entry per seat: the cards it passes, or `null` (or `[]`) for a seat that does not pass in this exchange. What a schema cannot state is the rules' to refuse (422 `pass-invalid`): `pass_count` cards of the seat's hand, from the seats that pass in this exchange. */
             passes: (string[] | null)[];
             /**
              * @description For `alternate`.
@@ -1432,10 +1437,10 @@ export interface components {
              * @default 1
              */
             exchange?: number;
-            /** @description At most 52 cards in all (the full deck). */
+            /** @description One hand a seat, none empty, no card twice; at most 52 cards in all (the full deck). What a schema cannot state is the rules' to refuse (422 `deal-invalid`): hands of the preset's size (under `chain`, the passer's one more), cards of its deck, no card in two hands or named twice in two spellings (`TH`, `10h`). */
             hands: string[][];
             options?: components["schemas"]["MyShipSailsOptions"];
-            /** @description One entry per seat: the cards it passes, or `null` (or `[]`) for a seat that does not pass in this exchange. */
+            /** @description One entry per seat: the cards it passes, or `null` (or `[]`) for a seat that does not pass in this exchange. What a schema cannot state is the rules' to refuse (422 `pass-invalid`): `pass_count` cards of the seat's hand, from the seats that pass in this exchange. */
             passes: (string[] | null)[];
             /**
              * @description For `alternate`.
@@ -1448,7 +1453,7 @@ export interface components {
              */
             variant: "whehee" | "foster";
         };
-        /** @description Is this lay-down exactly round `round`'s contract ([May I?: contracts](/docs/rules/may-i#contracts))? */
+        /** @description Is this lay-down exactly round `round`'s contract ([May I?: contracts](/docs/rules/may-i#contracts))? What a schema cannot state is the rules' to refuse (422 `move-invalid`): melds of cards the decks hold. */
         CheckLayDown: {
             melds: string[][];
             round: number;
@@ -1461,7 +1466,7 @@ export interface components {
             reason: string;
             valid: boolean;
         };
-        /** @description May `card` be laid off on `meld` ([May I?: melds](/docs/rules/may-i#melds))? */
+        /** @description May `card` be laid off on `meld` ([May I?: melds](/docs/rules/may-i#melds))? What a schema cannot state is the rules' to refuse (422 `move-invalid`): `meld` is one the game can hold (a set of one rank, a run in order; no more jokers than natural cards). */
         CheckLayOff: {
             /** @description A card: rank then suit, e.g. `TH`, `10H`, `A♥` (any case); answers use `TH`. */
             card: string;
@@ -1478,7 +1483,7 @@ export interface components {
             fits: boolean;
             reason: string;
         };
-        /** @description May this hand play this card on this layout (Sevens, [Sevens: the layout](/docs/rules/sevens#the-layout))? */
+        /** @description May this hand play this card on this layout (Sevens, [Sevens: the layout](/docs/rules/sevens#the-layout))? What a schema cannot state is the rules' to refuse (422 `play-invalid`): the card in the hand, a layout the game can hold (rows of a suit from its 7, no card on the table and in the hand more often than the decks hold it). */
         CheckPlay: components["schemas"]["CheckPlaySevens"];
         /** @description Whether the card may be played, why, and every card of the hand that may. */
         CheckPlayOutcome: {
@@ -1617,10 +1622,10 @@ export interface components {
             listed?: boolean;
             options?: components["schemas"]["MyShipSailsTableOptions"];
             /** @description The players in seat order, clockwise from seat 0: a name; `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
-            players: ((string | {
+            players: ((components["schemas"]["Name"] | {
                 /** @enum {string} */
                 bot: "random" | "basic";
-                name?: string;
+                name?: components["schemas"]["Name"];
             }) | null)[];
             /**
              * @description A preset of any game (`GET /v1/variants`).
@@ -1649,10 +1654,10 @@ export interface components {
             listed?: boolean;
             options?: components["schemas"]["MayITableOptions"];
             /** @description The players in seat order, clockwise from seat 0: a name; `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
-            players: ((string | {
+            players: ((components["schemas"]["Name"] | {
                 /** @enum {string} */
                 bot: "random" | "basic";
-                name?: string;
+                name?: components["schemas"]["Name"];
             }) | null)[];
             /**
              * @description A preset of any game (`GET /v1/variants`).
@@ -1680,10 +1685,10 @@ export interface components {
             listed?: boolean;
             options?: components["schemas"]["MyShipSailsTableOptions"];
             /** @description The players in seat order, clockwise from seat 0: a name; `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
-            players: ((string | {
+            players: ((components["schemas"]["Name"] | {
                 /** @enum {string} */
                 bot: "random" | "basic";
-                name?: string;
+                name?: components["schemas"]["Name"];
             }) | null)[];
             /**
              * @description A preset of any game (`GET /v1/variants`).
@@ -1711,10 +1716,10 @@ export interface components {
             listed?: boolean;
             options?: components["schemas"]["SevensTableOptions"];
             /** @description The players in seat order, clockwise from seat 0: a name; `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
-            players: ((string | {
+            players: ((components["schemas"]["Name"] | {
                 /** @enum {string} */
                 bot: "random" | "basic";
-                name?: string;
+                name?: components["schemas"]["Name"];
             }) | null)[];
             /**
              * @description A preset of any game (`GET /v1/variants`).
@@ -1742,10 +1747,10 @@ export interface components {
             listed?: boolean;
             options?: components["schemas"]["MyShipSailsTableOptions"];
             /** @description The players in seat order, clockwise from seat 0: a name; `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
-            players: ((string | {
+            players: ((components["schemas"]["Name"] | {
                 /** @enum {string} */
                 bot: "random" | "basic";
-                name?: string;
+                name?: components["schemas"]["Name"];
             }) | null)[];
             /**
              * @description A preset of any game (`GET /v1/variants`).
@@ -1976,8 +1981,7 @@ export interface components {
         Join: {
             /** @description A join code from the host (a seat's, or the table's); leave it out to take the lowest open seat of a listed table. */
             code?: string;
-            /** @description The player's name. Kept as typed, but refused (422) when it holds a character of Unicode category Cc, Cf, Co, Cs, Cn, Zl, Zp (controls, format and direction-changing characters such as U+202E, private use, lone surrogates, unassigned code points, line and paragraph separators), or when it has no visible character (only spaces, combining marks or blank fillers). */
-            name: string;
+            name: components["schemas"]["Name"];
         };
         /** @description A join code ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)): shown only to the host, once. */
         JoinCode: {
@@ -2341,7 +2345,7 @@ export interface components {
             /** @description When the window closes (ms since the epoch). */
             until_ms: number;
         };
-        /** @description The options of May I? (`GET /v1/variants`). */
+        /** @description The options of May I? (`GET /v1/variants`). What a schema cannot state is the rules' to refuse (422 `options-invalid`, every reason listed): options that make no consistent game with the preset and the players, such as a deck too small for the seats, or values of two options that contradict each other. */
         MayIOptions: {
             /** @description 52-card decks; `null` or left out: 2 for 3-5 players, 3 for 6-8 ([May I?: players and cards](/docs/rules/may-i#players-and-cards)). */
             decks?: number | null;
@@ -2597,7 +2601,7 @@ export interface components {
              */
             variant: "may-i" | "may-i-jokers";
         };
-        /** @description The options of May I? (`GET /v1/variants`). */
+        /** @description The options of May I? (`GET /v1/variants`). What a schema cannot state is the rules' to refuse (422 `options-invalid`, every reason listed): options that make no consistent game with the preset and the players, such as a deck too small for the seats, or values of two options that contradict each other. */
         MayITableOptions: {
             /** @description Every game: an `away` seat's deadline instead (2000). */
             away_timeout_ms?: number;
@@ -2742,10 +2746,9 @@ export interface components {
             status: "in-progress" | "won" | "finished" | "abandoned";
             winners: number[];
         };
-        /** @description The options of My Ship Sails (`GET /v1/variants`). */
+        /** @description The options of My Ship Sails (`GET /v1/variants`). What a schema cannot state is the rules' to refuse (422 `options-invalid`, every reason listed): options that make no consistent game with the preset and the players, such as a deck too small for the seats, or values of two options that contradict each other. */
         MyShipSailsOptions: {
-            /** @description Kept as typed, but refused (422) when it holds a character of Unicode category Cc, Cf, Co, Cs, Cn, Zl, Zp (controls, format and direction-changing characters such as U+202E, private use, lone surrogates, unassigned code points, line and paragraph separators), or when it has no visible character (only spaces, combining marks or blank fillers). */
-            call?: string;
+            call?: components["schemas"]["Call"];
             /** @description Ochse scoring ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)): every other seat pays each winner one chip per card its longest suit lacks of `win_count`. */
             chips?: boolean;
             claim_window_ms?: number;
@@ -2790,8 +2793,7 @@ export interface components {
             away_timeout_ms?: number;
             /** @description Every game: how long a bot waits before its move (600). */
             bot_delay_ms?: number;
-            /** @description Kept as typed, but refused (422) when it holds a character of Unicode category Cc, Cf, Co, Cs, Cn, Zl, Zp (controls, format and direction-changing characters such as U+202E, private use, lone surrogates, unassigned code points, line and paragraph separators), or when it has no visible character (only spaces, combining marks or blank fillers). */
-            call: string;
+            call: components["schemas"]["Call"];
             /** @description Ochse scoring ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)): every other seat pays each winner one chip per card its longest suit lacks of `win_count`. */
             chips: boolean;
             claim_window_ms: number;
@@ -3006,14 +3008,13 @@ export interface components {
              */
             variant: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines" | "whehee" | "foster" | "ochse" | "matrimony";
         };
-        /** @description The options of My Ship Sails (`GET /v1/variants`). */
+        /** @description The options of My Ship Sails (`GET /v1/variants`). What a schema cannot state is the rules' to refuse (422 `options-invalid`, every reason listed): options that make no consistent game with the preset and the players, such as a deck too small for the seats, or values of two options that contradict each other. */
         MyShipSailsTableOptions: {
             /** @description Every game: an `away` seat's deadline instead (2000). */
             away_timeout_ms?: number;
             /** @description Every game: how long a bot waits before its move (600). */
             bot_delay_ms?: number;
-            /** @description Kept as typed, but refused (422) when it holds a character of Unicode category Cc, Cf, Co, Cs, Cn, Zl, Zp (controls, format and direction-changing characters such as U+202E, private use, lone surrogates, unassigned code points, line and paragraph separators), or when it has no visible character (only spaces, combining marks or blank fillers). */
-            call?: string;
+            call?: components["schemas"]["Call"];
             /** @description Ochse scoring ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)): every other seat pays each winner one chip per card its longest suit lacks of `win_count`. */
             chips?: boolean;
             claim_window_ms?: number;
@@ -3076,6 +3077,8 @@ export interface components {
             /** @description The source text it comes from (a seed of the rule book, e.g. `004`). */
             source: string;
         };
+        /** @description A player's name (or a bot's), 1 to 40 characters. Kept as typed, but refused (422) when it holds a character of Unicode category Cc, Cf, Co, Cs, Cn, Zl, Zp (controls, format and direction-changing characters such as U+202E, private use, lone surrogates, unassigned code points, line and paragraph separators), or when it has no visible character (only spaces, combining marks or blank fillers). Private-use (Co) and unassigned (Cn) code points, and lone surrogates (Cs), are refused too (422 `invalid-request`): this pattern does not list them (a pattern that did would be 17 kB, and test generators build its classes a character at a time). (Unicode 14.0.0.) */
+        Name: string;
         /** @description The next deal's public part: what it commits to, never its secret. */
         NextDeal: {
             /** @description Lower-case hex SHA-256 of `card-referee/deal-commitment/v1`, a zero byte and the deal's 32-byte secret ([deal proofs](/docs/guide/deal-proofs)). */
@@ -3097,8 +3100,7 @@ export interface components {
             away_timeout_ms?: number;
             /** @description Every game: how long a bot waits before its move (600). */
             bot_delay_ms?: number;
-            /** @description Kept as typed, but refused (422) when it holds a character of Unicode category Cc, Cf, Co, Cs, Cn, Zl, Zp (controls, format and direction-changing characters such as U+202E, private use, lone surrogates, unassigned code points, line and paragraph separators), or when it has no visible character (only spaces, combining marks or blank fillers). */
-            call?: string;
+            call?: components["schemas"]["Call"];
             /** @description Ochse scoring ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)): every other seat pays each winner one chip per card its longest suit lacks of `win_count`. */
             chips?: boolean;
             claim_window_ms?: number;
@@ -3200,7 +3202,7 @@ export interface components {
         };
         /** @description A seat's pass: `pass_count` cards of its hand. */
         Pass: {
-            /** @description `pass_count` cards from the seat's hand. */
+            /** @description `pass_count` cards from the seat's hand, none twice. What a schema cannot state is the rules' to refuse (422 `pass-invalid`): cards the seat holds, `pass_count` of them, one card not named twice in two spellings (`TH`, `10h`). */
             cards: string[];
         };
         /** @description `pass-chosen` (My Ship Sails): A seat chose its pass (never the cards; a replaced choice logs nothing). */
@@ -3704,7 +3706,7 @@ export interface components {
             seats: number[];
             until_ms: number | null;
         };
-        /** @description The options of Sevens (`GET /v1/variants`). */
+        /** @description The options of Sevens (`GET /v1/variants`). What a schema cannot state is the rules' to refuse (422 `options-invalid`, every reason listed): options that make no consistent game with the preset and the players, such as a deck too small for the seats, or values of two options that contradict each other. */
         SevensOptions: {
             /**
              * @description 1, or 2 (Fan Tan with two decks, two rows per suit; [Sevens: players, decks and the deal](/docs/rules/sevens#players-and-cards)).
@@ -3975,7 +3977,7 @@ export interface components {
              */
             variant: "sevens" | "parliament" | "fan-tan" | "dominoes" | "sevens-any-seven" | "sevens-corner" | "sevens-voluntary" | "sevens-last-card" | "sevens-penalty" | "fan-tan-two-decks";
         };
-        /** @description The options of Sevens (`GET /v1/variants`). */
+        /** @description The options of Sevens (`GET /v1/variants`). What a schema cannot state is the rules' to refuse (422 `options-invalid`, every reason listed): options that make no consistent game with the preset and the players, such as a deck too small for the seats, or values of two options that contradict each other. */
         SevensTableOptions: {
             /** @description Every game: an `away` seat's deadline instead (2000). */
             away_timeout_ms?: number;
