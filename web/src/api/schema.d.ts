@@ -1192,7 +1192,7 @@ export interface components {
              */
             kind: "random" | "basic";
         };
-        /** @description The phrase shown with a declaration, 1 to 80 characters. Kept as typed, but refused (422) when it holds a character of Unicode category Cc, Cf, Co, Cs, Cn, Zl, Zp (controls, format and direction-changing characters such as U+202E, private use, lone surrogates, unassigned code points, line and paragraph separators), or when it has no visible character (only spaces, combining marks or blank fillers). Private-use (Co) and unassigned (Cn) code points, and lone surrogates (Cs), are refused too (422 `invalid-request`): this pattern does not list them (a pattern that did would be 17 kB, and test generators build its classes a character at a time). (Unicode 14.0.0.) */
+        /** @description The phrase shown with a declaration, 1 to 80 characters. Kept as typed, but refused (422) when it holds a character of Unicode category Cc, Cf, Co, Cs, Cn, Zl, Zp (controls, format and direction-changing characters such as U+202E, private use, lone surrogates, unassigned code points, line and paragraph separators), or when it has no visible character (only spaces, combining marks or blank fillers). Private-use (Co) and unassigned (Cn) code points, format characters above U+FFFF (tags) and lone surrogates (Cs) are refused too (422 `invalid-request`): this pattern does not list them (a pattern that did would be 17 kB, and test generators build its classes a character at a time). (Unicode 14.0.0.) */
         Call: string;
         /** @description `card-played` (Sevens): A seat played a card on the layout ([Sevens: the layout](/docs/rules/sevens#the-layout)). */
         CardPlayedEvent: {
@@ -3077,7 +3077,7 @@ export interface components {
             /** @description The source text it comes from (a seed of the rule book, e.g. `004`). */
             source: string;
         };
-        /** @description A player's name (or a bot's), 1 to 40 characters. Kept as typed, but refused (422) when it holds a character of Unicode category Cc, Cf, Co, Cs, Cn, Zl, Zp (controls, format and direction-changing characters such as U+202E, private use, lone surrogates, unassigned code points, line and paragraph separators), or when it has no visible character (only spaces, combining marks or blank fillers). Private-use (Co) and unassigned (Cn) code points, and lone surrogates (Cs), are refused too (422 `invalid-request`): this pattern does not list them (a pattern that did would be 17 kB, and test generators build its classes a character at a time). (Unicode 14.0.0.) */
+        /** @description A player's name (or a bot's), 1 to 40 characters. Kept as typed, but refused (422) when it holds a character of Unicode category Cc, Cf, Co, Cs, Cn, Zl, Zp (controls, format and direction-changing characters such as U+202E, private use, lone surrogates, unassigned code points, line and paragraph separators), or when it has no visible character (only spaces, combining marks or blank fillers). Private-use (Co) and unassigned (Cn) code points, format characters above U+FFFF (tags) and lone surrogates (Cs) are refused too (422 `invalid-request`): this pattern does not list them (a pattern that did would be 17 kB, and test generators build its classes a character at a time). (Unicode 14.0.0.) */
         Name: string;
         /** @description The next deal's public part: what it commits to, never its secret. */
         NextDeal: {
