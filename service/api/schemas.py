@@ -9,7 +9,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 from marshmallow_oneofschema.one_of_schema import OneOfSchema
 
-from ..games import VARIANTS
+from ..games import GAMES, VARIANTS
 from ..games.base import BOT_KINDS
 from ..games.cards import BLANKS_AROUND_A_CARD
 from ..games.match import MatchStatus
@@ -439,7 +439,10 @@ class VariantListSchema(DocumentedSchema):
 class GameInfoSchema(DocumentedSchema):
     """A game the referee knows."""
 
-    name = fields.String(metadata={"description": "Its id: `my-ship-sails`, `sevens`, `may-i`."})
+    name = fields.String(
+        validate=validate.OneOf(list(GAMES)),
+        metadata={"description": "Its id: `my-ship-sails`, `sevens`, `may-i`."},
+    )
     title = fields.String()
     rules = fields.String(metadata={"description": "The path of its rules page."})
     variants = fields.List(fields.Nested(VariantSchema))
@@ -1267,7 +1270,10 @@ class ProblemSchema(DocumentedSchema):
 class HealthSchema(DocumentedSchema):
     """A probe's answer."""
 
-    status = fields.String()
+    status = fields.String(
+        validate=validate.OneOf(["ok", "ready"]),
+        metadata={"description": "`ok` (the process answers) or `ready` (and Redis does)."},
+    )
     version = fields.String(
         metadata={"description": "The release that answers (CHANGELOG.md), e.g. `0.2.0`."}
     )

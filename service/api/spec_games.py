@@ -25,11 +25,10 @@ UNSTATED = (
     "a preset's options must make one consistent game with its players (e.g. My Ship Sails' "
     "chain and swap passing move one card to the left, `hand_size` times the players fits "
     "the deck; Sevens with one deck is for 3 to 8 players, with two for 6 to 10);",
-    "a name or `call` holds no private-use or unassigned code point nor a format character "
-    "above U+FFFF (the `Name` and `Call` patterns state the other invisible characters; one "
-    "listing these would be 17 kB);",
+    "a name or `call` has no private-use or unassigned code point or format character "
+    "past U+FFFF (`pattern` says the rest);",
     "a deal, hand, meld or layout must be one the game can hold (the deck's cards, none "
-    "twice, a hand of the preset's size, one hand a seat): a move refuses it, a deal check "
+    "twice in any spelling, a hand of the preset's size): a move refuses it, a deal check "
     "answers it;",
     "an `Idempotency-Key` sent again comes with the same body (422 `idempotency-key-reused`);",
     "an event cursor (`after`) must be one the table's log holds: past its last event, or "

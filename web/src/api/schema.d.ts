@@ -1934,8 +1934,11 @@ export interface components {
         };
         /** @description A game the referee knows. */
         GameInfo: {
-            /** @description Its id: `my-ship-sails`, `sevens`, `may-i`. */
-            name: string;
+            /**
+             * @description Its id: `my-ship-sails`, `sevens`, `may-i`.
+             * @enum {string}
+             */
+            name: "my-ship-sails" | "sevens" | "may-i";
             /** @description The path of its rules page. */
             rules: string;
             title: string;
@@ -1947,7 +1950,11 @@ export interface components {
         };
         /** @description A probe's answer. */
         Health: {
-            status: string;
+            /**
+             * @description `ok` (the process answers) or `ready` (and Redis does).
+             * @enum {string}
+             */
+            status: "ok" | "ready";
             /** @description The release that answers (CHANGELOG.md), e.g. `0.2.0`. */
             version: string;
         };
@@ -2145,7 +2152,8 @@ export interface components {
             created_at_ms: number;
             /** @description When the table expires unless it is played (ms since the epoch). */
             expires_at_ms: number;
-            game: string;
+            /** @enum {string} */
+            game: "my-ship-sails" | "sevens" | "may-i";
             /** @description The options that differ from the preset's. */
             options: {
                 [key: string]: unknown;
@@ -2154,7 +2162,8 @@ export interface components {
             seats_open: number;
             seats_taken: number;
             table_id: string;
-            variant: string;
+            /** @enum {string} */
+            variant: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines" | "whehee" | "foster" | "ochse" | "matrimony" | "sevens" | "parliament" | "fan-tan" | "dominoes" | "sevens-any-seven" | "sevens-corner" | "sevens-voluntary" | "sevens-last-card" | "sevens-penalty" | "fan-tan-two-decks" | "may-i" | "may-i-jokers";
         };
         /** @description `match-abandoned` (My Ship Sails, Sevens, May I?): My Ship Sails: The match ended: its status and winners. Sevens: The match ended: its status and winners. May I?: The match ended: its status and winners. */
         MatchAbandonedEvent: {
