@@ -134,6 +134,22 @@ def seats(text: str) -> fields.List:  # type: ignore[type-arg]
 
 ROUND = number("The round's number.")
 
+
+def round_dealt(**own: fields.Field[Any]) -> tuple[str, Members]:
+    """``round-dealt``'s declaration of a game: the members every game writes,
+    and its ``own``."""
+    submitted = fields.Boolean(metadata={"description": "The deal was submitted, not shuffled."})
+    members = {"round": ROUND, "dealer": seat("The round's dealer."), "submitted": submitted}
+    return ("The host dealt a round.", {**members, **own})
+
+
+def match_ended(match: Members, ends: tuple[str, ...]) -> dict[str, tuple[str, Members]]:
+    """The declarations of the events that end a match (``match-won``, ...):
+    the game's match view (``match``)."""
+    text = "The match ended: its status and winners."
+    return {f"match-{end}": (text, dict(match)) for end in ends}
+
+
 declare(
     EVERY_GAME,
     {

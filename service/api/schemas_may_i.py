@@ -26,7 +26,8 @@ from .schemas import (
     SeatViewBaseSchema,
     StrictSchema,
 )
-from .schemas_events import declare, number, seat
+from .schemas_events import ROUND as _ROUND
+from .schemas_events import declare, match_ended, number, round_dealt, seat
 from .schemas_games import GameViews, game_field, register
 
 ACTIONS = ("take_discard", "decline", "draw", "lay_down", "lay_off", "discard", "done")
@@ -402,7 +403,6 @@ register(
 )
 
 _RESULT = MayIRoundResultSchema._declared_fields
-_ROUND = number("The round's number.")
 _MOVE = number("The move's number in the round.")
 _OFFER = number("The May I? offer's number in the round.")
 _MATCH = MatchViewSchema._declared_fields
@@ -410,18 +410,10 @@ _MATCH = MatchViewSchema._declared_fields
 declare(
     NAME,
     {
-        "round-dealt": (
-            "The host dealt a round.",
-            {
-                "round": _ROUND,
-                "dealer": seat("The round's dealer."),
-                "submitted": fields.Boolean(
-                    metadata={"description": "The deal was submitted, not shuffled."}
-                ),
-                "contract": fields.String(metadata={"description": "The round's contract."}),
-                "discard": fields.String(metadata={"description": "The first discard, face up."}),
-                "stock": number("How many cards the stock holds."),
-            },
+        "round-dealt": round_dealt(
+            contract=fields.String(metadata={"description": "The round's contract."}),
+            discard=fields.String(metadata={"description": "The first discard, face up."}),
+            stock=number("How many cards the stock holds."),
         ),
         **{
             kind: (text, {"round": _ROUND, "move": _MOVE, "seat": seat(), "card": fields.String()})
@@ -512,9 +504,6 @@ declare(
             "ends with nobody out.",
             {"round": _ROUND},
         ),
-        **{
-            f"match-{end}": ("The match ended: its status and winners.", dict(_MATCH))
-            for end in ("won", "abandoned")
-        },
+        **match_ended(_MATCH, ("won", "abandoned")),
     },
 )

@@ -25,7 +25,8 @@ from .schemas import (
     SeatViewBaseSchema,
     StrictSchema,
 )
-from .schemas_events import declare, number, seat
+from .schemas_events import ROUND as _ROUND
+from .schemas_events import declare, match_ended, number, round_dealt, seat
 from .schemas_games import GameViews, game_field, register
 
 ROUND_STATUSES = [s.value for s in RoundStatus]
@@ -302,24 +303,15 @@ register(
 )
 
 _RESULT = SevensRoundResultSchema._declared_fields
-_ROUND = number("The round's number.")
 _TURN = number("The turn's number in the round.")
 _MATCH = MatchViewSchema._declared_fields
 
 declare(
     NAME,
     {
-        "round-dealt": (
-            "The host dealt a round.",
-            {
-                "round": _ROUND,
-                "dealer": seat("The round's dealer."),
-                "submitted": fields.Boolean(
-                    metadata={"description": "The deal was submitted, not shuffled."}
-                ),
-                "opening_suit": SevensRoundSchema._declared_fields["opening_suit"],
-                "opener": seat("The seat that has the first turn."),
-            },
+        "round-dealt": round_dealt(
+            opening_suit=SevensRoundSchema._declared_fields["opening_suit"],
+            opener=seat("The seat that has the first turn."),
         ),
         "card-played": (
             "A seat played a card on the layout (RULES.md 3.3).",
@@ -356,9 +348,6 @@ declare(
                 )
             },
         ),
-        **{
-            f"match-{end}": ("The match ended: its status and winners.", dict(_MATCH))
-            for end in ("won", "finished", "abandoned")
-        },
+        **match_ended(_MATCH, ("won", "finished", "abandoned")),
     },
 )

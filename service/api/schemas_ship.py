@@ -24,7 +24,8 @@ from .schemas import (
     ShownHandSchema,
     StrictSchema,
 )
-from .schemas_events import cards, declare, number, seat
+from .schemas_events import ROUND as _ROUND
+from .schemas_events import cards, declare, match_ended, number, round_dealt, seat
 from .schemas_games import GameViews, game_field, register
 
 ROUND_STATUSES = [s.value for s in RoundStatus]
@@ -236,23 +237,12 @@ register(
 
 _RESULT = MyShipSailsRoundResultSchema._declared_fields
 _MATCH = MyShipSailsMatchSchema._declared_fields
-_ROUND = number("The round's number.")
 _EXCHANGE = number("The exchange's number in the round.")
 
 declare(
     NAME,
     {
-        "round-dealt": (
-            "The host dealt a round.",
-            {
-                "round": _ROUND,
-                "dealer": seat("The round's dealer."),
-                "direction": MyShipSailsRoundSchema._declared_fields["direction"],
-                "submitted": fields.Boolean(
-                    metadata={"description": "The deal was submitted, not shuffled."}
-                ),
-            },
-        ),
+        "round-dealt": round_dealt(direction=MyShipSailsRoundSchema._declared_fields["direction"]),
         "pass-chosen": (
             "A seat chose its pass (never the cards; a replaced choice logs nothing).",
             {"round": _ROUND, "exchange": _EXCHANGE, "seat": seat()},
@@ -273,9 +263,6 @@ declare(
             kind: (f"A round {word} (RULES.md 2.7, 2.8), as its result shows it.", dict(_RESULT))
             for kind, word in (("round-won", "was won"), ("round-void", "ended with no winner"))
         },
-        **{
-            f"match-{end}": ("The match ended: its status and winners.", dict(_MATCH))
-            for end in ("won", "finished", "abandoned")
-        },
+        **match_ended(_MATCH, ("won", "finished", "abandoned")),
     },
 )
