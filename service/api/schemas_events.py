@@ -139,7 +139,11 @@ def round_dealt(**own: fields.Field[Any]) -> tuple[str, Members]:
     """``round-dealt``'s declaration of a game: the members every game writes,
     and its ``own``."""
     submitted = fields.Boolean(metadata={"description": "The deal was submitted, not shuffled."})
-    members = {"round": ROUND, "dealer": seat("The round's dealer."), "submitted": submitted}
+    members: dict[str, fields.Field[Any]] = {
+        "round": ROUND,
+        "dealer": seat("The round's dealer."),
+        "submitted": submitted,
+    }
     return ("The host dealt a round.", {**members, **own})
 
 
