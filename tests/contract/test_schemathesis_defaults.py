@@ -37,6 +37,8 @@ from ..helpers import openapi_spec
 from .rules import RULE_CODES, pointed
 from .test_schemathesis import SEED
 
+pytestmark = pytest.mark.timeout(900)  # its run: 3 minutes here, more on a busy machine
+
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
 UNLISTED = ("Co", "Cn", "Cs")
 """The text rule's categories that the ``Name`` and ``Call`` patterns do not
