@@ -448,9 +448,10 @@ declare(
                 "card": fields.String(),
                 "meld": number("The meld's id."),
                 "end": fields.String(
-                    allow_none=True,
-                    validate=validate.OneOf(["low", "high"]),
-                    metadata={"description": "The run's end it went to (`null` on a set)."},
+                    validate=validate.OneOf(["low", "high", "set"]),
+                    metadata={
+                        "description": "Where it went: a run's `low` or `high` end, or `set`."
+                    },
                 ),
             },
         ),

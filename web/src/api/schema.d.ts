@@ -2035,10 +2035,10 @@ export interface components {
             at_ms: number;
             card: string;
             /**
-             * @description The run's end it went to (`null` on a set).
-             * @enum {string|null}
+             * @description Where it went: a run's `low` or `high` end, or `set`.
+             * @enum {string}
              */
-            end: "low" | "high" | null;
+            end: "low" | "high" | "set";
             /** @description The meld's id. */
             meld: number;
             /** @description The move's number in the round. */
