@@ -53,8 +53,8 @@ clients: $(VENV)/.installed-dev web/node_modules/.installed clients/typescript/n
 	cd web && npm run -s client    # the types, web/src/api/schema.d.ts (committed)
 	cd clients/typescript && npm run -s types && npm run -s build   # the package's types (src/schema.ts, committed) and dist/
 	$(BIN)/openapi-python-client generate --path openapi.yaml --config clients/python-client.yaml \
-	  --meta none --output-path clients/python/card_referee_client --overwrite
-	@echo "make: the Python client is in clients/python (PYTHONPATH=clients/python)"
+	  --meta pdm --output-path clients/python --overwrite
+	@echo "make: the Python client is in clients/python: pip install ./clients/python (with httpx and attrs)"
 
 web: web/node_modules/.installed clients/typescript/node_modules/.installed  ## type-check and bundle the web table into service/api/static/play (committed)
 	cd web && npm run -s check && npm run -s build

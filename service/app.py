@@ -40,8 +40,11 @@ from .storage.idempotency import IdempotencyStore
 from .storage.replicas import Acknowledgement, ReplicasBehind
 from .storage.store import Contended, StepMismatch, TableStore
 from .storage.watch import PrimaryWatch, WritesRefused
+from .version import release
 
-API_VERSION = "1.0.0"
+API_VERSION = release()
+"""The spec's ``info.version``: the release that serves it (``/healthz``'s
+``version``), so that a client generated from it names the service it came from."""
 
 SWAGGER_UI_ASSETS = "/docs/assets"
 SWAGGER_UI_FILES = ("swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import logging
 import os
 import socket
 import subprocess
@@ -221,14 +220,31 @@ def _docs(args: argparse.Namespace) -> int:
 
 def _keys(args: argparse.Namespace) -> int:
     """Issue, list or revoke client keys in the service's Redis (``REDIS_URL``,
-    else the embedded one of ``REFEREE_DATA_DIR``)."""
+    else the embedded one of ``REFEREE_DATA_DIR`` while ``referee serve``
+    runs it: never a new one, whose keys the service would not know)."""
+    import dataclasses
+
     import redis
 
     from .storage.client import redis_client
     from .storage.client_keys import ClientKeys, NameTaken
+    from .storage.embedded import running_embedded_redis
 
     try:
-        keys = ClientKeys(redis_client(Settings.from_env()))
+        settings = Settings.from_env()
+        if not settings.redis_url:
+            url = running_embedded_redis(settings.data_dir)
+            if url is None:
+                print(
+                    "referee keys: no Redis: REDIS_URL is not set and no embedded Redis "
+                    f"answers in {Path(settings.data_dir).resolve()} (REFEREE_DATA_DIR). Run "
+                    "it where `referee serve` runs, while it runs, or set REDIS_URL to the "
+                    "service's Redis.",
+                    file=sys.stderr,
+                )
+                return 2
+            settings = dataclasses.replace(settings, redis_url=url)
+        keys = ClientKeys(redis_client(settings))
         if args.action == "create":
             try:
                 key = keys.create(args.name, args.tables_per_minute, args.requests_per_second)
@@ -466,18 +482,62 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+UNREADABLE = 5
+"""``referee verify``/``replay``'s exit status for a record that could not
+be read (the others are :data:`.games.replay.STATUSES`)."""
+
+CHECK_EXIT = (
+    "Exit status: 0 it matches; 1 it does not (each problem printed); 2 what was read is "
+    "no round record; 3 a record of another version of the game's rules (its proof and "
+    "chain were checked, not its deal or moves); 4 what the record holds matches, but "
+    "moves are missing from it (a release that kept no record made them); 5 it could not "
+    "be read (a file that cannot be opened, a URL that does not answer, or answers an "
+    "error: the service's problem is printed, e.g. 409 round-not-over while the round "
+    "is played)."
+)
+
+
+class Unreadable(Exception):
+    """A record that could not be read: its source's own words."""
+
+
 def _read_record(source: str) -> Any:
     """A round record from a file, ``-`` (stdin) or an ``http(s)://`` URL
-    (``GET /v1/tables/{id}/rounds/{n}/record``)."""
+    (``GET /v1/tables/{id}/rounds/{n}/record``); raises :class:`Unreadable`
+    with the reason (the service's problem for an HTTP error) when it cannot
+    be read, ``ValueError`` when it is not JSON."""
     import json
+    import urllib.error
     import urllib.request
 
     if source == "-":
         return json.load(sys.stdin)
     if source.startswith(("http://", "https://")):
-        with urllib.request.urlopen(source, timeout=30) as answer:  # noqa: S310 - the user's URL
-            return json.load(answer)
-    return json.loads(Path(source).read_text())
+        try:
+            with urllib.request.urlopen(source, timeout=30) as answer:  # noqa: S310 - the user's URL
+                return json.load(answer)
+        except urllib.error.HTTPError as refused:
+            raise Unreadable(f"{source} answered {refused.code}: {_problem(refused)}") from None
+        except (urllib.error.URLError, TimeoutError, ConnectionError) as failed:
+            reason = getattr(failed, "reason", None) or failed
+            raise Unreadable(f"cannot reach {source}: {reason}") from None
+    try:
+        return json.loads(Path(source).read_text())
+    except OSError as failed:
+        raise Unreadable(f"cannot read {source}: {failed.strerror or failed}") from None
+
+
+def _problem(refused: Any) -> str:
+    """An HTTP error's problem+json as ``code: detail`` (or its reason)."""
+    import json
+
+    try:
+        problem = json.loads(refused.read() or b"{}")
+    except (ValueError, OSError):
+        problem = {}
+    if isinstance(problem, dict) and problem.get("code"):
+        return f"{problem['code']}: {problem.get('detail', '')}".rstrip(": ")
+    return str(refused.reason)
 
 
 def _check_record(args: argparse.Namespace) -> int:
@@ -485,14 +545,31 @@ def _check_record(args: argparse.Namespace) -> int:
     (that and every move, and the result); what they check and their exit
     statuses are :mod:`.games.replay`'s (``STATUSES``: 0 it matches, 1 not
     (each problem printed), 2 no record, 3 another rules version, 4 moves
-    missing from the record)."""
+    missing from the record), and 5 (:data:`UNREADABLE`) for a record that
+    could not be read (:data:`CHECK_EXIT`)."""
     from .games.replay import NOT_A_RECORD, replay, verify
 
     try:
         record = _read_record(args.record)
+    except Unreadable as failed:
+        print(f"referee {args.command}: {failed}", file=sys.stderr)
+        return UNREADABLE
+    except ValueError as bad:  # the text is no JSON
+        print(f"referee {args.command}: not a round record: not JSON ({bad})", file=sys.stderr)
+        return NOT_A_RECORD
+    if not isinstance(record, dict):
+        print(f"referee {args.command}: not a round record: not an object", file=sys.stderr)
+        return NOT_A_RECORD
+    try:
         report = (replay if args.command == "replay" else verify)(record)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as bad:
-        print(f"referee {args.command}: not a round record: {bad!r}", file=sys.stderr)
+    except KeyError as missing:
+        print(
+            f"referee {args.command}: not a round record: it has no member {missing.args[0]!r}",
+            file=sys.stderr,
+        )
+        return NOT_A_RECORD
+    except (ValueError, TypeError, AttributeError, IndexError) as bad:
+        print(f"referee {args.command}: not a round record: {bad}", file=sys.stderr)
         return NOT_A_RECORD
     what = f"table {record.get('table_id')} round {record.get('round')} ({record.get('game')})"
     if report.ok:
@@ -510,8 +587,8 @@ def _check_record(args: argparse.Namespace) -> int:
     else:
         replayed = f"; {report.moves} moves replayed" if args.command == "replay" else ""
         print(f"INCOMPLETE {what}: what it holds matches{replayed}, but:")
-        for missing in report.incomplete:
-            print(f"- {missing}")
+        for gap in report.incomplete:
+            print(f"- {gap}")
     return report.status
 
 
@@ -526,7 +603,9 @@ def _worker(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     if args.health:
         return 0 if healthy(settings) else 1
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    from . import logs
+
+    logs.configure()  # JSON lines, as `referee serve` writes them
     Worker(settings).run()
     return 0
 
@@ -622,12 +701,31 @@ def main(argv: list[str] | None = None) -> int:
         help="worker processes (default: one per CPU); the figures are the same for any number",
     )
     sim.set_defaults(func=_simulate)
-    for name, text in (
-        ("verify", "check a round record's deal: commitment, seeds, deck order (RULES.md 5.2)"),
-        ("replay", "re-run a round record through the game: the deal, every move, the result"),
+    for name, text, more in (
+        (
+            "verify",
+            "check a round record's deal: commitment, seeds, deck order (RULES.md 5.2)",
+            "Checks a finished round's record (GET /v1/tables/{id}/rounds/{n}/record) as a "
+            "stranger can with the docs alone: the secret hashes to the commitment published "
+            "before the deal, the seats' seeds and the secret give the deck order, and the "
+            "order dealt is the deal. docs/guide/deal-proofs.md says how.",
+        ),
+        (
+            "replay",
+            "re-run a round record through the game: the deal, every move, the result",
+            "Does what `referee verify` does, then plays every move of the record again "
+            "through the game's own rules and compares the result with the record's.",
+        ),
     ):
-        check = sub.add_parser(name, help=text)
-        check.add_argument("record", help="a record file, - for stdin, or its URL")
+        check = sub.add_parser(
+            name,
+            help=text,
+            description=more,
+            epilog=CHECK_EXIT,
+        )
+        check.add_argument(
+            "record", help="a record file, - for stdin, or its URL (http:// or https://)"
+        )
         check.set_defaults(func=_check_record)
     work = sub.add_parser(
         "worker",

@@ -116,6 +116,7 @@ class RedisProcess:
 
 
 LONGEST = {
+    "tests/contract/test_schemathesis_defaults.py::*": 200,
     "tests/web/test_play_bots.py::*[may-i*": 55,
     "tests/web/test_play_browser.py::*scripted_players*[may-i*": 42,
     "tests/contract/test_schemathesis.py::*without_the_projects_tolerance*": 30,

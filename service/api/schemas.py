@@ -7,10 +7,12 @@ from typing import Any, ClassVar
 
 import marshmallow as ma
 from marshmallow import fields, validate
+from marshmallow_oneofschema.one_of_schema import OneOfSchema
 
-from ..games import VARIANTS
+from ..games import GAMES, VARIANTS
 from ..games.base import BOT_KINDS
 from ..games.cards import BLANKS_AROUND_A_CARD
+from ..games.match import MatchStatus
 from ..games.may_i.options import LARGEST_DECK as MAY_I_DECK
 from ..games.sevens.options import LARGEST_DECK as SEVENS_DECK
 from ..games.ship.options import (
@@ -29,6 +31,7 @@ from .names import BOT_NAME_RULE, bot_like
 
 CARD_PATTERN_DOC = "A card: rank then suit, e.g. `TH`, `10H`, `A♥` (any case); answers use `TH`."
 MAX_NAME = 40
+MAX_CALL = 80
 LARGEST_DECK = max(SHIP_DECK, SEVENS_DECK, MAY_I_DECK)
 """The most cards a round of any game holds (May I?'s four decks with their
 jokers, 216): a deal of any game, its hands and its stock together, holds no
@@ -169,13 +172,15 @@ def _visible(ch: str) -> bool:
     return not (category[0] in "ZC" or category in ("Mn", "Me") or ch in BLANK_LETTERS)
 
 
-def Text(low: int, high: int, **kwargs: Any) -> fields.String:  # noqa: N802
-    """A string of ``low``..``high`` characters, at least one visible (see ``TEXT_DOC``)."""
+def Text(low: int, high: int, component: str, **kwargs: Any) -> fields.String:  # noqa: N802
+    """A string of ``low``..``high`` characters, at least one visible (see
+    ``TEXT_DOC``), which the spec states as its text ``component`` (the rule
+    as a pattern: :mod:`.texts`)."""
     metadata = kwargs.pop("metadata", {})
     description = " ".join(filter(None, [metadata.get("description"), TEXT_DOC]))
     return fields.String(
         validate=[validate.Length(low, high), _printable],
-        metadata={**metadata, "description": description},
+        metadata={**metadata, "description": description, "text_component": component},
         **kwargs,
     )
 
@@ -198,7 +203,7 @@ def PersonName(**kwargs: Any) -> fields.String:  # noqa: N802 - reads like a fie
     never a bot's (:func:`.names.bot_like`)."""
     metadata = kwargs.pop("metadata", {})
     description = " ".join(filter(None, [metadata.get("description"), PERSON_NAME_DOC]))
-    field = Text(1, MAX_NAME, metadata={**metadata, "description": description}, **kwargs)
+    field = Text(1, MAX_NAME, "Name", metadata={**metadata, "description": description}, **kwargs)
     field.validators.append(_a_persons)
     return field
 
@@ -276,7 +281,7 @@ class OptionsSchema(StrictSchema):
     )
     # Checked, with a pointer, by the rules (service.games.ship.options).
     match = fields.Dict(metadata=MATCH_DOC)
-    call = Text(1, 80)
+    call = Text(1, MAX_CALL, "Call")
     swap_circuits = Int(
         allow_none=True,
         validate=validate.Range(1, 100),
@@ -380,48 +385,56 @@ class OptionsSchema(StrictSchema):
     )
 
 
-class OptionsOutSchema(DocumentedSchema):
-    """A complete option set: My Ship Sails' members (RULES.md 2.2) or Sevens'
-    (`decks` to `points`, with `match`; RULES.md 3)."""
+class ByGame(OneOfSchema):
+    """An answer of each game's own shape, chosen by its ``game`` member: the
+    spec's ``oneOf`` with a ``discriminator`` (so that a generated client
+    narrows on ``game``). Each game's schemas are put in ``type_schemas``
+    by :func:`.schemas_games.register`, so that this module knows no game."""
 
-    PRESENT = ("match",)
+    type_field = "game"
+    type_field_remove = False
+    type_schemas: dict[str, type[ma.Schema]] = {}
 
-    hand_size = fields.Integer()
-    win_count = fields.Integer()
-    deck = fields.String()
-    deck_low_rank = fields.String(allow_none=True)
-    passing = fields.String()
-    pass_count = fields.Integer()
-    direction = fields.String()
-    declaration = fields.String()
-    claim_window_ms = fields.Integer()
-    simultaneous_wins = fields.String()
-    max_exchanges = fields.Integer(allow_none=True)
-    match = fields.Dict()
-    call = fields.String()
-    swap_circuits = fields.Integer(allow_none=True)
-    fastest_win_bonus = fields.Boolean()
-    chips = fields.Boolean()
-    decks = fields.Integer(
-        allow_none=True, metadata={"description": "May I? presets: `null`, by players."}
-    )
-    opening = fields.String()
-    pass_chips = fields.Integer()
-    voluntary_pass = fields.Boolean()
-    voluntary_pass_limit = fields.Integer()
-    last_card = fields.Boolean()
-    turn_the_corner = fields.Boolean()
-    points = fields.String()
-    jokers = fields.Integer()
-    ending = fields.String()
-    may_i_window_ms = fields.Integer()
-    turn_timeout_ms = fields.Integer(allow_none=True)
-    away_timeout_ms = fields.Integer()
-    bot_delay_ms = fields.Integer()
-    unattended_moves = fields.Integer()
+    def get_obj_type(self, obj: Any) -> str:
+        return str(obj["game"])
 
 
-class VariantSchema(DocumentedSchema):
+class PublicTableSchema(ByGame):
+    """The public view of a table: never a hidden card. One shape per game,
+    told apart by `game`."""
+
+    type_schemas: dict[str, type[ma.Schema]] = {}
+
+
+class SeatViewSchema(ByGame):
+    """What one seat may see: its hand and what it may do now. One shape per
+    game, told apart by `game`."""
+
+    type_schemas: dict[str, type[ma.Schema]] = {}
+
+
+class RoundInfoSchema(ByGame):
+    """One round: the current view while it is the latest, its result once
+    over. One shape per game, told apart by `game`."""
+
+    type_schemas: dict[str, type[ma.Schema]] = {}
+
+
+class RoundListSchema(ByGame):
+    """A page of finished rounds' results, oldest first. One shape per game,
+    told apart by `game`."""
+
+    type_schemas: dict[str, type[ma.Schema]] = {}
+
+
+class VariantSchema(ByGame):
+    """A preset: its name, player range, source seed and options. One shape
+    per game, told apart by `game`."""
+
+    type_schemas: dict[str, type[ma.Schema]] = {}
+
+
+class VariantBaseSchema(DocumentedSchema):
     """A preset (RULES.md 2.9): its name, player range, source seed and options."""
 
     name = fields.String()
@@ -438,7 +451,7 @@ class VariantSchema(DocumentedSchema):
         }
     )
     description = fields.String()
-    options = fields.Nested(OptionsOutSchema)
+    options = fields.Dict(metadata={"description": "The options in force (each game's own)."})
 
 
 class VariantListSchema(DocumentedSchema):
@@ -450,7 +463,10 @@ class VariantListSchema(DocumentedSchema):
 class GameInfoSchema(DocumentedSchema):
     """A game the referee knows."""
 
-    name = fields.String(metadata={"description": "Its id: `my-ship-sails`, `sevens`, `may-i`."})
+    name = fields.String(
+        validate=validate.OneOf(list(GAMES)),
+        metadata={"description": "Its id: `my-ship-sails`, `sevens`, `may-i`."},
+    )
     title = fields.String()
     rules = fields.String(metadata={"description": "The path of its rules page."})
     variants = fields.List(fields.Nested(VariantSchema))
@@ -488,7 +504,7 @@ class PlayerField(fields.Field):  # type: ignore[type-arg]
     """A seat of a new table: a name, ``null`` (open), or a bot."""
 
     def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
-        name = Text(1, MAX_NAME)
+        name = Text(1, MAX_NAME, "Name")
         if value is None:
             return None
         if isinstance(value, str):
@@ -517,14 +533,14 @@ class CreateTableSchema(GameSchema):
             metadata={
                 "nullable": True,
                 "oneOf": [
-                    {"type": "string", "minLength": 1, "maxLength": MAX_NAME},
+                    {"$ref": "#/components/schemas/Name"},
                     {
                         "type": "object",
                         "required": ["bot"],
                         "additionalProperties": False,
                         "properties": {
                             "bot": {"type": "string", "enum": list(BOT_KINDS)},
-                            "name": {"type": "string", "minLength": 1, "maxLength": MAX_NAME},
+                            "name": {"$ref": "#/components/schemas/Name"},
                         },
                     },
                 ],
@@ -577,10 +593,10 @@ class CreateTableSchema(GameSchema):
 
 
 class SeatSchema(DocumentedSchema):
-    """A seat in the public view: name, score; in My Ship Sails whether it has
-    chosen its pass, in Sevens how many cards it holds."""
+    """A seat in the public view, the members of every game: each game's
+    seat adds its own (:func:`.schemas_games.register`)."""
 
-    PRESENT = ("seat", "name", "open", "connected", "points")
+    PRESENT: ClassVar[tuple[str, ...] | None] = ("seat", "name", "open", "connected", "points")
 
     seat = fields.Integer()
     name = fields.String(allow_none=True, metadata={"description": "`null` for an open seat."})
@@ -600,6 +616,7 @@ class SeatSchema(DocumentedSchema):
     )
     bot = fields.String(
         allow_none=True,
+        validate=validate.OneOf(BOT_KINDS),
         metadata={"description": "`random` or `basic` for a seat a bot plays (RULES.md 5.4)."},
     )
     until_ms = fields.Integer(
@@ -611,35 +628,13 @@ class SeatSchema(DocumentedSchema):
     )
     reissued = fields.Boolean(
         metadata={
-            "description": "The host reissued this seat's token while the round shown was in "
-            "play (while the seat was not connected: a lost phone); marked for the rest of "
-            "that round, beside the `token-reissued` event (RULES.md 5.1)."
+            "description": "In `seats`: the host reissued this seat's token while the round "
+            "shown was in play (while the seat was not connected: a lost phone); marked for the "
+            "rest of that round, beside the `token-reissued` event (RULES.md 5.1)."
         }
     )
-    wins = fields.Integer(metadata={"description": "Round wins so far."})
     points = fields.Integer(
-        metadata={"description": "Round wins plus the fastest-win point (RULES.md 2.8)."}
-    )
-    chips = fields.Integer(
-        allow_none=True,
-        metadata={"description": "Chip tally over the match (Ochse, 2.8); `null` without chips."},
-    )
-    chosen = fields.Boolean(
-        metadata={"description": "Has chosen its pass in the current exchange (never which cards)."}
-    )
-    cards = fields.Integer(metadata={"description": "Sevens: how many cards the seat holds."})
-    paid = fields.Integer(
-        metadata={
-            "description": "Sevens: the chips the seat paid into the pot in the round in play "
-            "(0 between rounds); its `chips` count them once the round is scored, so the seat "
-            "holds `chips - paid` now (RULES.md 3.5)."
-        }
-    )
-    rank = fields.Integer(
-        metadata={"description": "Sevens, in `standings`: the place (1 first; ties share)."}
-    )
-    laid_down = fields.Boolean(
-        metadata={"description": "May I?: has laid down its contract this round."}
+        metadata={"description": "The seat's score in its game's measure (RULES.md 2.8, 3.5, 4.8)."}
     )
 
 
@@ -651,70 +646,13 @@ class ShownHandSchema(DocumentedSchema):
 
 
 class RoundResultSchema(DocumentedSchema):
-    """How a round ended (RULES.md 2.7, 2.8)."""
+    """How a round ended, the members of every game: each game's result adds
+    its own (RULES.md 2.7, 2.8, 3.5, 4.8)."""
 
-    PRESENT = ("round", "dealer")
+    PRESENT: ClassVar[tuple[str, ...] | None] = ("round", "dealer")
 
     round = fields.Integer()
     dealer = fields.Integer()
-    exchanges = fields.Integer(metadata={"description": "Exchanges resolved in the round."})
-    winners = fields.List(fields.Integer(), metadata={"description": "Empty for a void round."})
-    settled_by = fields.String(
-        metadata={
-            "description": "`sole`, `void`, `abandoned`, `highest-card`, `highest-sum`, "
-            "`shared` (also a full highest-card tie), or for Foster's showdown (RULES.md "
-            "2.9) `showdown` (after a declaration) and `showdown-two-cards` (the circuits "
-            "ran out; no winner when no seat holds two of a suit)."
-        }
-    )
-    hands = fields.List(
-        fields.Nested(ShownHandSchema),
-        metadata={"description": "Hands shown: every valid claim's, or every hand in a showdown."},
-    )
-    chips = fields.List(
-        fields.Integer(),
-        metadata={"description": "Each seat's chip change in this round; empty without chips."},
-    )
-    set_aside = fields.List(
-        fields.String(),
-        metadata={
-            "description": "The cards a `full` deck's deal set aside, shown once the round "
-            "is over (RULES.md 2.11); empty for the other decks."
-        },
-    )
-    winner = fields.Integer(
-        allow_none=True,
-        metadata={"description": "Sevens: the seat that played its last card first."},
-    )
-    opener = fields.Integer(metadata={"description": "Sevens: the seat that had the first turn."})
-    abandoned = fields.Boolean(
-        metadata={
-            "description": "Sevens: the host ended the match during this round; it is "
-            "listed last (the table's `last_result`), not scored (no winner, nothing won "
-            "or paid)."
-        }
-    )
-    turns = fields.Integer(metadata={"description": "Sevens: turns played in the round."})
-    pot = fields.Integer(metadata={"description": "Sevens: the chips the winner took."})
-    cards_left = fields.List(
-        fields.Integer(), metadata={"description": "Sevens: cards left in each hand, by seat."}
-    )
-    penalties = fields.List(
-        fields.Integer(),
-        allow_none=True,
-        metadata={
-            "description": "Sevens: the value of each seat's cards left (RULES.md 3.5), only "
-            "with `points: losers-score` (where they are the points); else `null`, since with "
-            "the counts and the layout they could name the cards left."
-        },
-    )
-    points = fields.List(
-        fields.Integer(), metadata={"description": "Sevens: the points each seat scored."}
-    )
-    out = fields.Integer(
-        allow_none=True,
-        metadata={"description": "May I?: the seat that went out (`null`: the stock ran dry)."},
-    )
 
 
 class ClaimShownSchema(DocumentedSchema):
@@ -725,106 +663,22 @@ class ClaimShownSchema(DocumentedSchema):
     at_ms = fields.Integer(metadata={"description": "When the claim arrived (Redis clock, ms)."})
 
 
-class LayoutRowSchema(DocumentedSchema):
-    """Sevens: one row of the layout, from its lowest to its highest card."""
-
-    suit = fields.String(metadata={"description": "`S`, `H`, `D` or `C`."})
-    low = fields.String(metadata={"description": "The lowest card, e.g. `5H`."})
-    high = fields.String(metadata={"description": "The highest card, e.g. `9H`."})
-
-
-class MeldViewSchema(DocumentedSchema):
-    """May I?: a meld on the table (RULES.md 4.2)."""
-
-    id = fields.Integer(metadata={"description": "The meld's number in the round, from 1."})
-    owner = fields.Integer()
-    kind = fields.String(metadata={"description": "`set` or `run`."})
-    cards = fields.List(fields.String(), metadata={"description": "A run ascending."})
-    stands_for = fields.List(
-        fields.String(), metadata={"description": "The rank each card counts as (a joker's)."}
-    )
-
-
-class MayIOfferSchema(DocumentedSchema):
-    """May I?: the declined discard on offer (RULES.md 4.6)."""
-
-    offer = fields.Integer(metadata={"description": "The offer's number in the round."})
-    card = fields.String()
-    opened_ms = fields.Integer()
-    until_ms = fields.Integer(metadata={"description": "The window closes at this instant."})
-    asker = fields.Integer(allow_none=True)
-    answers = fields.Dict(
-        keys=fields.String(),
-        values=fields.String(),
-        metadata={"description": "Seat -> `allow` or `deny`, for the seats that answered."},
-    )
-
-
 class RoundViewSchema(DocumentedSchema):
-    """The round in play (or the last one) as the public may see it. My Ship
-    Sails: exchanges, choosers, claims; Sevens: the layout, whose turn, the pot."""
+    """The round in play (or the last one) as the public may see it, the
+    members of every game: each game's round adds its own."""
 
-    PRESENT = ("number", "dealer", "status")
+    PRESENT: ClassVar[tuple[str, ...] | None] = ("number", "dealer", "status")
 
     number = fields.Integer()
     dealer = fields.Integer()
-    direction = fields.String()
-    status = fields.String(metadata={"description": "`passing`, `claim-window` or `over`."})
-    exchange = fields.Integer(allow_none=True, metadata={"description": "The current exchange."})
-    exchanges_resolved = fields.Integer()
-    choosers = fields.List(
-        fields.Integer(),
-        metadata={
-            "description": "Seats that pass in the current exchange: all under `simultaneous`, "
-            "the seat on turn under `chain`, the two of the swap under `swap`."
-        },
-    )
-    waiting_for = fields.List(fields.Integer(), metadata={"description": "Seats yet to choose."})
-    window_closes_at_ms = fields.Integer(allow_none=True)
-    claims = fields.List(fields.Nested(ClaimShownSchema))
-    opening_suit = fields.String(metadata={"description": "Sevens: the opening seven's suit."})
-    opener = fields.Integer(
-        allow_none=True, metadata={"description": "Sevens: the seat that had the first turn."}
-    )
-    turn = fields.Integer(
-        allow_none=True,
-        metadata={"description": "Sevens: the number of the turn to play now (`null` once over)."},
-    )
-    on_turn = fields.Integer(
-        allow_none=True, metadata={"description": "Sevens: the seat on turn (`null` once over)."}
-    )
-    turns_taken = fields.Integer(metadata={"description": "Sevens: turns played this round."})
-    pot = fields.Integer(metadata={"description": "Sevens: chips paid into the pot this round."})
-    layout = fields.List(
-        fields.Nested(LayoutRowSchema),
-        metadata={"description": "Sevens: the rows on the table (two per suit with two decks)."},
-    )
-    contract = fields.String(metadata={"description": "May I?: the round's contract."})
-    contract_sets = fields.Integer()
-    contract_runs = fields.Integer()
-    step = fields.String(
-        metadata={
-            "description": "May I?: `draw` (take or decline the discard), `may-i` (the "
-            "discard is offered), `stock`, `play`, `final` (lay-offs after a seat went out) "
-            "or `over`."
-        }
-    )
-    move = fields.Integer(
-        allow_none=True, metadata={"description": "May I?: the number of the next move."}
-    )
-    discard_top = fields.String(allow_none=True)
-    discard_size = fields.Integer()
-    stock_size = fields.Integer()
-    melds = fields.List(fields.Nested(MeldViewSchema))
-    may_i = fields.Nested(MayIOfferSchema, allow_none=True)
-    went_out = fields.Integer(allow_none=True)
-    lay_off_turns_left = fields.List(fields.Integer())
-    moves_taken = fields.Integer()
+    status = fields.String(metadata={"description": "Where the round stands (its game's words)."})
 
 
-class RoundInfoSchema(DocumentedSchema):
-    """One round: the current view while it is the latest, its result once over."""
+class RoundInfoBaseSchema(DocumentedSchema):
+    """One round: the current view while it is the latest, its result once
+    over (each game's: :mod:`.schemas_games`)."""
 
+    game = fields.String(metadata={"description": "The game the table plays."})
     number = fields.Integer()
     current = fields.Nested(RoundViewSchema, allow_none=True)
     result = fields.Nested(RoundResultSchema, allow_none=True)
@@ -833,19 +687,16 @@ class RoundInfoSchema(DocumentedSchema):
 class MatchViewSchema(DocumentedSchema):
     """Where the match stands and who won it."""
 
-    PRESENT = ("status", "winners")
+    PRESENT: ClassVar[tuple[str, ...] | None] = ("status", "winners")
 
     status = fields.String(
-        metadata={"description": "`in-progress`, `won`, `finished`, `abandoned`."}
-    )
-    winners = fields.List(fields.Integer())
-    fastest_win = fields.List(
-        fields.Integer(),
+        validate=validate.OneOf([s.value for s in MatchStatus]),
         metadata={
-            "description": "Seats given the fastest-win point when a `deals` match with "
-            "`fastest_win_bonus` ended (RULES.md 2.8)."
+            "description": "`in-progress`; `won` (ended by its own rule), `finished` (the host "
+            "ended an `open` match) or `abandoned` (the host ended it early)."
         },
     )
+    winners = fields.List(fields.Integer())
 
 
 class AwaitingSchema(DocumentedSchema):
@@ -853,9 +704,9 @@ class AwaitingSchema(DocumentedSchema):
 
     action = fields.String(
         metadata={
-            "description": "`deal` (the host deals the next round), `pass` (`seats` must "
-            "choose), `claims` (a claim window is open until `until_ms`) or `nothing` (the "
-            "match is over)."
+            "description": "What the table waits for: `deal` (the host deals the next round), "
+            "`nothing` (the match is over), or the game's own step (each game's `action` "
+            "lists them)."
         }
     )
     seats = fields.List(fields.Integer())
@@ -925,15 +776,16 @@ class MoveChainSchema(DocumentedSchema):
     )
 
 
-class PublicTableSchema(DocumentedSchema):
-    """The public view of a table: never a hidden card."""
+class TableViewSchema(DocumentedSchema):
+    """The public view of a table: never a hidden card (the members of every
+    game; each game's view, :mod:`.schemas_games`, names its own)."""
 
     table_id = fields.String()
     game = fields.String(
         metadata={"description": "The game this table plays: `my-ship-sails`, `sevens` or `may-i`."}
     )
     variant = fields.String()
-    options = fields.Nested(OptionsOutSchema)
+    options = fields.Dict(metadata={"description": "The options in force (each game's own)."})
     seats = fields.List(fields.Nested(SeatSchema))
     open_seats = fields.List(
         fields.Integer(),
@@ -1047,12 +899,11 @@ class CreatedTableSchema(DocumentedSchema):
     table = fields.Nested(PublicTableSchema)
 
 
-class SeatViewSchema(DocumentedSchema):
-    """What one seat may see: its hand; in My Ship Sails its pending pass and
-    the last cards passed and received; in Sevens whether it is on turn and
-    which cards it may play."""
+class SeatViewBaseSchema(DocumentedSchema):
+    """What one seat may see, the members of every game: each game's seat
+    view (:mod:`.schemas_games`) adds its own."""
 
-    PRESENT = (
+    PRESENT: ClassVar[tuple[str, ...] | None] = (
         "game",
         "seat",
         "name",
@@ -1078,8 +929,10 @@ class SeatViewSchema(DocumentedSchema):
         },
     )
     round = fields.Integer(allow_none=True)
-    round_status = fields.String(allow_none=True)
-    exchange = fields.Integer(allow_none=True)
+    round_status = fields.String(
+        allow_none=True,
+        metadata={"description": "Where the round stands (its game's words); `null` before one."},
+    )
     hand = fields.List(fields.String())
     away = fields.Boolean(
         metadata={
@@ -1094,71 +947,6 @@ class SeatViewSchema(DocumentedSchema):
             "epoch, Redis's clock): its default move is made then; `null` for none "
             "(RULES.md 5.3)."
         },
-    )
-    to_choose = fields.Boolean(
-        metadata={"description": "This seat must choose a pass in the current exchange."}
-    )
-    pending = fields.List(
-        fields.String(), allow_none=True, metadata={"description": "The chosen, unresolved pass."}
-    )
-    passed = fields.List(fields.String(), allow_none=True)
-    received = fields.List(
-        fields.String(),
-        allow_none=True,
-        metadata={
-            "description": "The cards this seat last received in this round (`passed`: last "
-            "gave); under `simultaneous` both are from the last exchange."
-        },
-    )
-    turn = fields.Integer(
-        allow_none=True, metadata={"description": "Sevens: the number of the turn to play now."}
-    )
-    on_turn = fields.Boolean(metadata={"description": "Sevens: this seat is on turn."})
-    playable = fields.List(
-        fields.String(),
-        metadata={
-            "description": "Sevens: the cards this seat may play now (empty when not on turn); "
-            "a front end greys out the rest."
-        },
-    )
-    may_pass = fields.Boolean(metadata={"description": "Sevens: this seat may pass now."})
-    voluntary_passes_left = fields.Integer(
-        allow_none=True,
-        metadata={
-            "description": "Sevens: voluntary passes left this round (`null`: none allowed)."
-        },
-    )
-    step = fields.String(allow_none=True, metadata={"description": "May I?: the round's step."})
-    move = fields.Integer(allow_none=True, metadata={"description": "May I?: the next move."})
-    laid_down = fields.Boolean(metadata={"description": "May I?: has laid down."})
-    may = fields.List(
-        fields.String(),
-        metadata={
-            "description": "May I?: what this seat may do now (`take_discard`, `decline`, "
-            "`draw`, `lay_down`, `lay_off`, `discard`, `done`, `ask`, `answer`)."
-        },
-    )
-    lay_offs = fields.Dict(
-        keys=fields.String(),
-        values=fields.List(fields.Integer()),
-        metadata={"description": "May I?: card -> the melds it may be laid off on."},
-    )
-    discardable = fields.List(
-        fields.String(), metadata={"description": "May I?: the cards it may discard."}
-    )
-    contract = fields.List(
-        fields.List(fields.String()),
-        allow_none=True,
-        metadata={
-            "description": "May I?: when this seat may lay down, melds of its hand that make "
-            "the round's contract (one way, a help; `null`: none found or not now)."
-        },
-    )
-    must_announce = fields.Boolean(
-        metadata={
-            "description": "Sevens with `last_card`: its next play leaves one card, so the "
-            "play must carry `last_card: true`."
-        }
     )
     last_event = fields.Integer(
         metadata={
@@ -1208,44 +996,6 @@ class RoundStartedSchema(DocumentedSchema):
     table = fields.Nested(PublicTableSchema)
 
 
-class PassSchema(StrictSchema):
-    """A seat's pass: `pass_count` cards of its hand."""
-
-    cards = fields.List(
-        Card(),
-        required=True,
-        validate=validate.Length(max=26),  # the count itself is a rule: 422 pass-invalid
-        metadata={"description": "`pass_count` cards from the seat's hand."},
-    )
-
-
-class PassOutcomeSchema(DocumentedSchema):
-    """A pass taken: whether the exchange resolved, and the seat's hand now."""
-
-    PRESENT = ()
-
-    round = fields.Integer()
-    exchange = fields.Integer()
-    seat = fields.Integer()
-    cards = fields.List(fields.String())
-    resolved = fields.Boolean(metadata={"description": "Whether this exchange has resolved."})
-    waiting_for = fields.List(fields.Integer())
-    round_status = fields.String()
-    hand = fields.List(fields.String(), metadata={"description": "The seat's hand now."})
-
-
-class ClaimOutcomeSchema(DocumentedSchema):
-    """An accepted declaration and the settlement (or when its window closes)."""
-
-    round = fields.Integer()
-    seat = fields.Integer()
-    accepted = fields.Boolean()
-    round_status = fields.String()
-    window_closes_at_ms = fields.Integer(allow_none=True)
-    result = fields.Nested(RoundResultSchema, allow_none=True)
-    match = fields.Nested(MatchViewSchema)
-
-
 class EventsQuerySchema(StrictSchema):
     """A page of the event log: events after `after`, at most `limit`."""
 
@@ -1276,28 +1026,21 @@ class AsIs(fields.Dict):
         self.documented_as = schema
 
 
-class EventSchema(DocumentedSchema):
+class EventSchema(OneOfSchema):
     """A public event of a table's log: `seq`, `at_ms`, `type`, and the
-    members of its type (each type and its members, game by game: [the API
-    guide](/docs/api#events)). A type's members can differ by game (a
-    Sevens `round-dealt` is not a My Ship Sails one), and a release may add
-    types and members: a client skips what it does not know."""
+    members of its type, one schema per type, told apart by `type` (each
+    type and its members, game by game: [the API guide](/docs/api#events)).
+    A release may add types and members: a client skips what it does not
+    know."""
 
-    class Meta:
-        json_schema = {"additionalProperties": True}
+    # Each type's schema is declared by :mod:`.schemas_events`.
 
-    seq = fields.Integer(
-        metadata={
-            "description": "Its place in the log: 1, 2, 3, … with no gap; `after` and "
-            "`last_event` count in it."
-        }
-    )
-    at_ms = fields.Integer(
-        metadata={"description": "When it happened: server time, ms since the epoch."}
-    )
-    type = fields.String(
-        metadata={"description": "What happened: `round-dealt`, `card-played`, `seat-joined`, …"}
-    )
+    type_field = "type"
+    type_field_remove = False
+    type_schemas: dict[str, type[ma.Schema]] = {}
+
+    def get_obj_type(self, obj: Any) -> str:
+        return str(obj["type"])
 
 
 class EventListSchema(DocumentedSchema):
@@ -1333,8 +1076,11 @@ class RoundsQuerySchema(StrictSchema):
     )
 
 
-class RoundListSchema(DocumentedSchema):
-    """A page of finished rounds' results, oldest first."""
+class RoundListBaseSchema(DocumentedSchema):
+    """A page of finished rounds' results, oldest first (the members of every
+    game; each game's page names its own result)."""
+
+    game = fields.String(metadata={"description": "The game the table plays."})
 
     rounds = fields.List(
         fields.Nested(RoundResultSchema),
@@ -1358,7 +1104,11 @@ class RoundListSchema(DocumentedSchema):
 
 
 class CheckDealSchema(GameSchema):
-    """A deal to check for `players` seats under a preset and overrides."""
+    """A deal to check for `players` seats under a preset and overrides. Its
+    cards are judged, not refused: the answer lists every problem. What a
+    schema cannot state is the rules' to refuse (422 `options-invalid`,
+    `deal-invalid` for a member of another game's deals): options that make
+    one consistent game with the players."""
 
     deal = True
 
@@ -1402,7 +1152,8 @@ class CheckDealOutcomeSchema(DocumentedSchema):
 
 
 class CheckClaimSchema(GameSchema):
-    """A hand to judge for a `players`-seat game under a preset and overrides."""
+    """A hand to judge for a `players`-seat game under a preset and overrides
+    (what a schema cannot state: `hand`'s and the options' descriptions)."""
 
     games = ("my-ship-sails",)
 
@@ -1411,6 +1162,14 @@ class CheckClaimSchema(GameSchema):
         Card(),
         required=True,
         validate=validate.Length(0, 26),
+        metadata={
+            "description": "The hand to judge, no card twice. What a schema cannot state is "
+            "the rules' to refuse (422 `hand-invalid`): a hand of the preset's size (or one "
+            "more under `chain`), cards of its deck, one card not named twice in two "
+            "spellings (`TH`, `10h`).",
+            "minItems": 1,
+            "uniqueItems": True,
+        },
     )
 
 
@@ -1446,18 +1205,35 @@ class CheckExchangeSchema(GameSchema):
         },
     )
     hands = fields.List(
-        Cards(SHIP_HAND + 1, what="a hand"),
+        Cards(
+            SHIP_HAND + 1,
+            what="a hand",
+            metadata={"minItems": 1, "uniqueItems": True},  # a hand: a set (RULES.md 1)
+        ),
         required=True,
         validate=validate.Length(MIN_SEATS, MAX_SEATS),
-        metadata={"description": f"At most {SHIP_DECK} cards in all (the full deck)."},
+        metadata={
+            "description": f"One hand a seat, none empty, no card twice; at most {SHIP_DECK} "
+            "cards in all (the full deck). What a schema cannot state is the rules' to "
+            "refuse (422 `deal-invalid`): hands of the preset's size (under `chain`, the "
+            "passer's one more), cards of its deck, no card in two hands or named twice in "
+            "two spellings (`TH`, `10h`)."
+        },
     )
     passes = fields.List(
-        Cards(SHIP_HAND + 1, what="a pass", allow_none=True),
+        Cards(
+            SHIP_HAND + 1,
+            what="a pass",
+            allow_none=True,
+            metadata={"maxItems": 2, "uniqueItems": True},  # `pass_count`: 1 or 2
+        ),
         required=True,
         validate=validate.Length(MIN_SEATS, MAX_SEATS),
         metadata={
             "description": "One entry per seat: the cards it passes, or `null` (or `[]`) for a "
-            "seat that does not pass in this exchange."
+            "seat that does not pass in this exchange. What a schema cannot state is the "
+            "rules' to refuse (422 `pass-invalid`): `pass_count` cards of the seat's hand, "
+            "from the seats that pass in this exchange."
         },
     )
 
@@ -1553,7 +1329,10 @@ class ProblemSchema(DocumentedSchema):
 class HealthSchema(DocumentedSchema):
     """A probe's answer."""
 
-    status = fields.String()
+    status = fields.String(
+        validate=validate.OneOf(["ok", "ready"]),
+        metadata={"description": "`ok` (the process answers) or `ready` (and Redis does)."},
+    )
     version = fields.String(
         metadata={"description": "The release that answers (CHANGELOG.md), e.g. `0.2.0`."}
     )

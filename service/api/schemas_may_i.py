@@ -1,15 +1,18 @@
 """Request and answer schemas of May I?'s own endpoints (RULES.md 4): a
 numbered move of the seat on turn, a May I? request and its answers, and
-the stateless checks. The views May I? shares with every game are in
-:mod:`.schemas`."""
+the stateless checks; and the shapes of its answers that every table
+endpoint shares (its seats, round, result, seat view: registered in
+:mod:`.schemas_games`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from marshmallow import ValidationError, fields, validate, validates_schema
 
+from ..games.may_i import NAME
 from ..games.may_i.options import LARGEST_DECK, LONGEST_MELD, MOST_MELDS
+from ..games.may_i.state import Step
 from .schemas import (
     Bool,
     Card,
@@ -17,12 +20,95 @@ from .schemas import (
     DocumentedSchema,
     Int,
     MatchViewSchema,
-    MayIOfferSchema,
     RoundResultSchema,
+    RoundViewSchema,
+    SeatSchema,
+    SeatViewBaseSchema,
     StrictSchema,
 )
+from .schemas_events import ROUND as _ROUND
+from .schemas_events import declare, match_ended, number, round_dealt, seat
+from .schemas_games import GameViews, game_field, register
 
 ACTIONS = ("take_discard", "decline", "draw", "lay_down", "lay_off", "discard", "done")
+MAY = (*ACTIONS, "ask", "answer")
+"""What a seat may do now (its view's `may`): the turn's moves, and ask or
+answer a May I?."""
+ROUND_STATUSES = ("playing", "over")
+"""Where a May I? round stands."""
+STEPS = [s.value for s in Step]
+"""A round's step: `draw`, `may-i`, `stock`, `play`, `final`, `over` (RULES.md 4.5-4.7)."""
+STEP_TEXT = (
+    "`draw` (take or decline the discard), `may-i` (the discard is offered), `stock`, "
+    "`play`, `final` (lay-offs after a seat went out) or `over`."
+)
+
+
+def round_status(**kwargs: Any) -> fields.String:
+    """A May I? round's status, one of :data:`ROUND_STATUSES`."""
+    return fields.String(
+        validate=validate.OneOf(ROUND_STATUSES),
+        metadata={"description": "`playing` or `over`."},
+        **kwargs,
+    )
+
+
+def step(**kwargs: Any) -> fields.String:
+    """A May I? round's step, one of :data:`STEPS`."""
+    metadata = {"description": STEP_TEXT, **kwargs.pop("metadata", {})}
+    return fields.String(validate=validate.OneOf(STEPS), metadata=metadata, **kwargs)
+
+
+class MeldViewSchema(DocumentedSchema):
+    """May I?: a meld on the table (RULES.md 4.2)."""
+
+    id = fields.Integer(metadata={"description": "The meld's number in the round, from 1."})
+    owner = fields.Integer()
+    kind = fields.String(
+        validate=validate.OneOf(["set", "run"]), metadata={"description": "`set` or `run`."}
+    )
+    cards = fields.List(fields.String(), metadata={"description": "A run ascending."})
+    stands_for = fields.List(
+        fields.String(), metadata={"description": "The rank each card counts as (a joker's)."}
+    )
+
+
+class MayIOfferSchema(DocumentedSchema):
+    """May I?: the declined discard on offer (RULES.md 4.6)."""
+
+    offer = fields.Integer(metadata={"description": "The offer's number in the round."})
+    card = fields.String()
+    opened_ms = fields.Integer()
+    until_ms = fields.Integer(metadata={"description": "The window closes at this instant."})
+    asker = fields.Integer(allow_none=True)
+    answers = fields.Dict(
+        keys=fields.String(),
+        values=fields.String(validate=validate.OneOf(["allow", "deny"])),
+        metadata={"description": "Seat -> `allow` or `deny`, for the seats that answered."},
+    )
+
+
+class MayIRoundResultSchema(RoundResultSchema):
+    """How a May I? round ended (RULES.md 4.8): who went out, counts and values."""
+
+    PRESENT = None
+
+    out = fields.Integer(
+        allow_none=True,
+        metadata={"description": "The seat that went out (`null`: nobody could)."},
+    )
+    cards_left = fields.List(
+        fields.Integer(), metadata={"description": "Cards left in each hand, by seat."}
+    )
+    penalties = fields.List(
+        fields.Integer(),
+        metadata={"description": "The value of each seat's cards left (RULES.md 4.8), by seat."},
+    )
+    points = fields.List(
+        fields.Integer(), metadata={"description": "The points each seat scored this round."}
+    )
+
+
 _FLAGS = ("take_discard", "decline", "draw", "done")
 
 Meld = Cards(LONGEST_MELD, 1, "a meld", joker=True)
@@ -129,14 +215,14 @@ class MoveOutcomeSchema(DocumentedSchema):
     round = fields.Integer()
     move = fields.Integer()
     seat = fields.Integer()
-    action = fields.String()
+    action = fields.String(validate=validate.OneOf(ACTIONS))
     argument = fields.Raw(allow_none=True, metadata={"description": "The move's argument."})
     next_move = fields.Integer(allow_none=True)
     on_turn = fields.Integer(allow_none=True)
-    step = fields.String()
+    step = step()
     may_i = fields.Nested(MayIOfferSchema, allow_none=True)
-    round_status = fields.String()
-    result = fields.Nested(RoundResultSchema, allow_none=True)
+    round_status = round_status()
+    result = fields.Nested(MayIRoundResultSchema, allow_none=True)
     match = fields.Nested(MatchViewSchema)
     hand = fields.List(fields.String(), metadata={"description": "The seat's hand now."})
 
@@ -160,12 +246,14 @@ class MayIOutcomeSchema(DocumentedSchema):
     offer = fields.Integer()
     open = fields.Boolean(metadata={"description": "The offer is still open."})
     current_offer = fields.Nested(MayIOfferSchema, allow_none=True)
-    step = fields.String()
+    step = step()
     on_turn = fields.Integer(allow_none=True)
 
 
 class CheckLayDownSchema(StrictSchema):
-    """Is this lay-down exactly round `round`'s contract (RULES.md 4.3)?"""
+    """Is this lay-down exactly round `round`'s contract (RULES.md 4.3)?
+    What a schema cannot state is the rules' to refuse (422 `move-invalid`):
+    melds of cards the decks hold."""
 
     round = Int(required=True, validate=validate.Range(1, 5))
     melds = fields.List(Meld, required=True, validate=validate.Length(1, 6))
@@ -180,7 +268,10 @@ class CheckLayDownOutcomeSchema(DocumentedSchema):
 
 
 class CheckLayOffSchema(StrictSchema):
-    """May `card` be laid off on `meld` (RULES.md 4.2)?"""
+    """May `card` be laid off on `meld` (RULES.md 4.2)? What a schema cannot
+    state is the rules' to refuse (422 `move-invalid`): `meld` is one the
+    game can hold (a set of one rank, a run in order; no more jokers than
+    natural cards)."""
 
     meld = Cards(LONGEST_MELD, 3, "a meld", joker=True, required=True)
     card = Card(joker=True, required=True)
@@ -198,7 +289,10 @@ class CheckLayOffOutcomeSchema(DocumentedSchema):
 
 
 class CheckDiscardSchema(StrictSchema):
-    """May `hand` discard `card` with `melds` on the table (RULES.md 4.5)?"""
+    """May `hand` discard `card` with `melds` on the table (RULES.md 4.5)?
+    What a schema cannot state is the rules' to refuse (422 `move-invalid`):
+    the card in the hand, melds the game can hold (sets and runs, no more
+    jokers than natural cards), no card more often than the decks hold it."""
 
     hand = Cards(LARGEST_DECK, 1, "a hand", joker=True, required=True)
     melds = fields.List(
@@ -219,3 +313,198 @@ class CheckDiscardOutcomeSchema(DocumentedSchema):
     allowed = fields.Boolean()
     reason = fields.String()
     fits = fields.List(fields.Integer())
+
+
+class MayISeatSchema(SeatSchema):
+    """A seat of a May I? table: how many cards it holds, whether it has laid
+    down, its points; in `standings` its place."""
+
+    PRESENT = (*(SeatSchema.PRESENT or ()), "cards", "laid_down")
+
+    cards = fields.Integer(metadata={"description": "How many cards the seat holds."})
+    laid_down = fields.Boolean(metadata={"description": "Has laid down its contract this round."})
+    points = fields.Integer(metadata={"description": "Points so far (RULES.md 4.8)."})
+    rank = fields.Integer(
+        metadata={"description": "In `standings`: the place (1 first; ties share)."}
+    )
+
+
+class MayIRoundSchema(RoundViewSchema):
+    """A May I? round as the public may see it: its contract, step, discard
+    pile's top, stock size, melds and the May I? on offer."""
+
+    PRESENT = None
+
+    status = round_status()
+    contract = fields.String(metadata={"description": "The round's contract in words."})
+    contract_sets = fields.Integer()
+    contract_runs = fields.Integer()
+    step = step()
+    on_turn = fields.Integer(
+        allow_none=True, metadata={"description": "The seat on turn (`null` once over)."}
+    )
+    move = fields.Integer(allow_none=True, metadata={"description": "The number of the next move."})
+    discard_top = fields.String(allow_none=True)
+    discard_size = fields.Integer()
+    stock_size = fields.Integer()
+    melds = fields.List(fields.Nested(MeldViewSchema))
+    may_i = fields.Nested(MayIOfferSchema, allow_none=True)
+    went_out = fields.Integer(allow_none=True)
+    lay_off_turns_left = fields.List(fields.Integer())
+    moves_taken = fields.Integer()
+
+
+class MayISeatViewSchema(SeatViewBaseSchema):
+    """What one seat of a May I? table may see: its hand, its step, what it
+    may do now, where its cards may be laid off and which it may discard."""
+
+    PRESENT: ClassVar[tuple[str, ...] | None] = None
+
+    game = game_field(NAME)
+    round_status = round_status(allow_none=True)
+    step = step(allow_none=True, metadata={"description": "The round's step: " + STEP_TEXT})
+    move = fields.Integer(allow_none=True, metadata={"description": "The next move."})
+    on_turn = fields.Boolean(metadata={"description": "This seat is on turn."})
+    laid_down = fields.Boolean(metadata={"description": "Has laid down."})
+    may = fields.List(
+        fields.String(validate=validate.OneOf(MAY)),
+        metadata={
+            "description": "What this seat may do now (`take_discard`, `decline`, `draw`, "
+            "`lay_down`, `lay_off`, `discard`, `done`, `ask`, `answer`)."
+        },
+    )
+    lay_offs = fields.Dict(
+        keys=fields.String(),
+        values=fields.List(fields.Integer()),
+        metadata={"description": "Card -> the melds it may be laid off on."},
+    )
+    discardable = fields.List(
+        fields.String(), metadata={"description": "The cards it may discard."}
+    )
+    contract = fields.List(
+        fields.List(fields.String()),
+        allow_none=True,
+        metadata={
+            "description": "When this seat may lay down, melds of its hand that make the "
+            "round's contract (one way, a help; `null`: none found or not now)."
+        },
+    )
+
+
+register(
+    NAME,
+    GameViews(
+        seat=MayISeatSchema,
+        round=MayIRoundSchema,
+        result=MayIRoundResultSchema,
+        seat_view=MayISeatViewSchema,
+        actions=tuple(s for s in STEPS if s != "over"),
+    ),
+)
+
+_RESULT = MayIRoundResultSchema._declared_fields
+_MOVE = number("The move's number in the round.")
+_OFFER = number("The May I? offer's number in the round.")
+_MATCH = MatchViewSchema._declared_fields
+
+declare(
+    NAME,
+    {
+        "round-dealt": round_dealt(
+            contract=fields.String(metadata={"description": "The round's contract."}),
+            discard=fields.String(metadata={"description": "The first discard, face up."}),
+            stock=number("How many cards the stock holds."),
+        ),
+        **{
+            kind: (text, {"round": _ROUND, "move": _MOVE, "seat": seat(), "card": fields.String()})
+            for kind, text in (
+                ("discard-taken", "The seat on turn took the top discard."),
+                ("discard-declined", "The seat on turn declined the top discard (RULES.md 4.6)."),
+                ("discarded", "The seat on turn discarded, ending its turn."),
+            )
+        },
+        "stock-drawn": (
+            "A seat drew from the stock (never the card).",
+            {"round": _ROUND, "move": _MOVE, "seat": seat(), "count": number("Cards drawn.")},
+        ),
+        "laid-down": (
+            "A seat laid down its contract (RULES.md 4.5).",
+            {
+                "round": _ROUND,
+                "move": _MOVE,
+                "seat": seat(),
+                "melds": fields.List(
+                    fields.Dict(),
+                    metadata={"description": "The melds laid down: `id`, `kind`, `cards` each."},
+                ),
+            },
+        ),
+        "laid-off": (
+            "A seat laid a card off on a meld (RULES.md 4.2).",
+            {
+                "round": _ROUND,
+                "move": _MOVE,
+                "seat": seat(),
+                "card": fields.String(),
+                "meld": number("The meld's id."),
+                "end": fields.String(
+                    validate=validate.OneOf(["low", "high", "set"]),
+                    metadata={
+                        "description": "Where it went: a run's `low` or `high` end, or `set`."
+                    },
+                ),
+            },
+        ),
+        "may-i-offered": (
+            "A declined discard is on offer until `until_ms` (RULES.md 4.6).",
+            {
+                "round": _ROUND,
+                "offer": _OFFER,
+                "card": fields.String(),
+                "until_ms": number("When the window closes (ms since the epoch)."),
+            },
+        ),
+        "may-i-asked": (
+            "A seat asked for the card on offer.",
+            {"round": _ROUND, "offer": _OFFER, "seat": seat(), "card": fields.String()},
+        ),
+        "may-i-answered": (
+            "A seat allowed or denied the request.",
+            {"round": _ROUND, "offer": _OFFER, "seat": seat(), "allow": fields.Boolean()},
+        ),
+        "may-i-given": (
+            "The card on offer was given, with cards from the stock (a count).",
+            {
+                "round": _ROUND,
+                "offer": _OFFER,
+                "seat": seat("Who takes it."),
+                "card": fields.String(),
+                "stock_cards": number("How many stock cards came with it."),
+                "asker": seat("Who asked."),
+            },
+        ),
+        "may-i-lapsed": ("Nobody asked for the card on offer.", {"round": _ROUND, "offer": _OFFER}),
+        "stock-reshuffled": (
+            "The discard pile was shuffled into a new stock (RULES.md 4.7).",
+            {"round": _ROUND, "cards": number("How many cards the new stock holds.")},
+        ),
+        "went-out": ("A seat emptied its hand.", {"round": _ROUND, "seat": seat()}),
+        "lay-off-done": (
+            "A seat ended its lay-off turn after a seat went out (RULES.md 4.7).",
+            {
+                "round": _ROUND,
+                "seat": seat(),
+                "auto": fields.Boolean(
+                    metadata={"description": "Skipped: it could place no card."}
+                ),
+            },
+        ),
+        "round-over": ("A round ended (RULES.md 4.8): counts and values.", dict(_RESULT)),
+        "round-blocked": (
+            "Every seat has laid down and no card left out of the melds fits one: the round "
+            "ends with nobody out.",
+            {"round": _ROUND},
+        ),
+        **match_ended(_MATCH, ("won", "abandoned")),
+    },
+)

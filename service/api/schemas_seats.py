@@ -93,8 +93,8 @@ class LobbyTableSchema(DocumentedSchema):
     """A listed table with open seats (never a code or a token)."""
 
     table_id = fields.String()
-    game = fields.String()
-    variant = fields.String()
+    game = fields.String(validate=validate.OneOf(list(GAMES)))
+    variant = fields.String(validate=validate.OneOf(list(VARIANTS)))
     options = fields.Dict(
         keys=fields.String(),
         metadata={"description": "The options that differ from the preset's."},

@@ -21,7 +21,7 @@ from .links import operation
 from .moves import Answer, apply_move, commit_move, require_game
 from .problems import Problem
 from .proofs import recorded
-from .schemas import ClaimOutcomeSchema, PassOutcomeSchema, PassSchema
+from .schemas_ship import ClaimOutcomeSchema, PassOutcomeSchema, PassSchema
 from .tables import blp
 
 

@@ -12,25 +12,32 @@ from typing import Any
 
 from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.common import resolve_schema_instance
-from apispec.ext.marshmallow.openapi import OpenAPIConverter
+from apispec_oneofschema.plugin import OneofOpenAPIConverter
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
+from marshmallow_oneofschema.one_of_schema import OneOfSchema
 
-from . import docs_generated, spec_games
+from . import docs_generated, spec_games, texts
 from .limits import CLIENT_KEY_HEADER, UNLIMITED_ENDPOINTS
 from .problems import PROBLEM_JSON
 from .rules_links import link_rules
 from .schemas import DocumentedSchema, GameSchema, OptionsSchema, ProblemSchema, StrictSchema
 
 
-class StrictConverter(OpenAPIConverter):
+class StrictConverter(OneofOpenAPIConverter):  # type: ignore[misc]
     """apispec's converter, writing ``additionalProperties: false`` for every
     request schema (``StrictSchema``: unknown members are refused). apispec
-    itself leaves it out of any schema that has a description."""
+    itself leaves it out of any schema that has a description. A
+    marshmallow-oneofschema union (each game's shape of an answer,
+    :class:`.schemas.ByGame`) is a ``oneOf`` with its ``discriminator``
+    (apispec-oneofschema's converter), described by its docstring."""
 
     def schema2jsonschema(self, schema: Any) -> dict[str, Any]:
-        jsonschema: dict[str, Any] = super().schema2jsonschema(schema)  # type: ignore[no-untyped-call]
+        jsonschema: dict[str, Any] = super().schema2jsonschema(schema)
         instance = resolve_schema_instance(schema)
+        if isinstance(instance, OneOfSchema):
+            doc = type(instance).__doc__
+            return {**({"description": " ".join(doc.split())} if doc else {}), **jsonschema}
         if isinstance(instance, StrictSchema):
             jsonschema["additionalProperties"] = False
         elif isinstance(instance, DocumentedSchema):
@@ -50,7 +57,7 @@ class StrictConverter(OpenAPIConverter):
         # schema's own ``json_schema`` keywords, such as ``oneOf``.
         jsonschema.update(getattr(instance.Meta, "json_schema", {}))
         if isinstance(instance, GameSchema):  # each game's own options and players
-            options = super().schema2jsonschema(OptionsSchema)  # type: ignore[no-untyped-call]
+            options = super().schema2jsonschema(OptionsSchema)
             spec_games.exact(
                 jsonschema,
                 options["properties"],
@@ -64,7 +71,7 @@ class StrictConverter(OpenAPIConverter):
             # move): ``oneOf`` their schemas, so that a generated client gets a
             # class for each (inline ``oneOf`` members made it give up).
             described = {k: v for k, v in jsonschema.items() if k in ("description", "title")}
-            refs = [self.resolve_nested_schema(s) for s in one_of]  # type: ignore[no-untyped-call]
+            refs = [self.resolve_nested_schema(s) for s in one_of]
             return {**described, "oneOf": refs}
         return jsonschema
 
@@ -74,12 +81,15 @@ class StrictConverter(OpenAPIConverter):
         whose ``content_schema`` is a schema as JSON of that schema's component."""
         documented = getattr(field, "documented_as", None)
         if documented is not None:
-            return self.resolve_nested_schema(documented)  # type: ignore[no-any-return,no-untyped-call]
+            return self.resolve_nested_schema(documented)  # type: ignore[no-any-return]
+        text = field.metadata.get("text_component")
+        if text is not None:  # a name or a call: the rule's pattern, stated once
+            return texts.reference(text)
         ret: dict[str, Any] = super().field2property(field)
         content = field.metadata.get("content_schema")
         if content is not None:  # a text holding JSON (:mod:`.schemas_streams`)
             ret["x-contentMediaType"] = "application/json"
-            ret["x-contentSchema"] = self.resolve_nested_schema(content)  # type: ignore[no-untyped-call]
+            ret["x-contentSchema"] = self.resolve_nested_schema(content)
         return ret
 
     def field2nullable(self, field: Any, ret: dict[str, Any]) -> dict[str, Any]:
@@ -130,6 +140,7 @@ class RefereeApi(Api):  # type: ignore[misc]
                         )
                         self.spec.tag({"name": name, "description": blp.description})
                     document = _with_client_key(to_dict(), self._unlimited_paths())
+                    document["components"]["schemas"].update(texts.components())
                     document = _DOCUMENT["spec"] = _with_codes(_linked(spec_games.hoist(document)))
             return copy.deepcopy(document)
 
@@ -260,12 +271,28 @@ CODE_DESCRIPTION = (
 
 
 def _with_codes(spec: dict[str, Any]) -> dict[str, Any]:
-    """``spec`` whose Problem schema lists every code (from the registry)."""
-    problem = spec.get("components", {}).get("schemas", {}).get("Problem")
+    """``spec`` whose Problem schema lists every code (from the registry), as
+    its ``enum`` and in its description, and every round status of every
+    game (the ``status`` of each game's round) as ``round_status``'s enum."""
+    schemas = spec.get("components", {}).get("schemas", {})
+    problem = schemas.get("Problem")
     if problem is not None:
         codes = docs_generated.codes_by_status(_problem_code)
-        problem["properties"]["code"]["description"] = CODE_DESCRIPTION + codes
+        members = problem["properties"]
+        members["code"]["description"] = CODE_DESCRIPTION + codes
+        members["code"]["enum"] = docs_generated.all_codes()
+        members["round_status"]["enum"] = [*_round_statuses(schemas), None]
     return spec
+
+
+def _round_statuses(schemas: dict[str, Any]) -> list[str]:
+    """Every game's round statuses, from each game's table view's round."""
+    found: dict[str, None] = {}
+    for member in schemas.get("PublicTable", {}).get("oneOf", ()):
+        table = schemas[member["$ref"].rsplit("/", 1)[1]]
+        rnd = table["properties"]["round"]["allOf"][0]["$ref"].rsplit("/", 1)[1]
+        found.update(dict.fromkeys(schemas[rnd]["properties"]["status"]["enum"]))
+    return list(found)
 
 
 def _linked(value: Any) -> Any:

@@ -25,9 +25,10 @@ UNSTATED = (
     "a preset's options must make one consistent game with its players (e.g. My Ship Sails' "
     "chain and swap passing move one card to the left, `hand_size` times the players fits "
     "the deck; Sevens with one deck is for 3 to 8 players, with two for 6 to 10);",
-    "a name or `call` holds no invisible character (its description names them);",
+    "a name or `call` has no private-use or unassigned code point or format character "
+    "past U+FFFF (`pattern` says the rest);",
     "a deal, hand, meld or layout must be one the game can hold (the deck's cards, none "
-    "twice, a hand of the preset's size, one hand a seat): a move refuses it, a deal check "
+    "twice in any spelling, a hand of the preset's size): a move refuses it, a deal check "
     "answers it;",
     "an `Idempotency-Key` sent again comes with the same body (422 `idempotency-key-reused`);",
     "an event cursor (`after`) must be one the table's log holds: past its last event, or "
@@ -37,6 +38,13 @@ UNSTATED = (
 )
 """What a schema-valid request may still break, and why JSON Schema cannot say it."""
 
+
+CONSISTENT = (
+    "What a schema cannot state is the rules' to refuse (422 `options-invalid`, every reason "
+    "listed): options that make no consistent game with the preset and the players, such as "
+    "a deck too small for the seats, or values of two options that contradict each other."
+)
+"""What each game's options say of the rule no schema states (:data:`UNSTATED`)."""
 
 SEAT_ARRAYS = ("hands", "passes")
 """A request's members that hold one item a seat when it names no ``players``."""
@@ -52,7 +60,7 @@ def deal_members() -> dict[str, tuple[str, ...]]:
     }
 
 
-def _option_names(game: Game, clocked: bool = False) -> list[str]:
+def option_names(game: Game, clocked: bool = False) -> list[str]:
     """A game's options: its presets', and with ``clocked`` every game's
     clock options too (a new table's: RULES.md 5.3)."""
     own = {name for preset in game.presets.values() for name in preset.options}
@@ -106,9 +114,9 @@ def game_branches(
             "x-component": _component(game, clocked),
             "type": "object",
             "additionalProperties": False,
-            "description": f"The options of {game.title} (`GET /v1/variants`).",
+            "description": f"The options of {game.title} (`GET /v1/variants`). {CONSISTENT}",
             "properties": {
-                n: _option_schema(game, n, option_schemas) for n in _option_names(game, clocked)
+                n: _option_schema(game, n, option_schemas) for n in option_names(game, clocked)
             },
         }
         players = properties.get("players")
@@ -157,32 +165,30 @@ def exact(
     clocked: bool = False,
     members_of: Mapping[str, Sequence[str]] | None = None,
 ) -> None:
-    """Narrow ``jsonschema`` (a request naming a preset) to its games' branches:
-    ``variant`` lists only their presets, ``options`` is each game's own
-    (with ``clocked``, a new table's: the clock options too), and only the
-    members its game reads (``members_of``)."""
+    """Make ``jsonschema`` (a request naming a preset) exactly one of its
+    games' branches, and nothing beside them: in each, ``variant`` lists only
+    that branch's presets, ``options`` is its game's own (with ``clocked``, a
+    new table's: the clock options too), and only the members its game reads
+    (``members_of``). Properties beside a ``oneOf`` would be a second shape
+    every branch must also match: the generated TypeScript made such an
+    ``options`` ``Record<string, never>``, so that no option type-checked."""
     properties = jsonschema["properties"]
     variant = properties["variant"]
-    properties["options"] = {
-        "type": "object",
-        "description": "The preset's option overrides: the options of its game (each "
-        "`oneOf` member lists them), every member optional.",
-    }
     required = jsonschema.get("required", [])
     branches = game_branches(
         properties, option_schemas, games, variant.get("default"), required, clocked, members_of
     )
-    variant["enum"] = [v for b in branches for v in b["properties"]["variant"]["enum"]]
-    if variant.get("default") not in variant["enum"]:
-        variant.pop("default", None)  # a check of one game: name its preset
-    jsonschema["oneOf"] = branches
+    described = {k: v for k, v in jsonschema.items() if k in ("description", "title")}
+    jsonschema.clear()
+    jsonschema.update(described, oneOf=branches)
 
 
 def _component(game: Game, clocked: bool = False) -> str:
-    return _camel(game.name) + ("TableOptions" if clocked else "Options")
+    return camel(game.name) + ("TableOptions" if clocked else "Options")
 
 
-def _camel(name: str) -> str:
+def camel(name: str) -> str:
+    """A game's name as a component's prefix: ``my-ship-sails`` → ``MyShipSails``."""
     return "".join(part.capitalize() for part in name.split("-"))
 
 
@@ -201,7 +207,7 @@ def hoist(spec: dict[str, Any]) -> dict[str, Any]:
             if name is not None:
                 schemas.setdefault(name, {k: v for k, v in options.items() if k != "x-component"})
                 branch["properties"]["options"] = {"$ref": f"#/components/schemas/{name}"}
-            own = schema_name + _camel(branch.pop("x-branch"))
+            own = schema_name + camel(branch.pop("x-branch"))
             schemas[own] = branch
             schema["oneOf"][at] = {"$ref": f"#/components/schemas/{own}"}
     return spec

@@ -232,7 +232,7 @@ class Table(MethodView):
         auth.require_host(loaded.auth)
         if "If-None-Match" in request.headers:  # RFC 9110 13.1.2: a match is 412
             view = public_of(loaded)
-            if none_match(blp._generate_etag(PublicTableSchema().dump(view))):
+            if none_match(blp._generate_etag(PublicTableSchema().dump(view))):  # type: ignore[no-untyped-call]
                 raise Problem(
                     412,
                     "precondition-failed",
@@ -362,6 +362,7 @@ class Rounds(MethodView):
         if page.more:
             following = url_for("tables.Rounds", table_id=table_id, after=next_after, limit=limit)
         return {
+            "game": game.name,
             "rounds": rounds,
             "next_after": next_after,
             "next": following,
@@ -414,7 +415,7 @@ class Round(MethodView):
                     result = game.round_result(page.table, page.rounds[0][1])
         if current is None and result is None:
             raise Problem(404, "round-not-found", f"This table has no round {round_no}.")
-        return {"number": round_no, "current": current, "result": result}
+        return {"game": game.name, "number": round_no, "current": current, "result": result}
 
 
 @blp.route("/<table_id>/seats/<int:seat>")

@@ -107,6 +107,14 @@ def ensure_embedded_redis(
         raise RuntimeError(f"embedded redis-server did not answer within {timeout}s")
 
 
+def running_embedded_redis(data_dir: str | os.PathLike[str]) -> str | None:
+    """The ``unix://`` URL of the embedded Redis that serves ``data_dir`` if
+    one answers there now, else ``None``: for a command that must use the
+    service's own Redis and never start another (``referee keys``)."""
+    socket_path = Path(data_dir).resolve() / "redis.sock"
+    return f"unix://{socket_path}" if _answers(socket_path) else None
+
+
 def stop_embedded_redis(url: str) -> None:
     """Ask the embedded server at ``url`` to write its data and exit."""
     with contextlib.suppress(redis.ConnectionError):  # it is gone, as intended

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from service.api import auth
 from service.api.common import FAST_BODIES, RefereeFlask, fast_dumping
 from service.api.may_i import usual_answer, usual_ask, usual_move
-from service.api.schemas import ClaimOutcomeSchema, PassOutcomeSchema, PassSchema
 from service.api.schemas_may_i import AnswerSchema, AskSchema, MoveSchema
 from service.api.schemas_sevens import TurnSchema
+from service.api.schemas_ship import ClaimOutcomeSchema, PassOutcomeSchema, PassSchema
 from service.api.sevens import usual_turn
 from service.api.ship import usual_pass
 

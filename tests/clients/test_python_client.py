@@ -23,21 +23,34 @@ from .expected import EXAMPLES, EXPECTED
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
-    folder = tmp_path_factory.mktemp("python-client")
+def generate(folder: Path) -> Path:
+    """The client as ``make clients`` writes it (a package with its
+    metadata, ``--meta pdm``), in ``folder``."""
+    make = (ROOT / "Makefile").read_text()
+    assert "--meta pdm --output-path clients/python" in make
     subprocess.run(
         [
             str(Path(sys.executable).with_name("openapi-python-client")),
             "generate",
             "--path", str(ROOT / "openapi.yaml"),
             "--config", str(ROOT / "clients" / "python-client.yaml"),
-            "--meta", "none",
-            "--output-path", str(folder / "card_referee_client"),
+            "--meta", "pdm",
+            "--output-path", str(folder),
         ],
         check=True,
         capture_output=True,
     )  # fmt: skip
+    return folder
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return generate(tmp_path_factory.mktemp("python-client") / "client")
+
+
+@pytest.fixture(scope="module")
+def client(generated: Path) -> Iterator[ModuleType]:
+    folder = generated
     sys.path.insert(0, str(folder))
     try:
         yield importlib.import_module("card_referee_client")
@@ -222,3 +235,32 @@ def play_may_i(client: ModuleType, t: Table) -> dict[str, Any]:
         "discard_top": table.round_.discard_top,
         "cards": [s.cards for s in table.seats],
     }
+
+
+def test_the_python_client_installs_with_its_dependencies_in_a_fresh_venv(
+    generated: Path, served: Served, tmp_path: Path
+) -> None:
+    """`pip install` of the generated package, in a venv with nothing else,
+    installs what it imports (httpx, attrs): it then reads the games."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
+    python = venv / "bin" / "python"
+    installed = subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", str(generated)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    script = (
+        "import sys\n"
+        "from card_referee_client import Client\n"
+        "from card_referee_client.api.variants import list_games\n"
+        "games = list_games.sync(client=Client(base_url=sys.argv[1]))\n"
+        "print(' '.join(g.name for g in games.games))\n"
+    )
+    ran = subprocess.run(
+        [str(python), "-c", script, served.base], capture_output=True, text=True, timeout=60
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.split() == ["my-ship-sails", "sevens", "may-i"]

@@ -72,7 +72,10 @@ def test_each_game_takes_its_own_options_and_players(body: dict[str, Any], ok: b
 
 
 def test_card_fields_say_what_a_card_is() -> None:
-    assert valid("Pass", {"cards": ["AH", "10h", " a♥️ "]})
+    assert valid("Pass", {"cards": ["AH", "10h"]}) and valid("Pass", {"cards": [" a♥️ "]})
+    # A pass is 1 or 2 cards (`pass_count`), none twice as written (a set).
+    assert not valid("Pass", {"cards": []}) and not valid("Pass", {"cards": ["AH", "KH", "QH"]})
+    assert not valid("Pass", {"cards": ["AH", "AH"]})
     assert not valid("Pass", {"cards": ["0"]}) and not valid("Pass", {"cards": ["0000000"]})
     assert not valid("Pass", {"cards": ["JK"]})  # a joker is May I?'s
     assert valid("Move", {"discard": "JK"})
@@ -84,8 +87,16 @@ def test_card_fields_say_what_a_card_is() -> None:
     assert not valid("CheckPlay", {**sevens, "variant": "classic"})
     assert not valid("CheckPlay", sevens)  # its default would be classic, My Ship Sails'
     every = {v for g in GAMES.values() for v in g.presets}
-    create = SPEC["components"]["schemas"]["CreateTable"]
-    assert set(create["properties"]["variant"]["enum"]) == every
+    schemas = SPEC["components"]["schemas"]
+    # A new table is exactly one of its branches, nothing beside them: each
+    # branch's presets are its own, and together they are every preset.
+    create = schemas["CreateTable"]
+    assert set(create) == {"description", "oneOf"}
+    branches = [
+        schemas[b["$ref"].rsplit("/", 1)[1]]["properties"]["variant"]["enum"]
+        for b in create["oneOf"]
+    ]
+    assert sorted(v for b in branches for v in b) == sorted(every)
 
 
 def test_the_rules_no_schema_states_are_named_in_the_spec_and_left_out_by_the_hook() -> None:
@@ -107,7 +118,10 @@ def test_the_rules_no_schema_states_are_named_in_the_spec_and_left_out_by_the_ho
     assert breaks_an_unstated_rule("/v1/checks/deal", {**deal, "options": {}})
     exchange = {"hands": [[], []], "passes": [[], []]}  # classic is for 4 to 7
     assert not valid("CheckExchange", exchange)
-    assert valid("CheckExchange", {"hands": [[]] * 4, "passes": [[]] * 4})
+    # A hand holds a card at least, none twice; a pass may be empty (a seat that does not pass).
+    assert not valid("CheckExchange", {"hands": [[]] * 4, "passes": [[]] * 4})
+    assert not valid("CheckExchange", {"hands": [["AS", "AS"]] * 4, "passes": [[]] * 4})
+    assert valid("CheckExchange", {"hands": [["AS"], ["KS"], ["QS"], ["JS"]], "passes": [[]] * 4})
     play = {"variant": "sevens", "card": "5S", "hand": ["5S"]}
     row = {"low": "6S", "high": "8S"}
     assert not valid("CheckPlay", {**play, "layout": [{**row, "suit": "\\"}]})
@@ -115,7 +129,7 @@ def test_the_rules_no_schema_states_are_named_in_the_spec_and_left_out_by_the_ho
     assert breaks_an_unstated_rule(
         "/v1/checks/exchange",
         {
-            "hands": [[]] * 4,
+            "hands": [["AS"]] * 4,
             "passes": [[]] * 4,
             "variant": "ochse",
             "options": {"win_count": 30},

@@ -321,15 +321,16 @@ function resultPanel(table: PublicTable): HTMLElement | string {
   if (!result) return "";
   const seats = table.seats ?? [];
   const name = (s: number) => nameOf(table, s);
-  const winners = result.winners ?? (typeof result.winner === "number" ? [result.winner] : []);
-  const out = result.out;
+  // Narrowed by member: each game's result has its own (the spec's union by game).
+  const winners = "winners" in result ? result.winners : "winner" in result && typeof result.winner === "number" ? [result.winner] : [];
+  const out = "out" in result ? result.out : null;
   const lines: (HTMLElement | string)[] = [
     h("h3", {}, `Round ${result.round}`),
     h(
       "p",
       { id: "result-winners", class: "verdict" },
       winners.length ? `Won by ${winners.map(name).join(", ")}` : typeof out === "number" ? `${name(out)} went out` : "No winner",
-      result.abandoned ? " (abandoned)" : "",
+      "abandoned" in result && result.abandoned ? " (abandoned)" : "",
     ),
   ];
   const columns: [string, string, (v: number) => string][] = [
@@ -359,11 +360,12 @@ function resultPanel(table: PublicTable): HTMLElement | string {
       ),
     );
   }
-  for (const hand of result.hands ?? []) {
+  for (const hand of ("hands" in result ? result.hands : null) ?? []) {
     lines.push(h("p", { class: "shown" }, `${name(hand.seat)} showed `, hand.cards.map((c) => face(c, "mini"))));
   }
-  if (result.set_aside?.length) lines.push(h("p", { class: "shown" }, "Set aside: ", result.set_aside.map(label).join(" ")));
-  if (typeof result.pot === "number" && result.pot > 0 && typeof result.winner === "number") {
+  const aside = "set_aside" in result ? result.set_aside : null;
+  if (aside?.length) lines.push(h("p", { class: "shown" }, "Set aside: ", aside.map(label).join(" ")));
+  if ("pot" in result && result.pot > 0 && typeof result.winner === "number") {
     lines.push(h("p", {}, `${name(result.winner)} took the pot: ${count(result.pot, "chip")}.`));
   }
   const winnersOfMatch = table.match?.winners ?? [];

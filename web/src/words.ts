@@ -101,7 +101,7 @@ export function goal(table: PublicTable): string {
 
 /** "left" or "right": where this round's passes go (My Ship Sails). */
 export function direction(table: PublicTable): string | undefined {
-  const d = table.round?.direction;
+  const d = table.round && "direction" in table.round ? table.round.direction : undefined;
   return d === "left" || d === "right" ? d : undefined;
 }
 
@@ -149,6 +149,8 @@ export function describe(event: TableEvent, table?: PublicTable): string {
   const card = typeof e.card === "string" ? ` ${label(e.card)}` : "";
   const round = typeof e.round === "number" ? `Round ${e.round}` : "The round";
   const winners = Array.isArray(e.winners) ? list((e.winners as number[]).map(who)) : "";
+  // A type this page does not know yet (a newer service) still reads as words.
+  const type: string = event.type;
   switch (event.type) {
     case "table-created":
       return "The table was set";
@@ -231,6 +233,6 @@ export function describe(event: TableEvent, table?: PublicTable): string {
     case "match-abandoned":
       return "The match was ended";
     default:
-      return event.type.replace(/-/g, " ").replace(/^./, (c) => c.toUpperCase());
+      return type.replace(/-/g, " ").replace(/^./, (c) => c.toUpperCase());
   }
 }

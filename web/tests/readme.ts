@@ -22,23 +22,35 @@ const refused = (answer: { error?: unknown; response: Response }) => [
   (answer.error as Schemas["Problem"]).code,
 ];
 
-async function table(body: Schemas["CreateTable"], deal: Schemas["Deal"]) {
+type Game = Schemas["PublicTable"]["game"];
+const isTable = <G extends Game>(t: Schemas["PublicTable"], game: G): t is Extract<Schemas["PublicTable"], { game: G }> => t.game === game;
+const isView = <G extends Game>(v: Schemas["SeatView"], game: G): v is Extract<Schemas["SeatView"], { game: G }> => v.game === game;
+
+/** A table of `game` made from `body`, dealt `deal`; its views narrowed to that game. */
+async function table<G extends Game>(game: G, body: Schemas["CreateTable"], deal: Schemas["Deal"]) {
   const created = ok(await api.POST("/v1/tables", { body }));
   const id = created.table_id!;
   const host = bearer(created.host_token!);
   const seats = created.seat_tokens!.map((s) => bearer(s.token!));
   ok(await api.POST("/v1/tables/{table_id}/rounds", { params: { path: { table_id: id } }, body: deal, headers: host }));
-  const view = async (seat: number) =>
-    ok(await api.GET("/v1/tables/{table_id}/seats/{seat}", { params: { path: { table_id: id, seat } }, headers: seats[seat] }));
-  const read = async () => ok(await api.GET("/v1/tables/{table_id}", { params: { path: { table_id: id } } }));
+  const view = async (seat: number) => {
+    const got = ok(await api.GET("/v1/tables/{table_id}/seats/{seat}", { params: { path: { table_id: id, seat } }, headers: seats[seat] }));
+    if (!isView(got, game)) throw new Error(`a ${got.game} view at a ${game} table`);
+    return got;
+  };
+  const read = async () => {
+    const got = ok(await api.GET("/v1/tables/{table_id}", { params: { path: { table_id: id } } }));
+    if (!isTable(got, game)) throw new Error(`a ${got.game} table, not ${game}`);
+    return got;
+  };
   return { id, seats, view, read };
 }
 
 async function ship() {
   const example = examples.ship;
-  const t = await table(example.table, { hands: example.hands });
+  const t = await table("my-ship-sails", example.table, { hands: example.hands });
   const resolved: boolean[] = [];
-  let after: Schemas["SeatView"] | undefined;
+  let after: Awaited<ReturnType<typeof t.view>> | undefined;
   let early: unknown[] = [];
   const claim = () =>
     api.POST("/v1/tables/{table_id}/rounds/{round_no}/claims", { params: { path: { table_id: t.id, round_no: 1 } }, headers: t.seats[0] });
@@ -71,7 +83,7 @@ async function ship() {
 }
 
 async function sevens() {
-  const t = await table(examples.sevens.table, { hands: examples.sevens.hands });
+  const t = await table("sevens", examples.sevens.table, { hands: examples.sevens.hands });
   const turn = (turn_no: number, seat: number, body: Schemas["Turn"]) =>
     api.PUT("/v1/tables/{table_id}/rounds/{round_no}/turns/{turn_no}", { params: { path: { table_id: t.id, round_no: 1, turn_no } }, body, headers: t.seats[seat] });
   const opener = await t.view(2);
@@ -97,7 +109,7 @@ async function sevens() {
 }
 
 async function mayI() {
-  const t = await table(examples.may_i.table, examples.may_i.deal);
+  const t = await table("may-i", examples.may_i.table, examples.may_i.deal);
   const path = { table_id: t.id, round_no: 1 };
   const move = (move_no: number, seat: number, body: Schemas["Move"]) =>
     api.PUT("/v1/tables/{table_id}/rounds/{round_no}/moves/{move_no}", { params: { path: { ...path, move_no } }, body, headers: t.seats[seat] });

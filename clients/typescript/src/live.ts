@@ -343,8 +343,11 @@ export class Live {
     if (this.table && seats && seat) {
       const connected = change.type === "seat-connected";
       if (seat.connected !== connected) {
-        this.table = { ...this.table, seats: seats.map((s) => (s === seat ? { ...s, connected } : s)) };
-        this.emit("table", this.table);
+        // A copy, so that a page holding the old table sees it unchanged.
+        const table = structuredClone(this.table);
+        for (const s of table.seats) if (s.seat === change.seat) s.connected = connected;
+        this.table = table;
+        this.emit("table", table);
       }
     }
     this.emit("presence", change);

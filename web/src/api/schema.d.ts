@@ -1211,14 +1211,6 @@ export interface components {
         Ask: {
             offer: number;
         };
-        /** @description Whose move the referee waits for. */
-        Awaiting: {
-            /** @description `deal` (the host deals the next round), `pass` (`seats` must choose), `claims` (a claim window is open until `until_ms`) or `nothing` (the match is over). */
-            action: string;
-            seats: number[];
-            /** @description When the wait ends (ms since the epoch, Redis's clock): a claim window or May I? window closes, or, under a turn clock, the first deadline of `seats` (their own `until_ms`: a default move is made then, [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` for none. */
-            until_ms: number | null;
-        };
         /** @description Hand a seat to a bot: which automatic player ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
         BotSeat: {
             /**
@@ -1227,21 +1219,34 @@ export interface components {
              */
             kind: "random" | "basic";
         };
-        /** @description A hand to judge for a `players`-seat game under a preset and overrides. */
-        CheckClaim: {
-            hand: string[];
-            /** @description The preset's option overrides: the options of its game (each `oneOf` member lists them), every member optional. */
-            options?: Record<string, never>;
-            players: number;
+        /** @description The phrase shown with a declaration, 1 to 80 characters. Kept as typed, but refused (422) when it holds a character of Unicode category Cc, Cf, Co, Cs, Cn, Zl, Zp (controls, format and direction-changing characters such as U+202E, private use, lone surrogates, unassigned code points, line and paragraph separators), or when it has no visible character (only spaces, combining marks or blank fillers). Private-use (Co) and unassigned (Cn) code points, format characters above U+FFFF (tags) and lone surrogates (Cs) are refused too (422 `invalid-request`): this pattern does not list them (a pattern that did would be 17 kB, and test generators build its classes a character at a time). (Unicode 14.0.0.) */
+        Call: string;
+        /** @description `card-played` (Sevens): A seat played a card on the layout ([Sevens: the layout](/docs/rules/sevens#the-layout)). */
+        CardPlayedEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            card: string;
+            /** @description It announced its last card. */
+            last_card: boolean;
+            /** @description The round's number. */
+            round: number;
+            /** @description The seat. */
+            seat: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /** @description The turn's number in the round. */
+            turn: number;
             /**
-             * @description A preset of any game (`GET /v1/variants`).
-             * @default classic
+             * @description What happened. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
-            variant?: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines" | "whehee" | "foster" | "ochse" | "matrimony";
-        } & (components["schemas"]["CheckClaimClassic"] | components["schemas"]["CheckClaimWhehee"] | components["schemas"]["CheckClaimOchse"]);
+            type: "card-played";
+        };
+        /** @description A hand to judge for a `players`-seat game under a preset and overrides (what a schema cannot state: `hand`'s and the options' descriptions). */
+        CheckClaim: components["schemas"]["CheckClaimClassic"] | components["schemas"]["CheckClaimWhehee"] | components["schemas"]["CheckClaimOchse"];
         /** @description My Ship Sails: `classic`, `circle`, `mein-schiff`, `pass-two`, `pass-right`, `alternate`, `my-star-shines`. */
         CheckClaimClassic: {
+            /** @description The hand to judge, no card twice. What a schema cannot state is the rules' to refuse (422 `hand-invalid`): a hand of the preset's size (or one more under `chain`), cards of its deck, one card not named twice in two spellings (`TH`, `10h`). */
             hand: string[];
             options?: components["schemas"]["MyShipSailsOptions"];
             players: number;
@@ -1254,6 +1259,7 @@ export interface components {
         };
         /** @description My Ship Sails: `ochse`, `matrimony`. */
         CheckClaimOchse: {
+            /** @description The hand to judge, no card twice. What a schema cannot state is the rules' to refuse (422 `hand-invalid`): a hand of the preset's size (or one more under `chain`), cards of its deck, one card not named twice in two spellings (`TH`, `10h`). */
             hand: string[];
             options?: components["schemas"]["MyShipSailsOptions"];
             players: number;
@@ -1272,6 +1278,7 @@ export interface components {
         };
         /** @description My Ship Sails: `whehee`, `foster`. */
         CheckClaimWhehee: {
+            /** @description The hand to judge, no card twice. What a schema cannot state is the rules' to refuse (422 `hand-invalid`): a hand of the preset's size (or one more under `chain`), cards of its deck, one card not named twice in two spellings (`TH`, `10h`). */
             hand: string[];
             options?: components["schemas"]["MyShipSailsOptions"];
             players: number;
@@ -1281,28 +1288,8 @@ export interface components {
              */
             variant: "whehee" | "foster";
         };
-        /** @description A deal to check for `players` seats under a preset and overrides. */
-        CheckDeal: {
-            /** @description Sevens: the dealer, whose left neighbour is dealt first (the first-dealt seats hold one card more); the last seat when omitted. */
-            dealer?: number;
-            /** @description May I?: the first discard. */
-            discard?: string;
-            /** @description With `stock` and `discard`, at most 216 cards. */
-            hands: string[][];
-            /** @description Sevens with `opening: dealer-choice`: the opening suit. */
-            opening_suit?: string;
-            /** @description The preset's option overrides: the options of its game (each `oneOf` member lists them), every member optional. */
-            options?: Record<string, never>;
-            players: number;
-            /** @description May I?: the stock, its top first. */
-            stock?: string[];
-            /**
-             * @description A preset of any game (`GET /v1/variants`).
-             * @default classic
-             * @enum {string}
-             */
-            variant?: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines" | "whehee" | "foster" | "ochse" | "matrimony" | "sevens" | "parliament" | "fan-tan" | "dominoes" | "sevens-any-seven" | "sevens-corner" | "sevens-voluntary" | "sevens-last-card" | "sevens-penalty" | "fan-tan-two-decks" | "may-i" | "may-i-jokers";
-        } & (components["schemas"]["CheckDealClassic"] | components["schemas"]["CheckDealWhehee"] | components["schemas"]["CheckDealOchse"] | components["schemas"]["CheckDealSevens"] | components["schemas"]["CheckDealMayI"]);
+        /** @description A deal to check for `players` seats under a preset and overrides. Its cards are judged, not refused: the answer lists every problem. What a schema cannot state is the rules' to refuse (422 `options-invalid`, `deal-invalid` for a member of another game's deals): options that make one consistent game with the players. */
+        CheckDeal: components["schemas"]["CheckDealClassic"] | components["schemas"]["CheckDealWhehee"] | components["schemas"]["CheckDealOchse"] | components["schemas"]["CheckDealSevens"] | components["schemas"]["CheckDealMayI"];
         /** @description My Ship Sails: `classic`, `circle`, `mein-schiff`, `pass-two`, `pass-right`, `alternate`, `my-star-shines`. */
         CheckDealClassic: {
             /** @description With `stock` and `discard`, at most 216 cards. */
@@ -1383,7 +1370,7 @@ export interface components {
              */
             variant: "whehee" | "foster";
         };
-        /** @description May `hand` discard `card` with `melds` on the table ([May I?: a turn](/docs/rules/may-i#a-turn))? */
+        /** @description May `hand` discard `card` with `melds` on the table ([May I?: a turn](/docs/rules/may-i#a-turn))? What a schema cannot state is the rules' to refuse (422 `move-invalid`): the card in the hand, melds the game can hold (sets and runs, no more jokers than natural cards), no card more often than the decks hold it. */
         CheckDiscard: {
             /** @description A card: rank then suit, e.g. `TH`, `10H`, `A♥` (any case); answers use `TH`. */
             card: string;
@@ -1398,35 +1385,7 @@ export interface components {
             reason: string;
         };
         /** @description Hands and passes by seat for one exchange of any passing mode. */
-        CheckExchange: {
-            /**
-             * @description The round's dealer: who passes under `chain` and `swap`.
-             * @default 0
-             */
-            dealer?: number;
-            /**
-             * @description The exchange's number in the round: who passes under `chain` and `swap`, and the hand sizes under `chain`.
-             * @default 1
-             */
-            exchange?: number;
-            /** @description At most 52 cards in all (the full deck). */
-            hands: string[][];
-            /** @description The preset's option overrides: the options of its game (each `oneOf` member lists them), every member optional. */
-            options?: Record<string, never>;
-            /** @description One entry per seat: the cards it passes, or `null` (or `[]`) for a seat that does not pass in this exchange. */
-            passes: (string[] | null)[];
-            /**
-             * @description For `alternate`.
-             * @default 1
-             */
-            round?: number;
-            /**
-             * @description A preset of any game (`GET /v1/variants`).
-             * @default classic
-             * @enum {string}
-             */
-            variant?: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines" | "whehee" | "foster" | "ochse" | "matrimony";
-        } & (components["schemas"]["CheckExchangeClassic"] | components["schemas"]["CheckExchangeWhehee"] | components["schemas"]["CheckExchangeOchse"]);
+        CheckExchange: components["schemas"]["CheckExchangeClassic"] | components["schemas"]["CheckExchangeWhehee"] | components["schemas"]["CheckExchangeOchse"];
         /** @description My Ship Sails: `classic`, `circle`, `mein-schiff`, `pass-two`, `pass-right`, `alternate`, `my-star-shines`. */
         CheckExchangeClassic: {
             /**
@@ -1439,10 +1398,10 @@ export interface components {
              * @default 1
              */
             exchange?: number;
-            /** @description At most 52 cards in all (the full deck). */
+            /** @description One hand a seat, none empty, no card twice; at most 52 cards in all (the full deck). What a schema cannot state is the rules' to refuse (422 `deal-invalid`): hands of the preset's size (under `chain`, the passer's one more), cards of its deck, no card in two hands or named twice in two spellings (`TH`, `10h`). */
             hands: string[][];
             options?: components["schemas"]["MyShipSailsOptions"];
-            /** @description One entry per seat: the cards it passes, or `null` (or `[]`) for a seat that does not pass in this exchange. */
+            /** @description One entry per seat: the cards it passes, or `null` (or `[]`) for a seat that does not pass in this exchange. What a schema cannot state is the rules' to refuse (422 `pass-invalid`): `pass_count` cards of the seat's hand, from the seats that pass in this exchange. */
             passes: (string[] | null)[];
             /**
              * @description For `alternate`.
@@ -1468,10 +1427,10 @@ export interface components {
              * @default 1
              */
             exchange?: number;
-            /** @description At most 52 cards in all (the full deck). */
+            /** @description One hand a seat, none empty, no card twice; at most 52 cards in all (the full deck). What a schema cannot state is the rules' to refuse (422 `deal-invalid`): hands of the preset's size (under `chain`, the passer's one more), cards of its deck, no card in two hands or named twice in two spellings (`TH`, `10h`). */
             hands: string[][];
             options?: components["schemas"]["MyShipSailsOptions"];
-            /** @description One entry per seat: the cards it passes, or `null` (or `[]`) for a seat that does not pass in this exchange. */
+            /** @description One entry per seat: the cards it passes, or `null` (or `[]`) for a seat that does not pass in this exchange. What a schema cannot state is the rules' to refuse (422 `pass-invalid`): `pass_count` cards of the seat's hand, from the seats that pass in this exchange. */
             passes: (string[] | null)[];
             /**
              * @description For `alternate`.
@@ -1505,10 +1464,10 @@ export interface components {
              * @default 1
              */
             exchange?: number;
-            /** @description At most 52 cards in all (the full deck). */
+            /** @description One hand a seat, none empty, no card twice; at most 52 cards in all (the full deck). What a schema cannot state is the rules' to refuse (422 `deal-invalid`): hands of the preset's size (under `chain`, the passer's one more), cards of its deck, no card in two hands or named twice in two spellings (`TH`, `10h`). */
             hands: string[][];
             options?: components["schemas"]["MyShipSailsOptions"];
-            /** @description One entry per seat: the cards it passes, or `null` (or `[]`) for a seat that does not pass in this exchange. */
+            /** @description One entry per seat: the cards it passes, or `null` (or `[]`) for a seat that does not pass in this exchange. What a schema cannot state is the rules' to refuse (422 `pass-invalid`): `pass_count` cards of the seat's hand, from the seats that pass in this exchange. */
             passes: (string[] | null)[];
             /**
              * @description For `alternate`.
@@ -1521,7 +1480,7 @@ export interface components {
              */
             variant: "whehee" | "foster";
         };
-        /** @description Is this lay-down exactly round `round`'s contract ([May I?: contracts](/docs/rules/may-i#contracts))? */
+        /** @description Is this lay-down exactly round `round`'s contract ([May I?: contracts](/docs/rules/may-i#contracts))? What a schema cannot state is the rules' to refuse (422 `move-invalid`): melds of cards the decks hold. */
         CheckLayDown: {
             melds: string[][];
             round: number;
@@ -1534,7 +1493,7 @@ export interface components {
             reason: string;
             valid: boolean;
         };
-        /** @description May `card` be laid off on `meld` ([May I?: melds](/docs/rules/may-i#melds))? */
+        /** @description May `card` be laid off on `meld` ([May I?: melds](/docs/rules/may-i#melds))? What a schema cannot state is the rules' to refuse (422 `move-invalid`): `meld` is one the game can hold (a set of one rank, a run in order; no more jokers than natural cards). */
         CheckLayOff: {
             /** @description A card: rank then suit, e.g. `TH`, `10H`, `A♥` (any case); answers use `TH`. */
             card: string;
@@ -1551,21 +1510,8 @@ export interface components {
             fits: boolean;
             reason: string;
         };
-        /** @description May this hand play this card on this layout (Sevens, [Sevens: the layout](/docs/rules/sevens#the-layout))? */
-        CheckPlay: {
-            /** @description A card: rank then suit, e.g. `TH`, `10H`, `A♥` (any case); answers use `TH`. */
-            card: string;
-            hand: string[];
-            /** @description The rows on the table: `{suit, low, high}` each. */
-            layout: components["schemas"]["LayoutRowIn"][];
-            /** @description The preset's option overrides: the options of its game (each `oneOf` member lists them), every member optional. */
-            options?: Record<string, never>;
-            /**
-             * @description A preset of any game (`GET /v1/variants`).
-             * @enum {string}
-             */
-            variant?: "sevens" | "parliament" | "fan-tan" | "dominoes" | "sevens-any-seven" | "sevens-corner" | "sevens-voluntary" | "sevens-last-card" | "sevens-penalty" | "fan-tan-two-decks";
-        } & components["schemas"]["CheckPlaySevens"];
+        /** @description May this hand play this card on this layout (Sevens, [Sevens: the layout](/docs/rules/sevens#the-layout))? What a schema cannot state is the rules' to refuse (422 `play-invalid`): the card in the hand, a layout the game can hold (rows of a suit from its 7, no card on the table and in the hand more often than the decks hold it). */
+        CheckPlay: components["schemas"]["CheckPlaySevens"];
         /** @description Whether the card may be played, why, and every card of the hand that may. */
         CheckPlayOutcome: {
             playable: boolean;
@@ -1606,15 +1552,53 @@ export interface components {
             submitted: boolean;
             valid: boolean;
         };
+        /** @description `claim-accepted` (My Ship Sails): A valid declaration ([My Ship Sails: declaring](/docs/rules/my-ship-sails#declaring)), with the hand it shows. */
+        ClaimAcceptedEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description The hand shown. */
+            hand: string[];
+            /** @description The round's number. */
+            round: number;
+            /** @description The seat. */
+            seat: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "claim-accepted";
+        };
         /** @description An accepted declaration and the settlement (or when its window closes). */
         ClaimOutcome: {
             accepted: boolean;
-            match: components["schemas"]["MatchView"];
-            result: components["schemas"]["RoundResult"] | null;
+            match: components["schemas"]["MyShipSailsMatch"];
+            result: components["schemas"]["MyShipSailsRoundResult"] | null;
             round: number;
-            round_status: string;
+            /**
+             * @description `passing`, `claim-window` or `over` ([My Ship Sails: passing](/docs/rules/my-ship-sails#passing)-2.7).
+             * @enum {string}
+             */
+            round_status: "passing" | "claim-window" | "over";
             seat: number;
             window_closes_at_ms: number | null;
+        };
+        /** @description `claim-rejected` (My Ship Sails): A declaration the hand did not make (never the cards). */
+        ClaimRejectedEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description The round's number. */
+            round: number;
+            /** @description The seat. */
+            seat: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "claim-rejected";
         };
         /** @description A valid claim of the round in play, with the hand it showed. */
         ClaimShown: {
@@ -1622,6 +1606,20 @@ export interface components {
             at_ms: number;
             hand: string[];
             seat: number;
+        };
+        /** @description `clock-paused`: The referee made `unattended_moves` moves for seats in a row with no person's move or act (the view's `clock_paused`, [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby), [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+        ClockPausedEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description How many moves in a row. */
+            moves: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "clock-paused";
         };
         /** @description Which code to issue: a seat's, or the table's. */
         CodeRequest: {
@@ -1632,38 +1630,7 @@ export interface components {
             seat?: number | null;
         };
         /** @description A new table: preset, overrides, players in seat order, first dealer. */
-        CreateTable: {
-            /**
-             * @description A seat number, or `"draw"` to draw for it ([My Ship Sails: cards and seats](/docs/rules/my-ship-sails#cards)).
-             * @default draw
-             */
-            first_dealer?: number | "draw";
-            /**
-             * @description With open seats: `seat` (one code per open seat, each single use) or `table` (one code that takes the lowest open seat each time it is presented, until it expires).
-             * @default seat
-             * @enum {string}
-             */
-            join_codes?: "seat" | "table";
-            /**
-             * @description Show the table in the lobby (`GET /v1/lobby`, [every game: listing open tables](/docs/rules/#seats-and-the-lobby)) while it has open seats; anyone may then take one, without a code.
-             * @default false
-             */
-            listed?: boolean;
-            /** @description The preset's option overrides: the options of its game (each `oneOf` member lists them), every member optional. */
-            options?: Record<string, never>;
-            /** @description The players in seat order, clockwise from seat 0: a person's name (names of the form `Bot …` are the bots', [every game: seats and who joins](/docs/rules/#seats-and-the-lobby): a person's name whose first word reads "Bot", in any case or in look-alike letters, is refused); `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
-            players: ((string | {
-                /** @enum {string} */
-                bot: "random" | "basic";
-                name?: string;
-            }) | null)[];
-            /**
-             * @description A preset of any game (`GET /v1/variants`).
-             * @default classic
-             * @enum {string}
-             */
-            variant?: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines" | "whehee" | "foster" | "ochse" | "matrimony" | "sevens" | "parliament" | "fan-tan" | "dominoes" | "sevens-any-seven" | "sevens-corner" | "sevens-voluntary" | "sevens-last-card" | "sevens-penalty" | "fan-tan-two-decks" | "may-i" | "may-i-jokers";
-        } & (components["schemas"]["CreateTableClassic"] | components["schemas"]["CreateTableWhehee"] | components["schemas"]["CreateTableOchse"] | components["schemas"]["CreateTableSevens"] | components["schemas"]["CreateTableMayI"]);
+        CreateTable: components["schemas"]["CreateTableClassic"] | components["schemas"]["CreateTableWhehee"] | components["schemas"]["CreateTableOchse"] | components["schemas"]["CreateTableSevens"] | components["schemas"]["CreateTableMayI"];
         /** @description My Ship Sails: `classic`, `circle`, `mein-schiff`, `pass-two`, `pass-right`, `alternate`, `my-star-shines`. */
         CreateTableClassic: {
             /**
@@ -1684,10 +1651,10 @@ export interface components {
             listed?: boolean;
             options?: components["schemas"]["MyShipSailsTableOptions"];
             /** @description The players in seat order, clockwise from seat 0: a person's name (names of the form `Bot …` are the bots', [every game: seats and who joins](/docs/rules/#seats-and-the-lobby): a person's name whose first word reads "Bot", in any case or in look-alike letters, is refused); `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
-            players: ((string | {
+            players: ((components["schemas"]["Name"] | {
                 /** @enum {string} */
                 bot: "random" | "basic";
-                name?: string;
+                name?: components["schemas"]["Name"];
             }) | null)[];
             /**
              * @description A preset of any game (`GET /v1/variants`).
@@ -1716,10 +1683,10 @@ export interface components {
             listed?: boolean;
             options?: components["schemas"]["MayITableOptions"];
             /** @description The players in seat order, clockwise from seat 0: a person's name (names of the form `Bot …` are the bots', [every game: seats and who joins](/docs/rules/#seats-and-the-lobby): a person's name whose first word reads "Bot", in any case or in look-alike letters, is refused); `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
-            players: ((string | {
+            players: ((components["schemas"]["Name"] | {
                 /** @enum {string} */
                 bot: "random" | "basic";
-                name?: string;
+                name?: components["schemas"]["Name"];
             }) | null)[];
             /**
              * @description A preset of any game (`GET /v1/variants`).
@@ -1747,10 +1714,10 @@ export interface components {
             listed?: boolean;
             options?: components["schemas"]["MyShipSailsTableOptions"];
             /** @description The players in seat order, clockwise from seat 0: a person's name (names of the form `Bot …` are the bots', [every game: seats and who joins](/docs/rules/#seats-and-the-lobby): a person's name whose first word reads "Bot", in any case or in look-alike letters, is refused); `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
-            players: ((string | {
+            players: ((components["schemas"]["Name"] | {
                 /** @enum {string} */
                 bot: "random" | "basic";
-                name?: string;
+                name?: components["schemas"]["Name"];
             }) | null)[];
             /**
              * @description A preset of any game (`GET /v1/variants`).
@@ -1778,10 +1745,10 @@ export interface components {
             listed?: boolean;
             options?: components["schemas"]["SevensTableOptions"];
             /** @description The players in seat order, clockwise from seat 0: a person's name (names of the form `Bot …` are the bots', [every game: seats and who joins](/docs/rules/#seats-and-the-lobby): a person's name whose first word reads "Bot", in any case or in look-alike letters, is refused); `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
-            players: ((string | {
+            players: ((components["schemas"]["Name"] | {
                 /** @enum {string} */
                 bot: "random" | "basic";
-                name?: string;
+                name?: components["schemas"]["Name"];
             }) | null)[];
             /**
              * @description A preset of any game (`GET /v1/variants`).
@@ -1809,10 +1776,10 @@ export interface components {
             listed?: boolean;
             options?: components["schemas"]["MyShipSailsTableOptions"];
             /** @description The players in seat order, clockwise from seat 0: a person's name (names of the form `Bot …` are the bots', [every game: seats and who joins](/docs/rules/#seats-and-the-lobby): a person's name whose first word reads "Bot", in any case or in look-alike letters, is refused); `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
-            players: ((string | {
+            players: ((components["schemas"]["Name"] | {
                 /** @enum {string} */
                 bot: "random" | "basic";
-                name?: string;
+                name?: components["schemas"]["Name"];
             }) | null)[];
             /**
              * @description A preset of any game (`GET /v1/variants`).
@@ -1847,10 +1814,67 @@ export interface components {
             /** @enum {boolean} */
             decline: true;
         };
+        /** @description `discard-declined` (May I?): The seat on turn declined the top discard ([May I?](/docs/rules/may-i#may-i)). */
+        DiscardDeclinedEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            card: string;
+            /** @description The move's number in the round. */
+            move: number;
+            /** @description The round's number. */
+            round: number;
+            /** @description The seat. */
+            seat: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "discard-declined";
+        };
         /** @description Discard a card, which ends the turn: `{"discard": "5C"}` ([May I?: a turn](/docs/rules/may-i#a-turn)). */
         DiscardMove: {
             /** @description A card: rank then suit, e.g. `TH`, `10H`, `A♥` (any case); answers use `TH`. */
             discard: string;
+        };
+        /** @description `discard-taken` (May I?): The seat on turn took the top discard. */
+        DiscardTakenEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            card: string;
+            /** @description The move's number in the round. */
+            move: number;
+            /** @description The round's number. */
+            round: number;
+            /** @description The seat. */
+            seat: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "discard-taken";
+        };
+        /** @description `discarded` (May I?): The seat on turn discarded, ending its turn. */
+        DiscardedEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            card: string;
+            /** @description The move's number in the round. */
+            move: number;
+            /** @description The round's number. */
+            round: number;
+            /** @description The seat. */
+            seat: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "discarded";
         };
         /** @description End a lay-off turn after a seat went out: `{"done": true}` ([May I?: ending a round](/docs/rules/may-i#ending-a-round)). */
         DoneMove: {
@@ -1862,17 +1886,8 @@ export interface components {
             /** @enum {boolean} */
             draw: true;
         };
-        /** @description A public event of a table's log: `seq`, `at_ms`, `type`, and the members of its type (each type and its members, game by game: [the API guide](/docs/api#events)). A type's members can differ by game (a Sevens `round-dealt` is not a My Ship Sails one), and a release may add types and members: a client skips what it does not know. */
-        Event: {
-            /** @description When it happened: server time, ms since the epoch. */
-            at_ms: number;
-            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
-            seq: number;
-            /** @description What happened: `round-dealt`, `card-played`, `seat-joined`, … */
-            type: string;
-        } & {
-            [key: string]: unknown;
-        };
+        /** @description A public event of a table's log: `seq`, `at_ms`, `type`, and the members of its type, one schema per type, told apart by `type` (each type and its members, game by game: [the API guide](/docs/api#events)). A release may add types and members: a client skips what it does not know. */
+        Event: components["schemas"]["TableCreatedEvent"] | components["schemas"]["FirstDealerDrawnEvent"] | components["schemas"]["RoundAbandonedEvent"] | components["schemas"]["MoveTimedOutEvent"] | components["schemas"]["SeatBackEvent"] | components["schemas"]["ClockPausedEvent"] | components["schemas"]["SeatBotEvent"] | components["schemas"]["SeatBotRemovedEvent"] | components["schemas"]["SeatJoinedEvent"] | components["schemas"]["SeatLeftEvent"] | components["schemas"]["TokenReissuedEvent"] | components["schemas"]["RoundDealtEvent"] | components["schemas"]["DiscardTakenEvent"] | components["schemas"]["DiscardDeclinedEvent"] | components["schemas"]["DiscardedEvent"] | components["schemas"]["StockDrawnEvent"] | components["schemas"]["LaidDownEvent"] | components["schemas"]["LaidOffEvent"] | components["schemas"]["MayIOfferedEvent"] | components["schemas"]["MayIAskedEvent"] | components["schemas"]["MayIAnsweredEvent"] | components["schemas"]["MayIGivenEvent"] | components["schemas"]["MayILapsedEvent"] | components["schemas"]["StockReshuffledEvent"] | components["schemas"]["WentOutEvent"] | components["schemas"]["LayOffDoneEvent"] | components["schemas"]["RoundOverEvent"] | components["schemas"]["RoundBlockedEvent"] | components["schemas"]["MatchWonEvent"] | components["schemas"]["MatchAbandonedEvent"] | components["schemas"]["CardPlayedEvent"] | components["schemas"]["PassedEvent"] | components["schemas"]["LastCardMissedEvent"] | components["schemas"]["RoundWonEvent"] | components["schemas"]["MatchFinishedEvent"] | components["schemas"]["PassChosenEvent"] | components["schemas"]["ExchangeResolvedEvent"] | components["schemas"]["ClaimAcceptedEvent"] | components["schemas"]["ClaimRejectedEvent"] | components["schemas"]["RoundVoidEvent"];
         /** @description A public event of the log, in order, each once (as `GET …/events` lists it). */
         EventFrame: {
             /** @description One line of JSON, as the `Event` schema has it. */
@@ -1916,10 +1931,43 @@ export interface components {
             /** @description The log's last `seq` (read on from it). */
             id?: string;
         };
+        /** @description `exchange-resolved` (My Ship Sails): Every chooser chose: the cards went round ([My Ship Sails: passing](/docs/rules/my-ship-sails#passing)). */
+        ExchangeResolvedEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description The exchange's number in the round. */
+            exchange: number;
+            /** @description The round's number. */
+            round: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "exchange-resolved";
+        };
+        /** @description `first-dealer-drawn`: The first dealer was drawn ([My Ship Sails: cards and seats](/docs/rules/my-ship-sails#cards)), face up. */
+        FirstDealerDrawnEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description Per pass of the draw, one card per seat (`null`: not drawing). */
+            draw: (string | null)[][];
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "first-dealer-drawn";
+        };
         /** @description A game the referee knows. */
         GameInfo: {
-            /** @description Its id: `my-ship-sails`, `sevens`, `may-i`. */
-            name: string;
+            /**
+             * @description Its id: `my-ship-sails`, `sevens`, `may-i`.
+             * @enum {string}
+             */
+            name: "my-ship-sails" | "sevens" | "may-i";
             /** @description The path of its rules page. */
             rules: string;
             title: string;
@@ -1940,7 +1988,11 @@ export interface components {
         };
         /** @description A probe's answer. */
         Health: {
-            status: string;
+            /**
+             * @description `ok` (the process answers) or `ready` (and Redis does).
+             * @enum {string}
+             */
+            status: "ok" | "ready";
             /** @description The release that answers (CHANGELOG.md), e.g. `0.2.0`. */
             version: string;
         };
@@ -1974,8 +2026,7 @@ export interface components {
         Join: {
             /** @description A join code from the host (a seat's, or the table's); leave it out to take the lowest open seat of a listed table. */
             code?: string;
-            /** @description The player's name. Names of the form `Bot …` are the bots' ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)): a person's name whose first word reads "Bot" (in any case, or in letters that look alike: Unicode's confusables) is refused (422). Kept as typed, but refused (422) when it holds a character of Unicode category Cc, Cf, Co, Cs, Cn, Zl, Zp (controls, format and direction-changing characters such as U+202E, private use, lone surrogates, unassigned code points, line and paragraph separators), or when it has no visible character (only spaces, combining marks or blank fillers). */
-            name: string;
+            name: components["schemas"]["Name"];
         };
         /** @description A join code ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)): shown only to the host, once. */
         JoinCode: {
@@ -1994,6 +2045,74 @@ export interface components {
             /** @description The seat's bearer token; shown only here. */
             token: string;
         };
+        /** @description `laid-down` (May I?): A seat laid down its contract ([May I?: a turn](/docs/rules/may-i#a-turn)). */
+        LaidDownEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description The melds laid down: `id`, `kind`, `cards` each. */
+            melds: {
+                [key: string]: unknown;
+            }[];
+            /** @description The move's number in the round. */
+            move: number;
+            /** @description The round's number. */
+            round: number;
+            /** @description The seat. */
+            seat: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "laid-down";
+        };
+        /** @description `laid-off` (May I?): A seat laid a card off on a meld ([May I?: melds](/docs/rules/may-i#melds)). */
+        LaidOffEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            card: string;
+            /**
+             * @description Where it went: a run's `low` or `high` end, or `set`.
+             * @enum {string}
+             */
+            end: "low" | "high" | "set";
+            /** @description The meld's id. */
+            meld: number;
+            /** @description The move's number in the round. */
+            move: number;
+            /** @description The round's number. */
+            round: number;
+            /** @description The seat. */
+            seat: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "laid-off";
+        };
+        /** @description `last-card-missed` (Sevens): A seat played its second-to-last card without announcing it and paid ([Sevens: opening and turns](/docs/rules/sevens#opening-and-turns)). */
+        LastCardMissedEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description Chips paid (2). */
+            chips: number;
+            /** @description The round's number. */
+            round: number;
+            /** @description The seat. */
+            seat: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /** @description The turn's number in the round. */
+            turn: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "last-card-missed";
+        };
         /** @description Lay down the contract: `{"lay_down": [["5H", "5S", "5C"], ...]}` ([May I?: melds](/docs/rules/may-i#melds), [May I?: contracts](/docs/rules/may-i#contracts)). */
         LayDownMove: {
             lay_down: string[][];
@@ -2009,6 +2128,24 @@ export interface components {
             end?: "low" | "high" | null;
             meld: number;
         };
+        /** @description `lay-off-done` (May I?): A seat ended its lay-off turn after a seat went out ([May I?: ending a round](/docs/rules/may-i#ending-a-round)). */
+        LayOffDoneEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description Skipped: it could place no card. */
+            auto: boolean;
+            /** @description The round's number. */
+            round: number;
+            /** @description The seat. */
+            seat: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "lay-off-done";
+        };
         /** @description Lay a card off on a meld: `{"lay_off": {"card": "9C", "meld": 2}}` ([May I?: melds](/docs/rules/may-i#melds)). */
         LayOffMove: {
             lay_off: components["schemas"]["LayOff"];
@@ -2019,8 +2156,11 @@ export interface components {
             high: string;
             /** @description The lowest card, e.g. `5H`. */
             low: string;
-            /** @description `S`, `H`, `D` or `C`. */
-            suit: string;
+            /**
+             * @description `S`, `H`, `D` or `C`.
+             * @enum {string}
+             */
+            suit: "S" | "H" | "D" | "C";
         };
         /** @description One row of a Sevens layout: its suit, lowest and highest card. */
         LayoutRowIn: {
@@ -2050,7 +2190,8 @@ export interface components {
             created_at_ms: number;
             /** @description When the table expires unless it is played (ms since the epoch). */
             expires_at_ms: number;
-            game: string;
+            /** @enum {string} */
+            game: "my-ship-sails" | "sevens" | "may-i";
             /** @description The options that differ from the preset's. */
             options: {
                 [key: string]: unknown;
@@ -2059,21 +2200,171 @@ export interface components {
             seats_open: number;
             seats_taken: number;
             table_id: string;
-            variant: string;
+            /** @enum {string} */
+            variant: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines" | "whehee" | "foster" | "ochse" | "matrimony" | "sevens" | "parliament" | "fan-tan" | "dominoes" | "sevens-any-seven" | "sevens-corner" | "sevens-voluntary" | "sevens-last-card" | "sevens-penalty" | "fan-tan-two-decks" | "may-i" | "may-i-jokers";
+        };
+        /** @description `match-abandoned` (My Ship Sails, Sevens, May I?): My Ship Sails: The match ended: its status and winners. Sevens: The match ended: its status and winners. May I?: The match ended: its status and winners. */
+        MatchAbandonedEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description My Ship Sails only. Seats given the fastest-win point when a `deals` match with `fastest_win_bonus` ended ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)). */
+            fastest_win?: number[];
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description `in-progress`; `won` (ended by its own rule), `finished` (the host ended an `open` match) or `abandoned` (the host ended it early).
+             * @enum {string}
+             */
+            status: "in-progress" | "won" | "finished" | "abandoned";
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "match-abandoned";
+            winners: number[];
+        };
+        /** @description `match-finished` (My Ship Sails, Sevens): My Ship Sails: The match ended: its status and winners. Sevens: The match ended: its status and winners. */
+        MatchFinishedEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description My Ship Sails only. Seats given the fastest-win point when a `deals` match with `fastest_win_bonus` ended ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)). */
+            fastest_win?: number[];
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description `in-progress`; `won` (ended by its own rule), `finished` (the host ended an `open` match) or `abandoned` (the host ended it early).
+             * @enum {string}
+             */
+            status: "in-progress" | "won" | "finished" | "abandoned";
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "match-finished";
+            winners: number[];
         };
         /** @description Where the match stands and who won it. */
         MatchView: {
-            /** @description Seats given the fastest-win point when a `deals` match with `fastest_win_bonus` ended ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)). */
-            fastest_win?: number[];
-            /** @description `in-progress`, `won`, `finished`, `abandoned`. */
-            status: string;
+            /**
+             * @description `in-progress`; `won` (ended by its own rule), `finished` (the host ended an `open` match) or `abandoned` (the host ended it early).
+             * @enum {string}
+             */
+            status: "in-progress" | "won" | "finished" | "abandoned";
             winners: number[];
+        };
+        /** @description `match-won` (My Ship Sails, Sevens, May I?): My Ship Sails: The match ended: its status and winners. Sevens: The match ended: its status and winners. May I?: The match ended: its status and winners. */
+        MatchWonEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description My Ship Sails only. Seats given the fastest-win point when a `deals` match with `fastest_win_bonus` ended ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)). */
+            fastest_win?: number[];
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description `in-progress`; `won` (ended by its own rule), `finished` (the host ended an `open` match) or `abandoned` (the host ended it early).
+             * @enum {string}
+             */
+            status: "in-progress" | "won" | "finished" | "abandoned";
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "match-won";
+            winners: number[];
+        };
+        /** @description `may-i-answered` (May I?): A seat allowed or denied the request. */
+        MayIAnsweredEvent: {
+            allow: boolean;
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description The May I? offer's number in the round. */
+            offer: number;
+            /** @description The round's number. */
+            round: number;
+            /** @description The seat. */
+            seat: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "may-i-answered";
+        };
+        /** @description `may-i-asked` (May I?): A seat asked for the card on offer. */
+        MayIAskedEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            card: string;
+            /** @description The May I? offer's number in the round. */
+            offer: number;
+            /** @description The round's number. */
+            round: number;
+            /** @description The seat. */
+            seat: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "may-i-asked";
+        };
+        /** @description Whose move a May I? table waits for. */
+        MayIAwaiting: {
+            /**
+             * @description What the table waits for: `deal` (the host deals the next round), `nothing` (the match is over), or the game's own step (each game's `action` lists them).
+             * @enum {string}
+             */
+            action: "deal" | "draw" | "may-i" | "stock" | "play" | "final" | "nothing";
+            seats: number[];
+            /** @description When the wait ends (ms since the epoch, Redis's clock): a claim window or May I? window closes, or, under a turn clock, the first deadline of `seats` (their own `until_ms`: a default move is made then, [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` for none. */
+            until_ms: number | null;
+        };
+        /** @description `may-i-given` (May I?): The card on offer was given, with cards from the stock (a count). */
+        MayIGivenEvent: {
+            /** @description Who asked. */
+            asker: number;
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            card: string;
+            /** @description The May I? offer's number in the round. */
+            offer: number;
+            /** @description The round's number. */
+            round: number;
+            /** @description Who takes it. */
+            seat: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /** @description How many stock cards came with it. */
+            stock_cards: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "may-i-given";
+        };
+        /** @description `may-i-lapsed` (May I?): Nobody asked for the card on offer. */
+        MayILapsedEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description The May I? offer's number in the round. */
+            offer: number;
+            /** @description The round's number. */
+            round: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "may-i-lapsed";
         };
         /** @description May I?: the declined discard on offer ([May I?](/docs/rules/may-i#may-i)). */
         MayIOffer: {
             /** @description Seat -> `allow` or `deny`, for the seats that answered. */
             answers: {
-                [key: string]: string;
+                [key: string]: "allow" | "deny";
             };
             asker: number | null;
             card: string;
@@ -2083,7 +2374,26 @@ export interface components {
             /** @description The window closes at this instant. */
             until_ms: number;
         };
-        /** @description The options of May I? (`GET /v1/variants`). */
+        /** @description `may-i-offered` (May I?): A declined discard is on offer until `until_ms` ([May I?](/docs/rules/may-i#may-i)). */
+        MayIOfferedEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            card: string;
+            /** @description The May I? offer's number in the round. */
+            offer: number;
+            /** @description The round's number. */
+            round: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "may-i-offered";
+            /** @description When the window closes (ms since the epoch). */
+            until_ms: number;
+        };
+        /** @description The options of May I? (`GET /v1/variants`). What a schema cannot state is the rules' to refuse (422 `options-invalid`, every reason listed): options that make no consistent game with the preset and the players, such as a deck too small for the seats, or values of two options that contradict each other. */
         MayIOptions: {
             /** @description 52-card decks; `null` or left out: 2 for 3-5 players, 3 for 6-8 ([May I?: players and cards](/docs/rules/may-i#players-and-cards)). */
             decks?: number | null;
@@ -2108,6 +2418,39 @@ export interface components {
             /** @description May I?: how long a declined discard is offered ([May I?](/docs/rules/may-i#may-i)). */
             may_i_window_ms?: number;
         };
+        /** @description A complete option set of May I?: every option of its presets (`GET /v1/variants`); a table's view adds the clock options (`turn_timeout_ms`, `away_timeout_ms`, `bot_delay_ms`, `unattended_moves`). */
+        MayIOptionsOut: {
+            /** @description Every game: an `away` seat's deadline instead (2000). */
+            away_timeout_ms?: number;
+            /** @description Every game: how long a bot waits before its move (600). */
+            bot_delay_ms?: number;
+            /** @description 52-card decks; `null` or left out: 2 for 3-5 players, 3 for 6-8 ([May I?: players and cards](/docs/rules/may-i#players-and-cards)). */
+            decks: number | null;
+            /**
+             * @description May I?: how a round ends when a seat goes out ([May I?: ending a round](/docs/rules/may-i#ending-a-round)).
+             * @enum {string}
+             */
+            ending: "immediate" | "lay-off-round" | "play-out";
+            /**
+             * @description May I?: jokers (`JK`) per deck, wild in melds ([May I?: players and cards](/docs/rules/may-i#players-and-cards)).
+             * @enum {integer}
+             */
+            jokers: 0 | 2;
+            /** @description A May I? match is five rounds ([May I?: scoring and the match](/docs/rules/may-i#scoring-and-the-match)): `{"rounds": 5}`. */
+            match: {
+                /** @enum {integer} */
+                rounds: 5;
+            } | {
+                /** @enum {integer} */
+                deals: 5;
+            };
+            /** @description May I?: how long a declined discard is offered ([May I?](/docs/rules/may-i#may-i)). */
+            may_i_window_ms: number;
+            /** @description Every game: how long a seat due to move has before its default move is made for it and it is `away` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` (the default): no clock. */
+            turn_timeout_ms?: number | null;
+            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no act of play of a person (a seat's move, a deal, a join, a seat handed to a bot or taken back), an away person gets no more default moves and a table of bots only stops (`clock_paused`); the next act of play resumes it (1000). */
+            unattended_moves?: number;
+        };
         /** @description The May I? offer as it stands after the request or answer. */
         MayIOutcome: {
             current_offer: components["schemas"]["MayIOffer"] | null;
@@ -2116,9 +2459,203 @@ export interface components {
             /** @description The offer is still open. */
             open: boolean;
             round: number;
-            step: string;
+            /**
+             * @description `draw` (take or decline the discard), `may-i` (the discard is offered), `stock`, `play`, `final` (lay-offs after a seat went out) or `over`.
+             * @enum {string}
+             */
+            step: "draw" | "may-i" | "stock" | "play" | "final" | "over";
         };
-        /** @description The options of May I? (`GET /v1/variants`). */
+        /** @description A May I? round as the public may see it: its contract, step, discard pile's top, stock size, melds and the May I? on offer. */
+        MayIRound: {
+            /** @description The round's contract in words. */
+            contract: string;
+            contract_runs: number;
+            contract_sets: number;
+            dealer: number;
+            discard_size: number;
+            discard_top: string | null;
+            lay_off_turns_left: number[];
+            may_i: components["schemas"]["MayIOffer"] | null;
+            melds: components["schemas"]["MeldView"][];
+            /** @description The number of the next move. */
+            move: number | null;
+            moves_taken: number;
+            number: number;
+            /** @description The seat on turn (`null` once over). */
+            on_turn: number | null;
+            /**
+             * @description `playing` or `over`.
+             * @enum {string}
+             */
+            status: "playing" | "over";
+            /**
+             * @description `draw` (take or decline the discard), `may-i` (the discard is offered), `stock`, `play`, `final` (lay-offs after a seat went out) or `over`.
+             * @enum {string}
+             */
+            step: "draw" | "may-i" | "stock" | "play" | "final" | "over";
+            stock_size: number;
+            went_out: number | null;
+        };
+        /** @description One round of a May I? table: the current view while it is the latest, its result once over. */
+        MayIRoundInfo: {
+            current: components["schemas"]["MayIRound"] | null;
+            /**
+             * @description The game the table plays: `may-i`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            game: "may-i";
+            number: number;
+            result: components["schemas"]["MayIRoundResult"] | null;
+        };
+        /** @description A page of a May I? table's finished rounds, oldest first. */
+        MayIRoundList: {
+            /**
+             * @description The game the table plays: `may-i`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            game: "may-i";
+            /** @description The number of the last round over so far (0: none). */
+            last_round: number;
+            /** @description Whether rounds after this page exist now. */
+            more: boolean;
+            /** @description The URL of the next page (`null`: none now). */
+            next: string | null;
+            /** @description Pass as `after` to read on. */
+            next_after: number;
+            /** @description The number of the oldest round still kept (only the newest `ROUNDS_KEPT` are); a cursor before `oldest_round - 1` gets 410 `rounds-gone`. */
+            oldest_round: number;
+            /** @description Each round's result, as the table's `last_result` shows it. */
+            rounds: components["schemas"]["MayIRoundResult"][];
+        };
+        /** @description How a May I? round ended ([May I?: scoring and the match](/docs/rules/may-i#scoring-and-the-match)): who went out, counts and values. */
+        MayIRoundResult: {
+            /** @description Cards left in each hand, by seat. */
+            cards_left: number[];
+            dealer: number;
+            /** @description The seat that went out (`null`: nobody could). */
+            out: number | null;
+            /** @description The value of each seat's cards left ([May I?: scoring and the match](/docs/rules/may-i#scoring-and-the-match)), by seat. */
+            penalties: number[];
+            /** @description The points each seat scored this round. */
+            points: number[];
+            round: number;
+        };
+        /** @description A seat of a May I? table: how many cards it holds, whether it has laid down, its points; in `standings` its place. */
+        MayISeat: {
+            /** @description The seat timed out and has not moved itself since ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+            away?: boolean;
+            /**
+             * @description `random` or `basic` for a seat a bot plays ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)).
+             * @enum {string|null}
+             */
+            bot?: "random" | "basic" | null;
+            /** @description How many cards the seat holds. */
+            cards: number;
+            /** @description A stream of the seat's own, or a request with its token, was seen within the last 15 seconds ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+            connected: boolean;
+            /** @description Has laid down its contract this round. */
+            laid_down: boolean;
+            /** @description `null` for an open seat. */
+            name: string | null;
+            /** @description The seat waits for a player to join ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)). */
+            open: boolean;
+            /** @description Points so far ([May I?: scoring and the match](/docs/rules/may-i#scoring-and-the-match)). */
+            points: number;
+            /** @description In `standings`: the place (1 first; ties share). */
+            rank?: number;
+            /** @description In `seats`: the host reissued this seat's token while the round shown was in play (while the seat was not connected: a lost phone); marked for the rest of that round, beside the `token-reissued` event ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)). */
+            reissued?: boolean;
+            seat: number;
+            /** @description The seat's deadline in the step the table waits on (ms since the epoch, Redis's clock), or `null`: its default move (or its bot's move) is made then. */
+            until_ms?: number | null;
+        };
+        /** @description What one seat of a May I? table may see: its hand, its step, what it may do now, where its cards may be laid off and which it may discard. */
+        MayISeatView: {
+            /** @description This seat timed out and has not moved itself since: its deadline is the short `away_timeout_ms` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+            away: boolean;
+            /** @description The seats connected now ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby): a stream of their own, or a request with their token, seen within the last 15 seconds), this one included. */
+            connected: number[];
+            /** @description When this seat may lay down, melds of its hand that make the round's contract (one way, a help; `null`: none found or not now). */
+            contract: string[][] | null;
+            /** @description The cards it may discard. */
+            discardable: string[];
+            /**
+             * @description The game the table plays: `may-i`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            game: "may-i";
+            hand: string[];
+            /** @description Has laid down. */
+            laid_down: boolean;
+            /** @description The seq of the last event written so far (0: none): read `/events?after=last_event` to follow the table from this view on. */
+            last_event: number;
+            /** @description Card -> the melds it may be laid off on. */
+            lay_offs: {
+                [key: string]: number[];
+            };
+            /** @description What this seat may do now (`take_discard`, `decline`, `draw`, `lay_down`, `lay_off`, `discard`, `done`, `ask`, `answer`). */
+            may: ("take_discard" | "decline" | "draw" | "lay_down" | "lay_off" | "discard" | "done" | "ask" | "answer")[];
+            /** @description The next move. */
+            move: number | null;
+            name: string;
+            /** @description This seat is on turn. */
+            on_turn: boolean;
+            round: number | null;
+            /**
+             * @description `playing` or `over`.
+             * @enum {string|null}
+             */
+            round_status: "playing" | "over" | null;
+            seat: number;
+            /**
+             * @description The round's step: `draw` (take or decline the discard), `may-i` (the discard is offered), `stock`, `play`, `final` (lay-offs after a seat went out) or `over`.
+             * @enum {string|null}
+             */
+            step: "draw" | "may-i" | "stock" | "play" | "final" | "over" | null;
+            /** @description This seat's deadline in the step the table waits on (ms since the epoch, Redis's clock): its default move is made then; `null` for none ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+            until_ms: number | null;
+        };
+        /** @description The public view of a May I? table: never a hidden card. */
+        MayITable: {
+            awaiting: components["schemas"]["MayIAwaiting"];
+            /** @description Whether the referee made `unattended_moves` moves in a row for seats with no act of play of a person since (event `clock-paused`): then no away person gets a default move and, on a table of bots only, no bot moves, until a seat moves, the host deals, a seat is joined or handed to a bot or taken back ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby), [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+            clock_paused: boolean;
+            dealer: number;
+            /** @description The first-dealer draw, one card per seat per pass (face up). */
+            draw: (string | null)[][];
+            first_dealer: number;
+            /**
+             * @description The game the table plays: `may-i`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            game: "may-i";
+            /** @description The seq of the last event written so far (0: none): read `/events?after=last_event` to follow the table from this view on. */
+            last_event: number;
+            /** @description The newest of them (`null` before the first). The view no longer lists every round (it would grow with the match): page them from `GET /v1/tables/{table_id}/rounds`. */
+            last_result: components["schemas"]["MayIRoundResult"] | null;
+            match: components["schemas"]["MatchView"];
+            /** @description The chain of the current (or last) round's accepted moves ([every game: deals anyone can check](/docs/guide/deal-proofs)): write it down as the round goes; its record's links must end at this head. `null` before a round was dealt with a chain. */
+            move_chain: components["schemas"]["MoveChain"] | null;
+            /** @description The next deal's commitment and who seeded it ([every game: deals anyone can check](/docs/guide/deal-proofs)); `null` for a table written before deals were committed. */
+            next_deal: components["schemas"]["NextDeal"] | null;
+            /** @description The seats no player has taken yet; the table deals when none is. */
+            open_seats: number[];
+            /** @description The options in force (each game's own). */
+            options: components["schemas"]["MayIOptionsOut"];
+            round: components["schemas"]["MayIRound"] | null;
+            /** @description The rounds over so far (those `GET /v1/tables/{table_id}/rounds` lists): the scored ones, and in Sevens the round the host abandoned. */
+            rounds_played: number;
+            seats: components["schemas"]["MayISeat"][];
+            /** @description The seats by points, then chips, then seat number. */
+            standings: components["schemas"]["MayISeat"][];
+            table_id: string;
+            /**
+             * @description The preset (`GET /v1/variants`), one of May I?'s.
+             * @enum {string}
+             */
+            variant: "may-i" | "may-i-jokers";
+        };
+        /** @description The options of May I? (`GET /v1/variants`). What a schema cannot state is the rules' to refuse (422 `options-invalid`, every reason listed): options that make no consistent game with the preset and the players, such as a deck too small for the seats, or values of two options that contradict each other. */
         MayITableOptions: {
             /** @description Every game: an `away` seat's deadline instead (2000). */
             away_timeout_ms?: number;
@@ -2151,14 +2688,37 @@ export interface components {
             /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no act of play of a person (a seat's move, a deal, a join, a seat handed to a bot or taken back), an away person gets no more default moves and a table of bots only stops (`clock_paused`); the next act of play resumes it (1000). */
             unattended_moves?: number;
         };
+        /** @description A preset of May I?: its name, player range, source seed and options. */
+        MayIVariant: {
+            description: string;
+            /**
+             * @description The game the table plays: `may-i`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            game: "may-i";
+            max_players: number;
+            min_players: number;
+            /**
+             * @description The preset (`GET /v1/variants`), one of May I?'s.
+             * @enum {string}
+             */
+            name: "may-i" | "may-i-jokers";
+            /** @description The options in force (each game's own). */
+            options: components["schemas"]["MayIOptionsOut"];
+            /** @description The source text it comes from (a seed of the rule book, e.g. `004`). */
+            source: string;
+        };
         /** @description May I?: a meld on the table ([May I?: melds](/docs/rules/may-i#melds)). */
         MeldView: {
             /** @description A run ascending. */
             cards: string[];
             /** @description The meld's number in the round, from 1. */
             id: number;
-            /** @description `set` or `run`. */
-            kind: string;
+            /**
+             * @description `set` or `run`.
+             * @enum {string}
+             */
+            kind: "set" | "run";
             owner: number;
             /** @description The rank each card counts as (a joker's). */
             stands_for: string[];
@@ -2174,7 +2734,8 @@ export interface components {
         };
         /** @description What a move did and where the round stands now. */
         MoveOutcome: {
-            action: string;
+            /** @enum {string} */
+            action: "take_discard" | "decline" | "draw" | "lay_down" | "lay_off" | "discard" | "done";
             /** @description The move's argument. */
             argument: unknown;
             /** @description The seat's hand now. */
@@ -2184,16 +2745,65 @@ export interface components {
             move: number;
             next_move: number | null;
             on_turn: number | null;
-            result: components["schemas"]["RoundResult"] | null;
+            result: components["schemas"]["MayIRoundResult"] | null;
             round: number;
-            round_status: string;
+            /**
+             * @description `playing` or `over`.
+             * @enum {string}
+             */
+            round_status: "playing" | "over";
             seat: number;
-            step: string;
+            /**
+             * @description `draw` (take or decline the discard), `may-i` (the discard is offered), `stock`, `play`, `final` (lay-offs after a seat went out) or `over`.
+             * @enum {string}
+             */
+            step: "draw" | "may-i" | "stock" | "play" | "final" | "over";
         };
-        /** @description The options of My Ship Sails (`GET /v1/variants`). */
+        /** @description `move-timed-out`: The worker made a seat's default move at its deadline ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); never a pass's cards. */
+        MoveTimedOutEvent: {
+            /** @description The move made, in words. */
+            action: string;
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description `true`: the seat is away. */
+            away: boolean;
+            /** @description The seat. */
+            seat: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /** @description The step's key. */
+            step: string;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "move-timed-out";
+        };
+        /** @description Whose move a My Ship Sails table waits for. */
+        MyShipSailsAwaiting: {
+            /**
+             * @description What the table waits for: `deal` (the host deals the next round), `nothing` (the match is over), or the game's own step (each game's `action` lists them).
+             * @enum {string}
+             */
+            action: "deal" | "pass" | "claims" | "nothing";
+            seats: number[];
+            /** @description When the wait ends (ms since the epoch, Redis's clock): a claim window or May I? window closes, or, under a turn clock, the first deadline of `seats` (their own `until_ms`: a default move is made then, [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` for none. */
+            until_ms: number | null;
+        };
+        /** @description Where a My Ship Sails match stands, who won it, and who had the fastest win. */
+        MyShipSailsMatch: {
+            /** @description Seats given the fastest-win point when a `deals` match with `fastest_win_bonus` ended ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)). */
+            fastest_win: number[];
+            /**
+             * @description `in-progress`; `won` (ended by its own rule), `finished` (the host ended an `open` match) or `abandoned` (the host ended it early).
+             * @enum {string}
+             */
+            status: "in-progress" | "won" | "finished" | "abandoned";
+            winners: number[];
+        };
+        /** @description The options of My Ship Sails (`GET /v1/variants`). What a schema cannot state is the rules' to refuse (422 `options-invalid`, every reason listed): options that make no consistent game with the preset and the players, such as a deck too small for the seats, or values of two options that contradict each other. */
         MyShipSailsOptions: {
-            /** @description Kept as typed, but refused (422) when it holds a character of Unicode category Cc, Cf, Co, Cs, Cn, Zl, Zp (controls, format and direction-changing characters such as U+202E, private use, lone surrogates, unassigned code points, line and paragraph separators), or when it has no visible character (only spaces, combining marks or blank fillers). */
-            call?: string;
+            call?: components["schemas"]["Call"];
             /** @description Ochse scoring ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)): every other seat pays each winner one chip per card its longest suit lacks of `win_count`. */
             chips?: boolean;
             claim_window_ms?: number;
@@ -2232,14 +2842,240 @@ export interface components {
             swap_circuits?: number | null;
             win_count?: number;
         };
-        /** @description The options of My Ship Sails (`GET /v1/variants`). */
+        /** @description A complete option set of My Ship Sails: every option of its presets (`GET /v1/variants`); a table's view adds the clock options (`turn_timeout_ms`, `away_timeout_ms`, `bot_delay_ms`, `unattended_moves`). */
+        MyShipSailsOptionsOut: {
+            /** @description Every game: an `away` seat's deadline instead (2000). */
+            away_timeout_ms?: number;
+            /** @description Every game: how long a bot waits before its move (600). */
+            bot_delay_ms?: number;
+            call: components["schemas"]["Call"];
+            /** @description Ochse scoring ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)): every other seat pays each winner one chip per card its longest suit lacks of `win_count`. */
+            chips: boolean;
+            claim_window_ms: number;
+            /** @enum {string} */
+            deck: "trimmed" | "full" | "skat32";
+            /** @description A rank: `2`..`9`, `10` or `T`, `J`, `Q`, `K`, `A` (any case). */
+            deck_low_rank: string | null;
+            /** @enum {string} */
+            declaration: "manual" | "automatic";
+            /** @enum {string} */
+            direction: "left" | "right" | "alternate";
+            /** @description One extra point at the end of a `deals` match to the seat(s) whose round win took the fewest exchanges ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)). Only with `deals`. */
+            fastest_win_bonus: boolean;
+            hand_size: number;
+            /** @description How the match ends ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)): exactly one of `{"target_wins": n}`, `{"deals": n}`, `{"open": true}`. */
+            match: {
+                target_wins: number;
+            } | {
+                deals: number;
+            } | {
+                /** @enum {boolean} */
+                open: true;
+            };
+            /** @description A round with no winner after this many exchanges is void. Under `manual` the round ends when that exchange resolves, so a hand it completes cannot be claimed. */
+            max_exchanges: number | null;
+            /** @enum {integer} */
+            pass_count: 1 | 2;
+            /**
+             * @description `simultaneous` (every seat, then all rotate), `chain` (one seat at a time gives a card to its left, from the dealer's left) or `swap` (pairwise blind swaps round the table, then Foster's showdown), [My Ship Sails: passing](/docs/rules/my-ship-sails#passing). `chain` and `swap` need `pass_count` 1 and `direction` left; `swap` needs `highest-sum` and no claim window.
+             * @enum {string}
+             */
+            passing: "simultaneous" | "chain" | "swap";
+            /** @enum {string} */
+            simultaneous_wins: "highest-card" | "shared" | "highest-sum";
+            /** @description `swap` only: circuits of N swaps before the showdown (2 when `swap` is chosen without it); `null` for the other modes. */
+            swap_circuits: number | null;
+            /** @description Every game: how long a seat due to move has before its default move is made for it and it is `away` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` (the default): no clock. */
+            turn_timeout_ms?: number | null;
+            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no act of play of a person (a seat's move, a deal, a join, a seat handed to a bot or taken back), an away person gets no more default moves and a table of bots only stops (`clock_paused`); the next act of play resumes it (1000). */
+            unattended_moves?: number;
+            win_count: number;
+        };
+        /** @description A My Ship Sails round as the public may see it: its exchange, who chooses and who is awaited, the claims ([My Ship Sails: passing](/docs/rules/my-ship-sails#passing)-2.7). */
+        MyShipSailsRound: {
+            /** @description Seats that pass in the current exchange: all under `simultaneous`, the seat on turn under `chain`, the two of the swap under `swap`. */
+            choosers: number[];
+            claims: components["schemas"]["ClaimShown"][];
+            dealer: number;
+            /**
+             * @description Where this round's passes go: `left` or `right`.
+             * @enum {string}
+             */
+            direction: "left" | "right";
+            /** @description The current exchange. */
+            exchange: number | null;
+            exchanges_resolved: number;
+            number: number;
+            /**
+             * @description `passing`, `claim-window` or `over` ([My Ship Sails: passing](/docs/rules/my-ship-sails#passing)-2.7).
+             * @enum {string}
+             */
+            status: "passing" | "claim-window" | "over";
+            /** @description Seats yet to choose. */
+            waiting_for: number[];
+            window_closes_at_ms: number | null;
+        };
+        /** @description One round of a My Ship Sails table: the current view while it is the latest, its result once over. */
+        MyShipSailsRoundInfo: {
+            current: components["schemas"]["MyShipSailsRound"] | null;
+            /**
+             * @description The game the table plays: `my-ship-sails`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            game: "my-ship-sails";
+            number: number;
+            result: components["schemas"]["MyShipSailsRoundResult"] | null;
+        };
+        /** @description A page of a My Ship Sails table's finished rounds, oldest first. */
+        MyShipSailsRoundList: {
+            /**
+             * @description The game the table plays: `my-ship-sails`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            game: "my-ship-sails";
+            /** @description The number of the last round over so far (0: none). */
+            last_round: number;
+            /** @description Whether rounds after this page exist now. */
+            more: boolean;
+            /** @description The URL of the next page (`null`: none now). */
+            next: string | null;
+            /** @description Pass as `after` to read on. */
+            next_after: number;
+            /** @description The number of the oldest round still kept (only the newest `ROUNDS_KEPT` are); a cursor before `oldest_round - 1` gets 410 `rounds-gone`. */
+            oldest_round: number;
+            /** @description Each round's result, as the table's `last_result` shows it. */
+            rounds: components["schemas"]["MyShipSailsRoundResult"][];
+        };
+        /** @description How a My Ship Sails round ended ([My Ship Sails: simultaneous winners](/docs/rules/my-ship-sails#simultaneous-winners), [My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)). */
+        MyShipSailsRoundResult: {
+            /** @description Each seat's chip change in this round; empty without chips. */
+            chips: number[];
+            dealer: number;
+            /** @description Exchanges resolved in the round. */
+            exchanges: number;
+            /** @description Hands shown: every valid claim's, or every hand in a showdown. */
+            hands: components["schemas"]["ShownHand"][];
+            round: number;
+            /** @description The cards a `full` deck's deal set aside, shown once the round is over ([My Ship Sails: the referee's choices](/docs/rules/my-ship-sails#referees-choices)); empty for the other decks. */
+            set_aside: string[];
+            /**
+             * @description `sole`, `void`, `abandoned`, `highest-card`, `highest-sum`, `shared` (also a full highest-card tie), or for Foster's showdown ([My Ship Sails: presets](/docs/rules/my-ship-sails#presets)) `showdown` (after a declaration) and `showdown-two-cards` (the circuits ran out; no winner when no seat holds two of a suit).
+             * @enum {string}
+             */
+            settled_by: "sole" | "void" | "abandoned" | "highest-card" | "highest-sum" | "shared" | "showdown" | "showdown-two-cards";
+            /** @description Empty for a void round. */
+            winners: number[];
+        };
+        /** @description A seat of a My Ship Sails table: its round wins, points and chips, and whether it has chosen its pass in the current exchange (never which cards). */
+        MyShipSailsSeat: {
+            /** @description The seat timed out and has not moved itself since ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+            away?: boolean;
+            /**
+             * @description `random` or `basic` for a seat a bot plays ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)).
+             * @enum {string|null}
+             */
+            bot?: "random" | "basic" | null;
+            /** @description Chip tally over the match (Ochse, 2.8); `null` without chips. */
+            chips: number | null;
+            /** @description Has chosen its pass in the current exchange (never which cards). */
+            chosen: boolean;
+            /** @description A stream of the seat's own, or a request with its token, was seen within the last 15 seconds ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+            connected: boolean;
+            /** @description `null` for an open seat. */
+            name: string | null;
+            /** @description The seat waits for a player to join ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)). */
+            open: boolean;
+            /** @description Round wins plus the fastest-win point ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)). */
+            points: number;
+            /** @description In `seats`: the host reissued this seat's token while the round shown was in play (while the seat was not connected: a lost phone); marked for the rest of that round, beside the `token-reissued` event ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)). */
+            reissued?: boolean;
+            seat: number;
+            /** @description The seat's deadline in the step the table waits on (ms since the epoch, Redis's clock), or `null`: its default move (or its bot's move) is made then. */
+            until_ms?: number | null;
+            /** @description Round wins so far. */
+            wins: number;
+        };
+        /** @description What one seat of a My Ship Sails table may see: its hand, whether it must choose now (`to_choose`), its pending pass, and the cards it last passed and received. */
+        MyShipSailsSeatView: {
+            /** @description This seat timed out and has not moved itself since: its deadline is the short `away_timeout_ms` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+            away: boolean;
+            /** @description The seats connected now ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby): a stream of their own, or a request with their token, seen within the last 15 seconds), this one included. */
+            connected: number[];
+            /** @description The current exchange. */
+            exchange: number | null;
+            /**
+             * @description The game the table plays: `my-ship-sails`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            game: "my-ship-sails";
+            hand: string[];
+            /** @description The seq of the last event written so far (0: none): read `/events?after=last_event` to follow the table from this view on. */
+            last_event: number;
+            name: string;
+            passed: string[] | null;
+            /** @description The chosen, unresolved pass. */
+            pending: string[] | null;
+            /** @description The cards this seat last received in this round (`passed`: last gave); under `simultaneous` both are from the last exchange. */
+            received: string[] | null;
+            round: number | null;
+            /**
+             * @description `passing`, `claim-window` or `over` ([My Ship Sails: passing](/docs/rules/my-ship-sails#passing)-2.7).
+             * @enum {string|null}
+             */
+            round_status: "passing" | "claim-window" | "over" | null;
+            seat: number;
+            /** @description This seat must choose a pass in the current exchange. */
+            to_choose: boolean;
+            /** @description This seat's deadline in the step the table waits on (ms since the epoch, Redis's clock): its default move is made then; `null` for none ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+            until_ms: number | null;
+        };
+        /** @description The public view of a My Ship Sails table: never a hidden card. */
+        MyShipSailsTable: {
+            awaiting: components["schemas"]["MyShipSailsAwaiting"];
+            /** @description Whether the referee made `unattended_moves` moves in a row for seats with no act of play of a person since (event `clock-paused`): then no away person gets a default move and, on a table of bots only, no bot moves, until a seat moves, the host deals, a seat is joined or handed to a bot or taken back ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby), [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+            clock_paused: boolean;
+            dealer: number;
+            /** @description The first-dealer draw, one card per seat per pass (face up). */
+            draw: (string | null)[][];
+            first_dealer: number;
+            /**
+             * @description The game the table plays: `my-ship-sails`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            game: "my-ship-sails";
+            /** @description The seq of the last event written so far (0: none): read `/events?after=last_event` to follow the table from this view on. */
+            last_event: number;
+            /** @description The newest of them (`null` before the first). The view no longer lists every round (it would grow with the match): page them from `GET /v1/tables/{table_id}/rounds`. */
+            last_result: components["schemas"]["MyShipSailsRoundResult"] | null;
+            match: components["schemas"]["MyShipSailsMatch"];
+            /** @description The chain of the current (or last) round's accepted moves ([every game: deals anyone can check](/docs/guide/deal-proofs)): write it down as the round goes; its record's links must end at this head. `null` before a round was dealt with a chain. */
+            move_chain: components["schemas"]["MoveChain"] | null;
+            /** @description The next deal's commitment and who seeded it ([every game: deals anyone can check](/docs/guide/deal-proofs)); `null` for a table written before deals were committed. */
+            next_deal: components["schemas"]["NextDeal"] | null;
+            /** @description The seats no player has taken yet; the table deals when none is. */
+            open_seats: number[];
+            /** @description The options in force (each game's own). */
+            options: components["schemas"]["MyShipSailsOptionsOut"];
+            round: components["schemas"]["MyShipSailsRound"] | null;
+            /** @description The rounds over so far (those `GET /v1/tables/{table_id}/rounds` lists): the scored ones, and in Sevens the round the host abandoned. */
+            rounds_played: number;
+            seats: components["schemas"]["MyShipSailsSeat"][];
+            /** @description The seats by points, then chips, then seat number. */
+            standings: components["schemas"]["MyShipSailsSeat"][];
+            table_id: string;
+            /**
+             * @description The preset (`GET /v1/variants`), one of My Ship Sails's.
+             * @enum {string}
+             */
+            variant: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines" | "whehee" | "foster" | "ochse" | "matrimony";
+        };
+        /** @description The options of My Ship Sails (`GET /v1/variants`). What a schema cannot state is the rules' to refuse (422 `options-invalid`, every reason listed): options that make no consistent game with the preset and the players, such as a deck too small for the seats, or values of two options that contradict each other. */
         MyShipSailsTableOptions: {
             /** @description Every game: an `away` seat's deadline instead (2000). */
             away_timeout_ms?: number;
             /** @description Every game: how long a bot waits before its move (600). */
             bot_delay_ms?: number;
-            /** @description Kept as typed, but refused (422) when it holds a character of Unicode category Cc, Cf, Co, Cs, Cn, Zl, Zp (controls, format and direction-changing characters such as U+202E, private use, lone surrogates, unassigned code points, line and paragraph separators), or when it has no visible character (only spaces, combining marks or blank fillers). */
-            call?: string;
+            call?: components["schemas"]["Call"];
             /** @description Ochse scoring ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)): every other seat pays each winner one chip per card its longest suit lacks of `win_count`. */
             chips?: boolean;
             claim_window_ms?: number;
@@ -2282,6 +3118,28 @@ export interface components {
             unattended_moves?: number;
             win_count?: number;
         };
+        /** @description A preset of My Ship Sails: its name, player range, source seed and options. */
+        MyShipSailsVariant: {
+            description: string;
+            /**
+             * @description The game the table plays: `my-ship-sails`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            game: "my-ship-sails";
+            max_players: number;
+            min_players: number;
+            /**
+             * @description The preset (`GET /v1/variants`), one of My Ship Sails's.
+             * @enum {string}
+             */
+            name: "classic" | "circle" | "mein-schiff" | "pass-two" | "pass-right" | "alternate" | "my-star-shines" | "whehee" | "foster" | "ochse" | "matrimony";
+            /** @description The options in force (each game's own). */
+            options: components["schemas"]["MyShipSailsOptionsOut"];
+            /** @description The source text it comes from (a seed of the rule book, e.g. `004`). */
+            source: string;
+        };
+        /** @description A player's name (or a bot's), 1 to 40 characters. Kept as typed, but refused (422) when it holds a character of Unicode category Cc, Cf, Co, Cs, Cn, Zl, Zp (controls, format and direction-changing characters such as U+202E, private use, lone surrogates, unassigned code points, line and paragraph separators), or when it has no visible character (only spaces, combining marks or blank fillers). Private-use (Co) and unassigned (Cn) code points, format characters above U+FFFF (tags) and lone surrogates (Cs) are refused too (422 `invalid-request`): this pattern does not list them (a pattern that did would be 17 kB, and test generators build its classes a character at a time). (Unicode 14.0.0.) */
+        Name: string;
         /** @description The next deal's public part: what it commits to, never its secret. */
         NextDeal: {
             /** @description Lower-case hex SHA-256 of `card-referee/deal-commitment/v1`, a zero byte and the deal's 32-byte secret ([deal proofs](/docs/guide/deal-proofs)). */
@@ -2303,8 +3161,7 @@ export interface components {
             away_timeout_ms?: number;
             /** @description Every game: how long a bot waits before its move (600). */
             bot_delay_ms?: number;
-            /** @description Kept as typed, but refused (422) when it holds a character of Unicode category Cc, Cf, Co, Cs, Cn, Zl, Zp (controls, format and direction-changing characters such as U+202E, private use, lone surrogates, unassigned code points, line and paragraph separators), or when it has no visible character (only spaces, combining marks or blank fillers). */
-            call?: string;
+            call?: components["schemas"]["Call"];
             /** @description Ochse scoring ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)): every other seat pays each winner one chip per card its longest suit lacks of `win_count`. */
             chips?: boolean;
             claim_window_ms?: number;
@@ -2388,43 +3245,6 @@ export interface components {
             voluntary_pass_limit?: number;
             win_count?: number;
         };
-        /** @description A complete option set: My Ship Sails' members ([My Ship Sails: options](/docs/rules/my-ship-sails#options)) or Sevens' (`decks` to `points`, with `match`; [Sevens](/docs/rules/sevens)). */
-        OptionsOut: {
-            away_timeout_ms?: number;
-            bot_delay_ms?: number;
-            call?: string;
-            chips?: boolean;
-            claim_window_ms?: number;
-            deck?: string;
-            deck_low_rank?: string | null;
-            /** @description May I? presets: `null`, by players. */
-            decks?: number | null;
-            declaration?: string;
-            direction?: string;
-            ending?: string;
-            fastest_win_bonus?: boolean;
-            hand_size?: number;
-            jokers?: number;
-            last_card?: boolean;
-            match: {
-                [key: string]: unknown;
-            };
-            max_exchanges?: number | null;
-            may_i_window_ms?: number;
-            opening?: string;
-            pass_chips?: number;
-            pass_count?: number;
-            passing?: string;
-            points?: string;
-            simultaneous_wins?: string;
-            swap_circuits?: number | null;
-            turn_the_corner?: boolean;
-            turn_timeout_ms?: number | null;
-            unattended_moves?: number;
-            voluntary_pass?: boolean;
-            voluntary_pass_limit?: number;
-            win_count?: number;
-        };
         PaginationMetadata: {
             /** @description First available page number. */
             first_page?: number;
@@ -2443,8 +3263,26 @@ export interface components {
         };
         /** @description A seat's pass: `pass_count` cards of its hand. */
         Pass: {
-            /** @description `pass_count` cards from the seat's hand. */
+            /** @description `pass_count` cards from the seat's hand, none twice. What a schema cannot state is the rules' to refuse (422 `pass-invalid`): cards the seat holds, `pass_count` of them, one card not named twice in two spellings (`TH`, `10h`). */
             cards: string[];
+        };
+        /** @description `pass-chosen` (My Ship Sails): A seat chose its pass (never the cards; a replaced choice logs nothing). */
+        PassChosenEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description The exchange's number in the round. */
+            exchange: number;
+            /** @description The round's number. */
+            round: number;
+            /** @description The seat. */
+            seat: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "pass-chosen";
         };
         /** @description A pass taken: whether the exchange resolved, and the seat's hand now. */
         PassOutcome: {
@@ -2455,9 +3293,33 @@ export interface components {
             /** @description Whether this exchange has resolved. */
             resolved?: boolean;
             round?: number;
-            round_status?: string;
+            /**
+             * @description `passing`, `claim-window` or `over` ([My Ship Sails: passing](/docs/rules/my-ship-sails#passing)-2.7).
+             * @enum {string}
+             */
+            round_status?: "passing" | "claim-window" | "over";
             seat?: number;
             waiting_for?: number[];
+        };
+        /** @description `passed` (Sevens): A seat passed and paid into the pot; never whether it could have played. */
+        PassedEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description Chips paid. */
+            chips: number;
+            /** @description The round's number. */
+            round: number;
+            /** @description The seat. */
+            seat: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /** @description The turn's number in the round. */
+            turn: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "passed";
         };
         /** @description A `seat-connected` or `seat-disconnected` event's `data` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)): a seat's `connected` changed. Not in the event log. */
         PresenceChange: {
@@ -2502,8 +3364,9 @@ export interface components {
              *     | 429 | [`rate-limited`](/problems/rate-limited) |
              *     | 500 | [`internal-error`](/problems/internal-error) |
              *     | 503 | [`streams-full`](/problems/streams-full), [`redis-unavailable`](/problems/redis-unavailable), [`table-busy`](/problems/table-busy), [`stored-format-newer`](/problems/stored-format-newer), [`step-mismatch`](/problems/step-mismatch), [`replicas-behind`](/problems/replicas-behind) |
+             * @enum {string}
              */
-            code: string;
+            code: "malformed-request" | "idempotency-key-invalid" | "http-error" | "token-missing" | "token-malformed" | "token-unknown" | "client-key-unknown" | "unauthorized" | "ticket-invalid" | "host-only" | "seat-only" | "wrong-seat" | "forbidden" | "join-code-invalid" | "join-code-expired" | "join-code-required" | "not-found" | "table-not-found" | "round-not-found" | "record-not-found" | "seat-not-found" | "move-not-in-game" | "page-not-found" | "method-not-allowed" | "not-acceptable" | "round-not-over" | "seeds-missing" | "no-pending-deal" | "conflict" | "idempotency-key-in-use" | "round-in-play" | "no-round-in-play" | "stale-round" | "stale-exchange" | "not-your-turn" | "round-over" | "claim-window-closed" | "declaration-automatic" | "match-over" | "stale-turn" | "stale-move" | "must-draw-first" | "already-drawn" | "already-declined" | "repeat-not-kept" | "may-i-open" | "may-i-closed" | "may-i-taken" | "may-i-not-open" | "may-i-not-asked" | "already-answered" | "seats-full" | "seats-open" | "seat-open" | "seat-is-bot" | "seat-not-away" | "seat-in-play" | "seat-connected" | "seat-not-bot" | "seat-taken" | "table-dealt" | "events-gone" | "rounds-gone" | "precondition-failed" | "body-too-large" | "unsupported-media-type" | "cursor-invalid" | "idempotency-key-reused" | "invalid-request" | "unknown-variant" | "options-invalid" | "deal-invalid" | "pass-invalid" | "hand-invalid" | "claim-not-winning" | "wrong-game" | "must-open" | "must-play" | "voluntary-pass-limit" | "last-card-invalid" | "play-invalid" | "not-playable" | "move-invalid" | "contract-invalid" | "already-laid-down" | "not-laid-down" | "lay-off-invalid" | "discard-fits" | "may-i-own-discard" | "may-i-not-yours" | "precondition-required" | "rate-limited" | "internal-error" | "streams-full" | "redis-unavailable" | "table-busy" | "stored-format-newer" | "step-mismatch" | "replicas-behind";
             current_exchange?: number | null;
             current_round?: number | null;
             /** @description Sevens: the turn now. */
@@ -2529,7 +3392,8 @@ export interface components {
             playable_count?: number;
             /** @description 409 `seeds-missing`: the round the refused deal would deal. */
             round?: number;
-            round_status?: string | null;
+            /** @enum {string|null} */
+            round_status?: "playing" | "over" | "passing" | "claim-window" | null;
             /** @description A refusal by a game's rules: the rules page that explains it, e.g. `/docs/rules/sevens#the-layout` (HTML; `Accept: text/markdown` for the Markdown). */
             rules?: string;
             /** @description 409 `seeds-missing`: when the seeds are due (ms since the epoch, Redis's clock); `null`: the deal waits for every seed. */
@@ -2568,38 +3432,8 @@ export interface components {
             /** @description 2 (a proof without it names no game). */
             version: number;
         };
-        /** @description The public view of a table: never a hidden card. */
-        PublicTable: {
-            awaiting: components["schemas"]["Awaiting"];
-            /** @description Whether the referee made `unattended_moves` moves in a row for seats with no act of play of a person since (event `clock-paused`): then no away person gets a default move and, on a table of bots only, no bot moves, until a seat moves, the host deals, a seat is joined or handed to a bot or taken back ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby), [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
-            clock_paused: boolean;
-            dealer: number;
-            /** @description The first-dealer draw, one card per seat per pass (face up). */
-            draw: (string | null)[][];
-            first_dealer: number;
-            /** @description The game this table plays: `my-ship-sails`, `sevens` or `may-i`. */
-            game: string;
-            /** @description The seq of the last event written so far (0: none): read `/events?after=last_event` to follow the table from this view on. */
-            last_event: number;
-            /** @description The newest of them (`null` before the first). The view no longer lists every round (it would grow with the match): page them from `GET /v1/tables/{table_id}/rounds`. */
-            last_result: components["schemas"]["RoundResult"] | null;
-            match: components["schemas"]["MatchView"];
-            /** @description The chain of the current (or last) round's accepted moves ([every game: deals anyone can check](/docs/guide/deal-proofs)): write it down as the round goes; its record's links must end at this head. `null` before a round was dealt with a chain. */
-            move_chain: components["schemas"]["MoveChain"] | null;
-            /** @description The next deal's commitment and who seeded it ([every game: deals anyone can check](/docs/guide/deal-proofs)); `null` for a table written before deals were committed. */
-            next_deal: components["schemas"]["NextDeal"] | null;
-            /** @description The seats no player has taken yet; the table deals when none is. */
-            open_seats: number[];
-            options: components["schemas"]["OptionsOut"];
-            round: components["schemas"]["RoundView"] | null;
-            /** @description The rounds over so far (those `GET /v1/tables/{table_id}/rounds` lists): the scored ones, and in Sevens the round the host abandoned. */
-            rounds_played: number;
-            seats: components["schemas"]["Seat"][];
-            /** @description The seats by points, then chips, then seat number. */
-            standings: components["schemas"]["Seat"][];
-            table_id: string;
-            variant: string;
-        };
+        /** @description The public view of a table: never a hidden card. One shape per game, told apart by `game`. */
+        PublicTable: components["schemas"]["MayITable"] | components["schemas"]["SevensTable"] | components["schemas"]["MyShipSailsTable"];
         /** @description A finished round's record: enough to check its deal and replay it. */
         Record: {
             /** @description The host ended the round before it was over. */
@@ -2663,61 +3497,95 @@ export interface components {
             /** @description Their order: the deal's is dealt from its first card; a rebuilt stock is drawn from its last. */
             order: string[];
         };
-        /** @description One round: the current view while it is the latest, its result once over. */
-        RoundInfo: {
-            current: components["schemas"]["RoundView"] | null;
-            number: number;
-            result: components["schemas"]["RoundResult"] | null;
-        };
-        /** @description A page of finished rounds' results, oldest first. */
-        RoundList: {
-            /** @description The number of the last round over so far (0: none). */
-            last_round: number;
-            /** @description Whether rounds after this page exist now. */
-            more: boolean;
-            /** @description The URL of the next page (`null`: none now). */
-            next: string | null;
-            /** @description Pass as `after` to read on. */
-            next_after: number;
-            /** @description The number of the oldest round still kept (only the newest `ROUNDS_KEPT` are); a cursor before `oldest_round - 1` gets 410 `rounds-gone`. */
-            oldest_round: number;
-            /** @description Each round's result, as the table's `last_result` shows it. */
-            rounds: components["schemas"]["RoundResult"][];
-        };
-        /** @description How a round ended ([My Ship Sails: simultaneous winners](/docs/rules/my-ship-sails#simultaneous-winners), [My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)). */
-        RoundResult: {
-            /** @description Sevens: the host ended the match during this round; it is listed last (the table's `last_result`), not scored (no winner, nothing won or paid). */
-            abandoned?: boolean;
-            /** @description Sevens: cards left in each hand, by seat. */
-            cards_left?: number[];
-            /** @description Each seat's chip change in this round; empty without chips. */
-            chips?: number[];
-            dealer: number;
-            /** @description Exchanges resolved in the round. */
-            exchanges?: number;
-            /** @description Hands shown: every valid claim's, or every hand in a showdown. */
-            hands?: components["schemas"]["ShownHand"][];
-            /** @description Sevens: the seat that had the first turn. */
-            opener?: number;
-            /** @description May I?: the seat that went out (`null`: the stock ran dry). */
-            out?: number | null;
-            /** @description Sevens: the value of each seat's cards left ([Sevens: the end of a round and scoring](/docs/rules/sevens#end-of-a-round-and-scoring)), only with `points: losers-score` (where they are the points); else `null`, since with the counts and the layout they could name the cards left. */
-            penalties?: number[] | null;
-            /** @description Sevens: the points each seat scored. */
-            points?: number[];
-            /** @description Sevens: the chips the winner took. */
-            pot?: number;
+        /** @description `round-abandoned`: The host ended the match during this round. */
+        RoundAbandonedEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description The round's number. */
             round: number;
-            /** @description The cards a `full` deck's deal set aside, shown once the round is over ([My Ship Sails: the referee's choices](/docs/rules/my-ship-sails#referees-choices)); empty for the other decks. */
-            set_aside?: string[];
-            /** @description `sole`, `void`, `abandoned`, `highest-card`, `highest-sum`, `shared` (also a full highest-card tie), or for Foster's showdown ([My Ship Sails: presets](/docs/rules/my-ship-sails#presets)) `showdown` (after a declaration) and `showdown-two-cards` (the circuits ran out; no winner when no seat holds two of a suit). */
-            settled_by?: string;
-            /** @description Sevens: turns played in the round. */
-            turns?: number;
-            /** @description Sevens: the seat that played its last card first. */
-            winner?: number | null;
-            /** @description Empty for a void round. */
-            winners?: number[];
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "round-abandoned";
+        };
+        /** @description `round-blocked` (May I?): Every seat has laid down and no card left out of the melds fits one: the round ends with nobody out. */
+        RoundBlockedEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description The round's number. */
+            round: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "round-blocked";
+        };
+        /** @description `round-dealt` (My Ship Sails, Sevens, May I?): My Ship Sails: The host dealt a round. Sevens: The host dealt a round. May I?: The host dealt a round. */
+        RoundDealtEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description May I? only. The round's contract. */
+            contract?: string;
+            /** @description The round's dealer. */
+            dealer: number;
+            /**
+             * @description My Ship Sails only. Where this round's passes go: `left` or `right`.
+             * @enum {string}
+             */
+            direction?: "left" | "right";
+            /** @description May I? only. The first discard, face up. */
+            discard?: string;
+            /** @description Sevens only. The seat that has the first turn. */
+            opener?: number;
+            /**
+             * @description Sevens only. The opening seven's suit (`null` under `any-seven`).
+             * @enum {string|null}
+             */
+            opening_suit?: "S" | "H" | "D" | "C" | null;
+            /** @description The round's number. */
+            round: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /** @description May I? only. How many cards the stock holds. */
+            stock?: number;
+            /** @description The deal was submitted, not shuffled. */
+            submitted: boolean;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "round-dealt";
+        };
+        /** @description One round: the current view while it is the latest, its result once over. One shape per game, told apart by `game`. */
+        RoundInfo: components["schemas"]["MayIRoundInfo"] | components["schemas"]["SevensRoundInfo"] | components["schemas"]["MyShipSailsRoundInfo"];
+        /** @description A page of finished rounds' results, oldest first. One shape per game, told apart by `game`. */
+        RoundList: components["schemas"]["MayIRoundList"] | components["schemas"]["SevensRoundList"] | components["schemas"]["MyShipSailsRoundList"];
+        /** @description `round-over` (May I?): A round ended ([May I?: scoring and the match](/docs/rules/may-i#scoring-and-the-match)): counts and values. */
+        RoundOverEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description Cards left in each hand, by seat. */
+            cards_left: number[];
+            dealer: number;
+            /** @description The seat that went out (`null`: nobody could). */
+            out: number | null;
+            /** @description The value of each seat's cards left ([May I?: scoring and the match](/docs/rules/may-i#scoring-and-the-match)), by seat. */
+            penalties: number[];
+            /** @description The points each seat scored this round. */
+            points: number[];
+            round: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "round-over";
         };
         /** @description The round just dealt and the table's public view. */
         RoundStarted: {
@@ -2727,86 +3595,122 @@ export interface components {
             round: number;
             table: components["schemas"]["PublicTable"];
         };
-        /** @description The round in play (or the last one) as the public may see it. My Ship Sails: exchanges, choosers, claims; Sevens: the layout, whose turn, the pot. */
-        RoundView: {
-            /** @description Seats that pass in the current exchange: all under `simultaneous`, the seat on turn under `chain`, the two of the swap under `swap`. */
-            choosers?: number[];
-            claims?: components["schemas"]["ClaimShown"][];
-            /** @description May I?: the round's contract. */
-            contract?: string;
-            contract_runs?: number;
-            contract_sets?: number;
+        /** @description `round-void` (My Ship Sails): A round ended with no winner ([My Ship Sails: simultaneous winners](/docs/rules/my-ship-sails#simultaneous-winners), [My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)), as its result shows it. */
+        RoundVoidEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description Each seat's chip change in this round; empty without chips. */
+            chips: number[];
             dealer: number;
-            direction?: string;
-            discard_size?: number;
-            discard_top?: string | null;
-            /** @description The current exchange. */
-            exchange?: number | null;
-            exchanges_resolved?: number;
-            lay_off_turns_left?: number[];
-            /** @description Sevens: the rows on the table (two per suit with two decks). */
-            layout?: components["schemas"]["LayoutRow"][];
-            may_i?: components["schemas"]["MayIOffer"] | null;
-            melds?: components["schemas"]["MeldView"][];
-            /** @description May I?: the number of the next move. */
-            move?: number | null;
-            moves_taken?: number;
-            number: number;
-            /** @description Sevens: the seat on turn (`null` once over). */
-            on_turn?: number | null;
-            /** @description Sevens: the seat that had the first turn. */
-            opener?: number | null;
-            /** @description Sevens: the opening seven's suit. */
-            opening_suit?: string;
-            /** @description Sevens: chips paid into the pot this round. */
-            pot?: number;
-            /** @description `passing`, `claim-window` or `over`. */
-            status: string;
-            /** @description May I?: `draw` (take or decline the discard), `may-i` (the discard is offered), `stock`, `play`, `final` (lay-offs after a seat went out) or `over`. */
-            step?: string;
-            stock_size?: number;
-            /** @description Sevens: the number of the turn to play now (`null` once over). */
-            turn?: number | null;
-            /** @description Sevens: turns played this round. */
-            turns_taken?: number;
-            /** @description Seats yet to choose. */
-            waiting_for?: number[];
-            went_out?: number | null;
-            window_closes_at_ms?: number | null;
+            /** @description Exchanges resolved in the round. */
+            exchanges: number;
+            /** @description Hands shown: every valid claim's, or every hand in a showdown. */
+            hands: components["schemas"]["ShownHand"][];
+            round: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /** @description The cards a `full` deck's deal set aside, shown once the round is over ([My Ship Sails: the referee's choices](/docs/rules/my-ship-sails#referees-choices)); empty for the other decks. */
+            set_aside: string[];
+            /**
+             * @description `sole`, `void`, `abandoned`, `highest-card`, `highest-sum`, `shared` (also a full highest-card tie), or for Foster's showdown ([My Ship Sails: presets](/docs/rules/my-ship-sails#presets)) `showdown` (after a declaration) and `showdown-two-cards` (the circuits ran out; no winner when no seat holds two of a suit).
+             * @enum {string}
+             */
+            settled_by: "sole" | "void" | "abandoned" | "highest-card" | "highest-sum" | "shared" | "showdown" | "showdown-two-cards";
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "round-void";
+            /** @description Empty for a void round. */
+            winners: number[];
         };
-        /** @description A seat in the public view: name, score; in My Ship Sails whether it has chosen its pass, in Sevens how many cards it holds. */
-        Seat: {
-            /** @description The seat timed out and has not moved itself since ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
-            away?: boolean;
-            /** @description `random` or `basic` for a seat a bot plays ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
-            bot?: string | null;
-            /** @description Sevens: how many cards the seat holds. */
-            cards?: number;
-            /** @description Chip tally over the match (Ochse, 2.8); `null` without chips. */
-            chips?: number | null;
-            /** @description Has chosen its pass in the current exchange (never which cards). */
-            chosen?: boolean;
-            /** @description A stream of the seat's own, or a request with its token, was seen within the last 15 seconds ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
-            connected: boolean;
-            /** @description May I?: has laid down its contract this round. */
-            laid_down?: boolean;
-            /** @description `null` for an open seat. */
-            name: string | null;
-            /** @description The seat waits for a player to join ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)). */
-            open: boolean;
-            /** @description Sevens: the chips the seat paid into the pot in the round in play (0 between rounds); its `chips` count them once the round is scored, so the seat holds `chips - paid` now ([Sevens: the end of a round and scoring](/docs/rules/sevens#end-of-a-round-and-scoring)). */
-            paid?: number;
-            /** @description Round wins plus the fastest-win point ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)). */
-            points: number;
-            /** @description Sevens, in `standings`: the place (1 first; ties share). */
-            rank?: number;
-            /** @description The host reissued this seat's token while the round shown was in play (while the seat was not connected: a lost phone); marked for the rest of that round, beside the `token-reissued` event ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)). */
-            reissued?: boolean;
+        /** @description `round-won` (My Ship Sails, Sevens): My Ship Sails: A round was won ([My Ship Sails: simultaneous winners](/docs/rules/my-ship-sails#simultaneous-winners), [My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)), as its result shows it. Sevens: A round was won ([Sevens: the end of a round and scoring](/docs/rules/sevens#end-of-a-round-and-scoring)): counts and values, never the hands left. */
+        RoundWonEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description Sevens only. Cards left in each hand, by seat. */
+            cards_left?: number[];
+            /** @description My Ship Sails only. Each seat's chip change in this round; empty without chips. */
+            chips?: number[];
+            dealer: number;
+            /** @description My Ship Sails only. Exchanges resolved in the round. */
+            exchanges?: number;
+            /** @description My Ship Sails only. Hands shown: every valid claim's, or every hand in a showdown. */
+            hands?: components["schemas"]["ShownHand"][];
+            /** @description Sevens only. The value of each seat's cards left ([Sevens: the end of a round and scoring](/docs/rules/sevens#end-of-a-round-and-scoring)), only with `points: losers-score` (where they are the points); else `null`, since with the counts and the layout they could name the cards left. */
+            penalties?: number[] | null;
+            /** @description Sevens only. The points each seat scored. */
+            points?: number[];
+            /** @description Sevens only. The chips the winner took. */
+            pot?: number;
+            round: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /** @description My Ship Sails only. The cards a `full` deck's deal set aside, shown once the round is over ([My Ship Sails: the referee's choices](/docs/rules/my-ship-sails#referees-choices)); empty for the other decks. */
+            set_aside?: string[];
+            /**
+             * @description My Ship Sails only. `sole`, `void`, `abandoned`, `highest-card`, `highest-sum`, `shared` (also a full highest-card tie), or for Foster's showdown ([My Ship Sails: presets](/docs/rules/my-ship-sails#presets)) `showdown` (after a declaration) and `showdown-two-cards` (the circuits ran out; no winner when no seat holds two of a suit).
+             * @enum {string}
+             */
+            settled_by?: "sole" | "void" | "abandoned" | "highest-card" | "highest-sum" | "shared" | "showdown" | "showdown-two-cards";
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "round-won";
+            /** @description Sevens only. The seat that played its last card first. */
+            winner?: number | null;
+            /** @description My Ship Sails only. Empty for a void round. */
+            winners?: number[];
+        };
+        /** @description `seat-back`: An away seat moved itself and is no longer `away` (after that move's events). */
+        SeatBackEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description The seat. */
             seat: number;
-            /** @description The seat's deadline in the step the table waits on (ms since the epoch, Redis's clock), or `null`: its default move (or its bot's move) is made then. */
-            until_ms?: number | null;
-            /** @description Round wins so far. */
-            wins?: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "seat-back";
+        };
+        /** @description `seat-bot`: The host handed a seat to a bot ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+        SeatBotEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /**
+             * @description The bot.
+             * @enum {string}
+             */
+            kind: "random" | "basic";
+            /** @description The seat. */
+            seat: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "seat-bot";
+        };
+        /** @description `seat-bot-removed`: The host took a seat back from its bot ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+        SeatBotRemovedEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description The seat is open again. */
+            open: boolean;
+            /** @description The seat. */
+            seat: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "seat-bot-removed";
         };
         /** @description A seat's stream only: the seat's token was reissued (or the seat left), so the stream ends (`retry` an hour); its new holder opens its own. */
         SeatClosedFrame: {
@@ -2832,6 +3736,36 @@ export interface components {
             /** @description The last event's id (the cursor's `seq` while the stream has sent no event). */
             id?: string;
         };
+        /** @description `seat-joined`: A player took an open seat ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)). */
+        SeatJoinedEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            name: string;
+            /** @description The seat. */
+            seat: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "seat-joined";
+        };
+        /** @description `seat-left`: A player left a seat before the first deal; it is open again. */
+        SeatLeftEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            name: string;
+            /** @description The seat. */
+            seat: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "seat-left";
+        };
         /** @description One event of a seat's stream (`GET …/seats/{seat}/stream`): those of the public stream, the seat's view after each commit (`seat`), and the events that end it (`seat-closed`, `ticket-invalid`). */
         SeatStreamFrame: components["schemas"]["EventFrame"] | components["schemas"]["HeartbeatFrame"] | components["schemas"]["EventsGoneFrame"] | components["schemas"]["PresenceFrame"] | components["schemas"]["TableDeletedFrame"] | components["schemas"]["SeatFrame"] | components["schemas"]["SeatClosedFrame"] | components["schemas"]["TicketInvalidFrame"];
         /** @description A named seat's bearer token, shown only when the table is created (an open seat's, only to the player who takes it: `POST …/join`). */
@@ -2840,60 +3774,8 @@ export interface components {
             seat: number;
             token: string;
         };
-        /** @description What one seat may see: its hand; in My Ship Sails its pending pass and the last cards passed and received; in Sevens whether it is on turn and which cards it may play. */
-        SeatView: {
-            /** @description This seat timed out and has not moved itself since: its deadline is the short `away_timeout_ms` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
-            away: boolean;
-            /** @description The seats connected now ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby): a stream of their own, or a request with their token, seen within the last 15 seconds), this one included. */
-            connected: number[];
-            /** @description May I?: when this seat may lay down, melds of its hand that make the round's contract (one way, a help; `null`: none found or not now). */
-            contract?: string[][] | null;
-            /** @description May I?: the cards it may discard. */
-            discardable?: string[];
-            exchange?: number | null;
-            /** @description The game this table plays: `my-ship-sails`, `sevens` or `may-i`. */
-            game: string;
-            hand: string[];
-            /** @description May I?: has laid down. */
-            laid_down?: boolean;
-            /** @description The seq of the last event written so far (0: none): read `/events?after=last_event` to follow the table from this view on. */
-            last_event: number;
-            /** @description May I?: card -> the melds it may be laid off on. */
-            lay_offs?: {
-                [key: string]: number[];
-            };
-            /** @description May I?: what this seat may do now (`take_discard`, `decline`, `draw`, `lay_down`, `lay_off`, `discard`, `done`, `ask`, `answer`). */
-            may?: string[];
-            /** @description Sevens: this seat may pass now. */
-            may_pass?: boolean;
-            /** @description May I?: the next move. */
-            move?: number | null;
-            /** @description Sevens with `last_card`: its next play leaves one card, so the play must carry `last_card: true`. */
-            must_announce?: boolean;
-            name: string;
-            /** @description Sevens: this seat is on turn. */
-            on_turn?: boolean;
-            passed?: string[] | null;
-            /** @description The chosen, unresolved pass. */
-            pending?: string[] | null;
-            /** @description Sevens: the cards this seat may play now (empty when not on turn); a front end greys out the rest. */
-            playable?: string[];
-            /** @description The cards this seat last received in this round (`passed`: last gave); under `simultaneous` both are from the last exchange. */
-            received?: string[] | null;
-            round: number | null;
-            round_status: string | null;
-            seat: number;
-            /** @description May I?: the round's step. */
-            step?: string | null;
-            /** @description This seat must choose a pass in the current exchange. */
-            to_choose?: boolean;
-            /** @description Sevens: the number of the turn to play now. */
-            turn?: number | null;
-            /** @description This seat's deadline in the step the table waits on (ms since the epoch, Redis's clock): its default move is made then; `null` for none ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
-            until_ms: number | null;
-            /** @description Sevens: voluntary passes left this round (`null`: none allowed). */
-            voluntary_passes_left?: number | null;
-        };
+        /** @description What one seat may see: its hand and what it may do now. One shape per game, told apart by `game`. */
+        SeatView: components["schemas"]["MayISeatView"] | components["schemas"]["SevensSeatView"] | components["schemas"]["MyShipSailsSeatView"];
         /** @description A seat's seed for the next deal. */
         Seed: {
             /** @description Any text of 1 to 128 characters (hashed as UTF-8). */
@@ -2906,7 +3788,18 @@ export interface components {
             /** @description SHA-256 of the seed's UTF-8, hex. */
             seed_sha256: string;
         };
-        /** @description The options of Sevens (`GET /v1/variants`). */
+        /** @description Whose move a Sevens table waits for. */
+        SevensAwaiting: {
+            /**
+             * @description What the table waits for: `deal` (the host deals the next round), `nothing` (the match is over), or the game's own step (each game's `action` lists them).
+             * @enum {string}
+             */
+            action: "deal" | "play" | "nothing";
+            seats: number[];
+            /** @description When the wait ends (ms since the epoch, Redis's clock): a claim window or May I? window closes, or, under a turn clock, the first deadline of `seats` (their own `until_ms`: a default move is made then, [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` for none. */
+            until_ms: number | null;
+        };
+        /** @description The options of Sevens (`GET /v1/variants`). What a schema cannot state is the rules' to refuse (422 `options-invalid`, every reason listed): options that make no consistent game with the preset and the players, such as a deck too small for the seats, or values of two options that contradict each other. */
         SevensOptions: {
             /**
              * @description 1, or 2 (Fan Tan with two decks, two rows per suit; [Sevens: players, decks and the deal](/docs/rules/sevens#players-and-cards)).
@@ -2946,7 +3839,246 @@ export interface components {
             /** @description Sevens: voluntary passes a seat may make per round. */
             voluntary_pass_limit?: number;
         };
-        /** @description The options of Sevens (`GET /v1/variants`). */
+        /** @description A complete option set of Sevens: every option of its presets (`GET /v1/variants`); a table's view adds the clock options (`turn_timeout_ms`, `away_timeout_ms`, `bot_delay_ms`, `unattended_moves`). */
+        SevensOptionsOut: {
+            /** @description Every game: an `away` seat's deadline instead (2000). */
+            away_timeout_ms?: number;
+            /** @description Every game: how long a bot waits before its move (600). */
+            bot_delay_ms?: number;
+            /**
+             * @description 1, or 2 (Fan Tan with two decks, two rows per suit; [Sevens: players, decks and the deal](/docs/rules/sevens#players-and-cards)).
+             * @enum {integer}
+             */
+            decks: 1 | 2;
+            /** @description Sevens: a seat playing its second-to-last card announces it (`last_card: true` in the move) or pays 2 chips. */
+            last_card: boolean;
+            /** @description How the match ends ([Sevens: the end of a round and scoring](/docs/rules/sevens#end-of-a-round-and-scoring)): exactly one of `{"deals": n}`, `{"target_wins": n}`, `{"target_points": n}`, `{"open": true}`. */
+            match: {
+                /** @description `null`: one deal per seat. */
+                deals: number | null;
+            } | {
+                target_wins: number;
+            } | {
+                target_points: number;
+            } | {
+                /** @enum {boolean} */
+                open: true;
+            };
+            /**
+             * @description Sevens: who opens ([Sevens: opening and turns](/docs/rules/sevens#opening-and-turns)): the holder of `7D` or `7C` plays it; `any-seven`: the dealer's left; `dealer-choice`: the deal names the seven's suit (`opening_suit`).
+             * @enum {string}
+             */
+            opening: "7D" | "7C" | "any-seven" | "dealer-choice";
+            /** @description Sevens: chips a pass pays into the pot. */
+            pass_chips: number;
+            /**
+             * @description Sevens: penalty points for the cards left ([Sevens: the end of a round and scoring](/docs/rules/sevens#end-of-a-round-and-scoring)).
+             * @enum {string}
+             */
+            points: "none" | "winner-scores" | "losers-score";
+            /** @description Sevens: ranks are cyclic; a row may go on past A to 2. */
+            turn_the_corner: boolean;
+            /** @description Every game: how long a seat due to move has before its default move is made for it and it is `away` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` (the default): no clock. */
+            turn_timeout_ms?: number | null;
+            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no act of play of a person (a seat's move, a deal, a join, a seat handed to a bot or taken back), an away person gets no more default moves and a table of bots only stops (`clock_paused`); the next act of play resumes it (1000). */
+            unattended_moves?: number;
+            /** @description Sevens: a seat may pass although it could play. */
+            voluntary_pass: boolean;
+            /** @description Sevens: voluntary passes a seat may make per round. */
+            voluntary_pass_limit: number;
+        };
+        /** @description A Sevens round as the public may see it: the layout, whose turn, the pot. */
+        SevensRound: {
+            dealer: number;
+            /** @description The rows on the table (two per suit with two decks). */
+            layout: components["schemas"]["LayoutRow"][];
+            number: number;
+            /** @description The seat on turn (`null` once over). */
+            on_turn: number | null;
+            /** @description The seat that had the first turn. */
+            opener: number | null;
+            /**
+             * @description The opening seven's suit (`null` under `any-seven`).
+             * @enum {string|null}
+             */
+            opening_suit: "S" | "H" | "D" | "C" | null;
+            /** @description Chips paid into the pot this round. */
+            pot: number;
+            /**
+             * @description `playing` or `over`.
+             * @enum {string}
+             */
+            status: "playing" | "over";
+            /** @description The number of the turn to play now (`null` once over). */
+            turn: number | null;
+            /** @description Turns played this round. */
+            turns_taken: number;
+        };
+        /** @description One round of a Sevens table: the current view while it is the latest, its result once over. */
+        SevensRoundInfo: {
+            current: components["schemas"]["SevensRound"] | null;
+            /**
+             * @description The game the table plays: `sevens`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            game: "sevens";
+            number: number;
+            result: components["schemas"]["SevensRoundResult"] | null;
+        };
+        /** @description A page of a Sevens table's finished rounds, oldest first. */
+        SevensRoundList: {
+            /**
+             * @description The game the table plays: `sevens`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            game: "sevens";
+            /** @description The number of the last round over so far (0: none). */
+            last_round: number;
+            /** @description Whether rounds after this page exist now. */
+            more: boolean;
+            /** @description The URL of the next page (`null`: none now). */
+            next: string | null;
+            /** @description Pass as `after` to read on. */
+            next_after: number;
+            /** @description The number of the oldest round still kept (only the newest `ROUNDS_KEPT` are); a cursor before `oldest_round - 1` gets 410 `rounds-gone`. */
+            oldest_round: number;
+            /** @description Each round's result, as the table's `last_result` shows it. */
+            rounds: components["schemas"]["SevensRoundResult"][];
+        };
+        /** @description How a Sevens round ended ([Sevens: the end of a round and scoring](/docs/rules/sevens#end-of-a-round-and-scoring)): counts, never the cards left. */
+        SevensRoundResult: {
+            /** @description The host ended the match during this round; it is listed last (the table's `last_result`), not scored (no winner, nothing won or paid). */
+            abandoned: boolean;
+            /** @description Cards left in each hand, by seat. */
+            cards_left: number[];
+            /** @description Each seat's chips won less paid this round. */
+            chips: number[];
+            dealer: number;
+            /** @description The seat that had the first turn. */
+            opener: number;
+            /** @description The value of each seat's cards left ([Sevens: the end of a round and scoring](/docs/rules/sevens#end-of-a-round-and-scoring)), only with `points: losers-score` (where they are the points); else `null`, since with the counts and the layout they could name the cards left. */
+            penalties: number[] | null;
+            /** @description The points each seat scored. */
+            points: number[];
+            /** @description The chips the winner took. */
+            pot: number;
+            round: number;
+            /** @description Turns played in the round. */
+            turns: number;
+            /** @description The seat that played its last card first. */
+            winner: number | null;
+        };
+        /** @description A seat of a Sevens table: how many cards it holds, its round wins, points and chips; in `standings` its place (never its voluntary passes, [Sevens](/docs/rules/sevens)). */
+        SevensSeat: {
+            /** @description The seat timed out and has not moved itself since ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+            away?: boolean;
+            /**
+             * @description `random` or `basic` for a seat a bot plays ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)).
+             * @enum {string|null}
+             */
+            bot?: "random" | "basic" | null;
+            /** @description How many cards the seat holds. */
+            cards: number;
+            /** @description Chips won less chips paid over the match; `null` without chips. */
+            chips: number | null;
+            /** @description A stream of the seat's own, or a request with its token, was seen within the last 15 seconds ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+            connected: boolean;
+            /** @description `null` for an open seat. */
+            name: string | null;
+            /** @description The seat waits for a player to join ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)). */
+            open: boolean;
+            /** @description The chips the seat paid into the pot in the round in play (0 between rounds); its `chips` count them once the round is scored, so the seat holds `chips - paid` now ([Sevens: the end of a round and scoring](/docs/rules/sevens#end-of-a-round-and-scoring)). */
+            paid: number;
+            /** @description Points ([Sevens: the end of a round and scoring](/docs/rules/sevens#end-of-a-round-and-scoring); 0 under `none`). */
+            points: number;
+            /** @description In `standings`: the place (1 first; ties share). */
+            rank?: number;
+            /** @description In `seats`: the host reissued this seat's token while the round shown was in play (while the seat was not connected: a lost phone); marked for the rest of that round, beside the `token-reissued` event ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)). */
+            reissued?: boolean;
+            seat: number;
+            /** @description The seat's deadline in the step the table waits on (ms since the epoch, Redis's clock), or `null`: its default move (or its bot's move) is made then. */
+            until_ms?: number | null;
+            /** @description Round wins so far. */
+            wins: number;
+        };
+        /** @description What one seat of a Sevens table may see: its hand, whether it is on turn, which cards it may play and whether it may pass. */
+        SevensSeatView: {
+            /** @description This seat timed out and has not moved itself since: its deadline is the short `away_timeout_ms` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+            away: boolean;
+            /** @description The seats connected now ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby): a stream of their own, or a request with their token, seen within the last 15 seconds), this one included. */
+            connected: number[];
+            /**
+             * @description The game the table plays: `sevens`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            game: "sevens";
+            hand: string[];
+            /** @description The seq of the last event written so far (0: none): read `/events?after=last_event` to follow the table from this view on. */
+            last_event: number;
+            /** @description This seat may pass now. */
+            may_pass: boolean;
+            /** @description With `last_card`: its next play leaves one card, so the play must carry `last_card: true`. */
+            must_announce: boolean;
+            name: string;
+            /** @description This seat is on turn. */
+            on_turn: boolean;
+            /** @description The cards this seat may play now (empty when not on turn); a front end greys out the rest. */
+            playable: string[];
+            round: number | null;
+            /**
+             * @description `playing` or `over`.
+             * @enum {string|null}
+             */
+            round_status: "playing" | "over" | null;
+            seat: number;
+            /** @description The number of the turn to play now. */
+            turn: number | null;
+            /** @description This seat's deadline in the step the table waits on (ms since the epoch, Redis's clock): its default move is made then; `null` for none ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+            until_ms: number | null;
+            /** @description Voluntary passes left this round (`null`: none allowed). */
+            voluntary_passes_left: number | null;
+        };
+        /** @description The public view of a Sevens table: never a hidden card. */
+        SevensTable: {
+            awaiting: components["schemas"]["SevensAwaiting"];
+            /** @description Whether the referee made `unattended_moves` moves in a row for seats with no act of play of a person since (event `clock-paused`): then no away person gets a default move and, on a table of bots only, no bot moves, until a seat moves, the host deals, a seat is joined or handed to a bot or taken back ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby), [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
+            clock_paused: boolean;
+            dealer: number;
+            /** @description The first-dealer draw, one card per seat per pass (face up). */
+            draw: (string | null)[][];
+            first_dealer: number;
+            /**
+             * @description The game the table plays: `sevens`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            game: "sevens";
+            /** @description The seq of the last event written so far (0: none): read `/events?after=last_event` to follow the table from this view on. */
+            last_event: number;
+            /** @description The newest of them (`null` before the first). The view no longer lists every round (it would grow with the match): page them from `GET /v1/tables/{table_id}/rounds`. */
+            last_result: components["schemas"]["SevensRoundResult"] | null;
+            match: components["schemas"]["MatchView"];
+            /** @description The chain of the current (or last) round's accepted moves ([every game: deals anyone can check](/docs/guide/deal-proofs)): write it down as the round goes; its record's links must end at this head. `null` before a round was dealt with a chain. */
+            move_chain: components["schemas"]["MoveChain"] | null;
+            /** @description The next deal's commitment and who seeded it ([every game: deals anyone can check](/docs/guide/deal-proofs)); `null` for a table written before deals were committed. */
+            next_deal: components["schemas"]["NextDeal"] | null;
+            /** @description The seats no player has taken yet; the table deals when none is. */
+            open_seats: number[];
+            /** @description The options in force (each game's own). */
+            options: components["schemas"]["SevensOptionsOut"];
+            round: components["schemas"]["SevensRound"] | null;
+            /** @description The rounds over so far (those `GET /v1/tables/{table_id}/rounds` lists): the scored ones, and in Sevens the round the host abandoned. */
+            rounds_played: number;
+            seats: components["schemas"]["SevensSeat"][];
+            /** @description The seats by points, then chips, then seat number. */
+            standings: components["schemas"]["SevensSeat"][];
+            table_id: string;
+            /**
+             * @description The preset (`GET /v1/variants`), one of Sevens's.
+             * @enum {string}
+             */
+            variant: "sevens" | "parliament" | "fan-tan" | "dominoes" | "sevens-any-seven" | "sevens-corner" | "sevens-voluntary" | "sevens-last-card" | "sevens-penalty" | "fan-tan-two-decks";
+        };
+        /** @description The options of Sevens (`GET /v1/variants`). What a schema cannot state is the rules' to refuse (422 `options-invalid`, every reason listed): options that make no consistent game with the preset and the players, such as a deck too small for the seats, or values of two options that contradict each other. */
         SevensTableOptions: {
             /** @description Every game: an `away` seat's deadline instead (2000). */
             away_timeout_ms?: number;
@@ -2994,6 +4126,26 @@ export interface components {
             /** @description Sevens: voluntary passes a seat may make per round. */
             voluntary_pass_limit?: number;
         };
+        /** @description A preset of Sevens: its name, player range, source seed and options. */
+        SevensVariant: {
+            description: string;
+            /**
+             * @description The game the table plays: `sevens`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            game: "sevens";
+            max_players: number;
+            min_players: number;
+            /**
+             * @description The preset (`GET /v1/variants`), one of Sevens's.
+             * @enum {string}
+             */
+            name: "sevens" | "parliament" | "fan-tan" | "dominoes" | "sevens-any-seven" | "sevens-corner" | "sevens-voluntary" | "sevens-last-card" | "sevens-penalty" | "fan-tan-two-decks";
+            /** @description The options in force (each game's own). */
+            options: components["schemas"]["SevensOptionsOut"];
+            /** @description The source text it comes from (a seed of the rule book, e.g. `004`). */
+            source: string;
+        };
         /** @description A hand shown by a valid declaration, or by Foster's showdown. */
         ShownHand: {
             cards: string[];
@@ -3008,10 +4160,61 @@ export interface components {
             /** @description Their order: the deal's is dealt from its first card; a rebuilt stock is drawn from its last. */
             order: string[];
         };
+        /** @description `stock-drawn` (May I?): A seat drew from the stock (never the card). */
+        StockDrawnEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description Cards drawn. */
+            count: number;
+            /** @description The move's number in the round. */
+            move: number;
+            /** @description The round's number. */
+            round: number;
+            /** @description The seat. */
+            seat: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "stock-drawn";
+        };
+        /** @description `stock-reshuffled` (May I?): The discard pile was shuffled into a new stock ([May I?: ending a round](/docs/rules/may-i#ending-a-round)). */
+        StockReshuffledEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description How many cards the new stock holds. */
+            cards: number;
+            /** @description The round's number. */
+            round: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "stock-reshuffled";
+        };
         /** @description The `data` of the event that ends a stream for good (`table-deleted`, `seat-closed`), which comes with a `retry` of an hour. */
         StreamClosed: {
             /** @description The table's id. */
             table: string;
+        };
+        /** @description `table-created`: The table was created. */
+        TableCreatedEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description How many seats it has. */
+            seats: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "table-created";
+            variant: string;
         };
         /** @description The table was deleted: the stream ends (`retry` an hour: do not come back). */
         TableDeletedFrame: {
@@ -3059,12 +4262,30 @@ export interface components {
             /** @description None of its own: an EventSource keeps the last id it was sent. */
             id?: string;
         };
+        /** @description `token-reissued`: The host reissued a seat's token ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)): the old one no longer works. */
+        TokenReissuedEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            name: string;
+            /** @description The seat. */
+            seat: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "token-reissued";
+        };
         /** @description A seat's turn: `{"play": "8S"}` (with `"last_card": true` when it leaves one card and the table plays `last_card`) or `{"pass": true}`. */
         Turn: components["schemas"]["TurnPlay"] | components["schemas"]["TurnPass"];
         /** @description What a turn did: the card played or the pass, who is on turn next, the pot, and the result once the round is over. */
         TurnOutcome: {
-            /** @description `play` or `pass`. */
-            action: string;
+            /**
+             * @description `play` or `pass`.
+             * @enum {string}
+             */
+            action: "play" | "pass";
             card: string | null;
             /** @description Chips this move paid into the pot (a pass, a missed last card). */
             chips_paid: number;
@@ -3077,10 +4298,13 @@ export interface components {
             /** @description The next turn's number. */
             next_turn: number | null;
             pot: number;
-            result: components["schemas"]["RoundResult"] | null;
+            result: components["schemas"]["SevensRoundResult"] | null;
             round: number;
-            /** @description `playing` or `over`. */
-            round_status: string;
+            /**
+             * @description `playing` or `over`.
+             * @enum {string}
+             */
+            round_status: "playing" | "over";
             seat: number;
             turn: number;
         };
@@ -3101,21 +4325,27 @@ export interface components {
             /** @description The card to play, e.g. `8S`. */
             play: string;
         };
-        /** @description A preset ([My Ship Sails: presets](/docs/rules/my-ship-sails#presets)): its name, player range, source seed and options. */
-        Variant: {
-            description: string;
-            /** @description The game this preset belongs to: `my-ship-sails`, `sevens` or `may-i`. */
-            game: string;
-            max_players: number;
-            min_players: number;
-            name: string;
-            options: components["schemas"]["OptionsOut"];
-            /** @description The source text it comes from (a seed of the rule book, e.g. `004`). */
-            source: string;
-        };
+        /** @description A preset: its name, player range, source seed and options. One shape per game, told apart by `game`. */
+        Variant: components["schemas"]["MayIVariant"] | components["schemas"]["SevensVariant"] | components["schemas"]["MyShipSailsVariant"];
         /** @description Every preset this version plays. */
         VariantList: {
             variants: components["schemas"]["Variant"][];
+        };
+        /** @description `went-out` (May I?): A seat emptied its hand. */
+        WentOutEvent: {
+            /** @description When it happened: server time, ms since the epoch. */
+            at_ms: number;
+            /** @description The round's number. */
+            round: number;
+            /** @description The seat. */
+            seat: number;
+            /** @description Its place in the log: 1, 2, 3, … with no gap; `after` and `last_event` count in it. */
+            seq: number;
+            /**
+             * @description What happened. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "went-out";
         };
     };
     responses: {

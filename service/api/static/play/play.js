@@ -713,8 +713,10 @@ var Live = class {
     if (this.table && seats && seat) {
       const connected = change.type === "seat-connected";
       if (seat.connected !== connected) {
-        this.table = { ...this.table, seats: seats.map((s) => s === seat ? { ...s, connected } : s) };
-        this.emit("table", this.table);
+        const table = structuredClone(this.table);
+        for (const s of table.seats) if (s.seat === change.seat) s.connected = connected;
+        this.table = table;
+        this.emit("table", table);
       }
     }
     this.emit("presence", change);
@@ -1002,7 +1004,7 @@ function goal(table) {
   return `Collect ${win} cards of one suit. ${how}; ${call}.`;
 }
 function direction(table) {
-  const d = table.round?.direction;
+  const d = table.round && "direction" in table.round ? table.round.direction : void 0;
   return d === "left" || d === "right" ? d : void 0;
 }
 function waitingFor(table, me) {
@@ -1043,6 +1045,7 @@ function describe(event, table) {
   const card = typeof e.card === "string" ? ` ${label(e.card)}` : "";
   const round = typeof e.round === "number" ? `Round ${e.round}` : "The round";
   const winners = Array.isArray(e.winners) ? list(e.winners.map(who)) : "";
+  const type = event.type;
   switch (event.type) {
     case "table-created":
       return "The table was set";
@@ -1125,7 +1128,7 @@ function describe(event, table) {
     case "match-abandoned":
       return "The match was ended";
     default:
-      return event.type.replace(/-/g, " ").replace(/^./, (c) => c.toUpperCase());
+      return type.replace(/-/g, " ").replace(/^./, (c) => c.toUpperCase());
   }
 }
 
@@ -1898,15 +1901,15 @@ function resultPanel(table) {
   if (!result) return "";
   const seats = table.seats ?? [];
   const name = (s) => nameOf(table, s);
-  const winners = result.winners ?? (typeof result.winner === "number" ? [result.winner] : []);
-  const out = result.out;
+  const winners = "winners" in result ? result.winners : "winner" in result && typeof result.winner === "number" ? [result.winner] : [];
+  const out = "out" in result ? result.out : null;
   const lines = [
     h("h3", {}, `Round ${result.round}`),
     h(
       "p",
       { id: "result-winners", class: "verdict" },
       winners.length ? `Won by ${winners.map(name).join(", ")}` : typeof out === "number" ? `${name(out)} went out` : "No winner",
-      result.abandoned ? " (abandoned)" : ""
+      "abandoned" in result && result.abandoned ? " (abandoned)" : ""
     )
   ];
   const columns = [
@@ -1936,11 +1939,12 @@ function resultPanel(table) {
       )
     );
   }
-  for (const hand2 of result.hands ?? []) {
+  for (const hand2 of ("hands" in result ? result.hands : null) ?? []) {
     lines.push(h("p", { class: "shown" }, `${name(hand2.seat)} showed `, hand2.cards.map((c) => face(c, "mini"))));
   }
-  if (result.set_aside?.length) lines.push(h("p", { class: "shown" }, "Set aside: ", result.set_aside.map(label).join(" ")));
-  if (typeof result.pot === "number" && result.pot > 0 && typeof result.winner === "number") {
+  const aside = "set_aside" in result ? result.set_aside : null;
+  if (aside?.length) lines.push(h("p", { class: "shown" }, "Set aside: ", aside.map(label).join(" ")));
+  if ("pot" in result && result.pot > 0 && typeof result.winner === "number") {
     lines.push(h("p", {}, `${name(result.winner)} took the pot: ${count(result.pot, "chip")}.`));
   }
   const winnersOfMatch = table.match?.winners ?? [];
