@@ -27,6 +27,8 @@ UNSTATED = (
     "the deck; Sevens with one deck is for 3 to 8 players, with two for 6 to 10);",
     "a name or `call` has no private-use or unassigned code point or format character "
     "past U+FFFF (`pattern` says the rest);",
+    'a person\'s name does not read "Bot" as its first word, in letters that look alike '
+    "too (Unicode's confusables: RULES.md 5.1, names of the form `Bot …` are the bots');",
     "a deal, hand, meld or layout must be one the game can hold (the deck's cards, none "
     "twice in any spelling, a hand of the preset's size): a move refuses it, a deal check "
     "answers it;",

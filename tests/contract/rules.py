@@ -11,6 +11,7 @@ import random
 import unicodedata
 from typing import Any
 
+from service.api.names import bot_like
 from service.api.schemas import INVISIBLE, _visible
 from service.games import game_of_variant
 from service.games.errors import CODES, RuleViolation
@@ -44,17 +45,24 @@ def refused_text(value: Any) -> bool:
     )
 
 
+def refused_name(value: Any) -> bool:
+    """Whether a person's name ``value`` is refused: the text rule, or a
+    bot's name (RULES.md 5.1)."""
+    return refused_text(value) or (isinstance(value, str) and bot_like(value))
+
+
 def breaks_an_unstated_rule(path: str, body: Any) -> bool:
     """Whether ``body`` of the POST to ``path`` breaks a rule that a body
     alone shows: ``first_dealer`` past the last seat, options that make no
-    consistent game with their preset (its ``create_table`` judges), or a
-    name or ``call`` with an invisible character."""
+    consistent game with their preset (its ``create_table`` judges), a
+    name or ``call`` with an invisible character, or a person's name that
+    passes for a bot's."""
     if not isinstance(body, dict):
         return False
-    if any(refused_text(v) for v in (body.get("name"), (body.get("options") or {}).get("call"))):
+    if refused_name(body.get("name")) or refused_text((body.get("options") or {}).get("call")):
         return True
     players = body.get("players")
-    if isinstance(players, list) and any(refused_text(p) for p in players if p is not None):
+    if isinstance(players, list) and any(refused_name(p) for p in players if p is not None):
         return True
     if path not in NAMED_PRESET or not isinstance(body.get("options", {}), dict):
         return False
@@ -113,7 +121,7 @@ def refused_by_an_unstated_rule(response: Any, case: Any) -> bool:
             e
             for e in errors
             if str(e.get("pointer", "")).startswith(TEXT_POINTERS)
-            and refused_text(pointed(case.body, e["pointer"]))
+            and refused_name(pointed(case.body, e["pointer"]))
         ]
     except (KeyError, IndexError, TypeError):
         return False

@@ -32,6 +32,8 @@ from typing import Any
 import pytest
 import yaml
 
+from service.api.names import bot_like
+
 from ..conftest import Served
 from ..helpers import openapi_spec
 from .rules import RULE_CODES, pointed
@@ -59,7 +61,8 @@ def refused_for_a_named_rule(interaction: dict[str, Any]) -> bool:
     """Whether the answer refuses the request for a rule the spec names and no
     schema states: a code of :data:`.rules.RULE_CODES`, or ``invalid-request``
     whose every error points at a name or ``call`` holding a code point of a
-    category the ``Name`` pattern does not list (private use, unassigned)."""
+    category the ``Name`` pattern does not list (private use, unassigned), or
+    at a person's name that passes for a bot's (RULES.md 5.1)."""
     problem = body_of(interaction.get("response"))
     if not isinstance(problem, dict):
         return False
@@ -73,9 +76,12 @@ def refused_for_a_named_rule(interaction: dict[str, Any]) -> bool:
         texts = [pointed(sent, e["pointer"]) for e in errors]
     except (KeyError, IndexError, TypeError):
         return False
-    return all(
-        any(unicodedata.category(ch) in UNLISTED for ch in t) for t in texts if isinstance(t, str)
-    ) and all(isinstance(t, str) for t in texts)
+    return all(isinstance(t, str) and (unlisted(t) or bot_like(t)) for t in texts)
+
+
+def unlisted(text: str) -> bool:
+    """Whether ``text`` holds a code point of a category the ``Name`` pattern does not list."""
+    return any(unicodedata.category(ch) in UNLISTED for ch in text)
 
 
 @pytest.fixture()
