@@ -16,6 +16,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import select
+import socket
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -23,6 +25,7 @@ from flask import Response, current_app, request, stream_with_context, url_for
 from flask.views import MethodView
 from marshmallow import fields, validate
 
+from ..storage.client import os_poll
 from ..storage.store import Loaded, TableNotFound, table_key
 from ..streams.follow import GIVE_UP_RETRY_MS, Cursor, Follower, SeatView, frame, parse_cursor
 from ..streams.hub import Hub
@@ -147,12 +150,46 @@ def _open(
         presence=_watch(table_id, seat),
         seat=seat,
         holder=held,
+        peer_gone=peer_gone(request.environ.get("gunicorn.socket")),
     )
     try:
         frames = follower.open(cursor)
     except TableNotFound:
         raise no_table() from None
     return _answer(frames, release)
+
+
+def peer_gone(sock: Any) -> Callable[[], bool]:
+    """Whether the client of the connection ``sock`` (gunicorn's socket of
+    the request; ``None`` elsewhere: never) has closed its end: it sent FIN
+    or RST, which a stream's client never does while it reads. Asked with a
+    poll that does not wait (the OS's, also under gevent) and a peek."""
+    if sock is None:
+        return lambda: False
+    try:
+        fd = sock.fileno()
+    except OSError:
+        return lambda: True
+    make_poll = os_poll()
+    closed = getattr(select, "POLLRDHUP", 0) | select.POLLHUP | select.POLLERR
+
+    def gone() -> bool:
+        poller = make_poll()
+        try:
+            poller.register(fd, select.POLLIN | closed)
+            ready = poller.poll(0)
+        except (OSError, ValueError):  # closed under us
+            return True
+        if not ready:
+            return False
+        if ready[0][1] & closed:
+            return True
+        try:  # readable: a FIN reads as b"" (the client sends nothing else on a stream)
+            return bool(sock.recv(1, socket.MSG_PEEK) == b"")
+        except OSError:
+            return True
+
+    return gone
 
 
 def _watch(table_id: str, seat: int | None) -> Watch:

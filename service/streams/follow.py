@@ -143,6 +143,10 @@ class Follower:
     """What the seat's stream was authorised with (its token's digest): only
     the streams of one seat and one holder share a rendered view (a holder
     whose token was reissued must never be given the new holder's)."""
+    peer_gone: Callable[[], bool] = lambda: False
+    """Whether the client has closed its end of the connection (asked
+    before a keepalive is written, and before it counts: a write to a
+    closed connection may still succeed once)."""
 
     def open(self, cursor: Cursor) -> Iterator[str]:
         """The stream's frames from ``cursor`` on, until its lifetime ends or
@@ -166,7 +170,7 @@ class Follower:
             ends = now + self.lifetime
             beat_at = now + self.heartbeat
             due_at: float | None = None
-            woken, notified = True, False
+            woken, notified, keep = True, False, False
             while True:
                 if waiter.closing:  # the process is stopping: come back soon, elsewhere
                     yield f"retry: {RETRY_MS}\n\n"
@@ -182,8 +186,11 @@ class Follower:
                             out += frame(change, change["type"])
                         woken = woken or (bool(changes) and self.seat_view is not None)
                     if watch.keep_due(now):
+                        if self.peer_gone():  # it closed its end: never seen again
+                            return
                         out += KEEPALIVE  # a client gone away ends the stream here
                         watch.keep(now)
+                        keep = True
                 if woken:
                     try:
                         read = self._read(after, notified)
@@ -204,6 +211,9 @@ class Follower:
                             out += frame_text(shown, "seat", last_id)
                 if out:
                     yield out  # one write for all this wake sends
+                    if keep and watch is not None and not self.peer_gone():
+                        watch.kept()  # written (RULES.md 5.5): the seat is seen
+                keep = False
                 now = time.monotonic()
                 if now >= ends:
                     return

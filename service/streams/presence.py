@@ -11,9 +11,9 @@ A seat that became connected is announced on the table's feed (count 0,
 stream from the last-seen instants and Redis's clock at the instant it drops
 (:meth:`Watch.next_at`), with nobody writing anything. A seat's own stream
 also keeps its seat connected (``keepalive``, every ``window / 3``, each
-after a comment line written to the client: a client gone away fails that
-write, the stream ends, and the seat drops out a window after its last
-keepalive).
+once a comment line was written to a client still there: a client gone
+away is seen to have closed its end, or fails that write, the stream ends,
+and the seat drops out a window after the last comment it was written).
 """
 
 from __future__ import annotations
@@ -81,15 +81,21 @@ class Watch:
 
     def keep_due(self, now: float) -> bool:
         """Whether the stream's own seat is due its next keepalive (every
-        ``window / 3``): the stream first writes a comment, so that a
-        client that went away ends the stream (the write fails) instead of
-        being kept connected."""
+        ``window / 3``): the stream writes a comment, and only once it is
+        written to a client still there (:meth:`kept`) is the seat noted
+        seen, so that a client that went away is never kept connected
+        (RULES.md 5.5: connected while a write to it succeeded within the
+        window)."""
         return self.keepalive is not None and now >= self.keep_at
 
     def keep(self, now: float) -> None:
-        """Note the stream's own seat seen (its comment was written)."""
-        assert self.keepalive is not None
+        """The keepalive's comment is on its way: the next one is due a
+        third of the window from ``now``."""
         self.keep_at = now + self.window_ms / 3000
+
+    def kept(self) -> None:
+        """Note the stream's own seat seen: its comment was written."""
+        assert self.keepalive is not None
         self.keepalive()
 
     def next_at(self) -> float | None:
