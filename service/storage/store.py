@@ -461,6 +461,11 @@ class EventPage:
     next_due_ms: int | None = None
     """When something of the table next falls due by the clock alone (a
     window's close: an event then appears), ``None`` for nothing."""
+    at_cursor: dict[str, Any] | None = None
+    """The event at the cursor's own seq (``after``), as the log holds it
+    now (``None`` when it is not kept, or for seq 0): a stream compares it
+    with the event it sent under that seq, since a log that was rolled back
+    (Redis lost its newest writes) writes other events under the same seqs."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -1527,7 +1532,7 @@ class TableStore:
         )
         if found is None:
             raise TableNotFound(table_id)
-        written, oldest, state, written_ms, clock, choices, version, auth, step, *raw = found
+        written, oldest, state, written_ms, clock, choices, version, auth, step, held, *raw = found
         if version is None or state is None or auth is None:
             raise TableNotFound(table_id)
         base = self.codec.decode(state)
@@ -1561,7 +1566,17 @@ class TableStore:
             {"seq": seq, **event} for seq, event in enumerate(page[:limit], start=after + 1)
         ]
         next_due = self.codec.due_at(as_of.table)
-        events = EventPage(numbered, len(page) > limit, last, oldest, as_of.now_ms, next_due)
+        at_cursor = None
+        if held is not None:
+            at_cursor = self.codec.decode_event(held)
+            at_cursor.pop("seq", None)
+        elif written < after <= last:  # a due event, not stored yet
+            at_cursor = dict(due_events[after - written - 1])
+        if at_cursor is not None:
+            at_cursor = {"seq": after, **at_cursor}
+        events = EventPage(
+            numbered, len(page) > limit, last, oldest, as_of.now_ms, next_due, at_cursor
+        )
         return Snapshot(events, as_of)
 
     def rounds(self, table_id: str, after: int, limit: int) -> RoundPage:

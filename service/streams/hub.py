@@ -7,9 +7,13 @@ connected: :mod:`service.streams.presence`). A :class:`Hub` holds one pattern
 subscription to every feed (``PSUBSCRIBE referee:{*}:feed``) on one
 connection, in one background thread (a greenlet under gevent's monkey
 patching), and wakes the streams of this process that follow the table; a
-stream then reads the log itself, so a notification carries no event and a
-lost one only delays a stream until its next heartbeat, when it reads the
-log anyway.
+stream then reads the log itself, so a notification carries no event.
+Whenever the subscription is confirmed (the first time, and each time it is
+made anew: by the hub after an error, or by redis-py itself after a
+reconnection inside its own retry, which raises nothing) every stream of
+the process is woken to read the log, since commits may have gone by
+unannounced; a notification lost otherwise delays a stream until its next
+heartbeat, when it reads the log anyway.
 
 On a Redis Cluster of 7.0 or newer the feeds are sharded channels
 (:mod:`service.storage.feeds`), which have no pattern: the thread then
@@ -52,9 +56,11 @@ this long wake them once, at its end (a burst of passes, every seat of an
 exchange at once, is read once rather than once per pass); a commit after a
 quiet spell wakes them at once."""
 
-RECONNECT_SECONDS = (0.1, 0.5, 1.0, 2.0)
+RECONNECT_SECONDS = (0.1, 0.25, 0.5)
 """Pauses before each try to subscribe again after Redis went away (the
-last repeats)."""
+last repeats): the streams catch up within a second of Redis answering
+again (a new primary's log may have been rolled back), for a connection
+tried twice a second while it is down."""
 
 
 SHARD_POLL_SECONDS = 0.05
@@ -334,21 +340,30 @@ class Hub:
                     self.subscribed.set()
                     self._follow_shards(pubsub)
                     continue
-                pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+                pubsub = self.client.pubsub()
                 pubsub.psubscribe(PATTERN)
-                self.subscribed.set()
-                self._failures = 0
-                self._wake_all()  # a commit may have gone by while unsubscribed
                 wait: float | None = None
                 while not self._stopped.is_set():
                     message = pubsub.get_message(timeout=1.0 if wait is None else wait)
-                    if message is not None and message.get("type") == "pmessage":
+                    kind = None if message is None else message.get("type")
+                    if kind == "pmessage":
+                        assert message is not None
                         channel = message["channel"]
                         self.announce(
                             channel.decode() if isinstance(channel, bytes) else str(channel),
                             int(message["data"]),
                             time.monotonic(),
                         )
+                    elif kind == "psubscribe":
+                        # The subscription holds (again): the first, or one
+                        # redis-py made anew by itself after a reconnection
+                        # (its on_connect), which the hub is told of by
+                        # nothing else. A commit may have gone by meanwhile:
+                        # every stream reads the log (and finds a log that
+                        # was rolled back, a new primary's).
+                        self._failures = 0
+                        self.subscribed.set()
+                        self._wake_all()
                     wait = self.flush(time.monotonic())
             except (redis.RedisError, RedisClusterException, OSError, ValueError) as error:
                 self.subscribed.clear()

@@ -13,8 +13,11 @@
 -- oldest..n, oldest first), the state, w (false when absent), TIME's reply,
 -- the choices as HGETALL gives them, the version, the auth record and the
 -- step key (false when absent: a stream builds the seat's view from this
--- same read), then up to limit + 1 events after `after`, none when
--- after < oldest - 1 (gone) or after >= n.
+-- same read), the event at seq `after` itself (false when it is not kept or
+-- after > n: a stream compares it with the one it sent, to find a log that
+-- was rolled back and wrote other events under the same seqs), then up to
+-- limit + 1 events after `after`, none when after < oldest - 1 (gone) or
+-- after >= n.
 -- Reads only: the due events are the caller's to compute, never written here.
 if redis.call('EXISTS', KEYS[1]) == 0 then
   return false
@@ -27,6 +30,10 @@ local reply = {
   held[3], held[4], held[5],
 }
 local after = tonumber(ARGV[1])
+reply[10] = false
+if after >= oldest and after <= n then
+  reply[10] = redis.call('LINDEX', KEYS[2], after - oldest)
+end
 if after < oldest - 1 or after >= n then
   return reply
 end
