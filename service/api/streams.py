@@ -30,7 +30,7 @@ from ..storage.store import Loaded, TableNotFound, table_key
 from ..streams.follow import GIVE_UP_RETRY_MS, Cursor, Follower, SeatView, frame, parse_cursor
 from ..streams.hub import Hub
 from ..streams.presence import Watch
-from . import auth, presence
+from . import auth, presence, stream_caps
 from .common import SECURITY, RefereeBlueprint, check_table_id, documented, no_table, referee
 from .moves import load
 from .moves import seat as seat_answer
@@ -126,18 +126,22 @@ def _stream(
     seat: int | None = None,
     held: str | None = None,
 ) -> Response:
-    """The stream's answer; ``release`` (its place, :func:`_room`) is given
-    back when the answer closes, or now when the stream cannot open."""
+    """The stream's answer; ``release`` (its place, :func:`_room`, and a
+    seat stream's leases) is given back when the answer closes, or now when
+    the stream cannot open. A public stream takes its leases
+    (:func:`.stream_caps.lease`) once its table is known to be there."""
+    releases = [release]
     try:
-        return _open(table_id, cursor, seat, held, release)
+        frames = _open(table_id, cursor, seat, held)
+        if seat is None:
+            releases.append(stream_caps.lease(table_id, None))
+        return _answer(frames, stream_caps.both(*releases))
     except BaseException:
-        release()
+        stream_caps.both(*releases)()
         raise
 
 
-def _open(
-    table_id: str, cursor: Cursor, seat: int | None, held: str | None, release: Callable[[], None]
-) -> Response:
+def _open(table_id: str, cursor: Cursor, seat: int | None, held: str | None) -> Iterator[str]:
     settings = referee().settings
     process_hub = hub()
     follower = Follower(
@@ -153,10 +157,9 @@ def _open(
         peer_gone=peer_gone(request.environ.get("gunicorn.socket")),
     )
     try:
-        frames = follower.open(cursor)
+        return follower.open(cursor)
     except TableNotFound:
         raise no_table() from None
-    return _answer(frames, release)
 
 
 def peer_gone(sock: Any) -> Callable[[], bool]:
@@ -214,17 +217,8 @@ def _room() -> Callable[[], None]:
     """A place for one more stream of this process (call the function it
     returns to give it back); 503 ``streams-full`` when it holds as many
     streams as it may (taken before a ticket is spent, so that a refused
-    ticket can be used again)."""
-    settings = referee().settings
-    release = hub().reserve(settings.stream_max_open)
-    if release is None:
-        raise Problem(
-            503,
-            "streams-full",
-            "This instance holds as many streams as it may; try again shortly.",
-            headers={"Retry-After": str(settings.retry_after_seconds)},
-        )
-    return release
+    ticket can be used again). See :mod:`.stream_caps`."""
+    return stream_caps.place(hub().reserve)
 
 
 class _Body:
@@ -348,14 +342,18 @@ class SeatStream(MethodView):
                     raise Problem(404, "seat-not-found", f"There is no seat {seat} at this table.")
                 auth.require_seat(loaded.auth, seat)
                 held: str | None = loaded.auth["s"][seat]
-            elif (held := _redeem(table_id, ticket, seat)) is None:
+            else:
+                held = _ticket_holder(table_id, ticket, seat)
+            if held is not None:  # the caps, before a ticket is spent
+                release = stream_caps.both(release, stream_caps.lease(table_id, seat))
+            if ticket is not None and (held is None or not _spend(table_id, ticket, seat)):
                 if "Last-Event-ID" not in request.headers:
                     raise Problem(401, "ticket-invalid", TICKET_INVALID)
                 # An EventSource reconnecting by itself: any status but 200 would
                 # end it for good, before the page could tell it to open a new one.
                 release()
                 return _answer(iter([_ticket_invalid()]))
-            else:
+            if ticket is not None:
                 presence.note(seat)  # the ticket's seat is seen, as with its token
         except BaseException:
             release()
@@ -375,12 +373,11 @@ def _ticket_invalid() -> str:
     )
 
 
-def _redeem(table_id: str, ticket: str, seat: int) -> str | None:
-    """Spend the ticket (one atomic ``GETDEL``): the seat's token digest
-    when it was this seat's, issued under the seat's current token, else
-    ``None``."""
+def _ticket_holder(table_id: str, ticket: str, seat: int) -> str | None:
+    """The seat's token digest when ``ticket`` is this seat's, issued under
+    the seat's current token (not spent yet: :func:`_spend`), else ``None``."""
     client = referee().store.client
-    held = client.getdel(ticket_key(table_id, seat, ticket))
+    held = client.get(ticket_key(table_id, seat, ticket))
     if held is None:
         return None
     digest = held.decode() if isinstance(held, bytes) else str(held)
@@ -389,6 +386,12 @@ def _redeem(table_id: str, ticket: str, seat: int) -> str | None:
     except (TableNotFound, IndexError):
         return None
     return digest if digest and hmac.compare_digest(current, digest) else None
+
+
+def _spend(table_id: str, ticket: str, seat: int) -> bool:
+    """Spend the ticket (one atomic ``GETDEL``): whether it was still
+    unspent (two requests with one ticket: one stream)."""
+    return referee().store.client.getdel(ticket_key(table_id, seat, ticket)) is not None
 
 
 @blp.route("/<table_id>/seats/<int:seat>/tickets")
