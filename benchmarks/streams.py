@@ -70,7 +70,12 @@ def stream_env(streams: int, workers: int) -> dict[str, str]:
         "WEB_CONCURRENCY": str(workers),
         "GUNICORN_WORKER_CLASS": "gevent",
         "STREAM_MAX_OPEN": str(streams + 50),
-        "GUNICORN_WORKER_CONNECTIONS": str(streams + 200),
+        # Streams take at most half of a worker's connections.
+        "GUNICORN_WORKER_CONNECTIONS": str(2 * streams + 200),
+        # Many subscribers of few tables, from one address: what is measured
+        # is a stream's memory and delivery, not the caps.
+        "STREAM_MAX_PER_TABLE": str(streams + 50),
+        "STREAM_MAX_PER_ADDRESS": str(streams + 50),
     }
 
 

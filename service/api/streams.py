@@ -199,9 +199,9 @@ def _watch(table_id: str, seat: int | None) -> Watch:
     """The stream's presence events; a seat's own stream keeps it connected."""
     store, process_hub = presence.presence(), hub()
 
-    def read(shared: bool) -> tuple[int, dict[int, int]]:
-        if shared:  # after an announcement: one read for the process's streams of the table
-            return process_hub.shared(table_id, "presence", lambda: store.read(table_id))
+    def read(shared: Any) -> tuple[int, dict[int, int]]:
+        if shared is not None:  # one read for the process's streams of the table
+            return process_hub.shared(table_id, shared, lambda: store.read(table_id))
         return store.read(table_id)
 
     keepalive = None

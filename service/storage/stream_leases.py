@@ -198,6 +198,10 @@ class StreamLeases:
 
     def _run(self) -> None:
         while not self._stopped.wait(self.renew_seconds):
+            with self._lock:
+                if not self._held:  # no stream open: the next lease starts it again
+                    self._thread = None
+                    return
             try:
                 self.renew()
             except (redis.RedisError, RedisClusterException, OSError) as error:

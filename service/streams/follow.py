@@ -153,9 +153,9 @@ class Follower:
     the streams of one seat and one holder share a rendered view (a holder
     whose token was reissued must never be given the new holder's)."""
     peer_gone: Callable[[], bool] = lambda: False
-    """Whether the client has closed its end of the connection (asked
-    before a keepalive is written, and before it counts: a write to a
-    closed connection may still succeed once)."""
+    """Whether the client has closed its end of the connection, asked
+    before a keepalive is written: a write to a closed connection may still
+    succeed once, and must not count."""
 
     def open(self, cursor: Cursor) -> Iterator[str]:
         """The stream's frames from ``cursor`` on, until its lifetime ends or
@@ -196,9 +196,15 @@ class Follower:
                 out = ""
                 if watch is not None:
                     if waiter.presence or watch.due(now):
-                        shared = waiter.presence and notified
+                        # Shared with the process's other streams of the table:
+                        # after an announcement, or at a drop they all foresaw.
+                        key: Any = None
+                        if waiter.presence and notified:
+                            key = "presence"
+                        elif watch.due(now):
+                            key = ("presence-drop", watch.drop_ms)
                         waiter.presence = False
-                        changes = watch.changes(shared)
+                        changes = watch.changes(key)
                         for change in changes:
                             out += frame(change, change["type"])
                         woken = woken or (bool(changes) and self.seat_view is not None)
@@ -239,7 +245,7 @@ class Follower:
                             out += frame_text(shown, "seat", last_id)
                 if out:
                     yield out  # one write for all this wake sends
-                    if keep and watch is not None and not self.peer_gone():
+                    if keep and watch is not None:
                         watch.kept()  # written (RULES.md 5.5): the seat is seen
                 keep = False
                 now = time.monotonic()

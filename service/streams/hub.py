@@ -30,6 +30,8 @@ timeouts).
 from __future__ import annotations
 
 import contextlib
+import heapq
+import itertools
 import logging
 import threading
 import time
@@ -49,6 +51,8 @@ PATTERN = f"{KEY_PREFIX}:{{*}}:feed"
 """The channels of every table's feed (braces are literal in Redis globs)."""
 
 _T = TypeVar("_T")
+
+_MISSING = object()
 
 COALESCE_SECONDS = 0.004
 """After a table's streams were woken, further commits of that table within
@@ -121,17 +125,28 @@ def close_streams() -> None:
 class Waiter:
     """What one stream waits on: set when its table's feed announces a
     commit (``gone`` when the table was deleted, ``closing`` when the
-    process is stopping)."""
+    process is stopping), or when its deadline comes.
 
-    __slots__ = ("_event", "gone", "closing", "presence")
+    The deadlines of a hub's waiters are kept by the hub's timer thread
+    (:meth:`Hub._schedule`): a wait makes no timer of its own (under gevent
+    each timed wait made one, and a busy table's streams wait after every
+    commit: a sixth of what one more stream cost a move)."""
 
-    def __init__(self) -> None:
+    __slots__ = ("_event", "gone", "closing", "presence", "notified", "deadline", "due", "hub")
+
+    def __init__(self, hub: Hub | None = None) -> None:
         self._event = threading.Event()
         self.gone = False
         self.closing = False
         self.presence = False
         """Set by an announcement that may be a seat's connection (count
         :data:`PRESENCE`); the stream clears it when it reads presence."""
+        self.notified = False
+        self.deadline = 0.0
+        """When the current wait ends (``time.monotonic``)."""
+        self.due: float | None = None
+        """The deadline the hub's timer holds for this waiter (None: none)."""
+        self.hub = hub
 
     def notify(self, count: int) -> None:
         if count == DELETED:
@@ -140,13 +155,25 @@ class Waiter:
             self.closing = True
         elif count == PRESENCE:
             self.presence = True
+        self.notified = True
+        self._event.set()
+
+    def expire(self) -> None:
+        """The wait's deadline came (the hub's timer)."""
         self._event.set()
 
     def wait(self, timeout: float) -> bool:
         """Whether a commit was announced within ``timeout`` seconds (or
         since the last wait); clears the announcement."""
-        woken = self._event.wait(timeout)
+        hub = self.hub
+        if hub is None or timeout <= 0 or self._event.is_set() or not hub.timing:
+            self._event.wait(timeout)
+        else:
+            self.deadline = time.monotonic() + timeout
+            hub._schedule(self)
+            self._event.wait()
         self._event.clear()
+        woken, self.notified = self.notified, False
         return woken
 
 
@@ -185,6 +212,11 @@ class Hub:
         """Sharded feeds: per followed table, set once its subscription holds."""
         self._followed_changed = threading.Event()
         self._failures = 0
+        self._timers: list[tuple[float, int, Waiter]] = []
+        """The waiters' deadlines, a heap (:meth:`_schedule`)."""
+        self._timer_order = itertools.count()
+        self._timer_changed = threading.Event()
+        self._ticker: threading.Thread | None = None
         _HUBS.add(self)
 
     def reserve(self, limit: int) -> Callable[[], None] | None:
@@ -219,7 +251,7 @@ class Hub:
         (at most :data:`SUBSCRIBE_WAIT_SECONDS`; past it, the subscription's
         confirmation wakes the waiter when it comes)."""
         self._start()
-        waiter = Waiter()
+        waiter = Waiter(self)
         waiter.closing = self.closing
         with self._lock:
             self._waiters.setdefault(table_id, set()).add(waiter)
@@ -251,6 +283,13 @@ class Hub:
         announcement makes every key read again. An exception is not kept.
         (Seven seat streams of one table read it once per commit, not seven
         times.)"""
+        # Read without a lock first: the streams after the first find the
+        # value there (dict reads are atomic), and take no lock at all.
+        shared = self._shared.get(table_id)
+        if shared is not None and shared.generation == self._generation.get(table_id, 0):
+            found = shared.values.get(key, _MISSING)
+            if found is not _MISSING:
+                return found  # type: ignore[no-any-return]
         with self._lock:
             generation = self._generation.get(table_id, 0)
             shared = self._shared.get(table_id)
@@ -307,6 +346,11 @@ class Hub:
 
     def stop(self) -> None:
         self._stopped.set()
+        self._timer_changed.set()
+        with self._lock:  # their deadlines are their own again: wake them to time themselves
+            waiting = [w for ws in self._waiters.values() for w in ws]
+        for waiter in waiting:
+            waiter.expire()
 
     def close(self) -> None:
         """End every stream that follows a table here, now and from now on."""
@@ -318,6 +362,64 @@ class Hub:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="referee-hub", daemon=True)
                 self._thread.start()
+            if self._ticker is None or not self._ticker.is_alive():
+                self._ticker = threading.Thread(
+                    target=self._tick, name="referee-hub-timer", daemon=True
+                )
+                self._ticker.start()
+
+    @property
+    def timing(self) -> bool:
+        """Whether the timer thread keeps the waiters' deadlines (else a
+        wait times itself)."""
+        ticker = self._ticker
+        return ticker is not None and ticker.is_alive() and not self._stopped.is_set()
+
+    def _schedule(self, waiter: Waiter) -> None:
+        """Wake ``waiter`` at its ``deadline``, unless the timer holds an
+        earlier one for it already (then, when that one comes, the timer
+        looks at the waiter's deadline again): a stream woken by commits,
+        whose deadline moves later each time, costs no heap entry per wait."""
+        until = waiter.deadline
+        with self._lock:
+            if waiter.due is not None and waiter.due <= until:
+                return
+            waiter.due = until
+            heapq.heappush(self._timers, (until, next(self._timer_order), waiter))
+            first = self._timers[0][2] is waiter
+        if first:
+            self._timer_changed.set()
+
+    def _tick(self) -> None:
+        """The timer thread: expire the waiters whose deadline came."""
+        while not self._stopped.is_set():
+            self._timer_changed.clear()  # before the look: a deadline set after it wakes us
+            try:
+                nearest = self._expire_due()
+            except Exception:  # never leave the streams without their deadlines
+                log.exception("stream hub's timer")
+                nearest = 0.1
+            self._timer_changed.wait(nearest)
+
+    def _expire_due(self) -> float | None:
+        """Expire the waiters whose deadline came; seconds until the next one."""
+        now = time.monotonic()
+        expired = []
+        with self._lock:
+            while self._timers and self._timers[0][0] <= now:
+                until, _, waiter = heapq.heappop(self._timers)
+                if waiter.due != until:
+                    continue  # stale: the waiter's own entry is another one
+                if waiter.deadline <= now:
+                    waiter.due = None
+                    expired.append(waiter)
+                else:  # its wait moved later since: look again then
+                    waiter.due = waiter.deadline
+                    heapq.heappush(self._timers, (waiter.deadline, next(self._timer_order), waiter))
+            nearest = self._timers[0][0] - now if self._timers else None
+        for waiter in expired:
+            waiter.expire()
+        return nearest
 
     def _deliver(self, channel: str, count: int) -> None:
         table_id = table_of(channel)

@@ -25,10 +25,12 @@ from typing import Any
 
 from ..storage.presence import connected, next_change_ms
 
-Read = Callable[[bool], tuple[int, dict[int, int]]]
-"""The Redis clock (ms) and the seats' last-seen instants; its argument
-says whether the read may be shared with the process's other streams of the
-table (after a feed announcement)."""
+Read = Callable[[Any], tuple[int, dict[int, int]]]
+"""The Redis clock (ms) and the seats' last-seen instants; its argument is
+the key under which the read may be shared with the process's other
+streams of the table (``Hub.shared``: after a feed announcement, or when a
+seat's drop falls due, which every stream of the table finds at the same
+instant), ``None`` for a read of its own."""
 
 SLACK = 0.005
 """Seconds after a seat's drop at which the stream reads presence again
@@ -45,16 +47,19 @@ class Watch:
     keepalive: Callable[[], None] | None = None
     seats: frozenset[int] = frozenset()
     check_at: float | None = None
+    drop_ms: int | None = None
+    """When the next connected seat drops out, on the Redis clock (ms)."""
     keep_at: float = field(default=0.0)
 
     def start(self) -> None:
         """The seats connected as the stream opens (no frame: the views
         tell); the request that opened it noted its seat seen."""
-        self._update(False)
+        self._update(None)
         self.keep_at = time.monotonic() + self.window_ms / 3000
 
-    def changes(self, shared: bool) -> list[dict[str, Any]]:
-        """Read presence; an event for each seat whose ``connected`` changed."""
+    def changes(self, shared: Any) -> list[dict[str, Any]]:
+        """Read presence (shared under the key ``shared``, or not: ``None``);
+        an event for each seat whose ``connected`` changed."""
         before = self.seats
         now_ms, seen = self._update(shared)
         events = []
@@ -68,11 +73,12 @@ class Watch:
             events.append(event)
         return events
 
-    def _update(self, shared: bool) -> tuple[int, dict[int, int]]:
+    def _update(self, shared: Any) -> tuple[int, dict[int, int]]:
         now_ms, seen = self.read(shared)
         self.seats = connected(seen, now_ms, self.window_ms)
         drop = next_change_ms(seen, now_ms, self.window_ms)
         self.check_at = None if drop is None else time.monotonic() + drop / 1000 + SLACK
+        self.drop_ms = None if drop is None else now_ms + drop
         return now_ms, seen
 
     def due(self, now: float) -> bool:
