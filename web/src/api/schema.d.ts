@@ -1055,7 +1055,10 @@ export interface paths {
          *     hour: close that EventSource, get a new ticket and open a new one
          *     with `after` set to the last id seen. The stream also ends
          *     with `seat-closed` when the seat's token is reissued. While it is open
-         *     the seat is `connected` (a comment line every 5 s keeps it so).
+         *     the seat is `connected` (a comment line every 5 s keeps it so). Open
+         *     streams are capped over every instance (4 a seat, 32 a client
+         *     address, by default): past a cap, 429 `too-many-streams` with
+         *     `Retry-After`, and a ticket is not spent.
          */
         get: operations["streamSeat"];
         put?: never;
@@ -1139,7 +1142,10 @@ export interface paths {
          *     `connected` changed, [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby): `type`, `seat`, `at_ms`; no `id`:
          *     presence is not in the log), `table-deleted` (the stream ends). A stream ends by
          *     itself after 5 minutes; an EventSource reconnects with
-         *     `Last-Event-ID` and misses nothing.
+         *     `Last-Event-ID` and misses nothing. Open streams are capped over
+         *     every instance (32 public streams a table, 32 streams a client
+         *     address, by default): past a cap, 429 `too-many-streams` with
+         *     `Retry-After`.
          */
         get: operations["streamTable"];
         put?: never;
