@@ -145,6 +145,20 @@ def test_one_address_is_capped_across_instances_and_everyone_else_is_answered(
     third = stream(one.base, f"{t.url}/seats/1/stream", PLAYER, **bearer(t.seats[1]))
     assert refused(third) == (429, "too-many-streams", "5")
     assert "STREAM_MAX_PER_SEAT" in third.response.json()["detail"]
+    # A ticket refused at a cap is not spent: it opens its stream once there is room.
+    ticket = requests.post(
+        f"{one.base}{t.url}/seats/1/tickets",
+        headers={**bearer(t.seats[1]), "X-Forwarded-For": PLAYER},
+        timeout=5,
+    ).json()["stream"]
+    assert refused(stream(two.base, ticket, PLAYER)) == (429, "too-many-streams", "5")
+    own.pop().close()
+    deadline = time.monotonic() + 10
+    while (by_ticket := stream(two.base, ticket, PLAYER)).status != 200:
+        assert refused(by_ticket)[1] == "too-many-streams", "the refused ticket was spent"
+        assert time.monotonic() < deadline, "a closed seat stream kept its place"
+        time.sleep(0.2)
+    own.append(by_ticket)
     # A stream that ends gives its place back (found at its next heartbeat).
     held.pop().close()
     deadline = time.monotonic() + 10
