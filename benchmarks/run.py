@@ -552,6 +552,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             streamed["flood"] = found = stream_flood.measure(
                 url,
+                rclient,
                 folder / "flood",
                 env,
                 seconds=3.0 if plan.mode == "quick" else 10.0,

@@ -28,8 +28,6 @@ import asyncio
 import contextlib
 import json
 import random
-import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -45,8 +43,8 @@ from service.games.sevens.state import Table as SevensTable
 
 from . import report
 from .load import send
-from .processes import Gunicorn, RedisServer, gunicorn_env, redis_cpu_seconds
-from .streams import frames, open_stream, raise_fd_limit
+from .processes import Gunicorn, redis_cpu_seconds
+from .streams import frames, open_stream, raise_fd_limit, run_alone
 
 SEATS = 4
 NAMES = [f"P{i}" for i in range(SEATS)]
@@ -294,24 +292,7 @@ def main(argv: list[str] | None = None) -> None:
     for key in ("streams", "turns", "runs"):
         if getattr(args, key) is not None:
             sizes[key] = getattr(args, key)
-    with tempfile.TemporaryDirectory(prefix="referee-fanout-") as tmp:
-        server = RedisServer(Path(tmp) / "redis").start()
-        try:
-            from .redis_cost import ONE_ADDRESS_ENV
-
-            found = measure(
-                server.url,
-                server.client(),
-                Path(tmp),
-                gunicorn_env(ONE_ADDRESS_ENV),
-                log=lambda m: print(m, file=sys.stderr, flush=True),
-                kind=args.kind,
-                **sizes,
-            )
-        finally:
-            server.stop()
-    json.dump(found, sys.stdout, indent=1)
-    print()
+    run_alone("referee-fanout-", measure, kind=args.kind, **sizes)
 
 
 if __name__ == "__main__":

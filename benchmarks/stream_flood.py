@@ -24,10 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import random
-import sys
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -37,9 +34,9 @@ from typing import Any
 import aiohttp
 
 from . import report
-from .processes import Gunicorn, RedisServer, gunicorn_env
+from .processes import Gunicorn
 from .stream_fanout import Table
-from .streams import raise_fd_limit
+from .streams import raise_fd_limit, run_alone
 
 ATTACKER = "203.0.113.7"
 PLAYERS = "198.51.100.2"
@@ -201,6 +198,7 @@ async def _measure(
 
 def measure(
     redis_url: str,
+    rclient: Any,
     folder: Path,
     env: dict[str, str],
     *,
@@ -211,7 +209,8 @@ def measure(
     log: Callable[[str], Any] = print,
 ) -> dict[str, Any]:
     """The figures (see the module docstring) on an instance of its own,
-    started and stopped here on the Redis at ``redis_url``."""
+    started and stopped here on the Redis at ``redis_url`` (``rclient``
+    unused: the sections' common signature)."""
     raise_fd_limit(4096)
     folder.mkdir(parents=True, exist_ok=True)
     app = Gunicorn(
@@ -231,22 +230,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0)
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="referee-flood-") as tmp:
-        server = RedisServer(Path(tmp) / "redis").start()
-        try:
-            from .redis_cost import ONE_ADDRESS_ENV
-
-            found = measure(
-                server.url,
-                Path(tmp),
-                gunicorn_env(ONE_ADDRESS_ENV),
-                seconds=args.seconds,
-                log=lambda m: print(m, file=sys.stderr, flush=True),
-            )
-        finally:
-            server.stop()
-    json.dump(found, sys.stdout, indent=1)
-    print()
+    run_alone("referee-flood-", measure, seconds=args.seconds)
 
 
 if __name__ == "__main__":

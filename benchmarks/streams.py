@@ -428,17 +428,17 @@ def measure(
     return {"idle": idle_figures, "delivery": delivered}
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="200 subscribers, 3 s of moves")
-    args = parser.parse_args(argv)
-    sizes = QUICK if args.quick else FULL
-    with tempfile.TemporaryDirectory(prefix="referee-streams-") as tmp:
+def run_alone(prefix: str, section: Callable[..., dict[str, Any]], **sizes: Any) -> None:
+    """Run a bench section alone: ``section(redis_url, rclient, folder,
+    env, log=…, **sizes)`` on a Redis of its own in a temporary folder,
+    with the bench's environment (``redis_cost.ONE_ADDRESS_ENV``); its
+    figures as JSON on stdout, its progress on stderr."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         server = RedisServer(Path(tmp) / "redis").start()
         try:
             from .redis_cost import ONE_ADDRESS_ENV
 
-            found = measure(
+            found = section(
                 server.url,
                 server.client(),
                 Path(tmp),
@@ -450,6 +450,13 @@ def main(argv: list[str] | None = None) -> None:
             server.stop()
     json.dump(found, sys.stdout, indent=1)
     print()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="200 subscribers, 3 s of moves")
+    args = parser.parse_args(argv)
+    run_alone("referee-streams-", measure, **(QUICK if args.quick else FULL))
 
 
 FULL: dict[str, Any] = {

@@ -571,7 +571,7 @@ def test_fanout_and_flood_figures_are_measured(
         1e6 * (with_them["cpu_s"] / 8 - without["cpu_s"] / 8) / 6
     )
     flood = stream_flood.measure(
-        redis_server.url, tmp_path / "flood", env, seconds=1.0, log=lambda message: None
+        redis_server.url, redis_client, tmp_path / "flood", env, seconds=1.0, log=lambda m: None
     )
     # The attacker holds exactly its address's cap, and is refused past it.
     assert flood["attacker"]["held"] == 32
