@@ -31,6 +31,7 @@ import itertools
 import logging
 import secrets
 import threading
+import weakref
 from collections.abc import Sequence
 from importlib import resources
 from typing import Any
@@ -51,6 +52,10 @@ a dead process's streams still count."""
 RENEW_SECONDS = 10.0
 """How often a process renews the leases of its open streams (a third of
 :data:`LEASE_MS`: one renewal may fail and the lease still holds)."""
+
+
+ALL: weakref.WeakSet[StreamLeases] = weakref.WeakSet()
+"""Every :class:`StreamLeases` of this process (the tests stop their threads)."""
 
 
 def caller_key(who: str) -> str:
@@ -96,6 +101,7 @@ class StreamLeases:
         self._held: dict[str, Lease] = {}
         self._thread: threading.Thread | None = None
         self._stopped = threading.Event()
+        ALL.add(self)
 
     def take(self, caps: Sequence[tuple[str, int]]) -> Lease | int:
         """A lease in each set of ``caps`` (set, cap), unless a set holds
