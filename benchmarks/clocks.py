@@ -44,9 +44,18 @@ CLIENTS = 16
 class Workers:
     """``count`` ``referee worker`` processes on ``redis_url``, logs in ``folder``."""
 
-    def __init__(self, redis_url: str, folder: Path, count: int = WORKERS) -> None:
+    def __init__(self, redis_url: str, folder: Path, count: int = WORKERS, **extra: str) -> None:
         folder.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, "REDIS_URL": redis_url, "WORKER_THREADS": "4"}
+        # The bench's own tables all come from one address: the throughput
+        # figures measure the workers, not the creator's budget of referee
+        # moves (RULES.md 5.4), which benchmarks/bot_quota.py measures.
+        env = {
+            **os.environ,
+            "REDIS_URL": redis_url,
+            "WORKER_THREADS": "4",
+            "RATE_LIMIT_REFEREE_MOVES": "1000000/second",
+            **extra,
+        }
         self.logs = [open(folder / f"worker{i}.log", "ab") for i in range(count)]  # noqa: SIM115
         self.procs = [
             subprocess.Popen(

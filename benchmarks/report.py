@@ -282,7 +282,14 @@ def targets(figures: dict[str, Any]) -> list[Target]:
         + stream_targets(figures)
         + _replica_targets(figures)
         + _clock_targets(figures)
+        + _quota_targets(figures)
     )
+
+
+def _quota_targets(figures: dict[str, Any]) -> list[Target]:
+    from . import bot_quota  # it uses this module
+
+    return bot_quota.targets(figures)
 
 
 def _clock_targets(figures: dict[str, Any]) -> list[Target]:
@@ -1080,6 +1087,12 @@ def markdown(figures: dict[str, Any]) -> str:
         lines += ["", "| clocks and bots (2 worker processes) | measured |", "|---|---|"]
         lines += [f"| {a} | {b} |" for a, b in clocks.rows(figures)]
         lines += ["", f"- {clocks.__doc__.split(chr(10) + chr(10))[1].replace(chr(10), ' ')}"]
+    if figures.get("bot_quota"):
+        from . import bot_quota  # it uses this module
+
+        lines += ["", "| bots-only tables at their creator's quotas | measured |", "|---|---|"]
+        lines += [f"| {a} | {b} |" for a, b in bot_quota.rows(figures)]
+        lines += ["", f"- {bot_quota.__doc__.split(chr(10) + chr(10))[1].replace(chr(10), ' ')}"]
     lines += ["", "| target | measured | limit | status |", "|---|---|---|---|"]
     for t in figures["targets"]:
         cmp = "≤" if t["comparison"] == "<=" else "≥"

@@ -46,6 +46,7 @@ from typing import Any
 import redis
 
 from . import (
+    bot_quota,
     clocks,
     engine,
     growth,
@@ -122,6 +123,12 @@ class Plan:
     # within one second; tables of four bots.
     clock_tables: int = 1000
     clock_bot_tables: int = 100
+    # Bots-only tables at their creator's quotas and the lobby over stale
+    # entries (benchmarks.bot_quota): seconds of the load, seconds of the
+    # quiet table alone, stale lobby entries.
+    quota_seconds: float = 60.0
+    quota_quiet_seconds: float = 20.0
+    lobby_stale: int = 1000
 
 
 FULL = Plan(
@@ -169,6 +176,9 @@ QUICK = Plan(
     3.0,
     100,
     10,
+    quota_seconds=15.0,
+    quota_quiet_seconds=8.0,
+    lobby_stale=300,
 )
 
 
@@ -515,6 +525,13 @@ def main(argv: list[str] | None = None) -> int:
                 plan.clock_bot_tables,
                 log,
             )
+            quota = bot_quota.measure(
+                folder / "bot-quota",
+                log,
+                seconds=plan.quota_seconds,
+                quiet_seconds=plan.quota_quiet_seconds,
+                stale=plan.lobby_stale,
+            )
 
             log("memory…")
             played = memory.played_tables(url)
@@ -654,6 +671,7 @@ def main(argv: list[str] | None = None) -> int:
         "checks": checks,
         "replicas": acknowledged,
         "clocks": clocked,
+        "bot_quota": quota,
     }
     figures["targets"] = [t.to_json() for t in report.targets(figures)]
     args.out.mkdir(parents=True, exist_ok=True)

@@ -37,9 +37,10 @@ def paused(control: Any) -> bool:
     in a row (bots' and default moves) with no move or act of a person
     since: then no away person gets a default move any more (the table waits
     for that person, who resumes it by moving), and on a table of bots only
-    no bot moves either (a person's act resumes it: the host's, a join).
-    RULES.md 5.4 says nothing of a table nobody attends; this bounds what
-    one costs (a round of deterministic bots may never end)."""
+    no bot moves either. A person's act of play resumes it (a seat's own
+    move, the host's deal, a join), never the host's seat changes (a seat
+    handed to a bot or taken back: RULES.md 5.4). This bounds what a table
+    nobody attends costs (a round of deterministic bots may never end)."""
     limit = options_of(control.clock)["unattended_moves"]
     return limit is not None and control.unattended >= limit
 
@@ -61,7 +62,8 @@ def deadlines(table: Any, control: Any) -> tuple[str | None, dict[int, int]]:
     clock = options_of(control.clock)
     found: dict[int, int] = {}
     stopped = paused(control)
-    people = any(seat not in control.bots for seat in range(table.seats))
+    empty = open_seats(table)
+    people = any(seat not in control.bots and seat not in empty for seat in range(table.seats))
     for seat in (*turn.seats, *turn.optional):
         bot = control.bots.get(seat)
         if stopped and (bot is None or not people):
@@ -71,13 +73,26 @@ def deadlines(table: Any, control: Any) -> tuple[str | None, dict[int, int]]:
             # handover: a deadline of its own, which no job was sent for yet.
             since = max(start, int(bot.get("at") or 0))
             found.setdefault(seat, since + int(clock["bot_delay_ms"] or 0))
-        elif seat not in turn.seats or clock["turn_timeout_ms"] is None:
+        elif seat not in turn.seats:
+            continue
+        elif seat in empty and clock["turn_timeout_ms"] is None:
+            # An open seat in a dealt round (its bot taken back: nobody may
+            # join it until the round ends) is played by default moves,
+            # clock or none (RULES.md 5.1).
+            found[seat] = start + int(clock["away_timeout_ms"] or 0)
+        elif clock["turn_timeout_ms"] is None:
             continue
         elif seat in control.away:
             found[seat] = start + int(clock["away_timeout_ms"] or 0)
         else:
             found[seat] = start + int(clock["turn_timeout_ms"])
     return turn.key, found
+
+
+def open_seats(table: Any) -> frozenset[int]:
+    """The seats nobody holds (named ``""`` in the state, RULES.md 5.1)."""
+    names = getattr(table, "names", ())
+    return frozenset(seat for seat, name in enumerate(names) if name == "")
 
 
 def shown(table: Any, control: Any) -> dict[int, int]:
@@ -103,7 +118,8 @@ def pending(table: Any, control: Any) -> bool:
         return False
     clock = options_of(control.clock)
     bots = any(s in control.bots for s in (*turn.seats, *turn.optional))
-    return bots or (clock["turn_timeout_ms"] is not None and bool(turn.seats))
+    empty = bool(open_seats(table) & set(turn.seats))
+    return bots or empty or (clock["turn_timeout_ms"] is not None and bool(turn.seats))
 
 
 def next_instant(table: Any, control: Any) -> int | None:

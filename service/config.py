@@ -35,6 +35,8 @@
 | ``PRESENCE_SECONDS`` | ``15`` | a seat is ``connected`` while seen this recently (RULES.md 5.5) |
 | ``CLIENT_KEY_TABLES_PER_MINUTE`` | ``600`` | a client key's creations (and joins) a minute |
 | ``CLIENT_KEY_REQUESTS_PER_SECOND`` | ``500`` | a client key's requests a second |
+| ``RATE_LIMIT_REFEREE_MOVES`` | ``10/second`` | bot and default moves at an address's tables |
+| ``CLIENT_KEY_REFEREE_MOVES_PER_SECOND`` | ``100`` | the same at a client key's tables |
 | ``DOCS_DIR`` | ``docs`` of the checkout | pages (``*.md``, ``guide/*.md``) at ``/docs/``… |
 | ``RULES_DOCS_DIR`` | ``docs/rules`` of the checkout | the rules pages served at ``/docs/rules/`` |
 | ``DEPLOY_DOCS_DIR`` | ``deploy`` of the checkout | the pages served at ``/docs/deploy/`` |
@@ -60,6 +62,12 @@ move is answered once the primary has it. On a Redis Cluster the replicas
 are those of the table's shard. ``REDIS_WAIT_TIMEOUT_MS`` must be below
 ``REDIS_TIMEOUT_SECONDS`` (the connection's own timeout, which a longer
 ``WAIT`` would outlast); the settings refuse it otherwise.
+
+``RATE_LIMIT_REFEREE_MOVES`` and ``CLIENT_KEY_REFEREE_MOVES_PER_SECOND``
+(:mod:`service.storage.quota`, RULES.md 5.4): the bots' and default moves
+the worker makes at the tables one client address (or client key) created,
+together; a spent budget puts that creator's tables off to the end of its
+window, nobody else's.
 
 ``REDIS_PUBSUB`` (:mod:`service.storage.feeds`): ``classic``, the default,
 announces each commit with ``PUBLISH`` (any Redis; a cluster copies it to
@@ -123,6 +131,8 @@ class Settings:
     presence_seconds: float = 15.0
     client_key_tables_per_minute: int = 600
     client_key_requests_per_second: int = 500
+    rate_limit_referee_moves: str = "10/second"
+    client_key_referee_moves_per_second: int = 100
     docs_dir: str = str(Path(__file__).resolve().parents[1] / "docs")
     rules_docs_dir: str = str(Path(__file__).resolve().parents[1] / "docs" / "rules")
     deploy_docs_dir: str = str(Path(__file__).resolve().parents[1] / "deploy")
@@ -223,6 +233,8 @@ ENVIRONMENT: dict[str, str] = {
     "presence_seconds": "PRESENCE_SECONDS",
     "client_key_tables_per_minute": "CLIENT_KEY_TABLES_PER_MINUTE",
     "client_key_requests_per_second": "CLIENT_KEY_REQUESTS_PER_SECOND",
+    "rate_limit_referee_moves": "RATE_LIMIT_REFEREE_MOVES",
+    "client_key_referee_moves_per_second": "CLIENT_KEY_REFEREE_MOVES_PER_SECOND",
     "docs_dir": "DOCS_DIR",
     "rules_docs_dir": "RULES_DOCS_DIR",
     "deploy_docs_dir": "DEPLOY_DOCS_DIR",

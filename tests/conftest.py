@@ -208,6 +208,7 @@ UNLIMITED = {
     "rate_limit_failed_claims": "100000/second",
     "rate_limit_record_checks": "100000/second",
     "rate_limit_per_address": "100000/second",
+    "rate_limit_referee_moves": "100000/second",
 }
 """Rate limits no test reaches unless it means to (tests/api/test_limits.py)."""
 

@@ -764,3 +764,34 @@ def test_clocks_and_bots_are_measured_through_two_workers(tmp_path: Path) -> Non
     figures = {"clocks": found}
     assert [t.limit for t in clocks.targets(figures)] == [clocks.LATENESS_P99_MS, 0]
     assert clocks.rows(figures)[1] == ("fired once / twice or more / not", "6 / 0 / 0")
+
+
+def test_bots_only_tables_and_the_lobby_are_measured_at_the_quotas(tmp_path: Path) -> None:
+    """benchmarks.bot_quota's parts, short: its own Redis, service and two
+    workers at the default quotas; every figure is there and sound."""
+    from benchmarks import bot_quota
+
+    found = bot_quota.measure(tmp_path, print, seconds=3.0, quiet_seconds=2.0, stale=30, reads=3)
+    assert found["tables"] == 10  # RATE_LIMIT_TABLES' default, 10 a minute
+    assert 0 < found["moves"] <= bot_quota.MOVES_PER_SECOND * (found["seconds"] + 2)
+    assert found["bytes_per_table"] > 0 and found["bytes_per_move"] > 0
+    assert found["lateness_ms"]["quiet_moves"] > 0 and found["lateness_ms"]["loaded_moves"] > 0
+    assert found["lobby"]["stale_entries"] == 30
+    assert found["lobby"]["entries_kept_by_the_service"] == 0  # the finishes unlisted them
+    figures = {"bot_quota": found}
+    assert [t.limit for t in bot_quota.targets(figures)] == [
+        bot_quota.GROWTH_TARGET_MIB,
+        bot_quota.LATENESS_RATIO_TARGET,
+        bot_quota.LOBBY_RATIO_TARGET,
+    ]
+    assert bot_quota.rows(figures)[0][0] == "bots-only tables made, dealt"
+
+
+def test_the_bot_quota_bench_measures_the_default_quotas() -> None:
+    """Its growth model takes the quotas it runs at: the service's defaults."""
+    from benchmarks import bot_quota
+    from service.config import Settings
+
+    defaults = Settings()
+    assert defaults.rate_limit_tables == f"{bot_quota.TABLES_PER_HOUR // 60}/minute"
+    assert defaults.rate_limit_referee_moves == f"{bot_quota.MOVES_PER_SECOND}/second"

@@ -93,7 +93,7 @@ class SeatBot(MethodView):
             # "at": its deadline in the step now open runs from the handover.
             bots = {**control.bots, seat: {"kind": kind, "open": opened, "at": loaded.now_ms}}
             event = {"type": "seat-bot", "seat": seat, "kind": kind}
-            return BotChange(table, (event,), auth=record, bots=bots, unattended="0")
+            return BotChange(table, (event,), auth=record, bots=bots)
 
         return _seat_move(table_id, change, _respond, PublicTableSchema)
 
@@ -125,6 +125,6 @@ class SeatBot(MethodView):
                 record = seating.leave(loaded.auth, seat, loaded.now_ms)
                 table = game_of(table).name_seat(table, seat, "")
             event = {"type": "seat-bot-removed", "seat": seat, "open": reopened}
-            return BotChange(table, (event,), auth=record, bots=bots, unattended="0")
+            return BotChange(table, (event,), auth=record, bots=bots)
 
         return _seat_move(table_id, change, _respond, PublicTableSchema)

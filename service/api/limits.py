@@ -91,12 +91,13 @@ from typing import Any
 import redis
 from flask import Flask, Response, current_app, g, request
 from limits import RateLimitItem, RateLimitItemPerMinute, RateLimitItemPerSecond, parse
-from limits.storage import RedisStorage, storage_from_string
+from limits.storage import RedisStorage
 from redis.cluster import RedisCluster
 
 from ..config import Settings
-from ..storage.client import Client, cluster_call_options, parse_cluster_url
+from ..storage.client import Client
 from ..storage.client_keys import ClientKey, ClientKeys
+from ..storage.quota import KEY_PREFIX, limits_storage
 from ..storage.store import table_key
 from . import prefetch
 from .auth import digest_of_stored, require_token, token_digest, token_hash
@@ -112,9 +113,6 @@ UNLIMITED_ENDPOINTS = {
 }
 CLIENT_KEY_HEADER = "Referee-Client-Key"
 """The header a front end's server sends its client key in."""
-
-KEY_PREFIX = "referee-limits"
-"""The second part of every counter's key (flask-limiter's ``key_prefix``)."""
 
 
 def _token() -> str | None:
@@ -157,19 +155,6 @@ def _record_digests(auth_text: bytes | str) -> tuple[bytes, ...]:
         return ()
 
 
-def cluster_storage(url: str, timeout_seconds: float) -> dict[str, Any]:
-    """The limits library's storage for the Redis Cluster of ``url`` (any form
-    the service takes: ``rediss+cluster://``, seeds without a port, an encoded
-    password): the library wants ``redis+cluster://host:port,…`` and takes
-    credentials, TLS, timeouts and retries as options."""
-    nodes, options = parse_cluster_url(url)
-    hosts = ",".join(f"[{h}]:{p}" if ":" in h else f"{h}:{p}" for h, p in nodes)
-    return {
-        "storage_uri": f"redis+cluster://{hosts}",
-        "storage_options": {**options, **cluster_call_options(timeout_seconds)},
-    }
-
-
 @dataclass(frozen=True, slots=True)
 class Counter:
     """One limit on one caller: the limit and its key (without the storage's prefix)."""
@@ -193,15 +178,9 @@ class RateLimits:
         self.record_checks = parse(settings.rate_limit_record_checks)
         self.per_address = parse(settings.rate_limit_per_address)
         self._bearer_only: frozenset[tuple[str, str]] | None = None
-        if self.cluster:
-            assert settings.redis_url is not None  # a cluster client comes from a cluster URL
-            where = cluster_storage(settings.redis_url, settings.redis_timeout_seconds)
-            self.storage: RedisStorage = storage_from_string(  # type: ignore[assignment]
-                where["storage_uri"], **where["storage_options"]
-            )
-        else:
-            assert isinstance(client, redis.Redis)
-            self.storage = RedisStorage("redis://", connection_pool=client.connection_pool)
+        self.storage: RedisStorage = limits_storage(
+            client, settings.redis_url, settings.redis_timeout_seconds
+        )
 
     def counter(self, limit: RateLimitItem, who: str, scope: str) -> Counter:
         return Counter(limit, limit.key_for(KEY_PREFIX, who, scope))

@@ -1,11 +1,16 @@
 """The lobby (RULES.md 5.6): listed tables with open seats, HTTP side.
 
 A table created with ``listed: true`` and open seats is listed until its
-last seat is taken, it is deleted or it expires. The index is
-:mod:`service.storage.lobby` (one sorted set per preset, global keys); every
-commit that changes a listed table's seats calls :func:`sync`, and every
-read checks each listed table against the table itself, so an answer shows
-seats as they are, never a full or gone table, and never a code or a token.
+last seat is taken, its match ends, it is deleted or it expires. The index
+is :mod:`service.storage.lobby` (one sorted set per preset, global keys);
+every commit that changes a listed table's seats or its match's status (a
+join, a leave, a seat handed to a bot or taken back, the host's finish, a
+deletion) calls :func:`sync`, and every read checks each listed table
+against the table itself, so an answer shows seats as they are, never a
+full, ended or gone table, and never a code or a token. A read examines at
+most ``limit + 1`` entries whatever the index holds, and removes
+each entry it finds wrong (one that a lost update left), so a wrong entry
+costs one read once: no number of them blanks the lobby for longer.
 """
 
 from __future__ import annotations
@@ -35,9 +40,12 @@ SYNC_ATTEMPTS = 4
 """How often :func:`sync` writes the index before it gives up (each retry
 means another commit on the table came in between; that commit syncs too)."""
 
-READ_ROUNDS = 3
-"""How many batches one lobby read examines to fill its page (full tables
-are skipped): a request costs a few round trips at most."""
+READ_ROUNDS = 1
+"""How many batches of at most ``limit + 1`` entries one lobby read examines
+to fill its page (wrong entries are removed on the way): a read costs a few
+round trips and at most ``limit + 1`` tables' reads, whatever the index
+holds. A page short of ``limit`` with ``more`` is read on from
+``next_after`` (the web table does)."""
 
 
 def _lobby() -> Lobby:
@@ -52,10 +60,11 @@ def _lobby() -> Lobby:
 
 def sync(table_id: str) -> None:
     """Make the lobby agree with the table: listed while it is ``listed``
-    with an open seat, else not. After writing, the table's version is read
-    again: when another commit came in between, its state is synced again
-    (so whichever of two racing commits writes the index last, it writes
-    what the table holds after both)."""
+    with an open seat and its match goes on (:func:`listable`), else not.
+    After writing, the table's version is read again: when another commit
+    came in between, its state is synced again (so whichever of two racing
+    commits writes the index last, it writes what the table holds after
+    both)."""
     store, index = referee().store, _lobby()
     for _ in range(SYNC_ATTEMPTS):
         try:
@@ -64,12 +73,20 @@ def sync(table_id: str) -> None:
             index.drop(list(VARIANTS), table_id)
             return
         variant = loaded.table.variant
-        if seating.listed(loaded.auth) and seating.open_seats(loaded.auth):
+        if listable(loaded.table, loaded.auth, loaded.now_ms):
             index.put(variant, table_id, int(loaded.auth.get("c", loaded.now_ms)))
         else:
             index.drop([variant], table_id)
         if index.version(table_id) == loaded.version:
             return
+
+
+def listable(table: Any, auth: dict[str, Any], now_ms: int) -> bool:
+    """Whether the lobby shows a table: ``listed``, with an open seat, its
+    match going on (RULES.md 5.6)."""
+    if not (seating.listed(auth) and seating.open_seats(auth)):
+        return False
+    return seating.in_progress(game_of(table).public_view(table, now_ms))
 
 
 def _entry(table_id: str, table: Any, auth: dict[str, Any], now_ms: int, ttl_ms: int) -> Any:
@@ -133,8 +150,9 @@ class LobbyPage(MethodView):
             want = limit + 1 - len(tables)
             entries = index.page(variants, cursor, want, oldest) if variants else []
             exhausted = len(entries) < want
-            gone = []
-            for entry, (state, auth_text, ttl) in zip(
+            gone: list[Entry] = []
+            wrong: list[tuple[Entry, Any]] = []
+            for entry, (state, auth_text, ttl, version) in zip(
                 entries, index.peek([e[1] for e in entries]), strict=True
             ):
                 last, cursor = entry, (entry[0], entry[1])
@@ -143,16 +161,20 @@ class LobbyPage(MethodView):
                     continue
                 auth = json.loads(auth_text)
                 if not (seating.listed(auth) and seating.open_seats(auth)):
-                    continue  # full (its join syncs the index): skipped, not removed
+                    wrong.append((entry, version))  # full: an update was lost
+                    continue
                 table = ref.store.codec.decode(state)
                 shown = _entry(entry[1], table, auth, now, ttl)
-                if shown is None:
-                    continue  # the host ended its match: nobody can play there
+                if shown is None or table.variant != entry[2]:
+                    wrong.append((entry, version))  # its match ended (or another preset's)
+                    continue
                 tables.append(shown)
                 if len(tables) > limit:
                     break
             for entry in gone:  # deleted or expired: for good
                 index.drop([entry[2]], entry[1])
+            for entry in index.unlist(wrong):
+                sync(entry[1])  # changed since it was read: made right by what it is now
         more = len(tables) > limit or not exhausted
         tables = tables[:limit]
         if tables and len(tables) == limit:

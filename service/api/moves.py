@@ -197,6 +197,7 @@ def public(
     next_deal: dict[str, Any] | None = None,
     control: Control | None = None,
     move_chain: dict[str, Any] | None = None,
+    auth_record: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The public view of a table of any game (its game's ``public_view``)
     with its id, its game, ``last_event``, the seq of the last event
@@ -204,8 +205,10 @@ def public(
     ``seen`` as read at ``now_ms``, RULES.md 5.5), ``next_deal``, the next
     deal's commitment (RULES.md 5.2; ``None`` when not known here),
     ``move_chain``, the head of the round's chain of moves
-    (:attr:`.Loaded.move_chain`) and, with ``control``, each seat's clock
-    and bot (:mod:`.clocks`, RULES.md 5.3, 5.4)."""
+    (:attr:`.Loaded.move_chain`), with ``control``, each seat's clock
+    and bot (:mod:`.clocks`, RULES.md 5.3, 5.4), and each seat's
+    ``reissued`` (its token reissued in the round in play, by the auth
+    record ``auth_record``: RULES.md 5.1)."""
     game = game_of(table)
     view = {
         "table_id": table_id,
@@ -216,6 +219,9 @@ def public(
         "move_chain": move_chain,
     }
     view = clocks.with_clocks(seating.with_open_seats(view), table, control or NO_CONTROL)
+    marked = seating.reissued_seats(auth_record or {}, view)
+    for one in view.get("seats") or ():
+        one["reissued"] = one["seat"] in marked
     return presence.with_connected(view, presence.seats_connected(table_id, seen, now_ms))
 
 
@@ -230,6 +236,7 @@ def public_of(loaded: Loaded) -> dict[str, Any]:
         loaded.deal,
         loaded.control,
         loaded.move_chain,
+        loaded.auth,
     )
 
 
@@ -266,6 +273,7 @@ def after(loaded: Loaded, transition: Transition) -> dict[str, Any]:
     bots = getattr(transition, "bots", None)
     if bots is not None:
         control = replace(control, bots=bots)
+    record = getattr(transition, "auth", None)
     return public(
         loaded.table_id,
         transition.table,
@@ -275,4 +283,5 @@ def after(loaded: Loaded, transition: Transition) -> dict[str, Any]:
         deal,
         control,
         loaded.move_chain,
+        loaded.auth if record is None else record,
     )

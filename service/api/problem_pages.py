@@ -523,6 +523,20 @@ PAGES: dict[str, Page] = {
         "to a bot.",
         "Wait until the seat times out (`away` in the table), or hand an open seat.",
     ),
+    "seat-in-play": Page(
+        409,
+        "A round is in play and every seat of it was dealt: no code (nor the lobby) seats "
+        "anyone in a dealt seat until the round is over (RULES.md 5.1). A seat the host took "
+        "back from its bot is played by default moves meanwhile.",
+        "Join once the round is over (`round.status` is `over` in the table's view).",
+    ),
+    "seat-connected": Page(
+        409,
+        "The seat is connected and a round is in play: the host may reissue a person's token "
+        "mid-round only while that seat is not connected (a lost phone), so that host powers "
+        "never show a card (RULES.md 5.1).",
+        "Reissue it once the seat is not `connected`, or between rounds.",
+    ),
     "seat-not-bot": Page(
         409,
         "No bot plays this seat: there is nothing to take back.",

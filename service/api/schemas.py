@@ -25,6 +25,7 @@ from ..games.ship.options import (
 from ..games.ship.options import LARGEST_DECK as SHIP_DECK
 from ..games.ship.options import LARGEST_HAND as SHIP_HAND
 from .inputs import AsciiInteger
+from .names import BOT_NAME_RULE, bot_like
 
 CARD_PATTERN_DOC = "A card: rank then suit, e.g. `TH`, `10H`, `A♥` (any case); answers use `TH`."
 MAX_NAME = 40
@@ -177,6 +178,29 @@ def Text(low: int, high: int, **kwargs: Any) -> fields.String:  # noqa: N802
         metadata={**metadata, "description": description},
         **kwargs,
     )
+
+
+def _a_persons(text: str) -> None:
+    # A person named "Bot 3 (basic)" would pass for the bot (RULES.md 5.1).
+    if bot_like(text):
+        raise ma.ValidationError(BOT_NAME_RULE)
+
+
+PERSON_NAME_DOC = (
+    "Names of the form `Bot …` are the bots' (RULES.md 5.1): a person's name whose first "
+    'word reads "Bot" (in any case, or in letters that look alike: Unicode\'s confusables) '
+    "is refused (422)."
+)
+
+
+def PersonName(**kwargs: Any) -> fields.String:  # noqa: N802 - reads like a field class
+    """A person's name (:data:`MAX_NAME` characters at most, see ``TEXT_DOC``),
+    never a bot's (:func:`.names.bot_like`)."""
+    metadata = kwargs.pop("metadata", {})
+    description = " ".join(filter(None, [metadata.get("description"), PERSON_NAME_DOC]))
+    field = Text(1, MAX_NAME, metadata={**metadata, "description": description}, **kwargs)
+    field.validators.append(_a_persons)
+    return field
 
 
 MATCH_DOC = {
@@ -468,7 +492,7 @@ class PlayerField(fields.Field):  # type: ignore[type-arg]
         if value is None:
             return None
         if isinstance(value, str):
-            return name.deserialize(value)
+            return PersonName().deserialize(value)
         if isinstance(value, dict) and set(value) <= {"bot", "name"}:
             if value.get("bot") not in BOT_KINDS:
                 raise ma.ValidationError(f"bot must be one of {', '.join(BOT_KINDS)}")
@@ -509,7 +533,9 @@ class CreateTableSchema(GameSchema):
         required=True,
         validate=validate.Length(MIN_SEATS, MAX_SEATS),
         metadata={
-            "description": "The players in seat order, clockwise from seat 0: a name; `null` "
+            "description": "The players in seat order, clockwise from seat 0: a person's name "
+            "(names of the form `Bot …` are the bots', RULES.md 5.1: a person's name whose "
+            'first word reads "Bot", in any case or in look-alike letters, is refused); `null` '
             "for an open seat, which a player takes later with a join code (or, at a "
             '`listed` table, with none): RULES.md 5.1; or `{"bot": "random" | "basic", '
             '"name": ...}` for a seat an automatic player takes (RULES.md 5.4; no token).'
@@ -582,6 +608,13 @@ class SeatSchema(DocumentedSchema):
             "description": "The seat's deadline in the step the table waits on (ms since the "
             "epoch, Redis's clock), or `null`: its default move (or its bot's move) is made then."
         },
+    )
+    reissued = fields.Boolean(
+        metadata={
+            "description": "The host reissued this seat's token while the round shown was in "
+            "play (while the seat was not connected: a lost phone); marked for the rest of "
+            "that round, beside the `token-reissued` event (RULES.md 5.1)."
+        }
     )
     wins = fields.Integer(metadata={"description": "Round wins so far."})
     points = fields.Integer(

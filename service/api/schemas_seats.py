@@ -9,13 +9,12 @@ from ..games import GAMES, VARIANTS
 from ..games.base import BOT_KINDS
 from .inputs import AsciiInteger
 from .schemas import (
-    MAX_NAME,
     DocumentedSchema,
     Int,
     JoinCodeSchema,
+    PersonName,
     PublicTableSchema,
     StrictSchema,
-    Text,
 )
 
 LOBBY_PAGE = 50
@@ -26,7 +25,7 @@ class JoinSchema(StrictSchema):
     """Take an open seat: the player's name and, unless the table is listed,
     a join code."""
 
-    name = Text(1, MAX_NAME, required=True, metadata={"description": "The player's name."})
+    name = PersonName(required=True, metadata={"description": "The player's name."})
     code = fields.String(
         validate=validate.Length(1, 64),
         metadata={

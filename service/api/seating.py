@@ -9,9 +9,15 @@ The auth record (the table hash's ``a`` field, JSON) is::
      "s": [seat digest, or "" for an open seat],
      "j": [[code digest, seat (-1: the table code), expires at, ms], ...],
      "l": 1 when the table is listed in the lobby,
-     "c": created at, ms}
+     "c": created at, ms,
+     "q": whose budget the referee's moves spend (``service.storage.quota``),
+     "x": [round, [seat, ...]]: the seats whose token the host reissued
+          while that round was in play (RULES.md 5.1: shown as
+          ``reissued``)}
 
-``j``, ``l`` and ``c`` are absent on a table created with every seat named.
+``j``, ``l`` and ``c`` are absent on a table created with every seat named,
+``q`` on one created by a release that kept no creator, ``x`` until a
+token is reissued in play.
 Digests are :func:`.auth.stored_digest` (SHA-256, base64url): neither a
 token nor a code is ever kept in clear. An open seat's name in the game's
 state is ``""`` (no player's name can be blank), so that a view of the state
@@ -44,6 +50,7 @@ TABLE_CODE = -1
 
 register_codes(
     {
+        "seat-in-play": Kind.CONFLICT,
         "seats-open": Kind.CONFLICT,
         "seats-full": Kind.CONFLICT,
         "seat-open": Kind.CONFLICT,
@@ -72,6 +79,30 @@ def in_progress(view: dict[str, Any]) -> bool:
     """Whether a game's public view is of a match still going on (one the
     host ended takes no player: it never deals again)."""
     return bool(view.get("match", {}).get("status", "in-progress") == "in-progress")
+
+
+def round_in_play(view: dict[str, Any]) -> bool:
+    """Whether a game's public view is of a round dealt and not over: its
+    seats are dealt, and no code seats anyone in them (RULES.md 5.1)."""
+    found = view.get("round")
+    return isinstance(found, dict) and found.get("status") != "over"
+
+
+def reissued_seats(auth: dict[str, Any], view: dict[str, Any]) -> frozenset[int]:
+    """The seats whose token the host reissued while the round the view
+    shows was in play (RULES.md 5.1): marked for the rest of that round."""
+    marked = auth.get("x")
+    found = view.get("round")
+    if not marked or not isinstance(found, dict) or found.get("number") != marked[0]:
+        return frozenset()
+    return frozenset(int(seat) for seat in marked[1])
+
+
+def mark_reissued(auth: dict[str, Any], round_no: int, seat: int) -> dict[str, Any]:
+    """The record with ``seat`` among the seats reissued in round ``round_no``."""
+    marked = auth.get("x")
+    seats = set(marked[1]) if marked and marked[0] == round_no else set()
+    return {**auth, "x": [round_no, sorted({*seats, seat})]}
 
 
 def with_open_seats(view: dict[str, Any]) -> dict[str, Any]:

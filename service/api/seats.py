@@ -28,8 +28,8 @@ from flask.views import MethodView
 from ..games import game_of
 from ..games.base import Transition
 from ..games.errors import RuleViolation
-from ..storage.store import Loaded
-from . import auth, idempotency, lobby, seating
+from ..storage.store import NO_CONTROL, Loaded
+from . import auth, idempotency, lobby, presence, seating
 from .common import SECURITY, RefereeBlueprint, documented, referee
 from .links import operation
 from .moves import Answer, after, commit_move
@@ -61,8 +61,9 @@ class SeatChange(Transition):
     auth: dict[str, Any] | None = None
     unattended: str | None = None
     """``"0"`` for a change that clears the referee's moves in a row (a
-    join; a seat handed to a bot or taken back), ``None``: as the store
-    decides (a new code or token does not: ``service.clock.paused``)."""
+    person's join), ``None``: as the store decides (the host's seat changes,
+    a seat handed to a bot or taken back, a new code or token, do not: a
+    paused clock resumes on a person's act of play, RULES.md 5.4)."""
 
 
 def _code_until(now_ms: int) -> int:
@@ -139,9 +140,17 @@ class Join(MethodView):
 
         def change(loaded: Loaded) -> SeatChange:
             game = game_of(loaded.table)
-            if not seating.in_progress(game.public_view(loaded.table, loaded.now_ms)):
+            view = game.public_view(loaded.table, loaded.now_ms)
+            if not seating.in_progress(view):
                 # Its seats would never be dealt: the host ended the match.
                 raise RuleViolation("match-over", "The match has ended: no seat can be taken.")
+            if seating.round_in_play(view):
+                # A seat taken back from its bot is open, but its hand is dealt.
+                raise RuleViolation(
+                    "seat-in-play",
+                    f"Round {view['round']['number']} is in play and every seat of it was "
+                    "dealt: no seat can be taken until the round is over (RULES.md 5.1).",
+                )
             seat, token, record = seating.join(loaded.auth, code, loaded.now_ms)
             table = game.name_seat(loaded.table, seat, name)
             event = {"type": "seat-joined", "seat": seat, "name": name}
@@ -205,15 +214,39 @@ class Reissue(MethodView):
         For the player who lost it (a reloaded page, another phone): the old
         token stops working at once, in every worker (the stored hash is
         replaced). The new one is shown only here (and to a retry with the
-        same `Idempotency-Key`, kept encrypted with that key). 409
-        `seat-open` for an open seat. Event `token-reissued` (seat, name).
+        same `Idempotency-Key`, kept encrypted with that key). Host powers
+        never show a card (RULES.md 5.1): while a round is in play a seat's
+        token is reissued only while the seat is not `connected` (the lost
+        phone), and the public view marks the seat `reissued` for the rest
+        of that round. 409 `seat-open` for an open seat, `seat-is-bot` for a
+        seat a bot plays (it has no person's token), `seat-connected` while
+        a round is in play and the seat is connected. Event
+        `token-reissued` (seat, name).
         """
 
         def change(loaded: Loaded) -> SeatChange:
             _seat(loaded, seat)
             auth.require_host(loaded.auth)
-            token, record = seating.reissue(loaded.auth, seat)
+            if seat in (loaded.control or NO_CONTROL).bots:
+                raise Problem(
+                    409,
+                    "seat-is-bot",
+                    f"A bot plays seat {seat}: it has no person's token to reissue.",
+                )
             view = game_of(loaded.table).public_view(loaded.table, loaded.now_ms)
+            playing = seating.round_in_play(view)
+            if playing and seat in presence.seats_connected(
+                table_id, loaded.presence, loaded.now_ms
+            ):
+                raise Problem(
+                    409,
+                    "seat-connected",
+                    f"Seat {seat} is connected and round {view['round']['number']} is in play: "
+                    "its token is reissued only while the seat is not connected (RULES.md 5.1).",
+                )
+            token, record = seating.reissue(loaded.auth, seat)
+            if playing:
+                record = seating.mark_reissued(record, view["round"]["number"], seat)
             name = view["seats"][seat]["name"]
             event = {"type": "token-reissued", "seat": seat, "name": name}
             outcome = {"seat": seat, "name": name, "token": token}

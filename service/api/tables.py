@@ -136,6 +136,9 @@ class Tables(MethodView):
         host_token, seat_tokens, codes, auth_record = seating.new_seating(
             players, body.get("join_codes", "seat"), body.get("listed", False), created, code_ms
         )
+        # Whose budget the referee's moves here spend (RULES.md 5.4: storage.quota).
+        client = limits.client_name()
+        auth_record["q"] = limits.client_address() if client is None else f"client:{client}"
         answer = (
             {
                 "table_id": table_id,
@@ -171,7 +174,6 @@ class Tables(MethodView):
             record = (Record(pending.record_key, KEEP_SECONDS, lambda *_: text), text)
         ref.store.create(table_id, transition, auth_record, record, bots, clock)
         metrics.current().committed(table_id, transition.table.variant, transition.events)
-        client = limits.client_name()
         if client is not None:
             metrics.current().client_table(client)
         if seating.listed(auth_record):
@@ -252,11 +254,14 @@ class Finish(MethodView):
 
         An `open` match is `finished` with the leaders as winners; any other
         match is `abandoned` with no winner. A round in play is not scored
-        (RULES.md 2.8). 409 `match-over` if it has already ended.
+        (RULES.md 2.8). A listed table leaves the lobby (RULES.md 5.6).
+        409 `match-over` if it has already ended.
         """
+        seen: dict[str, bool] = {}
 
         def move(loaded: Loaded) -> Transition:
             auth.require_host(loaded.auth)
+            seen["listed"] = seating.listed(loaded.auth)
             game = game_of(loaded.table)
             finished = game.rounds_of(loaded.table)[0]
             done = game.finish(loaded.table, loaded.now_ms)
@@ -270,7 +275,10 @@ class Finish(MethodView):
         def respond(transition: Transition, loaded: Loaded) -> Answer:
             return after(loaded, transition), 200, {}
 
-        return commit_move(table_id, move, respond, PublicTableSchema)
+        answer = commit_move(table_id, move, respond, PublicTableSchema)
+        if seen.get("listed") and not isinstance(answer, Response):
+            lobby.sync(table_id)  # its match ended: it takes nobody now
+        return answer
 
 
 @blp.route("/<table_id>/rounds")

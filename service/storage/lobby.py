@@ -7,10 +7,13 @@ One sorted set per preset::
 These are global keys, outside every table's hash tag: on a Redis Cluster
 each preset's set lives on the node of its own slot, so it cannot be
 written in the table's commit (that Lua call touches one slot). The API
-keeps it right after each commit instead (``service.api.lobby.sync``:
-write, then check that the table's version did not move meanwhile, else
-again), and reads trust the tables, not the index: a listed id whose table
-is full is skipped, one whose table is gone is removed.
+keeps it right after each commit that changes a listed table's seats or
+its match's status (``service.api.lobby.sync``: write, then check that the
+table's version did not move meanwhile, else again), and reads check each
+entry against its table, never trusting the index: an entry whose table is
+gone is removed, one whose table is full or whose match ended is removed
+unless the table changed since it was read (:meth:`Lobby.unlist`), so that
+an entry a lost update left behind costs one read, once.
 
 Bounded: a set keeps the newest ``kept`` tables (the commit of a newer one
 drops the oldest), and each read first drops the entries older than a
@@ -22,6 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+
+from redis.cluster import RedisCluster
 
 from .client import Client
 from .store import KEY_PREFIX, table_key
@@ -96,12 +101,39 @@ class Lobby:
         found.sort(key=lambda e: (e[0], e[1]), reverse=True)
         return found[:count]
 
-    def peek(self, table_ids: Sequence[str]) -> list[tuple[Any, Any, int]]:
-        """Per table: its state text, its auth text (``None``: gone) and
-        its time to live in ms, in one round trip."""
+    def peek(self, table_ids: Sequence[str]) -> list[tuple[Any, Any, int, Any]]:
+        """Per table: its state text, its auth text (``None``: gone), its
+        time to live in ms and its version, in one round trip."""
         pipe = self.client.pipeline(transaction=False)
         for table_id in table_ids:
-            pipe.hmget(table_key(table_id), "s", "a")
+            pipe.hmget(table_key(table_id), "s", "a", "v")
             pipe.pttl(table_key(table_id))
         replies = pipe.execute()
-        return [(*replies[2 * i], int(replies[2 * i + 1])) for i in range(len(table_ids))]
+        found = []
+        for i in range(len(table_ids)):
+            state, auth, version = replies[2 * i]
+            found.append((state, auth, int(replies[2 * i + 1]), version))
+        return found
+
+    def unlist(self, entries: Sequence[tuple[Entry, Any]]) -> list[Entry]:
+        """Remove the entries whose tables a read found unlistable (full, or
+        their match ended) at the versions given: the entries whose table's
+        version has moved since (a change in between, whose own update may
+        have been overtaken by this removal) are returned, for the caller
+        to make right again. On one server the
+        versions are read after the removals in the same pipeline, one round
+        trip (Redis runs a connection's commands in order); a cluster's
+        nodes do not order one pipeline's commands among them, so there it
+        takes two."""
+        if not entries:
+            return []
+        pipe = self.client.pipeline(transaction=False)
+        for (_, table_id, variant), _ in entries:
+            pipe.zrem(lobby_key(variant), table_id)
+        if isinstance(self.client, RedisCluster):
+            pipe.execute()
+            pipe = self.client.pipeline(transaction=False)  # type: ignore[no-untyped-call]
+        for (_, table_id, _), _ in entries:
+            pipe.hget(table_key(table_id), "v")
+        now = pipe.execute()[-len(entries) :]
+        return [entry for (entry, read), seen in zip(entries, now, strict=True) if seen != read]

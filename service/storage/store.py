@@ -642,10 +642,10 @@ def unattended_of(change: Any, seat: int | None = None) -> str:
     """How a commit of ``change`` changes the moves the referee made for
     seats in a row (the table hash's ``u``, ``service.clock.paused``): as
     the change says (the worker's: ``"+"`` a bot's or a default move, ``""``
-    what fell due; a deal, a join, a bot handed a seat: ``"0"``), else
-    ``"0"`` for a seat's own move (``seat``: its token's), ``""`` (kept)
-    for anything else, such as a new join code (no act of play buys the
-    bots more moves)."""
+    what fell due; a deal, a join: ``"0"``), else ``"0"`` for a seat's own
+    move (``seat``: its token's), ``""`` (kept) for anything else, such as
+    the host's seat changes or a new join code (no act of play buys the bots
+    more moves, RULES.md 5.4)."""
     said = getattr(change, "unattended", None)
     if said is not None:
         return str(said)

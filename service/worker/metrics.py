@@ -11,8 +11,11 @@ not served; deploy/ sets 9191).
   ``referee_worker_looks_total``: tables looked at;
 - ``referee_worker_stuck_total``: deadlines that passed with no move to make
   (looked at again later); ``referee_worker_paused_total``: tables whose bots
-  and clocks paused (RULES.md 5.4, no person); ``referee_worker_errors_total``:
-  looks that failed (logged; looked at again later).
+  and clocks paused (RULES.md 5.4, no person); ``referee_worker_held_total``:
+  moves put off until the window of the table's creator's budget of referee
+  moves ends (RULES.md 5.4, ``service.storage.quota``);
+  ``referee_worker_errors_total``: looks that failed (logged; looked at
+  again later).
 
 Every worker process serves its own (labels: none a caller can add); sum
 them over the workers. A registry of its own, never the API's multiprocess
@@ -52,6 +55,11 @@ class WorkerMetrics:
             "referee_worker_paused_total", "Tables whose bots and clocks paused", registry=r
         )
         self.errors = Counter("referee_worker_errors_total", "Looks that failed", registry=r)
+        self.held = Counter(
+            "referee_worker_held_total",
+            "Moves put off because the table's creator had spent its referee moves (RULES.md 5.4)",
+            registry=r,
+        )
 
     def serve(self, port: int, host: str = "0.0.0.0") -> None:  # noqa: S104 - a pod's port
         """Serve ``/metrics`` on ``port`` from a background thread (0: not at all)."""

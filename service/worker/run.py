@@ -24,6 +24,7 @@ from ..config import Settings
 from ..games import codec
 from ..storage.client import is_cluster_url
 from ..storage.embedded import ensure_embedded_redis
+from ..storage.quota import RefereeMoves, creator_of, limits_storage, wait_ms
 from ..storage.store import KEY_PREFIX, NO_CONTROL, Contended, Loaded, TableNotFound, TableStore
 from .due import DueIndex
 from .jobs import NAMESPACE, Jobs, make_broker
@@ -35,8 +36,11 @@ log = logging.getLogger("referee.worker")
 PATTERN = f"{KEY_PREFIX}:*:clock"
 """Every table's clock channel (``store.clock_channel``)."""
 MOVES_PER_LOOK = 32
-"""Moves one look at a table makes at most (a step whose seats all timed
-out, bots at ``bot_delay_ms: 0``) before it looks again a bucket later."""
+"""Moves one look at a table makes at most (the choices of one step whose
+seats all timed out, bots at ``bot_delay_ms: 0``) before it looks again a
+bucket later. A look never goes on into the next step: a move that opens a
+step due at once puts the table in a later bucket, behind every table that
+fell due before it (one table's long round delays no other's deadline)."""
 STUCK_MS = 5_000
 """When a table whose deadline passed with no move to make (the rules
 refused the bot's move) is looked at again."""
@@ -92,6 +96,12 @@ class Worker:
         self._offset_at = 0.0
         self.subscribed = threading.Event()
         self.metrics = WorkerMetrics()
+        # Each creator's budget of referee moves (RULES.md 5.4, storage.quota).
+        self.quota = RefereeMoves(
+            limits_storage(self.client, settings.redis_url, settings.redis_timeout_seconds),
+            settings.rate_limit_referee_moves,
+            settings.client_key_referee_moves_per_second,
+        )
         self._wake = threading.Event()
         self._next_ms: float = 0.0  # when the dispatcher looks again (Redis's clock)
         self._lost = threading.Event()  # notes may have been lost: sweep once Redis answers
@@ -164,9 +174,19 @@ class Worker:
         note the table for when it next falls due. Every move reads the
         table again and commits under its version: a look that races a
         seat's own move, another worker or a second delivery changes
-        nothing that was already done."""
+        nothing that was already done.
+
+        Each move is first charged to the table's creator (RULES.md 5.4,
+        :mod:`service.storage.quota`); a creator whose budget is spent gets
+        no move until its window ends, when the table is looked at again.
+        A look makes the moves of the step it found (a step's choices) and
+        no more: the next step's moves wait for a later bucket, so tables
+        due at the same time take turns."""
         after: list[int | None] = [None]
         late: list[int] = [0]  # how late the move made is (ms)
+        held: list[float | None] = [None]  # the creator's budget is spent: seconds to wait
+        charged: list[bool] = [False]  # this move is paid for (a lost race re-runs act)
+        started: list[str | None] = [None]  # the step of this look's first move
 
         def act(loaded: Loaded) -> WorkerChange:
             after[0] = None
@@ -174,6 +194,9 @@ class Worker:
             if loaded.due is not None or clock.pending(loaded.table, control):
                 return settle(loaded)
             key, found = clock.deadlines(loaded.table, control)
+            if started[0] is not None and key != started[0]:
+                after[0] = loaded.now_ms  # the next step's moves: a later bucket
+                return WorkerChange(loaded.table)
             turn = codec.turn_of(loaded.table)
             due_seats = () if turn is None else turn.seats
             passed = False
@@ -182,6 +205,14 @@ class Worker:
                     break
                 change = deadline_move(loaded, str(key), seat)
                 if isinstance(change, WorkerChange):
+                    if not charged[0]:
+                        held[0] = self.quota.charge(creator_of(table_id, loaded.auth))
+                        if held[0] is not None:
+                            self.metrics.held.inc()
+                            after[0] = loaded.now_ms + wait_ms(held[0])
+                            return WorkerChange(loaded.table)  # nothing to write
+                        charged[0] = True
+                    started[0] = key
                     late[0] = loaded.now_ms - at
                     return change
                 # A seat the step waits on with nothing to make is looked at
@@ -199,6 +230,7 @@ class Worker:
 
         self.metrics.looks.inc()
         for _ in range(MOVES_PER_LOOK):
+            charged[0] = False
             try:
                 loaded, change = self.store.apply(table_id, act)
             except TableNotFound:
@@ -219,14 +251,18 @@ class Worker:
                     self.note(table_id, after[0])
                 return
             if change.choice is None:
-                # A turn's move: what it leaves, without reading it again.
+                # A turn's move or what was settled: what it leaves, without reading it again.
                 at = self.store.instant_after(loaded, change)
                 if at is None:
                     return
-                if at > loaded.now_ms:
-                    self.note(table_id, at)
+                turn = codec.turn_of(change.table)
+                moved_on = started[0] is not None and (turn is None or turn.key != started[0])
+                if at > loaded.now_ms or moved_on:
+                    # The next step's moves, even those due at once, wait for
+                    # a later bucket: no table holds a thread for a round.
+                    self.note(table_id, max(at, loaded.now_ms))
                     return
-            # A step's choice (its other seats may be due too), or due at once.
+            # A step's choice (its other seats may be due too), or due at once in it.
         self.note(table_id, self.now_ms())  # more to do: a bucket later
 
     def _safely(self, table_id: str) -> None:

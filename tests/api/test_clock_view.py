@@ -51,7 +51,9 @@ def test_a_bot_handed_a_seat_again_in_the_same_step_has_a_deadline_of_its_own(
     first = view["seats"][seat]["until_ms"]
     assert isinstance(first, int)
     assert tables.client.delete(f"{url}/seats/{seat}/bot", headers=host).status_code == 200
-    assert tables.client.get(url).get_json()["seats"][seat]["until_ms"] is None
+    # Taken back mid-round, the open seat is played by default moves (RULES.md 5.1).
+    away_ms = 2_000  # away_timeout_ms's default
+    assert tables.client.get(url).get_json()["seats"][seat]["until_ms"] == first - 2_000 + away_ms
     again = tables.client.post(f"{url}/seats/{seat}/bot", json={"kind": "basic"}, headers=host)
     assert again.status_code == 200, again.get_json()
     handed = again.get_json()["seats"][seat]["until_ms"]

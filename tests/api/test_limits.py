@@ -193,7 +193,7 @@ def test_successful_claims_do_not_count_as_failures(redis_server: RedisProcess) 
 def test_the_limiter_reaches_a_cluster_in_every_url_form_the_service_takes(
     url: str, uri: str, options: dict[str, Any]
 ) -> None:
-    from service.api.limits import cluster_storage
+    from service.storage.quota import cluster_storage
 
     storage = cluster_storage(url, 1.0)
     assert storage["storage_uri"] == uri

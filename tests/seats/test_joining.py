@@ -49,7 +49,9 @@ def test_a_table_of_named_seats_is_created_as_before(
     created = create(client, ["Ann", "Ben", "Cat", "Dan"])
     assert [s["seat"] for s in created["seat_tokens"]] == [0, 1, 2, 3]
     assert created["join_codes"] == []
-    assert set(auth_record(redis_client, created["table_id"])) == {"h", "s"}
+    # h, s and the creator the referee's moves are charged to (RULES.md 5.4).
+    assert auth_record(redis_client, created["table_id"]).keys() == {"h", "s", "q"}
+    assert auth_record(redis_client, created["table_id"])["q"].startswith("addr:")
     view = created["table"]
     assert view["open_seats"] == []
     assert [(s["name"], s["open"]) for s in view["seats"]] == [

@@ -137,7 +137,7 @@ def test_the_lobby_keeps_a_bounded_number_of_tables(
     assert ids(lobby(client)) == [made[2]["table_id"], made[1]["table_id"]]
 
 
-def test_a_stale_entry_of_a_full_table_is_never_shown(
+def test_a_stale_entry_of_a_full_table_is_never_shown_and_is_removed(
     client: Any, redis_client: redis.Redis
 ) -> None:
     full = create(client, "classic", ["Ann", "Ben", "Cat", None], listed=True)
@@ -147,10 +147,11 @@ def test_a_stale_entry_of_a_full_table_is_never_shown(
     now = int(time.time() * 1000)
     redis_client.zadd(lobby_key("classic"), {full["table_id"]: now})
     assert ids(lobby(client)) == []
-    assert redis_client.zscore(lobby_key("classic"), full["table_id"]) == now  # skipped, kept
+    assert redis_client.zscore(lobby_key("classic"), full["table_id"]) is None  # made right
     unlisted = create(client, "classic", ["Ann", None, None, None])
     redis_client.zadd(lobby_key("classic"), {unlisted["table_id"]: now})
     assert ids(lobby(client)) == []
+    assert redis_client.zcard(lobby_key("classic")) == 0
 
 
 @pytest.mark.parametrize("variant", ["classic", "sevens", "may-i"])
@@ -162,6 +163,8 @@ def test_a_table_whose_match_the_host_ended_takes_nobody_and_is_not_listed(
     assert ids(lobby(client)) == [table_id]
     r = client.post(f"/v1/tables/{table_id}/finish", headers=bearer(ended["host_token"]))
     assert r.status_code == 200, r.get_json()
+    # The finish took it out of the index (RULES.md 5.6): no read has to find it.
+    assert redis_client.zscore(lobby_key(variant), table_id) is None
     assert ids(lobby(client)) == []  # it would never deal: nobody should sit down there
     before = snapshot(redis_client, Table(table_id, ended["host_token"], [], ended))
     r = client.post(f"/v1/tables/{table_id}/join", json={"name": "Bo"})

@@ -234,8 +234,9 @@ def test_sigterm_ends_the_streams_asking_clients_back_soon(
 
 
 def test_a_reissued_token_closes_the_seats_stream_and_its_tickets(streaming: Served) -> None:
+    # Before the deal: while a round is in play a connected seat's token is
+    # not reissued (RULES.md 5.1: host powers show no card).
     tables, t = worked_table(streaming)
-    tables.deal(t, WORKED_HANDS)
     got = requests.post(f"{streaming.base}{t.url}/seats/1/tickets", headers=bearer(t.seats[1]))
     ticket = got.json()
     reader = Reader(f"{streaming.base}{t.url}/seats/1/stream", **bearer(t.seats[1]))

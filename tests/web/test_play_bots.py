@@ -201,7 +201,7 @@ def test_an_answer_that_comes_after_a_newer_view_does_not_replace_it(
     table_id = table_of(links[0])
     players = Players(with_worker.base, table_id)
     for i, link in enumerate(links):
-        players.join(link, f"Bot {i + 1}")
+        players.join(link, f"Scripted {i + 1}")  # a person: "Bot …" is the bots' (RULES.md 5.1)
     page.wait_for_selector("#deal")
     page.click("#deal")
     wait_for(lambda: players.table()["round"] is not None, "the page's deal")

@@ -336,7 +336,7 @@ def test_one_person_and_three_scripted_players_play_a_round(
     table_id = table_of(links[0])
     players = Players(live.base, table_id)
     for i, link in enumerate(links):
-        players.join(link, f"Bot {i + 1}")
+        players.join(link, f"Scripted {i + 1}")  # a person: "Bot …" is the bots' (RULES.md 5.1)
     page.wait_for_selector("#deal")
     page.screenshot(path=str(ARTEFACTS / f"{preset}-ready.png"), full_page=True)
     page.focus("#deal")
@@ -441,7 +441,7 @@ def test_a_card_picked_before_the_moves_answer_arrives_stays_picked(
     links = create(page, "classic", "Ann")
     players = Players(live.base, table_of(links[0]))
     for i, link in enumerate(links):
-        players.join(link, f"Bot {i + 1}")
+        players.join(link, f"Scripted {i + 1}")  # a person: "Bot …" is the bots' (RULES.md 5.1)
     page.click("#deal")
     wait_for(lambda: players.table()["round"] is not None, "the page's deal")
     token = stored(page, players.table_id)["token"]

@@ -19,7 +19,7 @@ import requests
 
 from benchmarks.processes import free_port
 
-from ..conftest import EVERY_EVENT, RedisProcess, Served
+from ..conftest import EVERY_EVENT, UNLIMITED, RedisProcess, Served
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -27,16 +27,18 @@ pytestmark = pytest.mark.timeout(300)
 class WorkerProcess:
     """A ``referee worker`` on ``redis_url``; its log in ``folder``."""
 
-    def __init__(self, redis_url: str, folder: Path, name: str) -> None:
+    def __init__(self, redis_url: str, folder: Path, name: str, **extra: str) -> None:
         self.log = folder / f"{name}.log"
         env = {
             **os.environ,
+            **{k.upper(): v for k, v in UNLIMITED.items()},
             "REDIS_URL": redis_url,
             "WORKER_HEALTH_FILE": str(folder / f"{name}.alive"),
             "WORKER_THREADS": "4",
             # The tests read whole logs from the start (the workers' commits trim it too).
             "EVENTS_KEPT": str(EVERY_EVENT),
             "WORKER_METRICS_PORT": str(free_port()),
+            **extra,
         }
         self.env = env
         self._file = open(self.log, "ab")  # noqa: SIM115 - closed in stop()

@@ -24,16 +24,31 @@ const key = () => ({ "Idempotency-Key": crypto.randomUUID() });
 
 // ----- the lobby and a new table -------------------------------------------
 
+const LOBBY_SHOWN = 20;
+const LOBBY_PAGES = 5;
+
+// The lobby's first LOBBY_SHOWN tables: a page may hold fewer than its
+// `limit` with `more` (the service drops entries it finds stale on the
+// way), so read on from `next_after` while `more`, a few pages at most.
+async function listedTables(): Promise<Schemas["LobbyTable"][]> {
+  const found: Schemas["LobbyTable"][] = [];
+  let after: string | undefined;
+  for (let page = 0; page < LOBBY_PAGES && found.length < LOBBY_SHOWN; page++) {
+    const query = { limit: LOBBY_SHOWN - found.length, ...(after ? { after } : {}) };
+    const listed = await api.GET("/v1/lobby", { params: { query } }).then(ok);
+    found.push(...(listed.tables ?? []));
+    if (!listed.more || !listed.next_after) break;
+    after = listed.next_after;
+  }
+  return found;
+}
+
 async function lobby(): Promise<void> {
-  const [games, listed] = await Promise.all([
-    api.GET("/v1/games").then(ok),
-    api.GET("/v1/lobby", { params: { query: { limit: 20 } } }).then(ok),
-  ]);
+  const [games, tables] = await Promise.all([api.GET("/v1/games").then(ok), listedTables()]);
   const presets = (games.games ?? []).flatMap((g) =>
     (g.variants ?? []).map((v) => ({ ...v, title: g.title ?? g.name })),
   );
   const form = createForm(presets);
-  const tables = listed.tables ?? [];
   render(
     main,
     h("h2", {}, "Open tables"),

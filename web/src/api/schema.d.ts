@@ -522,7 +522,8 @@ export interface paths {
          * End the match now (host)
          * @description An `open` match is `finished` with the leaders as winners; any other
          *     match is `abandoned` with no winner. A round in play is not scored
-         *     ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)). 409 `match-over` if it has already ended.
+         *     ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)). A listed table leaves the lobby ([every game: listing open tables](/docs/rules/#seats-and-the-lobby)).
+         *     409 `match-over` if it has already ended.
          */
         post: operations["finishMatch"];
         delete?: never;
@@ -1111,8 +1112,14 @@ export interface paths {
          * @description For the player who lost it (a reloaded page, another phone): the old
          *     token stops working at once, in every worker (the stored hash is
          *     replaced). The new one is shown only here (and to a retry with the
-         *     same `Idempotency-Key`, kept encrypted with that key). 409
-         *     `seat-open` for an open seat. Event `token-reissued` (seat, name).
+         *     same `Idempotency-Key`, kept encrypted with that key). Host powers
+         *     never show a card ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)): while a round is in play a seat's
+         *     token is reissued only while the seat is not `connected` (the lost
+         *     phone), and the public view marks the seat `reissued` for the rest
+         *     of that round. 409 `seat-open` for an open seat, `seat-is-bot` for a
+         *     seat a bot plays (it has no person's token), `seat-connected` while
+         *     a round is in play and the seat is connected. Event
+         *     `token-reissued` (seat, name).
          */
         post: operations["reissueToken"];
         delete?: never;
@@ -1627,7 +1634,7 @@ export interface components {
             listed?: boolean;
             /** @description The preset's option overrides: the options of its game (each `oneOf` member lists them), every member optional. */
             options?: Record<string, never>;
-            /** @description The players in seat order, clockwise from seat 0: a name; `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
+            /** @description The players in seat order, clockwise from seat 0: a person's name (names of the form `Bot …` are the bots', [every game: seats and who joins](/docs/rules/#seats-and-the-lobby): a person's name whose first word reads "Bot", in any case or in look-alike letters, is refused); `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
             players: ((string | {
                 /** @enum {string} */
                 bot: "random" | "basic";
@@ -1659,7 +1666,7 @@ export interface components {
              */
             listed?: boolean;
             options?: components["schemas"]["MyShipSailsTableOptions"];
-            /** @description The players in seat order, clockwise from seat 0: a name; `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
+            /** @description The players in seat order, clockwise from seat 0: a person's name (names of the form `Bot …` are the bots', [every game: seats and who joins](/docs/rules/#seats-and-the-lobby): a person's name whose first word reads "Bot", in any case or in look-alike letters, is refused); `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
             players: ((string | {
                 /** @enum {string} */
                 bot: "random" | "basic";
@@ -1691,7 +1698,7 @@ export interface components {
              */
             listed?: boolean;
             options?: components["schemas"]["MayITableOptions"];
-            /** @description The players in seat order, clockwise from seat 0: a name; `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
+            /** @description The players in seat order, clockwise from seat 0: a person's name (names of the form `Bot …` are the bots', [every game: seats and who joins](/docs/rules/#seats-and-the-lobby): a person's name whose first word reads "Bot", in any case or in look-alike letters, is refused); `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
             players: ((string | {
                 /** @enum {string} */
                 bot: "random" | "basic";
@@ -1722,7 +1729,7 @@ export interface components {
              */
             listed?: boolean;
             options?: components["schemas"]["MyShipSailsTableOptions"];
-            /** @description The players in seat order, clockwise from seat 0: a name; `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
+            /** @description The players in seat order, clockwise from seat 0: a person's name (names of the form `Bot …` are the bots', [every game: seats and who joins](/docs/rules/#seats-and-the-lobby): a person's name whose first word reads "Bot", in any case or in look-alike letters, is refused); `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
             players: ((string | {
                 /** @enum {string} */
                 bot: "random" | "basic";
@@ -1753,7 +1760,7 @@ export interface components {
              */
             listed?: boolean;
             options?: components["schemas"]["SevensTableOptions"];
-            /** @description The players in seat order, clockwise from seat 0: a name; `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
+            /** @description The players in seat order, clockwise from seat 0: a person's name (names of the form `Bot …` are the bots', [every game: seats and who joins](/docs/rules/#seats-and-the-lobby): a person's name whose first word reads "Bot", in any case or in look-alike letters, is refused); `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
             players: ((string | {
                 /** @enum {string} */
                 bot: "random" | "basic";
@@ -1784,7 +1791,7 @@ export interface components {
              */
             listed?: boolean;
             options?: components["schemas"]["MyShipSailsTableOptions"];
-            /** @description The players in seat order, clockwise from seat 0: a name; `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
+            /** @description The players in seat order, clockwise from seat 0: a person's name (names of the form `Bot …` are the bots', [every game: seats and who joins](/docs/rules/#seats-and-the-lobby): a person's name whose first word reads "Bot", in any case or in look-alike letters, is refused); `null` for an open seat, which a player takes later with a join code (or, at a `listed` table, with none): [every game: seats and who joins](/docs/rules/#seats-and-the-lobby); or `{"bot": "random" | "basic", "name": ...}` for a seat an automatic player takes ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); no token). */
             players: ((string | {
                 /** @enum {string} */
                 bot: "random" | "basic";
@@ -1941,7 +1948,7 @@ export interface components {
         Join: {
             /** @description A join code from the host (a seat's, or the table's); leave it out to take the lowest open seat of a listed table. */
             code?: string;
-            /** @description The player's name. Kept as typed, but refused (422) when it holds a character of Unicode category Cc, Cf, Co, Cs, Cn, Zl, Zp (controls, format and direction-changing characters such as U+202E, private use, lone surrogates, unassigned code points, line and paragraph separators), or when it has no visible character (only spaces, combining marks or blank fillers). */
+            /** @description The player's name. Names of the form `Bot …` are the bots' ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)): a person's name whose first word reads "Bot" (in any case, or in letters that look alike: Unicode's confusables) is refused (422). Kept as typed, but refused (422) when it holds a character of Unicode category Cc, Cf, Co, Cs, Cn, Zl, Zp (controls, format and direction-changing characters such as U+202E, private use, lone surrogates, unassigned code points, line and paragraph separators), or when it has no visible character (only spaces, combining marks or blank fillers). */
             name: string;
         };
         /** @description A join code ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)): shown only to the host, once. */
@@ -2459,7 +2466,7 @@ export interface components {
              *     | 404 | [`not-found`](/problems/not-found), [`table-not-found`](/problems/table-not-found), [`round-not-found`](/problems/round-not-found), [`record-not-found`](/problems/record-not-found), [`seat-not-found`](/problems/seat-not-found), [`move-not-in-game`](/problems/move-not-in-game), [`page-not-found`](/problems/page-not-found) |
              *     | 405 | [`method-not-allowed`](/problems/method-not-allowed) |
              *     | 406 | [`not-acceptable`](/problems/not-acceptable) |
-             *     | 409 | [`round-not-over`](/problems/round-not-over), [`seeds-missing`](/problems/seeds-missing), [`no-pending-deal`](/problems/no-pending-deal), [`conflict`](/problems/conflict), [`idempotency-key-in-use`](/problems/idempotency-key-in-use), [`round-in-play`](/problems/round-in-play), [`no-round-in-play`](/problems/no-round-in-play), [`stale-round`](/problems/stale-round), [`not-your-turn`](/problems/not-your-turn), [`round-over`](/problems/round-over), [`match-over`](/problems/match-over), [`seats-full`](/problems/seats-full), [`seats-open`](/problems/seats-open), [`seat-open`](/problems/seat-open), [`seat-is-bot`](/problems/seat-is-bot), [`seat-not-away`](/problems/seat-not-away), [`seat-not-bot`](/problems/seat-not-bot), [`seat-taken`](/problems/seat-taken), [`table-dealt`](/problems/table-dealt); My Ship Sails: [`stale-exchange`](/problems/stale-exchange), [`claim-window-closed`](/problems/claim-window-closed), [`declaration-automatic`](/problems/declaration-automatic); Sevens: [`stale-turn`](/problems/stale-turn); May I?: [`stale-move`](/problems/stale-move), [`must-draw-first`](/problems/must-draw-first), [`already-drawn`](/problems/already-drawn), [`already-declined`](/problems/already-declined), [`repeat-not-kept`](/problems/repeat-not-kept), [`may-i-open`](/problems/may-i-open), [`may-i-closed`](/problems/may-i-closed), [`may-i-taken`](/problems/may-i-taken), [`may-i-not-open`](/problems/may-i-not-open), [`may-i-not-asked`](/problems/may-i-not-asked), [`already-answered`](/problems/already-answered) |
+             *     | 409 | [`round-not-over`](/problems/round-not-over), [`seeds-missing`](/problems/seeds-missing), [`no-pending-deal`](/problems/no-pending-deal), [`conflict`](/problems/conflict), [`idempotency-key-in-use`](/problems/idempotency-key-in-use), [`round-in-play`](/problems/round-in-play), [`no-round-in-play`](/problems/no-round-in-play), [`stale-round`](/problems/stale-round), [`not-your-turn`](/problems/not-your-turn), [`round-over`](/problems/round-over), [`match-over`](/problems/match-over), [`seats-full`](/problems/seats-full), [`seats-open`](/problems/seats-open), [`seat-open`](/problems/seat-open), [`seat-is-bot`](/problems/seat-is-bot), [`seat-not-away`](/problems/seat-not-away), [`seat-in-play`](/problems/seat-in-play), [`seat-connected`](/problems/seat-connected), [`seat-not-bot`](/problems/seat-not-bot), [`seat-taken`](/problems/seat-taken), [`table-dealt`](/problems/table-dealt); My Ship Sails: [`stale-exchange`](/problems/stale-exchange), [`claim-window-closed`](/problems/claim-window-closed), [`declaration-automatic`](/problems/declaration-automatic); Sevens: [`stale-turn`](/problems/stale-turn); May I?: [`stale-move`](/problems/stale-move), [`must-draw-first`](/problems/must-draw-first), [`already-drawn`](/problems/already-drawn), [`already-declined`](/problems/already-declined), [`repeat-not-kept`](/problems/repeat-not-kept), [`may-i-open`](/problems/may-i-open), [`may-i-closed`](/problems/may-i-closed), [`may-i-taken`](/problems/may-i-taken), [`may-i-not-open`](/problems/may-i-not-open), [`may-i-not-asked`](/problems/may-i-not-asked), [`already-answered`](/problems/already-answered) |
              *     | 410 | [`events-gone`](/problems/events-gone), [`rounds-gone`](/problems/rounds-gone) |
              *     | 412 | [`precondition-failed`](/problems/precondition-failed) |
              *     | 413 | [`body-too-large`](/problems/body-too-large) |
@@ -2734,6 +2741,8 @@ export interface components {
             points: number;
             /** @description Sevens, in `standings`: the place (1 first; ties share). */
             rank?: number;
+            /** @description The host reissued this seat's token while the round shown was in play (while the seat was not connected: a lost phone); marked for the rest of that round, beside the `token-reissued` event ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)). */
+            reissued?: boolean;
             seat: number;
             /** @description The seat's deadline in the step the table waits on (ms since the epoch, Redis's clock), or `null`: its default move (or its bot's move) is made then. */
             until_ms?: number | null;

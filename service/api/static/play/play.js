@@ -866,16 +866,26 @@ async function attempt(what) {
   }
 }
 var key = () => ({ "Idempotency-Key": crypto.randomUUID() });
+var LOBBY_SHOWN = 20;
+var LOBBY_PAGES = 5;
+async function listedTables() {
+  const found = [];
+  let after;
+  for (let page = 0; page < LOBBY_PAGES && found.length < LOBBY_SHOWN; page++) {
+    const query = { limit: LOBBY_SHOWN - found.length, ...after ? { after } : {} };
+    const listed = await api.GET("/v1/lobby", { params: { query } }).then(ok);
+    found.push(...listed.tables ?? []);
+    if (!listed.more || !listed.next_after) break;
+    after = listed.next_after;
+  }
+  return found;
+}
 async function lobby() {
-  const [games, listed] = await Promise.all([
-    api.GET("/v1/games").then(ok),
-    api.GET("/v1/lobby", { params: { query: { limit: 20 } } }).then(ok)
-  ]);
+  const [games, tables] = await Promise.all([api.GET("/v1/games").then(ok), listedTables()]);
   const presets = (games.games ?? []).flatMap(
     (g) => (g.variants ?? []).map((v) => ({ ...v, title: g.title ?? g.name }))
   );
   const form = createForm(presets);
-  const tables = listed.tables ?? [];
   render(
     main,
     h("h2", {}, "Open tables"),

@@ -1,0 +1,108 @@
+"""The referee's moves charged to whoever created the table (RULES.md 5.4):
+Redis only, no game, no HTTP.
+
+A table remembers its creator in its auth record (``"q"``: ``addr:<address>``
+or ``client:<key name>``, written at creation; a table made by an older
+release has none and is charged as ``table:<id>``, on the address's limit).
+Before the worker makes a bot's or a default move it charges one move to
+that creator's counter; a creator whose budget for the window is spent gets
+no move until the window ends: its tables wait, everyone else's do not
+(``service.worker.run``). The counters are the ``limits`` library's fixed
+windows, on the same keys' layout as the request counters
+(``LIMITS:LIMITER/referee-limits/<who>/referee-moves/...``).
+
+| creator | budget | setting |
+|---|---|---|
+| a client address | ``RATE_LIMIT_REFEREE_MOVES`` | ``10/second`` |
+| a client key | ``CLIENT_KEY_REFEREE_MOVES_PER_SECOND`` a second | ``100`` |
+
+Why a budget of its own, not the creator's request counter: a move the
+referee makes costs what a person's does (a commit, a record entry of some
+60 to 200 bytes kept with the round for a week), but nobody sends it; at an
+address's 100 requests a second, bots alone would grow Redis by some 60 MiB
+an hour. Ten a second is a person with three bots at several tables at once.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import redis
+from limits import RateLimitItem, RateLimitItemPerSecond, parse
+from limits.storage import RedisStorage, storage_from_string
+from limits.strategies import FixedWindowRateLimiter
+from redis.cluster import RedisCluster
+
+from .client import cluster_call_options, parse_cluster_url
+
+KEY_PREFIX = "referee-limits"
+"""The limits' namespace (the request counters' too: ``service.api.limits``)."""
+
+SCOPE = "referee-moves"
+
+
+def cluster_storage(url: str, timeout_seconds: float) -> dict[str, Any]:
+    """The limits library's storage for the Redis Cluster of ``url`` (any form
+    the service takes: ``rediss+cluster://``, seeds without a port, an encoded
+    password): the library wants ``redis+cluster://host:port,…`` and takes
+    credentials, TLS, timeouts and retries as options."""
+    nodes, options = parse_cluster_url(url)
+    hosts = ",".join(f"[{h}]:{p}" if ":" in h else f"{h}:{p}" for h, p in nodes)
+    return {
+        "storage_uri": f"redis+cluster://{hosts}",
+        "storage_options": {**options, **cluster_call_options(timeout_seconds)},
+    }
+
+
+def limits_storage(client: Any, url: str | None, timeout_seconds: float) -> RedisStorage:
+    """The limits library's storage on ``client``'s Redis: its connection
+    pool on one server (Sentinel's too), the cluster of ``url`` on a cluster."""
+    if isinstance(client, RedisCluster):
+        assert url is not None  # a cluster client comes from a cluster URL
+        where = cluster_storage(url, timeout_seconds)
+        found: RedisStorage = storage_from_string(  # type: ignore[assignment]
+            where["storage_uri"], **where["storage_options"]
+        )
+        return found
+    assert isinstance(client, redis.Redis)
+    return RedisStorage("redis://", connection_pool=client.connection_pool)
+
+
+def creator_of(table_id: str, auth: dict[str, Any]) -> str:
+    """Whom a table's referee moves are charged to: its auth record's ``q``
+    (``addr:…`` or ``client:…``), else the table itself (made by a release
+    that kept no creator)."""
+    who = auth.get("q")
+    return who if isinstance(who, str) and who else f"table:{table_id}"
+
+
+class RefereeMoves:
+    """The creators' budgets of referee moves on ``storage``: ``per_address``
+    (a limit string such as ``10/second``) for addresses (and tables of no
+    known creator), ``per_key`` moves a second for client keys."""
+
+    def __init__(self, storage: RedisStorage, per_address: str, per_key: int) -> None:
+        self.storage = storage
+        self.limiter = FixedWindowRateLimiter(storage)
+        self.per_address: RateLimitItem = parse(per_address)
+        self.per_key: RateLimitItem = RateLimitItemPerSecond(max(1, per_key))
+
+    def limit_of(self, who: str) -> RateLimitItem:
+        """The budget of creator ``who``."""
+        return self.per_key if who.startswith("client:") else self.per_address
+
+    def charge(self, who: str) -> float | None:
+        """Charge one move to ``who``: ``None`` when its budget had room,
+        else the seconds until its window ends (nothing charged)."""
+        limit = self.limit_of(who)
+        if self.limiter.hit(limit, KEY_PREFIX, who, SCOPE):
+            return None
+        reset = self.limiter.get_window_stats(limit, KEY_PREFIX, who, SCOPE).reset_time
+        return max(0.0, reset - time.time())
+
+
+def wait_ms(seconds: float) -> int:
+    """A wait in seconds as whole milliseconds, rounded up."""
+    return max(1, math.ceil(seconds * 1000))
