@@ -25,6 +25,7 @@ from typing import Any
 import redis
 
 from service.api import proofs
+from service.storage.store import moves_key, records_key
 
 from .redis_cost import HttpTable, in_process_app
 
@@ -64,6 +65,20 @@ def tables_memory(client: redis.Redis, table_ids: list[str]) -> dict[str, int]:
     return totals
 
 
+def record_figures(client: redis.Redis, table_id: str) -> dict[str, int]:
+    """The record keys' bytes (``MEMORY USAGE``) and the entries they hold."""
+    entries = 0
+    folded: list[bytes] = client.hvals(records_key(table_id))  # type: ignore[assignment]
+    for text in folded:
+        entries += len([line for line in text.split(b"\n")[1:] if line.startswith(b"[")])
+    items: list[bytes] = client.lrange(moves_key(table_id), 2, -1)  # type: ignore[assignment]
+    entries += len([t for t in items if t.startswith(b"[")])
+    used = 0
+    for key in (moves_key(table_id), records_key(table_id)):
+        used += int(client.memory_usage(key, samples=0) or 0)
+    return {"record_bytes": used, "record_entries": entries}
+
+
 def played_table(url: str, seats: int = 7, rounds: int = 5) -> dict[str, Any]:
     """A ``seats``-seat table through the HTTP API (in-process): its memory
     after one round and after a ``rounds``-deal match."""
@@ -78,6 +93,7 @@ def played_table(url: str, seats: int = 7, rounds: int = 5) -> dict[str, Any]:
     assert view["match"]["status"] != "in-progress", view["match"]
     listed = table.client.get(f"/v1/tables/{table.id}/rounds").get_json()["rounds"]
     after_match = table_memory(client, table.id)
+    record = record_figures(client, table.id)
     stored = client.hget(f"referee:{{{table.id}}}:table", "s") or b""
     written = int(client.hget(f"referee:{{{table.id}}}:table", "n") or 0)
     return {
@@ -89,6 +105,7 @@ def played_table(url: str, seats: int = 7, rounds: int = 5) -> dict[str, Any]:
         "events": written,
         "events_kept": int(client.llen(f"referee:{{{table.id}}}:events")),
         "state_bytes_after_match": len(stored),
+        "record": record,
     }
 
 

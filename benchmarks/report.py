@@ -243,15 +243,17 @@ def targets(figures: dict[str, Any]) -> list[Target]:
         Target(
             "Redis memory of a 7-seat table after a 5-round match (median)",
             played["after_match"]["median"],
-            4096,
+            MATCH_MEMORY_LIMIT,
             True,
             "B",
             f"{played['tables']} tables; largest {played['after_match']['max']:,.0f} B; "
             f"median {played['match_exchanges']['median']:g} exchanges, "
             f"{played['events']['median']:g} events, "
-            f"{played['events_kept']['median']:g} kept",
+            f"{played['events_kept']['median']:g} kept; 100,000 such tables "
+            f"{played['after_match']['median'] * 100_000 / 2**30:.2f} GiB",
         )
     )
+    out += record_targets(mem)
     out += growth_targets(mem.get("growth", {}))
     exp = mem["expiry"]
     out.append(
@@ -290,6 +292,33 @@ def _quota_targets(figures: dict[str, Any]) -> list[Target]:
     from . import bot_quota  # it uses this module
 
     return bot_quota.targets(figures)
+
+
+MATCH_MEMORY_LIMIT = 16_384
+"""Issue 39: a 7-seat table after a 5-round match, round records included
+(3.8 KB before records, 50 KB with them uncompacted)."""
+
+RECORD_MOVE_LIMIT = 60
+"""Issue 39: Redis bytes per recorded move (180-230 before compaction)."""
+
+
+def record_targets(mem: dict[str, Any]) -> list[Target]:
+    """Round records' Redis cost (benchmarks/record_memory.py): bytes per
+    recorded move (the largest table is a figure of the memory rows)."""
+    per_move = mem["played"].get("record_per_move")
+    found = []
+    if per_move is not None:
+        found.append(
+            Target(
+                "Redis bytes per recorded move, 7-seat tables after a 5-round match (median)",
+                per_move["median"],
+                RECORD_MOVE_LIMIT,
+                True,
+                "B",
+                f"{per_move['tables']} tables, headers included; largest {per_move['max']:.1f} B",
+            )
+        )
+    return found
 
 
 def _clock_targets(figures: dict[str, Any]) -> list[Target]:
@@ -889,6 +918,18 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str, str, str]]:
             "–",
         ),
     ]
+    largest = mem.get("largest")  # runs before issue 39 did not measure it
+    if largest is not None:
+        out.append(
+            (
+                f"the largest table: {largest['records']} records of "
+                f"{largest['entries_per_record']:,} entries, every one at its cap (B; "
+                f"{largest['bytes_per_entry']:.1f} B an entry) / 100,000 such tables (GiB)",
+                f"{_n(largest['total'])} / {largest['total'] * 100_000 / 2**30:.1f}",
+                "–",
+                "–",
+            )
+        )
     keyed = mem.get("keyed")  # runs before issue 24 did not measure it
     if keyed is not None:
         for what, one in keyed["records"].items():

@@ -54,6 +54,7 @@ from . import (
     keyed_memory,
     long_round,
     memory,
+    record_memory,
     redis_cost,
     replicas,
     report,
@@ -535,6 +536,9 @@ def main(argv: list[str] | None = None) -> int:
 
             log("memory…")
             played = memory.played_tables(url)
+            played["record_per_move"] = record_memory.per_move(played)
+            log("the largest table: every record at its cap…")
+            largest = record_memory.largest_table(url)
             idle = memory.idle_tables(url, plan.idle_tables)
             expiry = memory.expiry(url)
             log("a May I? round nobody lays down in: 1, 100 and 4,000 moves…")
@@ -664,6 +668,7 @@ def main(argv: list[str] | None = None) -> int:
             "expiry": expiry,
             "growth": grown,
             "keyed": keyed,
+            "largest": largest,
         },
         "long_round": long,
         "streams": streamed,

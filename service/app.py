@@ -27,6 +27,7 @@ from .api import (
     presence,
     problem_pages,
     problems,
+    round_records,
 )
 from .api.common import Referee, RefereeFlask
 from .api.spec import CLIENT_KEY_SCHEME, CLIENT_KEY_TEXT, RefereeApi, description
@@ -121,6 +122,7 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
     _register_errors(app, settings)
     docs_pages.init_app(app, settings.docs_dir, settings.rules_docs_dir, settings.deploy_docs_dir)
     play_page.init_app(app)  # /play, the reference web table
+    round_records.init_app(app)  # compression of a round's record, when asked
 
     @app.get(f"{SWAGGER_UI_ASSETS}/<name>")
     def swagger_ui_asset(name: str) -> Response:

@@ -420,16 +420,18 @@ def _read_record(source: str) -> Any:
 
 def _check_record(args: argparse.Namespace) -> int:
     """``referee verify`` (the deal from its proof) and ``referee replay``
-    (that and every move, and the result): 0 when it matches, 1 when not
-    (each problem printed), 2 for what is no record."""
-    from .games.replay import replay, verify
+    (that and every move, and the result); what they check and their exit
+    statuses are :mod:`.games.replay`'s (``STATUSES``: 0 it matches, 1 not
+    (each problem printed), 2 no record, 3 another rules version, 4 moves
+    missing from the record)."""
+    from .games.replay import NOT_A_RECORD, replay, verify
 
     try:
         record = _read_record(args.record)
         report = (replay if args.command == "replay" else verify)(record)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as bad:
         print(f"referee {args.command}: not a round record: {bad!r}", file=sys.stderr)
-        return 2
+        return NOT_A_RECORD
     what = f"table {record.get('table_id')} round {record.get('round')} ({record.get('game')})"
     if report.ok:
         done = (
@@ -437,10 +439,18 @@ def _check_record(args: argparse.Namespace) -> int:
         )
         print(f"OK {what}: commitment, seeds and deck order match{done}")
         return 0
-    print(f"MISMATCH {what}:")
-    for problem in report.problems:
-        print(f"- {problem}")
-    return 1
+    if report.problems:
+        print(f"MISMATCH {what}:")
+        for problem in report.problems:
+            print(f"- {problem}")
+    elif report.other_rules:
+        print(f"OTHER RULES {what}: {report.other_rules}; its proof and chain of moves match")
+    else:
+        replayed = f"; {report.moves} moves replayed" if args.command == "replay" else ""
+        print(f"INCOMPLETE {what}: what it holds matches{replayed}, but:")
+        for missing in report.incomplete:
+            print(f"- {missing}")
+    return report.status
 
 
 def _worker(args: argparse.Namespace) -> int:

@@ -21,6 +21,7 @@ from benchmarks import (
     long_round,
     memory,
     players,
+    record_memory,
     redis_cost,
     report,
     streams,
@@ -94,6 +95,21 @@ def test_memory_of_a_played_table_and_idle_tables(redis_server: RedisProcess) ->
     each = {table_id: memory.table_memory(client, table_id)["total"] for table_id in ids[:5]}
     assert memory.tables_memory(client, ids[:5]) == each
     assert len(ids) >= 20 and all(each.values())
+
+
+def test_round_records_are_measured_per_move_and_at_their_caps(
+    redis_server: RedisProcess,
+) -> None:
+    played = memory.played_table(redis_server.url, seats=4, rounds=2)
+    record = played["record"]
+    assert record["record_entries"] > 0 and record["record_bytes"] > 0
+    per_move = record_memory.per_move({"each": [played]})
+    assert per_move["median"] == record["record_bytes"] / record["record_entries"]
+    largest = record_memory.largest_table(redis_server.url)
+    assert largest["records"] == 21 and largest["entries_per_record"] == 2000
+    # Every record a table keeps, at its cap: what they hold is the bulk.
+    assert largest["record_bytes"] <= largest["total"] < largest["record_bytes"] + 50_000
+    assert 20 < largest["entry_text_bytes"] < largest["bytes_per_entry"]
 
 
 def test_idempotency_records_are_measured(redis_server: RedisProcess) -> None:

@@ -70,7 +70,7 @@ def test_no_secret_shows_before_its_round_is_over(
     assert call("GET", f"{url}/next-deal") == 200
     assert call("POST", f"{url}/rounds", None, host) == 201
     second = json.loads(redis_client.get(deal_key(tid)))["secret"]
-    assert json.loads(redis_client.lindex(moves_key(tid), 1))["proof"]["secret"] == first
+    assert json.loads(redis_client.lindex(moves_key(tid), 1))["x"] == first
     hand = send(served, "GET", f"{url}/seats/0", Authorization=f"Bearer {tokens[0]}")[2]["hand"]
     assert call("PUT", f"{url}/rounds/1/exchanges/1/passes/0", {"cards": hand[:1]}, tokens[0])
     assert call("POST", f"{url}/rounds/1/claims", None, tokens[1]) == 422
@@ -82,8 +82,8 @@ def test_no_secret_shows_before_its_round_is_over(
     log = served.log.read_text()
     everything = "\n".join(seen) + log
     # The round's chain key (the table hash's h, derived from the secret) neither.
-    chain_key = redis_client.hget(table_key(tid), "h").decode().split(" ")[2]
-    derived = hmac.new(bytes.fromhex(first), b"card-referee/moves/v1", "sha256")
+    chain_key = redis_client.hget(table_key(tid), "h").decode().split(" ")[3]
+    derived = hmac.new(bytes.fromhex(first), b"card-referee/moves/v2", "sha256")
     assert chain_key == derived.hexdigest()
     for secret in (first, second, chain_key):
         assert secret not in everything

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import http.client
+import json
 import os
 import random
 import re
@@ -252,3 +253,105 @@ def test_previous_and_this_release_side_by_side_through_contract_and_rollback(
         assert run["moves"] > 0
         assert not [n for n in run["notes"] if any(b in n for b in bad)], run["notes"]
         assert set(run["errors"]) <= {"ask 409 may-i-closed", "answer 409 may-i-closed"}, run
+
+
+def _send(port: int, method: str, path: str, body: Any = None, token: str = "") -> Any:
+    """One request to the server on ``port``; its status and JSON body."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    data = None if body is None else json.dumps(body)
+    connection.request(method, path, body=data, headers=headers)
+    answer = connection.getresponse()
+    raw = answer.read()
+    connection.close()
+    return answer.status, json.loads(raw) if raw else None
+
+
+def test_a_round_played_across_an_update_from_a_release_without_records_says_what_it_misses(
+    tmp_path: Path, previous: tuple[Path, str]
+) -> None:
+    # Issue 41: turns alternating between the previous release (which keeps
+    # no round record) and this one; the record must say that moves are
+    # missing, and verify and replay name the gap (exit 4), never a
+    # MISMATCH that reads like tampering.
+    import redis as redis_py
+
+    from service.games import codec
+    from service.games.sevens import players as sevens_players
+    from service.storage.store import choices_key, table_key
+
+    source, why = previous
+    print(f"\nprevious release: {why}")
+    redis_server = RedisProcess(tmp_path / "redis").start()
+    servers: list[Server] = []
+    client = redis_py.Redis.from_url(redis_server.url)
+    rng = random.Random(41)
+    try:
+        old = Server(source, redis_server.url, tmp_path / "old.log")
+        servers.append(old)
+        new = Server(ROOT, redis_server.url, tmp_path / "new.log")
+        servers.append(new)
+        records = {}
+        for variant, options in (("sevens", {}), ("classic", {"max_exchanges": 3})):
+            body = {
+                "variant": variant,
+                "players": ["A", "B", "C", "D", "E"],
+                "first_dealer": 0,
+                "options": options,
+            }
+            status, created = _send(new.port, "POST", "/v1/tables", body)
+            assert status == 201, created
+            tid, host = created["table_id"], created["host_token"]
+            seats = [s["token"] for s in created["seat_tokens"]]
+            url = f"/v1/tables/{tid}"
+            status, _ = _send(new.port, "POST", f"{url}/rounds", None, host)
+            assert status == 201
+            for step in range(400):
+                port = (old if step % 2 else new).port  # every other move by 0.2.0
+                table = codec.decode(client.hget(table_key(tid), "s"))
+                pending = client.hgetall(choices_key(tid))
+                if pending:
+                    table = codec.fold_choices(table, {int(k): v for k, v in pending.items()})
+                rnd = table.round
+                if table.played >= 1:
+                    break
+                if variant == "sevens":
+                    seat = rnd.on_turn
+                    move = sevens_players.bot(table, seat, rng)
+                    sent = (
+                        {"pass": True}
+                        if move["action"] == "pass"
+                        else {"play": move["card"], "last_card": move.get("last_card", False)}
+                    )
+                    path = f"{url}/rounds/1/turns/{rnd.turn}"
+                else:
+                    seat = next(s for s in rnd.exchange.waiting_for)
+                    sent = {"cards": [rng.choice(rnd.hands[seat])]}
+                    path = f"{url}/rounds/1/exchanges/{rnd.exchange.number}/passes/{seat}"
+                status, answer = _send(port, "PUT", path, sent, seats[seat])
+                assert status == 200, (step, answer)
+            status, rec = _send(new.port, "GET", f"{url}/rounds/1/record")
+            assert status == 200, rec
+            records[variant] = rec
+    finally:
+        for s in servers:
+            s.stop()
+        redis_server.stop()
+    for variant, rec in records.items():
+        assert rec["complete"] is False and rec["missing"], (variant, rec["missing"])
+        if variant == "classic":
+            assert any(gap["seats"] for gap in rec["missing"]), rec["missing"]
+        for command in ("verify", "replay"):
+            done = subprocess.run(
+                [sys.executable, "-m", "service.cli", command, "-"],
+                input=json.dumps(rec),
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            assert done.returncode == 4, (variant, command, done.stdout, done.stderr)
+            assert done.stdout.startswith("INCOMPLETE") and "MISMATCH" not in done.stdout
+            assert "a release that keeps no record" in done.stdout, done.stdout

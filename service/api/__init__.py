@@ -11,9 +11,21 @@ def blueprints() -> tuple[Any, ...]:
     """Every blueprint of the API, in the order the spec lists them (a game's
     move module is imported here, so that its routes exist before its
     blueprint is registered)."""
-    from . import bots, catalog, lobby, may_i, proofs, seats, sevens, ship, streams, tables
+    from . import (
+        bots,
+        catalog,
+        lobby,
+        may_i,
+        proofs,
+        round_records,
+        seats,
+        sevens,
+        ship,
+        streams,
+        tables,
+    )
 
-    del ship, bots  # their routes join tables.blp and seats.blp
+    del ship, bots, round_records  # their routes join tables.blp, seats.blp, proofs.blp
     return (
         catalog.variants_blp,
         tables.blp,

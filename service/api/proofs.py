@@ -24,12 +24,15 @@ from flask.views import MethodView
 from ..games import game_of
 from ..games.base import Transition
 from ..games.drbg import SECRET_BYTES
-from ..games.proof import DealRandom, chain_key, new_deal, problems_of, random_for
+from ..games.proof import DealRandom, chain_key, new_deal, random_for
+from ..games.record import header_text, proof_problems
 from ..games.replay import verify
+from ..storage.records import opening
 from ..storage.store import Journal, Loaded
+from ..version import release
 from . import auth
 from .catalog import checks_blp
-from .common import SECURITY, RefereeBlueprint, check_table_id, documented, referee
+from .common import SECURITY, RefereeBlueprint, documented, referee
 from .inputs import RECORD_BODY, takes_body
 from .links import operation
 from .moves import Answer, commit_move, load
@@ -38,7 +41,6 @@ from .schemas import NextDealSchema
 from .schemas_proofs import (
     CheckProofOutcomeSchema,
     CheckProofSchema,
-    RecordSchema,
     RequireSeedsSchema,
     SeedOutcomeSchema,
     SeedSchema,
@@ -72,19 +74,18 @@ def journaled(transition: Transition, journal: Journal) -> Journaled:
         transition.choice,
         transition.archive,
         transition.archive_reset,
+        transition.shuffles,
         journal=journal,
     )
 
 
 def recorded(transition: Transition, seat: int, move: str, **arguments: Any) -> Journaled:
     """``transition`` with the move that made it, for the round's record:
-    ``{"seat", "move", ...arguments}`` as the game's ``replay_move`` reads
-    it (``arguments`` hold ``round``: a move is recorded only in its
-    round's record)."""
-    return journaled(
-        transition,
-        Journal(move={"seat": seat, "move": move, **arguments}, round=arguments["round"]),
-    )
+    ``{"seat", "by": "seat", "move", ...arguments}`` as the game's
+    ``replay_move`` reads it (``arguments`` hold ``round``: a move is
+    recorded only in its round's record; RULES.md 5.2)."""
+    entry = {"seat": seat, "by": "seat", "move": move, **arguments}
+    return journaled(transition, Journal(move=entry, round=arguments["round"]))
 
 
 def public_part(pending: dict[str, Any]) -> dict[str, Any]:
@@ -172,39 +173,31 @@ def deal_round(table_id: str, loaded: Loaded, body: dict[str, Any]) -> Journaled
     due = pending.get("seeds_due_ms")
     if pending.get("require_seeds") and missing and (due is None or loaded.now_ms < due):
         raise seeds_missing(number, missing, due, loaded.now_ms)
-    submitted = body.get("hands") is not None
-    proof = {
-        "commitment": pending["commitment"],
-        "secret": pending["secret"],
-        "seeds": pending["seeds"],
-        "shuffles": rng.shuffles,
-        "submitted": submitted,
-    }
-    header = {
-        "table_id": table_id,
-        "game": game.name,
-        "variant": table.variant,
-        "round": number,
-        "dealt_at_ms": loaded.now_ms,
-        "start_state": start_state,
-        "deal_request": {k: v for k, v in body.items() if v is not None},
-        "submitted": submitted,
-        "deal": game.deal_of(dealt.table),
-        "proof": proof,
-    }
+    # What the record keeps; the deal, the shuffles and the commitment are
+    # derived from it when it is shown (service.games.record).
+    header = header_text(
+        start_state,
+        {k: v for k, v in body.items() if v is not None},
+        loaded.now_ms,
+        pending["secret"],
+        pending["seeds"],
+        release(),
+        game.rules_version,
+    )
     events = tuple(
         {**e, "commitment": pending["commitment"]} if e.get("type") == "round-dealt" else e
         for e in dealt.events
     )
     following = fresh_deal(number + 1, seats, *_carried(pending), now_ms=loaded.now_ms)
     public, stored = _texts(following)
+    key = chain_key(bytes.fromhex(pending["secret"])).hex()
     journal = Journal(
         public=public,
         deal=stored,
         round=number,
-        header=json.dumps(header, separators=(",", ":")),
+        header=header,
         # The round's chain of moves starts at its commitment (RULES.md 5.2).
-        chain=f"0 {pending['commitment']} {chain_key(bytes.fromhex(pending['secret'])).hex()}",
+        chain=opening(number, pending["commitment"], key, loaded.now_ms),
     )
     return Journaled(
         dealt.table,
@@ -361,76 +354,6 @@ class Seed(MethodView):
         return commit_move(table_id, move, respond, SeedOutcomeSchema)
 
 
-def record_of(table_id: str, round_no: int) -> dict[str, Any]:
-    """Round ``round_no``'s record, once the round is over (the wire form
-    :class:`RecordSchema` documents); 404 ``round-not-found``, 409
-    ``round-not-over`` while it is played, 404 ``record-not-found`` when it
-    is not kept."""
-    loaded = load(table_id)
-    table = loaded.table
-    game = game_of(table)
-    finished, held = game.rounds_of(table)
-    if round_no < 1 or round_no > finished + 1:
-        raise Problem(404, "round-not-found", f"This table has no round {round_no}.")
-    if round_no > finished:
-        raise Problem(
-            409,
-            "round-not-over",
-            f"Round {round_no} is not over: its record (and its secret) is shown once it is.",
-        )
-    text = referee().store.round_record(table_id, round_no)
-    result = None
-    if round_no == finished and held:
-        result = game.round_result(table, held[-1])
-    else:
-        page = referee().store.rounds(table_id, round_no - 1, 1)
-        if page.rounds and page.rounds[0][0] == round_no:
-            result = game.round_result(page.table, page.rounds[0][1])
-    if text is None or result is None:
-        raise Problem(
-            404,
-            "record-not-found",
-            f"Round {round_no}'s record is not kept: a table keeps its newest "
-            f"{referee().store.records_kept} records, of rounds dealt by this release.",
-        )
-    stored = json.loads(text)
-    header = stored["header"]
-    start = game.decode(header["start_state"])
-    view = game.public_view(start, header["dealt_at_ms"])
-    return {
-        **header,
-        "options": view["options"],
-        "seats": view["seats"],
-        "moves": stored["moves"],
-        "complete": stored["complete"],
-        "result": result,
-    }
-
-
-@blp.route("/<table_id>/rounds/<int:round_no>/record")
-class Record(MethodView):
-    @blp.response(200, RecordSchema)
-    @blp.doc(**operation("getRoundRecord"))
-    @documented(blp, 404, 409)
-    def get(self, table_id: str, round_no: int) -> dict[str, Any]:
-        """Read a finished round's record (public)
-
-        Everything needed to check and replay the round (RULES.md 5.2): the
-        options and seats, the table as it stood before the deal
-        (`start_state`, the game's stored form), the deal's body and what
-        was dealt (hands, stock or set-aside cards), the proof (the
-        commitment, the secret it commits to, every seat's seed, each
-        shuffle's deck and order), every accepted move in order with its
-        seat and time (`at_ms`), and the result. `referee verify` and
-        `referee replay` check it; `POST /v1/checks/deal-proof` too. 409
-        `round-not-over` while the round is played (its secret is never
-        shown before), 404 `record-not-found` for a round whose record is
-        not kept (the newest 20 are).
-        """
-        check_table_id(table_id)
-        return record_of(table_id, round_no)
-
-
 @checks_blp.route("/deal-proof")
 @takes_body(RECORD_BODY)
 class CheckProof(MethodView):
@@ -441,10 +364,15 @@ class CheckProof(MethodView):
         """Check a deal's proof
 
         With `proof` (a record's `proof`): whether its commitment is the
-        SHA-256 of its secret and every shuffle's order is the one the
-        secret and the seeds give. With `record` (a whole round record):
-        that, and whether dealing the round again from them gives the
-        recorded deal. Touches no storage. `valid: false` lists the
+        SHA-256 of its secret, its deal shuffles the starting deck its
+        `game`, `variant`, `options` and seat count give, and every shuffle's
+        and rebuilt stock's order is the one the secret and the seeds give
+        (a proof of version 1 names no game: it is invalid). With `record`
+        (a whole round record): that, whether dealing the round again from
+        them gives the recorded deal, and every move's link (the chain of
+        moves); `incomplete` names the moves missing from the record (a
+        record of another rules version is not dealt again: invalid).
+        Touches no storage. `valid: false` lists the
         problems; `submitted: true` says the deal was the host's, so that no
         shuffle was checked. A record must be one the referee writes: its
         `start_state` a table the referee could have made, its `variant`,
@@ -458,9 +386,14 @@ class CheckProof(MethodView):
         # The body is anyone's: whatever cannot be read as a record or a
         # proof is one that does not check (never a 500), and the answer
         # names no internal of the referee.
+        incomplete: list[str] = []
         if "record" in body:
             try:
-                problems = verify(body["record"]).problems
+                report = verify(body["record"])
+                problems = report.problems
+                if report.other_rules:
+                    problems = [*problems, f"{report.other_rules}: its deal was not dealt again"]
+                incomplete = report.incomplete
             except Exception:  # noqa: BLE001 - see above
                 problems = [
                     "the record is not one the referee writes: a member is missing or "
@@ -468,7 +401,8 @@ class CheckProof(MethodView):
                 ]
         else:
             try:
-                problems = [f"{p['pointer']}: {p['detail']}" for p in problems_of(body["proof"])]
+                found = proof_problems(body["proof"])
+                problems = [f"{p['pointer']}: {p['detail']}" for p in found]
             except Exception:  # noqa: BLE001 - see above
                 problems = [
                     "the proof is not one the referee writes: a member is missing or "
@@ -476,4 +410,9 @@ class CheckProof(MethodView):
                 ]
         proof = body["record"].get("proof") if "record" in body else body["proof"]
         submitted = isinstance(proof, dict) and proof.get("submitted") is True
-        return {"valid": not problems, "problems": problems[:50], "submitted": submitted}
+        return {
+            "valid": not problems,
+            "problems": problems[:50],
+            "submitted": submitted,
+            "incomplete": incomplete,
+        }

@@ -46,6 +46,9 @@ RULES_PAGES = {
 """The rule book's sections, as the rules pages the service serves (the rule
 book itself is the team's; users read ``docs/rules/``)."""
 
+GUIDE_PAGES = {"5.2": ("deal-proofs", "deals anyone can check")}
+"""Sections a page of the guide (``docs/guide/``) explains rather than a rules page."""
+
 _CITATION = re.compile(r"RULES\.md(?:\s+section)?\s+(\d+(?:\.\d+)?)((?:,\s*\d+(?:\.\d+)?)*)")
 
 
@@ -61,6 +64,10 @@ def source(page: str, anchor: str = "") -> str:
 
 
 def _link(section: str, href: Callable[[str, str], str]) -> str:
+    if section in GUIDE_PAGES:
+        page, words = GUIDE_PAGES[section]
+        url = f"/docs/guide/{page}" if href is served else f"guide/{page}.md"
+        return f"[every game: {words}]({url})"
     page, anchor, words = RULES_PAGES.get(section) or RULES_PAGES[section.split(".")[0]]
     if not page:  # every game's: the index page
         return f"[{words}]({href(page, anchor)})"

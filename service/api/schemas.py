@@ -891,19 +891,21 @@ class NextDealSchema(DocumentedSchema):
 
 class MoveChainSchema(DocumentedSchema):
     """The head of a round's chain of moves (RULES.md 5.2): each accepted
-    move links the head before it, keyed with the round's secret, so that a
-    record whose moves were reordered, dropped or changed ends elsewhere
-    (docs/guide/deal-proofs.md gives the construction)."""
+    move that does not commute links the head before it and the seats'
+    choices that commuted since, keyed with the round's secret, so that a
+    record whose moves were reordered, dropped, added or changed ends
+    elsewhere (docs/guide/deal-proofs.md gives the construction)."""
 
     moves = fields.Integer(
-        required=True, metadata={"description": "How many moves the chain holds."}
+        required=True,
+        metadata={"description": "How many of the record's entries that do not commute came."},
     )
     head = fields.String(
         required=True,
         validate=validate.Regexp(r"^[0-9a-f]{64}$"),
         metadata={
-            "description": "The last move's `link` (lower-case hex); the round's "
-            "commitment before its first move."
+            "description": "The `link` of the record's `moves`-th entry that does not "
+            "commute (lower-case hex); the round's commitment before the first."
         },
     )
 

@@ -51,21 +51,55 @@ class RequireSeedsSchema(StrictSchema):
 class ShuffleSchema(DocumentedSchema):
     """One shuffle of the round: its label, the cards as given, their order after it."""
 
-    label = fields.String(metadata={"description": "`card-referee/deal/shuffle/<i>`."})
-    deck = fields.List(fields.String())
-    order = fields.List(fields.String(), metadata={"description": "The deck order dealt from."})
+    label = fields.String(
+        metadata={
+            "description": "`card-referee/deal/shuffle/0` (the deal), "
+            "`may-i:round:<n>:reshuffle:<r>` (a rebuilt stock)."
+        }
+    )
+    deck = fields.List(
+        fields.String(),
+        metadata={
+            "description": "The cards as given: the starting deck (the deal), the "
+            "discard pile less its top, bottom first (a rebuilt stock)."
+        },
+    )
+    order = fields.List(
+        fields.String(),
+        metadata={
+            "description": "Their order: the deal's is dealt from its first card; a "
+            "rebuilt stock is drawn from its last."
+        },
+    )
+
+
+class ReshuffleSchema(ShuffleSchema):
+    """A rebuilt stock (May I?, RULES.md 4.7), shuffled under the round's reshuffle key."""
+
+    move = Int(metadata={"description": "The place (from 1) of its entry in the record's moves."})
 
 
 class ProofSchema(DocumentedSchema):
-    """A round's deal proof, shown once the round is over."""
+    """A round's deal proof, shown once the round is over (version 2)."""
 
+    version = Int(metadata={"description": "2 (a proof without it names no game)."})
+    game = fields.String()
+    variant = fields.String()
+    round = Int()
+    options = fields.Dict(
+        metadata={"description": "The table's options: the starting deck follows from them."}
+    )
     commitment = fields.String()
     secret = fields.String(metadata={"description": "The 32-byte secret, hex."})
     seeds = fields.List(
         fields.String(allow_none=True),
         metadata={"description": "Each seat's seed (`null`: none given)."},
     )
-    shuffles = fields.List(fields.Nested(ShuffleSchema))
+    shuffles = fields.List(
+        fields.Nested(ShuffleSchema),
+        metadata={"description": "The deal's shuffle of the starting deck (none if submitted)."},
+    )
+    reshuffles = fields.List(fields.Nested(ReshuffleSchema))
     submitted = Bool(
         metadata={
             "description": "The host submitted the hands: no shuffle to check; the proof "
@@ -74,13 +108,28 @@ class ProofSchema(DocumentedSchema):
     )
 
 
+class GapSchema(DocumentedSchema):
+    """Where moves are missing from a record (a release that keeps none took them)."""
+
+    after_move = Int(metadata={"description": "How many entries came before the gap's place."})
+    writes = Int(metadata={"description": "The table's writes by a release that keeps no record."})
+    seats = fields.List(
+        Int(), metadata={"description": "The seats whose choice such a release took."}
+    )
+
+
 class RecordSchema(DocumentedSchema):
     """A finished round's record: enough to check its deal and replay it."""
 
+    record_version = Int(metadata={"description": "2 (a record without it is of version 1)."})
     table_id = fields.String()
     game = fields.String()
     variant = fields.String()
     round = Int()
+    release = fields.String(metadata={"description": "The referee's release that dealt it."})
+    rules_version = Int(
+        metadata={"description": "The version of the game's rules it was refereed by."}
+    )
     options = fields.Dict(metadata={"description": "The table's options, as its view shows them."})
     seats = fields.List(fields.Dict())
     dealt_at_ms = Int()
@@ -91,21 +140,29 @@ class RecordSchema(DocumentedSchema):
     submitted = Bool()
     deal = fields.Dict(
         metadata={
-            "description": "What was dealt: `hands` by seat, `set_aside`, `stock`, `discard`."
+            "description": "What was dealt: `hands` by seat, `set_aside`, `stock` (top "
+            "first), `discard`."
         }
     )
     proof = fields.Nested(ProofSchema)
     moves = fields.List(
         fields.Dict(),
         metadata={
-            "description": "Every accepted move, in order: `seat`, `at_ms`, `move`, the "
-            "game's arguments and `link`, the round's chain of moves after it "
-            "(RULES.md 5.2; `move_chain` in the table's view showed it live)."
+            "description": "Every entry of the round, in order: `at_ms`, `by` (`seat`, "
+            "`default`, `bot`, `host`, `referee`), `seat`, `move`, the game's arguments, "
+            "`round`, `link` in the round's chain of moves (RULES.md 5.2; `move_chain` in "
+            "the table's view showed it live) and `commutes` for a seat's choice in a "
+            "simultaneous step."
         },
     )
     complete = Bool(
-        metadata={"description": "`false`: the round had more moves than a record keeps (2000)."}
+        metadata={
+            "description": "`false`: moves are missing (`missing`), or the round had more "
+            "entries than a record keeps (2000)."
+        }
     )
+    missing = fields.List(fields.Nested(GapSchema))
+    abandoned = Bool(metadata={"description": "The host ended the round before it was over."})
     result = fields.Dict(metadata={"description": "The round's result, as its list shows it."})
 
 
@@ -128,8 +185,9 @@ discarded since: 2,000 moves' worth); about 10 ms of checking."""
 
 def _check_bounds(data: dict[str, Any]) -> None:
     """Refuse (422) a proof or record to check that is larger than a round
-    can be: more moves than a record keeps, more shuffles or cards than
-    :data:`SHUFFLES_CHECKED` and :data:`CARDS_CHECKED`, a longer
+    can be: more moves than a record keeps, more shuffles (the deal's and the
+    rebuilt stocks together) or cards than :data:`SHUFFLES_CHECKED` and
+    :data:`CARDS_CHECKED`, a longer
     ``start_state`` than :data:`START_STATE_CHECKED` or more seeds than
     :data:`SEATS_CHECKED`; so that one check costs at most some 40 ms (the
     start's options are checked by ``verify``: a table the referee makes)."""
@@ -158,6 +216,9 @@ def _check_bounds(data: dict[str, Any]) -> None:
     shuffles = proof.get("shuffles") if isinstance(proof, dict) else None
     if not isinstance(shuffles, list):
         return
+    rebuilt = proof.get("reshuffles") if isinstance(proof, dict) else None
+    if isinstance(rebuilt, list):
+        shuffles = [*shuffles, *rebuilt]  # each one shuffled again: counted alike
     if len(shuffles) > SHUFFLES_CHECKED:
         raise ValidationError(
             f"A proof holds at most {SHUFFLES_CHECKED} shuffles, not {len(shuffles)}.",
@@ -198,6 +259,13 @@ class CheckProofOutcomeSchema(DocumentedSchema):
 
     valid = Bool()
     problems = fields.List(fields.String())
+    incomplete = fields.List(
+        fields.String(),
+        metadata={
+            "description": "For a record: why moves are missing from it (a release that kept "
+            "no record wrote the table, or its cap of 2,000 entries); what it holds was checked."
+        },
+    )
     submitted = Bool(
         metadata={
             "description": "The deal was the host's (its `hands` submitted, as the proof "

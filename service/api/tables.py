@@ -265,10 +265,13 @@ class Finish(MethodView):
             game = game_of(loaded.table)
             finished = game.rounds_of(loaded.table)[0]
             done = game.finish(loaded.table, loaded.now_ms)
-            if game.rounds_of(done.table)[0] > finished:
-                # The round in play ended with a result (an abandoned Sevens
-                # round): its record ends with the finish, so that it replays.
-                journal = Journal(move={"move": "finish"}, round=finished + 1)
+            listed = game.rounds_of(done.table)[0] > finished
+            if listed or game.ended_round(done.table) is not None:
+                # The round in play ended (abandoned, or settled in its claim
+                # window): its record ends with the host's finish, so that it
+                # replays, and is shown at once (RULES.md 5.2).
+                move = {"by": "host", "move": "finish", "round": finished + 1}
+                journal = Journal(move=move, round=finished + 1, ends=not listed)
                 return proofs.journaled(done, journal)
             return done
 

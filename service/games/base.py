@@ -87,6 +87,13 @@ class Transition:
     choice: Choice | None = None
     archive: tuple[str, ...] = ()
     archive_reset: bool = False
+    shuffles: tuple[dict[str, Any], ...] = ()
+    """The shuffles this transition made after the deal (May I?'s rebuilt
+    stocks, RULES.md 4.7, 5.2), in order: ``{"round", "label", "deck",
+    "order"}`` (``deck`` the cards as given, ``order`` after the shuffle)
+    and, when the game knows the instant (a window's close), ``at_ms``.
+    Never public: the store writes them only to the round's record, which
+    is shown once the round is over."""
 
 
 class Shuffler(Protocol):
@@ -357,6 +364,21 @@ class Game:
     - ``deal_of(table) -> dict``: what the current round was dealt, as a
       record shows it (``hands`` by seat, and the game's other parts:
       ``set_aside``, ``stock`` top first, ``discard``).
+    - ``starting_deck(table) -> cards``: the deck a round's shuffle starts
+      from, fixed by the table's game, options and seat count alone
+      (RULES.md 5.2): :data:`.cards.STANDARD_DECK`'s order (spades, hearts,
+      diamonds, clubs; 2 to Ace) less the cards the deck has not, each
+      further deck's copy after it, jokers last.
+    - ``ended_round(table) -> dict | None``: the public result of the
+      current round when the host ended it before it was over and the
+      game does not list it (``rounds_of``), marked ``abandoned``; its
+      record is shown at once (RULES.md 5.2). ``None`` otherwise.
+    - ``rules_version``: the version of the rules this release referees the
+      game by; it moves whenever a recorded round would replay otherwise
+      (a record names it, and ``referee replay`` refuses another one).
+    - ``record_layouts``: per recorded move kind, its arguments in order
+      (besides ``seat``, ``move`` and ``round``): the compact form a round's
+      record keeps in Redis (:mod:`.record`). Frozen once written.
     """
 
     name: str
@@ -401,6 +423,10 @@ class Game:
     """The fewest and most players any options of any preset allow, when an
     option moves a preset's range (Sevens' ``decks``, RULES.md 3.2): the
     spec's range for every preset; ``None``: each preset's own range."""
+    starting_deck: Callable[[Any], tuple[str, ...]] | None = None
+    ended_round: Callable[[Any], dict[str, Any] | None] = lambda table: None
+    rules_version: int = 1
+    record_layouts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     deal_members: tuple[str, ...] = ("hands",)
     """The members of :data:`DEAL_MEMBERS` a submitted deal of this game
     reads; its ``start_round`` and ``check_deal`` refuse the others
@@ -452,14 +478,15 @@ def reading_only(
 
 def deal_of(table: Any) -> dict[str, Any]:
     """:attr:`Game.deal_of` of a game whose round keeps ``hands`` (every game
-    here), with the ``set_aside`` cards, or the ``stock`` and the ``pile``'s
-    first card (the first discard), where its round has them."""
+    here), with the ``set_aside`` cards, or the ``stock`` (top first: the
+    first card drawn first; a round keeps it bottom first) and the
+    ``pile``'s first card (the first discard), where its round has them."""
     rnd = table.round
     found: dict[str, Any] = {"hands": [list(h) for h in rnd.hands]}
     if hasattr(rnd, "set_aside"):
         found["set_aside"] = list(rnd.set_aside)
     if hasattr(rnd, "stock"):
-        found["stock"] = list(rnd.stock)
+        found["stock"] = list(reversed(rnd.stock))
     if hasattr(rnd, "pile"):
         found["discard"] = rnd.pile[0] if rnd.pile else None
     return found

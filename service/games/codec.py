@@ -23,7 +23,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from . import GAMES, SHIP, game_of
+from . import GAMES, SHIP, game_of, record
 from .base import Step, Transition, Turn
 from .errors import StoredFormatNewer
 
@@ -108,6 +108,12 @@ def rounds_of(table: Any) -> tuple[int, tuple[str, ...]]:
     """The rounds ``table`` has finished and the texts of the newest it
     holds, by its game (``Game.rounds_of``)."""
     return game_of(table).rounds_of(table)
+
+
+def record_item(table: Any, entry: dict[str, Any], round_no: int, base_ms: int) -> str:
+    """A round record's entry as Redis keeps it, by ``table``'s game
+    (:func:`.record.encode_entry` with its ``record_layouts``)."""
+    return record.encode_entry(game_of(table).record_layouts, entry, round_no, base_ms)
 
 
 def encode_event(event: dict[str, Any]) -> str:

@@ -21,22 +21,28 @@ has it with test vectors):
 So every random thing in a round (the deal, My Ship Sails' set-aside cards,
 May I?'s reshuffled stock) is fixed by the commitment and the seeds.
 
-The round's moves are chained, in the order the referee accepted them:
+The round's moves are chained, in the order the referee accepted them
+(version 2, :class:`Chain`):
 
-- ``chain_key = HMAC-SHA256(secret, b"card-referee/moves/v1")``;
-- ``head_0 = commitment``; for the ``i``-th move of the record (from 1),
-  ``head_i = hex(HMAC-SHA256(chain_key, head_{i-1} || "\n" || canonical(move_i)))``,
-  where ``canonical`` is the move's JSON without its ``link``, keys sorted,
-  no spaces, ASCII (``json.dumps(m, sort_keys=True, separators=(",", ":"))``);
-  the record keeps ``head_i`` as the move's ``link``;
-- a move marked ``"commutes": true`` (a seat's choice in a simultaneous
-  step: the passes of one exchange, whose order changes nothing) is linked
-  the same way but leaves the head as it was: ``head_i = head_{i-1}``.
+- ``chain_key = HMAC-SHA256(secret, b"card-referee/moves/v2")``;
+- the head starts at the commitment; a move that does not commute gets
+  ``link = hex(HMAC-SHA256(chain_key, head || "\n" || c_1 || "\n" || ... ||
+  c_k || "\n" || canonical(move)))``, ``c_1..c_k`` the links of the moves
+  that commuted since the head last moved, and the head becomes its link;
+  a move marked ``"commutes": true`` (a seat's choice in a simultaneous
+  step: the passes of one exchange, May I? answers, whose order changes
+  nothing) gets ``hex(HMAC-SHA256(chain_key, head || "\n" ||
+  canonical(move)))`` and leaves the head as it was, to be covered by the
+  next move that does not commute;
+- ``canonical`` is the move's JSON without its ``link``, keys sorted, no
+  spaces, ASCII (``json.dumps(m, sort_keys=True, separators=(",", ":"))``).
 
-The table's view shows the head and the count of moves as they are accepted
-(``move_chain``), so a move the record reorders, drops or changes after the
-fact shows; keyed with the round's secret, a head says nothing of a secret
-pass until the round is over.
+So a move dropped, added or changed, a commuting one included, breaks a
+link. The table's view shows the head and the count of moves that do not
+commute as they are accepted (``move_chain``); keyed with the round's
+secret, a head says nothing of a secret pass until the round is over. A
+record of version 1 was chained under ``card-referee/moves/v1`` without
+covering its commuting moves.
 """
 
 from __future__ import annotations
@@ -61,7 +67,19 @@ SEED_MAX = 128
 
 
 CHAIN_DOMAIN = b"card-referee/moves/v1"
-"""What the chain key's HMAC reads (under the round's secret)."""
+"""What the chain key's HMAC reads (under the round's secret) in a record of version 1."""
+
+CHAIN_DOMAIN_V2 = b"card-referee/moves/v2"
+"""What the chain key's HMAC reads in a record of version 2 (this release's)."""
+
+RESHUFFLE_KEY_LABEL = BITS_LABEL.format(0)
+"""The round's first 256-bit draw (:meth:`DealRandom.getrandbits`) is the
+key of its later shuffles (May I?'s rebuilt stocks, RULES.md 4.9)."""
+
+
+def reshuffle_key(secret: bytes, seeds: Sequence[str | None]) -> bytes:
+    """The key of a round's reshuffles: its first 256-bit draw, 32 bytes."""
+    return next(output(key_of(secret, seeds), RESHUFFLE_KEY_LABEL))
 
 
 def commitment(secret: bytes) -> str:
@@ -194,10 +212,12 @@ def shape_problem(proof: Mapping[str, Any]) -> dict[str, str] | None:
     return None
 
 
-def chain_key(secret: bytes) -> bytes:
-    """The key of a round's chain of moves: HMAC-SHA256 of the domain under
-    the round's secret (32 bytes)."""
-    return hmac.new(secret, CHAIN_DOMAIN, hashlib.sha256).digest()
+def chain_key(secret: bytes, version: int = 2) -> bytes:
+    """The key of a round's chain of moves: HMAC-SHA256 of the domain
+    (``card-referee/moves/v2``; ``v1`` for a record of version 1) under the
+    round's secret (32 bytes)."""
+    domain = CHAIN_DOMAIN if version < 2 else CHAIN_DOMAIN_V2
+    return hmac.new(secret, domain, hashlib.sha256).digest()
 
 
 def canonical(move: Mapping[str, Any]) -> bytes:
@@ -207,30 +227,74 @@ def canonical(move: Mapping[str, Any]) -> bytes:
     return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
 
 
-def link(key: bytes, head: str, move: Mapping[str, Any]) -> str:
-    """The chain's head after ``move``, from the head before it (lower-case hex)."""
-    return hmac.new(key, head.encode() + b"\n" + canonical(move), hashlib.sha256).hexdigest()
+def link(key: bytes, head: str, move: Mapping[str, Any], covered: Sequence[str] = ()) -> str:
+    """The link of ``move`` after the head ``head`` (lower-case hex):
+    ``HMAC(key, head || "\n" || c_1 || "\n" || ... || c_k || "\n" ||
+    canonical(move))``, where ``covered`` are the links of the moves that
+    commuted since the head last moved (none for a move that commutes
+    itself, and in version 1)."""
+    text = b"".join(c.encode() + b"\n" for c in covered)
+    return hmac.new(key, head.encode() + b"\n" + text + canonical(move), hashlib.sha256).hexdigest()
 
 
-def chain_problems(proof: Mapping[str, Any], moves: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Every move of a record whose ``link`` is not the chain's head after
-    it (recomputed from the proof's secret and commitment and the moves in
-    order), or that has none (recorded by a release before the chain). A
-    move reordered, dropped, added or changed breaks the links from there
-    on (a choice that commutes, only its own); only the first broken one is
-    reported."""
+@dataclass(slots=True)
+class Chain:
+    """A round's chain of moves as it is walked (version 2): the head (the
+    last link of a move that does not commute, at first the commitment),
+    how many such links there were, and the links of the moves that commuted
+    since (the next move that does not commute covers them)."""
+
+    key: bytes
+    head: str
+    moves: int = 0
+    pending: list[str] = field(default_factory=list)
+
+    def add(self, move: Mapping[str, Any]) -> str:
+        """``move``'s link; the chain moves on past it."""
+        if move.get("commutes"):
+            found = link(self.key, self.head, move)
+            self.pending.append(found)
+            return found
+        found = link(self.key, self.head, move, self.pending)
+        self.head, self.moves, self.pending = found, self.moves + 1, []
+        return found
+
+
+def chain_problems(
+    proof: Mapping[str, Any],
+    moves: Sequence[Mapping[str, Any]],
+    version: int = 2,
+    complete: bool = True,
+) -> list[str]:
+    """Every move of a record whose ``link`` is not the chain's link of it
+    (recomputed from the proof's secret and commitment and the moves in
+    order), or that has none. Version 2 (RULES.md 5.2: every accepted move
+    covered): a move that does not commute covers the links of the moves
+    that commuted since the head last moved, so a move reordered, dropped,
+    added or changed breaks a link, a commuting one included; a complete
+    record ends on a move that does not commute. Version 1: a commuting
+    move's link leaves the head as it was and is covered by nothing. Only
+    the first broken link is reported."""
     try:
-        key = chain_key(bytes.fromhex(proof["secret"]))
+        key = chain_key(bytes.fromhex(proof["secret"]), version)
     except ValueError:
         return ["the secret is not hexadecimal"]
-    head = str(proof["commitment"]).lower()
+    chain = Chain(key, str(proof["commitment"]).lower())
     for i, move in enumerate(moves):
         held = move.get("link")
         if held is None:
             return [f"move {i + 1} has no link (recorded before moves were chained)"]
-        after = link(key, head, move)
+        if version < 2:
+            after = link(key, chain.head, move)
+            if not move.get("commutes"):
+                chain.head = after
+        else:
+            after = chain.add(move)
         if not hmac.compare_digest(after, str(held)):
-            return [f"move {i + 1}'s link is not the chain's head after it: moved, changed or lost"]
-        if not move.get("commutes"):
-            head = after
+            return [f"move {i + 1}'s link is not the chain's link of it: moved, changed or lost"]
+    if version >= 2 and complete and chain.pending:
+        return [
+            f"the last {len(chain.pending)} moves commute and no move after them covers "
+            "them: the record was cut short"
+        ]
     return []

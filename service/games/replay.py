@@ -22,6 +22,7 @@ from . import GAMES, codec
 from .base import Game, Transition, no_step
 from .errors import RuleViolation
 from .proof import DealRandom, chain_problems, key_of, problems_of, shape_problem
+from .record import PROOF_VERSION, RECORD_VERSION, RESHUFFLE, RESOLVE, proof_problems
 
 END_OF_TIME_MS = 2**62
 """The clock at which a replayed round's last windows have all closed."""
@@ -29,38 +30,116 @@ END_OF_TIME_MS = 2**62
 
 @dataclass(slots=True)
 class Report:
-    """What a replay or a verification found: ``problems`` (empty: it
-    matches), how many moves were run again, and the replayed result."""
+    """What a replay or a verification found: ``problems`` (empty: what was
+    checked matches), how many moves were run again, the replayed result,
+    ``incomplete`` (why moves are missing from the record: a cap, or a
+    release that kept no record; nothing after them was replayed) and
+    ``other_rules`` (why the record was not dealt or replayed again: it was
+    refereed under another version of the game's rules)."""
 
     problems: list[str] = field(default_factory=list)
     moves: int = 0
     result: Any = None
+    incomplete: list[str] = field(default_factory=list)
+    other_rules: str = ""
 
     @property
     def ok(self) -> bool:
-        """Whether everything matched."""
-        return not self.problems
+        """Whether everything matched and was checked."""
+        return not self.problems and not self.incomplete and not self.other_rules
+
+    @property
+    def status(self) -> int:
+        """The exit status of ``referee verify`` / ``replay``
+        (:data:`STATUSES`): 1 a mismatch, 3 another rules version, 4 an
+        incomplete record, 0 everything checked and matching."""
+        if self.problems:
+            return MISMATCH
+        if self.other_rules:
+            return OTHER_RULES
+        if self.incomplete:
+            return INCOMPLETE
+        return 0
+
+
+MISMATCH, NOT_A_RECORD, OTHER_RULES, INCOMPLETE = 1, 2, 3, 4
+STATUSES = {
+    0: "everything checked matches",
+    MISMATCH: "something does not match (each problem is named)",
+    NOT_A_RECORD: "the input is no round record",
+    OTHER_RULES: "a record of another version of the game's rules: its proof and chain "
+    "were checked, not its deal or moves",
+    INCOMPLETE: "what the record holds matches, but moves are missing from it",
+}
+"""The exit statuses of ``referee verify`` and ``referee replay``."""
 
 
 def verify(record: Mapping[str, Any]) -> Report:
-    """Check a record's deal and the order of its moves: the commitment is
-    its secret's, every shuffle is the one the secret and the seeds give,
-    the table before the deal is one the referee makes (:func:`start_problems`:
-    its options, seats and seeds as the record says), dealing the round
-    again from them (through the game) gives the recorded deal, and every
-    move's ``link`` is the chain's head after it (RULES.md 5.2;
-    :func:`.proof.chain_problems`). A submitted deal (the host's ``hands``,
-    marked ``submitted`` in the record and its proof) has no shuffle to
-    check: only its reshuffles are fixed by the proof, which the replay
-    checks."""
+    """Check a record's deal and the order of its moves (RULES.md 5.2): the
+    proof (:func:`.record.proof_problems`: the commitment is its secret's,
+    the deal shuffles the starting deck its game and options give, every
+    shuffle and rebuilt stock is the one the secret and the seeds give),
+    the proof names the record's game, variant, round and options, the
+    table before the deal is one the referee makes (:func:`start_problems`),
+    dealing the round again from them (through the game) gives the recorded
+    deal, every move's ``link`` is the chain's (:func:`.proof.chain_problems`)
+    and the proof's reshuffles are the record's. A record of another rules
+    version (``rules_version``) is not dealt again (``other_rules``); moves
+    missing from it are named (``incomplete``). A record of version 1 (no
+    ``record_version``) is checked by that version's chain."""
     report = Report()
     proof = record["proof"]
-    report.problems += [f"proof{p['pointer']}: {p['detail']}" for p in problems_of(proof)]
+    version = record.get("record_version", 1)
+    game = GAMES.get(record["game"])
+    wanted = 1 if game is None else game.rules_version
+    held = record.get("rules_version", 1)
+    if held != wanted:
+        report.other_rules = (
+            f"the record was refereed under {record['game']} rules version {held} (release "
+            f"{record.get('release', 'before 0.3.0')}); this referee plays version {wanted}"
+        )
+    # A proof of version 2 names what its starting deck follows from, by the
+    # rules of its own version: by another's, only the construction is checked.
+    named = version >= RECORD_VERSION or proof.get("version") == PROOF_VERSION
+    check = proof_problems if named and not report.other_rules else problems_of
+    report.problems += [f"proof{p['pointer']}: {p['detail']}" for p in check(proof)]
     if shape_problem(proof) is not None:
         return report  # no proof to deal from
-    _deal(record, report)
-    report.problems += chain_problems(proof, record["moves"])
+    _incomplete(record, report)
+    if not report.other_rules:
+        _deal(record, report)
+    if proof.get("version") == PROOF_VERSION:
+        for name in ("game", "variant", "round", "options"):
+            if proof.get(name) != record.get(name):
+                report.problems.append(f"the proof's {name} is not the record's")
+        reshuffles = [
+            {"move": i + 1, **{k: m.get(k) for k in ("label", "deck", "order")}}
+            for i, m in enumerate(record["moves"])
+            if m.get("move") == RESHUFFLE
+        ]
+        if reshuffles != proof.get("reshuffles"):
+            report.problems.append("the proof's reshuffles are not the record's rebuilt stocks")
+    report.problems += chain_problems(
+        proof, record["moves"], version, complete=not report.incomplete
+    )
     return report
+
+
+def _incomplete(record: Mapping[str, Any], report: Report) -> None:
+    """Name the moves missing from ``record`` (``missing``, or a record cut
+    at its cap: ``complete: false``)."""
+    for gap in record.get("missing") or ():
+        seats = gap.get("seats") or []
+        choices = f"; choices of seats {seats} were not recorded" if seats else ""
+        report.incomplete.append(
+            f"moves are missing before move {gap.get('after_move', 0) + 1}: the table was "
+            f"written {gap.get('writes')} times by a release that keeps no record{choices}"
+        )
+    if not record.get("complete", True) and not report.incomplete:
+        report.incomplete.append(
+            f"the record is cut after move {len(record['moves'])}: its round had more moves "
+            "than a record keeps"
+        )
 
 
 def _deal(record: Mapping[str, Any], report: Report) -> tuple[Game, Any] | None:
@@ -84,7 +163,12 @@ def _deal(record: Mapping[str, Any], report: Report) -> tuple[Game, Any] | None:
         return None
     if [s["order"] for s in rng.shuffles] != [s["order"] for s in proof["shuffles"]]:
         report.problems.append("the deck order is not the one the proof gives")
-    if game.deal_of(start.table) != record["deal"]:
+    elif [s["deck"] for s in rng.shuffles] != [s["deck"] for s in proof["shuffles"]]:
+        report.problems.append("the deal does not start from the deck the game gives")
+    dealt = game.deal_of(start.table)
+    if record.get("record_version", 1) < RECORD_VERSION and "stock" in dealt:
+        dealt["stock"].reverse()  # version 1 listed the stock bottom first
+    if dealt != record["deal"]:
         report.problems.append("the recorded deal is not the one the proof gives")
     if start.table.round.number != record["round"]:
         report.problems.append(
@@ -130,53 +214,87 @@ def start_problems(game: Game, before: Any, record: Mapping[str, Any]) -> list[s
 def replay(record: Mapping[str, Any]) -> Report:
     """Run ``record`` again: its deal (:func:`verify`), then every move in
     order, each of which must be accepted, then the clock to the end; the
-    round's result must be the recorded one."""
+    rebuilt stocks and the round's result must be the recorded ones. A
+    record of another rules version is not run (``other_rules``); one with
+    moves missing is run up to the first gap (``incomplete``)."""
     report = verify(record)
+    if report.other_rules:
+        return report
     dealt = _deal(record, Report())
     if dealt is None:
         return report
     game, base = dealt
+    gaps = [g.get("after_move") for g in record.get("missing") or ()]
+    stop = min((g for g in gaps if isinstance(g, int)), default=None)
+    if stop is None and not record.get("complete", True):
+        stop = len(record["moves"])
     choices: dict[int, str] = {}
+    made: list[dict[str, Any]] = []
+    kept: list[dict[str, Any]] = []
     for i, move in enumerate(record["moves"]):
+        if stop is not None and i >= stop:
+            break
+        if move.get("move") == RESHUFFLE:
+            kept.append({k: move.get(k) for k in ("label", "deck", "order")})
+            continue
+        if move.get("move") == RESOLVE:
+            continue  # what fell due is run with the next move
         try:
-            base, choices = _run(game, base, choices, move)
+            base, choices = _run(game, base, choices, move, made)
         except (RuleViolation, LookupError, KeyError, TypeError) as refused:
             detail = (
                 f"{refused.code}: {refused.detail}"
                 if isinstance(refused, RuleViolation)
                 else refused
             )
-            report.problems.append(f"move {i + 1} ({move.get('move')}) is refused: {detail}")
+            said = f"move {i + 1} ({move.get('move')}) is refused: {detail}"
+            if stop is not None and report.incomplete:
+                # Moves another release took without recording them come
+                # before the gap that names them: they explain the refusal.
+                report.incomplete.append(f"{said}; the moves missing before it explain it")
+            else:
+                report.problems.append(said)
             return report
         report.moves += 1
-    if not record.get("complete", True):
-        report.problems.append("the record is incomplete (its round had more moves than kept)")
-        return report
-    end = game.due(_current(game, base, choices, END_OF_TIME_MS), END_OF_TIME_MS).table
+    if stop is not None:
+        return report  # verify named the gap; nothing after it can be run
+    due = game.due(_folded(game, base, choices), END_OF_TIME_MS)
+    made += due.shuffles
+    end = due.table
+    if [{k: s[k] for k in ("label", "deck", "order")} for s in made] != kept:
+        report.problems.append("the replayed rebuilt stocks are not the recorded ones")
     count, texts = game.rounds_of(end)
-    if count != record["round"] or not texts:
+    ended = game.ended_round(end)
+    if count == record["round"] and texts:
+        report.result = game.round_result(end, texts[-1])
+    elif count == record["round"] - 1 and ended is not None:
+        report.result = ended  # the host ended it: not listed, marked abandoned
+    else:
         report.problems.append(f"the replayed round is not over ({count} rounds finished)")
         return report
-    report.result = game.round_result(end, texts[-1])
     if report.result != record["result"]:
         report.problems.append("the replayed result is not the recorded one")
     return report
 
 
-def _current(game: Game, base: Any, choices: Mapping[int, str], now_ms: int) -> Any:
-    """The table as a read at ``now_ms`` sees it (the store's ``load``)."""
-    folded = game.fold_choices(base, choices) if choices else base
-    return game.due(folded, now_ms).table
+def _folded(game: Game, base: Any, choices: Mapping[int, str]) -> Any:
+    """The stored state with its step's pending choices put in."""
+    return game.fold_choices(base, choices) if choices else base
 
 
 def _run(
-    game: Game, base: Any, choices: dict[int, str], move: Mapping[str, Any]
+    game: Game,
+    base: Any,
+    choices: dict[int, str],
+    move: Mapping[str, Any],
+    made: list[dict[str, Any]],
 ) -> tuple[Any, dict[int, str]]:
     """One recorded move run as the store commits it; the new stored state
-    and pending choices."""
+    and pending choices. The stocks it rebuilt (and what fell due before
+    it did) are added to ``made``."""
     assert game.replay_move is not None
     now = move["at_ms"]
-    folded = game.fold_choices(base, choices) if choices else base
+    folded = _folded(game, base, choices)
     due = game.due(folded, now)
     current = due.table
     if move["move"] == "finish":  # the host ended the match mid-round: no seat's move
@@ -189,9 +307,10 @@ def _run(
     if choice is not None and step is not None and choice.step == step.key and quiet:
         after = game.step_of(change.table)
         if after is not None and after.key == choice.step:
-            return _choose(game, base, choices, choice, move, now)
+            return _choose(game, base, choices, choice, move, now, made)
     if change.table is current and not change.events:
         return base, choices
+    made += [*due.shuffles, *change.shuffles]
     return change.table, {}
 
 
@@ -202,6 +321,7 @@ def _choose(
     choice: Any,
     move: Mapping[str, Any],
     now: int,
+    made: list[dict[str, Any]],
 ) -> tuple[Any, dict[int, str]]:
     """A seat's choice kept apart from the state (``choose.lua``); an
     ordered one is numbered, and the move runs again after it."""
@@ -212,11 +332,16 @@ def _choose(
     if choice.seat not in pending:
         pending[choice.seat] = f"{choice.text}#{len(pending) + 1}"
     folded = game.fold_choices(base, pending)
-    current = game.due(folded, now).table
+    settled = game.due(folded, now)
+    current = settled.table
     again: Transition = game.replay_move(current, move, now)  # type: ignore[misc]
     if again.table is current and not again.events:
-        return (current, {}) if current is not folded else (base, pending)
+        if current is folded:
+            return base, pending
+        made += settled.shuffles
+        return current, {}
     step = game.step_of(again.table)
     if again.choice is not None and step is not None and step.key == again.choice.step:
         return base, pending
+    made += [*settled.shuffles, *again.shuffles]
     return again.table, {}

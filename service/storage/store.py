@@ -47,14 +47,18 @@ touches one Redis Cluster slot::
                                   table hash's ``d`` holds its public part
     referee:{<id>}:moves    list  the current (or last) round's record as it
                                   grows: its number, its header (JSON: the
-                                  state before the deal, the deal, the
-                                  proof), then every accepted move (JSON,
-                                  with ``at_ms``), at most ``moves_kept``
-                                  (then ``"T"``: the rest is not kept)
+                                  state before the deal, the deal's body and
+                                  clock, the secret and seeds, the release),
+                                  then its entries (moves, rebuilt stocks),
+                                  gap markers, at most ``moves_kept`` (then
+                                  ``"T"``: the rest is not kept), in the
+                                  compact form of ``service.games.record``;
+                                  the table hash's ``h`` and ``hc`` are its
+                                  chain (``storage.records``)
     referee:{<id>}:records  hash  finished rounds' records by number (the
                                   newest ``records_kept``): what ``moves``
-                                  held, folded into one JSON text when the
-                                  next round is dealt
+                                  held but the number, ``"\n"``-joined, when
+                                  the next round is dealt
     referee:{<id>}:idem:*   string  answers to Idempotency-Key requests, 24 h,
                                   and the index of each token's answers
                                   (``storage.idempotency``; removed by
@@ -159,8 +163,8 @@ import redis
 from redis.cluster import RedisCluster
 
 from ..games.errors import RuleViolation, StoredFormatNewer
-from ..games.proof import link
-from . import feeds
+from . import feeds, records
+from .records import ChainState, RecordWrite
 from .replicas import Acknowledgement
 
 KEY_PREFIX = "referee"
@@ -287,6 +291,10 @@ class Codec(Protocol):
 
     def decode_event(self, text: str | bytes) -> dict[str, Any]: ...
 
+    def record_item(
+        self, table: Any, entry: dict[str, Any], round_no: int, base_ms: int
+    ) -> str: ...
+
 
 class Change(Protocol):
     """What a move returns: the new state and its public events, in order;
@@ -393,16 +401,17 @@ class Loaded:
     presence: dict[Any, Any] = field(default_factory=dict)
     """The presence hash as read (seat, last seen in ms: ``storage.presence``)."""
     chain: str = ""
-    """The round's chain of moves (the table hash's ``h``: ``"<moves> <head>
-    <key>"``, :mod:`service.games.proof`); ``""`` before a round chained."""
+    """The open round record's chain of moves (the table hash's ``h``,
+    :class:`.records.ChainState`); ``""`` before a round chained."""
+    pending: str = ""
+    """The moves that commuted since the chain's head last moved (``hc``,
+    :mod:`.records`)."""
 
     @property
     def move_chain(self) -> dict[str, Any] | None:
         """The public part of ``chain``: ``{"moves", "head"}``, or ``None``."""
-        if not self.chain:
-            return None
-        moves, head, _ = self.chain.split(" ")
-        return {"moves": int(moves), "head": head}
+        state = ChainState.parse(self.chain)
+        return None if state is None else state.public()
 
 
 @dataclass(frozen=True, slots=True)
@@ -535,10 +544,13 @@ class Journal:
     :func:`proof_keys`), as texts the store does not read: ``public`` the
     table hash's new ``d`` (the next deal's public part), ``deal`` the new
     pending proof, ``move`` an accepted move to append to the round's record
-    (the store adds ``at_ms``, the clock it ran at), and ``header`` with
-    ``round`` a new round's record (the last one's folded into the records
-    first), whose chain of moves starts at ``chain`` (the table hash's
-    ``h``). A change carries one as its ``journal`` attribute."""
+    (``{"seat", "by", "move", "round", ...}``; the store adds ``at_ms``, the
+    clock it ran at, and links it), and ``header`` with ``round`` a new
+    round's record (the last one's folded into the records first), whose
+    chain of moves starts at ``chain`` (the table hash's ``h``:
+    :func:`.records.opening`). ``ends``: the move ends its round without the
+    game listing it (the host's finish). A change carries one as its
+    ``journal`` attribute."""
 
     public: str = ""
     deal: str = ""
@@ -546,49 +558,12 @@ class Journal:
     round: int = 0
     header: str = ""
     chain: str = ""
+    ends: bool = False
 
     def writes(self) -> bool:
         """Whether it writes anything but a move (a move alone is written
         only with the move's own change)."""
         return bool(self.public or self.deal or self.header)
-
-
-@dataclass(frozen=True, slots=True)
-class Linked:
-    """A move as the round's record keeps it (``text``: JSON with ``at_ms``
-    and its ``link``), the chain it was linked to (``expected``: the
-    scripts' check, ``"-"`` none) and the chain after it (``chain``, ``""``:
-    kept)."""
-
-    text: str = ""
-    expected: str = "-"
-    chain: str = ""
-
-
-def linked(chain: str, move: dict[str, Any] | None, now_ms: int, commutes: bool = False) -> Linked:
-    """``move`` (a journal's, or ``None``) stamped with ``now_ms`` and linked
-    to ``chain`` (a :attr:`Loaded.chain`; ``""``: a round dealt before
-    moves were chained, recorded without a link). A move that ``commutes``
-    (a choice choose.lua appends) is marked so and leaves the chain's head
-    as it is (:mod:`service.games.proof`)."""
-    if move is None:
-        return Linked()
-    entry = {"at_ms": now_ms, **move}
-    if commutes:
-        entry["commutes"] = True
-    if not chain:
-        return Linked(json.dumps(entry, separators=(",", ":")))
-    count, head, key = chain.split(" ")
-    entry["link"] = head = link(bytes.fromhex(key), head, entry)
-    text = json.dumps(entry, separators=(",", ":"))
-    return Linked(text, chain, "" if commutes else f"{int(count) + 1} {head} {key}")
-
-
-def _chain_after(chain: str, journal: Journal | None, move: Linked) -> str:
-    """The table hash's ``h`` once ``journal`` (its move as ``move``) is committed on ``chain``."""
-    if journal is not None and journal.header:
-        return journal.chain
-    return move.chain or chain
 
 
 def _journal(change: Any, chose: bool) -> Journal | None:
@@ -765,7 +740,7 @@ class TableStore:
         pipeline's replies into ``prefetched`` for :meth:`load` or
         :meth:`apply`."""
         key = table_key(table_id)
-        pipe.hmget(key, "v", "n", "s", "a", "k", "w", "f", "d", "b", "y", "c", "o", "h", "u")
+        pipe.hmget(key, "v", "n", "s", "a", "k", "w", "f", "d", "b", "y", "c", "o", "h", "u", "hc")
         pipe.hgetall(choices_key(table_id))
         pipe.hgetall(presence_key(table_id))
         pipe.execute_command("TIME", **self._on_node_of(key))
@@ -791,6 +766,7 @@ class TableStore:
             raise StoredFormatNewer("table", int(layout), TABLE_LAYOUT)
         control = Control.parse(*fields[8:12], *fields[13:14]) if len(fields) >= 12 else NO_CONTROL
         chain = fields[12] if len(fields) > 12 and fields[12] is not None else b""
+        pending = fields[14] if len(fields) > 14 and fields[14] is not None else b""
         base = self.codec.decode(state)
         self._check_step(table_id, base, step, choices)
         loaded = Loaded(
@@ -807,6 +783,7 @@ class TableStore:
             deal=json.loads(deal) if deal else None,
             control=control,
             chain=chain.decode() if isinstance(chain, bytes) else chain,
+            pending=pending.decode() if isinstance(pending, bytes) else pending,
         )
         return self._as_of(loaded, None if written is None else int(written))
 
@@ -979,6 +956,7 @@ class TableStore:
                         if due is None
                         else self._note_after(loaded, loaded.table, unattended=unattended),
                         unattended=unattended,
+                        written=self._record_write(loaded, None, change=None),
                     ):
                         refused.record = (*self._due_events(loaded), *refused.record)
                         raise
@@ -1031,12 +1009,10 @@ class TableStore:
                         # committed with it, in one commit, if no choice
                         # changed since they were read).
                         journal = _journal(change, chose)
-                        linked_move = linked(
-                            loaded.chain, None if journal is None else journal.move, loaded.now_ms
-                        )
+                        record_write = self._record_write(loaded, journal, change)
                         # The move's answer (and its idempotency record) shows
                         # the chain as this commit leaves it.
-                        chain = _chain_after(loaded.chain, journal, linked_move)
+                        chain = record_write.after or loaded.chain
                         answered = loaded if chain == loaded.chain else replace(loaded, chain=chain)
                         if self._write(
                             table_id,
@@ -1051,7 +1027,7 @@ class TableStore:
                             self.codec.due_at(loaded.table),
                             journal,
                             (away, self._bots_arg(change)),
-                            move=linked_move,
+                            written=record_write,
                             note=self._note_after(
                                 loaded,
                                 change.table,
@@ -1071,11 +1047,34 @@ class TableStore:
             time.sleep(random.uniform(0, 0.002 * min(attempt + 1, 10)))
         raise Contended(table_id)
 
-    def _choice_move(self, linked_move: Linked) -> list[Any]:
-        """choose.lua's last four arguments but the clock note (see its
-        header): the move to record with the choice, how many moves a record
-        keeps, and the chain it was linked to."""
-        return [linked_move.text, self.moves_kept, linked_move.expected]
+    def _record_write(
+        self, loaded: Loaded, journal: Journal | None, change: Change | None
+    ) -> RecordWrite:
+        """What a commit on ``loaded`` writes of the open round record
+        (:func:`.records.for_commit`): ``journal``'s move and new record,
+        the stocks rebuilt by what was due and by ``change``, and a gap
+        marker for what a release without records did since."""
+        j = journal or Journal()
+        due = loaded.due
+        after = self.codec.step_of(loaded.table if change is None else change.table)
+        resolves = bool(loaded.step) and (after is None or after.key != loaded.step)
+        shuffles = (
+            *(() if due is None else getattr(due, "shuffles", ())),
+            *(() if change is None else getattr(change, "shuffles", ())),
+        )
+        return records.for_commit(
+            loaded.chain,
+            loaded.pending,
+            loaded.version,
+            loaded.choices if loaded.step else {},
+            loaded.now_ms,
+            lambda entry, number, base: self.codec.record_item(loaded.table, entry, number, base),
+            j.move,
+            shuffles,
+            j.chain if j.header else "",
+            j.ends,
+            resolves,
+        )
 
     @staticmethod
     def _away_op(
@@ -1263,8 +1262,12 @@ class TableStore:
             for e in (*choice.events, *back_events(away))
         ]
         journal = getattr(change, "journal", None)
-        move = linked(
-            loaded.chain, None if journal is None else journal.move, loaded.now_ms, commutes=True
+        item, token, expected = records.for_choice(
+            loaded.chain,
+            loaded.now_ms,
+            lambda entry, number, base: self.codec.record_item(loaded.table, entry, number, base),
+            None if journal is None else journal.move,
+            choice.text,
         )
         if choice.ordered:
             record = None
@@ -1288,9 +1291,12 @@ class TableStore:
                 self._deadline(loaded),
                 away,
                 *payloads,
-                *self._choice_move(move),
+                item,
+                self.moves_kept,
+                expected,
                 loaded.now_ms + RESOLVE_GRACE_MS if self.publish_notes else "",
                 unattended,
+                token,
             ],
         )
         status = int(result[0])
@@ -1302,10 +1308,16 @@ class TableStore:
             return -1, loaded, 0
         count, written = int(result[1]), int(result[2])
         if status == 2 or choice.ordered:
-            pairs = result[3:]
+            pending, pairs = result[3], result[4:]
             choices = dict(zip(pairs[::2], pairs[1::2], strict=True))
             folded = self._fold(loaded.base, choices)
-            after = replace(loaded, table=folded, event_count=count, choices=choices)
+            after = replace(
+                loaded,
+                table=folded,
+                event_count=count,
+                choices=choices,
+                pending=pending.decode() if isinstance(pending, bytes) else pending,
+            )
             # What this choice made due (its step complete) was due when it
             # was written: at this clock, the table's last write.
             return status, self._as_of(after, loaded.now_ms), written
@@ -1328,7 +1340,7 @@ class TableStore:
         journal: Journal | None = None,
         control: tuple[str, str] = ("", ""),
         clock: dict[str, Any] | None = None,
-        move: Linked | None = None,
+        written: RecordWrite | None = None,
         note: str = "",
         unattended: str = "0",
     ) -> bool:
@@ -1341,9 +1353,9 @@ class TableStore:
         With ``record`` (its key and text), raises :class:`AlreadyRecorded` if
         that key already holds an answer. ``control`` is the away seats'
         change and the bot seats (``commit.lua``'s ARGV[21], ARGV[22]);
-        ``clock`` the clock options of a new table; ``move`` the journal's
-        move as :func:`linked` to the chain read (without it, ``journal``'s
-        move is recorded unlinked); ``note`` the commit's clock note (see
+        ``clock`` the clock options of a new table; ``written`` what it
+        writes of the open round record (:meth:`_record_write`; without
+        it, only ``journal``'s new record); ``note`` the commit's clock note (see
         :meth:`_note`); ``unattended`` the change of the moves the referee
         made in a row (:func:`unattended_of`)."""
         payloads = [self.codec.encode_event({"at_ms": now_ms, **e}) for e in events]
@@ -1386,9 +1398,10 @@ class TableStore:
                 *(expected or ()),
                 *listed,
                 *archive,
-                *self._journal_args(journal, now_ms, move),
+                *self._journal_args(journal, written),
                 note,
                 unattended,
+                (written or RecordWrite()).pending,
             ],
         )
         if int(result[0]) == -3:  # a newer release's layout: never written over
@@ -1429,26 +1442,23 @@ class TableStore:
         self.acknowledgement.settle(self.client, key)
         return AlreadyRecorded(held.encode() if isinstance(held, str) else held)
 
-    def _journal_args(
-        self, journal: Journal | None, now_ms: int, move: Linked | None = None
-    ) -> list[Any]:
-        """commit.lua's last nine arguments (see its header) for ``journal``
-        (its move as ``move`` linked it)."""
+    def _journal_args(self, journal: Journal | None, written: RecordWrite | None) -> list[Any]:
+        """commit.lua's arguments P..P+8 (see its header) for ``journal``
+        and what the commit writes of the open record (``written``)."""
         j = journal or Journal()
-        if j.move is None:
-            move = Linked()
-        elif move is None:
-            move = linked("", j.move, now_ms)
+        w = written or RecordWrite(
+            chain=j.chain if j.header else "", pending="" if j.header else "-"
+        )
         return [
             j.public,
             j.deal,
-            move.text,
+            w.items,
             j.round or "",
             j.header,
             self.records_kept,
             self.moves_kept,
-            move.expected,
-            j.chain if j.header else move.chain,
+            w.expected,
+            w.chain,
         ]
 
     def pending_deal(self, table_id: str) -> dict[str, Any] | None:
@@ -1459,9 +1469,11 @@ class TableStore:
         found = self.client.get(deal_key(table_id))
         return None if found is None else json.loads(found)
 
-    def round_record(self, table_id: str, round_no: int) -> bytes | None:
-        """The record of round ``round_no`` as JSON text (``header``,
-        ``moves``, ``complete``), ``None`` when it is not kept (one round
+    def round_record(self, table_id: str, round_no: int) -> tuple[bytes, list[bytes], bool] | None:
+        """The record of round ``round_no`` as Redis keeps it: its header,
+        its items (entries, gap markers, ``T``: :mod:`service.games.record`)
+        and whether it is the table's open record (not folded yet: the
+        table's ``h`` is its chain); ``None`` when it is not kept (one round
         trip). Whether the round is over is the caller's to check: the
         current round's record holds its secret."""
         pipe = self.client.pipeline(transaction=False)
@@ -1469,21 +1481,12 @@ class TableStore:
         pipe.lrange(moves_key(table_id), 0, -1)
         folded, items = pipe.execute()
         if folded is not None:
-            return folded if isinstance(folded, bytes) else str(folded).encode()
+            parts = (folded if isinstance(folded, bytes) else str(folded).encode()).split(b"\n")
+            return parts[0], parts[1:], False
         texts = [t if isinstance(t, bytes) else str(t).encode() for t in items]
         if len(texts) < 2 or texts[0] != str(round_no).encode():
             return None
-        complete = texts[-1] != b"T"
-        moves = texts[2:] if complete else texts[2:-1]
-        return (
-            b'{"header":'
-            + texts[1]
-            + b',"moves":['
-            + b",".join(moves)
-            + b'],"complete":'
-            + (b"true" if complete else b"false")
-            + b"}"
-        )
+        return texts[1], texts[2:], True
 
     def history(self, table_id: str, index: int, loaded: Loaded | None = None) -> bytes | None:
         """The history text at ``index`` (-1: the newest; 0: the oldest kept), or ``None``:

@@ -32,6 +32,8 @@ class WorkerChange:
     settle: bool = False
     outcome: dict[str, Any] = field(default_factory=dict)
     journal: Journal | None = None
+    shuffles: tuple[dict[str, Any], ...] = ()
+    """The stocks the move rebuilt (``Transition.shuffles``), for the record."""
     unattended: str = ""
     """``"+"`` for a move the referee made for a seat (``service.clock.paused``
     counts them), ``""`` for what fell due (no one's move)."""
@@ -101,6 +103,9 @@ def deadline_move(loaded: Loaded, key: str, seat: int) -> WorkerChange | int | N
         done.archive,
         done.archive_reset,
         None if bot is not None else seat,
-        journal=Journal(move=record, round=record["round"]),
+        journal=Journal(
+            move={**record, "by": "default" if bot is None else "bot"}, round=record["round"]
+        ),
+        shuffles=done.shuffles,
         unattended="+",
     )

@@ -233,7 +233,8 @@ def test_the_order_a_seat_picked_its_cards_shows_nowhere(
         public = {k: v for k, v in tables.public(t).items() if k not in ("table_id", "next_deal")}
         # The round's record (public once it is over) keeps the pass canonical too.
         first = json.loads(redis_client.lindex(moves_key(t.table_id), 2))
-        seen.append(without_chain((answers, mid, views, events, public, first["cards"])))
+        assert first[3] == "pass"  # [dt, seat, by, "pass", exchange, cards]
+        seen.append(without_chain((answers, mid, views, events, public, first[5])))
     assert seen[0] == seen[1]
     assert seen[0][1][0]["pending"] == ["AH", "8D"]  # canonical order, not the order picked
 

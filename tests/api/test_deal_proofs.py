@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import hmac
 import json
 import subprocess
 import sys
@@ -22,80 +21,27 @@ import redis
 from service.storage.store import deal_key, moves_key
 
 from ..helpers import TableClient, bearer, snapshot
+from . import docs_verifier
+from .docs_verifier import chain as doc_chain_of
+
+# --- the independent re-implementation (from the document only) -----------
+from .docs_verifier import check_proof as doc_check_proof
+from .docs_verifier import commitment as doc_commitment
+from .docs_verifier import key_of as doc_key
+from .docs_verifier import shuffle as doc_shuffle
 from .proof_play import SETUPS, play_round, record, seed_all
 from .test_inputs import chunked
 
-# --- the independent re-implementation (from the document only) -----------
-
-
-def _h(key: bytes, data: bytes) -> bytes:
-    return hmac.new(key, data, hashlib.sha256).digest()
-
-
-def doc_commitment(secret_hex: str) -> str:
-    return hashlib.sha256(
-        b"card-referee/deal-commitment/v1\x00" + bytes.fromhex(secret_hex)
-    ).hexdigest()
-
-
-def doc_key(secret_hex: str, seeds: list[str | None]) -> bytes:
-    key = bytes.fromhex(secret_hex)
-    for seed in seeds:
-        key += b"\x00" * 32 if seed is None else hashlib.sha256(seed.encode()).digest()
-    return key
-
-
-def doc_shuffle(key: bytes, label: str, deck: list[str]) -> list[str]:
-    k, v = b"\x00" * 32, b"\x01" * 32
-    material = key + label.encode()
-    k = _h(k, v + b"\x00" + material)
-    v = _h(k, v)
-    k = _h(k, v + b"\x01" + material)
-    v = _h(k, v)
-    buffer = b""
-
-    def below(n: int) -> int:
-        nonlocal v, buffer
-        while True:
-            if len(buffer) < 4:
-                v = _h(k, v)
-                buffer += v
-            x, buffer = int.from_bytes(buffer[:4], "big"), buffer[4:]
-            if x < 2**32 - 2**32 % n:
-                return x % n
-
-    order = list(deck)
-    for i in range(len(order) - 1, 0, -1):
-        j = below(i + 1)
-        order[i], order[j] = order[j], order[i]
-    return order
-
 
 def doc_check(proof: dict[str, Any]) -> bool:
-    """The document's check: the commitment is the secret's, every shuffle's order follows."""
-    if doc_commitment(proof["secret"]) != proof["commitment"]:
-        return False
-    key = doc_key(proof["secret"], proof["seeds"])
-    return all(
-        doc_shuffle(key, f"card-referee/deal/shuffle/{i}", s["deck"]) == s["order"]
-        for i, s in enumerate(proof["shuffles"])
-    )
+    """The document's check of a proof alone."""
+    return not doc_check_proof(proof)
 
 
 def doc_chain(proof: dict[str, Any], moves: list[dict[str, Any]]) -> str | None:
     """The document's chain of moves: the head after the last move, or
-    ``None`` when a move's ``link`` is not the head after it."""
-    key = _h(bytes.fromhex(proof["secret"]), b"card-referee/moves/v1")
-    head = proof["commitment"]
-    for move in moves:
-        body = {k: v for k, v in move.items() if k != "link"}
-        text = json.dumps(body, sort_keys=True, separators=(",", ":"))
-        after = hmac.new(key, (head + "\n" + text).encode(), hashlib.sha256).hexdigest()
-        if after != move.get("link"):
-            return None
-        if not move.get("commutes"):
-            head = after
-    return str(head)
+    ``None`` when a move's ``link`` is not the chain's."""
+    return doc_chain_of(proof["secret"], proof["commitment"], moves)[0]
 
 
 # --- the document's test vectors ------------------------------------------
@@ -111,25 +57,106 @@ def vectors() -> list[dict[str, Any]]:
     return [json.loads(b.split("```", 1)[0]) for b in blocks]
 
 
+def biased_shuffle(key: bytes, label: str, deck: list[str]) -> list[str]:
+    """A shuffle that takes ``x mod m`` without rejecting (the bias the
+    document's step 5 avoids): the rejection vector must tell it apart."""
+    blocks, out, order = docs_verifier.output(key, label), b"", list(deck)
+    for j in range(len(order) - 1, 0, -1):
+        if len(out) < 4:
+            out += next(blocks)
+        x, out = int.from_bytes(out[:4], "big"), out[4:]
+        i = x % (j + 1)
+        order[j], order[i] = order[i], order[j]
+    return order
+
+
 def test_the_documents_vectors_hold_for_the_independent_implementation() -> None:
     found = vectors()
-    assert len(found) >= 3
+    kinds = {"shuffle": 0, "rejection": 0, "game": 0, "reshuffle": 0}
     for v in found:
+        if "reshuffle_key" in v:
+            kinds["reshuffle"] += 1
+            key = docs_verifier.reshuffle_key(v["secret"], v["seeds"])
+            assert key.hex() == v["reshuffle_key"]
+            assert doc_shuffle(key, v["label"], v["deck"]) == v["order"]
+            continue
         assert doc_commitment(v["secret"]) == v["commitment"]
         key = doc_key(v["secret"], v["seeds"])
-        assert key.hex() == v["key"]
         assert doc_shuffle(key, v["label"], v["deck"]) == v["order"]
+        if "game" in v:
+            kinds["game"] += 1
+            assert v["deck"] == docs_verifier.starting_deck(v["game"], v["options"], v["seats"])
+            dealt = docs_verifier.deal_of(
+                v["game"], v["order"], v["dealer"], v["seats"], v["options"]
+            )
+            sorted_deal = {**v["deal"], "hands": [sorted(h) for h in v["deal"]["hands"]]}
+            if "set_aside" in sorted_deal:
+                sorted_deal["set_aside"] = sorted(sorted_deal["set_aside"])
+            assert dealt == sorted_deal
+            continue
+        assert key.hex() == v["key"]
+        if "rejected" in v:
+            kinds["rejection"] += 1
+            rejected = v["rejected"]
+            assert rejected["x"] >= rejected["limit"] == 2**32 - 2**32 % rejected["below"]
+            assert biased_shuffle(key, v["label"], v["deck"]) != v["order"]
+        else:
+            kinds["shuffle"] += 1
+    games = {v["game"] for v in found if "game" in v}
+    assert games == {"my-ship-sails", "sevens", "may-i"}, games
+    assert kinds == {"shuffle": 3, "rejection": 1, "game": 3, "reshuffle": 1}, kinds
+
+
+def document_code() -> dict[str, Any]:
+    """The functions of the document's Python block, as a reader copies it."""
+    code = DOC.read_text().split("```python", 1)[1].split("```", 1)[0]
+    found: dict[str, Any] = {}
+    exec(compile(code, str(DOC), "exec"), found)  # noqa: S102 - the document's own code
+    return found
+
+
+def test_the_documents_python_runs_and_holds_to_its_vectors() -> None:
+    doc = document_code()
+    for v in vectors():
+        if "reshuffle_key" in v:
+            key = doc["reshuffle_key"](v["secret"], v["seeds"])
+            assert key.hex() == v["reshuffle_key"]
+        else:
+            assert doc["commitment"](v["secret"]) == v["commitment"]
+            key = doc["key_of"](v["secret"], v["seeds"])
+        assert doc["shuffle"](key, v["label"], v["deck"]) == v["order"]
+    first = vectors()[0]
+    assert doc["reshuffle_key"](first["secret"], first["seeds"]).hex() == (
+        "fb6447cfa309d0ba43d7e27822619aa41a642ba01e1f93e908c64979bd624312"
+    )
 
 
 def test_the_documents_vectors_hold_for_the_service() -> None:
+    from service.games import GAMES
     from service.games.drbg import shuffled
-    from service.games.proof import commitment, key_of
+    from service.games.proof import DealRandom, commitment, key_of, reshuffle_key
 
     for v in vectors():
         secret = bytes.fromhex(v["secret"])
+        if "reshuffle_key" in v:
+            key = reshuffle_key(secret, v["seeds"])
+            assert key.hex() == v["reshuffle_key"]
+            assert shuffled(key, v["label"], v["deck"]) == v["order"]
+            continue
         assert commitment(secret) == v["commitment"]
-        assert key_of(secret, v["seeds"]).hex() == v["key"]
         assert shuffled(key_of(secret, v["seeds"]), v["label"], v["deck"]) == v["order"]
+        if "game" in v:
+            game = GAMES[v["game"]]
+            names = [f"P{i}" for i in range(v["seats"])]
+            made = game.create_table(v["variant"], v["options"], names, v["dealer"], None)
+            assert game.starting_deck is not None
+            assert list(game.starting_deck(made.table)) == v["deck"]
+            rng = DealRandom(key_of(secret, v["seeds"]))
+            dealt = game.start_round(made.table, rng, 0, {})
+            assert game.deal_of(dealt.table) == v["deal"]
+            assert rng.shuffles[0]["order"] == v["order"]
+        else:
+            assert key_of(secret, v["seeds"]).hex() == v["key"]
 
 
 # --- a round of each game ----------------------------------------------------
@@ -165,7 +192,7 @@ def test_a_seeded_round_is_verified_replayed_and_a_tampered_one_fails(
     after = tables.public(t)["next_deal"]
     assert after["round"] == 2 and after["commitment"] != before["commitment"]
     # The secret is nowhere public while the round is played.
-    secret = json.loads(redis_client.lindex(moves_key(t.table_id), 1))["proof"]["secret"]
+    secret = json.loads(redis_client.lindex(moves_key(t.table_id), 1))["x"]
     early = tables.client.get(f"{t.url}/rounds/1/record")
     assert early.status_code == 409 and early.get_json()["code"] == "round-not-over"
     assert secret not in early.get_data(as_text=True)
@@ -188,6 +215,9 @@ def test_a_seeded_round_is_verified_replayed_and_a_tampered_one_fails(
     assert doc_check(proof)
     assert witnessed["moves"] == sum(1 for m in rec["moves"] if not m.get("commutes"))
     assert doc_chain(proof, rec["moves"]) == witnessed["head"]
+    # The document's own Python block finds the same head.
+    head = document_code()["chain"](proof["secret"], proof["commitment"], rec["moves"])
+    assert head == witnessed["head"]
     text = json.dumps(rec)
     done = referee("verify", stdin=text)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -195,7 +225,7 @@ def test_a_seeded_round_is_verified_replayed_and_a_tampered_one_fails(
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"{len(rec['moves'])} moves" in done.stdout
     check = tables.client.post("/v1/checks/deal-proof", json={"record": rec})
-    assert check.get_json() == {"valid": True, "problems": [], "submitted": False}
+    assert check.get_json() == {"valid": True, "problems": [], "submitted": False, "incomplete": []}
 
     swapped = copy.deepcopy(rec)
     order = swapped["proof"]["shuffles"][0]["order"]
@@ -256,7 +286,7 @@ def test_a_whole_record_up_to_1_mib_is_checked_and_no_larger_one(
     padded = text[:-1] + b" " * (200_000 - len(text)) + b"}"  # still the same JSON
     url = "/v1/checks/deal-proof"
     sent = tables.client.post(url, data=padded, content_type="application/json")
-    assert sent.get_json() == {"valid": True, "problems": [], "submitted": False}
+    assert sent.get_json() == {"valid": True, "problems": [], "submitted": False, "incomplete": []}
     assert chunked(tables.client, "POST", url, padded).get_json()["valid"] is True
     # Another check's body stays at 64 KiB.
     other = chunked(tables.client, "POST", "/v1/checks/deal", padded)
@@ -288,6 +318,9 @@ def test_a_whole_record_up_to_1_mib_is_checked_and_no_larger_one(
     shuffle = rec["proof"]["shuffles"][0]
     proof = {**rec["proof"], "shuffles": [shuffle] * 201}
     refused({"proof": proof}, "/proof", "at most 200 shuffles, not 201")
+    # Rebuilt stocks are shuffled again too: they count with the deal's.
+    rebuilt = {**rec["proof"], "reshuffles": [shuffle] * 200}
+    refused({"proof": rebuilt}, "/proof", "at most 200 shuffles, not 201")
     big = {"label": shuffle["label"], "deck": ["2C"] * 10_001, "order": []}
     refused({"record": {**rec, "proof": {**rec["proof"], "shuffles": [big]}}}, "/record", "10001")
     big["deck"] = big["deck"][:10_000]
@@ -338,7 +371,12 @@ def test_a_record_the_referee_did_not_write_does_not_check(
         {**rec, "options": {**rec["options"], "max_exchanges": 3}}
     ))  # fmt: skip
     answer = tables.client.post(url, json={"record": rec})
-    assert answer.get_json() == {"valid": True, "problems": [], "submitted": False}
+    assert answer.get_json() == {
+        "valid": True,
+        "problems": [],
+        "submitted": False,
+        "incomplete": [],
+    }
 
 
 def test_a_submitted_deal_is_marked_and_has_no_shuffle(
@@ -357,7 +395,7 @@ def test_a_submitted_deal_is_marked_and_has_no_shuffle(
     done = referee("replay", stdin=json.dumps(rec))
     assert done.returncode == 0, done.stdout
     check = tables.client.post("/v1/checks/deal-proof", json={"record": rec})
-    assert check.get_json() == {"valid": True, "problems": [], "submitted": True}
+    assert check.get_json() == {"valid": True, "problems": [], "submitted": True, "incomplete": []}
 
 
 def test_the_host_may_require_every_seed(tables: TableClient, redis_client: redis.Redis) -> None:
@@ -468,3 +506,31 @@ def test_required_seeds_are_due_after_the_hosts_wait(
     # Lifting the requirement drops the wait.
     lifted = tables.client.put(url, json={"require_seeds": False}, headers=bearer(t.host))
     assert (lifted.get_json()["seeds_wait_ms"], lifted.get_json()["seeds_due_ms"]) == (None, None)
+
+
+def test_the_documents_decks_and_dealing_give_every_presets_deal() -> None:
+    # For every preset and seat count: the starting deck and the deal the
+    # document's words give are the service's.
+    from service.games import GAMES
+    from service.games.proof import DealRandom, key_of
+
+    checked = 0
+    for game in GAMES.values():
+        for preset in game.presets.values():
+            for seats in range(preset.min_players, preset.max_players + 1):
+                names = [f"P{i}" for i in range(seats)]
+                made = game.create_table(preset.name, {}, names, seats - 1, None)
+                view = game.public_view(made.table, 0)
+                rng = DealRandom(key_of(bytes(32), [f"s{seats}"] * seats))
+                dealt = game.start_round(made.table, rng, 0, {})
+                deck = docs_verifier.starting_deck(game.name, view["options"], seats)
+                assert rng.shuffles[0]["deck"] == deck, (preset.name, seats)
+                order = rng.shuffles[0]["order"]
+                mine = docs_verifier.deal_of(game.name, order, seats - 1, seats, view["options"])
+                theirs = game.deal_of(dealt.table)
+                theirs["hands"] = [sorted(h) for h in theirs["hands"]]
+                if "set_aside" in theirs:
+                    theirs["set_aside"] = sorted(theirs["set_aside"])
+                assert mine == theirs, (preset.name, seats)
+                checked += 1
+    assert checked > 40

@@ -12,16 +12,44 @@ own endpoints; everything else goes through :data:`GAME`.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..base import Game, Simulation, reading_only
 from . import codec, engine, players, simulate, views
 from .checks import check_deal, check_discard, check_lay_down, check_lay_off
-from .options import OPTION_SCHEMAS, PRESETS
+from .options import OPTION_SCHEMAS, PRESETS, deck_for
+from .state import Step, Table
 
 NAME = "may-i"
 
 
 DEAL_MEMBERS = ("hands", "stock", "discard")
 """What a submitted deal of May I? reads (RULES.md 4.4)."""
+
+
+def starting_deck(table: Table) -> tuple[str, ...]:
+    """The deck a round's shuffle starts from (RULES.md 4.1, 5.2): ``decks``
+    copies of the 52 in the standard order, then the jokers."""
+    return deck_for(table.options)
+
+
+def ended_round(table: Table) -> dict[str, Any] | None:
+    """The round the host ended before it was over (not scored, not
+    listed: RULES.md 4.8), with ``abandoned: true``; ``None`` otherwise."""
+    rnd = table.round
+    result = None if rnd is None else rnd.result
+    if rnd is None or rnd.step is not Step.OVER or result is None or not result.abandoned:
+        return None
+    return {**engine.result_json(result), "abandoned": True}
+
+
+RECORD_LAYOUTS = {
+    "turn": ("number", "action", "arg"),
+    "ask": ("offer",),
+    "answer": ("offer", "allow"),
+    "finish": (),
+}
+"""Each recorded move's arguments in order (``Game.record_layouts``). Frozen."""
 
 
 GAME = Game(
@@ -58,6 +86,9 @@ GAME = Game(
     replay_move=players.replay_move,
     recorded_move=players.recorded_move,
     option_schemas=OPTION_SCHEMAS,
+    starting_deck=starting_deck,
+    ended_round=ended_round,
+    record_layouts=RECORD_LAYOUTS,
 )
 
 __all__ = ["GAME", "NAME", "check_deal", "check_discard", "check_lay_down", "check_lay_off"]

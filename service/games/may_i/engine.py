@@ -280,7 +280,9 @@ def on_time(table: Table, now_ms: int, move: Callable[[Table], Transition]) -> T
     done = move(settled.table)
     if not settled.events:
         return done
-    return replace(done, events=settled.events + done.events)
+    return replace(
+        done, events=settled.events + done.events, shuffles=settled.shuffles + done.shuffles
+    )
 
 
 def settle_due(table: Table, now_ms: int) -> Transition:
@@ -293,16 +295,18 @@ def settle_due(table: Table, now_ms: int) -> Transition:
     clock, or the window's end), the same whenever it is computed."""
     rnd = table.round
     events: list[Event] = []
+    rebuilt: Shuffled = []
     while rnd is not None and rnd.step is Step.MAY_I and rnd.offer is not None:
         at = _completed_at(table.seats, rnd.on_turn, rnd.offer)
         if at is None:
             if now_ms < rnd.offer.until_ms:
                 break
             at = rnd.offer.until_ms
-        table, more = _close_offer(table, at)
+        table, more, stocks = _close_offer(table, at)
         events.extend({"at_ms": at, **e} for e in more)
+        rebuilt.extend({**s, "at_ms": at} for s in stocks)
         rnd = table.round
-    return Transition(table, tuple(events))
+    return Transition(table, tuple(events), shuffles=tuple(rebuilt))
 
 
 def due_at(table: Table) -> int | None:
@@ -396,19 +400,30 @@ def reshuffle_label(round_no: int, reshuffles: int) -> str:
     return f"may-i:round:{round_no}:reshuffle:{reshuffles}"
 
 
-def _draw(table: Table, rnd: Round, seat: int, count: int) -> tuple[Round, int, list[Event]]:
+Shuffled = list[dict[str, Any]]
+"""The stocks a step rebuilt (``Transition.shuffles``: round, label, deck, order)."""
+
+
+def _draw(
+    table: Table, rnd: Round, seat: int, count: int
+) -> tuple[Round, int, list[Event], Shuffled]:
     """Move up to ``count`` stock cards to ``seat``'s hand, reshuffling the
-    discard pile less its top into a new stock when it runs out (4.7)."""
+    discard pile less its top into a new stock when it runs out (4.7); the
+    rebuilt stocks too, for the round's record (RULES.md 5.2: the pile as
+    given, bottom first, and the new stock, whose last card is drawn first)."""
     events: list[Event] = []
+    rebuilt: Shuffled = []
     got: list[str] = []
     stock = list(rnd.stock)
     pile, pile_by = list(rnd.pile), list(rnd.pile_by)
     reshuffles = rnd.reshuffles
     for _ in range(count):
         if not stock and len(pile) > 1:
-            stock = pile[:-1]
+            given = pile[:-1]
             pile, pile_by = pile[-1:], pile_by[-1:]
-            stock = shuffled(rnd.secret, reshuffle_label(rnd.number, reshuffles), stock)
+            label = reshuffle_label(rnd.number, reshuffles)
+            stock = shuffled(rnd.secret, label, given)
+            rebuilt.append({"round": rnd.number, "label": label, "deck": given, "order": stock[:]})
             reshuffles += 1
             events.append({"type": "stock-reshuffled", "round": rnd.number, "cards": len(stock)})
         if not stock:
@@ -424,7 +439,7 @@ def _draw(table: Table, rnd: Round, seat: int, count: int) -> tuple[Round, int, 
         pile_by=tuple(pile_by),
         reshuffles=reshuffles,
     )
-    return rnd, len(got), events
+    return rnd, len(got), events, rebuilt
 
 
 def _take_top(rnd: Round, seat: int) -> Round:
@@ -464,17 +479,17 @@ def taker_of(seats: int, on_turn: int, asker: int, answers: Sequence[str]) -> tu
     return asker, 1
 
 
-def _close_offer(table: Table, at_ms: int) -> tuple[Table, list[Event]]:
+def _close_offer(table: Table, at_ms: int) -> tuple[Table, list[Event], Shuffled]:
     rnd = table.round
     assert rnd is not None and rnd.offer is not None
     offer = rnd.offer
     rnd = replace(rnd, closed=(*rnd.closed, replace(offer, marks=())))
     if offer.asker is None:
         event: Event = {"type": "may-i-lapsed", "round": rnd.number, "offer": offer.n}
-        return replace(table, round=replace(rnd, offer=None, step=Step.STOCK)), [event]
+        return replace(table, round=replace(rnd, offer=None, step=Step.STOCK)), [event], []
     taker, extra = taker_of(table.seats, rnd.on_turn, offer.asker, offer.answers)
     rnd = _take_top(rnd, taker)
-    rnd, got, events = _draw(table, rnd, taker, extra)
+    rnd, got, events, rebuilt = _draw(table, rnd, taker, extra)
     events.insert(
         0,
         {
@@ -488,7 +503,7 @@ def _close_offer(table: Table, at_ms: int) -> tuple[Table, list[Event]]:
         },
     )
     table, more = _open_offer(table, replace(rnd, offer=None), at_ms)
-    return table, events + more
+    return table, events + more, rebuilt
 
 
 # --- numbered moves ------------------------------------------------------------
@@ -666,7 +681,7 @@ def turn(
     def move(t: Table) -> Transition:
         before = t.round
         assert before is not None
-        done, events = _turn(t, move_no, seat, action, canonical, record, now_ms)
+        done, events, rebuilt = _turn(t, move_no, seat, action, canonical, record, now_ms)
         done = snapshot(done, seat)
         # The move before this one, with the offers after it, leaves the
         # state for the history (a format-1 round's older moves first).
@@ -674,7 +689,9 @@ def turn(
         if before.taken:
             previous = (before.last_move, before.last_note, before.closed)
             archive += (archived(before.number, before.taken, *previous),)
-        return Transition(done, tuple(events), outcome(done, move_no), archive=archive)
+        return Transition(
+            done, tuple(events), outcome(done, move_no), archive=archive, shuffles=tuple(rebuilt)
+        )
 
     return on_time(table, now_ms, move)
 
@@ -693,7 +710,7 @@ def snapshot(table: Table, seat: int) -> Table:
 
 def _turn(
     table: Table, move_no: int, seat: int, action: str, arg: Any, record: str, now_ms: int
-) -> tuple[Table, list[Event]]:
+) -> tuple[Table, list[Event], Shuffled]:
     rnd = table.round
     assert rnd is not None
     if not rnd.playing:
@@ -715,6 +732,7 @@ def _turn(
     number = rnd.number
     base: Event = {"round": number, "move": move_no, "seat": seat}
     events: list[Event] = []
+    rebuilt: Shuffled = []
     # This move is the state's last: the previous one and the offers after
     # it go to the history (see turn).
     rnd = replace(rnd, taken=rnd.taken + 1, last_move=record, closed=(), legacy=())
@@ -729,13 +747,13 @@ def _turn(
         table, more = _open_offer(table, rnd, now_ms)
         events.extend(more)
     elif action == "draw":
-        rnd, got, more = _draw(table, rnd, seat, 1)
+        rnd, got, more, rebuilt = _draw(table, rnd, seat, 1)
         events.extend(more)
         if not got:
             events.append({"type": "stock-drawn", **base, "count": 0})
             table, more = end_round(replace(table, round=rnd), None)
             events.extend(more)
-            return table, events
+            return table, events, rebuilt
         events.append({"type": "stock-drawn", **base, "count": 1})
         table = replace(table, round=replace(rnd, step=Step.PLAY))
     elif action == "lay_down":
@@ -753,12 +771,12 @@ def _turn(
             events.append({"type": "round-blocked", "round": number})
             table, more = end_round(table, None)
             events.extend(more)
-            return table, events
+            return table, events, rebuilt
     else:  # done
         events.append({"type": "lay-off-done", "round": number, "seat": seat, "auto": False})
         table, more = _next_final(table, rnd)
         events.extend(more)
-        return table, events
+        return table, events, rebuilt
     rnd = table.round
     assert rnd is not None
     if rnd.step is Step.FINAL and not rnd.hands[seat]:
@@ -770,7 +788,7 @@ def _turn(
     elif rnd.playing and not rnd.hands[seat]:
         table, more = _went_out(table, rnd, seat)
         events.extend(more)
-    return table, events
+    return table, events, rebuilt
 
 
 def _check_step(rnd: Round, action: str) -> None:
@@ -1198,12 +1216,14 @@ def _maybe_resolve(table: Table, events: list[Event], now_ms: int, offer_no: int
     rnd = table.round
     assert rnd is not None and rnd.offer is not None
     offer = rnd.offer
+    rebuilt: Shuffled = []
     if offer.asker is not None and not awaited(table.seats, rnd.on_turn, offer):
-        table, more = _close_offer(table, now_ms)
+        table, more, rebuilt = _close_offer(table, now_ms)
         events.extend(more)
     done = table.round
     assert done is not None
-    return Transition(table, tuple(events), _may_i_outcome(table, done, offer_no))
+    outcome = _may_i_outcome(table, done, offer_no)
+    return Transition(table, tuple(events), outcome, shuffles=tuple(rebuilt))
 
 
 def _may_i_outcome(table: Table, rnd: Round, offer_no: int) -> dict[str, Any]:

@@ -16,13 +16,24 @@ from __future__ import annotations
 from ..base import Game, Simulation, reading_only
 from . import codec, engine, players, simulate, views
 from .checks import check_deal, check_play
-from .options import OPTION_SCHEMAS, PRESETS, SEAT_RANGE
+from .options import OPTION_SCHEMAS, PRESETS, SEAT_RANGE, deck_for
+from .state import Table
 
 NAME = "sevens"
 
 
 DEAL_MEMBERS = ("hands", "dealer", "opening_suit")
 """What a submitted deal of Sevens reads (RULES.md 3.2, 3.4)."""
+
+
+def starting_deck(table: Table) -> tuple[str, ...]:
+    """The deck a round's shuffle starts from (RULES.md 3.2, 5.2): ``decks``
+    copies of the 52 in the standard order, one after the other."""
+    return deck_for(table.options)
+
+
+RECORD_LAYOUTS = {"play": ("turn", "card", "last_card"), "pass": ("turn",), "finish": ()}
+"""Each recorded move's arguments in order (``Game.record_layouts``). Frozen."""
 
 
 GAME = Game(
@@ -58,6 +69,8 @@ GAME = Game(
     recorded_move=players.recorded_move,
     option_schemas=OPTION_SCHEMAS,
     seat_range=SEAT_RANGE,
+    starting_deck=starting_deck,
+    record_layouts=RECORD_LAYOUTS,
 )
 
 __all__ = ["GAME", "NAME", "check_deal", "check_play"]

@@ -17,8 +17,9 @@ from ..base import Game, Shuffler, Simulation, Transition, refuse_foreign_member
 from ..errors import RuleViolation, register_codes
 from . import codec, engine, players, simulate, views
 from .deal import validate_deal
-from .options import OPTION_SCHEMAS, PRESETS, resolve_options
-from .state import Table
+from .options import OPTION_SCHEMAS, PRESETS, deck_for, resolve_options
+from .scoring import result_dict
+from .state import RoundStatus, Table
 
 NAME = "my-ship-sails"
 
@@ -62,6 +63,28 @@ DEAL_MEMBERS = ("hands",)
 """What a submitted deal of My Ship Sails reads (RULES.md 2.4)."""
 
 
+def starting_deck(table: Table) -> tuple[str, ...]:
+    """The deck a round's shuffle starts from (RULES.md 2.3, 5.2): the
+    table's deck for its seats, in the standard order."""
+    return deck_for(table.options, table.seats)
+
+
+def ended_round(table: Table) -> dict[str, Any] | None:
+    """The round the host ended before it was over (cancelled, not listed:
+    RULES.md 2.8), with ``abandoned: true``; ``None`` otherwise."""
+    rnd = table.round
+    result = None if rnd is None else rnd.result
+    if rnd is None or rnd.status is not RoundStatus.OVER or result is None:
+        return None
+    if result.settled_by != "abandoned" or rnd.number <= table.played:
+        return None
+    return {**result_dict(result), "abandoned": True}
+
+
+RECORD_LAYOUTS = {"pass": ("exchange", "cards"), "claim": (), "finish": ()}
+"""Each recorded move's arguments in order (``Game.record_layouts``). Frozen."""
+
+
 def _only_hands(deal: Mapping[str, Any]) -> None:
     """Refuse the members of a deal that other games read."""
     refuse_foreign_members(deal, "My Ship Sails", DEAL_MEMBERS)
@@ -101,4 +124,7 @@ GAME = Game(
     bot_move=players.bot_move,
     option_schemas=OPTION_SCHEMAS,
     deal_members=DEAL_MEMBERS,
+    starting_deck=starting_deck,
+    ended_round=ended_round,
+    record_layouts=RECORD_LAYOUTS,
 )

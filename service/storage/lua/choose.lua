@@ -26,15 +26,16 @@
 --          ARGV[3] .. "#" .. its place in the step (1 for the first), is
 --          never replaced (another text of the same seat answers -1), the
 --          record is not written (the caller answers and records the move as
---          it stands after the choice), and statuses 1 and 0 also return the
---          step's choices as seat, text pairs (after status, count, written)
+--          it stands after the choice), and statuses 1 and 0 also return hc
+--          and the step's choices as seat, text pairs (after status, count,
+--          written)
 -- ARGV[12] the deadline, ms since the epoch ("": none): at or after it
 --          (Redis's TIME) the choice is not written (-1: read again), as in
 --          commit.lua
 -- ARGV[13] the away seats' change, as in commit.lua's ARGV[21] ("+3", "-3",
 --          ""), made when the choice is written
 -- ARGV[14..] the events of a first choice, in order, as the codec's text;
---          then the five arguments below, always the LAST five (P = #ARGV - 4):
+--          then the six arguments below, always the LAST six (P = #ARGV - 5):
 -- ARGV[P]   the move to append to the current round's record when the choice
 --           is written (not for status 0; "" none; as commit.lua's ARGV[P+2])
 -- ARGV[P+1] how many moves a record keeps
@@ -49,6 +50,11 @@
 --           resolution (service.worker)
 -- ARGV[P+4] the table hash's u, as in commit.lua's ARGV[P+10] ("+", "0",
 --           ""), changed when the choice is written
+-- ARGV[P+5] the move's token for hc ("<seat>:<h8>:<link>", service.storage.records),
+--           appended to hc when the move is appended to the record
+-- A choice that completes the step is recorded as commuting too; the
+-- commit of the step's resolution covers it in the chain of moves
+-- (service.storage.records: a "resolve" entry).
 -- KEYS: the LAST three are commit.lua's last three (the deal proof, the
 -- current round's record, the records); only the record is written here.
 -- A written choice is announced on the table's feed channel (its hash key
@@ -57,8 +63,8 @@
 --   1  written (a first choice, or a replacement: no event)
 --   0  the seat had chosen the same already (the step not complete):
 --      nothing but the record written
---   2  written, and it completed the step: the step's choices follow as
---      seat, text pairs (the record is not written: the caller commits the
+--   2  written, and it completed the step: the table hash's hc, then the
+--      step's choices follow as seat, text pairs (the record is not written: the caller commits the
 --      resolution, and the record with it)
 --   -1 not written: the step is no longer the current one, or it is complete
 --      (this would replace a choice, or repeat one), or the deadline has
@@ -110,7 +116,7 @@ if ARGV[12] ~= '' then
     return {-1, count, 0}
   end
 end
-local P = #ARGV - 4
+local P = #ARGV - 5
 if ARGV[P + 2] ~= '-' and (redis.call('HGET', KEYS[1], 'h') or '') ~= ARGV[P + 2] then
   return {-1, count, 0}
 end
@@ -146,10 +152,10 @@ else
   redis.call('HSET', KEYS[3], ARGV[2], text)
   redis.call('HSET', KEYS[1], 'w', ARGV[10])
   set_away(KEYS[1], ARGV[13])
-  if #ARGV - 5 > 13 then
-    redis.call('RPUSH', KEYS[2], unpack(ARGV, 14, #ARGV - 5))
+  if #ARGV - 6 > 13 then
+    redis.call('RPUSH', KEYS[2], unpack(ARGV, 14, #ARGV - 6))
     redis.call('LTRIM', KEYS[2], '-' .. ARGV[8], -1)
-    written = #ARGV - 18
+    written = #ARGV - 19
     count = count + written
     redis.call('HSET', KEYS[1], 'n', count)
   end
@@ -163,6 +169,10 @@ if status ~= 0 and ARGV[P] ~= '' then
   local cap = tonumber(ARGV[P + 1])
   if held > 0 and held < cap + 2 then
     redis.call('RPUSH', moves_key, ARGV[P])
+    if ARGV[P + 5] ~= '' then
+      local pending = redis.call('HGET', KEYS[1], 'hc')
+      redis.call('HSET', KEYS[1], 'hc', pending and (pending .. ' ' .. ARGV[P + 5]) or ARGV[P + 5])
+    end
   elseif held == cap + 2 then
     redis.call('RPUSH', moves_key, 'T')
   end
@@ -187,6 +197,7 @@ for i = #KEYS - 2, #KEYS do
 end
 if status == 2 then
   local reply = redis.call('HGETALL', KEYS[3])
+  table.insert(reply, 1, redis.call('HGET', KEYS[1], 'hc') or '')
   table.insert(reply, 1, written)
   table.insert(reply, 1, count)
   table.insert(reply, 1, 2)
@@ -194,6 +205,7 @@ if status == 2 then
 end
 if ordered then
   local reply = redis.call('HGETALL', KEYS[3])
+  table.insert(reply, 1, redis.call('HGET', KEYS[1], 'hc') or '')
   table.insert(reply, 1, written)
   table.insert(reply, 1, count)
   table.insert(reply, 1, status)

@@ -14,8 +14,10 @@
 -- The LAST three KEYS (whatever precedes them): the next deal's pending proof
 -- (a string), the current round's record (a list: its number, its header,
 -- then its moves) and the finished rounds' records (a hash by number).
--- The table hash's h is the round's chain of moves (service.games.proof):
--- "<links> <head> <key>", written with each move appended to the record.
+-- The table hash's h and hc are the open record's chain of moves
+-- (service.storage.records): written with what is appended to the record;
+-- h's version (its 6th word) is set to the new version on every commit, and
+-- its last word to 1 once the new state has finished h's round.
 -- ARGV[1] expected version ("0": the table must not exist yet)
 -- ARGV[2] the new state ("" keeps the state, its step and its choices: a
 --         refused move that only records events; the version still moves,
@@ -58,21 +60,23 @@
 -- that knows none of them leaves them as they are.
 -- ARGV[24..] E events, in order, as the codec's text; then C choice
 --          arguments; then X expected choice arguments; then T round texts;
---          then the history texts to append, in order; then the eleven
---          arguments below, always the LAST eleven (P = #ARGV - 10):
+--          then the history texts to append, in order; then the twelve
+--          arguments below, always the LAST twelve (P = #ARGV - 11):
 -- ARGV[P]   the table hash's new d (the next deal's public part; "" keeps it)
 -- ARGV[P+1] the next deal's pending proof ("" keeps it)
--- ARGV[P+2] an accepted move to append to the current round's record ("" none;
---           nothing is appended without an open record, and once the record
---           holds ARGV[P+6] moves a last "T" says the rest is not kept)
+-- ARGV[P+2] the items to append to the current round's record, "\n"-joined
+--           ("" none; nothing is appended without an open record; all or
+--           none: once they would not fit in ARGV[P+6] items a last "T" says
+--           the rest is not kept)
 -- ARGV[P+3] a new round's number and ARGV[P+4] its header ("" none): the
 --           record open until then is folded into the hash of records (one
---           JSON text: {"header":..,"moves":[..],"complete":..}), which keeps
---           the newest ARGV[P+5]; the new record opens with the header
+--           text: its header and items, "\n"-joined), which keeps the
+--           newest ARGV[P+5]; the new record opens with the header
 -- ARGV[P+5] how many records the hash keeps; ARGV[P+6] how many moves a record keeps
--- ARGV[P+7] the chain h the move was linked to ("-": no check): any other h
---           is a conflict (a choice appended since, by choose.lua)
--- ARGV[P+8] the new h: written with the move appended (ARGV[P+2]), or with
+-- ARGV[P+7] the chain the items were linked to, h .. "\n" .. hc ("-": no
+--           check): any other is a conflict (a choice appended since, by
+--           choose.lua)
+-- ARGV[P+8] the new h: written with the items appended (ARGV[P+2]), or with
 --           the new round's record (ARGV[P+4]); "" keeps it
 -- ARGV[P+9] the clock note ("" none): when the worker must next look at the
 --           table (ms since the epoch: its first deadline, or a window's
@@ -81,6 +85,8 @@
 -- ARGV[P+10] the table hash's u (the moves the referee made for seats in a
 --           row, service.clock.paused): "+" adds one (a bot's or a default
 --           move), "0" clears it (a person's move or act), "" keeps it
+-- ARGV[P+11] the new hc, written with the items ("-" keeps it, "" deletes it);
+--           a new round's record deletes it
 -- A commit is announced on the table's feed channel (its hash key with
 -- ":feed" for ":table"), with the event count, for service.streams.
 -- Returns {version, event count} on success, {-1, current version} on a
@@ -151,8 +157,9 @@ if ARGV[16] ~= '' then
     return {-1, tonumber(current)}
   end
 end
-local P = #ARGV - 10
-if ARGV[P + 7] ~= '-' and (redis.call('HGET', KEYS[1], 'h') or '') ~= ARGV[P + 7] then
+local P = #ARGV - 11
+if ARGV[P + 7] ~= '-' and ((redis.call('HGET', KEYS[1], 'h') or '') .. '\n'
+    .. (redis.call('HGET', KEYS[1], 'hc') or '')) ~= ARGV[P + 7] then
   return {-1, tonumber(current)}
 end
 local listed = first
@@ -228,36 +235,54 @@ if ARGV[P + 1] ~= '' then
   redis.call('SET', deal_key, ARGV[P + 1])
 end
 if ARGV[P + 2] ~= '' then
+  local items = {}
+  for item in string.gmatch(ARGV[P + 2], '[^\n]+') do
+    items[#items + 1] = item
+  end
   local held = redis.call('LLEN', moves_key)
   local cap = tonumber(ARGV[P + 6])
-  if held > 0 and held < cap + 2 then
-    redis.call('RPUSH', moves_key, ARGV[P + 2])
+  if held > 0 and held + #items <= cap + 2 then
+    redis.call('RPUSH', moves_key, unpack(items))
     if ARGV[P + 8] ~= '' then
       redis.call('HSET', KEYS[1], 'h', ARGV[P + 8])
     end
-  elseif held == cap + 2 then
+    if ARGV[P + 11] == '' then
+      redis.call('HDEL', KEYS[1], 'hc')
+    elseif ARGV[P + 11] ~= '-' then
+      redis.call('HSET', KEYS[1], 'hc', ARGV[P + 11])
+    end
+  elseif held > 0 and redis.call('LINDEX', moves_key, -1) ~= 'T' then
     redis.call('RPUSH', moves_key, 'T')
   end
 end
 if ARGV[P + 4] ~= '' then
   local items = redis.call('LRANGE', moves_key, 0, -1)
   if #items >= 2 then
-    local last, complete = #items, 'true'
-    if items[last] == 'T' then
-      last, complete = last - 1, 'false'
-    end
-    local moves = {}
-    for i = 3, last do
-      moves[#moves + 1] = items[i]
-    end
-    redis.call('HSET', records_key, items[1], '{"header":' .. items[2] .. ',"moves":['
-      .. table.concat(moves, ',') .. '],"complete":' .. complete .. '}')
+    -- One text: the header and the items, "\n"-joined (service.games.record).
+    redis.call('HSET', records_key, items[1], table.concat(items, '\n', 2))
     redis.call('HDEL', records_key, tostring(tonumber(items[1]) - tonumber(ARGV[P + 5])))
   end
   redis.call('DEL', moves_key)
   redis.call('RPUSH', moves_key, ARGV[P + 3], ARGV[P + 4])
   if ARGV[P + 8] ~= '' then
     redis.call('HSET', KEYS[1], 'h', ARGV[P + 8])
+  end
+  redis.call('HDEL', KEYS[1], 'hc')
+end
+-- The open record's chain knows that this release wrote the table last, and
+-- whether its round was over then (service.storage.records).
+local chain = redis.call('HGET', KEYS[1], 'h')
+if chain then
+  local words = {}
+  for word in string.gmatch(chain, '%S+') do
+    words[#words + 1] = word
+  end
+  if #words == 7 then
+    words[6] = tostring(version)
+    if ARGV[2] ~= '' and tonumber(ARGV[17]) >= tonumber(words[1]) then
+      words[7] = '1'
+    end
+    redis.call('HSET', KEYS[1], 'h', table.concat(words, ' '))
   end
 end
 for i = 1, 5 do

@@ -97,10 +97,15 @@ export interface paths {
         /**
          * Check a deal's proof
          * @description With `proof` (a record's `proof`): whether its commitment is the
-         *     SHA-256 of its secret and every shuffle's order is the one the
-         *     secret and the seeds give. With `record` (a whole round record):
-         *     that, and whether dealing the round again from them gives the
-         *     recorded deal. Touches no storage. `valid: false` lists the
+         *     SHA-256 of its secret, its deal shuffles the starting deck its
+         *     `game`, `variant`, `options` and seat count give, and every shuffle's
+         *     and rebuilt stock's order is the one the secret and the seeds give
+         *     (a proof of version 1 names no game: it is invalid). With `record`
+         *     (a whole round record): that, whether dealing the round again from
+         *     them gives the recorded deal, and every move's link (the chain of
+         *     moves); `incomplete` names the moves missing from the record (a
+         *     record of another rules version is not dealt again: invalid).
+         *     Touches no storage. `valid: false` lists the
          *     problems; `submitted: true` says the deal was the host's, so that no
          *     shuffle was checked. A record must be one the referee writes: its
          *     `start_state` a table the referee could have made, its `variant`,
@@ -109,7 +114,7 @@ export interface paths {
          *     other endpoint takes 64 KiB): 413 `body-too-large` beyond; 422
          *     `invalid-request` for more than a round holds (2,000 moves, 200
          *     shuffles, 10,000 cards shuffled, a `start_state` of 8,192
-         *     characters, 10 seeds). [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby).
+         *     characters, 10 seeds). [every game: deals anyone can check](/docs/guide/deal-proofs).
          */
         post: {
             parameters: {
@@ -577,7 +582,7 @@ export interface paths {
          * @description The round it deals, its `commitment` (lower-case hex SHA-256 of the
          *     domain `card-referee/deal-commitment/v1`, a zero byte and the 32-byte
          *     secret: [deal proofs](/docs/guide/deal-proofs)), the seats that gave a seed and
-         *     whether the host requires every seat's ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). The secret
+         *     whether the host requires every seat's ([every game: deals anyone can check](/docs/guide/deal-proofs)). The secret
          *     is shown in the round's record once that round is over. 404
          *     `no-pending-deal` for a table written before deals were committed.
          */
@@ -590,7 +595,7 @@ export interface paths {
          *     are due that long after the deal's commitment was published (at the
          *     deal before it, or now for the deal already published): once they
          *     are due, the deal goes ahead with the seeds given, and the record
-         *     shows the missing ones as `null` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). Without it the deal
+         *     shows the missing ones as `null` ([every game: deals anyone can check](/docs/guide/deal-proofs)). Without it the deal
          *     waits for as long as a seed is missing. The requirement stays for
          *     the deals after it until the host lifts it. Asking again for what
          *     is already required changes nothing (the due time stays).
@@ -660,7 +665,7 @@ export interface paths {
         /**
          * Deal the next round (host)
          * @description With no body (or no `hands`) the referee shuffles from the deal's
-         *     committed secret and the seats' seeds ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby),
+         *     committed secret and the seats' seeds ([every game: deals anyone can check](/docs/guide/deal-proofs),
          *     [deal proofs](/docs/guide/deal-proofs); the answer and the `round-dealt` event
          *     carry the `commitment`) and deals from the dealer's left.
          *     With `hands` (one list per seat) it checks the submitted deal and lists
@@ -670,7 +675,7 @@ export interface paths {
          *     the match, `seeds-missing` (with `missing_seats`, `round` and
          *     `seeds_due_ms`; `Retry-After` when the seeds are ever due) while the
          *     host requires every seat's seed, one is missing and the seeds are
-         *     not due yet (`PUT …/next-deal`, [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)).
+         *     not due yet (`PUT …/next-deal`, [every game: deals anyone can check](/docs/guide/deal-proofs)).
          */
         post: operations["dealRound"];
         delete?: never;
@@ -883,17 +888,24 @@ export interface paths {
         };
         /**
          * Read a finished round's record (public)
-         * @description Everything needed to check and replay the round ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)): the
-         *     options and seats, the table as it stood before the deal
-         *     (`start_state`, the game's stored form), the deal's body and what
-         *     was dealt (hands, stock or set-aside cards), the proof (the
-         *     commitment, the secret it commits to, every seat's seed, each
-         *     shuffle's deck and order), every accepted move in order with its
-         *     seat and time (`at_ms`), and the result. `referee verify` and
-         *     `referee replay` check it; `POST /v1/checks/deal-proof` too. 409
-         *     `round-not-over` while the round is played (its secret is never
-         *     shown before), 404 `record-not-found` for a round whose record is
-         *     not kept (the newest 20 are).
+         * @description Everything needed to check and replay the round ([every game: deals anyone can check](/docs/guide/deal-proofs),
+         *     [deal proofs](/docs/guide/deal-proofs)): the table, the release
+         *     and the rules' version that made it, the options and seats, the
+         *     table as it stood before the deal (`start_state`, the game's stored
+         *     form), the deal's body and what was dealt (hands, stock or set-aside
+         *     cards), the proof (the commitment, the secret it commits to, every
+         *     seat's seed, the game and options the starting deck follows from,
+         *     each shuffle's deck and order, each rebuilt stock), every accepted
+         *     move in order with its seat, author (`by`), time (`at_ms`) and
+         *     `link` in the chain of moves, the moves missing from it, if any,
+         *     and the result. A round the host ended is shown at once, marked
+         *     `abandoned`. `referee verify` and `referee replay` check it;
+         *     `POST /v1/checks/deal-proof` too. A strong `ETag` (`If-None-Match`
+         *     gives 304), `Cache-Control: public` with a year's `max-age` once
+         *     nothing can change it, and zstd, brotli, gzip or deflate when
+         *     `Accept-Encoding` asks. 409 `round-not-over` while the round is
+         *     played (its secret is never shown before), 404 `record-not-found`
+         *     for a round whose record is not kept (the newest 20 are).
          */
         get: operations["getRoundRecord"];
         put?: never;
@@ -1584,6 +1596,8 @@ export interface components {
         } & (unknown | unknown);
         /** @description Whether the proof checks, and what does not. */
         CheckProofOutcome: {
+            /** @description For a record: why moves are missing from it (a release that kept no record wrote the table, or its cap of 2,000 entries); what it holds was checked. */
+            incomplete: string[];
             problems: string[];
             /** @description The deal was the host's (its `hands` submitted, as the proof says): no shuffle was checked, only the round's later randomness. */
             submitted: boolean;
@@ -1912,6 +1926,15 @@ export interface components {
         GameList: {
             games: components["schemas"]["GameInfo"][];
         };
+        /** @description Where moves are missing from a record (a release that keeps none took them). */
+        Gap: {
+            /** @description How many entries came before the gap's place. */
+            after_move: number;
+            /** @description The seats whose choice such a release took. */
+            seats: number[];
+            /** @description The table's writes by a release that keeps no record. */
+            writes: number;
+        };
         /** @description A probe's answer. */
         Health: {
             status: string;
@@ -2139,11 +2162,11 @@ export interface components {
         };
         /** @description One step of a turn, exactly one member: `{"take_discard": true}`, `{"decline": true}`, `{"draw": true}`, `{"lay_down": [[cards], ...]}`, `{"lay_off": {"card", "meld", "end"}}`, `{"discard": "5C"}` or, in a lay-off turn after a seat went out, `{"done": true}`. */
         Move: components["schemas"]["TakeDiscardMove"] | components["schemas"]["DeclineMove"] | components["schemas"]["DrawMove"] | components["schemas"]["LayDownMove"] | components["schemas"]["LayOffMove"] | components["schemas"]["DiscardMove"] | components["schemas"]["DoneMove"];
-        /** @description The head of a round's chain of moves ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)): each accepted move links the head before it, keyed with the round's secret, so that a record whose moves were reordered, dropped or changed ends elsewhere (docs/guide/deal-proofs.md gives the construction). */
+        /** @description The head of a round's chain of moves ([every game: deals anyone can check](/docs/guide/deal-proofs)): each accepted move that does not commute links the head before it and the seats' choices that commuted since, keyed with the round's secret, so that a record whose moves were reordered, dropped, added or changed ends elsewhere (docs/guide/deal-proofs.md gives the construction). */
         MoveChain: {
-            /** @description The last move's `link` (lower-case hex); the round's commitment before its first move. */
+            /** @description The `link` of the record's `moves`-th entry that does not commute (lower-case hex); the round's commitment before the first. */
             head: string;
-            /** @description How many moves the chain holds. */
+            /** @description How many of the record's entries that do not commute came. */
             moves: number;
         };
         /** @description What a move did and where the round stands now. */
@@ -2520,16 +2543,27 @@ export interface components {
             parameter?: string;
             pointer?: string;
         };
-        /** @description A round's deal proof, shown once the round is over. */
+        /** @description A round's deal proof, shown once the round is over (version 2). */
         Proof: {
             commitment: string;
+            game: string;
+            /** @description The table's options: the starting deck follows from them. */
+            options: {
+                [key: string]: unknown;
+            };
+            reshuffles: components["schemas"]["Reshuffle"][];
+            round: number;
             /** @description The 32-byte secret, hex. */
             secret: string;
             /** @description Each seat's seed (`null`: none given). */
             seeds: (string | null)[];
+            /** @description The deal's shuffle of the starting deck (none if submitted). */
             shuffles: components["schemas"]["Shuffle"][];
             /** @description The host submitted the hands: no shuffle to check; the proof still fixes the round's later randomness (May I?'s reshuffles). */
             submitted: boolean;
+            variant: string;
+            /** @description 2 (a proof without it names no game). */
+            version: number;
         };
         /** @description The public view of a table: never a hidden card. */
         PublicTable: {
@@ -2547,9 +2581,9 @@ export interface components {
             /** @description The newest of them (`null` before the first). The view no longer lists every round (it would grow with the match): page them from `GET /v1/tables/{table_id}/rounds`. */
             last_result: components["schemas"]["RoundResult"] | null;
             match: components["schemas"]["MatchView"];
-            /** @description The chain of the current (or last) round's accepted moves ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)): write it down as the round goes; its record's links must end at this head. `null` before a round was dealt with a chain. */
+            /** @description The chain of the current (or last) round's accepted moves ([every game: deals anyone can check](/docs/guide/deal-proofs)): write it down as the round goes; its record's links must end at this head. `null` before a round was dealt with a chain. */
             move_chain: components["schemas"]["MoveChain"] | null;
-            /** @description The next deal's commitment and who seeded it ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` for a table written before deals were committed. */
+            /** @description The next deal's commitment and who seeded it ([every game: deals anyone can check](/docs/guide/deal-proofs)); `null` for a table written before deals were committed. */
             next_deal: components["schemas"]["NextDeal"] | null;
             /** @description The seats no player has taken yet; the table deals when none is. */
             open_seats: number[];
@@ -2565,9 +2599,11 @@ export interface components {
         };
         /** @description A finished round's record: enough to check its deal and replay it. */
         Record: {
-            /** @description `false`: the round had more moves than a record keeps (2000). */
+            /** @description The host ended the round before it was over. */
+            abandoned: boolean;
+            /** @description `false`: moves are missing (`missing`), or the round had more entries than a record keeps (2000). */
             complete: boolean;
-            /** @description What was dealt: `hands` by seat, `set_aside`, `stock`, `discard`. */
+            /** @description What was dealt: `hands` by seat, `set_aside`, `stock` (top first), `discard`. */
             deal: {
                 [key: string]: unknown;
             };
@@ -2577,7 +2613,8 @@ export interface components {
             };
             dealt_at_ms: number;
             game: string;
-            /** @description Every accepted move, in order: `seat`, `at_ms`, `move`, the game's arguments and `link`, the round's chain of moves after it ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby); `move_chain` in the table's view showed it live). */
+            missing: components["schemas"]["Gap"][];
+            /** @description Every entry of the round, in order: `at_ms`, `by` (`seat`, `default`, `bot`, `host`, `referee`), `seat`, `move`, the game's arguments, `round`, `link` in the round's chain of moves ([every game: deals anyone can check](/docs/guide/deal-proofs); `move_chain` in the table's view showed it live) and `commutes` for a seat's choice in a simultaneous step. */
             moves: {
                 [key: string]: unknown;
             }[];
@@ -2586,11 +2623,17 @@ export interface components {
                 [key: string]: unknown;
             };
             proof: components["schemas"]["Proof"];
+            /** @description 2 (a record without it is of version 1). */
+            record_version: number;
+            /** @description The referee's release that dealt it. */
+            release: string;
             /** @description The round's result, as its list shows it. */
             result: {
                 [key: string]: unknown;
             };
             round: number;
+            /** @description The version of the game's rules it was refereed by. */
+            rules_version: number;
             seats: {
                 [key: string]: unknown;
             }[];
@@ -2605,6 +2648,17 @@ export interface components {
             require_seeds: boolean;
             /** @description How long after a deal's commitment is published its seeds are due (ms); once due, the deal goes ahead without the missing ones. Absent or `null`: the deal waits for every seed. Only with `require_seeds: true` (422 otherwise, checked after the token). */
             seeds_wait_ms?: number | null;
+        };
+        /** @description A rebuilt stock (May I?, [May I?: ending a round](/docs/rules/may-i#ending-a-round)), shuffled under the round's reshuffle key. */
+        Reshuffle: {
+            /** @description The cards as given: the starting deck (the deal), the discard pile less its top, bottom first (a rebuilt stock). */
+            deck: string[];
+            /** @description `card-referee/deal/shuffle/0` (the deal), `may-i:round:<n>:reshuffle:<r>` (a rebuilt stock). */
+            label: string;
+            /** @description The place (from 1) of its entry in the record's moves. */
+            move: number;
+            /** @description Their order: the deal's is dealt from its first card; a rebuilt stock is drawn from its last. */
+            order: string[];
         };
         /** @description One round: the current view while it is the latest, its result once over. */
         RoundInfo: {
@@ -2664,7 +2718,7 @@ export interface components {
         };
         /** @description The round just dealt and the table's public view. */
         RoundStarted: {
-            /** @description The deal's commitment ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)), as `next_deal` showed it. */
+            /** @description The deal's commitment ([every game: deals anyone can check](/docs/guide/deal-proofs)), as `next_deal` showed it. */
             commitment: string;
             dealer: number;
             round: number;
@@ -2938,10 +2992,11 @@ export interface components {
         };
         /** @description One shuffle of the round: its label, the cards as given, their order after it. */
         Shuffle: {
+            /** @description The cards as given: the starting deck (the deal), the discard pile less its top, bottom first (a rebuilt stock). */
             deck: string[];
-            /** @description `card-referee/deal/shuffle/<i>`. */
+            /** @description `card-referee/deal/shuffle/0` (the deal), `may-i:round:<n>:reshuffle:<r>` (a rebuilt stock). */
             label: string;
-            /** @description The deck order dealt from. */
+            /** @description Their order: the deal's is dealt from its first card; a rebuilt stock is drawn from its last. */
             order: string[];
         };
         /** @description The `data` of the event that ends a stream for good (`table-deleted`, `seat-closed`), which comes with a `retry` of an hour. */
@@ -5714,7 +5769,10 @@ export interface operations {
     getRoundRecord: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Tag to check against */
+                "If-None-Match"?: components["parameters"]["IF_NONE_MATCH"];
+            };
             path: {
                 table_id: string;
                 round_no: number;
@@ -5726,12 +5784,18 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `public, max-age=31536000, immutable` once nothing can change the record; `public, max-age=60` while moves may yet be found missing from it. */
+                    "Cache-Control"?: string;
+                    /** @description `zstd`, `br`, `gzip` or `deflate` when `Accept-Encoding` asked (`Vary: Accept-Encoding`); each coding has its own strong `ETag`. */
+                    "Content-Encoding"?: string;
+                    ETag: components["headers"]["ETAG"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Record"];
                 };
             };
+            304: components["responses"]["NOT_MODIFIED"];
             /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
             401: {
                 headers: {
