@@ -3,14 +3,22 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: serve test lint openapi docs clients web bench bench-quick clean
+.PHONY: serve dev test lint openapi docs clients web bench bench-quick clean
 
 serve: $(VENV)/.installed  ## install, then run the service on http://127.0.0.1:8000
 	$(BIN)/referee serve
 
+# For a front end in development on this machine (a Vite page on another
+# port, a walk-through run many times): CORS allows localhost origins on any
+# port and the per-address limits are lifted; it prints where /play, the
+# guide and the API reference are. Loopback only (README: production).
+dev: $(VENV)/.installed  ## the same for front-end development: localhost pages may call it, no per-address limits
+	$(BIN)/referee serve --dev
+
 # The web table's and the TypeScript client's tests need node's packages
-# (web/package-lock.json); where npm is missing they are skipped.
-NODE_DEPS := $(if $(shell command -v npm),web/node_modules/.installed)
+# (web/package-lock.json, clients/typescript/package-lock.json); where npm is
+# missing they are skipped.
+NODE_DEPS := $(if $(shell command -v npm),web/node_modules/.installed clients/typescript/node_modules/.installed)
 
 # The suite runs on two workers per core (pytest-xdist): the tests start
 # their own Redis and gunicorn on free ports, so workers never share a
@@ -41,18 +49,26 @@ openapi: $(VENV)/.installed  ## regenerate openapi.yaml from the code
 docs: $(VENV)/.installed  ## rewrite the docs' lists of games, presets and codes from the code
 	$(BIN)/referee docs
 
-clients: $(VENV)/.installed-dev web/node_modules/.installed  ## generate the TypeScript and Python clients from openapi.yaml
+clients: $(VENV)/.installed-dev web/node_modules/.installed clients/typescript/node_modules/.installed  ## generate the TypeScript and Python clients from openapi.yaml
 	cd web && npm run -s client    # the types, web/src/api/schema.d.ts (committed)
+	cd clients/typescript && npm run -s types && npm run -s build   # the package's types (src/schema.ts, committed) and dist/
 	$(BIN)/openapi-python-client generate --path openapi.yaml --config clients/python-client.yaml \
 	  --meta none --output-path clients/python/card_referee_client --overwrite
 	@echo "make: the Python client is in clients/python (PYTHONPATH=clients/python)"
 
-web: web/node_modules/.installed  ## type-check and bundle the web table into service/api/static/play (committed)
+web: web/node_modules/.installed clients/typescript/node_modules/.installed  ## type-check and bundle the web table into service/api/static/play (committed)
 	cd web && npm run -s check && npm run -s build
 
 web/node_modules/.installed: web/package-lock.json
 	@echo "make: installing the web table's node packages (web/package-lock.json) into web/node_modules"
 	cd web && npm ci --no-audit --no-fund
+	touch $@
+
+# The TypeScript client package (card-referee-client): its own lockfile, as
+# it is published on its own; /play is built from its sources.
+clients/typescript/node_modules/.installed: clients/typescript/package-lock.json
+	@echo "make: installing the TypeScript client's node packages into clients/typescript/node_modules"
+	cd clients/typescript && npm ci --no-audit --no-fund
 	touch $@
 
 bench: $(VENV)/.installed-bench  ## measure the referee against the floors and boardgame.io (about 11 minutes on 2 cores)
@@ -83,4 +99,5 @@ $(VENV)/.installed-bench: pyproject.toml | $(VENV)/bin/pip
 	touch $@ $(VENV)/.installed
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis web/node_modules clients/python
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis web/node_modules clients/python \
+	  clients/typescript/node_modules clients/typescript/dist

@@ -184,6 +184,7 @@ class RedisServer:
                 return self
             except redis.ConnectionError:
                 time.sleep(0.025)
+        self.stop()  # a start that failed leaves nothing running
         raise RuntimeError(f"redis-server did not start; see {self.folder / 'redis.log'}")
 
     def stop(self) -> None:

@@ -38,6 +38,13 @@ def _serve(args: argparse.Namespace) -> int:
         options["bind"] = f"{args.host or host}:{args.port or port}"
     if args.workers:
         options["workers"] = args.workers
+    if args.dev:
+        wrong = _dev_mode(options["bind"])
+        if wrong:
+            print(f"referee: cannot serve --dev: {wrong}", file=sys.stderr)
+            gunicorn_settings.on_exit(None)
+            return 2
+        options["when_ready"] = lambda server: print(_dev_banner(options["bind"]), flush=True)
     # Before any "serving" line: a second `make serve` says why it cannot.
     refused = _cannot_listen(options["bind"])
     if refused:
@@ -96,6 +103,61 @@ def _serve(args: argparse.Namespace) -> int:
             if started_pid is not None:
                 stop_embedded_redis(os.environ["REDIS_URL"])
     return 0
+
+
+DEV_LIMITS = {
+    "RATE_LIMIT_TABLES": "100000/second",
+    "RATE_LIMIT_ANONYMOUS": "100000/second",
+    "RATE_LIMIT_PER_ADDRESS": "100000/second",
+    "RATE_LIMIT_RECORD_CHECKS": "100000/second",
+    "RATE_LIMIT_PER_TOKEN": "100000/second",
+}
+"""The limits ``serve --dev`` lifts (each unless set): on a developer's
+machine every page, test and walk-through comes from one address, and a
+script plays every seat as fast as it can. (Refused claims stay limited:
+their limit is part of what a front end meets in play.)"""
+
+
+def _dev_mode(bind: str) -> str | None:
+    """Set the environment of ``referee serve --dev`` (before any setting is
+    read): pages on this machine's origins may call the API (CORS, any port:
+    :data:`service.config.LOOPBACK_ORIGINS` added to ``CORS_ORIGINS``) and
+    the per-address and per-token limits are lifted (:data:`DEV_LIMITS`,
+    each unless set).
+    Returns why it cannot (a bind that is not a loopback address: lifted
+    limits must not face a network), else None."""
+    from .config import LOOPBACK_ORIGINS
+
+    host = bind.rpartition(":")[0].strip("[]")
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        return (
+            f"it listens on {host or bind}, and --dev lifts the per-address limits: "
+            "bind it to 127.0.0.1 (the default), or run `referee serve` with your own settings"
+        )
+    origins = os.environ.get("CORS_ORIGINS", "").replace(",", " ").split()
+    if origins != ["*"]:
+        os.environ["CORS_ORIGINS"] = " ".join(dict.fromkeys([*origins, *LOOPBACK_ORIGINS]))
+    for name, value in DEV_LIMITS.items():
+        os.environ.setdefault(name, value)
+    return None
+
+
+def _dev_banner(bind: str) -> str:
+    """What ``referee serve --dev`` prints once it listens: where to go."""
+    url = f"http://{bind}"
+    return "\n".join(
+        [
+            f"referee serve --dev: listening on {url}",
+            f"  play in a browser:  {url}/play",
+            f"  the guide:          {url}/docs/guide/",
+            f"  API reference:      {url}/docs   (the spec: {url}/openapi.yaml)",
+            "  CORS:               pages on http(s)://localhost, 127.0.0.1 or [::1], any port,"
+            " may call it",
+            "  limits:             lifted per address and per token (RATE_LIMIT_TABLES,"
+            " _ANONYMOUS, _PER_ADDRESS, _RECORD_CHECKS, _PER_TOKEN)",
+            "  Not for a server others reach: README says how CORS and the limits work there.",
+        ]
+    )
 
 
 def _cannot_listen(bind: str) -> str | None:
@@ -484,6 +546,13 @@ def main(argv: list[str] | None = None) -> int:
         "--no-worker",
         action="store_true",
         help="do not start a child `referee worker` (run your own for bots and clocks)",
+    )
+    serve.add_argument(
+        "--dev",
+        action="store_true",
+        help="for a front end in development on this machine: pages on localhost origins "
+        "(any port) may call it, the per-address and per-token limits are lifted; "
+        "loopback addresses only",
     )
     serve.set_defaults(func=_serve)
     spec = sub.add_parser("openapi", help="write the OpenAPI document")

@@ -79,8 +79,11 @@ the commits). Every process of a deployment must use the same value.
 ``CORS_ORIGINS`` is ``*``, or origins separated by commas or spaces, each
 written as a browser sends it in ``Origin``: ``scheme://host[:port]``, lower
 case, no path (not even ``/``), no default port, no wildcard
-(``https://app.example.com,http://localhost:5173``). Anything else stops the
-service at start-up with :class:`SettingsError` naming the value and the fix.
+(``https://app.example.com,http://localhost:5173``), except the port of a
+loopback host (``localhost``, ``127.0.0.1``, ``[::1]``): ``http://localhost:*``
+is that host on any port, for a development server's pages (``referee serve
+--dev`` allows :data:`LOOPBACK_ORIGINS`). Anything else stops the service at
+start-up with :class:`SettingsError` naming the value and the fix.
 """
 
 from __future__ import annotations
@@ -266,10 +269,20 @@ class SettingsError(ValueError):
 
 ORIGIN = re.compile(
     r"[a-z][a-z0-9+.-]*://"  # scheme
-    r"(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])"  # host name or [IPv6]
-    r"(?::(?P<port>[0-9]{1,5}))?"
+    r"(?P<host>[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])"  # host name or [IPv6]
+    r"(?::(?P<port>[0-9]{1,5}|\*))?"
 )
-"""An origin as browsers serialise it (``fullmatch``), for ``CORS_ORIGINS``."""
+"""An origin as browsers serialise it (``fullmatch``), for ``CORS_ORIGINS``;
+a port ``*`` for a loopback host only (checked by :func:`check_origins`)."""
+
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+"""The hosts whose port may be ``*`` in ``CORS_ORIGINS``: pages served on this
+machine only (a development server's), never another site's."""
+
+LOOPBACK_ORIGINS = tuple(
+    f"{scheme}://{host}:*" for scheme in ("http", "https") for host in LOOPBACK_HOSTS
+)
+"""The origins ``referee serve --dev`` allows: any page served on this machine."""
 
 DEFAULT_PORTS = {"http": "80", "https": "443"}
 """Ports a browser leaves out of an origin: written in, it would never match."""
@@ -303,6 +316,13 @@ def check_origins(origins: tuple[str, ...]) -> None:
                 why = "an origin is scheme://host[:port], e.g. https://app.example.com."
             raise SettingsError(f"CORS_ORIGINS: {origin!r} is not an origin: {why}")
         port = match.group("port")
+        if port == "*":
+            if match.group("host") not in LOOPBACK_HOSTS:
+                raise SettingsError(
+                    f"CORS_ORIGINS: {origin!r}: a port '*' is for this machine's pages only"
+                    f" ({', '.join(LOOPBACK_HOSTS)}); name the port of another host."
+                )
+            continue
         if port is not None and not 0 < int(port) < 65536:
             raise SettingsError(f"CORS_ORIGINS: {origin!r} has no valid port (1 to 65535).")
         if port is not None and DEFAULT_PORTS.get(scheme) == port:

@@ -7,7 +7,9 @@ persistence, and stops it at the end.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -19,7 +21,7 @@ from typing import Any
 import pytest
 import redis
 
-from benchmarks.processes import free_port, wait_ready
+from benchmarks.processes import free_port, stop_process, wait_ready
 from service import create_app
 from service.config import Settings
 from service.storage.embedded import system_first_redis_server
@@ -69,7 +71,8 @@ class RedisProcess:
             stderr=subprocess.STDOUT,
         )
         client = redis.Redis(port=self.port)
-        for _ in range(400):
+        deadline = time.monotonic() + 30  # a busy machine: 10 s was not always enough
+        while time.monotonic() < deadline:
             if self.proc.poll() is not None:  # e.g. the port was taken: another server answers
                 break
             try:
@@ -77,6 +80,7 @@ class RedisProcess:
                 return self
             except redis.ConnectionError:  # also while it loads its data
                 time.sleep(0.025)
+        self.stop()  # never left running (nor its log open) by a start that failed
         raise RuntimeError(f"redis-server did not start; see {self.folder / 'redis.log'}")
 
     def _log(self) -> Any:
@@ -88,17 +92,27 @@ class RedisProcess:
         self.log_file.close()
 
     def stop(self) -> None:
+        """SIGTERM (then SIGKILL after 10 s), and wait for it."""
         if self.proc is not None:
-            self.proc.terminate()
-            self.proc.wait(10)
-            self._ended()
+            try:
+                stop_process(self.proc, 10)
+            finally:
+                self._ended()
 
     def kill(self) -> None:
         """SIGKILL: no shutdown, no final write; only what is on disk survives."""
         if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait(10)
-            self._ended()
+            try:
+                self.proc.kill()
+                self.proc.wait()
+            finally:
+                self._ended()
+
+    def __enter__(self) -> RedisProcess:
+        return self.start() if self.proc is None else self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
 
 LONGEST = {
@@ -126,6 +140,10 @@ LONGEST = {
     "tests/streams/test_presence.py::test_a_seats_own_stream_keeps_it_connected*": 8,
     "tests/test_readme.py::test_the_streams_walk_through*": 8,
     "tests/streams/test_browser_streams.py::test_a_page_follows_a_round*": 8,
+    "tests/clients/test_connect_seat.py::test_a_seat_follows*": 20,
+    "tests/web/test_play_table.py::test_may_i*": 12,
+    "tests/web/test_play_table.py::test_seats_tell*": 10,
+    "tests/test_dev_mode.py::test_a_page_on_another*": 8,
 }
 """The suite's longest tests (node id patterns, :func:`fnmatch.fnmatchcase`)
 and about how many seconds each takes on 2 busy cores (``--durations``,
@@ -167,6 +185,68 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         share.extend(rest[:take])
         del rest[:take]
     items[:] = [item for share in shares for item in share]
+
+
+def child_processes() -> set[int]:
+    """The live (or unreaped) children of this test process, of every thread."""
+    found: set[int] = set()
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        try:
+            found |= {int(pid) for pid in (task / "children").read_text().split()}
+        except OSError:  # the thread ended meanwhile
+            continue
+    return found
+
+
+def _command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:200]
+    except OSError:
+        return "?"
+
+
+@pytest.fixture(autouse=True)
+def no_process_left_running(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every test that starts a process stops it, pass or fail (a server left
+    running by one test, its log open, failed the next test on the same
+    worker). Set up after the session's and module's fixtures and torn down
+    after the test's own, this sees only what the test and its function
+    fixtures started: whatever of it still runs is stopped here (SIGTERM,
+    then SIGKILL), and a test that passed fails, naming it."""
+    before = child_processes()
+    yield
+    left = child_processes() - before
+    if not left:
+        return
+    named = {pid: _command(pid) for pid in left}
+    for pid in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 15
+    for pid in left:
+        while time.monotonic() < deadline:
+            with contextlib.suppress(ChildProcessError):
+                if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                    break
+            if not Path(f"/proc/{pid}").exists():
+                break
+            time.sleep(0.05)
+        else:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.passed:
+        pytest.fail(f"the test left processes running (stopped now): {named}", pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Keep each phase's report on the test (``rep_call``), for the guard above."""
+    report = yield
+    setattr(item, f"rep_{report.when}", report)
+    return report
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -317,14 +397,29 @@ class Served:
             stdout=self._log_file,
             stderr=subprocess.STDOUT,
         )
-        if wait_ready(self.proc, f"{self.base}/readyz", 30, self.port):
+        # 60 s: on a busy machine gunicorn's two workers took over 30 s to boot.
+        if wait_ready(self.proc, f"{self.base}/readyz", 60, self.port):
             return True
         if self.proc.poll() is not None:
             if b"already in use" in self.log.read_bytes()[written:]:
                 return False
+            self.stop()
             raise RuntimeError(f"referee serve exited {self.proc.returncode}; see {self.log}")
         self.stop()
         raise RuntimeError(f"referee serve did not become ready; see {self.log}")
+
+    def logged(self, *texts: str, seconds: float = 30) -> str:
+        """The log once it holds every one of ``texts`` (each worker writes
+        its lines when it gets to them: a fixed pause was not always enough
+        on a busy machine); AssertionError after ``seconds``."""
+        deadline = time.monotonic() + seconds
+        while True:
+            text = self.log.read_text()
+            missing = [t for t in texts if t not in text]
+            if not missing:
+                return text
+            assert time.monotonic() < deadline, f"not in {self.log} after {seconds} s: {missing}"
+            time.sleep(0.05)
 
     def workers(self) -> list[int]:
         """The pids of the gunicorn workers now running."""
@@ -332,9 +427,17 @@ class Served:
         return [int(p) for p in path.read_text().split()]
 
     def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(30)
-        self._log_file.close()
+        """SIGTERM (gunicorn's graceful stop; SIGKILL after 30 s), and wait for it."""
+        try:
+            stop_process(self.proc, 30)
+        finally:
+            self._log_file.close()
+
+    def __enter__(self) -> Served:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
 
 @pytest.fixture(scope="session")

@@ -731,13 +731,8 @@ def test_replica_acknowledgement_is_measured_one_pass_at_a_time(tmp_path: Path) 
 
     from .storage.test_replicas import replica_of
 
-    primary = RedisProcess(tmp_path / "primary").start()
-    replica = replica_of(primary, tmp_path / "replica")
-    try:
+    with RedisProcess(tmp_path / "primary") as primary, replica_of(primary, tmp_path / "replica"):
         found = replicas.sequential(primary.url, rounds=1, seats=4)
-    finally:
-        replica.stop()
-        primary.stop()
     assert found["passes"] >= 4 and found["off"] > 0 and found["on"] > 0
     assert found["cost"] == found["on"] - found["off"]
     figures = {"replicas": {"sequential": found, "off": FIGS, "on": FIGS}}
@@ -755,7 +750,11 @@ def test_clocks_and_bots_are_measured_through_two_workers(tmp_path: Path) -> Non
 
     server = RedisProcess(tmp_path / "redis").start()
     env = gunicorn_env({**ONE_ADDRESS_ENV, "REDIS_URL": server.url})
-    service = Gunicorn("service.wsgi:app", env, tmp_path / "service.log", "/readyz").start()
+    try:
+        service = Gunicorn("service.wsgi:app", env, tmp_path / "service.log", "/readyz").start()
+    except BaseException:
+        server.stop()
+        raise
     try:
         found = clocks.measure(
             server.url,

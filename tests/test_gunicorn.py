@@ -160,9 +160,7 @@ def test_the_log_is_json_lines_with_request_ids_and_no_secret(served: Served) ->
     assert re.fullmatch(r"[0-9a-f]{32}", headers["X-Request-Id"])
     send(served, "PUT", f"{base}/rounds/1/exchanges/1/passes/1", {"cards": [hand[0]]},
          Authorization=f"Bearer {tokens[2]}")  # fmt: skip
-    time.sleep(0.3)  # let the workers write their lines
-
-    text = served.log.read_text()
+    text = served.logged(*(f'"request_id": "{i}"' for i in ids))
     lines = [line for line in text.splitlines() if line.strip()]
     records = [json.loads(line) for line in lines]  # every line is one JSON object
     logged_ids = {r.get("request_id") for r in records if r.get("message") == "request"}

@@ -21,6 +21,7 @@ import pytest
 import redis
 from prometheus_client.parser import text_string_to_metric_families
 
+from benchmarks.processes import stop_process, wait_ready
 from service.games.codec import decode_event
 from service.metrics import FLUSH_SECONDS
 
@@ -54,15 +55,10 @@ def start_serve(log: Path, redis_url: str, **env: str) -> tuple[subprocess.Popen
 def serve(tmp_path: Path, redis_url: str, **env: str) -> tuple[subprocess.Popen[bytes], str]:
     """Start `referee serve` on a free port, once ready; its output goes to tmp_path/serve.log."""
     proc, base = start_serve(tmp_path / "serve.log", redis_url, **env)
-    for _ in range(300):
-        try:
-            if call("GET", f"{base}/readyz")[0] == 200:
-                return proc, base
-        except OSError:
-            pass
-        time.sleep(0.05)
-    proc.kill()
-    proc.wait()
+    # 60 s: on a busy machine the workers' boot took longer than 15.
+    if wait_ready(proc, f"{base}/readyz", 60, int(base.rpartition(":")[2])):
+        return proc, base
+    stop_process(proc, 30)
     raise RuntimeError("the service did not become ready")
 
 

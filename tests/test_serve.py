@@ -15,6 +15,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from benchmarks.processes import stop_process, wait_ready
+
 from .conftest import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,14 +49,12 @@ def start_service(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
             stdout=log,
             stderr=subprocess.STDOUT,
         )
-    for _ in range(300):
-        try:
-            if call("GET", f"http://127.0.0.1:{port}/readyz")[0] == 200:
-                return proc
-        except OSError:
-            pass
-        time.sleep(0.05)
-    proc.kill()
+    # 60 s: a busy machine; a start that fails is stopped with SIGTERM, so
+    # that `referee serve` stops the embedded Redis it started (SIGKILL would
+    # leave that one running, with nobody to stop it).
+    if wait_ready(proc, f"http://127.0.0.1:{port}/readyz", 60, port):
+        return proc
+    stop_process(proc, 30)
     raise RuntimeError("the service did not become ready")
 
 
@@ -75,7 +75,10 @@ def gunicorn_workers(master: int) -> list[int]:
 
 def stop_service(proc: subprocess.Popen[bytes]) -> None:
     proc.send_signal(signal.SIGTERM)
-    assert proc.wait(30) == 0
+    try:
+        assert proc.wait(30) == 0
+    finally:
+        stop_process(proc, 10)  # never left running, whatever the assertion says
 
 
 def test_serve_with_embedded_redis_keeps_tables_across_a_restart(tmp_path: Path) -> None:

@@ -59,6 +59,7 @@ def slow_served(redis_server: RedisProcess, tmp_path: Path) -> Iterator[Served]:
 
 def test_slow_clients_do_not_block_healthz(slow_served: Served) -> None:
     stop = threading.Event()
+    begun = threading.Semaphore(0)  # released by each client once its first bytes are sent
 
     def trickle(number: int) -> None:
         """Headers begun (or a body announced), then one byte a second: a slowloris."""
@@ -71,11 +72,12 @@ def test_slow_clients_do_not_block_healthz(slow_served: Served) -> None:
         try:
             with socket.create_connection(("127.0.0.1", slow_served.port), timeout=5) as sock:
                 sock.sendall(start)
+                begun.release()
                 deadline = time.monotonic() + TRICKLE_SECONDS
                 while time.monotonic() < deadline and not stop.wait(1.0):
                     sock.sendall(b"a")
         except OSError:
-            pass  # the server may close a slow connection: that is fine too
+            begun.release()  # the server may close a slow connection: that is fine too
 
     clients = [
         threading.Thread(target=trickle, args=(n,), daemon=True) for n in range(SLOW_CLIENTS)
@@ -84,7 +86,8 @@ def test_slow_clients_do_not_block_healthz(slow_served: Served) -> None:
         for client in clients:  # one at a time, so that every worker takes its share
             client.start()
             time.sleep(0.05)
-        time.sleep(1)  # every slow client has connected and sent its first bytes
+        for _ in clients:  # every slow client has connected and sent its first bytes
+            assert begun.acquire(timeout=30), "a slow client did not begin"
         started = time.monotonic()
         served = False
         while not served and time.monotonic() - started < TRICKLE_SECONDS - 5:
@@ -109,8 +112,8 @@ def test_gunicorns_own_errors_are_problem_json(served: Served) -> None:
         problem = json.loads(body)
         assert problem["status"] == status and problem["code"] and problem["detail"]
         assert int(headers["content-length"]) == len(body)
-    time.sleep(0.3)
-    logged = [json.loads(line) for line in served.log.read_text().splitlines() if line.strip()]
+    text = served.logged(f'"request_id": "{headers["x-request-id"]}"')
+    logged = [json.loads(line) for line in text.splitlines() if line.strip()]
     assert any(r.get("request_id") == headers["x-request-id"] for r in logged)
 
 
@@ -118,8 +121,10 @@ def test_ctrl_c_with_a_stalled_client_stops_at_once(
     redis_server: RedisProcess, tmp_path: Path
 ) -> None:
     service = Served(redis_server.url, tmp_path, WEB_CONCURRENCY="2")
-    stalled = socket.create_connection(("127.0.0.1", service.port), timeout=5)
+    stalled = socket.socket()
     try:
+        stalled.settimeout(5)
+        stalled.connect(("127.0.0.1", service.port))
         stalled.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Stalled: ")
         time.sleep(0.5)
         # Ctrl-C: the terminal sends SIGINT to the master and its workers.
@@ -173,8 +178,10 @@ def test_sigterm_with_a_stalled_client_ends_without_sigkill(
         GUNICORN_WORKER_CLASS=worker_class,
         GUNICORN_GRACEFUL_TIMEOUT="4",
     )
-    stalled = socket.create_connection(("127.0.0.1", service.port), timeout=5)
+    stalled = socket.socket()
     try:  # a body announced and never sent: the request is in flight
+        stalled.settimeout(5)
+        stalled.connect(("127.0.0.1", service.port))
         stalled.sendall(
             b"POST /v1/checks/deal HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
             b"Content-Length: 50\r\n\r\n{"

@@ -1,8 +1,9 @@
 """Calls from web pages on other origins (CORS), answered by flask-cors.
 
 ``CORS_ORIGINS`` (see :mod:`service.config`) names the origins whose pages may
-call the API; unset, no answer carries an ``Access-Control-*`` header and
-browsers let no other origin read any answer. Set, every answer of the app
+call the API (``http://localhost:*``: that loopback host on any port); unset,
+no answer carries an ``Access-Control-*`` header and browsers let no other
+origin read any answer. Set, every answer of the app
 (2xx, problem+json 4xx/5xx, 404, 405, 429, 503) to a request whose ``Origin``
 is allowed carries:
 
@@ -109,6 +110,8 @@ def cors_options(origins: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _exactly(origin: str) -> re.Pattern[str]:
+    if origin.endswith(":*"):  # a loopback host on any port (service.config)
+        return re.compile(re.escape(origin[:-2]) + r"(?::[0-9]{1,5})?\Z", re.IGNORECASE)
     return re.compile(re.escape(origin) + r"\Z", re.IGNORECASE)
 
 
@@ -122,7 +125,8 @@ def init_app(app: Flask, settings: Settings) -> None:
     options = cors_options(origins)
     CORS(app, **options)
     # One allowed origin (or all) can be named without reading the request.
-    unread = "*" if origins == ("*",) else origins[0] if len(origins) == 1 else None
+    named = len(origins) == 1 and not origins[0].endswith(":*")
+    unread = "*" if origins == ("*",) else origins[0] if named else None
     app.extensions[EXTENSION] = Policy(get_cors_options(app, options), unread)
     if origins != ("*",):
 

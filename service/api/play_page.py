@@ -6,6 +6,8 @@ TypeScript client generated from the spec. Not part of the API's contract
 
 - ``GET /play``: the page (``index.html``); ``GET /play/<file>``: its script
   and stylesheet (``play.js``, ``play.css``); any other name is 404.
+- ``GET /favicon.ico``: the site's icon (a card with a spade, drawn by
+  ``web/favicon.py``), which browsers ask for on every page of the service.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from flask import Flask, Response
 from werkzeug.exceptions import NotFound
 
 FOLDER = Path(__file__).parent / "static" / "play"
+FAVICON = Path(__file__).parent / "static" / "favicon.ico"
 FILES = frozenset({"play.js", "play.css"})
 # The page runs only its own script and talks only to this origin; join codes
 # travel in the URL's fragment and no Referer leaves the page.
@@ -50,6 +53,17 @@ def init_app(app: Flask) -> None:
             raise NotFound()
         return send(name)
 
+    icon = FAVICON.read_bytes()
+
+    def favicon() -> Response:
+        # A day in caches: browsers ask for it with every page.
+        return Response(
+            icon,
+            mimetype="image/vnd.microsoft.icon",
+            headers={"Cache-Control": "public, max-age=86400"},
+        )
+
+    app.add_url_rule("/favicon.ico", "favicon", favicon)
     app.add_url_rule("/play", "play_page", lambda: send("index.html"))
     app.add_url_rule("/play/", "play_page_slash", lambda: send("index.html"))
     app.add_url_rule("/play/<name>", "play_asset", asset)

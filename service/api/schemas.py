@@ -628,6 +628,13 @@ class SeatSchema(DocumentedSchema):
         metadata={"description": "Has chosen its pass in the current exchange (never which cards)."}
     )
     cards = fields.Integer(metadata={"description": "Sevens: how many cards the seat holds."})
+    paid = fields.Integer(
+        metadata={
+            "description": "Sevens: the chips the seat paid into the pot in the round in play "
+            "(0 between rounds); its `chips` count them once the round is scored, so the seat "
+            "holds `chips - paid` now (RULES.md 3.5)."
+        }
+    )
     rank = fields.Integer(
         metadata={"description": "Sevens, in `standings`: the place (1 first; ties share)."}
     )

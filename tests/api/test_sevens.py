@@ -86,6 +86,9 @@ def test_a_round_opens_with_7d_and_turns_go_left(tables: TableClient, dealt: Tab
         {"suit": "D", "low": "6D", "high": "7D"},
     ]
     assert view["round"]["pot"] == 1 and view["round"]["on_turn"] == 2
+    # Seat 0 paid a chip into the pot: its tally counts it once the round is
+    # scored; meanwhile the view says what it paid (a page shows 0 - 1 chips).
+    assert [(s["chips"], s["paid"]) for s in view["seats"]] == [(0, 1), (0, 0), (0, 0), (0, 0)]
     types = [e["type"] for e in tables.events(t)]
     assert types == [
         "table-created",

@@ -35,9 +35,12 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module", autouse=True)
 def node_modules() -> None:
-    """The lockfile's packages (``npm ci``), when ``make`` has not installed them."""
-    if not (BIN / "esbuild").exists():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=WEB, check=True)
+    """The lockfiles' packages (``npm ci``), when ``make`` has not installed them:
+    the web table's, and the client package's that /play is built from."""
+    client = ROOT / "clients" / "typescript"
+    for folder in (WEB, client):
+        if not (folder / "node_modules" / ".bin" / "tsc").exists():
+            subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=folder, check=True)
 
 
 def run(*command: str) -> str:

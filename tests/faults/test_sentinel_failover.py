@@ -12,6 +12,7 @@ Two replicas: after the failover the promoted one still has one to wait for.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import shutil
 import subprocess
@@ -27,7 +28,7 @@ import redis
 import requests
 
 from benchmarks.players import choose_cards
-from benchmarks.processes import free_port
+from benchmarks.processes import free_port, stop_process
 
 from ..conftest import RedisProcess, Served, redis_binary
 
@@ -70,6 +71,7 @@ class Sentinels:
                     pass
                 time.sleep(0.05)
             else:
+                self.stop()  # none left running by a start that failed
                 raise RuntimeError(f"sentinel {port} did not see the replicas")
 
     @property
@@ -81,8 +83,7 @@ class Sentinels:
 
     def stop(self) -> None:
         for proc in self.procs:
-            proc.terminate()
-            proc.wait(10)
+            stop_process(proc, 10)
 
 
 @dataclass
@@ -172,18 +173,21 @@ class Player:
 
 @pytest.fixture()
 def redis_set(tmp_path: Path) -> Iterator[tuple[RedisProcess, list[RedisProcess], Sentinels]]:
-    primary = RedisProcess(tmp_path / "primary").start()
-    follow = ("--replicaof", "127.0.0.1", str(primary.port))
-    replicas = [RedisProcess(tmp_path / f"replica{i}", *follow).start() for i in range(2)]
-    for replica in replicas:
-        r = redis.Redis(port=replica.port)
-        while r.info("replication")["master_link_status"] != "up":
-            time.sleep(0.05)
-    sentinels = Sentinels(tmp_path, primary)
-    yield primary, replicas, sentinels
-    sentinels.stop()
-    for server in (*replicas, primary):
-        server.stop()
+    with contextlib.ExitStack() as started:  # each stopped, whatever fails after it started
+        primary = started.enter_context(RedisProcess(tmp_path / "primary"))
+        follow = ("--replicaof", "127.0.0.1", str(primary.port))
+        replicas = [
+            started.enter_context(RedisProcess(tmp_path / f"replica{i}", *follow)) for i in range(2)
+        ]
+        for replica in replicas:
+            r = redis.Redis(port=replica.port)
+            deadline = time.monotonic() + 30
+            while r.info("replication")["master_link_status"] != "up":
+                assert time.monotonic() < deadline, "a replica did not catch up in 30 s"
+                time.sleep(0.05)
+        sentinels = Sentinels(tmp_path, primary)
+        started.callback(sentinels.stop)
+        yield primary, replicas, sentinels
 
 
 def run(tmp_path: Path, redis_set: Any, **env: str) -> tuple[list[Player], int, int]:

@@ -26,21 +26,25 @@ from ..helpers import WORKED_HANDS, TableClient
 def replica_of(primary: RedisProcess, folder: Path) -> RedisProcess:
     replica = RedisProcess(folder, "--replicaof", "127.0.0.1", str(primary.port)).start()
     r = redis.Redis(port=replica.port)
-    for _ in range(400):
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
         if r.info("replication")["master_link_status"] == "up":
             return replica
         time.sleep(0.025)
-    raise RuntimeError("the replica did not catch up")
+    replica.stop()
+    raise RuntimeError("the replica did not catch up in 30 s")
 
 
 @pytest.fixture()
 def pair(tmp_path: Path) -> Iterator[tuple[RedisProcess, RedisProcess]]:
-    primary = RedisProcess(tmp_path / "primary").start()
-    replica = replica_of(primary, tmp_path / "replica")
-    yield primary, replica
-    os.kill(replica.proc.pid, signal.SIGCONT)  # type: ignore[union-attr]
-    replica.stop()
-    primary.stop()
+    with RedisProcess(tmp_path / "primary") as primary:
+        replica = replica_of(primary, tmp_path / "replica")
+        try:
+            yield primary, replica
+        finally:
+            if replica.proc is not None:  # a test may have stopped it (SIGSTOP)
+                os.kill(replica.proc.pid, signal.SIGCONT)
+            replica.stop()
 
 
 def test_a_move_waits_for_the_replica_and_its_retry_answers_from_its_record(

@@ -47,6 +47,7 @@ class Reader:
         self.presence: list[Frame] = []
         self.frames: queue.Queue[Frame | None] = queue.Queue()
         self.retry: int | None = None
+        self.retries: list[int] = []  # every retry field, in the order they came
         self.last_id: str | None = None
         self._thread = threading.Thread(target=self._read, args=(lines,), daemon=True)
         self._thread.start()
@@ -75,6 +76,7 @@ class Reader:
                     id_ = self.last_id = value
                 elif field == "retry":
                     self.retry = int(value)
+                    self.retries.append(self.retry)
         except Exception:  # noqa: BLE001 - closed by the test or the server: the stream ended
             pass
         self.frames.put(None)

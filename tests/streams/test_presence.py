@@ -7,6 +7,7 @@ cost a write; the table's ETag moves only when a seat's ``connected`` does."""
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import socket
 import time
@@ -37,11 +38,14 @@ def instances(
         "STREAM_HEARTBEAT_SECONDS": "30",
         "STREAM_LIFETIME_SECONDS": "60",
     }
-    one = Served(redis_server.url, tmp_path_factory.mktemp("presence-a"), **env)
-    two = Served(redis_server.url, tmp_path_factory.mktemp("presence-b"), **env)
-    yield one, two
-    one.stop()
-    two.stop()
+    with contextlib.ExitStack() as started:  # each stopped, whatever fails after it started
+        one = started.enter_context(
+            Served(redis_server.url, tmp_path_factory.mktemp("presence-a"), **env)
+        )
+        two = started.enter_context(
+            Served(redis_server.url, tmp_path_factory.mktemp("presence-b"), **env)
+        )
+        yield one, two
 
 
 def presence_of(reader: Reader, timeout: float = 10) -> Frame:

@@ -4,7 +4,7 @@ opens ``/play`` on a ``referee serve`` that started its own child
 plays a whole shuffled round of each game by clicks and keys while the
 worker moves the three basic bots (RULES.md 5.4): My Ship Sails' passes and
 claim, Sevens' plays, May I?'s turns and its answers to the bots' "May I?".
-The page is checked against the API: the seats' bot badges, the cards
+The page is checked against the API: the seats' presence (bots), the cards
 highlighted as playable or passable, the round's result and the standings.
 Screenshots go to ``tmp/artefacts/play/``. On the same server (its streams
 live long, so only a change sends a seat's view again): a late answer to the
@@ -55,13 +55,11 @@ def with_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """``referee serve`` with its child worker, on a Redis of its own (the
     worker sweeps every table of its Redis: no other test's)."""
     folder: Path = tmp_path_factory.mktemp("served-bots")
-    server = RedisProcess(folder / "redis").start()
-    service = Served(server.url, folder, worker=True)
-    try:
+    with (
+        RedisProcess(folder / "redis") as server,
+        Served(server.url, folder, worker=True) as service,
+    ):
         yield service
-    finally:
-        service.stop()
-        server.stop()
 
 
 def has_move(game: str, table: dict[str, Any], view: dict[str, Any]) -> bool:
@@ -118,9 +116,15 @@ def test_play_against_three_bots_by_one_click(
     assert [s["bot"] for s in table["seats"]] == [None, "basic", "basic", "basic"]
     assert table["seats"][0]["name"] == "Ann"
     assert table["options"]["bot_delay_ms"] == (600 if game == "my-ship-sails" else 150)
-    assert (
-        page.eval_on_selector_all("#seats .badge.bot", "els => els.map(e => e.textContent)")
-        == ["bot: basic"] * 3
+    # Each bot's seat says so (not "away", not "not here": a bot holds no
+    # stream); Ann's, once her page's stream is seen (RULES.md 5.5), is here.
+    presence = "els => els.map(e => [e.dataset.presence, e.querySelector('.presence').textContent])"
+    wait_for(
+        lambda: (
+            page.eval_on_selector_all("#seats li", presence)
+            == [["online", "here"], *[["bot", "bot"]] * 3]
+        ),
+        "Ann here and three bots",
     )
     page.screenshot(path=str(ARTEFACTS / f"bots-{preset}-ready.png"), full_page=True)
     page.focus("#deal")

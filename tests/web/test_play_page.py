@@ -4,6 +4,7 @@ script and call only this origin; any other name under it is 404."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 
@@ -26,3 +27,22 @@ def test_no_other_file_is_served(client: Any) -> None:
         answer = client.get(path)
         assert answer.status_code == 404, path
         assert answer.json["code"] == "not-found"
+
+
+def test_the_site_has_an_icon(client: Any) -> None:
+    """Browsers ask every page's origin for ``/favicon.ico``: it is an icon, not a 404."""
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200
+    assert icon.mimetype == "image/vnd.microsoft.icon"
+    assert icon.data[:4] == b"\x00\x00\x01\x00"  # an ICO: reserved 0, type 1 (icon)
+    assert int.from_bytes(icon.data[4:6], "little") == 2  # 16 and 32 pixels
+    assert "max-age" in icon.headers["Cache-Control"]
+
+
+def test_the_guide_and_the_page_link_each_other() -> None:
+    """A newcomer finds /play from the guide's first page, and the guide from /play."""
+    root = Path(__file__).resolve().parents[2]
+    guide = (root / "docs" / "guide" / "README.md").read_text()
+    assert "](/play)" in guide or "](/play/)" in guide
+    page = (root / "web" / "static" / "index.html").read_text()
+    assert 'href="/docs/guide/"' in page and 'href="/docs/rules/"' in page

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -17,7 +18,7 @@ import pytest
 import redis
 import requests
 
-from benchmarks.processes import free_port
+from benchmarks.processes import free_port, stop_process
 
 from ..conftest import EVERY_EVENT, UNLIMITED, RedisProcess, Served
 
@@ -69,31 +70,29 @@ class WorkerProcess:
 
     def kill(self) -> None:
         self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(10)
+        self.proc.wait()
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(20)
-        self._file.close()
+        """SIGTERM (then SIGKILL after 20 s), wait for it, close its log."""
+        try:
+            stop_process(self.proc, 20)
+        finally:
+            self._file.close()
 
 
 @pytest.fixture()
 def stack(tmp_path: Path) -> Iterator[dict[str, Any]]:
     conf = tmp_path / "redis.conf"
     conf.write_text('appendonly yes\nappendfsync always\nsave ""\n')
-    server = RedisProcess(tmp_path / "redis", conf=conf).start()
-    served = Served(server.url, tmp_path, EVENTS_KEPT=str(EVERY_EVENT))
-    workers = [WorkerProcess(server.url, tmp_path, f"w{i}") for i in range(2)]
-    try:
+    workers: list[WorkerProcess] = []  # a test may replace them: those are stopped
+    with contextlib.ExitStack() as started:  # each stopped, whatever fails after it started
+        server = started.enter_context(RedisProcess(tmp_path / "redis", conf=conf))
+        served = started.enter_context(Served(server.url, tmp_path, EVENTS_KEPT=str(EVERY_EVENT)))
+        started.callback(lambda: [w.stop() for w in workers])
+        workers.extend(WorkerProcess(server.url, tmp_path, f"w{i}") for i in range(2))
         for w in workers:  # following the clock notes (health file), as in production
             _wait(w.alive, 30)
         yield {"redis": server, "served": served, "workers": workers, "tmp": tmp_path}
-    finally:
-        for w in workers:
-            w.stop()
-        served.stop()
-        server.stop()
 
 
 def _create(base: str, **body: Any) -> dict[str, Any]:

@@ -1,34 +1,13 @@
-// The generated TypeScript client (openapi-fetch over the types openapi-typescript
-// writes from openapi.yaml), and where the page keeps its tokens.
-import createClient from "openapi-fetch";
-import type { components, paths } from "./api/schema";
+// The page's calls: the TypeScript client package (clients/typescript,
+// card-referee-client: openapi-fetch over the types generated from
+// openapi.yaml, and connectSeat), and where the page keeps its tokens.
+import { createApi, type Api, type Schemas } from "../../clients/typescript/src/index.js";
 
-export type Schemas = components["schemas"];
-export type PublicTable = Schemas["PublicTable"];
-export type SeatView = Schemas["SeatView"];
-export type Problem = Schemas["Problem"];
+export { bearer, connectSeat, connectTable, ok, Refused } from "../../clients/typescript/src/index.js";
+export type { Live, Problem, PublicTable, Schemas, SeatView, TableEvent } from "../../clients/typescript/src/index.js";
 
-export const api = createClient<paths>({ baseUrl: location.origin });
-
-/** A refused call: the problem+json's code and detail, for the page to show. */
-export class Refused extends Error {
-  constructor(
-    readonly status: number,
-    readonly problem: Problem,
-  ) {
-    super(`${problem.code ?? status}: ${problem.detail ?? problem.title ?? ""}`);
-  }
-}
-
-/** The data of an openapi-fetch answer, or throws {@link Refused}. */
-export function ok<T>(answer: { data?: T; error?: unknown; response: Response }): T {
-  if (answer.error !== undefined || answer.data === undefined) {
-    throw new Refused(answer.response.status, (answer.error ?? {}) as Problem);
-  }
-  return answer.data;
-}
-
-export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+/** The API of this page's own origin (no token: each call names its own). */
+export const api: Api = createApi(location.origin);
 
 // Tokens live in localStorage, per table: a reload keeps the seat. They are
 // never put in a URL (join codes travel in the link's #fragment, which the

@@ -30,8 +30,10 @@ def awaiting(table: Table) -> dict[str, Any]:
 def public_view(table: Table, now_ms: int) -> dict[str, Any]:
     """The view anyone with the table id may read (JSON-ready): ``variant``,
     ``options`` (wire form), ``seats`` (``{seat, name, cards, wins, points,
-    chips}``; never a seat's voluntary passes, which would tell that it held
-    a playable card when it passed; ``chips`` ``null`` at a table without chips),
+    chips, paid}``; never a seat's voluntary passes, which would tell that it
+    held a playable card when it passed; ``chips`` ``null`` at a table without
+    chips; ``paid`` the chips paid into the pot in the round in play, public
+    as each pass is, which ``chips`` counts only once the round is scored),
     ``first_dealer``, ``draw``, ``dealer`` (of the round in play, else of the
     next), ``awaiting``, ``round`` (``null`` before the first deal),
     ``rounds_played`` (the rounds over: the scored ones, and the round the
@@ -50,6 +52,7 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
             "wins": table.wins[s],
             "points": table.points[s],
             "chips": table.chips[s] if o.plays_chips else None,
+            "paid": rnd.paid[s] if rnd is not None and rnd.status is RoundStatus.PLAYING else 0,
         }
         for s, name in enumerate(table.names)
     ]

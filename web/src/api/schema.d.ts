@@ -2791,6 +2791,8 @@ export interface components {
             name: string | null;
             /** @description The seat waits for a player to join ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)). */
             open: boolean;
+            /** @description Sevens: the chips the seat paid into the pot in the round in play (0 between rounds); its `chips` count them once the round is scored, so the seat holds `chips - paid` now ([Sevens: the end of a round and scoring](/docs/rules/sevens#end-of-a-round-and-scoring)). */
+            paid?: number;
             /** @description Round wins plus the fastest-win point ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)). */
             points: number;
             /** @description Sevens, in `standings`: the place (1 first; ties share). */
