@@ -217,6 +217,7 @@ class Hub:
         self._timer_order = itertools.count()
         self._timer_changed = threading.Event()
         self._ticker: threading.Thread | None = None
+        self._ticking = False
         _HUBS.add(self)
 
     def reserve(self, limit: int) -> Callable[[], None] | None:
@@ -371,9 +372,9 @@ class Hub:
     @property
     def timing(self) -> bool:
         """Whether the timer thread keeps the waiters' deadlines (else a
-        wait times itself)."""
-        ticker = self._ticker
-        return ticker is not None and ticker.is_alive() and not self._stopped.is_set()
+        wait times itself): a flag the thread holds while it runs (asked on
+        every wait, so no look at the thread itself)."""
+        return self._ticking and not self._stopped.is_set()
 
     def _schedule(self, waiter: Waiter) -> None:
         """Wake ``waiter`` at its ``deadline``, unless the timer holds an
@@ -392,6 +393,17 @@ class Hub:
 
     def _tick(self) -> None:
         """The timer thread: expire the waiters whose deadline came."""
+        self._ticking = True
+        try:
+            self._tick_until_stopped()
+        finally:
+            self._ticking = False
+            with self._lock:  # their deadlines are their own again
+                waiting = [w for ws in self._waiters.values() for w in ws]
+            for waiter in waiting:
+                waiter.expire()
+
+    def _tick_until_stopped(self) -> None:
         while not self._stopped.is_set():
             self._timer_changed.clear()  # before the look: a deadline set after it wakes us
             try:
