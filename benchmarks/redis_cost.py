@@ -136,11 +136,13 @@ ONE_ADDRESS_ENV = {
     "RATE_LIMIT_ANONYMOUS": "1000000/second",
     "RATE_LIMIT_TABLES": "1000000/minute",
     "RATE_LIMIT_PER_ADDRESS": "1000000/second",
+    "STREAM_MAX_PER_ADDRESS": "1000000",
 }
 """The benchmark plays for many people from one address, and faster than people
-play, so the limits are set out of its reach; they stay on, so each request
-still pays the limiter's Redis round trip as in production. The environment
-(``--env``) wins."""
+play, so the limits are set out of its reach (the streams of many players'
+seats too: a table's and a seat's caps stay as they are); they stay on, so
+each request still pays the limiter's Redis round trip, and each stream its
+leases, as in production. The environment (``--env``) wins."""
 
 
 def commandstats(client: redis.Redis) -> Counter[str]:

@@ -395,7 +395,69 @@ def stream_targets(figures: dict[str, Any]) -> list[Target]:
             f"{dl['events']:,} events",
         ),
         *_exchange_stream_targets(figures),
+        *_stream_abuse_targets(found),
     ]
+
+
+STREAM_FANOUT_LIMIT_US = 20.0
+"""Issue 39: server CPU per move that one more stream on a busy table costs, at most."""
+
+STREAM_FLOOD_RATIO = 2.0
+"""Issue 39: a seat's move while one address holds streams until refused,
+p99 ÷ its quiet p99, at most."""
+
+
+def _stream_abuse_targets(found: dict[str, Any]) -> list[Target]:
+    """Issue 39's stream figures: the cost of one more stream on a busy
+    table (:mod:`benchmarks.stream_fanout`), and an instance under one
+    address's stream flood (:mod:`benchmarks.stream_flood`)."""
+    out = []
+    fan = found.get("fanout")
+    if fan:
+        out.append(
+            Target(
+                "one more stream on a busy table: server CPU per move per stream",
+                fan["us_per_move_per_stream"],
+                STREAM_FANOUT_LIMIT_US,
+                True,
+                " µs",
+                f"{fan['streams']} {fan.get('kind', 'public')} streams on a Sevens table, a turn "
+                f"every {fan['period_s'] * 1000:g} ms: {_n(fan['cpu_ms_per_turn_with'])} ms a "
+                f"turn with them, {_n(fan['cpu_ms_per_turn_without'])} ms without; runs "
+                + ", ".join(_n(v) for v in fan["us_per_move_per_stream_runs"])
+                + f" µs; events missed {fan['missed']}",
+            )
+        )
+    flood = found.get("flood")
+    if flood:
+        quiet, flooded, attacker = flood["quiet"], flood["flooded"], flood["attacker"]
+        failed = sum(flooded["moves"]["failed"].values()) + sum(
+            flooded["readyz"]["failed"].values()
+        )
+        answers = ", ".join(f"{n} × {why}" for why, n in sorted(attacker["answers"].items()))
+        out += [
+            Target(
+                "one address holding streams until refused: a seat's move from another, "
+                "p99 ÷ quiet p99",
+                flood["move_p99_ratio"],
+                STREAM_FLOOD_RATIO,
+                True,
+                "×",
+                f"{_n(flooded['moves']['p99'])} ms against {_n(quiet['moves']['p99'])} ms; "
+                f"/readyz p99 {_n(flooded['readyz']['p99'])} ms against "
+                f"{_n(quiet['readyz']['p99'])} ms; the attacker held {attacker['held']} "
+                f"streams ({answers})",
+            ),
+            Target(
+                "… moves and /readyz not answered 2xx in time during the flood",
+                failed,
+                0,
+                True,
+                "",
+                f"{flooded['moves']['n'] + flooded['readyz']['n']:,} answered",
+            ),
+        ]
+    return out
 
 
 STREAM_REQUESTS_LIMIT = 1.05

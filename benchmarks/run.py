@@ -17,9 +17,11 @@
 7. Memory per table, idle tables, expiry, Idempotency-Key records.
 8. The dearest input of each stateless check beside a pass (server time).
 9. Event streams (:mod:`benchmarks.streams`): memory per idle subscriber on
-   one worker, delivery delay from commit to every subscriber on two; every
-   game at 7 seats with the seats reading their streams, and the stream floor
-   (:mod:`benchmarks.stream_floor`: a minimal move pushed to 7 seat streams).
+   one worker, delivery delay from commit to every subscriber on two; what
+   one more stream on a busy table costs a move (:mod:`benchmarks.stream_fanout`);
+   one address holding streams until refused (:mod:`benchmarks.stream_flood`);
+   every game at 7 seats with the seats reading their streams, and the stream
+   floor (:mod:`benchmarks.stream_floor`: a minimal move pushed to 7 seat streams).
 10. Replica acknowledgement (:mod:`benchmarks.replicas`): passes with
     ``REDIS_WAIT_REPLICAS=1`` (a replica of the bench's Redis) beside without.
 11. Clocks and bots (:mod:`benchmarks.clocks`), a worker SIGKILLed among them;
@@ -60,6 +62,8 @@ from . import (
     redis_cost,
     replicas,
     report,
+    stream_fanout,
+    stream_flood,
     streams,
     versus,
 )
@@ -569,6 +573,27 @@ def main(argv: list[str] | None = None) -> int:
                 per_table=plan.stream_per_table,
                 duration=plan.stream_duration,
                 log=log,
+            )
+            sizes = stream_fanout.QUICK if plan.mode == "quick" else stream_fanout.FULL
+            streamed["fanout"] = found = stream_fanout.measure(
+                url, rclient, folder / "fanout", env, log=log, **sizes
+            )
+            log(
+                f"fan-out: {found['us_per_move_per_stream']:.1f} µs of server CPU per move "
+                f"per stream ({found['streams']} public streams)"
+            )
+            streamed["flood"] = found = stream_flood.measure(
+                url,
+                rclient,
+                folder / "flood",
+                env,
+                seconds=3.0 if plan.mode == "quick" else 10.0,
+                log=log,
+            )
+            log(
+                f"stream flood: a move's p99 {found['flooded']['moves']['p99']:.1f} ms against "
+                f"{found['quiet']['moves']['p99']:.1f} ms quiet; the attacker held "
+                f"{found['attacker']['held']} streams"
             )
             log("issue 13's load at 7 seats, hands from the seat streams…")
             streamed["exchange"] = versus.service_run(

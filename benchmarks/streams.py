@@ -70,7 +70,12 @@ def stream_env(streams: int, workers: int) -> dict[str, str]:
         "WEB_CONCURRENCY": str(workers),
         "GUNICORN_WORKER_CLASS": "gevent",
         "STREAM_MAX_OPEN": str(streams + 50),
-        "GUNICORN_WORKER_CONNECTIONS": str(streams + 200),
+        # Streams take at most half of a worker's connections.
+        "GUNICORN_WORKER_CONNECTIONS": str(2 * streams + 200),
+        # Many subscribers of few tables, from one address: what is measured
+        # is a stream's memory and delivery, not the caps.
+        "STREAM_MAX_PER_TABLE": str(streams + 50),
+        "STREAM_MAX_PER_ADDRESS": str(streams + 50),
     }
 
 
@@ -423,17 +428,17 @@ def measure(
     return {"idle": idle_figures, "delivery": delivered}
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="200 subscribers, 3 s of moves")
-    args = parser.parse_args(argv)
-    sizes = QUICK if args.quick else FULL
-    with tempfile.TemporaryDirectory(prefix="referee-streams-") as tmp:
+def run_alone(prefix: str, section: Callable[..., dict[str, Any]], **sizes: Any) -> None:
+    """Run a bench section alone: ``section(redis_url, rclient, folder,
+    env, log=…, **sizes)`` on a Redis of its own in a temporary folder,
+    with the bench's environment (``redis_cost.ONE_ADDRESS_ENV``); its
+    figures as JSON on stdout, its progress on stderr."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         server = RedisServer(Path(tmp) / "redis").start()
         try:
             from .redis_cost import ONE_ADDRESS_ENV
 
-            found = measure(
+            found = section(
                 server.url,
                 server.client(),
                 Path(tmp),
@@ -445,6 +450,13 @@ def main(argv: list[str] | None = None) -> None:
             server.stop()
     json.dump(found, sys.stdout, indent=1)
     print()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="200 subscribers, 3 s of moves")
+    args = parser.parse_args(argv)
+    run_alone("referee-streams-", measure, **(QUICK if args.quick else FULL))
 
 
 FULL: dict[str, Any] = {

@@ -26,7 +26,12 @@
 | ``STREAM_HEARTBEAT_SECONDS`` | ``15`` | a stream's heartbeat after this long without an event |
 | ``STREAM_LIFETIME_SECONDS`` | ``300`` | a stream ends after this long (EventSource reconnects) |
 | ``STREAM_TICKET_SECONDS`` | ``60`` | how long a seat's stream ticket may wait to be used |
-| ``STREAM_MAX_OPEN`` | ``1000`` | open streams per worker process (more: 503) |
+| ``STREAM_MAX_OPEN`` | ``500`` | streams per worker process, at most half its connections (503) |
+| ``STREAM_MAX_PER_ADDRESS`` | ``32`` | open streams of one client address, all instances (429) |
+| ``STREAM_MAX_PER_TABLE`` | ``32`` | open public streams of one table, all instances (429) |
+| ``STREAM_MAX_PER_SEAT`` | ``4`` | open streams of one seat, all instances (429) |
+| ``CLIENT_KEY_STREAMS`` | ``2000`` | open streams of one client key, all instances (429) |
+| ``STREAM_LEASE_SECONDS`` | ``30`` | how long a dead worker's streams still count in those caps |
 | ``PRESENCE_SECONDS`` | ``15`` | a seat is ``connected`` while seen this recently (RULES.md 5.5) |
 | ``CLIENT_KEY_TABLES_PER_MINUTE`` | ``600`` | a client key's creations (and joins) a minute |
 | ``CLIENT_KEY_REQUESTS_PER_SECOND`` | ``500`` | a client key's requests a second |
@@ -124,7 +129,12 @@ class Settings:
     stream_heartbeat_seconds: float = 15.0
     stream_lifetime_seconds: float = 300.0
     stream_ticket_seconds: int = 60
-    stream_max_open: int = 1000
+    stream_max_open: int = 500
+    stream_max_per_address: int = 32
+    stream_max_per_table: int = 32
+    stream_max_per_seat: int = 4
+    client_key_streams: int = 2000
+    stream_lease_seconds: float = 30.0
     presence_seconds: float = 15.0
     client_key_tables_per_minute: int = 600
     client_key_requests_per_second: int = 500
@@ -237,6 +247,11 @@ ENVIRONMENT: dict[str, str] = {
     "stream_lifetime_seconds": "STREAM_LIFETIME_SECONDS",
     "stream_ticket_seconds": "STREAM_TICKET_SECONDS",
     "stream_max_open": "STREAM_MAX_OPEN",
+    "stream_max_per_address": "STREAM_MAX_PER_ADDRESS",
+    "stream_max_per_table": "STREAM_MAX_PER_TABLE",
+    "stream_max_per_seat": "STREAM_MAX_PER_SEAT",
+    "client_key_streams": "CLIENT_KEY_STREAMS",
+    "stream_lease_seconds": "STREAM_LEASE_SECONDS",
     "presence_seconds": "PRESENCE_SECONDS",
     "client_key_tables_per_minute": "CLIENT_KEY_TABLES_PER_MINUTE",
     "client_key_requests_per_second": "CLIENT_KEY_REQUESTS_PER_SECOND",

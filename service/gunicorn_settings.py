@@ -5,7 +5,8 @@ container and a cluster: ``HOST``/``PORT`` (or ``GUNICORN_BIND``),
 ``WEB_CONCURRENCY`` (worker processes), ``GUNICORN_WORKER_CLASS``,
 ``GUNICORN_THREADS``, ``GUNICORN_TIMEOUT``, ``GUNICORN_GRACEFUL_TIMEOUT``,
 ``GUNICORN_MAX_REQUESTS``, ``GUNICORN_WORKER_CONNECTIONS`` (gevent: the
-connections a process holds at once, open event streams included).
+connections a process holds at once, open event streams included; streams
+take at most half of them, ``service.api.stream_caps``).
 
 Metrics: every worker is a process, so prometheus_client keeps each worker's
 values in files under ``PROMETHEUS_MULTIPROC_DIR`` and ``/metrics`` sums them.

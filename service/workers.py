@@ -1,4 +1,4 @@
-"""The gunicorn worker classes the service runs: gunicorn's own, changed in three ways.
+"""The gunicorn worker classes the service runs: gunicorn's own, changed in four ways.
 
 - **Errors gunicorn answers itself** (a request line over ``limit_request_line``,
   a malformed header, headers too large): RFC 9457 ``application/problem+json``
@@ -9,6 +9,8 @@
   handler ends with ``sys.exit``, which waits for every thread: one thread
   blocked on a stalled client kept the worker alive until the master's
   SIGKILL at ``graceful_timeout`` (20 s), logged as "Perhaps out of memory?".
+- **Streams** take at most half of the connections a worker serves at once
+  (``service.api.stream_caps``): a worker full of streams still answers.
 - **SIGTERM** (graceful): a worker ends its open event streams at once
   (each asks its client to reconnect, to another instance), ends the
   connections still open when its grace ends a little before the master's
@@ -126,6 +128,18 @@ class _Referee:
     log: Any
     pid: int
 
+    def connections_served(self) -> int:
+        """How many connections this worker serves at once (sync: one)."""
+        return 1
+
+    def init_process(self) -> None:
+        # Streams may take half of what the worker serves at once, so that a
+        # worker full of streams still answers health checks and requests.
+        from .api import stream_caps
+
+        stream_caps.set_worker_connections(self.connections_served())
+        super().init_process()  # type: ignore[misc]
+
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
         # gunicorn picks the status and logs; its page is rewritten as problem+json.
         captured = _Captured()
@@ -227,6 +241,9 @@ class Logger(_Logger):  # type: ignore[misc]
 class ThreadWorker(_Referee, _ThreadWorker):  # type: ignore[misc]
     """gunicorn's ``gthread``: a thread per request being read or served."""
 
+    def connections_served(self) -> int:
+        return int(self.cfg.threads)
+
     def run(self) -> None:
         self._stop_in_grace(super().run, lambda: self.nr_conns)
 
@@ -240,6 +257,9 @@ def _gevent_worker() -> type:
 
     class GeventWorker(_Referee, _GeventWorker):  # type: ignore[misc]
         """gunicorn's ``gevent``: a greenlet per connection (``worker_connections``)."""
+
+        def connections_served(self) -> int:
+            return int(self.worker_connections)
 
         def patch(self) -> None:
             from gevent import monkey

@@ -255,13 +255,19 @@ def stop_the_modules_stream_hubs() -> Iterator[None]:
     """Stop the stream hubs (one subscription thread per app) that this
     module's apps started, after the module's own fixtures: a hub outlives
     its app in its thread, and one whose Redis a test stopped logged its
-    reconnects to the run's output every two seconds until the end."""
+    reconnects to the run's output every two seconds until the end. The
+    same for the apps' stream leases (a thread that renews them while a
+    stream is open)."""
+    from service.storage import stream_leases
     from service.streams import hub
 
     before = set(hub._HUBS)
+    leases_before = set(stream_leases.ALL)
     yield
     for started in set(hub._HUBS) - before:
         started.stop()
+    for leases in set(stream_leases.ALL) - leases_before:
+        leases.stop()
 
 
 @pytest.fixture(scope="session")

@@ -13,6 +13,7 @@ import redis
 import yaml
 
 from service.storage.store import all_keys, presence_key
+from service.storage.stream_leases import table_streams_key
 
 OPENAPI_YAML = Path(__file__).resolve().parents[1] / "openapi.yaml"
 
@@ -52,7 +53,8 @@ def snapshot(r: redis.Redis, t: Table, presence: bool = False) -> dict[str, Any]
     expiry: what a refused request must leave as it was. The presence hash
     (RULES.md 5.5: a seat's request answered below 400 writes it, a read
     too) only with ``presence``: tests/streams/test_presence.py and the
-    refusal tests check it. The expiry is the
+    refusal tests check it; the leases of its open streams never (their
+    streams renew them). The expiry is the
     absolute ``PEXPIRETIME`` (ms since the epoch; -1 none), the PTTL that does
     not shrink while the test runs. A hash is compared by its fields: its
     DUMP's order moves when Redis rehashes it, which a read may do."""
@@ -63,6 +65,9 @@ def snapshot(r: redis.Redis, t: Table, presence: bool = False) -> dict[str, Any]
     names = sorted(k.decode() if isinstance(k, bytes) else k for k in keys)
     if not presence:
         names = [k for k in names if k != presence_key(t.table_id)]
+    # The leases of the table's open streams (service.storage.stream_leases):
+    # renewed by their live streams, not the table's state.
+    names = [k for k in names if not k.startswith(table_streams_key(t.table_id))]
     return {
         k: (
             sorted(r.hgetall(k).items()) if r.type(k) == b"hash" else r.dump(k),

@@ -10,6 +10,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
 import redis
 
 from benchmarks import (
@@ -559,6 +560,41 @@ def test_stream_figures_are_measured(
     assert dl["deliveries"] == 5 * dl["events"]
     assert dl["event_ms"]["n"] == dl["deliveries"] and dl["seat_ms"]["n"] > 0
     assert set(dl["statuses"]["pass"]) == {"200"}
+
+
+def test_fanout_and_flood_figures_are_measured(
+    redis_server: RedisProcess, redis_client: redis.Redis, tmp_path: Any
+) -> None:
+    from benchmarks import stream_fanout, stream_flood
+    from benchmarks.processes import gunicorn_env
+
+    env = gunicorn_env(redis_cost.ONE_ADDRESS_ENV)
+    fan = stream_fanout.measure(
+        redis_server.url,
+        redis_client,
+        tmp_path / "fanout",
+        env,
+        streams=6,
+        turns=8,
+        runs=1,
+        log=lambda message: None,
+    )
+    assert (fan["streams"], fan["runs"], fan["missed"]) == (6, 1, 0)
+    assert [p["streams"] for p in fan["phases"]] == [6, 0]
+    assert all(p["turns"] == 8 and p["cpu_s"] > 0 for p in fan["phases"])
+    with_them, without = fan["phases"]
+    assert fan["us_per_move_per_stream"] == pytest.approx(
+        1e6 * (with_them["cpu_s"] / 8 - without["cpu_s"] / 8) / 6
+    )
+    flood = stream_flood.measure(
+        redis_server.url, redis_client, tmp_path / "flood", env, seconds=1.0, log=lambda m: None
+    )
+    # The attacker holds exactly its address's cap, and is refused past it.
+    assert flood["attacker"]["held"] == 32
+    assert flood["attacker"]["answers"]["200"] == 32
+    assert flood["attacker"]["tried"] > 32
+    assert flood["quiet"]["moves"]["n"] > 0 and flood["flooded"]["moves"]["n"] > 0
+    assert flood["flooded"]["readyz"]["failed"] == {} and flood["flooded"]["moves"]["failed"] == {}
 
 
 def test_report_says_whether_streams_meet_their_goals() -> None:

@@ -336,6 +336,26 @@ def test_a_preflight_reads_nothing_from_redis() -> None:
     assert answer.headers["Access-Control-Allow-Origin"] == ALLOWED
 
 
+def test_a_stream_preflight_allows_cache_control() -> None:
+    """Fetch-based EventSource clients (e.g. @microsoft/fetch-event-source)
+    send ``Cache-Control: no-cache`` and ``Accept`` with a stream's GET and
+    its ``Last-Event-ID``; the preflight must allow them, or the browser
+    refuses the stream."""
+    client = dead_redis_app(ALLOWED).test_client()
+    answer = client.options(
+        "/v1/tables/abcdefghijklmnopqrstuv/seats/1/stream",
+        headers={
+            "Origin": ALLOWED,
+            "Access-Control-Request-Method": "GET",
+            "Access-Control-Request-Headers": "authorization, cache-control, last-event-id",
+        },
+    )
+    assert answer.status_code == 200
+    assert answer.headers["Access-Control-Allow-Origin"] == ALLOWED
+    allowed = answer.headers["Access-Control-Allow-Headers"]
+    assert allowed == "authorization, cache-control, last-event-id"
+
+
 def test_any_origin_with_a_star_and_never_credentials() -> None:
     client = dead_redis_app("*").test_client()
     answer = client.options(

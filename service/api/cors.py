@@ -42,6 +42,7 @@ from ..config import Settings
 
 ALLOWED_HEADERS = (
     "Authorization",
+    "Cache-Control",
     "Content-Type",
     "Idempotency-Key",
     "If-Match",
@@ -52,7 +53,9 @@ ALLOWED_HEADERS = (
 )
 """Request headers a page may send: those the API reads (a client key is a
 front end's server's; it is allowed here so that a page served by that
-server through a proxy of its own is not refused either)."""
+server through a proxy of its own is not refused either), and
+``Cache-Control``, which fetch-based EventSource clients send with a
+stream's request (the API ignores it)."""
 
 EXPOSED_HEADERS = (
     "Allow",

@@ -162,7 +162,8 @@ PAGES: dict[str, Page] = {
     ),
     "streams-full": Page(
         503,
-        "The instance that answered holds as many open streams as it may (`STREAM_MAX_OPEN`).",
+        "The instance that answered holds as many open streams as it may (`STREAM_MAX_OPEN`, "
+        "at most half the connections of its worker).",
         RETRY_LATER + " Another instance may have room.",
     ),
     "rounds-gone": Page(
@@ -209,6 +210,15 @@ PAGES: dict[str, Page] = {
         "every request of the client address whatever tokens it holds, or of a client "
         "key's own quotas.",
         RETRY_LATER,
+    ),
+    "too-many-streams": Page(
+        429,
+        "Too many open streams, counted over every instance: of the client address "
+        "(`STREAM_MAX_PER_ADDRESS`) or client key (`CLIENT_KEY_STREAMS`), of the table's "
+        "public streams (`STREAM_MAX_PER_TABLE`), or of the seat (`STREAM_MAX_PER_SEAT`); "
+        "`detail` names which.",
+        "Close a stream you no longer read (a closed one gives its place back within "
+        "seconds), then retry after the `Retry-After` seconds.",
     ),
     "internal-error": Page(
         500,

@@ -16,6 +16,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import select
+import socket
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -23,11 +25,12 @@ from flask import Response, current_app, request, stream_with_context, url_for
 from flask.views import MethodView
 from marshmallow import fields, validate
 
+from ..storage.client import os_poll
 from ..storage.store import Loaded, TableNotFound, table_key
 from ..streams.follow import GIVE_UP_RETRY_MS, Cursor, Follower, SeatView, frame, parse_cursor
 from ..streams.hub import Hub
 from ..streams.presence import Watch
-from . import auth, presence
+from . import auth, presence, stream_caps
 from .common import SECURITY, RefereeBlueprint, check_table_id, documented, no_table, referee
 from .moves import load
 from .moves import seat as seat_answer
@@ -123,18 +126,22 @@ def _stream(
     seat: int | None = None,
     held: str | None = None,
 ) -> Response:
-    """The stream's answer; ``release`` (its place, :func:`_room`) is given
-    back when the answer closes, or now when the stream cannot open."""
+    """The stream's answer; ``release`` (its place, :func:`_room`, and a
+    seat stream's leases) is given back when the answer closes, or now when
+    the stream cannot open. A public stream takes its leases
+    (:func:`.stream_caps.lease`) once its table is known to be there."""
+    releases = [release]
     try:
-        return _open(table_id, cursor, seat, held, release)
+        frames = _open(table_id, cursor, seat, held)
+        if seat is None:
+            releases.append(stream_caps.lease(table_id, None))
+        return _answer(frames, stream_caps.both(*releases))
     except BaseException:
-        release()
+        stream_caps.both(*releases)()
         raise
 
 
-def _open(
-    table_id: str, cursor: Cursor, seat: int | None, held: str | None, release: Callable[[], None]
-) -> Response:
+def _open(table_id: str, cursor: Cursor, seat: int | None, held: str | None) -> Iterator[str]:
     settings = referee().settings
     process_hub = hub()
     follower = Follower(
@@ -147,21 +154,54 @@ def _open(
         presence=_watch(table_id, seat),
         seat=seat,
         holder=held,
+        peer_gone=peer_gone(request.environ.get("gunicorn.socket")),
     )
     try:
-        frames = follower.open(cursor)
+        return follower.open(cursor)
     except TableNotFound:
         raise no_table() from None
-    return _answer(frames, release)
+
+
+def peer_gone(sock: Any) -> Callable[[], bool]:
+    """Whether the client of the connection ``sock`` (gunicorn's socket of
+    the request; ``None`` elsewhere: never) has closed its end: it sent FIN
+    or RST, which a stream's client never does while it reads. Asked with a
+    poll that does not wait (the OS's, also under gevent) and a peek."""
+    if sock is None:
+        return lambda: False
+    try:
+        fd = sock.fileno()
+    except OSError:
+        return lambda: True
+    make_poll = os_poll()
+    closed = getattr(select, "POLLRDHUP", 0) | select.POLLHUP | select.POLLERR
+
+    def gone() -> bool:
+        poller = make_poll()
+        try:
+            poller.register(fd, select.POLLIN | closed)
+            ready = poller.poll(0)
+        except (OSError, ValueError):  # closed under us
+            return True
+        if not ready:
+            return False
+        if ready[0][1] & closed:
+            return True
+        try:  # readable: a FIN reads as b"" (the client sends nothing else on a stream)
+            return bool(sock.recv(1, socket.MSG_PEEK) == b"")
+        except OSError:
+            return True
+
+    return gone
 
 
 def _watch(table_id: str, seat: int | None) -> Watch:
     """The stream's presence events; a seat's own stream keeps it connected."""
     store, process_hub = presence.presence(), hub()
 
-    def read(shared: bool) -> tuple[int, dict[int, int]]:
-        if shared:  # after an announcement: one read for the process's streams of the table
-            return process_hub.shared(table_id, "presence", lambda: store.read(table_id))
+    def read(shared: Any) -> tuple[int, dict[int, int]]:
+        if shared is not None:  # one read for the process's streams of the table
+            return process_hub.shared(table_id, shared, lambda: store.read(table_id))
         return store.read(table_id)
 
     keepalive = None
@@ -177,17 +217,8 @@ def _room() -> Callable[[], None]:
     """A place for one more stream of this process (call the function it
     returns to give it back); 503 ``streams-full`` when it holds as many
     streams as it may (taken before a ticket is spent, so that a refused
-    ticket can be used again)."""
-    settings = referee().settings
-    release = hub().reserve(settings.stream_max_open)
-    if release is None:
-        raise Problem(
-            503,
-            "streams-full",
-            "This instance holds as many streams as it may; try again shortly.",
-            headers={"Retry-After": str(settings.retry_after_seconds)},
-        )
-    return release
+    ticket can be used again). See :mod:`.stream_caps`."""
+    return stream_caps.place(hub().reserve)
 
 
 class _Body:
@@ -265,7 +296,10 @@ class TableStream(MethodView):
         `connected` changed, RULES.md 5.5: `type`, `seat`, `at_ms`; no `id`:
         presence is not in the log), `table-deleted` (the stream ends). A stream ends by
         itself after 5 minutes; an EventSource reconnects with
-        `Last-Event-ID` and misses nothing.
+        `Last-Event-ID` and misses nothing. Open streams are capped over
+        every instance (32 public streams a table, 32 streams a client
+        address, by default): past a cap, 429 `too-many-streams` with
+        `Retry-After`.
         """
         check_table_id(table_id)
         cursor = _cursor(query)
@@ -298,7 +332,10 @@ class SeatStream(MethodView):
         hour: close that EventSource, get a new ticket and open a new one
         with `after` set to the last id seen. The stream also ends
         with `seat-closed` when the seat's token is reissued. While it is open
-        the seat is `connected` (a comment line every 5 s keeps it so).
+        the seat is `connected` (a comment line every 5 s keeps it so). Open
+        streams are capped over every instance (4 a seat, 32 a client
+        address, by default): past a cap, 429 `too-many-streams` with
+        `Retry-After`, and a ticket is not spent.
         """
         check_table_id(table_id)
         ticket = query.get("ticket")
@@ -311,14 +348,18 @@ class SeatStream(MethodView):
                     raise Problem(404, "seat-not-found", f"There is no seat {seat} at this table.")
                 auth.require_seat(loaded.auth, seat)
                 held: str | None = loaded.auth["s"][seat]
-            elif (held := _redeem(table_id, ticket, seat)) is None:
+            else:
+                held = _ticket_holder(table_id, ticket, seat)
+            if held is not None:  # the caps, before a ticket is spent
+                release = stream_caps.both(release, stream_caps.lease(table_id, seat))
+            if ticket is not None and (held is None or not _spend(table_id, ticket, seat)):
                 if "Last-Event-ID" not in request.headers:
                     raise Problem(401, "ticket-invalid", TICKET_INVALID)
                 # An EventSource reconnecting by itself: any status but 200 would
                 # end it for good, before the page could tell it to open a new one.
                 release()
                 return _answer(iter([_ticket_invalid()]))
-            else:
+            if ticket is not None:
                 presence.note(seat)  # the ticket's seat is seen, as with its token
         except BaseException:
             release()
@@ -338,12 +379,11 @@ def _ticket_invalid() -> str:
     )
 
 
-def _redeem(table_id: str, ticket: str, seat: int) -> str | None:
-    """Spend the ticket (one atomic ``GETDEL``): the seat's token digest
-    when it was this seat's, issued under the seat's current token, else
-    ``None``."""
+def _ticket_holder(table_id: str, ticket: str, seat: int) -> str | None:
+    """The seat's token digest when ``ticket`` is this seat's, issued under
+    the seat's current token (not spent yet: :func:`_spend`), else ``None``."""
     client = referee().store.client
-    held = client.getdel(ticket_key(table_id, seat, ticket))
+    held = client.get(ticket_key(table_id, seat, ticket))
     if held is None:
         return None
     digest = held.decode() if isinstance(held, bytes) else str(held)
@@ -352,6 +392,12 @@ def _redeem(table_id: str, ticket: str, seat: int) -> str | None:
     except (TableNotFound, IndexError):
         return None
     return digest if digest and hmac.compare_digest(current, digest) else None
+
+
+def _spend(table_id: str, ticket: str, seat: int) -> bool:
+    """Spend the ticket (one atomic ``GETDEL``): whether it was still
+    unspent (two requests with one ticket: one stream)."""
+    return referee().store.client.getdel(ticket_key(table_id, seat, ticket)) is not None
 
 
 @blp.route("/<table_id>/seats/<int:seat>/tickets")

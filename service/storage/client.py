@@ -118,7 +118,7 @@ def parse_cluster_url(
     return nodes, options
 
 
-def _blocking_poll() -> Any:
+def os_poll() -> Any:
     """``select.poll`` as the OS gives it, also where gevent patched it."""
     monkey = sys.modules.get("gevent.monkey")
     if monkey is not None and monkey.is_module_patched("select"):
@@ -146,7 +146,7 @@ class QuickCheckParser(DefaultParser):  # type: ignore[valid-type,misc]
 
     def on_connect(self, connection: Any) -> None:
         super().on_connect(connection)
-        self._poll = _blocking_poll()  # gevent patches in the worker, after imports
+        self._poll = os_poll()  # gevent patches in the worker, after imports
 
     def can_read(self, timeout: float = 0) -> bool:
         sock = getattr(self, "_sock", None)

@@ -491,6 +491,11 @@ class EventPage:
     next_due_ms: int | None = None
     """When something of the table next falls due by the clock alone (a
     window's close: an event then appears), ``None`` for nothing."""
+    at_cursor: dict[str, Any] | None = None
+    """The event at the cursor's own seq (``after``), as the log holds it
+    now (``None`` when it is not kept, or for seq 0): a stream compares it
+    with the event it sent under that seq, since a log that was rolled back
+    (Redis lost its newest writes) writes other events under the same seqs."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -1619,7 +1624,8 @@ class TableStore:
         )
         if found is None:
             raise TableNotFound(table_id)
-        written, oldest, state, written_ms, clock, choices, version, auth, step, held, *raw = found
+        (written, oldest, state, written_ms, clock, choices, version, auth, step, control, kept,
+         *raw) = found  # fmt: skip
         if version is None or state is None or auth is None:
             raise TableNotFound(table_id)
         base = self.codec.decode(state)
@@ -1635,7 +1641,7 @@ class TableStore:
                 step.decode() if isinstance(step, bytes) else (step or ""),
                 base,
                 pending,
-                control=Control.parse(*held),
+                control=Control.parse(*control),
             ),
             None if written_ms is None else int(written_ms),
         )
@@ -1654,7 +1660,17 @@ class TableStore:
             {"seq": seq, **event} for seq, event in enumerate(page[:limit], start=after + 1)
         ]
         next_due = self.codec.due_at(as_of.table)
-        events = EventPage(numbered, len(page) > limit, last, oldest, as_of.now_ms, next_due)
+        at_cursor = None
+        if kept is not None:
+            at_cursor = self.codec.decode_event(kept)
+            at_cursor.pop("seq", None)
+        elif written < after <= last:  # a due event, not stored yet
+            at_cursor = dict(due_events[after - written - 1])
+        if at_cursor is not None:
+            at_cursor = {"seq": after, **at_cursor}
+        events = EventPage(
+            numbered, len(page) > limit, last, oldest, as_of.now_ms, next_due, at_cursor
+        )
         return Snapshot(events, as_of)
 
     def rounds(self, table_id: str, after: int, limit: int) -> RoundPage:

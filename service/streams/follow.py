@@ -14,7 +14,10 @@ Frames, each ended by a blank line:
 - ``event: events-gone`` when the cursor is older than the log keeps, past its
   end, or names an event the log no longer has under that seq (Redis lost its
   newest writes and the seq was reused): ``{"oldest_seq", "last_event"}``;
-  the stream goes on from the log's last event (re-read the table's view);
+  the stream goes on from the log's last event (re-read the table's view).
+  An open stream finds the same: each read holds the event at its cursor,
+  compared with the one it sent (its fingerprint, which covers its
+  ``at_ms``);
 - ``event: seat-connected`` and ``event: seat-disconnected`` when a seat's
   ``connected`` changes (RULES.md 5.5; :mod:`.presence`), no ``id``;
 - ``event: table-deleted``, then the stream ends (``retry`` an hour: the
@@ -111,13 +114,19 @@ class Read:
     """One read of a table for its streams, rendered (:meth:`Follower._read`):
     the frames of its events as one text, the cursor after them, the id of
     the last event sent (``None``: none), the seconds until something falls
-    due by the clock (``None``: nothing), and the table as read with them."""
+    due by the clock (``None``: nothing), and the table as read with them;
+    ``at_mark`` the fingerprint of the event at the cursor the read started
+    from, as the log holds it now (``None``: not kept, or none), and the
+    log's ``oldest`` and ``last`` seqs."""
 
     frames: str
     after: int
     newest: str | None
     due_in: float | None
     table: Loaded
+    at_mark: str | None = None
+    oldest: int = 0
+    last: int = 0
 
 
 @dataclass
@@ -143,15 +152,27 @@ class Follower:
     """What the seat's stream was authorised with (its token's digest): only
     the streams of one seat and one holder share a rendered view (a holder
     whose token was reissued must never be given the new holder's)."""
+    peer_gone: Callable[[], bool] = lambda: False
+    """Whether the client has closed its end of the connection, asked
+    before a keepalive is written: a write to a closed connection may still
+    succeed once, and must not count."""
 
     def open(self, cursor: Cursor) -> Iterator[str]:
         """The stream's frames from ``cursor`` on, until its lifetime ends or
         the table is deleted. Raises :class:`TableNotFound` now (not on the
         first frame) when the table is not there, so that it can be a 404."""
         after, first = self._start(cursor)
-        return self._frames(after, first, str(cursor.seq))
+        mark = cursor.mark if after == cursor.seq else None
+        return self._frames(after, first, str(cursor.seq), mark)
 
-    def _frames(self, after: int, first: list[str], last_id: str) -> Iterator[str]:
+    def _frames(
+        self, after: int, first: list[str], last_id: str, mark: str | None
+    ) -> Iterator[str]:
+        # ``mark``: the fingerprint of the event at ``after`` that the client
+        # holds (None: not known yet, taken from the next read). Each read
+        # compares it with the log's: a log rolled back (Redis lost its
+        # newest writes) that wrote other events under the same seqs is told
+        # as a reconnecting stream is told it, with events-gone.
         # Followed before the first read: no commit can fall between the two.
         with self.hub.follow(self.table_id) as waiter:
             watch = self.presence
@@ -166,7 +187,7 @@ class Follower:
             ends = now + self.lifetime
             beat_at = now + self.heartbeat
             due_at: float | None = None
-            woken, notified = True, False
+            woken, notified, keep = True, False, False
             while True:
                 if waiter.closing:  # the process is stopping: come back soon, elsewhere
                     yield f"retry: {RETRY_MS}\n\n"
@@ -175,25 +196,45 @@ class Follower:
                 out = ""
                 if watch is not None:
                     if waiter.presence or watch.due(now):
-                        shared = waiter.presence and notified
+                        # Shared with the process's other streams of the table:
+                        # after an announcement, or at a drop they all foresaw.
+                        key: Any = None
+                        if waiter.presence and notified:
+                            key = "presence"
+                        elif watch.due(now):
+                            key = ("presence-drop", watch.drop_ms)
                         waiter.presence = False
-                        changes = watch.changes(shared)
+                        changes = watch.changes(key)
                         for change in changes:
                             out += frame(change, change["type"])
                         woken = woken or (bool(changes) and self.seat_view is not None)
                     if watch.keep_due(now):
+                        if self.peer_gone():  # it closed its end: never seen again
+                            return
                         out += KEEPALIVE  # a client gone away ends the stream here
                         watch.keep(now)
+                        keep = True
                 if woken:
                     try:
                         read = self._read(after, notified)
                     except TableNotFound:
                         yield out + f"retry: {GIVE_UP_RETRY_MS}\n\n" + _deleted(self.table_id)
                         return
-                    after = read.after
-                    last_id = read.newest or last_id
                     due_at = None if read.due_in is None else time.monotonic() + read.due_in
-                    out += read.frames
+                    if mark is not None and read.at_mark is not None and read.at_mark != mark:
+                        # Not the event the client was sent under this seq:
+                        # the log was rolled back. On from its end, as _start.
+                        after, mark = read.last, None
+                        last_id = str(read.last)
+                        out += self._gone(read.oldest, read.last)
+                    else:
+                        after = read.after
+                        last_id = read.newest or last_id
+                        if read.newest is not None:  # "<seq>.<fp>", or "<seq>" after events-gone
+                            mark = read.newest.partition(".")[2] or None
+                        elif mark is None:
+                            mark = read.at_mark
+                        out += read.frames
                     if self.seat_view is not None:
                         shown = self._seat_frame(read, notified)
                         if shown is None:  # the seat's token changed
@@ -204,6 +245,9 @@ class Follower:
                             out += frame_text(shown, "seat", last_id)
                 if out:
                     yield out  # one write for all this wake sends
+                    if keep and watch is not None:
+                        watch.kept()  # written (RULES.md 5.5): the seat is seen
+                keep = False
                 now = time.monotonic()
                 if now >= ends:
                     return
@@ -257,12 +301,26 @@ class Follower:
     def _render(self, after: int) -> Read:
         texts: list[str] = []
         newest: str | None = None
+        at_mark: str | None = None
+        first = True
         while True:
             snapshot = self.store.snapshot(self.table_id, after, PAGE)
             page = snapshot.page
             if isinstance(page, EventsGone):  # behind the log, or it was reset: on from its end
                 texts.append(self._gone(page.oldest, page.last))
-                return Read("".join(texts), page.last, str(page.last), None, snapshot.table)
+                return Read(
+                    "".join(texts),
+                    page.last,
+                    str(page.last),
+                    None,
+                    snapshot.table,
+                    None,
+                    page.oldest,
+                    page.last,
+                )
+            if first and page.at_cursor is not None:  # the event at the cursor, as held now
+                at_mark = fingerprint(page.at_cursor)
+            first = False
             for event in page.events:
                 newest = event_id(event)
                 texts.append(frame(event, None, newest))
@@ -273,7 +331,16 @@ class Follower:
                 # A due time already passed is already in this read (as_of).
                 if page.next_due_ms is not None and page.next_due_ms > page.now_ms:
                     due_in = (page.next_due_ms - page.now_ms) / 1000 + DUE_SLACK
-                return Read("".join(texts), after, newest, due_in, snapshot.table)
+                return Read(
+                    "".join(texts),
+                    after,
+                    newest,
+                    due_in,
+                    snapshot.table,
+                    at_mark,
+                    page.oldest,
+                    page.last,
+                )
 
     def _seat_frame(self, read: Read, shared: bool) -> str | None:
         """The seat's view of ``read.table`` as the ``data`` of its frame

@@ -7,9 +7,13 @@ connected: :mod:`service.streams.presence`). A :class:`Hub` holds one pattern
 subscription to every feed (``PSUBSCRIBE referee:{*}:feed``) on one
 connection, in one background thread (a greenlet under gevent's monkey
 patching), and wakes the streams of this process that follow the table; a
-stream then reads the log itself, so a notification carries no event and a
-lost one only delays a stream until its next heartbeat, when it reads the
-log anyway.
+stream then reads the log itself, so a notification carries no event.
+Whenever the subscription is confirmed (the first time, and each time it is
+made anew: by the hub after an error, or by redis-py itself after a
+reconnection inside its own retry, which raises nothing) every stream of
+the process is woken to read the log, since commits may have gone by
+unannounced; a notification lost otherwise delays a stream until its next
+heartbeat, when it reads the log anyway.
 
 On a Redis Cluster of 7.0 or newer the feeds are sharded channels
 (:mod:`service.storage.feeds`), which have no pattern: the thread then
@@ -26,6 +30,8 @@ timeouts).
 from __future__ import annotations
 
 import contextlib
+import heapq
+import itertools
 import logging
 import threading
 import time
@@ -46,15 +52,19 @@ PATTERN = f"{KEY_PREFIX}:{{*}}:feed"
 
 _T = TypeVar("_T")
 
+_MISSING = object()
+
 COALESCE_SECONDS = 0.004
 """After a table's streams were woken, further commits of that table within
 this long wake them once, at its end (a burst of passes, every seat of an
 exchange at once, is read once rather than once per pass); a commit after a
 quiet spell wakes them at once."""
 
-RECONNECT_SECONDS = (0.1, 0.5, 1.0, 2.0)
+RECONNECT_SECONDS = (0.1, 0.25, 0.5)
 """Pauses before each try to subscribe again after Redis went away (the
-last repeats)."""
+last repeats): the streams catch up within a second of Redis answering
+again (a new primary's log may have been rolled back), for a connection
+tried twice a second while it is down."""
 
 
 SHARD_POLL_SECONDS = 0.05
@@ -115,17 +125,28 @@ def close_streams() -> None:
 class Waiter:
     """What one stream waits on: set when its table's feed announces a
     commit (``gone`` when the table was deleted, ``closing`` when the
-    process is stopping)."""
+    process is stopping), or when its deadline comes.
 
-    __slots__ = ("_event", "gone", "closing", "presence")
+    The deadlines of a hub's waiters are kept by the hub's timer thread
+    (:meth:`Hub._schedule`): a wait makes no timer of its own (under gevent
+    each timed wait made one, and a busy table's streams wait after every
+    commit: a sixth of what one more stream cost a move)."""
 
-    def __init__(self) -> None:
+    __slots__ = ("_event", "gone", "closing", "presence", "notified", "deadline", "due", "hub")
+
+    def __init__(self, hub: Hub | None = None) -> None:
         self._event = threading.Event()
         self.gone = False
         self.closing = False
         self.presence = False
         """Set by an announcement that may be a seat's connection (count
         :data:`PRESENCE`); the stream clears it when it reads presence."""
+        self.notified = False
+        self.deadline = 0.0
+        """When the current wait ends (``time.monotonic``)."""
+        self.due: float | None = None
+        """The deadline the hub's timer holds for this waiter (None: none)."""
+        self.hub = hub
 
     def notify(self, count: int) -> None:
         if count == DELETED:
@@ -134,13 +155,25 @@ class Waiter:
             self.closing = True
         elif count == PRESENCE:
             self.presence = True
+        self.notified = True
+        self._event.set()
+
+    def expire(self) -> None:
+        """The wait's deadline came (the hub's timer)."""
         self._event.set()
 
     def wait(self, timeout: float) -> bool:
         """Whether a commit was announced within ``timeout`` seconds (or
         since the last wait); clears the announcement."""
-        woken = self._event.wait(timeout)
+        hub = self.hub
+        if hub is None or timeout <= 0 or self._event.is_set() or not hub.timing:
+            self._event.wait(timeout)
+        else:
+            self.deadline = time.monotonic() + timeout
+            hub._schedule(self)
+            self._event.wait()
         self._event.clear()
+        woken, self.notified = self.notified, False
         return woken
 
 
@@ -179,6 +212,12 @@ class Hub:
         """Sharded feeds: per followed table, set once its subscription holds."""
         self._followed_changed = threading.Event()
         self._failures = 0
+        self._timers: list[tuple[float, int, Waiter]] = []
+        """The waiters' deadlines, a heap (:meth:`_schedule`)."""
+        self._timer_order = itertools.count()
+        self._timer_changed = threading.Event()
+        self._ticker: threading.Thread | None = None
+        self._ticking = False
         _HUBS.add(self)
 
     def reserve(self, limit: int) -> Callable[[], None] | None:
@@ -213,7 +252,7 @@ class Hub:
         (at most :data:`SUBSCRIBE_WAIT_SECONDS`; past it, the subscription's
         confirmation wakes the waiter when it comes)."""
         self._start()
-        waiter = Waiter()
+        waiter = Waiter(self)
         waiter.closing = self.closing
         with self._lock:
             self._waiters.setdefault(table_id, set()).add(waiter)
@@ -245,6 +284,13 @@ class Hub:
         announcement makes every key read again. An exception is not kept.
         (Seven seat streams of one table read it once per commit, not seven
         times.)"""
+        # Read without a lock first: the streams after the first find the
+        # value there (dict reads are atomic), and take no lock at all.
+        shared = self._shared.get(table_id)
+        if shared is not None and shared.generation == self._generation.get(table_id, 0):
+            found = shared.values.get(key, _MISSING)
+            if found is not _MISSING:
+                return found  # type: ignore[no-any-return]
         with self._lock:
             generation = self._generation.get(table_id, 0)
             shared = self._shared.get(table_id)
@@ -301,6 +347,11 @@ class Hub:
 
     def stop(self) -> None:
         self._stopped.set()
+        self._timer_changed.set()
+        with self._lock:  # their deadlines are their own again: wake them to time themselves
+            waiting = [w for ws in self._waiters.values() for w in ws]
+        for waiter in waiting:
+            waiter.expire()
 
     def close(self) -> None:
         """End every stream that follows a table here, now and from now on."""
@@ -312,6 +363,75 @@ class Hub:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="referee-hub", daemon=True)
                 self._thread.start()
+            if self._ticker is None or not self._ticker.is_alive():
+                self._ticker = threading.Thread(
+                    target=self._tick, name="referee-hub-timer", daemon=True
+                )
+                self._ticker.start()
+
+    @property
+    def timing(self) -> bool:
+        """Whether the timer thread keeps the waiters' deadlines (else a
+        wait times itself): a flag the thread holds while it runs (asked on
+        every wait, so no look at the thread itself)."""
+        return self._ticking and not self._stopped.is_set()
+
+    def _schedule(self, waiter: Waiter) -> None:
+        """Wake ``waiter`` at its ``deadline``, unless the timer holds an
+        earlier one for it already (then, when that one comes, the timer
+        looks at the waiter's deadline again): a stream woken by commits,
+        whose deadline moves later each time, costs no heap entry per wait."""
+        until = waiter.deadline
+        with self._lock:
+            if waiter.due is not None and waiter.due <= until:
+                return
+            waiter.due = until
+            heapq.heappush(self._timers, (until, next(self._timer_order), waiter))
+            first = self._timers[0][2] is waiter
+        if first:
+            self._timer_changed.set()
+
+    def _tick(self) -> None:
+        """The timer thread: expire the waiters whose deadline came."""
+        self._ticking = True
+        try:
+            self._tick_until_stopped()
+        finally:
+            self._ticking = False
+            with self._lock:  # their deadlines are their own again
+                waiting = [w for ws in self._waiters.values() for w in ws]
+            for waiter in waiting:
+                waiter.expire()
+
+    def _tick_until_stopped(self) -> None:
+        while not self._stopped.is_set():
+            self._timer_changed.clear()  # before the look: a deadline set after it wakes us
+            try:
+                nearest = self._expire_due()
+            except Exception:  # never leave the streams without their deadlines
+                log.exception("stream hub's timer")
+                nearest = 0.1
+            self._timer_changed.wait(nearest)
+
+    def _expire_due(self) -> float | None:
+        """Expire the waiters whose deadline came; seconds until the next one."""
+        now = time.monotonic()
+        expired = []
+        with self._lock:
+            while self._timers and self._timers[0][0] <= now:
+                until, _, waiter = heapq.heappop(self._timers)
+                if waiter.due != until:
+                    continue  # stale: the waiter's own entry is another one
+                if waiter.deadline <= now:
+                    waiter.due = None
+                    expired.append(waiter)
+                else:  # its wait moved later since: look again then
+                    waiter.due = waiter.deadline
+                    heapq.heappush(self._timers, (waiter.deadline, next(self._timer_order), waiter))
+            nearest = self._timers[0][0] - now if self._timers else None
+        for waiter in expired:
+            waiter.expire()
+        return nearest
 
     def _deliver(self, channel: str, count: int) -> None:
         table_id = table_of(channel)
@@ -334,21 +454,30 @@ class Hub:
                     self.subscribed.set()
                     self._follow_shards(pubsub)
                     continue
-                pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+                pubsub = self.client.pubsub()
                 pubsub.psubscribe(PATTERN)
-                self.subscribed.set()
-                self._failures = 0
-                self._wake_all()  # a commit may have gone by while unsubscribed
                 wait: float | None = None
                 while not self._stopped.is_set():
                     message = pubsub.get_message(timeout=1.0 if wait is None else wait)
-                    if message is not None and message.get("type") == "pmessage":
+                    kind = None if message is None else message.get("type")
+                    if kind == "pmessage":
+                        assert message is not None
                         channel = message["channel"]
                         self.announce(
                             channel.decode() if isinstance(channel, bytes) else str(channel),
                             int(message["data"]),
                             time.monotonic(),
                         )
+                    elif kind == "psubscribe":
+                        # The subscription holds (again): the first, or one
+                        # redis-py made anew by itself after a reconnection
+                        # (its on_connect), which the hub is told of by
+                        # nothing else. A commit may have gone by meanwhile:
+                        # every stream reads the log (and finds a log that
+                        # was rolled back, a new primary's).
+                        self._failures = 0
+                        self.subscribed.set()
+                        self._wake_all()
                     wait = self.flush(time.monotonic())
             except (redis.RedisError, RedisClusterException, OSError, ValueError) as error:
                 self.subscribed.clear()

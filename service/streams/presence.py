@@ -11,9 +11,9 @@ A seat that became connected is announced on the table's feed (count 0,
 stream from the last-seen instants and Redis's clock at the instant it drops
 (:meth:`Watch.next_at`), with nobody writing anything. A seat's own stream
 also keeps its seat connected (``keepalive``, every ``window / 3``, each
-after a comment line written to the client: a client gone away fails that
-write, the stream ends, and the seat drops out a window after its last
-keepalive).
+once a comment line was written to a client still there: a client gone
+away is seen to have closed its end, or fails that write, the stream ends,
+and the seat drops out a window after the last comment it was written).
 """
 
 from __future__ import annotations
@@ -25,10 +25,12 @@ from typing import Any
 
 from ..storage.presence import connected, next_change_ms
 
-Read = Callable[[bool], tuple[int, dict[int, int]]]
-"""The Redis clock (ms) and the seats' last-seen instants; its argument
-says whether the read may be shared with the process's other streams of the
-table (after a feed announcement)."""
+Read = Callable[[Any], tuple[int, dict[int, int]]]
+"""The Redis clock (ms) and the seats' last-seen instants; its argument is
+the key under which the read may be shared with the process's other
+streams of the table (``Hub.shared``: after a feed announcement, or when a
+seat's drop falls due, which every stream of the table finds at the same
+instant), ``None`` for a read of its own."""
 
 SLACK = 0.005
 """Seconds after a seat's drop at which the stream reads presence again
@@ -45,16 +47,19 @@ class Watch:
     keepalive: Callable[[], None] | None = None
     seats: frozenset[int] = frozenset()
     check_at: float | None = None
+    drop_ms: int | None = None
+    """When the next connected seat drops out, on the Redis clock (ms)."""
     keep_at: float = field(default=0.0)
 
     def start(self) -> None:
         """The seats connected as the stream opens (no frame: the views
         tell); the request that opened it noted its seat seen."""
-        self._update(False)
+        self._update(None)
         self.keep_at = time.monotonic() + self.window_ms / 3000
 
-    def changes(self, shared: bool) -> list[dict[str, Any]]:
-        """Read presence; an event for each seat whose ``connected`` changed."""
+    def changes(self, shared: Any) -> list[dict[str, Any]]:
+        """Read presence (shared under the key ``shared``, or not: ``None``);
+        an event for each seat whose ``connected`` changed."""
         before = self.seats
         now_ms, seen = self._update(shared)
         events = []
@@ -68,11 +73,12 @@ class Watch:
             events.append(event)
         return events
 
-    def _update(self, shared: bool) -> tuple[int, dict[int, int]]:
+    def _update(self, shared: Any) -> tuple[int, dict[int, int]]:
         now_ms, seen = self.read(shared)
         self.seats = connected(seen, now_ms, self.window_ms)
         drop = next_change_ms(seen, now_ms, self.window_ms)
         self.check_at = None if drop is None else time.monotonic() + drop / 1000 + SLACK
+        self.drop_ms = None if drop is None else now_ms + drop
         return now_ms, seen
 
     def due(self, now: float) -> bool:
@@ -81,15 +87,21 @@ class Watch:
 
     def keep_due(self, now: float) -> bool:
         """Whether the stream's own seat is due its next keepalive (every
-        ``window / 3``): the stream first writes a comment, so that a
-        client that went away ends the stream (the write fails) instead of
-        being kept connected."""
+        ``window / 3``): the stream writes a comment, and only once it is
+        written to a client still there (:meth:`kept`) is the seat noted
+        seen, so that a client that went away is never kept connected
+        (RULES.md 5.5: connected while a write to it succeeded within the
+        window)."""
         return self.keepalive is not None and now >= self.keep_at
 
     def keep(self, now: float) -> None:
-        """Note the stream's own seat seen (its comment was written)."""
-        assert self.keepalive is not None
+        """The keepalive's comment is on its way: the next one is due a
+        third of the window from ``now``."""
         self.keep_at = now + self.window_ms / 3000
+
+    def kept(self) -> None:
+        """Note the stream's own seat seen: its comment was written."""
+        assert self.keepalive is not None
         self.keepalive()
 
     def next_at(self) -> float | None:

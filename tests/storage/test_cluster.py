@@ -256,10 +256,20 @@ def test_streams_follow_tables_on_every_primary(
         assert [shard_subscribers(p, c) for p, c in zip(shards, channels, strict=True)] == [1, 1, 1]
     patterns = sum(redis.Redis(port=port).pubsub_numpat() for port in cluster.ports)
     assert patterns == (0 if sharded else 1)
+    # Each stream holds its leases (service.storage.stream_leases): the
+    # caller's set and each table's, in other slots, renewed in one pipeline.
+    leases = app.extensions["referee_stream_leases"]
+    assert leases.held == 3 and leases.renew() == 4
+    caller = store_client.zcard("referee:streams:addr:127.0.0.1")
+    assert caller == 3
     hub = app.extensions["referee_hub"]
     hub.close()  # every stream ends, in its reading thread, before the cluster goes
     for reader in readers:
         assert reader.next(timeout=20) is None
+    for reader in readers:  # closed as a server closes an answer that ended
+        reader.response.close()
+    assert leases.held == 0  # each gave its leases back as it closed
+    assert store_client.zcard("referee:streams:addr:127.0.0.1") == 0
     if sharded:  # the last stream of a table gone: its feed is left
         deadline = time.monotonic() + 10
         while any(shard_subscribers(p, c) for p, c in zip(shards, channels, strict=True)):

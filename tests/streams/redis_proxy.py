@@ -27,7 +27,27 @@ class RedisProxy:
         self._instead: tuple[bytes, Callable[[], None]] | None = None
         self.acted = threading.Event()
         self._sockets: list[socket.socket] = []
+        self._open = threading.Event()  # new connections reach the target
+        self._open.set()
         threading.Thread(target=self._accept, daemon=True).start()
+
+    def hold_connections(self) -> None:
+        """New connections are accepted but reach nothing (what they send
+        waits) until :meth:`let_connections`: a Redis slow to come back."""
+        self._open.clear()
+
+    def let_connections(self, target: int | None = None) -> None:
+        """New connections, and those held, reach the target (``target``: a
+        new one from now on, e.g. a promoted replica behind the same endpoint)."""
+        if target is not None:
+            self.target = target
+        self._open.set()
+
+    def cut(self) -> None:
+        """Close every connection passed on so far (as a dying server does)."""
+        with self._lock:
+            sockets, self._sockets = self._sockets, []
+        _close(*sockets)
 
     @property
     def url(self) -> str:
@@ -52,6 +72,7 @@ class RedisProxy:
 
     def stop(self) -> None:
         self._release.set()
+        self._open.set()
         with contextlib.suppress(OSError):
             self._server.close()
         for sock in self._sockets:
@@ -64,8 +85,14 @@ class RedisProxy:
                 client, _ = self._server.accept()
             except OSError:
                 return
-            upstream = socket.create_connection(("127.0.0.1", self.target))
-            self._sockets += [client, upstream]
+            self._open.wait(60)
+            try:
+                upstream = socket.create_connection(("127.0.0.1", self.target))
+            except OSError:  # the target is down: so is this connection
+                _close(client)
+                continue
+            with self._lock:
+                self._sockets += [client, upstream]
             holding = threading.Event()  # this connection's replies are held
             threading.Thread(target=self._up, args=(client, upstream, holding), daemon=True).start()
             threading.Thread(

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import queue
+import socket
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -158,3 +160,45 @@ def test_a_seats_requests_cost_one_write_per_third_of_the_window(
     # Deleting the table removes its presence.
     assert tables.client.delete(t.url, headers=bearer(t.host)).status_code == 204
     assert not redis_client.exists(key)
+
+
+def test_a_closed_stream_is_last_seen_at_its_last_written_keepalive(
+    instances: tuple[Served, Served], redis_client: redis.Redis
+) -> None:
+    """RULES.md 5.5's tail: a seat is connected while a write to its own
+    stream succeeded within the window, so a client that closed its end is
+    last seen at the last keepalive it was written, never at one the stream
+    was about to write (which counted before it was written: the seat stayed
+    connected a third of the window longer)."""
+    one, _ = instances
+    tables = TableClient(HttpClient(one.base))
+    t = tables.create(variant="mein-schiff")
+    key = presence_key(t.table_id)
+    sock = socket.create_connection(("127.0.0.1", one.port), timeout=10)
+    request = (
+        f"GET {t.url}/seats/2/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        f"Authorization: Bearer {t.seats[2]}\r\nAccept: text/event-stream\r\n\r\n"
+    )
+    sock.sendall(request.encode())
+    received, comments, last_ms = b"", 0, 0.0
+    while comments < 3:  # the stream's own keepalives, a third of the window apart
+        chunk = sock.recv(65536)
+        assert chunk, "the stream ended"
+        received += chunk
+        if received.count(b":\n\n") > comments:
+            comments = received.count(b":\n\n")
+            last_ms = time.time() * 1000
+    assert received.startswith(b"HTTP/1.1 200")
+    sock.close()  # right after a keepalive: the next one is a third of a window away
+    # The stream finds the client gone at its next keepalive and ends; by then
+    # the seat's last-seen instant is final.
+    time.sleep(WINDOW / 3 * 2)
+    seen = int(redis_client.hget(key, "2") or 0)
+    assert last_ms - WINDOW / 3 * 1000 < seen <= last_ms + 150, (seen, last_ms)
+    connected_now = connected(tables, t)
+    deadline = time.monotonic() + WINDOW * 4
+    while connected_now[2] and time.monotonic() < deadline:
+        time.sleep(0.05)
+        connected_now = connected(tables, t)
+    assert not connected_now[2]
+    assert time.time() * 1000 - seen >= WINDOW * 1000 - 50

@@ -14,8 +14,10 @@
 -- the choices as HGETALL gives them, the version, the auth record, the
 -- step key (false when absent: a stream builds the seat's view from this
 -- same read) and the clock's fields b, y, c, o, u, t (store.Control: the
--- seat's view shows its deadline and away), then up to limit + 1 events
--- after `after`, none when
+-- seat's view shows its deadline and away), the event at seq `after` itself
+-- (false when it is not kept or after > n: a stream compares it with the one
+-- it sent, to find a log that was rolled back and wrote other events under
+-- the same seqs), then up to limit + 1 events after `after`, none when
 -- after < oldest - 1 (gone) or after >= n.
 -- Reads only: the due events are the caller's to compute, never written here.
 if redis.call('EXISTS', KEYS[1]) == 0 then
@@ -29,6 +31,10 @@ local reply = {
   held[3], held[4], held[5], {held[6], held[7], held[8], held[9], held[10], held[11]},
 }
 local after = tonumber(ARGV[1])
+reply[11] = false
+if after >= oldest and after <= n then
+  reply[11] = redis.call('LINDEX', KEYS[2], after - oldest)
+end
 if after < oldest - 1 or after >= n then
   return reply
 end

@@ -1076,7 +1076,10 @@ export interface paths {
          *     hour: close that EventSource, get a new ticket and open a new one
          *     with `after` set to the last id seen. The stream also ends
          *     with `seat-closed` when the seat's token is reissued. While it is open
-         *     the seat is `connected` (a comment line every 5 s keeps it so).
+         *     the seat is `connected` (a comment line every 5 s keeps it so). Open
+         *     streams are capped over every instance (4 a seat, 32 a client
+         *     address, by default): past a cap, 429 `too-many-streams` with
+         *     `Retry-After`, and a ticket is not spent.
          */
         get: operations["streamSeat"];
         put?: never;
@@ -1166,7 +1169,10 @@ export interface paths {
          *     `connected` changed, [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby): `type`, `seat`, `at_ms`; no `id`:
          *     presence is not in the log), `table-deleted` (the stream ends). A stream ends by
          *     itself after 5 minutes; an EventSource reconnects with
-         *     `Last-Event-ID` and misses nothing.
+         *     `Last-Event-ID` and misses nothing. Open streams are capped over
+         *     every instance (32 public streams a table, 32 streams a client
+         *     address, by default): past a cap, 429 `too-many-streams` with
+         *     `Retry-After`.
          */
         get: operations["streamTable"];
         put?: never;
@@ -3361,7 +3367,7 @@ export interface components {
              *     | 415 | [`unsupported-media-type`](/problems/unsupported-media-type) |
              *     | 422 | [`cursor-invalid`](/problems/cursor-invalid), [`idempotency-key-reused`](/problems/idempotency-key-reused), [`invalid-request`](/problems/invalid-request), [`unknown-variant`](/problems/unknown-variant), [`options-invalid`](/problems/options-invalid), [`deal-invalid`](/problems/deal-invalid), [`wrong-game`](/problems/wrong-game); My Ship Sails: [`pass-invalid`](/problems/pass-invalid), [`hand-invalid`](/problems/hand-invalid), [`claim-not-winning`](/problems/claim-not-winning); Sevens: [`must-open`](/problems/must-open), [`must-play`](/problems/must-play), [`voluntary-pass-limit`](/problems/voluntary-pass-limit), [`last-card-invalid`](/problems/last-card-invalid), [`play-invalid`](/problems/play-invalid), [`not-playable`](/problems/not-playable); May I?: [`move-invalid`](/problems/move-invalid), [`contract-invalid`](/problems/contract-invalid), [`already-laid-down`](/problems/already-laid-down), [`not-laid-down`](/problems/not-laid-down), [`lay-off-invalid`](/problems/lay-off-invalid), [`discard-fits`](/problems/discard-fits), [`may-i-own-discard`](/problems/may-i-own-discard), [`may-i-not-yours`](/problems/may-i-not-yours) |
              *     | 428 | [`precondition-required`](/problems/precondition-required) |
-             *     | 429 | [`rate-limited`](/problems/rate-limited) |
+             *     | 429 | [`rate-limited`](/problems/rate-limited), [`too-many-streams`](/problems/too-many-streams) |
              *     | 500 | [`internal-error`](/problems/internal-error) |
              *     | 503 | [`streams-full`](/problems/streams-full), [`redis-unavailable`](/problems/redis-unavailable), [`table-busy`](/problems/table-busy), [`stored-format-newer`](/problems/stored-format-newer), [`step-mismatch`](/problems/step-mismatch), [`replicas-behind`](/problems/replicas-behind) |
              * @enum {string}
