@@ -22,19 +22,17 @@ from ..games.base import DEAL_MEMBERS
 
 UNSTATED = (
     "`first_dealer` must be a seat of the table (below the number of `players`);",
-    "a preset's options must make one consistent game with its players (e.g. My Ship Sails' "
-    "chain and swap passing move one card to the left, `hand_size` times the players fits "
-    "the deck; Sevens with one deck is for 3 to 8 players, with two for 6 to 10);",
+    "a preset's options must make one consistent game with its players (e.g. "
+    "`hand_size` times the players fits the deck; Sevens with one deck is for 3 to 8 "
+    "players, with two for 6 to 10);",
     "a name or `call` has no private-use or unassigned code point or format character "
     "past U+FFFF (`pattern` says the rest);",
-    'a person\'s name does not read "Bot" as its first word, in letters that look alike '
-    "too (Unicode's confusables: RULES.md 5.1, names of the form `Bot …` are the bots');",
+    "a person's name never reads as `Bot …` (the bots'), look-alike letters too;",
     "a deal, hand, meld or layout must be one the game can hold (the deck's cards, none "
     "twice in any spelling, a hand of the preset's size): a move refuses it, a deal check "
     "answers it;",
     "an `Idempotency-Key` sent again comes with the same body (422 `idempotency-key-reused`);",
-    "an event cursor (`after`) must be one the table's log holds: past its last event, or "
-    "older than the events it keeps, is 410 `events-gone` (read the table's `last_event`);",
+    "an event cursor (`after`) must be one the table's log holds (else 410 `events-gone`);",
     "an `If-None-Match` on a deletion must not match the table's current `ETag` (the "
     "caller's own precondition: 412 `precondition-failed`).",
 )
