@@ -10,6 +10,7 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 
 from ..games import GAMES
 from ..games.proof import SEED_MAX
+from ..games.record import CHECKS
 from ..storage.store import MOVES_KEPT
 from .schemas import SEEDS_WAIT_MS, Bool, DocumentedSchema, Int, NextDealSchema, StrictSchema
 
@@ -254,11 +255,45 @@ class CheckProofSchema(StrictSchema):
         _check_bounds(data)
 
 
-class CheckProofOutcomeSchema(DocumentedSchema):
-    """Whether the proof checks, and what does not."""
+class UncheckedSchema(DocumentedSchema):
+    """A part of what was sent that the check could not check, and why."""
 
-    valid = Bool()
+    check = fields.String(
+        validate=validate.OneOf(list(CHECKS)),
+        metadata={"description": "Its name, one of `checked`'s."},
+    )
+    reason = fields.String()
+
+
+class CheckProofOutcomeSchema(DocumentedSchema):
+    """Whether the proof checks, what was checked, and what does not."""
+
+    valid = Bool(
+        allow_none=True,
+        metadata={
+            "description": "`true`: everything was checked and matches; `false`: something "
+            "does not match (`problems`); `null`: nothing checked is wrong, but something "
+            "could not be checked (`unchecked`, `incomplete`)."
+        },
+    )
     problems = fields.List(fields.String())
+    checked = fields.List(
+        fields.String(validate=validate.OneOf(list(CHECKS))),
+        metadata={
+            "description": "What was checked, by name: "
+            + "; ".join(f"`{name}`: {words}" for name, words in CHECKS.items())
+            + " (the last two by `referee replay` only)."
+        },
+    )
+    unchecked = fields.List(
+        fields.Nested(UncheckedSchema),
+        metadata={
+            "description": "What the body holds that could not be checked: with a proof "
+            "alone, the piles of its rebuilt stocks (they follow from the round's moves); "
+            "with a record of another rules version, its table and deal; after moves "
+            "missing from a record, the piles of the stocks rebuilt after them."
+        },
+    )
     incomplete = fields.List(
         fields.String(),
         metadata={
