@@ -28,6 +28,7 @@ import redis
 from ..helpers import Table, TableClient, bearer
 from . import docs_verifier as doc
 from .proof_play import SETUPS, play_round, record, seed_all
+from .test_deal_proofs import document_code
 
 URL = "/v1/checks/deal-proof"
 
@@ -482,6 +483,9 @@ def test_a_may_i_round_with_asks_derives_every_rebuilt_pile_and_agrees(
     discards = [m["arg"] for m in rec["moves"] if m.get("action") == "discard"]
     assert discards and all(c == c.upper() for c in discards), discards
     assert_all_accept(tables, rec)
+    # The document's own Python block derives the same piles.
+    piles = [r["deck"] for r in rec["proof"]["reshuffles"]]
+    assert document_code()["rebuilt_piles"](rec) == piles
     done = referee("replay", rec)
     assert done.returncode == 0, done.stdout + done.stderr
     # An ask dropped from the pile's walk changes every pile after it.
@@ -495,3 +499,42 @@ def test_a_may_i_round_with_asks_derives_every_rebuilt_pile_and_agrees(
     found, status, answer = three(tables, forged)
     assert any("not the pile the moves leave" in f for f in found), found
     assert status == 1 and answer["valid"] is False, answer
+
+
+def test_verify_says_what_it_checked_and_checks_the_commitment_and_heads_noted(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    t = tables.create(4, variant="sevens")
+    noted = tables.public(t)["next_deal"]["commitment"]
+    assert tables.deal(t).status_code == 201
+    play_round(tables, redis_client, t, "sevens", 1)
+    head = tables.public(t)["move_chain"]["head"]
+    rec = record(tables, t, 1)
+
+    def verify(*options: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "service.cli", "verify", *options, "-"],
+            input=json.dumps(rec),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    done = verify()
+    assert done.returncode == 0 and done.stdout.startswith("OK "), done.stdout
+    checked = done.stdout.split("Checked:\n", 1)[1].split("Not checked:\n", 1)
+    names = [line[2:].split(":", 1)[0] for line in checked[0].splitlines()]
+    assert names == ["commitment", "starting-deck", "deal-order", "table", "deal", "chain"]
+    # It claims no more of the chain than heads noted during the round show.
+    assert "the chain proves the moves only against heads noted" in checked[1], done.stdout
+    assert "--head" in checked[1] and "--commitment" in checked[1]
+    done = verify("--commitment", noted, "--head", head)
+    assert done.returncode == 0, done.stdout
+    assert "--commitment: the commitment you noted" in done.stdout
+    assert "--head (1): each head you noted" in done.stdout
+    other = "0" * 64
+    done = verify("--commitment", other, "--head", other)
+    assert done.returncode == 1 and done.stdout.startswith("MISMATCH"), done.stdout
+    assert "the commitment you noted is not the record's" in done.stdout
+    assert f"the head you noted, {other}, is no link of the record" in done.stdout
