@@ -108,21 +108,28 @@ export interface paths {
          *     SHA-256 of its secret, its deal shuffles the starting deck its
          *     `game`, `variant`, `options` and seat count give, and every shuffle's
          *     and rebuilt stock's order is the one the secret and the seeds give
-         *     (a proof of version 1 names no game: it is invalid). With `record`
-         *     (a whole round record): that, whether dealing the round again from
-         *     them gives the recorded deal, and every move's link (the chain of
-         *     moves); `incomplete` names the moves missing from the record (a
-         *     record of another rules version is not dealt again: invalid).
-         *     Touches no storage. `valid: false` lists the
-         *     problems; `submitted: true` says the deal was the host's, so that no
-         *     shuffle was checked. A record must be one the referee writes: its
-         *     `start_state` a table the referee could have made, its `variant`,
-         *     `options` and `seats` that table's, one seed per seat
-         *     ([deal proofs](/docs/guide/deal-proofs)). The body may be up to 1 MiB (every
-         *     other endpoint takes 64 KiB): 413 `body-too-large` beyond; 422
-         *     `invalid-request` for more than a round holds (2,000 moves, 200
-         *     shuffles, 10,000 cards shuffled, a `start_state` of 8,192
-         *     characters, 10 seeds). [every game: deals anyone can check](/docs/guide/deal-proofs).
+         *     (a proof of version 1 names no game: it is invalid). A proof alone
+         *     cannot show which pile a rebuilt stock (May I?) shuffled: that
+         *     follows from the round's moves, so such a proof is never `valid:
+         *     true` alone (`unchecked` says so; send the record). With `record`
+         *     (a whole round record): all that, whether dealing the round again
+         *     gives the recorded deal, whether each rebuilt stock shuffled the
+         *     discard pile the record's moves leave, and every move's link (the
+         *     chain of moves; it shows a change only against heads noted while the
+         *     round was played: compare yours). `checked` names what was checked,
+         *     `unchecked` what the body holds that could not be, `incomplete` the
+         *     moves missing from the record. `valid`: `true` when everything was
+         *     checked and matches, `false` when something does not match
+         *     (`problems` names each), `null` when nothing checked is wrong but
+         *     something could not be checked. Touches no storage. `submitted:
+         *     true` says the deal was the host's, so that no shuffle was checked.
+         *     A record must be one the referee writes: its `start_state` a table
+         *     the referee could have made, its `variant`, `options` and `seats`
+         *     that table's, one seed per seat ([deal proofs](/docs/guide/deal-proofs)).
+         *     The body may be up to 1 MiB (every other endpoint takes 64 KiB): 413
+         *     `body-too-large` beyond; 422 `invalid-request` for more than a round
+         *     holds (2,000 moves, 200 shuffles, 10,000 cards shuffled, a
+         *     `start_state` of 8,192 characters, 10 seeds). [every game: deals anyone can check](/docs/guide/deal-proofs).
          */
         post: {
             parameters: {
@@ -1549,14 +1556,19 @@ export interface components {
                 [key: string]: unknown;
             };
         } & (unknown | unknown);
-        /** @description Whether the proof checks, and what does not. */
+        /** @description Whether the proof checks, what was checked, and what does not. */
         CheckProofOutcome: {
+            /** @description What was checked, by name: `commitment`: the commitment is the SHA-256 of the secret; `starting-deck`: the deal shuffles the starting deck that the game, variant, options and seat count give; `deal-order`: the deck order is that deck shuffled under the secret and the seeds; `rebuilt-stock-orders`: each rebuilt stock's order is its pile shuffled under the reshuffle key and its label, with cards of the starting deck only; `rebuilt-stock-piles`: each rebuilt stock shuffles the pile that the record's moves leave (derived from the deal and the moves, not taken from the proof); `table`: the table before the deal is one the referee makes, and the record's and the proof's game, variant, round, options, seats and seeds are its; `deal`: dealing the order again gives the recorded deal; `chain`: every entry's link in the chain of moves, from the commitment; `moves`: every move is accepted when run again through the game's rules at its clock; `result`: running the moves again rebuilds the recorded stocks and gives the recorded result (the last two by `referee replay` only). */
+            checked: ("commitment" | "starting-deck" | "deal-order" | "rebuilt-stock-orders" | "rebuilt-stock-piles" | "table" | "deal" | "chain" | "moves" | "result")[];
             /** @description For a record: why moves are missing from it (a release that kept no record wrote the table, or its cap of 2,000 entries); what it holds was checked. */
             incomplete: string[];
             problems: string[];
             /** @description The deal was the host's (its `hands` submitted, as the proof says): no shuffle was checked, only the round's later randomness. */
             submitted: boolean;
-            valid: boolean;
+            /** @description What the body holds that could not be checked: with a proof alone, the piles of its rebuilt stocks (they follow from the round's moves); with a record of another rules version, its table and deal; after moves missing from a record, the piles of the stocks rebuilt after them. */
+            unchecked: components["schemas"]["UncheckedPart"][];
+            /** @description `true`: everything was checked and matches; `false`: something does not match (`problems`); `null`: nothing checked is wrong, but something could not be checked (`unchecked`, `incomplete`). */
+            valid: boolean | null;
         };
         /** @description `claim-accepted` (My Ship Sails): A valid declaration ([My Ship Sails: declaring](/docs/rules/my-ship-sails#declaring)), with the hand it shows. */
         ClaimAcceptedEvent: {
@@ -2731,7 +2743,7 @@ export interface components {
         };
         /** @description One step of a turn, exactly one member: `{"take_discard": true}`, `{"decline": true}`, `{"draw": true}`, `{"lay_down": [[cards], ...]}`, `{"lay_off": {"card", "meld", "end"}}`, `{"discard": "5C"}` or, in a lay-off turn after a seat went out, `{"done": true}`. */
         Move: components["schemas"]["TakeDiscardMove"] | components["schemas"]["DeclineMove"] | components["schemas"]["DrawMove"] | components["schemas"]["LayDownMove"] | components["schemas"]["LayOffMove"] | components["schemas"]["DiscardMove"] | components["schemas"]["DoneMove"];
-        /** @description The head of a round's chain of moves ([every game: deals anyone can check](/docs/guide/deal-proofs)): each accepted move that does not commute links the head before it and the seats' choices that commuted since, keyed with the round's secret, so that a record whose moves were reordered, dropped, added or changed ends elsewhere (docs/guide/deal-proofs.md gives the construction). */
+        /** @description The head of a round's chain of moves ([every game: deals anyone can check](/docs/guide/deal-proofs)): each accepted move that does not commute links the head before it and the seats' choices that commuted since, keyed with the round's secret, so that a record whose moves before it were reordered, dropped, added or changed does not hold it as a link. Once the secret is public anyone can recompute links: the chain proves the moves only against the heads noted during the round (docs/guide/deal-proofs.md gives the construction). */
         MoveChain: {
             /** @description The `link` of the record's `moves`-th entry that does not commute (lower-case hex); the round's commitment before the first. */
             head: string;
@@ -3457,11 +3469,11 @@ export interface components {
             dealt_at_ms: number;
             game: string;
             missing: components["schemas"]["Gap"][];
-            /** @description Every entry of the round, in order: `at_ms`, `by` (`seat`, `default`, `bot`, `host`, `referee`), `seat`, `move`, the game's arguments, `round`, `link` in the round's chain of moves ([every game: deals anyone can check](/docs/guide/deal-proofs); `move_chain` in the table's view showed it live) and `commutes` for a seat's choice in a simultaneous step. */
+            /** @description Every entry of the round, in order: `at_ms`, `by` (`seat`, `default`, `bot`, `host`, `referee`), `seat`, `move`, the game's arguments (cards as canonical codes), `round`, `link` in the round's chain of moves ([every game: deals anyone can check](/docs/guide/deal-proofs); `move_chain` in the table's view showed it live: the chain proves the moves only against heads noted then) and `commutes` for a seat's choice in a simultaneous step. May I?: `turn` (`number`, `action`, `arg`), `ask` (`offer`), `answer` (`offer`, `allow`), the referee's `resolve` and `reshuffle` (`label`, `deck`, `order`), the host's `finish`; each `ask` and `take_discard` takes the top discard, each `discard` puts `arg` on it, and a `reshuffle` shuffles all of it but the top: the pile its `deck` must be. */
             moves: {
                 [key: string]: unknown;
             }[];
-            /** @description The table's options, as its view shows them. */
+            /** @description The game's options of the table, resolved (May I?'s `decks` for its seats): the rules and the starting deck follow from them. Not the clock's (`turn_timeout_ms`, `away_timeout_ms`, `bot_delay_ms`, `unattended_moves`), which the table's view shows besides them. The commitment does not bind them: compare them with the table's before the deal. */
             options: {
                 [key: string]: unknown;
             };
@@ -3477,6 +3489,7 @@ export interface components {
             round: number;
             /** @description The version of the game's rules it was refereed by. */
             rules_version: number;
+            /** @description The game's public entry of each seat of the table before the deal (`seat`, `name`, the match so far), not its bot or presence (each move's `by` says who made it); its length is the seat count. */
             seats: {
                 [key: string]: unknown;
             }[];
@@ -3494,7 +3507,7 @@ export interface components {
         };
         /** @description A rebuilt stock (May I?, [May I?: ending a round](/docs/rules/may-i#ending-a-round)), shuffled under the round's reshuffle key. */
         Reshuffle: {
-            /** @description The cards as given: the starting deck (the deal), the discard pile less its top, bottom first (a rebuilt stock). */
+            /** @description The cards as given: the starting deck (the deal), the discard pile less its top, bottom first (a rebuilt stock: a checker derives that pile from the record's moves, never from this). */
             deck: string[];
             /** @description `card-referee/deal/shuffle/0` (the deal), `may-i:round:<n>:reshuffle:<r>` (a rebuilt stock). */
             label: string;
@@ -4159,7 +4172,7 @@ export interface components {
         };
         /** @description One shuffle of the round: its label, the cards as given, their order after it. */
         Shuffle: {
-            /** @description The cards as given: the starting deck (the deal), the discard pile less its top, bottom first (a rebuilt stock). */
+            /** @description The cards as given: the starting deck (the deal), the discard pile less its top, bottom first (a rebuilt stock: a checker derives that pile from the record's moves, never from this). */
             deck: string[];
             /** @description `card-referee/deal/shuffle/0` (the deal), `may-i:round:<n>:reshuffle:<r>` (a rebuilt stock). */
             label: string;
@@ -4330,6 +4343,15 @@ export interface components {
             last_card?: boolean;
             /** @description The card to play, e.g. `8S`. */
             play: string;
+        };
+        /** @description A part of what was sent that the check could not check, and why. */
+        UncheckedPart: {
+            /**
+             * @description Its name, one of `checked`'s.
+             * @enum {string}
+             */
+            check: "commitment" | "starting-deck" | "deal-order" | "rebuilt-stock-orders" | "rebuilt-stock-piles" | "table" | "deal" | "chain" | "moves" | "result";
+            reason: string;
         };
         /** @description A preset: its name, player range, source seed and options. One shape per game, told apart by `game`. */
         Variant: components["schemas"]["MayIVariant"] | components["schemas"]["SevensVariant"] | components["schemas"]["MyShipSailsVariant"];
