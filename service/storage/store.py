@@ -981,8 +981,10 @@ class TableStore:
                 except RuleViolation as refused:
                     if not refused.record:
                         raise
-                    unattended = unattended_of(refused, None if mover is None else mover(loaded))
-                    resumes = self._resumes(loaded, unattended)
+                    # A refusal is no act of play: it keeps the referee's
+                    # moves in a row (a paused clock stays paused) and every
+                    # key's expiry (the house rule: a refused request leaves
+                    # Redis as it was, but for its log entry).
                     if self._write(
                         table_id,
                         loaded.version,
@@ -995,14 +997,10 @@ class TableStore:
                         due is not None and due.archive_reset,
                         expected=None if due is None else self._choices_read(loaded),
                         deadline=self.codec.due_at(loaded.table),
-                        note=""
-                        if due is None and not resumes
-                        else self._note_after(
-                            loaded, loaded.table, unattended=unattended, restart=resumes
-                        ),
-                        unattended=unattended,
+                        note="" if due is None else self._note_after(loaded, loaded.table),
+                        unattended="",
                         written=self._record_write(loaded, None, change=None),
-                        resumes=loaded.table if resumes else None,
+                        keep_ttl=True,
                     ):
                         refused.record = (*self._due_events(loaded), *refused.record)
                         raise
@@ -1431,6 +1429,7 @@ class TableStore:
         note: str = "",
         unattended: str = "0",
         resumes: Any = None,
+        keep_ttl: bool = False,
     ) -> bool:
         """Commit under the version check; False when another move won the race
         (or, with ``expected``, the step's choices are not these seat, text
@@ -1446,7 +1445,8 @@ class TableStore:
         it, only ``journal``'s new record); ``note`` the commit's clock note (see
         :meth:`_note`); ``unattended`` the change of the moves the referee
         made in a row (:func:`unattended_of`); ``resumes``, the table as read
-        when the commit resumes its paused clock (:meth:`_turn_arg`)."""
+        when the commit resumes its paused clock (:meth:`_turn_arg`).
+        With ``keep_ttl`` (a refusal's log entry), every key keeps its expiry."""
         payloads = [self.codec.encode_event({"at_ms": now_ms, **e}) for e in events]
         step = None if table is None else self.codec.step_of(table)
         played, listed = (0, ()) if table is None else self.codec.rounds_of(table)
@@ -1461,7 +1461,7 @@ class TableStore:
             [
                 str(version),
                 "" if table is None else self.codec.encode(table),
-                self.ttl_seconds,
+                "-" if keep_ttl else self.ttl_seconds,
                 "" if auth is None else json.dumps(auth, separators=(",", ":")),
                 "" if record is None else record[1],
                 0 if record is None else record[0].keep_seconds,
