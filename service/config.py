@@ -11,7 +11,7 @@
 | ``REDIS_PUBSUB`` | ``classic`` | how commits reach streams: ``classic``, ``sharded``; see below |
 | ``RETRY_AFTER_SECONDS`` | ``2`` | the ``Retry-After`` sent with a 503 |
 | ``IDEMPOTENCY_LOCK_SECONDS`` | ``10`` | how long a running Idempotency-Key request holds its key |
-| ``IDEMPOTENCY_RECORDS_PER_TOKEN`` | ``32`` | answers kept per token (a join's: per caller) and table (the oldest go) |
+| ``IDEMPOTENCY_RECORDS_PER_TOKEN`` | ``32`` | answers kept per token (or joiner) and table |
 | ``RATE_LIMIT_PER_TOKEN`` | ``20/second`` | requests with a token, per token |
 | ``RATE_LIMIT_ANONYMOUS`` | ``50/second`` | requests without a token, per client address |
 | ``RATE_LIMIT_TABLES`` | ``10/minute`` | table creations per client address |
