@@ -5161,7 +5161,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5414,7 +5414,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5616,7 +5616,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5732,7 +5732,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6230,7 +6230,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6412,7 +6412,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6649,7 +6649,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6770,7 +6770,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6893,7 +6893,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7093,7 +7093,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7284,7 +7284,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7405,7 +7405,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7486,7 +7486,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7719,7 +7719,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
