@@ -49,8 +49,9 @@ def test_a_table_of_named_seats_is_created_as_before(
     created = create(client, ["Ann", "Ben", "Cat", "Dan"])
     assert [s["seat"] for s in created["seat_tokens"]] == [0, 1, 2, 3]
     assert created["join_codes"] == []
-    # h, s and the creator the referee's moves are charged to (RULES.md 5.4).
-    assert auth_record(redis_client, created["table_id"]).keys() == {"h", "s", "q"}
+    # h, s, when it was made (what tags its round records for good) and the
+    # creator the referee's moves are charged to (RULES.md 5.4).
+    assert auth_record(redis_client, created["table_id"]).keys() == {"h", "s", "c", "q"}
     assert auth_record(redis_client, created["table_id"])["q"].startswith("addr:")
     view = created["table"]
     assert view["open_seats"] == []

@@ -913,7 +913,10 @@ export interface paths {
          *     nothing can change it, and zstd, brotli, gzip or deflate when
          *     `Accept-Encoding` asks. 409 `round-not-over` while the round is
          *     played (its secret is never shown before), 404 `record-not-found`
-         *     for a round whose record is not kept (the newest 20 are).
+         *     for a round whose record is not kept (the newest 20 are). A record
+         *     this instance renders anew counts on the caller's
+         *     `RATE_LIMIT_RECORD_CHECKS` (one per started 250 entries; 429
+         *     `rate-limited` once spent); a 304 never does.
          */
         get: operations["getRoundRecord"];
         put?: never;
