@@ -24,7 +24,7 @@ import pytest
 import redis
 
 from service.api.auth import token_hash
-from service.storage.idempotency import index_key, table_record_key
+from service.storage.idempotency import anonymous_scope, index_key, table_record_key
 from service.storage.store import all_keys, choices_key
 
 from ..helpers import Table, TableClient, bearer, snapshot
@@ -84,6 +84,23 @@ def common(t: Table, rng: random.Random, in_play: bool) -> list[Request]:
     ]
     if in_play:
         out.append(("POST", f"{t.url}/rounds", _json(t.host, None)))  # 409 round-in-play
+    # Refused host actions and seat changes (RULES.md 5.1, 5.4): every seat
+    # is a person's and taken, and a round was dealt.
+    seats = f"{t.url}/seats/{seat}"
+    out += [
+        ("POST", f"{seats}/bot", _json(t.host, {"kind": "basic"})),  # 409 seat-not-away
+        ("POST", f"{seats}/bot", _json(t.host, {"kind": "basic"}, **{"Idempotency-Key": _key()})),
+        ("POST", f"{seats}/bot", _json(t.seats[seat], {"kind": "basic"})),  # 403
+        ("DELETE", f"{seats}/bot", {"headers": bearer(t.host)}),  # 409: no bot there
+        ("POST", f"{seats}/leave", _json(t.host, None)),  # 409 table-dealt
+        ("POST", f"{seats}/leave", _json(t.seats[seat], None, **{"Idempotency-Key": _key()})),
+        ("POST", f"{t.url}/codes", _json(t.host, {"seat": seat})),  # 409 seat-taken
+        ("POST", f"{t.url}/codes", _json(t.seats[seat], {"seat": seat})),  # 403
+        ("POST", f"{seats}/token", _json(t.seats[other], None)),  # 403 host only
+        ("PUT", f"{t.url}/next-deal", _json(t.seats[seat], {})),  # 403 host only
+        ("POST", f"{t.url}/join", _json(None, {"name": "Zed"})),  # 409 seats-full
+        ("POST", f"{t.url}/join", _json(None, {"name": "Zed"}, **{"Idempotency-Key": _key()})),
+    ]
     return out
 
 
@@ -301,8 +318,13 @@ def play_refusals(
         after = snapshot(r, t, presence=True)
         key = kwargs.get("headers", {}).get("Idempotency-Key")
         token = _token(kwargs)
-        scope = token_hash(token) if token is not None else "-"
+        joins = path.endswith("/join")  # no token: its caller's scope (the test client's)
+        scope = anonymous_scope("addr:127.0.0.1") if joins else token_hash(token or "")
         record = table_record_key(t.table_id, scope, key or "")
+        # A join's caller's index is listed in the table's index of them ("-").
+        indexes = {index_key(t.table_id, scope)} | (
+            {index_key(t.table_id, "-")} if joins else set()
+        )
         logged = answer.get_json()["code"] == "claim-not-winning"
         if logged and record in before:  # a retry, answered from its record
             assert answer.headers.get("Idempotent-Replayed") == "true"
@@ -311,7 +333,11 @@ def play_refusals(
             allowed = set() if key is None else {record, index_key(t.table_id, scope)}
             _assert_logged_only(before, after, t.table_id, allowed)
             assert (key is None) == (record not in after)
-        elif key is None or token is None or answer.status_code in (400, 401, 403, 404):
+        elif (
+            key is None
+            or (token is None and not joins)
+            or answer.status_code in (400, 401, 403, 404)
+        ):
             assert after == before, (method, path, kwargs, answer.get_json())
         elif record in before:  # a retry, answered from its record
             assert answer.headers.get("Idempotent-Replayed") == "true"
@@ -320,7 +346,7 @@ def play_refusals(
             assert after == before, (method, path, kwargs, answer.get_json())
         else:
             # The rules' refusal under a key: its answer is recorded, nothing else.
-            assert _changed(before, after) <= {record, index_key(t.table_id, scope)}
+            assert _changed(before, after) <= {record, *indexes}
             for table_key in all_keys(t.table_id):
                 assert before.get(table_key) == after.get(table_key)
             retry = c.open(path, method=method, **kwargs)
