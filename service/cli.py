@@ -110,6 +110,7 @@ DEV_LIMITS = {
     "RATE_LIMIT_PER_ADDRESS": "100000/second",
     "RATE_LIMIT_RECORD_CHECKS": "100000/second",
     "RATE_LIMIT_PER_TOKEN": "100000/second",
+    "LOBBY_LISTED_PER_ADDRESS": "100000",
 }
 """The limits ``serve --dev`` lifts (each unless set): on a developer's
 machine every page, test and walk-through comes from one address, and a

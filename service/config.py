@@ -11,14 +11,16 @@
 | ``REDIS_PUBSUB`` | ``classic`` | how commits reach streams: ``classic``, ``sharded``; see below |
 | ``RETRY_AFTER_SECONDS`` | ``2`` | the ``Retry-After`` sent with a 503 |
 | ``IDEMPOTENCY_LOCK_SECONDS`` | ``10`` | how long a running Idempotency-Key request holds its key |
-| ``IDEMPOTENCY_RECORDS_PER_TOKEN`` | ``32`` | answers kept per token and table (the oldest go) |
+| ``IDEMPOTENCY_RECORDS_PER_TOKEN`` | ``32`` | answers kept per token (or joiner) and table |
 | ``RATE_LIMIT_PER_TOKEN`` | ``20/second`` | requests with a token, per token |
 | ``RATE_LIMIT_ANONYMOUS`` | ``50/second`` | requests without a token, per client address |
 | ``RATE_LIMIT_TABLES`` | ``10/minute`` | table creations per client address |
 | ``RATE_LIMIT_FAILED_CLAIMS`` | ``5/minute`` | refused claims per token |
-| ``RATE_LIMIT_RECORD_CHECKS`` | ``60/minute`` | ``POST /v1/checks/deal-proof`` per client address |
+| ``RATE_LIMIT_RECORD_CHECKS`` | ``60/minute`` | deal-proof checks, records rendered, per address |
 | ``JOIN_CODE_SECONDS`` | ``86400`` (24 h) | a join code's life (never past the table's expiry) |
 | ``LOBBY_TABLES_KEPT`` | ``10000`` | the newest listed tables the lobby keeps per preset |
+| ``LOBBY_LISTED_PER_ADDRESS`` | ``3`` | listed tables one client address may have at once (429) |
+| ``CLIENT_KEY_LOBBY_LISTED`` | ``100`` | listed tables one client key may have at once (429) |
 | ``RATE_LIMIT_PER_ADDRESS`` | ``100/second`` | every request per client address, tokens or none |
 | ``TRUSTED_PROXIES`` | ``0`` | proxies in front whose ``X-Forwarded-For`` names the client |
 | ``HOST`` / ``PORT`` | ``127.0.0.1`` / ``8000`` | where ``referee serve`` listens |
@@ -121,6 +123,8 @@ class Settings:
     rate_limit_record_checks: str = "60/minute"
     join_code_seconds: int = 24 * 3600
     lobby_tables_kept: int = 10000
+    lobby_listed_per_address: int = 3
+    client_key_lobby_listed: int = 100
     rate_limit_per_address: str = "100/second"
     trusted_proxies: int = 0
     host: str = "127.0.0.1"
@@ -238,6 +242,8 @@ ENVIRONMENT: dict[str, str] = {
     "rate_limit_record_checks": "RATE_LIMIT_RECORD_CHECKS",
     "join_code_seconds": "JOIN_CODE_SECONDS",
     "lobby_tables_kept": "LOBBY_TABLES_KEPT",
+    "lobby_listed_per_address": "LOBBY_LISTED_PER_ADDRESS",
+    "client_key_lobby_listed": "CLIENT_KEY_LOBBY_LISTED",
     "rate_limit_per_address": "RATE_LIMIT_PER_ADDRESS",
     "trusted_proxies": "TRUSTED_PROXIES",
     "host": "HOST",

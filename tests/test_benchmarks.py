@@ -137,6 +137,14 @@ def test_the_dearest_checks_pass_the_schemas(redis_server: RedisProcess) -> None
         # Answered by the rules, not refused by a bound: the largest accepted input.
         assert one["status"] == 200 or one["code"] not in ("invalid-request", None), (path, one)
         assert one["ms"] > 0
+    records = found["records"]
+    assert records["revalidated_status"] == 304 and records["entries"] == 2000
+    assert records["bytes"] > 100_000 and records["kept_ms"] > 0 and records["seat_view_ms"] > 0
+    named = [t.name for t in report.check_targets({"checks": found})]
+    assert named[-2:] == [
+        "a 2,000-entry record revalidated (304) ÷ a pass",
+        "a 2,000-entry record read whole from the cache ÷ a pass",
+    ]
 
 
 def test_expired_tables_leave_no_key(redis_server: RedisProcess) -> None:

@@ -7,12 +7,16 @@
 | ``POST /v1/tables`` | the client address | ``RATE_LIMIT_TABLES`` |
 | ``POST /v1/tables/{id}/join`` | the client address | ``RATE_LIMIT_TABLES`` (its own counter) |
 | refused claims (4xx of ``POST …/claims``) | the token's hash | ``RATE_LIMIT_FAILED_CLAIMS`` |
-| ``POST /v1/checks/deal-proof`` | the client address | ``RATE_LIMIT_RECORD_CHECKS`` |
+| ``POST /v1/checks/deal-proof``, a record rendered | the address | ``RATE_LIMIT_RECORD_CHECKS`` |
 | every request, with a token or not | the client address | ``RATE_LIMIT_PER_ADDRESS`` |
 
 The record check has its own counter because one costs up to some 40 ms
 (a whole round's record, up to 1 MiB: its chain of 2,000 moves and its
-shuffles recomputed), where a move costs 2 or 3. The last row bounds all
+shuffles recomputed), where a move costs 2 or 3. A round record that a
+process renders anew (not in its cache) counts there too, one per started
+250 entries (:meth:`RateLimits.charge_record_work`): a 2,000-move record is
+some 30 ms to render, so cycling through more records than the cache holds
+is held by the same budget. The last row bounds all
 that one address does, whatever tokens it holds: a
 token's limit alone multiplies with the tokens an address can make (ten
 tables a minute of up to eleven tokens each). It rides in the same pipeline
@@ -350,6 +354,19 @@ class RateLimits:
             auth_text = rest[0]
         return counts, failed, read, auth_text
 
+    def charge_record_work(self, units: int) -> None:
+        """Count ``units`` more on the caller's record-checks counter (its
+        client key's, else its address's; ``RATE_LIMIT_RECORD_CHECKS``):
+        whole-record work a request set in motion beyond a move's, such as a
+        round record rendered anew. 429 ``rate-limited`` once it is spent."""
+        key: ClientKey | None = g.get("client_key")
+        who = client_address() if key is None else f"client:{key.name}"
+        counter = self.counter(self.record_checks, who, "record-checks")
+        if self.storage.incr(counter.key, counter.limit.get_expiry(), units) > (
+            counter.limit.amount
+        ):
+            raise self._refuse(counter)
+
     def after(self, response: Response) -> Response:
         """After a claim answered 4xx: count it on the refused-claims counter."""
         tested: Counter | None = g.pop("failed_claims", None)
@@ -370,6 +387,13 @@ def bearer_only_operations(app: Flask) -> frozenset[tuple[str, str]]:
             if doc.get("manual_doc", {}).get("security") == SECURITY:
                 found.add((endpoint, method))
     return frozenset(found)
+
+
+def charge_record_work(units: int) -> None:
+    """:meth:`RateLimits.charge_record_work` of the app's limits (none: nothing)."""
+    found: RateLimits | None = current_app.extensions.get("referee_limits")
+    if found is not None:
+        found.charge_record_work(units)
 
 
 def client_name() -> str | None:

@@ -220,6 +220,14 @@ PAGES: dict[str, Page] = {
         "Close a stream you no longer read (a closed one gives its place back within "
         "seconds), then retry after the `Retry-After` seconds.",
     ),
+    "too-many-listed-tables": Page(
+        429,
+        "The client address lists as many tables in the lobby as it may at once "
+        "(`LOBBY_LISTED_PER_ADDRESS`), or the client key does (`CLIENT_KEY_LOBBY_LISTED`); "
+        "nothing was made.",
+        "Wait until one of them fills, ends or is deleted, or make the table with "
+        "`listed: false` and share its join codes.",
+    ),
     "internal-error": Page(
         500,
         "The service failed to answer.",

@@ -666,6 +666,11 @@ def _first_events(change: C, written: int) -> C:
     return replace(change, events=change.events[:written])  # type: ignore[type-var]
 
 
+def _text(value: bytes | str | None) -> bytes | None:
+    """A reply as bytes (a client that decodes replies gives str)."""
+    return value.encode() if isinstance(value, str) else value
+
+
 def _ms(seconds: int, micros: int) -> int:
     return int(seconds) * 1000 + int(micros) // 1000
 
@@ -981,8 +986,10 @@ class TableStore:
                 except RuleViolation as refused:
                     if not refused.record:
                         raise
-                    unattended = unattended_of(refused, None if mover is None else mover(loaded))
-                    resumes = self._resumes(loaded, unattended)
+                    # A refusal is no act of play: it keeps the referee's
+                    # moves in a row (a paused clock stays paused) and every
+                    # key's expiry (the house rule: a refused request leaves
+                    # Redis as it was, but for its log entry).
                     if self._write(
                         table_id,
                         loaded.version,
@@ -995,14 +1002,10 @@ class TableStore:
                         due is not None and due.archive_reset,
                         expected=None if due is None else self._choices_read(loaded),
                         deadline=self.codec.due_at(loaded.table),
-                        note=""
-                        if due is None and not resumes
-                        else self._note_after(
-                            loaded, loaded.table, unattended=unattended, restart=resumes
-                        ),
-                        unattended=unattended,
+                        note="" if due is None else self._note_after(loaded, loaded.table),
+                        unattended="",
                         written=self._record_write(loaded, None, change=None),
-                        resumes=loaded.table if resumes else None,
+                        keep_ttl=True,
                     ):
                         refused.record = (*self._due_events(loaded), *refused.record)
                         raise
@@ -1431,6 +1434,7 @@ class TableStore:
         note: str = "",
         unattended: str = "0",
         resumes: Any = None,
+        keep_ttl: bool = False,
     ) -> bool:
         """Commit under the version check; False when another move won the race
         (or, with ``expected``, the step's choices are not these seat, text
@@ -1446,7 +1450,8 @@ class TableStore:
         it, only ``journal``'s new record); ``note`` the commit's clock note (see
         :meth:`_note`); ``unattended`` the change of the moves the referee
         made in a row (:func:`unattended_of`); ``resumes``, the table as read
-        when the commit resumes its paused clock (:meth:`_turn_arg`)."""
+        when the commit resumes its paused clock (:meth:`_turn_arg`).
+        With ``keep_ttl`` (a refusal's log entry), every key keeps its expiry."""
         payloads = [self.codec.encode_event({"at_ms": now_ms, **e}) for e in events]
         step = None if table is None else self.codec.step_of(table)
         played, listed = (0, ()) if table is None else self.codec.rounds_of(table)
@@ -1461,7 +1466,7 @@ class TableStore:
             [
                 str(version),
                 "" if table is None else self.codec.encode(table),
-                self.ttl_seconds,
+                "-" if keep_ttl else self.ttl_seconds,
                 "" if auth is None else json.dumps(auth, separators=(",", ":")),
                 "" if record is None else record[1],
                 0 if record is None else record[0].keep_seconds,
@@ -1567,15 +1572,27 @@ class TableStore:
         current round's record holds its secret."""
         pipe = self.client.pipeline(transaction=False)
         pipe.hget(records_key(table_id), str(round_no))
-        pipe.lrange(moves_key(table_id), 0, -1)
-        folded, items = pipe.execute()
+        pipe.lindex(moves_key(table_id), 0)
+        folded, number = pipe.execute()
         if folded is not None:
             parts = (folded if isinstance(folded, bytes) else str(folded).encode()).split(b"\n")
             return parts[0], parts[1:], False
+        if _text(number) != str(round_no).encode():
+            return None  # the open record is another round's: read none of it
+        items = self.client.lrange(moves_key(table_id), 0, -1)
         texts = [t if isinstance(t, bytes) else str(t).encode() for t in items]
         if len(texts) < 2 or texts[0] != str(round_no).encode():
             return None
         return texts[1], texts[2:], True
+
+    def round_record_kept(self, table_id: str, round_no: int) -> bool:
+        """Whether the record of round ``round_no`` is kept, read without
+        reading it (one round trip: ``HEXISTS`` and the open record's number)."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hexists(records_key(table_id), str(round_no))
+        pipe.lindex(moves_key(table_id), 0)
+        folded, number = pipe.execute()
+        return bool(folded) or _text(number) == str(round_no).encode()
 
     def history(self, table_id: str, index: int, loaded: Loaded | None = None) -> bytes | None:
         """The history text at ``index`` (-1: the newest; 0: the oldest kept), or ``None``:

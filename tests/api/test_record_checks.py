@@ -541,3 +541,76 @@ def test_verify_says_what_it_checked_and_checks_the_commitment_and_heads_noted(
     assert done.returncode == 1 and done.stdout.startswith("MISMATCH"), done.stdout
     assert "the commitment you noted is not the record's" in done.stdout
     assert f"the head you noted, {other}, is no link of the record" in done.stdout
+
+
+def test_a_revalidation_of_a_finished_record_reads_no_record(
+    tables: TableClient, redis_client: redis.Redis, app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 39 M4: a 304 read and hashed the whole record (up to 1 MiB) to
+    # find its ETag. A record nothing can change any more is now tagged by
+    # what names it; a revalidation reads the table and whether the record
+    # is kept, never the record.
+    from service.api.common import referee as referee_of
+    from service.storage.store import records_key
+
+    t = tables.create(4, **SETUPS["classic"])
+    assert tables.deal(t).status_code == 201
+    play_round(tables, redis_client, t, "classic", 1)
+    url = f"{t.url}/rounds/1/record"
+    plain = tables.client.get(url)
+    etag = plain.headers["ETag"]
+    assert tables.deal(t).status_code == 201  # round 1's record is folded now
+    assert tables.client.get(url).headers["ETag"] == etag
+    with app.app_context():
+        store = referee_of().store
+
+    def no_record_read(*_: Any) -> Any:
+        raise AssertionError("a revalidation read the record")
+
+    monkeypatch.setattr(store, "round_record", no_record_read)
+    again = tables.client.get(url, headers={"If-None-Match": etag})
+    assert (again.status_code, again.headers.get("ETag")) == (304, etag), again.get_data()
+    assert again.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    coded = tables.client.get(url, headers={"If-None-Match": f'"{etag.strip(chr(34))}:gzip"'})
+    assert coded.status_code == 304
+    # A record no longer kept is 404, whatever tag the caller holds.
+    redis_client.hdel(records_key(t.table_id), "1")
+    gone = tables.client.get(url, headers={"If-None-Match": etag})
+    assert (gone.status_code, gone.get_json()["code"]) == (404, "record-not-found")
+
+
+def test_records_rendered_anew_are_charged_to_their_caller(
+    redis_server: Any, redis_client: redis.Redis
+) -> None:
+    # Issue 39 M4: cycling through more records than a process keeps
+    # rendered made every read a render (30 ms for 2,000 moves) on
+    # anyone's anonymous budget (50/s). A render now costs the caller's
+    # RATE_LIMIT_RECORD_CHECKS, a unit per 250 entries; a kept text or a
+    # 304 costs nothing of it.
+    from service import create_app
+    from tests.conftest import settings_for
+
+    from .test_limits import client_at
+
+    app = create_app(settings_for(redis_server.url, rate_limit_record_checks="3/minute"))
+    tables = TableClient(client_at(app, "10.39.4.4"))
+    urls = []
+    for _ in range(2):
+        t = tables.create(4, **SETUPS["classic"])
+        for number in (1, 2):
+            assert tables.deal(t).status_code == 201
+            play_round(tables, redis_client, t, "classic", number)
+            urls.append(f"{t.url}/rounds/{number}/record")
+    first = tables.client.get(urls[0])  # rendered: 1
+    assert first.status_code == 200
+    for _ in range(3):  # kept, or revalidated: nothing
+        assert tables.client.get(urls[0]).status_code == 200
+        etag = first.headers["ETag"]
+        assert tables.client.get(urls[0], headers={"If-None-Match": etag}).status_code == 304
+    assert tables.client.get(urls[1]).status_code == 200  # 2
+    assert tables.client.get(urls[2]).status_code == 200  # 3
+    refused = tables.client.get(urls[3])
+    assert (refused.status_code, refused.get_json()["code"]) == (429, "rate-limited")
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    other = client_at(app, "10.39.5.5").get(urls[3])  # another caller's budget
+    assert other.status_code == 200

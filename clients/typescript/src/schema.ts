@@ -408,7 +408,9 @@ export interface paths {
          *     (and to a retry with the same `Idempotency-Key` within 24 hours, which
          *     gets the same table, not a new one; once the table is deleted or
          *     expired, such a retry is 404 `table-not-found`). Refuses (422
-         *     `options-invalid`) an inconsistent mix, with every reason.
+         *     `options-invalid`) an inconsistent mix, with every reason, and a
+         *     listed table past the caller's share of the lobby (429
+         *     `too-many-listed-tables`: `LOBBY_LISTED_PER_ADDRESS` at once).
          */
         post: operations["createTable"];
         delete?: never;
@@ -920,7 +922,10 @@ export interface paths {
          *     nothing can change it, and zstd, brotli, gzip or deflate when
          *     `Accept-Encoding` asks. 409 `round-not-over` while the round is
          *     played (its secret is never shown before), 404 `record-not-found`
-         *     for a round whose record is not kept (the newest 20 are).
+         *     for a round whose record is not kept (the newest 20 are). A record
+         *     this instance renders anew counts on the caller's
+         *     `RATE_LIMIT_RECORD_CHECKS` (one per started 250 entries; 429
+         *     `rate-limited` once spent); a 304 never does.
          */
         get: operations["getRoundRecord"];
         put?: never;
@@ -3379,12 +3384,12 @@ export interface components {
              *     | 415 | [`unsupported-media-type`](/problems/unsupported-media-type) |
              *     | 422 | [`cursor-invalid`](/problems/cursor-invalid), [`idempotency-key-reused`](/problems/idempotency-key-reused), [`invalid-request`](/problems/invalid-request), [`unknown-variant`](/problems/unknown-variant), [`options-invalid`](/problems/options-invalid), [`deal-invalid`](/problems/deal-invalid), [`wrong-game`](/problems/wrong-game); My Ship Sails: [`pass-invalid`](/problems/pass-invalid), [`hand-invalid`](/problems/hand-invalid), [`claim-not-winning`](/problems/claim-not-winning); Sevens: [`must-open`](/problems/must-open), [`must-play`](/problems/must-play), [`voluntary-pass-limit`](/problems/voluntary-pass-limit), [`last-card-invalid`](/problems/last-card-invalid), [`play-invalid`](/problems/play-invalid), [`not-playable`](/problems/not-playable); May I?: [`move-invalid`](/problems/move-invalid), [`contract-invalid`](/problems/contract-invalid), [`already-laid-down`](/problems/already-laid-down), [`not-laid-down`](/problems/not-laid-down), [`lay-off-invalid`](/problems/lay-off-invalid), [`discard-fits`](/problems/discard-fits), [`may-i-own-discard`](/problems/may-i-own-discard), [`may-i-not-yours`](/problems/may-i-not-yours) |
              *     | 428 | [`precondition-required`](/problems/precondition-required) |
-             *     | 429 | [`rate-limited`](/problems/rate-limited), [`too-many-streams`](/problems/too-many-streams) |
+             *     | 429 | [`rate-limited`](/problems/rate-limited), [`too-many-streams`](/problems/too-many-streams), [`too-many-listed-tables`](/problems/too-many-listed-tables) |
              *     | 500 | [`internal-error`](/problems/internal-error) |
              *     | 503 | [`streams-full`](/problems/streams-full), [`redis-unavailable`](/problems/redis-unavailable), [`table-busy`](/problems/table-busy), [`stored-format-newer`](/problems/stored-format-newer), [`step-mismatch`](/problems/step-mismatch), [`replicas-behind`](/problems/replicas-behind) |
              * @enum {string}
              */
-            code: "malformed-request" | "idempotency-key-invalid" | "http-error" | "token-missing" | "token-malformed" | "token-unknown" | "client-key-unknown" | "unauthorized" | "ticket-invalid" | "host-only" | "seat-only" | "wrong-seat" | "forbidden" | "join-code-invalid" | "join-code-expired" | "join-code-required" | "not-found" | "table-not-found" | "round-not-found" | "record-not-found" | "seat-not-found" | "move-not-in-game" | "page-not-found" | "method-not-allowed" | "not-acceptable" | "round-not-over" | "seeds-missing" | "no-pending-deal" | "conflict" | "idempotency-key-in-use" | "round-in-play" | "no-round-in-play" | "stale-round" | "stale-exchange" | "not-your-turn" | "round-over" | "claim-window-closed" | "declaration-automatic" | "match-over" | "stale-turn" | "stale-move" | "must-draw-first" | "already-drawn" | "already-declined" | "repeat-not-kept" | "may-i-open" | "may-i-closed" | "may-i-taken" | "may-i-not-open" | "may-i-not-asked" | "already-answered" | "seats-full" | "seats-open" | "seat-open" | "seat-is-bot" | "seat-not-away" | "seat-in-play" | "seat-connected" | "seat-not-bot" | "seat-taken" | "table-dealt" | "events-gone" | "rounds-gone" | "precondition-failed" | "body-too-large" | "unsupported-media-type" | "cursor-invalid" | "idempotency-key-reused" | "invalid-request" | "unknown-variant" | "options-invalid" | "deal-invalid" | "pass-invalid" | "hand-invalid" | "claim-not-winning" | "wrong-game" | "must-open" | "must-play" | "voluntary-pass-limit" | "last-card-invalid" | "play-invalid" | "not-playable" | "move-invalid" | "contract-invalid" | "already-laid-down" | "not-laid-down" | "lay-off-invalid" | "discard-fits" | "may-i-own-discard" | "may-i-not-yours" | "precondition-required" | "rate-limited" | "too-many-streams" | "internal-error" | "streams-full" | "redis-unavailable" | "table-busy" | "stored-format-newer" | "step-mismatch" | "replicas-behind";
+            code: "malformed-request" | "idempotency-key-invalid" | "http-error" | "token-missing" | "token-malformed" | "token-unknown" | "client-key-unknown" | "unauthorized" | "ticket-invalid" | "host-only" | "seat-only" | "wrong-seat" | "forbidden" | "join-code-invalid" | "join-code-expired" | "join-code-required" | "not-found" | "table-not-found" | "round-not-found" | "record-not-found" | "seat-not-found" | "move-not-in-game" | "page-not-found" | "method-not-allowed" | "not-acceptable" | "round-not-over" | "seeds-missing" | "no-pending-deal" | "conflict" | "idempotency-key-in-use" | "round-in-play" | "no-round-in-play" | "stale-round" | "stale-exchange" | "not-your-turn" | "round-over" | "claim-window-closed" | "declaration-automatic" | "match-over" | "stale-turn" | "stale-move" | "must-draw-first" | "already-drawn" | "already-declined" | "repeat-not-kept" | "may-i-open" | "may-i-closed" | "may-i-taken" | "may-i-not-open" | "may-i-not-asked" | "already-answered" | "seats-full" | "seats-open" | "seat-open" | "seat-is-bot" | "seat-not-away" | "seat-in-play" | "seat-connected" | "seat-not-bot" | "seat-taken" | "table-dealt" | "events-gone" | "rounds-gone" | "precondition-failed" | "body-too-large" | "unsupported-media-type" | "cursor-invalid" | "idempotency-key-reused" | "invalid-request" | "unknown-variant" | "options-invalid" | "deal-invalid" | "pass-invalid" | "hand-invalid" | "claim-not-winning" | "wrong-game" | "must-open" | "must-play" | "voluntary-pass-limit" | "last-card-invalid" | "play-invalid" | "not-playable" | "move-invalid" | "contract-invalid" | "already-laid-down" | "not-laid-down" | "lay-off-invalid" | "discard-fits" | "may-i-own-discard" | "may-i-not-yours" | "precondition-required" | "rate-limited" | "too-many-streams" | "too-many-listed-tables" | "internal-error" | "streams-full" | "redis-unavailable" | "table-busy" | "stored-format-newer" | "step-mismatch" | "replicas-behind";
             current_exchange?: number | null;
             current_round?: number | null;
             /** @description Sevens: the turn now. */
@@ -5183,7 +5188,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5436,7 +5441,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5638,7 +5643,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5754,7 +5759,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6252,7 +6257,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6434,7 +6439,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6671,7 +6676,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6792,7 +6797,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6915,7 +6920,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7115,7 +7120,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7306,7 +7311,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7427,7 +7432,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7508,7 +7513,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7741,7 +7746,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
