@@ -10,6 +10,9 @@
 | ``POST /v1/checks/deal-proof`` | the client address | ``RATE_LIMIT_RECORD_CHECKS`` |
 | every request, with a token or not | the client address | ``RATE_LIMIT_PER_ADDRESS`` |
 
+A client address is an IPv4 address, or an IPv6 address's /64 (one
+subscriber's block: :mod:`service.addresses`).
+
 The record check has its own counter because one costs up to some 40 ms
 (a whole round's record, up to 1 MiB: its chain of 2,000 moves and its
 shuffles recomputed), where a move costs 2 or 3. The last row bounds all
@@ -94,6 +97,7 @@ from limits import RateLimitItem, RateLimitItemPerMinute, RateLimitItemPerSecond
 from limits.storage import RedisStorage
 from redis.cluster import RedisCluster
 
+from ..addresses import address_key
 from ..config import Settings
 from ..storage.client import Client
 from ..storage.client_keys import ClientKey, ClientKeys
@@ -127,8 +131,10 @@ def caller_key() -> str:
 
 
 def client_address() -> str:
-    """The client's address (``TRUSTED_PROXIES`` says how far to trust X-Forwarded-For)."""
-    return f"addr:{request.remote_addr}"
+    """The client's address as a quota key (``addr:…``, an IPv6 address's
+    /64: :func:`service.addresses.address_key`); ``TRUSTED_PROXIES`` says how
+    far to trust X-Forwarded-For."""
+    return address_key(request.remote_addr)
 
 
 def token_of(auth_text: bytes | str | None, token: str) -> bool:
@@ -237,7 +243,7 @@ class RateLimits:
                 self._bearer_only = bearer_only_operations(current_app)
             if (endpoint, req.method) in self._bearer_only:
                 require_token()  # 401, before any counting (module docstring)
-        address = f"addr:{req.remote_addr}"  # client_address()
+        address = address_key(req.remote_addr)  # client_address()
         key = self.client_key(req)
         table_id = (req.view_args or {}).get("table_id")
         if not (isinstance(table_id, str) and TABLE_ID.fullmatch(table_id)):
