@@ -21,6 +21,8 @@
 | ``LOBBY_TABLES_KEPT`` | ``10000`` | the newest listed tables the lobby keeps per preset |
 | ``RATE_LIMIT_PER_ADDRESS`` | ``100/second`` | every request per client address, tokens or none |
 | ``TRUSTED_PROXIES`` | ``0`` | proxies in front whose ``X-Forwarded-For`` names the client |
+| ``CONNECTIONS_PER_ADDRESS`` | ``100`` | open connections of one address per worker process (429) |
+| ``REQUEST_READ_TIMEOUT_SECONDS`` | ``10`` | a request's head and body arrive within this (408) |
 | ``HOST`` / ``PORT`` | ``127.0.0.1`` / ``8000`` | where ``referee serve`` listens |
 | ``WEB_CONCURRENCY`` | ``2`` | gunicorn worker processes |
 | ``STREAM_HEARTBEAT_SECONDS`` | ``15`` | a stream's heartbeat after this long without an event |
@@ -66,6 +68,14 @@ failover, planned or not, loses a move so acknowledged (deploy/README,
 "Failovers"). ``REDIS_WAIT_TIMEOUT_MS`` must be below
 ``REDIS_TIMEOUT_SECONDS`` (the connection's own timeout, which a longer
 ``WAIT`` would outlast); the settings refuse it otherwise.
+
+``CONNECTIONS_PER_ADDRESS`` and ``REQUEST_READ_TIMEOUT_SECONDS``
+(``service.workers``, gevent's worker class): the connections one client
+address (an IPv6 address's /64) holds open at once in one worker process,
+never more than a quarter of its ``GUNICORN_WORKER_CONNECTIONS`` (0: no
+cap; off with ``TRUSTED_PROXIES``, where the proxy counts them); the
+seconds within which a request's head and body must arrive from its first
+byte (0: none).
 
 ``RATE_LIMIT_REFEREE_MOVES`` and ``CLIENT_KEY_REFEREE_MOVES_PER_SECOND``
 (:mod:`service.storage.quota`, RULES.md 5.4): the bots' and default moves
@@ -123,6 +133,8 @@ class Settings:
     lobby_tables_kept: int = 10000
     rate_limit_per_address: str = "100/second"
     trusted_proxies: int = 0
+    connections_per_address: int = 100
+    request_read_timeout_seconds: float = 10.0
     host: str = "127.0.0.1"
     port: int = 8000
     workers: int = 2
@@ -240,6 +252,8 @@ ENVIRONMENT: dict[str, str] = {
     "lobby_tables_kept": "LOBBY_TABLES_KEPT",
     "rate_limit_per_address": "RATE_LIMIT_PER_ADDRESS",
     "trusted_proxies": "TRUSTED_PROXIES",
+    "connections_per_address": "CONNECTIONS_PER_ADDRESS",
+    "request_read_timeout_seconds": "REQUEST_READ_TIMEOUT_SECONDS",
     "host": "HOST",
     "port": "PORT",
     "workers": "WEB_CONCURRENCY",

@@ -11,6 +11,18 @@
   SIGKILL at ``graceful_timeout`` (20 s), logged as "Perhaps out of memory?".
 - **Streams** take at most half of the connections a worker serves at once
   (``service.api.stream_caps``): a worker full of streams still answers.
+- **Connections per client address** (gevent; :class:`_Connections`): at
+  most ``CONNECTIONS_PER_ADDRESS`` open at once from one address (an IPv6
+  address's /64) in each worker process, never more than a quarter of its
+  connections; the next is answered 429 ``too-many-connections`` at once
+  and closed, before anything of it is read. Off behind a proxy
+  (``TRUSTED_PROXIES``: every connection is the proxy's; its own
+  ``limit_conn`` counts the clients).
+- **A deadline for reading a request** (gevent; :class:`ReadDeadline`): its
+  head and body must arrive within ``REQUEST_READ_TIMEOUT_SECONDS`` of its
+  first byte, else 408 ``request-timeout`` and the connection is closed
+  (gevent's worker had no bound on a body sent a byte at a time). An open
+  event stream reads nothing: the deadline never ends it.
 - **SIGTERM** (graceful): a worker ends its open event streams at once
   (each asks its client to reconnect, to another instance), ends the
   connections still open when its grace ends a little before the master's
@@ -28,15 +40,19 @@ import json
 import logging
 import os
 import re
+import socket
 import sys
+import time
 import uuid
 import warnings
-from typing import Any
+from typing import Any, NoReturn
 
 from gunicorn.glogging import Logger as _Logger
 from gunicorn.workers.gthread import ThreadWorker as _ThreadWorker
 from gunicorn.workers.sync import SyncWorker as _SyncWorker
+from werkzeug.exceptions import RequestTimeout
 
+from .addresses import address_key
 from .logs import without_client_text
 
 CLASSES = {
@@ -53,6 +69,7 @@ GRACE_MARGIN_SECONDS = 3
 _CODES = {
     400: "malformed-request",
     403: "forbidden",
+    408: "request-timeout",
     414: "request-line-too-long",
     417: "expectation-failed",
     431: "headers-too-large",
@@ -96,7 +113,20 @@ def problem_answer(
     message = page.partition(b"</h1>")[2].partition(b"</body>")[0].strip()
     # Never what the client sent (it may hold a ticket or a token): see logs.
     detail = without_client_text(html.unescape(message.decode("latin-1")))
-    code = _CODES.get(status, "http-error")
+    return problem_bytes(status, reason, detail, request_id, headers), status
+
+
+def problem_bytes(
+    status: int,
+    reason: str,
+    detail: str,
+    request_id: str,
+    headers: list[tuple[str, str]] | None = None,
+    code: str | None = None,
+) -> bytes:
+    """A whole HTTP/1.1 answer (``Connection: close``) whose body is the
+    problem+json of ``status`` (``code``: by default the status's, :data:`_CODES`)."""
+    code = code or _CODES.get(status, "http-error")
     body = json.dumps(
         {
             "type": f"/problems/{code}",
@@ -115,7 +145,106 @@ def problem_answer(
         + "".join(f"{name}: {value}\r\n" for name, value in headers or ())
         + "\r\n"
     )
-    return head.encode("latin-1") + body, status
+    return head.encode("latin-1") + body
+
+
+class ReadDeadline:
+    """A client's socket whose reads give up ``seconds`` after the first
+    byte of the request being read (the HTTP parser's and the body's, all
+    through :meth:`recv`): then :class:`werkzeug.exceptions.RequestTimeout`
+    (408), and the connection reads as closed from then on, so that it ends
+    once the answer is out. The wait for a request's first byte is not
+    bounded here (gunicorn's ``keepalive`` bounds it); a peek (``flags``:
+    a stream asking whether its client left) has no deadline.
+    :meth:`next_request` starts the next request's clock."""
+
+    __slots__ = (
+        "_sock",
+        "_seconds",
+        "_deadline",
+        "expired",
+        "request",
+        "sendall",
+        "send",
+        "fileno",
+    )
+
+    def __init__(self, sock: Any, seconds: float) -> None:
+        self._sock = sock
+        self._seconds = seconds
+        self._deadline: float | None = None
+        self.expired = False
+        self.request: Any = None
+        """gunicorn's request being read (its answer then closes the connection)."""
+        # The writes, called once per answer or frame, without __getattr__.
+        self.sendall = sock.sendall
+        self.send = sock.send
+        self.fileno = sock.fileno
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sock, name)
+
+    def recv(self, size: int, flags: int = 0) -> bytes:
+        if flags:
+            return bytes(self._sock.recv(size, flags))
+        if self.expired:
+            return b""
+        if self._deadline is None:
+            data = bytes(self._sock.recv(size))
+            self._deadline = time.monotonic() + self._seconds
+            return data
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            self._expire()
+        self._sock.settimeout(left)
+        try:
+            return bytes(self._sock.recv(size))
+        except TimeoutError:
+            self._expire()
+        finally:
+            self._sock.settimeout(None)
+
+    def _expire(self) -> NoReturn:
+        self.expired = True
+        if self.request is not None:
+            self.request.must_close = True  # "Connection: close" on the 408
+        raise RequestTimeout(
+            f"The request's head and body did not arrive within {self._seconds:g} s "
+            "(REQUEST_READ_TIMEOUT_SECONDS)."
+        )
+
+    def next_request(self) -> None:
+        """The request was answered: the next one's clock starts at its first byte."""
+        self._deadline = None
+        self.request = None
+
+
+class _Connections:
+    """Open connections per client address in one worker process, counted at
+    accept time (see the module docstring)."""
+
+    def __init__(self, per_address: int) -> None:
+        self.per_address = per_address
+        self.held: dict[str, int] = {}
+
+    def take(self, peer: Any) -> str | None:
+        """Count a connection of ``peer`` (gunicorn's address: a tuple whose
+        first item is the IP, or a Unix socket's name); its key, to give it
+        back with :meth:`give`, or None when that address is at its cap."""
+        host = peer[0] if isinstance(peer, tuple) and peer else str(peer)
+        key = address_key(str(host))
+        held = self.held.get(key, 0)
+        if held >= self.per_address:
+            return None
+        self.held[key] = held + 1
+        return key
+
+    def give(self, key: str) -> None:
+        left = self.held[key] - 1
+        if left:
+            self.held[key] = left
+        else:
+            del self.held[key]
 
 
 class _Referee:
@@ -132,20 +261,78 @@ class _Referee:
         """How many connections this worker serves at once (sync: one)."""
         return 1
 
+    connections: _Connections | None = None
+    """Connections per client address (None: not counted)."""
+    read_seconds: float = 0.0
+    """``REQUEST_READ_TIMEOUT_SECONDS`` (0: no deadline)."""
+    retry_after: int = 2
+
     def init_process(self) -> None:
         # Streams may take half of what the worker serves at once, so that a
         # worker full of streams still answers health checks and requests.
         from .api import stream_caps
+        from .config import Settings
 
-        stream_caps.set_worker_connections(self.connections_served())
+        served = self.connections_served()
+        stream_caps.set_worker_connections(served)
+        settings = Settings.from_env()
+        self.read_seconds = settings.request_read_timeout_seconds
+        self.retry_after = settings.retry_after_seconds
+        # Behind a proxy every connection is the proxy's: it counts the clients.
+        if settings.connections_per_address and not settings.trusted_proxies:
+            cap = max(1, min(settings.connections_per_address, served // 4))
+            self.connections = _Connections(cap)
         super().init_process()  # type: ignore[misc]
+
+    def refuse_connection(self, client: Any) -> None:
+        """429 ``too-many-connections`` to a connection over its address's
+        cap, before reading anything of it; then close it."""
+        request_id = uuid.uuid4().hex
+        assert self.connections is not None
+        answer = problem_bytes(
+            429,
+            "Too Many Requests",
+            f"This address holds {self.connections.per_address} open connections to this "
+            "process already (CONNECTIONS_PER_ADDRESS): close one, or retry later.",
+            request_id,
+            [("Retry-After", str(self.retry_after))],
+            "too-many-connections",
+        )
+        self.log.info(
+            "request",
+            extra={"request_id": request_id, "status": 429, "answered_by": "gunicorn"},
+        )
+        try:
+            client.settimeout(1.0)  # a small answer: the socket's buffer takes it
+            client.sendall(answer)
+            client.shutdown(socket.SHUT_WR)
+            # What the client sent already is read, so that closing sends it
+            # a FIN, not a reset that could discard the answer on its side.
+            for _ in range(16):
+                if not client.recv(4096, socket.MSG_DONTWAIT):
+                    break
+        except OSError:  # nothing more to read, or the client is gone
+            pass
+        finally:
+            with contextlib.suppress(OSError):
+                client.close()
 
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
         # gunicorn picks the status and logs; its page is rewritten as problem+json.
-        captured = _Captured()
-        super().handle_error(req, captured, addr, exc)  # type: ignore[misc]
         request_id = uuid.uuid4().hex
-        answer, status = problem_answer(captured.data, request_id, self._cors_headers(req, exc))
+        if isinstance(exc, RequestTimeout):  # the head did not arrive in time
+            status = 408
+            answer = problem_bytes(
+                status,
+                "Request Timeout",
+                str(exc.description),
+                request_id,
+                self._cors_headers(req, exc),
+            )
+        else:
+            captured = _Captured()
+            super().handle_error(req, captured, addr, exc)  # type: ignore[misc]
+            answer, status = problem_answer(captured.data, request_id, self._cors_headers(req, exc))
         self.log.info(
             "request",
             extra={
@@ -270,6 +457,32 @@ def _gevent_worker() -> type:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", monkey.MonkeyPatchWarning)
                 super().patch()
+
+        def handle(self, listener: Any, client: Any, addr: Any) -> None:
+            # Counted at accept (the caps of the module docstring).
+            counted = self.connections
+            key = None
+            if counted is not None:
+                key = counted.take(addr)
+                if key is None:
+                    self.refuse_connection(client)
+                    return
+            try:
+                if self.read_seconds > 0:
+                    client = ReadDeadline(client, self.read_seconds)
+                super().handle(listener, client, addr)
+            finally:
+                if key is not None and counted is not None:
+                    counted.give(key)
+
+        def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> None:
+            if isinstance(sock, ReadDeadline):
+                sock.request = req
+            try:
+                super().handle_request(listener_name, req, sock, addr)
+            finally:
+                if isinstance(sock, ReadDeadline):
+                    sock.next_request()
 
         def handle_quit(self, sig: int, frame: Any) -> None:
             _Referee.handle_quit(self, sig, frame)
