@@ -35,7 +35,7 @@ from .config import Settings
 from .games import codec
 from .games.errors import StoredFormatNewer
 from .storage import feeds
-from .storage.client import Client, redis_client
+from .storage.client import Client, RedisBusy, redis_client
 from .storage.idempotency import IdempotencyStore
 from .storage.replicas import Acknowledgement, ReplicasBehind
 from .storage.store import Contended, StepMismatch, TableStore
@@ -183,6 +183,20 @@ def _register_errors(app: Flask, settings: Settings) -> None:
             503,
             "redis-unavailable",
             "The table store does not answer; retry shortly.",
+            headers=retry,
+        ).response()
+
+    # Every connection of this process to Redis stayed in use for
+    # REDIS_POOL_TIMEOUT_SECONDS: this process is busy, Redis may be well
+    # (another instance may answer). Nothing was sent to Redis.
+    @app.errorhandler(RedisBusy)
+    def _redis_busy(error: RedisBusy) -> Response:
+        logs.logger.warning("redis pool busy", extra={"error": str(error)})
+        metrics.current().redis_error(error)
+        return problems.Problem(
+            503,
+            "redis-busy",
+            "This instance's connections to the table store are all in use; retry shortly.",
             headers=retry,
         ).response()
 

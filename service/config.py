@@ -8,6 +8,8 @@
 | ``EVENTS_KEPT`` | ``48`` | the newest events kept per table (older: 410 ``events-gone``) |
 | ``ROUNDS_KEPT`` | ``100`` | finished rounds kept per table (older: 410 ``rounds-gone``) |
 | ``REDIS_TIMEOUT_SECONDS`` | ``1.0`` | connect and command timeout towards Redis |
+| ``REDIS_MAX_CONNECTIONS`` | ``64`` | connections of one process to one Redis server |
+| ``REDIS_POOL_TIMEOUT_SECONDS`` | ``1.0`` | the wait for a free one (then 503 ``redis-busy``) |
 | ``REDIS_PUBSUB`` | ``classic`` | how commits reach streams: ``classic``, ``sharded``; see below |
 | ``RETRY_AFTER_SECONDS`` | ``2`` | the ``Retry-After`` sent with a 503 |
 | ``IDEMPOTENCY_LOCK_SECONDS`` | ``10`` | how long a running Idempotency-Key request holds its key |
@@ -121,6 +123,8 @@ class Settings:
     events_kept: int = 48
     rounds_kept: int = 100
     redis_timeout_seconds: float = 1.0
+    redis_max_connections: int = 64
+    redis_pool_timeout_seconds: float = 1.0
     retry_after_seconds: int = 2
     idempotency_lock_seconds: float = 10.0
     idempotency_records_per_token: int = 32
@@ -240,6 +244,8 @@ ENVIRONMENT: dict[str, str] = {
     "events_kept": "EVENTS_KEPT",
     "rounds_kept": "ROUNDS_KEPT",
     "redis_timeout_seconds": "REDIS_TIMEOUT_SECONDS",
+    "redis_max_connections": "REDIS_MAX_CONNECTIONS",
+    "redis_pool_timeout_seconds": "REDIS_POOL_TIMEOUT_SECONDS",
     "retry_after_seconds": "RETRY_AFTER_SECONDS",
     "idempotency_lock_seconds": "IDEMPOTENCY_LOCK_SECONDS",
     "idempotency_records_per_token": "IDEMPOTENCY_RECORDS_PER_TOKEN",

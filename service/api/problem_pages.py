@@ -245,6 +245,13 @@ PAGES: dict[str, Page] = {
         "its primary is being replaced, and nothing was written).",
         RETRY_LATER,
     ),
+    "redis-busy": Page(
+        503,
+        "Every connection of the answering process to the table store stayed in use for "
+        "`REDIS_POOL_TIMEOUT_SECONDS` (`REDIS_MAX_CONNECTIONS` a process): it is busy; the "
+        "store may be well. Nothing was changed.",
+        RETRY_LATER + " Another instance may have room.",
+    ),
     "table-busy": Page(503, "Too many moves at once on this table.", RETRY_LATER),
     "stored-format-newer": Page(
         503,
