@@ -8,6 +8,7 @@ quota keys by their IPv6 /64 (M5)."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import select
 import socket
@@ -25,6 +26,7 @@ CAP = 6
 """CONNECTIONS_PER_ADDRESS in these tests (per worker process)."""
 WORKERS = 2
 READ_SECONDS = 3.0
+SPEC_READS = 5
 
 SLOW_HEAD = (
     b"POST /v1/tables HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
@@ -181,6 +183,7 @@ def proxied(redis_server: RedisProcess, tmp_path_factory: pytest.TempPathFactory
         CONNECTIONS_PER_ADDRESS="2",
         REQUEST_READ_TIMEOUT_SECONDS=str(READ_SECONDS),
         RATE_LIMIT_TABLES="2/minute",
+        RATE_LIMIT_ANONYMOUS=f"{SPEC_READS}/minute",
     )
     yield service
     service.stop()
@@ -218,3 +221,35 @@ def test_connections_through_a_trusted_proxy_are_not_capped(proxied: Served) -> 
     finally:
         for sock in held:
             sock.close()
+
+
+@pytest.mark.parametrize("path", ["/openapi.json", "/openapi.yaml"])
+def test_the_spec_is_rendered_once_cached_and_counted(proxied: Served, path: str) -> None:
+    # issue 39, M2: each read rendered the whole spec (~20 seat views), unlimited.
+    address = "192.0.2.77" if path.endswith("json") else "192.0.2.78"
+    status, headers, _ = send_raw(proxied, path, address)
+    assert status == 200
+    etag = headers["ETag"]
+    assert etag.startswith('"') and len(etag) == 34  # strong: no W/
+    assert headers["Cache-Control"] == "public, max-age=600"
+    status, again, body = send_raw(proxied, path, address, {"If-None-Match": etag})
+    assert (status, body, again["ETag"]) == (304, b"", etag)
+    for _ in range(SPEC_READS - 2):
+        assert send_raw(proxied, path, address)[0] == 200
+    status, refused, body = send_raw(proxied, path, address)
+    assert status == 429 and b"rate-limited" in body and "Retry-After" in refused
+    assert send_raw(proxied, path, "192.0.2.79")[0] == 200  # another address reads it
+
+
+def send_raw(
+    served: Served, path: str, address: str, headers: dict[str, str] | None = None
+) -> tuple[int, dict[str, str], bytes]:
+    """``GET path`` from ``address`` (through ``X-Forwarded-For``): status,
+    headers and the body's bytes."""
+    connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
+    try:
+        connection.request("GET", path, headers={"X-Forwarded-For": address, **(headers or {})})
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), response.read()
+    finally:
+        connection.close()

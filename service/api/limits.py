@@ -56,7 +56,7 @@ until the window resets). Every limit is a fixed window: the ``limits``
 library's ``incr_expire`` script (``INCRBY``, ``EXPIRE`` on the first hit) on
 the keys flask-limiter used before (``LIMITS:LIMITER/referee-limits/<who>/
 <scope>/<amount>/<multiples>/<unit>``), so counters carry over a deploy.
-Health checks, metrics, the spec and ``OPTIONS`` (a browser's CORS preflight,
+Health checks, metrics and ``OPTIONS`` (a browser's CORS preflight,
 which reads nothing) are not limited; a request that matches no
 route (an unknown path or method) is, on its address.
 
@@ -108,13 +108,8 @@ from .auth import digest_of_stored, require_token, token_digest, token_hash
 from .common import SECURITY, TABLE_ID, referee
 from .problems import Problem
 
-UNLIMITED_ENDPOINTS = {
-    "health.Health",
-    "health.Ready",
-    "metrics",
-    "openapi_yaml",
-    "api-docs.openapi_json",
-}
+UNLIMITED_ENDPOINTS = {"health.Health", "health.Ready", "metrics"}
+"""What no rate limit counts (probes and the scraper; the spec counts: issue 39)."""
 CLIENT_KEY_HEADER = "Referee-Client-Key"
 """The header a front end's server sends its client key in."""
 
