@@ -62,6 +62,7 @@ def waiting(
             proxy.url,
             Path(tmp_path_factory.mktemp("redis-pool")),
             REDIS_TIMEOUT_SECONDS="5",  # late, not failed
+            STREAM_HEARTBEAT_SECONDS="1",
             CONNECTIONS_PER_ADDRESS="0",  # one test client opens them all
         )
         try:
@@ -142,3 +143,33 @@ def test_a_process_out_of_redis_connections_says_busy_never_500(
     assert kinds.get((200, ""), 0) >= 64, kinds  # a pool's worth served in turn
     # Once the flood ends, the same processes answer again.
     assert send(served, "GET", "/readyz")[0] == 200
+
+
+def test_a_stream_whose_redis_fails_ends_with_its_retry(
+    waiting: tuple[Served, SlowRedis],
+) -> None:
+    # An error of Redis in a stream's loop went up to gunicorn: "Error
+    # handling request", and the answer cut without its last chunk.
+    served, proxy = waiting
+    status, _, created = send(served, "POST", "/v1/tables", {"players": ["A", "B", "C", "D"]})
+    assert status == 201, created
+    sock = socket.create_connection(("127.0.0.1", served.port), timeout=30)
+    try:
+        sock.sendall(get(f"/v1/tables/{created['table_id']}/stream"))
+        data = b""
+        while b"retry: 2000" not in data:  # the head and the first frame
+            data += sock.recv(65536)
+        assert data.startswith(b"HTTP/1.1 200")
+        proxy.hold_connections()  # Redis answers no new connection
+        proxy.cut()  # nor the old ones
+        try:
+            while chunk := sock.recv(65536):  # until the stream's next read fails
+                data += chunk
+        finally:
+            proxy.let_connections()
+    finally:
+        sock.close()
+    # Its retry (the EventSource comes back with Last-Event-ID), then the
+    # chunked answer's proper end.
+    assert data.endswith(b"retry: 2000\n\n\r\n0\r\n\r\n"), data[-200:]
+    assert "Error handling request" not in served.log.read_text()

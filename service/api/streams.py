@@ -244,13 +244,14 @@ class _Body:
     that fails later ends the stream with its ``retry`` (the EventSource
     comes back with ``Last-Event-ID`` and misses nothing)."""
 
-    __slots__ = ("_frames", "_release", "_first", "_ended")
+    __slots__ = ("_frames", "_release", "_first", "_ended", "_metrics")
 
     def __init__(self, frames: Iterator[str], release: Callable[[], None]) -> None:
         self._frames = stream_with_context(frames)
         self._release = release
         self._first: bytes | None = None
         self._ended = False
+        self._metrics = metrics.current()  # the request's context is gone by the error
 
     def prime(self) -> None:
         """Make the first frame now (in the view: its errors are the view's)."""
@@ -271,7 +272,7 @@ class _Body:
         except REDIS_ERRORS as error:
             self._ended = True
             logs.logger.warning("stream ended: redis", extra={"error": type(error).__name__})
-            metrics.current().redis_error(error)
+            self._metrics.redis_error(error)
             return f"retry: {RETRY_MS}\n\n".encode()
 
     def close(self) -> None:
