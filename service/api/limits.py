@@ -180,7 +180,11 @@ class RateLimits:
         self.per_address = parse(settings.rate_limit_per_address)
         self._bearer_only: frozenset[tuple[str, str]] | None = None
         self.storage: RedisStorage = limits_storage(
-            client, settings.redis_url, settings.redis_timeout_seconds
+            client,
+            settings.redis_url,
+            settings.redis_timeout_seconds,
+            settings.redis_max_connections,
+            settings.redis_pool_timeout_seconds,
         )
 
     def counter(self, limit: RateLimitItem, who: str, scope: str) -> Counter:

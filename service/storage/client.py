@@ -288,21 +288,26 @@ def connect(
     seeds = [ClusterNode(host, port) for host, port in nodes]  # type: ignore[no-untyped-call]
     return RedisCluster(
         startup_nodes=seeds,
-        connection_pool_class=BoundedPool,
-        **pool,
         **options,
-        **cluster_call_options(timeout_seconds),
+        **cluster_call_options(timeout_seconds, max_connections, pool_timeout_seconds),
     )
 
 
-def cluster_call_options(timeout_seconds: float) -> dict[str, Any]:
-    """Timeouts and retries for a cluster client: every call gives up after
-    ``timeout_seconds`` and is tried once more at most (redis-py's default of
-    10 tries, with the slot map reloaded between them, would hold a request
-    for half a minute while a primary is frozen, and would send a timed-out
-    commit again)."""
+def cluster_call_options(
+    timeout_seconds: float,
+    max_connections: int = MAX_CONNECTIONS,
+    pool_timeout_seconds: float = POOL_TIMEOUT_SECONDS,
+) -> dict[str, Any]:
+    """Timeouts, retries and pools for a cluster client: every call gives up
+    after ``timeout_seconds`` and is tried once more at most (redis-py's
+    default of 10 tries, with the slot map reloaded between them, would hold
+    a request for half a minute while a primary is frozen, and would send a
+    timed-out commit again); each node's pool is a :class:`BoundedPool`."""
     return {
         "socket_timeout": timeout_seconds,
         "socket_connect_timeout": timeout_seconds,
         "retry": Retry(NoBackoff(), retries=1),
+        "connection_pool_class": BoundedPool,
+        "max_connections": max_connections,
+        "timeout": pool_timeout_seconds,
     }

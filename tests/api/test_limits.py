@@ -201,6 +201,11 @@ def test_the_limiter_reaches_a_cluster_in_every_url_form_the_service_takes(
     assert {k: given[k] for k in options} == options
     assert given["socket_timeout"] == given["socket_connect_timeout"] == 1.0
     assert given["retry"].get_retries() == 1
+    # Each node's pool is bounded and waits, as the app's own client's (issue 39, H2).
+    from service.storage.client import BoundedPool
+
+    assert given["connection_pool_class"] is BoundedPool
+    assert (given["max_connections"], given["timeout"]) == (64, 1.0)
 
 
 def random_method() -> str:
