@@ -1,4 +1,4 @@
-"""The gunicorn worker classes the service runs: gunicorn's own, changed in four ways.
+"""The gunicorn worker classes the service runs: gunicorn's own, changed in six ways.
 
 - **Errors gunicorn answers itself** (a request line over ``limit_request_line``,
   a malformed header, headers too large): RFC 9457 ``application/problem+json``
@@ -11,14 +11,16 @@
   SIGKILL at ``graceful_timeout`` (20 s), logged as "Perhaps out of memory?".
 - **Streams** take at most half of the connections a worker serves at once
   (``service.api.stream_caps``): a worker full of streams still answers.
-- **Connections per client address** (gevent; :class:`_Connections`): at
+- **Connections per client address** (gevent;
+  :class:`~service.connection_limits.Connections`): at
   most ``CONNECTIONS_PER_ADDRESS`` open at once from one address (an IPv6
   address's /64) in each worker process, never more than a quarter of its
   connections; the next is answered 429 ``too-many-connections`` at once
   and closed, before anything of it is read. Off behind a proxy
   (``TRUSTED_PROXIES``: every connection is the proxy's; its own
   ``limit_conn`` counts the clients).
-- **A deadline for reading a request** (gevent; :class:`ReadDeadline`): its
+- **A deadline for reading a request** (gevent;
+  :class:`~service.connection_limits.ReadDeadline`): its
   head and body must arrive within ``REQUEST_READ_TIMEOUT_SECONDS`` of its
   first byte, else 408 ``request-timeout`` and the connection is closed
   (gevent's worker had no bound on a body sent a byte at a time). An open
@@ -42,17 +44,16 @@ import os
 import re
 import socket
 import sys
-import time
 import uuid
 import warnings
-from typing import Any, NoReturn
+from typing import Any
 
 from gunicorn.glogging import Logger as _Logger
 from gunicorn.workers.gthread import ThreadWorker as _ThreadWorker
 from gunicorn.workers.sync import SyncWorker as _SyncWorker
 from werkzeug.exceptions import RequestTimeout
 
-from .addresses import address_key
+from .connection_limits import Connections, ReadDeadline
 from .logs import without_client_text
 
 CLASSES = {
@@ -148,105 +149,6 @@ def problem_bytes(
     return head.encode("latin-1") + body
 
 
-class ReadDeadline:
-    """A client's socket whose reads give up ``seconds`` after the first
-    byte of the request being read (the HTTP parser's and the body's, all
-    through :meth:`recv`): then :class:`werkzeug.exceptions.RequestTimeout`
-    (408), and the connection reads as closed from then on, so that it ends
-    once the answer is out. The wait for a request's first byte is not
-    bounded here (gunicorn's ``keepalive`` bounds it); a peek (``flags``:
-    a stream asking whether its client left) has no deadline.
-    :meth:`next_request` starts the next request's clock."""
-
-    __slots__ = (
-        "_sock",
-        "_seconds",
-        "_deadline",
-        "expired",
-        "request",
-        "sendall",
-        "send",
-        "fileno",
-    )
-
-    def __init__(self, sock: Any, seconds: float) -> None:
-        self._sock = sock
-        self._seconds = seconds
-        self._deadline: float | None = None
-        self.expired = False
-        self.request: Any = None
-        """gunicorn's request being read (its answer then closes the connection)."""
-        # The writes, called once per answer or frame, without __getattr__.
-        self.sendall = sock.sendall
-        self.send = sock.send
-        self.fileno = sock.fileno
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._sock, name)
-
-    def recv(self, size: int, flags: int = 0) -> bytes:
-        if flags:
-            return bytes(self._sock.recv(size, flags))
-        if self.expired:
-            return b""
-        if self._deadline is None:
-            data = bytes(self._sock.recv(size))
-            self._deadline = time.monotonic() + self._seconds
-            return data
-        left = self._deadline - time.monotonic()
-        if left <= 0:
-            self._expire()
-        self._sock.settimeout(left)
-        try:
-            return bytes(self._sock.recv(size))
-        except TimeoutError:
-            self._expire()
-        finally:
-            self._sock.settimeout(None)
-
-    def _expire(self) -> NoReturn:
-        self.expired = True
-        if self.request is not None:
-            self.request.must_close = True  # "Connection: close" on the 408
-        raise RequestTimeout(
-            f"The request's head and body did not arrive within {self._seconds:g} s "
-            "(REQUEST_READ_TIMEOUT_SECONDS)."
-        )
-
-    def next_request(self) -> None:
-        """The request was answered: the next one's clock starts at its first byte."""
-        self._deadline = None
-        self.request = None
-
-
-class _Connections:
-    """Open connections per client address in one worker process, counted at
-    accept time (see the module docstring)."""
-
-    def __init__(self, per_address: int) -> None:
-        self.per_address = per_address
-        self.held: dict[str, int] = {}
-
-    def take(self, peer: Any) -> str | None:
-        """Count a connection of ``peer`` (gunicorn's address: a tuple whose
-        first item is the IP, or a Unix socket's name); its key, to give it
-        back with :meth:`give`, or None when that address is at its cap."""
-        host = peer[0] if isinstance(peer, tuple) and peer else str(peer)
-        key = address_key(str(host))
-        held = self.held.get(key, 0)
-        if held >= self.per_address:
-            return None
-        self.held[key] = held + 1
-        return key
-
-    def give(self, key: str) -> None:
-        left = self.held[key] - 1
-        if left:
-            self.held[key] = left
-        else:
-            del self.held[key]
-
-
 class _Referee:
     """What the service changes in each of gunicorn's worker classes."""
 
@@ -261,7 +163,7 @@ class _Referee:
         """How many connections this worker serves at once (sync: one)."""
         return 1
 
-    connections: _Connections | None = None
+    connections: Connections | None = None
     """Connections per client address (None: not counted)."""
     read_seconds: float = 0.0
     """``REQUEST_READ_TIMEOUT_SECONDS`` (0: no deadline)."""
@@ -281,7 +183,7 @@ class _Referee:
         # Behind a proxy every connection is the proxy's: it counts the clients.
         if settings.connections_per_address and not settings.trusted_proxies:
             cap = max(1, min(settings.connections_per_address, served // 4))
-            self.connections = _Connections(cap)
+            self.connections = Connections(cap)
         super().init_process()  # type: ignore[misc]
 
     def refuse_connection(self, client: Any) -> None:
