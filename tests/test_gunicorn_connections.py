@@ -126,7 +126,7 @@ def test_one_address_holds_a_bounded_share_and_slow_bodies_end(capped: Served) -
         for sock in held:
             status, headers, body, took = answer_of(sock, READ_SECONDS + 5)
             assert (status, body["code"]) == (408, "request-timeout"), body
-            assert took < READ_SECONDS + 3
+            assert headers["Connection"] == "close" and took < READ_SECONDS + 3
         # Their places are given back.
         assert get_from(capped, "/readyz", "127.0.0.1") == 200
     finally:
