@@ -134,6 +134,20 @@ def test_one_address_holds_a_bounded_share_and_slow_bodies_end(capped: Served) -
             sock.close()
 
 
+def test_a_head_that_stalls_gets_408(capped: Served) -> None:
+    # REQUEST_READ_TIMEOUT_SECONDS (3 here) under gunicorn's keepalive (5 s),
+    # which otherwise closes a stalled head without a word.
+    sock = connect(capped)
+    try:
+        sock.sendall(b"GET /v1/variants HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+        status, headers, body, took = answer_of(sock, READ_SECONDS + 5)
+        assert (status, body["code"]) == (408, "request-timeout"), body
+        assert headers["Connection"] == "close" and took < READ_SECONDS + 2
+        assert "REQUEST_READ_TIMEOUT_SECONDS" in body["detail"]
+    finally:
+        sock.close()
+
+
 def test_a_whole_request_sent_slowly_within_the_deadline_is_served(capped: Served) -> None:
     body = json.dumps({"players": ["A", "B", "C", "D"], "first_dealer": 0}).encode()
     sock = connect(capped)
