@@ -129,14 +129,20 @@ def measure(
     *,
     seconds: float,
     period: float = 0.1,
+    connections_per_address: int | None = None,
     log: Callable[[str], Any] = print,
 ) -> dict[str, Any]:
     """The figures (see the module docstring) on an instance of its own,
     started and stopped here on the Redis at ``redis_url`` (``rclient``
-    unused: the sections' common signature)."""
+    unused: the sections' common signature). ``connections_per_address``:
+    ``CONNECTIONS_PER_ADDRESS`` (None: the service's default, whatever
+    ``env`` says: the bench's one-address settings lift it)."""
     raise_fd_limit(8192)
     folder.mkdir(parents=True, exist_ok=True)
-    settings = {k: v for k, v in env.items() if k != "TRUSTED_PROXIES"}
+    dropped = ("TRUSTED_PROXIES", "CONNECTIONS_PER_ADDRESS")
+    settings = {k: v for k, v in env.items() if k not in dropped}
+    if connections_per_address is not None:
+        settings["CONNECTIONS_PER_ADDRESS"] = str(connections_per_address)
     settings.update(REDIS_URL=redis_url, WEB_CONCURRENCY="2", GUNICORN_WORKER_CLASS="gevent")
     app = Gunicorn("service.wsgi:app", settings, folder / "slow-bodies.log", "/readyz").start()
     try:

@@ -603,9 +603,15 @@ def test_slow_bodies_figures_are_measured(
     from benchmarks import slow_bodies
     from benchmarks.processes import gunicorn_env
 
-    env = {**gunicorn_env(redis_cost.ONE_ADDRESS_ENV), "CONNECTIONS_PER_ADDRESS": "5"}
+    env = gunicorn_env(redis_cost.ONE_ADDRESS_ENV)
     found = slow_bodies.measure(
-        redis_server.url, redis_client, tmp_path / "slow", env, seconds=1.0, log=lambda m: None
+        redis_server.url,
+        redis_client,
+        tmp_path / "slow",
+        env,
+        seconds=1.0,
+        connections_per_address=5,
+        log=lambda m: None,
     )
     quiet, flood = found["quiet"], found["flood"]
     assert quiet["readyz_answered"] > 0 and flood["readyz_answered"] > 0
