@@ -8,6 +8,8 @@
 | ``EVENTS_KEPT`` | ``48`` | the newest events kept per table (older: 410 ``events-gone``) |
 | ``ROUNDS_KEPT`` | ``100`` | finished rounds kept per table (older: 410 ``rounds-gone``) |
 | ``REDIS_TIMEOUT_SECONDS`` | ``1.0`` | connect and command timeout towards Redis |
+| ``REDIS_MAX_CONNECTIONS`` | ``64`` | connections of one process to one Redis server |
+| ``REDIS_POOL_TIMEOUT_SECONDS`` | ``1.0`` | the wait for a free one (then 503 ``redis-busy``) |
 | ``REDIS_PUBSUB`` | ``classic`` | how commits reach streams: ``classic``, ``sharded``; see below |
 | ``RETRY_AFTER_SECONDS`` | ``2`` | the ``Retry-After`` sent with a 503 |
 | ``IDEMPOTENCY_LOCK_SECONDS`` | ``10`` | how long a running Idempotency-Key request holds its key |
@@ -23,6 +25,8 @@
 | ``CLIENT_KEY_LOBBY_LISTED`` | ``100`` | listed tables one client key may have at once (429) |
 | ``RATE_LIMIT_PER_ADDRESS`` | ``100/second`` | every request per client address, tokens or none |
 | ``TRUSTED_PROXIES`` | ``0`` | proxies in front whose ``X-Forwarded-For`` names the client |
+| ``CONNECTIONS_PER_ADDRESS`` | ``100`` | open connections of one address per worker process (429) |
+| ``REQUEST_READ_TIMEOUT_SECONDS`` | ``10`` | a request's head and body arrive within this (408) |
 | ``HOST`` / ``PORT`` | ``127.0.0.1`` / ``8000`` | where ``referee serve`` listens |
 | ``WEB_CONCURRENCY`` | ``2`` | gunicorn worker processes |
 | ``STREAM_HEARTBEAT_SECONDS`` | ``15`` | a stream's heartbeat after this long without an event |
@@ -69,6 +73,14 @@ failover, planned or not, loses a move so acknowledged (deploy/README,
 ``REDIS_TIMEOUT_SECONDS`` (the connection's own timeout, which a longer
 ``WAIT`` would outlast); the settings refuse it otherwise.
 
+``CONNECTIONS_PER_ADDRESS`` and ``REQUEST_READ_TIMEOUT_SECONDS``
+(``service.workers``, gevent's worker class): the connections one client
+address (an IPv6 address's /64) holds open at once in one worker process,
+never more than a quarter of its ``GUNICORN_WORKER_CONNECTIONS`` (0: no
+cap; off with ``TRUSTED_PROXIES``, where the proxy counts them); the
+seconds within which a request's head and body must arrive from its first
+byte (0: none).
+
 ``RATE_LIMIT_REFEREE_MOVES`` and ``CLIENT_KEY_REFEREE_MOVES_PER_SECOND``
 (:mod:`service.storage.quota`, RULES.md 5.4): the bots' and default moves
 the worker makes at the tables one client address (or client key) created,
@@ -113,6 +125,8 @@ class Settings:
     events_kept: int = 48
     rounds_kept: int = 100
     redis_timeout_seconds: float = 1.0
+    redis_max_connections: int = 64
+    redis_pool_timeout_seconds: float = 1.0
     retry_after_seconds: int = 2
     idempotency_lock_seconds: float = 10.0
     idempotency_records_per_token: int = 32
@@ -127,6 +141,8 @@ class Settings:
     client_key_lobby_listed: int = 100
     rate_limit_per_address: str = "100/second"
     trusted_proxies: int = 0
+    connections_per_address: int = 100
+    request_read_timeout_seconds: float = 10.0
     host: str = "127.0.0.1"
     port: int = 8000
     workers: int = 2
@@ -232,6 +248,8 @@ ENVIRONMENT: dict[str, str] = {
     "events_kept": "EVENTS_KEPT",
     "rounds_kept": "ROUNDS_KEPT",
     "redis_timeout_seconds": "REDIS_TIMEOUT_SECONDS",
+    "redis_max_connections": "REDIS_MAX_CONNECTIONS",
+    "redis_pool_timeout_seconds": "REDIS_POOL_TIMEOUT_SECONDS",
     "retry_after_seconds": "RETRY_AFTER_SECONDS",
     "idempotency_lock_seconds": "IDEMPOTENCY_LOCK_SECONDS",
     "idempotency_records_per_token": "IDEMPOTENCY_RECORDS_PER_TOKEN",
@@ -246,6 +264,8 @@ ENVIRONMENT: dict[str, str] = {
     "client_key_lobby_listed": "CLIENT_KEY_LOBBY_LISTED",
     "rate_limit_per_address": "RATE_LIMIT_PER_ADDRESS",
     "trusted_proxies": "TRUSTED_PROXIES",
+    "connections_per_address": "CONNECTIONS_PER_ADDRESS",
+    "request_read_timeout_seconds": "REQUEST_READ_TIMEOUT_SECONDS",
     "host": "HOST",
     "port": "PORT",
     "workers": "WEB_CONCURRENCY",

@@ -605,6 +605,32 @@ def test_fanout_and_flood_figures_are_measured(
     assert flood["flooded"]["readyz"]["failed"] == {} and flood["flooded"]["moves"]["failed"] == {}
 
 
+def test_slow_bodies_figures_are_measured(
+    redis_server: RedisProcess, redis_client: redis.Redis, tmp_path: Any
+) -> None:
+    from benchmarks import slow_bodies
+    from benchmarks.processes import gunicorn_env
+
+    env = gunicorn_env(redis_cost.ONE_ADDRESS_ENV)
+    found = slow_bodies.measure(
+        redis_server.url,
+        redis_client,
+        tmp_path / "slow",
+        env,
+        seconds=1.0,
+        connections_per_address=5,
+        log=lambda m: None,
+    )
+    quiet, flood = found["quiet"], found["flood"]
+    assert quiet["readyz_answered"] > 0 and flood["readyz_answered"] > 0
+    assert flood["readyz_not_answered"] == {}
+    # 50 connections in a second from one address, 5 a process: the rest refused.
+    assert flood["attacker_answers"]["429"] >= 50 - 2 * 5 - 5
+    assert found["readyz_p99_ratio"] == pytest.approx(
+        flood["readyz_p99_ms"] / quiet["readyz_p99_ms"], abs=0.01
+    )
+
+
 def test_report_says_whether_streams_meet_their_goals() -> None:
     figures = _figures(passes_ratio=0.6, round_trips=2)
     lat = {"p50": 5.0, "p95": 20.0, "p99": 80.0, "n": 900}

@@ -211,6 +211,20 @@ PAGES: dict[str, Page] = {
         "key's own quotas.",
         RETRY_LATER,
     ),
+    "too-many-connections": Page(
+        429,
+        "The client address (an IPv6 address's /64) holds as many open connections to the "
+        "answering process as it may (`CONNECTIONS_PER_ADDRESS`, at most a quarter of its "
+        "connections); the connection was closed before anything of it was read.",
+        "Close connections you do not use (one keep-alive connection serves many requests), "
+        "then retry after the `Retry-After` seconds.",
+    ),
+    "request-timeout": Page(
+        408,
+        "The request's head and body did not arrive within `REQUEST_READ_TIMEOUT_SECONDS` "
+        "(10 s) of its first byte; the connection was closed and nothing was changed.",
+        "Send the whole request at once, on a new connection.",
+    ),
     "too-many-streams": Page(
         429,
         "Too many open streams, counted over every instance: of the client address "
@@ -238,6 +252,13 @@ PAGES: dict[str, Page] = {
         "The table store does not answer, or takes no write now (behind Redis Sentinels: "
         "its primary is being replaced, and nothing was written).",
         RETRY_LATER,
+    ),
+    "redis-busy": Page(
+        503,
+        "Every connection of the answering process to the table store stayed in use for "
+        "`REDIS_POOL_TIMEOUT_SECONDS` (`REDIS_MAX_CONNECTIONS` a process): it is busy; the "
+        "store may be well. Nothing was changed.",
+        RETRY_LATER + " Another instance may have room.",
     ),
     "table-busy": Page(503, "Too many moves at once on this table.", RETRY_LATER),
     "stored-format-newer": Page(

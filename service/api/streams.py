@@ -21,13 +21,23 @@ import socket
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import redis
 from flask import Response, current_app, request, stream_with_context, url_for
 from flask.views import MethodView
 from marshmallow import fields, validate
 
+from .. import logs, metrics
 from ..storage.client import os_poll
 from ..storage.store import Loaded, TableNotFound, table_key
-from ..streams.follow import GIVE_UP_RETRY_MS, Cursor, Follower, SeatView, frame, parse_cursor
+from ..streams.follow import (
+    GIVE_UP_RETRY_MS,
+    RETRY_MS,
+    Cursor,
+    Follower,
+    SeatView,
+    frame,
+    parse_cursor,
+)
 from ..streams.hub import Hub
 from ..streams.presence import Watch
 from . import auth, presence, stream_caps
@@ -135,7 +145,7 @@ def _stream(
         frames = _open(table_id, cursor, seat, held)
         if seat is None:
             releases.append(stream_caps.lease(table_id, None))
-        return _answer(frames, stream_caps.both(*releases))
+        return _answer(frames, stream_caps.both(*releases), prime=True)
     except BaseException:
         stream_caps.both(*releases)()
         raise
@@ -227,19 +237,43 @@ class _Body:
     iterators around them; an idle stream's greenlet keeps the C stack of
     every iterator it waits under). :meth:`close` ends the frames and then
     calls ``release`` (the stream's place, :func:`_room`), as the server
-    does when the answer ends or its client goes."""
+    does when the answer ends or its client goes.
 
-    __slots__ = ("_frames", "_release")
+    Its first frame is made in the view (:meth:`prime`), so that a Redis
+    that fails or is busy then is the view's 503, not the server's 500; one
+    that fails later ends the stream with its ``retry`` (the EventSource
+    comes back with ``Last-Event-ID`` and misses nothing)."""
+
+    __slots__ = ("_frames", "_release", "_first", "_ended", "_metrics")
 
     def __init__(self, frames: Iterator[str], release: Callable[[], None]) -> None:
         self._frames = stream_with_context(frames)
         self._release = release
+        self._first: bytes | None = None
+        self._ended = False
+        self._metrics = metrics.current()  # the request's context is gone by the error
+
+    def prime(self) -> None:
+        """Make the first frame now (in the view: its errors are the view's)."""
+        self._first = next(self._frames).encode()
 
     def __iter__(self) -> _Body:
         return self
 
     def __next__(self) -> bytes:
-        return next(self._frames).encode()
+        first = self._first
+        if first is not None:
+            self._first = None
+            return first
+        if self._ended:
+            raise StopIteration
+        try:
+            return next(self._frames).encode()
+        except REDIS_ERRORS as error:
+            self._ended = True
+            logs.logger.warning("stream ended: redis", extra={"error": type(error).__name__})
+            self._metrics.redis_error(error)
+            return f"retry: {RETRY_MS}\n\n".encode()
 
     def close(self) -> None:
         try:
@@ -248,9 +282,18 @@ class _Body:
             self._release()
 
 
-def _answer(frames: Iterator[str], release: Callable[[], None] = lambda: None) -> Response:
+REDIS_ERRORS = (redis.RedisError, redis.exceptions.RedisClusterException)
+"""What a stream's reads raise when Redis fails or this process's pool is busy."""
+
+
+def _answer(
+    frames: Iterator[str], release: Callable[[], None] = lambda: None, prime: bool = False
+) -> Response:
+    body = _Body(frames, release)
+    if prime:
+        body.prime()
     return Response(
-        _Body(frames, release),
+        body,
         200,
         mimetype=EVENT_STREAM,
         headers=STREAM_HEADERS,
