@@ -25,6 +25,7 @@ from flask import Response, current_app, request, stream_with_context, url_for
 from flask.views import MethodView
 from marshmallow import fields, validate
 
+from .. import metrics
 from ..storage.client import os_poll
 from ..storage.store import Loaded, TableNotFound, table_key
 from ..streams.follow import GIVE_UP_RETRY_MS, Cursor, Follower, SeatView, frame, parse_cursor
@@ -92,7 +93,10 @@ def hub() -> Hub:
     """The process's :class:`Hub`, made on first use."""
     found = current_app.extensions.get("referee_hub")
     if found is None:
-        found = current_app.extensions["referee_hub"] = Hub(referee().store.client)
+        rendered = metrics.current().stream_rendered
+        found = current_app.extensions["referee_hub"] = Hub(
+            referee().store.client, on_render=rendered
+        )
     return found
 
 
@@ -141,7 +145,7 @@ def _stream(
         raise
 
 
-def _open(table_id: str, cursor: Cursor, seat: int | None, held: str | None) -> Iterator[str]:
+def _open(table_id: str, cursor: Cursor, seat: int | None, held: str | None) -> Iterator[bytes]:
     settings = referee().settings
     process_hub = hub()
     follower = Follower(
@@ -231,7 +235,7 @@ class _Body:
 
     __slots__ = ("_frames", "_release")
 
-    def __init__(self, frames: Iterator[str], release: Callable[[], None]) -> None:
+    def __init__(self, frames: Iterator[bytes], release: Callable[[], None]) -> None:
         self._frames = stream_with_context(frames)
         self._release = release
 
@@ -239,7 +243,7 @@ class _Body:
         return self
 
     def __next__(self) -> bytes:
-        return next(self._frames).encode()
+        return next(self._frames)
 
     def close(self) -> None:
         try:
@@ -248,7 +252,7 @@ class _Body:
             self._release()
 
 
-def _answer(frames: Iterator[str], release: Callable[[], None] = lambda: None) -> Response:
+def _answer(frames: Iterator[bytes], release: Callable[[], None] = lambda: None) -> Response:
     return Response(
         _Body(frames, release),
         200,
@@ -358,7 +362,7 @@ class SeatStream(MethodView):
                 # An EventSource reconnecting by itself: any status but 200 would
                 # end it for good, before the page could tell it to open a new one.
                 release()
-                return _answer(iter([_ticket_invalid()]))
+                return _answer(iter([_ticket_invalid().encode()]))
             if ticket is not None:
                 presence.note(seat)  # the ticket's seat is seen, as with its token
         except BaseException:

@@ -192,9 +192,17 @@ class Hub:
     """The process's subscription to every table's feed; see the module
     docstring. ``client`` is a redis-py client (standalone or cluster)."""
 
-    def __init__(self, client: Any, coalesce: float = COALESCE_SECONDS) -> None:
+    def __init__(
+        self,
+        client: Any,
+        coalesce: float = COALESCE_SECONDS,
+        on_render: Callable[[str], None] | None = None,
+    ) -> None:
         self.client = client
         self.coalesce = coalesce
+        self.renders: dict[str, int] = {}
+        """Frames rendered in this process, by audience (:meth:`rendered`)."""
+        self._on_render = on_render
         self._woken_at: dict[str, float] = {}
         self._held: dict[str, int] = {}
         self._lock = threading.Lock()
@@ -306,6 +314,15 @@ class Hub:
             shared.values[key] = value
             return value
 
+    def rendered(self, audience: str) -> None:
+        """Count one rendering of a read's frames for ``audience`` (the
+        public event frames, or one seat's view), then tell ``on_render``
+        (the service's metric): once per announced commit and audience in
+        a process, however many streams write them."""
+        self.renders[audience] = self.renders.get(audience, 0) + 1
+        if self._on_render is not None:
+            self._on_render(audience)
+
     def publish(self, table_id: str, count: int) -> None:
         """Wake this process's streams of ``table_id`` now (a commit's
         announcement, without :data:`COALESCE_SECONDS`)."""
@@ -325,7 +342,11 @@ class Hub:
             self._woken_at[table_id] = now
             self._deliver(channel, count)
         else:
-            self._held[table_id] = count
+            # A seat's connection held with commits is told as one (a
+            # presence wake reads the log too): a commit after it must not
+            # hide it until the next heartbeat.
+            held = self._held.get(table_id)
+            self._held[table_id] = PRESENCE if PRESENCE in (count, held) else count
 
     def flush(self, now: float) -> float | None:
         """Wake the streams of the tables held whose time has come; the
@@ -382,6 +403,12 @@ class Hub:
         looks at the waiter's deadline again): a stream woken by commits,
         whose deadline moves later each time, costs no heap entry per wait."""
         until = waiter.deadline
+        due = waiter.due
+        if due is not None and due <= until:
+            # The timer holds an earlier deadline, which looks at this one when
+            # it comes (a look without the lock: at worst, a wake the stream
+            # finds early and waits again after).
+            return
         with self._lock:
             if waiter.due is not None and waiter.due <= until:
                 return
