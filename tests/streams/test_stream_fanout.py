@@ -115,7 +115,7 @@ def test_a_commit_is_rendered_once_per_audience_however_many_streams(
 ) -> None:
     table = Audiences(one_worker)
     try:
-        counted = []
+        counted: list[dict[str, float]] = []
         for each in (1, 3):  # 5 streams of the table, then 15
             table.open(each if not counted else each - 1)
             table.settle()
