@@ -23,6 +23,7 @@ from typing import Any
 
 from flask import Response, current_app, request, stream_with_context, url_for
 from flask.views import MethodView
+from gunicorn.http.wsgi import Response as GunicornResponse
 from marshmallow import fields, validate
 
 from .. import metrics
@@ -225,25 +226,75 @@ def _room() -> Callable[[], None]:
     return stream_caps.place(hub().reserve)
 
 
+START_RESPONSE = "referee.start_response"
+"""Where the WSGI server's ``start_response`` is kept in a request's environ
+(:func:`_keep_start_response`): gunicorn's is a method of its answer."""
+
+
+@blp.record_once
+def _keep_start_response(state: Any) -> None:
+    """Keep each request's ``start_response`` in its environ, so that a
+    stream can find gunicorn's answer it writes to (:class:`_Body`)."""
+    inner = state.app.wsgi_app
+
+    def wsgi_app(environ: dict[str, Any], start_response: Any) -> Any:
+        environ[START_RESPONSE] = start_response
+        return inner(environ, start_response)
+
+    state.app.wsgi_app = wsgi_app
+
+
+def _server_answer() -> Any:
+    """gunicorn's answer to this request (``gunicorn.http.wsgi.Response``),
+    ``None`` under another server (the tests' client, werkzeug's)."""
+    start = request.environ.get(START_RESPONSE)
+    answer = getattr(start, "__self__", None)
+    return answer if isinstance(answer, GunicornResponse) else None
+
+
 class _Body:
     """A stream's WSGI iterable: its frames as bytes, handed to the server as
     they are (``direct_passthrough``: no werkzeug encoding and closing
     iterators around them; an idle stream's greenlet keeps the C stack of
     every iterator it waits under). :meth:`close` ends the frames and then
     calls ``release`` (the stream's place, :func:`_room`), as the server
-    does when the answer ends or its client goes."""
+    does when the answer ends or its client goes.
 
-    __slots__ = ("_frames", "_release")
+    Under gunicorn, once its answer's head is written and the answer is
+    chunked (HTTP/1.1, a body), the frames after the first are written to
+    its socket here, each one chunk, as gunicorn's own write would (its
+    framing and its count of bytes sent): one ``send`` of bytes rendered
+    once for every stream of the commit, where gunicorn's write and gevent's
+    ``sendall`` cost as much again (one more stream on a busy table costs
+    this write, issue 39). The server still writes the head, the first
+    frames and the last chunk, and closes."""
 
-    def __init__(self, frames: Iterator[bytes], release: Callable[[], None]) -> None:
+    __slots__ = ("_frames", "_release", "_server")
+
+    def __init__(
+        self, frames: Iterator[bytes], release: Callable[[], None], server: Any = None
+    ) -> None:
         self._frames = stream_with_context(frames)
         self._release = release
+        self._server = server
 
     def __iter__(self) -> _Body:
         return self
 
     def __next__(self) -> bytes:
-        return next(self._frames)
+        server = self._server
+        if server is None or not server.headers_sent or not server.chunked:
+            return next(self._frames)
+        sock = server.sock
+        for item in self._frames:  # until the frames end (StopIteration) or a write fails
+            if not item:
+                continue  # an empty chunk would end the answer
+            data = b"%X\r\n%b\r\n" % (len(item), item)
+            sent = sock.send(data)
+            if sent < len(data):  # the client reads slowly: wait for the rest
+                sock.sendall(memoryview(data)[sent:])
+            server.sent += len(item)
+        raise StopIteration
 
     def close(self) -> None:
         try:
@@ -254,7 +305,7 @@ class _Body:
 
 def _answer(frames: Iterator[bytes], release: Callable[[], None] = lambda: None) -> Response:
     return Response(
-        _Body(frames, release),
+        _Body(frames, release, _server_answer()),
         200,
         mimetype=EVENT_STREAM,
         headers=STREAM_HEADERS,

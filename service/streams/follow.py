@@ -272,7 +272,7 @@ class Follower:
                     presence_at = watch.next_at()
                     if presence_at is not None and presence_at < until:
                         until = presence_at
-                woken = notified = waiter.wait(until - now if until > now else 0.0)
+                woken = notified = waiter.wait_until(until, now)
                 now = clock()
                 if woken:
                     beat_at = now + self.heartbeat
@@ -299,6 +299,9 @@ class Follower:
         if not shared:
             return self._render_step(after, mark, last_id, view, False)
         key = ("step", self.seat, self.holder, after, mark, last_id, view)
+        found: Step | None = self.hub.peek(self.table_id, key)
+        if found is not None:  # another stream of this audience rendered it
+            return found
         return self.hub.shared(
             self.table_id, key, lambda: self._render_step(after, mark, last_id, view, True)
         )

@@ -176,6 +176,24 @@ class Waiter:
         woken, self.notified = self.notified, False
         return woken
 
+    def wait_until(self, deadline: float, now: float) -> bool:
+        """:meth:`wait` until ``deadline`` (``time.monotonic``; ``now`` is
+        the time now): what a stream waits with after each wake, its path
+        kept short (one more stream on a busy table costs this)."""
+        hub = self.hub
+        event = self._event
+        if deadline <= now or hub is None or event.is_set() or not hub.timing:
+            event.wait(deadline - now if deadline > now else 0.0)
+        else:
+            self.deadline = deadline
+            due = self.due
+            if due is None or due > deadline:
+                hub._schedule(self)
+            event.wait()
+        event.clear()
+        woken, self.notified = self.notified, False
+        return woken
+
 
 class _Shared:
     """The reads of one table made since one announced commit (:meth:`Hub.shared`)."""
@@ -283,6 +301,15 @@ class Hub:
                         self._shared.pop(table_id, None)
                         self._confirmed.pop(table_id, None)
                         self._followed_changed.set()
+
+    def peek(self, table_id: str, key: Any) -> Any:
+        """What :meth:`shared` holds under ``key`` since the table's last
+        announced commit, ``None`` when nothing (no lock: a dict's read is
+        atomic)."""
+        shared = self._shared.get(table_id)
+        if shared is not None and shared.generation == self._generation.get(table_id, 0):
+            return shared.values.get(key)
+        return None
 
     def shared(self, table_id: str, key: Any, read: Callable[[], _T]) -> _T:
         """``read()``, once for all of this process's streams of the table
