@@ -163,8 +163,10 @@ class Follower:
     After an announced commit, the process's streams of the table share
     each read (:meth:`.Hub.shared`): one atomic read of the log and the
     table (:meth:`.TableStore.snapshot`), its event frames rendered once,
-    and each seat's frame rendered once for all the streams of that seat;
-    each stream then writes what it has to send in one piece."""
+    and each seat's frame rendered once for all the streams of that seat
+    (counted: :meth:`.Hub.rendered`); what a stream writes after it (a
+    :class:`Step`) is the same bytes object for every stream of the
+    audience in the same state, which each writes in one piece."""
 
     store: TableStore
     hub: Hub
