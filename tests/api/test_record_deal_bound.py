@@ -77,8 +77,12 @@ def test_a_deal_changed_under_the_genuine_moves_fails_the_whole_record_checks(
     assert_refused(tables, forged, "another seat's seed, the deal redone")
     # Relabelled as the host's deal (no shuffle), with hands changed.
     forged = copy.deepcopy(rec)
+    # The first card played changes hands: the genuine moves cannot hold.
     hands = [list(h) for h in rec["deal"]["hands"]]
-    hands[0][0], hands[1][0] = hands[1][0], hands[0][0]
+    first = next(m for m in rec["moves"] if m["move"] == "play")
+    seat, other = first["seat"], (first["seat"] + 1) % len(hands)
+    mine = hands[seat].index(first["card"])
+    hands[seat][mine], hands[other][0] = hands[other][0], hands[seat][mine]
     forged["deal_request"] = {"hands": hands}
     forged["submitted"] = forged["proof"]["submitted"] = True
     redeal(forged)
@@ -138,3 +142,15 @@ def test_hex_has_one_spelling_seeds_are_bounded_and_commutes_is_boolean(
         if what.startswith(("upper", "empty", "seed")):
             alone = tables.client.post(URL, json={"proof": forged["proof"]}).get_json()
             assert alone["valid"] is False, (what, alone)
+
+
+def test_rebuilt_stocks_after_a_gap_are_unchecked_and_not_checked(tables: TableClient) -> None:
+    _, rec = may_i_reshuffled(tables)
+    last = rec["proof"]["reshuffles"][-1]["move"]
+    rec["missing"] = [{"after_move": last - 1, "writes": 1, "seats": []}]
+    rec["complete"] = False
+    answer = tables.client.post(URL, json={"record": rec}).get_json()
+    assert answer["valid"] is None and answer["problems"] == [], answer
+    assert "rebuilt-stock-piles" not in answer["checked"], answer
+    unchecked = [u["check"] for u in answer["unchecked"]]
+    assert unchecked == ["rebuilt-stock-piles", "moves", "result"], answer
