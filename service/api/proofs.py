@@ -356,7 +356,8 @@ class Seed(MethodView):
 
 MOVES_UNIT = 250
 """Moves of a record run again per unit charged on the caller's record
-checks (``RATE_LIMIT_RECORD_CHECKS``), beyond the check's own unit."""
+checks (``RATE_LIMIT_RECORD_CHECKS``): the check's own unit covers the
+first ones."""
 
 
 @checks_blp.route("/deal-proof")
@@ -409,10 +410,11 @@ class CheckProof(MethodView):
         unchecked: list[dict[str, str]] = []
         if "record" in body:
             moves = body["record"].get("moves") if isinstance(body["record"], dict) else None
-            if isinstance(moves, list) and moves:
+            if isinstance(moves, list) and len(moves) > MOVES_UNIT:
                 # Every move is run again (some 0.15 ms each): a unit per
-                # started MOVES_UNIT, as much as the check itself costs.
-                limits.charge_record_work(-(-len(moves) // MOVES_UNIT))
+                # started MOVES_UNIT beyond the first, each as much as the
+                # check itself costs.
+                limits.charge_record_work(-(-len(moves) // MOVES_UNIT) - 1)
             try:
                 report = verify(body["record"])
                 problems = report.problems

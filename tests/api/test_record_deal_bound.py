@@ -154,3 +154,25 @@ def test_rebuilt_stocks_after_a_gap_are_unchecked_and_not_checked(tables: TableC
     assert "rebuilt-stock-piles" not in answer["checked"], answer
     unchecked = [u["check"] for u in answer["unchecked"]]
     assert unchecked == ["rebuilt-stock-piles", "moves", "result"], answer
+
+
+def test_a_record_check_counts_a_unit_per_started_250_moves_it_runs(
+    redis_server: Any, tables: TableClient
+) -> None:
+    # Running every move again is some 0.15 ms a move: a 300-move record
+    # costs its caller 2 units of RATE_LIMIT_RECORD_CHECKS, a short one 1.
+    from service import create_app
+    from tests.conftest import settings_for
+
+    from .test_limits import client_at
+
+    _, rec = may_i_reshuffled(tables, reshuffles=1)
+    rec["moves"] = (rec["moves"] * 300)[:300]
+    app = create_app(settings_for(redis_server.url, rate_limit_record_checks="3/minute"))
+    caller = client_at(app, "10.40.3.3")
+    assert caller.post(URL, json={"record": rec}).status_code == 200
+    refused = caller.post(URL, json={"record": rec})
+    assert (refused.status_code, refused.get_json()["code"]) == (429, "rate-limited")
+    short = {**rec, "moves": rec["moves"][:10]}
+    other = client_at(app, "10.40.4.4")
+    assert [other.post(URL, json={"record": short}).status_code for _ in range(2)] == [200, 200]
