@@ -443,7 +443,8 @@ def _run(
         if after is not None and after.key == choice.step:
             return _choose(game, base, choices, choice, move, now, made)
     if change.table is current and not change.events:
-        return base, choices
+        # A repeat is answered as the first time and never recorded.
+        raise LookupError("it changes nothing: a repeat of an earlier move is no entry")
     made += [*due.shuffles, *change.shuffles]
     return change.table, {}
 
