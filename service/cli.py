@@ -489,9 +489,11 @@ be read (the others are :data:`.games.replay.STATUSES`)."""
 
 CHECK_EXIT = (
     "Exit status: 0 it matches; 1 it does not (each problem printed); 2 what was read is "
-    "no round record; 3 a record of another version of the game's rules (its proof and "
-    "chain were checked, not its deal or moves); 4 what the record holds matches, but "
-    "moves are missing from it (a release that kept no record made them); 5 it could not "
+    "no round record; 3 a record of another version of the game's rules (only what "
+    "needs no rules was checked: the commitment, the shuffle of each deck it states, the "
+    "chain; not its starting deck, deal or moves: check it with the release it names); "
+    "4 what the record holds matches, but moves are missing from it (a release that kept "
+    "no record made them); 5 it could not "
     "be read (a file that cannot be opened, a URL that does not answer, or answers an "
     "error: the service's problem is printed, e.g. 409 round-not-over while the round "
     "is played)."
@@ -584,7 +586,12 @@ def _check_record(args: argparse.Namespace) -> int:
         for problem in report.problems:
             print(f"- {problem}")
     elif report.other_rules:
-        print(f"OTHER RULES {what}: {report.other_rules}; its proof and chain of moves match")
+        print(
+            f"OTHER RULES {what}: {report.other_rules}. Only what needs no rules was checked "
+            "and matches (the commitment, the shuffle of each deck it states, the chain of "
+            "moves); its starting deck, deal and moves were not: check it with the release "
+            "it names"
+        )
     else:
         replayed = f"; {report.moves} moves replayed" if args.command == "replay" else ""
         print(f"INCOMPLETE {what}: what it holds matches{replayed}, but:")
@@ -767,7 +774,8 @@ def main(argv: list[str] | None = None) -> int:
             "stranger can with the docs alone: the secret hashes to the commitment, the deal "
             "shuffles the starting deck the game and options give, the seats' seeds and the "
             "secret give the deck order, the order dealt is the deal, each rebuilt stock "
-            "shuffles the discard pile the moves leave, and every move's link. It prints what "
+            "shuffles the discard pile the moves leave, every move's link, and every move "
+            "run again from the deal (each accepted) to the recorded result. It prints what "
             "it checked and what it did not: the chain proves the moves only against the "
             "heads you noted during the round (--head), and the commitment only if you noted "
             "it (--commitment). docs/guide/deal-proofs.md says how.",
@@ -775,8 +783,8 @@ def main(argv: list[str] | None = None) -> int:
         (
             "replay",
             "re-run a round record through the game: the deal, every move, the result",
-            "Does what `referee verify` does, then plays every move of the record again "
-            "through the game's own rules and compares the result with the record's.",
+            "Does what `referee verify` does (which plays every move of the record again "
+            "through the game's own rules and compares the result with the record's).",
         ),
     ):
         check = sub.add_parser(

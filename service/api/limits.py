@@ -15,7 +15,9 @@ subscriber's block: :mod:`service.addresses`).
 
 The record check has its own counter because one costs up to some 40 ms
 (a whole round's record, up to 1 MiB: its chain of 2,000 moves and its
-shuffles recomputed), where a move costs 2 or 3. A round record that a
+shuffles recomputed), where a move costs 2 or 3; a record's moves are run
+again too, one unit more per started 250 beyond the first (some 40 ms
+each: :data:`.proofs.MOVES_UNIT`). A round record that a
 process renders anew (not in its cache) counts there too, one per started
 250 entries (:meth:`RateLimits.charge_record_work`): a 2,000-move record is
 some 30 ms to render, so cycling through more records than the cache holds

@@ -30,7 +30,7 @@ from ..games.replay import verify
 from ..storage.records import opening
 from ..storage.store import Journal, Loaded
 from ..version import release
-from . import auth
+from . import auth, limits
 from .catalog import checks_blp
 from .common import SECURITY, RefereeBlueprint, documented, referee
 from .inputs import RECORD_BODY, takes_body
@@ -354,6 +354,12 @@ class Seed(MethodView):
         return commit_move(table_id, move, respond, SeedOutcomeSchema)
 
 
+MOVES_UNIT = 250
+"""Moves of a record run again per unit charged on the caller's record
+checks (``RATE_LIMIT_RECORD_CHECKS``): the check's own unit covers the
+first ones."""
+
+
 @checks_blp.route("/deal-proof")
 @takes_body(RECORD_BODY)
 class CheckProof(MethodView):
@@ -373,9 +379,15 @@ class CheckProof(MethodView):
         true` alone (`unchecked` says so; send the record). With `record`
         (a whole round record): all that, whether dealing the round again
         gives the recorded deal, whether each rebuilt stock shuffled the
-        discard pile the record's moves leave, and every move's link (the
-        chain of moves; it shows a change only against heads noted while the
-        round was played: compare yours). `checked` names what was checked,
+        discard pile the record's moves leave, every move's link (the chain
+        of moves; it shows a change only against heads noted while the round
+        was played: compare yours), and every move run again from the deal,
+        each accepted, to the recorded result (so a deal changed under the
+        genuine moves fails, though no head covers the deal; a record of
+        more than 250 moves counts as one more record check per started 250).
+        A record of another rules version is checked only in what needs no
+        rules (the commitment, each stated deck's shuffle, the chain): check
+        it with the release it names. `checked` names what was checked,
         `unchecked` what the body holds that could not be, `incomplete` the
         moves missing from the record. `valid`: `true` when everything was
         checked and matches, `false` when something does not match
@@ -397,6 +409,12 @@ class CheckProof(MethodView):
         checked: list[str] = []
         unchecked: list[dict[str, str]] = []
         if "record" in body:
+            moves = body["record"].get("moves") if isinstance(body["record"], dict) else None
+            if isinstance(moves, list) and len(moves) > MOVES_UNIT:
+                # Every move is run again (some 0.15 ms each): a unit per
+                # started MOVES_UNIT beyond the first, each as much as the
+                # check itself costs.
+                limits.charge_record_work(-(-len(moves) // MOVES_UNIT) - 1)
             try:
                 report = verify(body["record"])
                 problems = report.problems

@@ -158,7 +158,7 @@ def problems_of(proof: Mapping[str, Any]) -> list[dict[str, str]]:
     if len(secret) != SECRET_BYTES:
         # Its key would be as long as the secret, hashed for every shuffle.
         return [{"pointer": "/secret", "detail": f"the secret is not {SECRET_BYTES} bytes"}]
-    if not hmac.compare_digest(commitment(secret), str(proof["commitment"]).lower()):
+    if not hmac.compare_digest(commitment(secret), str(proof["commitment"])):
         found.append(
             {"pointer": "/commitment", "detail": "the commitment is not the secret's SHA-256"}
         )
@@ -177,9 +177,15 @@ def problems_of(proof: Mapping[str, Any]) -> list[dict[str, str]]:
     return found
 
 
+def _lower_hex(text: str) -> bool:
+    """Whether ``text`` is :data:`SECRET_BYTES` bytes in lower-case hex."""
+    return len(text) == 2 * SECRET_BYTES and all(c in "0123456789abcdef" for c in text)
+
+
 def shape_problem(proof: Mapping[str, Any]) -> dict[str, str] | None:
     """The first member of ``proof`` that is not of its type (``secret`` and
-    ``commitment`` text, ``seeds`` a list of texts or ``null``, each shuffle
+    ``commitment`` 32 bytes in lower-case hex, ``seeds`` a list of texts of
+    1 to :data:`SEED_MAX` characters or ``null``, each shuffle
     a ``label`` and lists of card texts), or ``None``: checked before any
     hashing, so that a text where a list belongs is not hashed letter by
     letter."""
@@ -190,11 +196,21 @@ def shape_problem(proof: Mapping[str, Any]) -> dict[str, str] | None:
     for name in ("secret", "commitment"):
         if not isinstance(proof.get(name), str):
             return {"pointer": f"/{name}", "detail": f"the {name} is not a text"}
-    if len(proof["secret"]) != 2 * SECRET_BYTES:
-        return {"pointer": "/secret", "detail": f"the secret is not {SECRET_BYTES} bytes in hex"}
+        if not _lower_hex(proof[name]):
+            # One spelling only: no two texts may stand for one commitment.
+            return {
+                "pointer": f"/{name}",
+                "detail": f"the {name} is not {SECRET_BYTES} bytes in lower-case hex",
+            }
     seeds = proof.get("seeds")
     if not isinstance(seeds, list) or not all(s is None or isinstance(s, str) for s in seeds):
         return {"pointer": "/seeds", "detail": "the seeds are not a list of texts and nulls"}
+    for i, seed in enumerate(seeds):
+        if seed is not None and not 1 <= len(seed) <= SEED_MAX:
+            return {
+                "pointer": f"/seeds/{i}",
+                "detail": f"a seed is 1 to {SEED_MAX} characters (or null)",
+            }
     shuffles = proof.get("shuffles")
     if not isinstance(shuffles, list):
         return {"pointer": "/shuffles", "detail": "the shuffles are not a list"}
@@ -279,7 +295,7 @@ def chain_problems(
         key = chain_key(bytes.fromhex(proof["secret"]), version)
     except ValueError:
         return ["the secret is not hexadecimal"]
-    chain = Chain(key, str(proof["commitment"]).lower())
+    chain = Chain(key, str(proof["commitment"]))
     for i, move in enumerate(moves):
         held = move.get("link")
         if held is None:

@@ -381,6 +381,17 @@ def proof_problems(proof: Mapping[str, Any]) -> list[dict[str, str]]:
     return found
 
 
+def construction_problems(proof: Mapping[str, Any]) -> list[dict[str, str]]:
+    """How a version-2 ``proof`` of another rules version fails what needs
+    no rules (RULES.md 5.2): :func:`.proof.problems_of` (the commitment,
+    each shuffle of its stated deck) and each rebuilt stock's order as the
+    shuffle of its stated pile. Its starting deck, and the cards a rebuilt
+    stock may hold, are that version's: not checked."""
+    if shape_problem(proof) is not None:
+        return problems_of(proof)
+    return [*problems_of(proof), *_reshuffle_problems(proof, None)]
+
+
 def proof_coverage(proof: Mapping[str, Any]) -> tuple[list[str], list[dict[str, str]]]:
     """What :func:`proof_problems` checks of ``proof`` alone (names of
     :data:`CHECKS`), and what the proof holds that it cannot check, each
@@ -405,8 +416,11 @@ def proof_coverage(proof: Mapping[str, Any]) -> tuple[list[str], list[dict[str, 
     return checked, unchecked
 
 
-def _reshuffle_problems(proof: Mapping[str, Any], deck: Sequence[str]) -> list[dict[str, str]]:
-    """How a version-2 proof's ``reshuffles`` fail to check."""
+def _reshuffle_problems(
+    proof: Mapping[str, Any], deck: Sequence[str] | None
+) -> list[dict[str, str]]:
+    """How a version-2 proof's ``reshuffles`` fail to check (with ``deck``
+    ``None``, whether their cards are the starting deck's is not)."""
     steps = proof.get("reshuffles")
     if not isinstance(steps, list):
         return [{"pointer": "/reshuffles", "detail": "the reshuffles are not a list"}]
@@ -414,7 +428,7 @@ def _reshuffle_problems(proof: Mapping[str, Any], deck: Sequence[str]) -> list[d
         restock = reshuffler(proof["secret"], proof["seeds"])
     except ValueError:
         return []  # the secret's problem is reported already
-    whole = Counter(deck)
+    whole = None if deck is None else Counter(deck)
     found: list[dict[str, str]] = []
     for i, step in enumerate(steps):
         where = f"/reshuffles/{i}"
@@ -430,7 +444,7 @@ def _reshuffle_problems(proof: Mapping[str, Any], deck: Sequence[str]) -> list[d
         if step["label"] != label:
             found.append({"pointer": f"{where}/label", "detail": f"the label is {label}"})
         given: Counter[str] = Counter(step["deck"])
-        if given - whole:
+        if whole is not None and given - whole:
             found.append(
                 {"pointer": f"{where}/deck", "detail": "it holds cards the round's deck has not"}
             )
@@ -454,6 +468,7 @@ __all__ = [
     "PROOF_VERSION",
     "RECORD_VERSION",
     "SHUFFLE_LABEL",
+    "construction_problems",
     "decode_entry",
     "encode_entry",
     "header_text",

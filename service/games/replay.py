@@ -27,6 +27,7 @@ from .record import (
     RECORD_VERSION,
     RESHUFFLE,
     RESOLVE,
+    construction_problems,
     proof_coverage,
     proof_problems,
     reshuffler,
@@ -84,8 +85,9 @@ STATUSES = {
     0: "everything checked matches",
     MISMATCH: "something does not match (each problem is named)",
     NOT_A_RECORD: "the input is no round record",
-    OTHER_RULES: "a record of another version of the game's rules: its proof and chain "
-    "were checked, not its deal or moves",
+    OTHER_RULES: "a record of another version of the game's rules: only what needs no "
+    "rules was checked (the commitment, the shuffle of each deck it states, the chain), "
+    "not its starting deck, deal or moves: check it with the release it names",
     INCOMPLETE: "what the record holds matches, but moves are missing from it",
 }
 """The exit statuses of ``referee verify`` and ``referee replay``."""
@@ -122,15 +124,28 @@ def verify(record: Mapping[str, Any]) -> Report:
     # A proof of version 2 names what its starting deck follows from, by the
     # rules of its own version: by another's, only the construction is checked.
     named = version >= RECORD_VERSION or proof.get("version") == PROOF_VERSION
-    check = proof_problems if named and not report.other_rules else problems_of
-    report.problems += [f"proof{p['pointer']}: {p['detail']}" for p in check(proof)]
+    if named and not report.other_rules:
+        found = proof_problems(proof)
+    elif proof.get("version") == PROOF_VERSION:
+        # Another rules version: what needs no rules (each stated deck's
+        # shuffle, the chain) is checked; the starting deck is the rules'.
+        found = construction_problems(proof)
+    else:
+        found = problems_of(proof)
+    report.problems += [f"proof{p['pointer']}: {p['detail']}" for p in found]
     if shape_problem(proof) is not None:
         return report  # no proof to deal from
-    if check is proof_problems:
+    if named and not report.other_rules:
         report.checked += proof_coverage(proof)[0]
+    elif proof.get("version") == PROOF_VERSION:
+        report.checked += ["commitment", "deal-order"]
+        if proof.get("reshuffles"):
+            report.checked.append("rebuilt-stock-orders")
+        why = f"{report.other_rules}: the starting deck is that version's"
+        report.unchecked.append({"check": "starting-deck", "reason": why})
     else:
         report.checked += ["commitment", "deal-order"]
-        why = "a proof that names no game, or of another rules version"
+        why = "a proof that names no game"
         report.unchecked += [
             {"check": c, "reason": why} for c in ("starting-deck", "rebuilt-stock-orders")
         ]
@@ -138,8 +153,9 @@ def verify(record: Mapping[str, Any]) -> Report:
     if report.other_rules:
         why = f"{report.other_rules}: its deal is not dealt again"
         report.unchecked += [{"check": c, "reason": why} for c in ("table", "deal")]
-    else:
-        _deal(record, report)
+    dealt = None
+    if not report.other_rules:
+        dealt = _deal(record, report)
         report.checked += ["table", "deal"]
     if proof.get("version") == PROOF_VERSION:
         for name in ("game", "variant", "round", "options"):
@@ -154,10 +170,20 @@ def verify(record: Mapping[str, Any]) -> Report:
             report.problems.append("the proof's reshuffles are not the record's rebuilt stocks")
         if reshuffles:
             _piles(record, reshuffles, report)
+    report.problems += [
+        f"move {i + 1}'s commutes is not true (present, it is never anything else)"
+        for i, m in enumerate(record["moves"])
+        if "commutes" in m and m["commutes"] is not True
+    ]
     report.problems += chain_problems(
         proof, record["moves"], version, complete=not report.incomplete
     )
     report.checked.append("chain")
+    if dealt is not None:
+        _run_moves(record, report, *dealt)
+    elif report.other_rules:
+        why = f"{report.other_rules}: its moves are not run again"
+        report.unchecked += [{"check": c, "reason": why} for c in ("moves", "result")]
     return report
 
 
@@ -193,8 +219,9 @@ def _piles(record: Mapping[str, Any], reshuffles: list[dict[str, Any]], report: 
             )
         elif restock(str(step["label"]), pile) != step["order"]:
             report.problems.append(f"{where}'s order is not the shuffle of that pile")
-    report.checked.append("rebuilt-stock-piles")
-    if len(reshuffles) > len(piles):
+    if len(reshuffles) <= len(piles):
+        report.checked.append("rebuilt-stock-piles")
+    else:  # those before the gap are checked still: a problem there is named
         report.unchecked.append(
             {
                 "check": "rebuilt-stock-piles",
@@ -291,18 +318,19 @@ def start_problems(game: Game, before: Any, record: Mapping[str, Any]) -> list[s
 
 
 def replay(record: Mapping[str, Any]) -> Report:
-    """Run ``record`` again: its deal (:func:`verify`), then every move in
-    order, each of which must be accepted, then the clock to the end; the
-    rebuilt stocks and the round's result must be the recorded ones. A
-    record of another rules version is not run (``other_rules``); one with
-    moves missing is run up to the first gap (``incomplete``)."""
-    report = verify(record)
-    if report.other_rules:
-        return report
-    dealt = _deal(record, Report())
-    if dealt is None:
-        return report
-    game, base = dealt
+    """``referee replay``: what :func:`verify` does, which runs every move
+    again too (kept as its own command for scripts that call it)."""
+    return verify(record)
+
+
+def _run_moves(record: Mapping[str, Any], report: Report, game: Game, base: Any) -> None:
+    """Run ``record``'s moves again from its deal, in order, each of which
+    must be accepted, then the clock to the end; the rebuilt stocks and the
+    round's result must be the recorded ones (``moves``, ``result``). So
+    the deal is bound by the moves: a deal changed under the genuine moves
+    (another seat's seed, a shuffled deal relabelled submitted) fails here,
+    though no head noted covers the deal. One with moves missing is run up
+    to the first gap (``incomplete``). ``base`` is the table as dealt."""
     gaps = [g.get("after_move") for g in record.get("missing") or ()]
     stop = min((g for g in gaps if isinstance(g, int)), default=None)
     if stop is None and not record.get("complete", True):
@@ -317,6 +345,13 @@ def replay(record: Mapping[str, Any]) -> Report:
             kept.append({k: move.get(k) for k in ("label", "deck", "order")})
             continue
         if move.get("move") == RESOLVE:
+            missing = _unresolved(game, base, choices, move)
+            if missing:
+                report.problems.append(
+                    f"move {i + 1} (resolve) ends a step that seats {missing} have not "
+                    "chosen in: their moves are missing from the record"
+                )
+                return
             continue  # what fell due is run with the next move
         try:
             base, choices = _run(game, base, choices, move, made)
@@ -333,12 +368,12 @@ def replay(record: Mapping[str, Any]) -> Report:
                 report.incomplete.append(f"{said}; the moves missing before it explain it")
             else:
                 report.problems.append(said)
-            return report
+            return
         report.moves += 1
     if stop is not None:
         why = f"moves are missing from the record: run up to move {stop} only"
         report.unchecked += [{"check": c, "reason": why} for c in ("moves", "result")]
-        return report  # verify named the gap; nothing after it can be run
+        return  # verify named the gap; nothing after it can be run
     report.checked.append("moves")
     due = game.due(_folded(game, base, choices), END_OF_TIME_MS)
     made += due.shuffles
@@ -353,11 +388,27 @@ def replay(record: Mapping[str, Any]) -> Report:
         report.result = ended  # the host ended it: not listed, marked abandoned
     else:
         report.problems.append(f"the replayed round is not over ({count} rounds finished)")
-        return report
+        return
     if report.result != record["result"]:
         report.problems.append("the replayed result is not the recorded one")
     report.checked.append("result")
-    return report
+
+
+def _unresolved(
+    game: Game, base: Any, choices: Mapping[int, str], move: Mapping[str, Any]
+) -> list[int]:
+    """The seats that have not chosen in the step a ``resolve`` entry
+    (``move``) says is resolved, when it is not (the choices the record
+    holds do not complete it at its clock); empty when it is. A release
+    before 0.3.0 could lose the last choice of a step from the record when
+    the worker made it in the same look as another seat's."""
+    step = game.step_of(base)
+    if step is None:
+        return []
+    after = game.step_of(game.due(_folded(game, base, choices), move["at_ms"]).table)
+    if after is None or after.key != step.key:
+        return []
+    return [s for s in after.choosers if s not in after.choices]
 
 
 def _folded(game: Game, base: Any, choices: Mapping[int, str]) -> Any:
@@ -392,7 +443,8 @@ def _run(
         if after is not None and after.key == choice.step:
             return _choose(game, base, choices, choice, move, now, made)
     if change.table is current and not change.events:
-        return base, choices
+        # A repeat is answered as the first time and never recorded.
+        raise LookupError("it changes nothing: a repeat of an earlier move is no entry")
     made += [*due.shuffles, *change.shuffles]
     return change.table, {}
 

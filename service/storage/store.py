@@ -158,7 +158,7 @@ import json
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any, Protocol, TypeVar
@@ -593,11 +593,13 @@ class Journal:
         return bool(self.public or self.deal or self.header)
 
 
-def _journal(change: Any, chose: bool) -> Journal | None:
-    """``change``'s journal; without its move once this request's choice
-    (which recorded it) is written."""
+def _journal(change: Any, recorded: Sequence[Mapping[str, Any]]) -> Journal | None:
+    """``change``'s journal; without its move when it is one that this
+    request's choices already recorded (``choose.lua`` wrote it). A move
+    run again after a choice may be another seat's (the worker makes every
+    move due in one look): that one is recorded with its own commit."""
     journal: Journal | None = getattr(change, "journal", None)
-    if journal is not None and chose and journal.move is not None:
+    if journal is not None and journal.move is not None and journal.move in recorded:
         return replace(journal, move=None)
     return journal
 
@@ -965,6 +967,8 @@ class TableStore:
         # it completed) is stored by this request, even when the move itself
         # has nothing more to write (also after a lost race).
         chose = False
+        # The moves of the choices this request wrote (choose.lua recorded them).
+        recorded: list[Mapping[str, Any]] = []
         for attempt in range(self.max_attempts):
             # Moves on one table inside this process take turns, so that they
             # do not lose the version race to each other and redo their work;
@@ -1043,6 +1047,9 @@ class TableStore:
                             # right after it (what a repeat of it gets).
                             completed, chose = done, True
                             chosen = tuple(choice.events[:written])
+                            journal = getattr(change, "journal", None)
+                            if journal is not None and journal.move is not None:
+                                recorded.append(journal.move)
                             if away.startswith("-") and done.control is not None:
                                 # Back with this choice: the resolution's
                                 # commit says it no more.
@@ -1058,7 +1065,7 @@ class TableStore:
                         # lack only this one (the step's resolution is then
                         # committed with it, in one commit, if no choice
                         # changed since they were read).
-                        journal = _journal(change, chose)
+                        journal = _journal(change, recorded)
                         record_write = self._record_write(loaded, journal, change)
                         # The move's answer (and its idempotency record) shows
                         # the chain as this commit leaves it.

@@ -119,11 +119,12 @@ def chain(secret_hex: str, start: str, moves: list[dict[str, Any]]) -> tuple[str
         text = json.dumps(
             {k: v for k, v in move.items() if k != "link"}, sort_keys=True, separators=(",", ":")
         )
-        covered = "" if move.get("commutes") else "".join(p + "\n" for p in pending)
+        commutes = move.get("commutes") is True  # present, it must be true
+        covered = "" if commutes else "".join(p + "\n" for p in pending)
         link = hmac.new(key, (head + "\n" + covered + text).encode(), hashlib.sha256).hexdigest()
-        if link != move.get("link"):
+        if link != move.get("link") or move.get("commutes", True) is not True:
             return None, pending
-        if move.get("commutes"):
+        if commutes:
             pending.append(link)
         else:
             head, pending = link, []
@@ -131,8 +132,15 @@ def chain(secret_hex: str, start: str, moves: list[dict[str, Any]]) -> tuple[str
 
 
 def check_proof(proof: dict[str, Any]) -> list[str]:
-    """Steps 1, 3 and 5 of "What to check": what a proof alone holds."""
+    """Steps 1, 3 and 5 of "What to check": what a proof alone holds (and
+    step 2's seeds)."""
     found = []
+    for name in ("secret", "commitment"):
+        text = proof[name]
+        if len(text) != 64 or any(c not in "0123456789abcdef" for c in text):
+            return [f"{name}: not 64 lower-case hex characters"]
+    if any(seed is not None and not 1 <= len(seed) <= 128 for seed in proof["seeds"]):
+        found.append("a seed is not 1 to 128 characters")
     if commitment(proof["secret"]) != proof["commitment"]:
         found.append("commitment")
     if proof.get("version") != 2:
@@ -175,6 +183,8 @@ def check_record(rec: dict[str, Any]) -> list[str]:
     seats = len(rec["seats"])
     if len(proof["seeds"]) != seats:
         found.append("seeds")
+    if proof["submitted"] is not rec["submitted"]:
+        found.append("submitted")
     if not proof["submitted"] and proof["shuffles"]:
         dealt = deal_of(
             rec["game"],

@@ -48,7 +48,7 @@ def doc_chain(proof: dict[str, Any], moves: list[dict[str, Any]]) -> str | None:
 
 DOC = Path(__file__).parents[2] / "docs" / "guide" / "deal-proofs.md"
 
-CHECKED = ["commitment", "starting-deck", "deal-order", "table", "deal", "chain"]
+CHECKED = ["commitment", "starting-deck", "deal-order", "table", "deal", "chain", "moves", "result"]
 """What the endpoint checks of a whole record of a shuffled deal with no rebuilt stock."""
 
 
@@ -233,7 +233,7 @@ def test_a_seeded_round_is_verified_replayed_and_a_tampered_one_fails(
         "problems": [],
         "checked": [*CHECKED[:3], *(["rebuilt-stock-orders"] if proof["reshuffles"] else []),
                     *CHECKED[3:5], *(["rebuilt-stock-piles"] if proof["reshuffles"] else []),
-                    "chain"],
+                    "chain", "moves", "result"],
         "unchecked": [],
         "submitted": False,
         "incomplete": [],
@@ -351,7 +351,8 @@ def test_a_whole_record_up_to_1_mib_is_checked_and_no_larger_one(
     # A secret as long as the body allows is not hashed for every shuffle.
     long_secret = {**rec["proof"], "secret": "ab" * 450_000, "shuffles": [shuffle] * 200}
     answer = tables.client.post(url, json={"proof": long_secret})
-    assert answer.get_json()["problems"] == ["/secret: the secret is not 32 bytes in hex"]
+    said = answer.get_json()["problems"]
+    assert said == ["/secret: the secret is not 32 bytes in lower-case hex"]
 
 
 def test_a_record_the_referee_did_not_write_does_not_check(
@@ -419,7 +420,7 @@ def test_a_submitted_deal_is_marked_and_has_no_shuffle(
     assert check.get_json() == {
         "valid": True,
         "problems": [],
-        "checked": ["commitment", "table", "deal", "chain"],
+        "checked": ["commitment", "table", "deal", "chain", "moves", "result"],
         "unchecked": [],
         "submitted": True,
         "incomplete": [],

@@ -528,7 +528,10 @@ def test_verify_says_what_it_checked_and_checks_the_commitment_and_heads_noted(
     assert done.returncode == 0 and done.stdout.startswith("OK "), done.stdout
     checked = done.stdout.split("Checked:\n", 1)[1].split("Not checked:\n", 1)
     names = [line[2:].split(":", 1)[0] for line in checked[0].splitlines()]
-    assert names == ["commitment", "starting-deck", "deal-order", "table", "deal", "chain"]
+    assert names == [
+        *("commitment", "starting-deck", "deal-order", "table", "deal", "chain", "moves"),
+        "result",
+    ]
     # It claims no more of the chain than heads noted during the round show.
     assert "the chain proves the moves only against heads noted" in checked[1], done.stdout
     assert "--head" in checked[1] and "--commitment" in checked[1]

@@ -115,9 +115,15 @@ export interface paths {
          *     true` alone (`unchecked` says so; send the record). With `record`
          *     (a whole round record): all that, whether dealing the round again
          *     gives the recorded deal, whether each rebuilt stock shuffled the
-         *     discard pile the record's moves leave, and every move's link (the
-         *     chain of moves; it shows a change only against heads noted while the
-         *     round was played: compare yours). `checked` names what was checked,
+         *     discard pile the record's moves leave, every move's link (the chain
+         *     of moves; it shows a change only against heads noted while the round
+         *     was played: compare yours), and every move run again from the deal,
+         *     each accepted, to the recorded result (so a deal changed under the
+         *     genuine moves fails, though no head covers the deal; a record of
+         *     more than 250 moves counts as one more record check per started 250).
+         *     A record of another rules version is checked only in what needs no
+         *     rules (the commitment, each stated deck's shuffle, the chain): check
+         *     it with the release it names. `checked` names what was checked,
          *     `unchecked` what the body holds that could not be, `incomplete` the
          *     moves missing from the record. `valid`: `true` when everything was
          *     checked and matches, `false` when something does not match
