@@ -415,15 +415,18 @@ def test_the_new_keys_expire_with_the_table_and_an_expired_table_stays_gone(
     expiry = {k: expire_at(redis_client, k) for k in keys}
     assert all(v > 0 for v in expiry.values()), expiry
     assert max(expiry.values()) - min(expiry.values()) <= 5, expiry
-    # A refused claim logs an event: every key's expiry moves with it.
+    # A refused claim logs an event and buys the table no time (issue 39 L7).
     time.sleep(0.05)
     assert tables.claim(t, 1, 1).status_code == 422
+    assert {k: expire_at(redis_client, k) for k in keys} == expiry
+    # A move does: every key's expiry moves with it.
+    assert tables.pass_(t, 1, 2, 1, [tables.hand(t, 1)[0]]).status_code == 200
     moved = {k: expire_at(redis_client, k) for k in keys}
     assert all(moved[k] > expiry[k] for k in keys)
     assert max(moved.values()) - min(moved.values()) <= 5, moved
     time.sleep(2.2)
     assert list(redis_client.scan_iter(match=f"*{{{t.table_id}}}*")) == []
-    late = tables.pass_(t, 1, 2, 1, [hands[1][1]])
+    late = tables.pass_(t, 1, 2, 2, [hands[2][1]])
     assert late.status_code in (401, 404)
     assert list(redis_client.scan_iter(match=f"*{{{t.table_id}}}*")) == []
 
