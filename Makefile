@@ -56,7 +56,7 @@ clients: $(VENV)/.installed-dev web/node_modules/.installed clients/typescript/n
 	  --meta pdm --output-path clients/python --overwrite
 	@echo "make: the Python client is in clients/python: pip install ./clients/python (with httpx and attrs)"
 
-web: web/node_modules/.installed clients/typescript/node_modules/.installed  ## type-check and bundle the web table into service/api/static/play (committed)
+web: web/node_modules/.installed clients/typescript/node_modules/.installed  ## type-check and bundle the web table into service/site/static/play (committed)
 	cd web && npm run -s check && npm run -s build
 
 web/node_modules/.installed: web/package-lock.json

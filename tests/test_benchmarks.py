@@ -61,7 +61,7 @@ def test_uncontended_counts_every_kind_of_request(redis_server: RedisProcess) ->
     assert passes["round_trips"]["max"] >= 1
     assert passes["commands_sent"]["mean"] >= passes["round_trips"]["mean"]
     # One commit (no retry) and the per-token and per-address limits' counters
-    # (service/api/limits.py).
+    # (service/edge/limits.py).
     assert passes["commands_sent_by_name"]["EVALSHA"] == 3
     assert passes["commands_executed"] >= passes["commands_sent"]["mean"]
 

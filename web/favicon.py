@@ -1,4 +1,4 @@
-"""Draws service/api/static/favicon.ico (served at /favicon.ico): a card with
+"""Draws service/site/static/favicon.ico (served at /favicon.ico): a card with
 a spade on the felt's green, 16 and 32 pixels square, PNG images in an ICO,
 with the standard library only. Run it from the repository: python3 web/favicon.py"""
 

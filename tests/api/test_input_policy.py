@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import service
-from service.api import schemas
+from service.spec import schemas
 
 from ..helpers import TableClient, bearer, openapi_spec
 

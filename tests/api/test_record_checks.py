@@ -321,7 +321,7 @@ def test_a_finished_record_has_a_strong_etag_a_long_cache_life_and_is_compressed
     assert tables.deal(t).status_code == 201
     assert tables.client.get(url).headers["ETag"] == etag
     # The process rendered and compressed it once: later readers get those.
-    from service.api.round_records import COMPRESSED, RENDERED
+    from service.resources.proofs.round_records import COMPRESSED, RENDERED
 
     kept = etag.strip('"')
     assert RENDERED.get(kept) == plain.data

@@ -1,0 +1,1 @@
+"""Seats: joining and leaving, tokens and codes, the seating rules, the lobby, bots."""
