@@ -38,10 +38,11 @@ test: $(VENV)/.installed-dev $(NODE_DEPS)  ## install with the test tools, then 
 	$(BIN)/python -m compileall -q -j 0 service benchmarks tests
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal
 
-lint: $(VENV)/.installed-dev  ## ruff and mypy (strict on service/games)
+lint: $(VENV)/.installed-dev  ## ruff, mypy (strict on service/games) and import-linter (no circles, no import up a floor)
 	$(BIN)/ruff check service tests benchmarks
 	$(BIN)/ruff format --check service tests benchmarks
 	$(BIN)/mypy service benchmarks
+	$(BIN)/lint-imports
 
 openapi: $(VENV)/.installed  ## regenerate openapi.yaml from the code
 	$(BIN)/referee openapi -o openapi.yaml
@@ -99,5 +100,5 @@ $(VENV)/.installed-bench: pyproject.toml | $(VENV)/bin/pip
 	touch $@ $(VENV)/.installed
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis web/node_modules clients/python \
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache .grimp_cache .hypothesis web/node_modules clients/python \
 	  clients/typescript/node_modules clients/typescript/dist

@@ -19,6 +19,7 @@ from benchmarks import (
     heavy_checks,
     keyed_memory,
     long_round,
+    measures,
     memory,
     players,
     record_memory,
@@ -455,9 +456,9 @@ def test_peer_is_skipped_without_node(monkeypatch: Any) -> None:
 
 
 def test_percentile_interpolates() -> None:
-    assert report.percentile([1.0, 2.0, 3.0, 4.0, 5.0], 50) == 3.0
-    assert report.percentile([0.0, 10.0], 95) == 9.5
-    assert math.isnan(report.percentile([], 99))
+    assert measures.percentile([1.0, 2.0, 3.0, 4.0, 5.0], 50) == 3.0
+    assert measures.percentile([0.0, 10.0], 95) == 9.5
+    assert math.isnan(measures.percentile([], 99))
 
 
 def test_update_readme_replaces_only_between_the_markers(tmp_path: Any) -> None:

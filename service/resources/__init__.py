@@ -2,7 +2,8 @@
 
 Each game adds its move endpoints in a package of its own (:mod:`.ship`,
 :mod:`.sevens`, :mod:`.may_i`); :mod:`.moves` is how every move is made and
-:mod:`.clocks` the clock and bot fields every resource shares."""
+:mod:`.clocks` the clock and bot fields, :mod:`.seating` the seating rules
+(tokens, codes, who sits where) that the tables, seats and moves share."""
 
 from __future__ import annotations
 

@@ -22,8 +22,7 @@ from ..games import game_of
 from ..games.base import Game, Transition
 from ..games.errors import RuleViolation
 from ..storage.store import NO_CONTROL, AlreadyRecorded, Control, Loaded, TableNotFound
-from . import clocks
-from .seats import seating
+from . import clocks, seating
 
 Answer = tuple[dict[str, Any], int, dict[str, str]]
 

@@ -483,7 +483,7 @@ PAGES: dict[str, Page] = {
         "This seat has already answered this request, the other way (RULES.md 4.6).",
         "Nothing to do: an answer stands.",
     ),
-    # Seats (RULES.md 5.1, 5.6: service/resources/seats/seating.py).
+    # Seats (RULES.md 5.1, 5.6: service/resources/seating.py).
     "join-code-invalid": Page(
         403,
         "The join code is not one of this table's: mistyped, already used (a seat's code "

@@ -8,7 +8,7 @@ touches one Redis Cluster slot::
                                   hashes, "" for an open seat, and the
                                   seating: join-code hashes with their
                                   expiry, listed, created; see
-                                  ``service.resources.seats.seating``), k (the key of the
+                                  ``service.resources.seating``), k (the key of the
                                   state's simultaneous step, "" or absent
                                   for none), w (the Redis clock of the last
                                   write, ms; absent in tables written before

@@ -15,7 +15,7 @@ import redis
 
 from service import create_app
 from service.edge.auth import token_hash
-from service.resources.seats import seating
+from service.resources import seating
 from service.storage.idempotency import index_key
 from tests.conftest import RedisProcess, settings_for
 from tests.helpers import Table, bearer, snapshot

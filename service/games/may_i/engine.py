@@ -46,6 +46,7 @@ from .melds import (
     take,
 )
 from .options import ROUNDS, deck_for, resolve_options
+from .scoring import match_json, result_json
 from .state import Cards, MatchStatus, Offer, Round, RoundResult, Step, Table
 
 Event = dict[str, Any]
@@ -1281,21 +1282,6 @@ def end_round(table: Table, out: int | None, abandoned: bool = False) -> tuple[T
         table = replace(table, match_status=MatchStatus.WON, match_winners=leaders(totals))
         events.append({"type": "match-won", **match_json(table)})
     return table, events
-
-
-def result_json(r: RoundResult) -> dict[str, Any]:
-    return {
-        "round": r.round,
-        "dealer": r.dealer,
-        "out": r.out,
-        "cards_left": list(r.cards_left),
-        "penalties": list(r.penalties),
-        "points": list(r.points),
-    }
-
-
-def match_json(table: Table) -> dict[str, Any]:
-    return {"status": table.match_status.value, "winners": list(table.match_winners)}
 
 
 def finish(table: Table, now_ms: int) -> Transition:

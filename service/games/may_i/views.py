@@ -14,13 +14,12 @@ from .engine import (
     awaited,
     can_place,
     discardable_given,
-    match_json,
     offer_json,
-    result_json,
     settle_due,
 )
 from .melds import CONTRACTS, Meld, contract_text, fits
 from .players import find_contract
+from .scoring import match_json, result_json
 from .state import MatchStatus, Step, Table
 
 

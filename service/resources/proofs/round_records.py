@@ -26,7 +26,8 @@ from flask_compress import Compress
 from ...edge.common import check_table_id, documented, referee
 from ...edge.problems import Problem
 from ...games import game_of
-from ...games.record import parse_header, render
+from ...games.record import parse_header
+from ...games.record_render import render
 from ...spec.links import operation
 from ...storage.records import ChainState
 from ...version import release

@@ -34,9 +34,8 @@ from ...games.base import Transition
 from ...spec.links import operation
 from ...spec.schemas import PublicTableSchema
 from ...storage.store import NO_CONTROL, Loaded
-from .. import clocks
+from .. import clocks, seating
 from ..moves import Answer, after
-from . import seating
 from .endpoints import SeatChange, _seat, _seat_move, blp
 from .schemas import BotSeatSchema
 

@@ -34,8 +34,9 @@ from ...games.errors import RuleViolation
 from ...spec.links import operation
 from ...spec.schemas import PublicTableSchema
 from ...storage.store import NO_CONTROL, Loaded
+from .. import seating
 from ..moves import Answer, after, commit_move
-from . import lobby, seating
+from . import lobby
 from .schemas import CodeRequestSchema, IssuedCodeSchema, JoinedSchema, JoinSchema
 
 blp = RefereeBlueprint(

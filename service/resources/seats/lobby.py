@@ -26,7 +26,7 @@ from ...games import GAMES, VARIANTS, game_of
 from ...spec.links import operation
 from ...storage.lobby import Entry, Lobby
 from ...storage.store import TableNotFound
-from . import seating
+from .. import seating
 from .schemas import LobbyPageSchema, LobbyQuerySchema
 
 blp = RefereeBlueprint(

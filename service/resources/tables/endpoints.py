@@ -60,11 +60,11 @@ from ...storage.store import (
     RoundsGone,
     TableNotFound,
 )
-from .. import clocks, moves
+from .. import clocks, moves, seating
 from ..catalog.endpoints import DEAL_PARTS
 from ..moves import Answer, after, commit_move, load, public, public_of, replay_unless_gone
 from ..proofs import endpoints as proofs
-from ..seats import lobby, seating
+from ..seats import lobby
 
 blp = RefereeBlueprint(
     "tables",

@@ -38,9 +38,9 @@ import hmac
 import secrets
 from typing import Any
 
-from ...edge.auth import digest_of_stored, new_token, stored_digest
-from ...edge.problems import Problem
-from ...games.errors import Kind, RuleViolation, register_codes
+from ..edge.auth import digest_of_stored, new_token, stored_digest
+from ..edge.problems import Problem
+from ..games.errors import Kind, RuleViolation, register_codes
 
 CODE_BYTES = 16
 """A join code's random bytes (128 bits from the CSPRNG: a guess among 2^128)."""
