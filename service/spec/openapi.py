@@ -23,7 +23,8 @@ from ..edge.rules_links import link_rules
 from ..site import docs_generated
 from . import per_game as spec_games
 from . import texts
-from .schemas import DocumentedSchema, GameSchema, OptionsSchema, ProblemSchema, StrictSchema
+from .fields import DocumentedSchema, StrictSchema
+from .schemas import GameSchema, OptionsSchema, ProblemSchema
 
 
 class StrictConverter(OneofOpenAPIConverter):  # type: ignore[misc]

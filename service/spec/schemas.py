@@ -1,212 +1,28 @@
-"""Marshmallow schemas: they validate every request and generate the OpenAPI spec."""
+"""The schemas every resource shares: a game's options, the unions by game
+(each game's shapes are registered into them, :mod:`.schemas_games`), a
+table's and a seat's views, events and problems. They validate requests and
+generate the spec; a resource's own schemas are beside its endpoints."""
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Any, ClassVar
 
 import marshmallow as ma
 from marshmallow import fields, validate
 from marshmallow_oneofschema.one_of_schema import OneOfSchema
 
-from ..edge.inputs import AsciiInteger
-from ..edge.names import BOT_NAME_RULE, bot_like
-from ..games import GAMES, VARIANTS
+from ..games import VARIANTS
 from ..games.base import BOT_KINDS
-from ..games.cards import BLANKS_AROUND_A_CARD
 from ..games.match import MatchStatus
-from ..games.may_i.options import LARGEST_DECK as MAY_I_DECK
-from ..games.sevens.options import LARGEST_DECK as SEVENS_DECK
 from ..games.ship.options import (
     DECKS,
     DECLARATIONS,
     DIRECTIONS,
-    MAX_SEATS,
-    MIN_SEATS,
     PASSINGS,
     SIMULTANEOUS_WINS,
 )
-from ..games.ship.options import LARGEST_DECK as SHIP_DECK
 from ..games.ship.options import LARGEST_HAND as SHIP_HAND
-
-CARD_PATTERN_DOC = "A card: rank then suit, e.g. `TH`, `10H`, `A♥` (any case); answers use `TH`."
-MAX_NAME = 40
-MAX_CALL = 80
-LARGEST_DECK = max(SHIP_DECK, SEVENS_DECK, MAY_I_DECK)
-"""The most cards a round of any game holds (May I?'s four decks with their
-jokers, 216): a deal of any game, its hands and its stock together, holds no
-more. Each game's own checks bound it by its own deck."""
-LARGEST_DEALT_HAND = SHIP_HAND
-"""The most cards a deal gives one seat in any game: My Ship Sails' largest
-``hand_size`` (26; Sevens deals at most 18, May I? 10)."""
-
-
-class DocumentedSchema(ma.Schema):
-    """A schema whose docstring becomes its description in the OpenAPI spec.
-
-    As a response's schema, every member it declares is ``required`` in the
-    spec (each answer holds it, ``null`` where the field allows) unless
-    ``PRESENT`` names the only ones that are: the views shared by the games
-    hold each game's own members on that game's tables only."""
-
-    PRESENT: ClassVar[tuple[str, ...] | None] = None
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if cls.__doc__:
-            meta = cls.__dict__.get("Meta") or type("Meta", (getattr(cls, "Meta", object),), {})
-            setattr(meta, "description", " ".join(cls.__doc__.split()))  # noqa: B010
-            setattr(cls, "Meta", meta)  # noqa: B010
-
-
-class StrictSchema(DocumentedSchema):
-    """Unknown fields are an error, not silently dropped."""
-
-    class Meta:
-        unknown = ma.RAISE
-
-
-def Int(**kwargs: Any) -> fields.Integer:  # noqa: N802 - reads like a field class
-    """A whole number that refuses ``"7"`` and ``7.5``."""
-    return fields.Integer(strict=True, **kwargs)
-
-
-class StrictBoolean(fields.Boolean):
-    """A JSON ``true`` or ``false`` only."""
-
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
-        if not isinstance(value, bool):
-            raise self.make_error("invalid", input=value)
-        return value
-
-
-def Bool(**kwargs: Any) -> fields.Boolean:  # noqa: N802 - reads like a field class
-    """A JSON ``true`` or ``false`` that refuses ``"yes"``, ``"false"``, ``1`` and ``0``
-    (marshmallow's own Boolean takes them all), as ``Int()`` refuses ``"7"``."""
-    return StrictBoolean(**kwargs)
-
-
-_RANK = "(?:10|[2-9TtJjQqKkAa])"
-_SUIT = "(?:[SsHhDdCc]|[\u2660\u2665\u2666\u2663\u2664\u2661\u2662\u2667][\ufe0e\ufe0f]?)"
-_BLANKS = rf"\s{{0,{BLANKS_AROUND_A_CARD}}}"
-CARD_PATTERN = rf"^{_BLANKS}{_RANK}{_SUIT}{_BLANKS}$"
-"""What :func:`service.games.cards.parse_card` reads as a card, for the spec.
-Its blanks are bounded so that every string it matches is at most 8
-characters long (the field's ``maxLength``): with ``\\s*`` a generator drew
-strings the length then refused, and a body of many cards was nearly always
-drawn again (Hypothesis's health check failed on the exchange check)."""
-_SELECTORS = "[\ufe0e\ufe0f]*"
-SUIT_PATTERN = (
-    rf"^\s*{_SELECTORS}(?:[SsHhDdCc]|[\u2660\u2665\u2666\u2663\u2664\u2661\u2662\u2667])"
-    rf"{_SELECTORS}\s*$"
-)
-"""A suit as :func:`~service.games.cards.parse_suit` reads it: a letter (any
-case) or a symbol, variation selectors anywhere inside."""
-CARD_OR_JOKER_PATTERN = rf"^{_BLANKS}(?:{_RANK}{_SUIT}|[Jj][Kk]|[Jj][Oo][Kk][Ee][Rr]){_BLANKS}$"
-"""The same, or May I?'s joker (``JK``, ``joker``)."""
-
-
-def Card(*, joker: bool = False, judged: bool = False, **kwargs: Any) -> fields.String:  # noqa: N802
-    """One card code as a player may write it (with ``joker``, also May I?'s
-    joker). Its pattern is in the spec, and the game refuses what does not
-    match it with the card's pointer; a ``judged`` card (a deal check's) has
-    none, since the check answers a bad card as one of its problems."""
-    metadata = {"description": CARD_PATTERN_DOC, **kwargs.pop("metadata", {})}
-    if not judged:
-        metadata["pattern"] = CARD_OR_JOKER_PATTERN if joker else CARD_PATTERN
-    return fields.String(validate=validate.Length(1, 8), metadata=metadata, **kwargs)
-
-
-def Cards(  # noqa: N802
-    most: int,
-    least: int = 0,
-    what: str = "cards",
-    *,
-    joker: bool = False,
-    judged: bool = False,
-    **kwargs: Any,
-) -> fields.List[Any]:
-    """A list of ``least``..``most`` cards: ``most`` is what the game can hold
-    there (a hand, a stock, a meld), so that no request costs more than the
-    game's largest real one."""
-    error = f"{what}: {least} to {most} cards (the most the game can hold there)"
-    length = validate.Length(least, most, error=error)
-    return fields.List(Card(joker=joker, judged=judged), validate=length, **kwargs)
-
-
-INVISIBLE = ("Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp")
-"""Unicode general categories refused in names and texts: controls (Cc), format
-characters such as the bidirectional overrides and isolates, zero-width joiners
-and the BOM (Cf), private use (Co), lone surrogates (Cs), unassigned code points
-(Cn), line and paragraph separators (Zl, Zp)."""
-
-TEXT_DOC = (
-    "Kept as typed, but refused (422) when it holds a character of Unicode category "
-    + ", ".join(INVISIBLE)
-    + " (controls, format and direction-changing characters such as U+202E, private use, "
-    "lone surrogates, unassigned code points, line and paragraph separators), or when it "
-    "has no visible character (only spaces, combining marks or blank fillers)."
-)
-
-
-def _printable(text: str) -> None:
-    # Lone surrogates cannot be stored as UTF-8; invisible or direction-changing
-    # characters let a name pass for another; a blank name names no one.
-    if any(unicodedata.category(ch) in INVISIBLE for ch in text):
-        raise ma.ValidationError(
-            "must not hold control, format (such as direction overrides), private-use, "
-            "unassigned or separator characters, nor lone surrogates"
-        )
-    if not any(_visible(ch) for ch in text):
-        raise ma.ValidationError("must hold a visible character")
-
-
-BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
-"""Letters and symbols that draw nothing (Hangul fillers, the blank Braille pattern)."""
-
-
-def _visible(ch: str) -> bool:
-    """Whether ``ch`` draws something by itself: not a space, separator, mark,
-    invisible character or blank letter."""
-    category = unicodedata.category(ch)
-    return not (category[0] in "ZC" or category in ("Mn", "Me") or ch in BLANK_LETTERS)
-
-
-def Text(low: int, high: int, component: str, **kwargs: Any) -> fields.String:  # noqa: N802
-    """A string of ``low``..``high`` characters, at least one visible (see
-    ``TEXT_DOC``), which the spec states as its text ``component`` (the rule
-    as a pattern: :mod:`.texts`)."""
-    metadata = kwargs.pop("metadata", {})
-    description = " ".join(filter(None, [metadata.get("description"), TEXT_DOC]))
-    return fields.String(
-        validate=[validate.Length(low, high), _printable],
-        metadata={**metadata, "description": description, "text_component": component},
-        **kwargs,
-    )
-
-
-def _a_persons(text: str) -> None:
-    # A person named "Bot 3 (basic)" would pass for the bot (RULES.md 5.1).
-    if bot_like(text):
-        raise ma.ValidationError(BOT_NAME_RULE)
-
-
-PERSON_NAME_DOC = (
-    "Names of the form `Bot …` are the bots' (RULES.md 5.1): a person's name whose first "
-    'word reads "Bot" (in any case, or in letters that look alike: Unicode\'s confusables) '
-    "is refused (422)."
-)
-
-
-def PersonName(**kwargs: Any) -> fields.String:  # noqa: N802 - reads like a field class
-    """A person's name (:data:`MAX_NAME` characters at most, see ``TEXT_DOC``),
-    never a bot's (:func:`.names.bot_like`)."""
-    metadata = kwargs.pop("metadata", {})
-    description = " ".join(filter(None, [metadata.get("description"), PERSON_NAME_DOC]))
-    field = Text(1, MAX_NAME, "Name", metadata={**metadata, "description": description}, **kwargs)
-    field.validators.append(_a_persons)
-    return field
-
+from .fields import _RANK, MAX_CALL, Bool, DocumentedSchema, Int, StrictSchema, Text
 
 MATCH_DOC = {
     "description": 'How the match ends (RULES.md 2.8, 3.5): exactly one of `{"target_wins": n}`, '
@@ -454,30 +270,6 @@ class VariantBaseSchema(DocumentedSchema):
     options = fields.Dict(metadata={"description": "The options in force (each game's own)."})
 
 
-class VariantListSchema(DocumentedSchema):
-    """Every preset this version plays."""
-
-    variants = fields.List(fields.Nested(VariantSchema))
-
-
-class GameInfoSchema(DocumentedSchema):
-    """A game the referee knows."""
-
-    name = fields.String(
-        validate=validate.OneOf(list(GAMES)),
-        metadata={"description": "Its id: `my-ship-sails`, `sevens`, `may-i`."},
-    )
-    title = fields.String()
-    rules = fields.String(metadata={"description": "The path of its rules page."})
-    variants = fields.List(fields.Nested(VariantSchema))
-
-
-class GameListSchema(DocumentedSchema):
-    """Every game."""
-
-    games = fields.List(fields.Nested(GameInfoSchema))
-
-
 class GameSchema(StrictSchema):
     """A game: a preset and overrides."""
 
@@ -498,98 +290,6 @@ class GameSchema(StrictSchema):
         metadata={"description": "A preset of any game (`GET /v1/variants`)."},
     )
     options = fields.Nested(OptionsSchema, load_default=dict)
-
-
-class PlayerField(fields.Field):  # type: ignore[type-arg]
-    """A seat of a new table: a name, ``null`` (open), or a bot."""
-
-    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
-        name = Text(1, MAX_NAME, "Name")
-        if value is None:
-            return None
-        if isinstance(value, str):
-            return PersonName().deserialize(value)
-        if isinstance(value, dict) and set(value) <= {"bot", "name"}:
-            if value.get("bot") not in BOT_KINDS:
-                raise ma.ValidationError(f"bot must be one of {', '.join(BOT_KINDS)}")
-            if value.get("name") is None:
-                return {"bot": value["bot"]}
-            try:
-                named = name.deserialize(value["name"])
-            except ma.ValidationError as refused:  # pointed at /players/<n>/name
-                raise ma.ValidationError({"name": refused.messages}) from None
-            return {"bot": value["bot"], "name": named}
-        raise ma.ValidationError('a name, null, or {"bot": "random" | "basic"}')
-
-
-class CreateTableSchema(GameSchema):
-    """A new table: preset, overrides, players in seat order, first dealer."""
-
-    clocked = True
-
-    players = fields.List(
-        PlayerField(
-            allow_none=True,
-            metadata={
-                "nullable": True,
-                "oneOf": [
-                    {"$ref": "#/components/schemas/Name"},
-                    {
-                        "type": "object",
-                        "required": ["bot"],
-                        "additionalProperties": False,
-                        "properties": {
-                            "bot": {"type": "string", "enum": list(BOT_KINDS)},
-                            "name": {"$ref": "#/components/schemas/Name"},
-                        },
-                    },
-                ],
-            },
-        ),
-        required=True,
-        validate=validate.Length(MIN_SEATS, MAX_SEATS),
-        metadata={
-            "description": "The players in seat order, clockwise from seat 0: a person's name "
-            "(names of the form `Bot …` are the bots', RULES.md 5.1: a person's name whose "
-            'first word reads "Bot", in any case or in look-alike letters, is refused); `null` '
-            "for an open seat, which a player takes later with a join code (or, at a "
-            '`listed` table, with none): RULES.md 5.1; or `{"bot": "random" | "basic", '
-            '"name": ...}` for a seat an automatic player takes (RULES.md 5.4; no token).'
-        },
-    )
-    join_codes = fields.String(
-        load_default="seat",
-        validate=validate.OneOf(["seat", "table"]),
-        metadata={
-            "description": "With open seats: `seat` (one code per open seat, each single "
-            "use) or `table` (one code that takes the lowest open seat each time it is "
-            "presented, until it expires)."
-        },
-    )
-    listed = Bool(
-        load_default=False,
-        metadata={
-            "description": "Show the table in the lobby (`GET /v1/lobby`, RULES.md 5.6) while "
-            "it has open seats; anyone may then take one, without a code."
-        },
-    )
-    first_dealer = fields.Raw(
-        load_default="draw",
-        metadata={
-            "description": 'A seat number, or `"draw"` to draw for it (RULES.md 1).',
-            "oneOf": [
-                {"type": "integer", "minimum": 0, "maximum": MAX_SEATS - 1},
-                {"type": "string", "enum": ["draw"]},
-            ],
-        },
-    )
-
-    @ma.validates("first_dealer")
-    def _seat_or_draw(self, value: Any, **_: Any) -> None:
-        if value == "draw":
-            return
-        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < MAX_SEATS:
-            raise ma.ValidationError(f'must be a seat number (0..{MAX_SEATS - 1}) or "draw"')
 
 
 class SeatSchema(DocumentedSchema):
@@ -638,13 +338,6 @@ class SeatSchema(DocumentedSchema):
     )
 
 
-class ShownHandSchema(DocumentedSchema):
-    """A hand shown by a valid declaration, or by Foster's showdown."""
-
-    seat = fields.Integer()
-    cards = fields.List(fields.String())
-
-
 class RoundResultSchema(DocumentedSchema):
     """How a round ended, the members of every game: each game's result adds
     its own (RULES.md 2.7, 2.8, 3.5, 4.8)."""
@@ -653,14 +346,6 @@ class RoundResultSchema(DocumentedSchema):
 
     round = fields.Integer()
     dealer = fields.Integer()
-
-
-class ClaimShownSchema(DocumentedSchema):
-    """A valid claim of the round in play, with the hand it showed."""
-
-    seat = fields.Integer()
-    hand = fields.List(fields.String())
-    at_ms = fields.Integer(metadata={"description": "When the claim arrived (Redis clock, ms)."})
 
 
 class RoundViewSchema(DocumentedSchema):
@@ -719,10 +404,6 @@ class AwaitingSchema(DocumentedSchema):
             "for none."
         },
     )
-
-
-SEEDS_WAIT_MS = (1_000, 86_400_000)
-"""The host's wait for seeds, 1 s to 24 h (ms)."""
 
 
 class NextDealSchema(DocumentedSchema):
@@ -879,26 +560,6 @@ class JoinCodeSchema(DocumentedSchema):
     )
 
 
-class CreatedTableSchema(DocumentedSchema):
-    """A created table, with the host's and every named seat's token and the
-    open seats' join codes (shown once)."""
-
-    table_id = fields.String()
-    host_token = fields.String(metadata={"description": "Shown only this once."})
-    seat_tokens = fields.List(
-        fields.Nested(SeatTokenSchema),
-        metadata={"description": "Shown once; one per named seat (none for an open seat)."},
-    )
-    join_codes = fields.List(
-        fields.Nested(JoinCodeSchema),
-        metadata={
-            "description": "Shown once; one per open seat, or one table code (`join_codes: "
-            "table`); empty when every seat is named."
-        },
-    )
-    table = fields.Nested(PublicTableSchema)
-
-
 class SeatViewBaseSchema(DocumentedSchema):
     """What one seat may see, the members of every game: each game's seat
     view (:mod:`.schemas_games`) adds its own."""
@@ -956,65 +617,6 @@ class SeatViewBaseSchema(DocumentedSchema):
     )
 
 
-class DealSchema(StrictSchema):
-    """The next round: no `hands` (or `null`) to shuffle, or a submitted deal to check."""
-
-    hands = fields.List(
-        Cards(LARGEST_DEALT_HAND, what="a dealt hand", joker=True),
-        validate=validate.Length(1, MAX_SEATS),
-        allow_none=True,
-        metadata={
-            "description": "A submitted deal, one hand per seat; omit it or send `null` to "
-            f"shuffle. With `stock` and `discard`, at most {LARGEST_DECK} cards in all."
-        },
-    )
-    opening_suit = fields.String(
-        validate=validate.Length(1, 8),
-        metadata={
-            "description": "Sevens with `opening: dealer-choice` only: the suit of the opening "
-            "seven (`S`, `H`, `D`, `C`); diamonds when omitted (RULES.md 3.4)."
-        },
-    )
-    stock = Cards(
-        LARGEST_DECK,
-        1,
-        "the stock",
-        joker=True,
-        metadata={"description": "May I? with `hands`: the stock, its top first (RULES.md 4.4)."},
-    )
-    discard = Card(joker=True, metadata={"description": "May I? with `hands`: the first discard."})
-
-
-class RoundStartedSchema(DocumentedSchema):
-    """The round just dealt and the table's public view."""
-
-    round = fields.Integer()
-    dealer = fields.Integer()
-    commitment = fields.String(
-        metadata={"description": "The deal's commitment (RULES.md 5.2), as `next_deal` showed it."}
-    )
-    table = fields.Nested(PublicTableSchema)
-
-
-class EventsQuerySchema(StrictSchema):
-    """A page of the event log: events after `after`, at most `limit`."""
-
-    # Query values arrive as text, so these are not strict (but ASCII digits only).
-    after = AsciiInteger(
-        load_default=0,
-        validate=validate.Range(0, 2**53),
-        metadata={
-            "description": "Answer the events with a greater `seq`: 0 for the whole log, "
-            "a table's `last_event` to follow it, a page's `next_after` to read on."
-        },
-    )
-    limit = AsciiInteger(
-        load_default=100,
-        validate=validate.Range(1, 1000),
-        metadata={"description": "At most this many events."},
-    )
-
-
 class AsIs(fields.Dict):
     """A JSON object answered as it is, every member kept (as ``Dict`` dumps
     it), and documented as ``schema``'s component (:mod:`.spec`): the
@@ -1043,39 +645,6 @@ class EventSchema(OneOfSchema):
         return str(obj["type"])
 
 
-class EventListSchema(DocumentedSchema):
-    """A page of public events."""
-
-    events = fields.List(AsIs(EventSchema))
-    next_after = fields.Integer(metadata={"description": "Pass as `after` to read on."})
-    more = fields.Boolean(metadata={"description": "Whether events after this page exist now."})
-    last_event = fields.Integer(metadata={"description": "The seq of the last event so far."})
-    oldest_seq = fields.Integer(
-        metadata={
-            "description": "The seq of the oldest event still kept (only the newest "
-            "`EVENTS_KEPT` are); a cursor before `oldest_seq - 1` gets 410 `events-gone`."
-        }
-    )
-
-
-class RoundsQuerySchema(StrictSchema):
-    """A page of the finished rounds: rounds numbered after `after`, at most `limit`."""
-
-    after = AsciiInteger(
-        load_default=0,
-        validate=validate.Range(0, 2**53),
-        metadata={
-            "description": "Answer the rounds with a greater number: 0 for every round "
-            "still kept, a page's `next_after` to read on."
-        },
-    )
-    limit = AsciiInteger(
-        load_default=20,
-        validate=validate.Range(1, 100),
-        metadata={"description": "At most this many rounds."},
-    )
-
-
 class RoundListBaseSchema(DocumentedSchema):
     """A page of finished rounds' results, oldest first (the members of every
     game; each game's page names its own result)."""
@@ -1100,152 +669,6 @@ class RoundListBaseSchema(DocumentedSchema):
             "description": "The number of the oldest round still kept (only the newest "
             "`ROUNDS_KEPT` are); a cursor before `oldest_round - 1` gets 410 `rounds-gone`."
         }
-    )
-
-
-class CheckDealSchema(GameSchema):
-    """A deal to check for `players` seats under a preset and overrides. Its
-    cards are judged, not refused: the answer lists every problem. What a
-    schema cannot state is the rules' to refuse (422 `options-invalid`,
-    `deal-invalid` for a member of another game's deals): options that make
-    one consistent game with the players."""
-
-    deal = True
-
-    players = Int(required=True, validate=validate.Range(MIN_SEATS, MAX_SEATS))
-    hands = fields.List(
-        Cards(LARGEST_DEALT_HAND, what="a dealt hand", judged=True),
-        required=True,
-        validate=validate.Length(1, MAX_SEATS),
-        metadata={"description": f"With `stock` and `discard`, at most {LARGEST_DECK} cards."},
-    )
-    dealer = Int(
-        validate=validate.Range(0, MAX_SEATS - 1),
-        metadata={
-            "description": "Sevens: the dealer, whose left neighbour is dealt first (the "
-            "first-dealt seats hold one card more); the last seat when omitted."
-        },
-    )
-    opening_suit = fields.String(
-        validate=validate.Length(1, 8),
-        metadata={"description": "Sevens with `opening: dealer-choice`: the opening suit."},
-    )
-    stock = Cards(
-        LARGEST_DECK,
-        1,
-        "the stock",
-        judged=True,
-        metadata={"description": "May I?: the stock, its top first."},
-    )
-    discard = Card(judged=True, metadata={"description": "May I?: the first discard."})
-
-
-class CheckDealOutcomeSchema(DocumentedSchema):
-    """Whether the deal is valid, every problem, and the hands in canonical form."""
-
-    valid = fields.Boolean()
-    problems = fields.List(
-        fields.Dict(), metadata={"description": "`{pointer, detail}` each; the first 50."}
-    )
-    problems_total = fields.Integer(metadata={"description": "How many problems in all."})
-    hands = fields.List(fields.List(fields.String()), allow_none=True)
-
-
-class CheckClaimSchema(GameSchema):
-    """A hand to judge for a `players`-seat game under a preset and overrides
-    (what a schema cannot state: `hand`'s and the options' descriptions)."""
-
-    games = ("my-ship-sails",)
-
-    players = Int(required=True, validate=validate.Range(MIN_SEATS, MAX_SEATS))
-    hand = fields.List(
-        Card(),
-        required=True,
-        validate=validate.Length(0, 26),
-        metadata={
-            "description": "The hand to judge, no card twice. What a schema cannot state is "
-            "the rules' to refuse (422 `hand-invalid`): a hand of the preset's size (or one "
-            "more under `chain`), cards of its deck, one card not named twice in two "
-            "spellings (`TH`, `10h`).",
-            "minItems": 1,
-            "uniqueItems": True,
-        },
-    )
-
-
-class CheckClaimOutcomeSchema(DocumentedSchema):
-    """Whether the hand wins, why, and its winning suits."""
-
-    winning = fields.Boolean()
-    reason = fields.String()
-    suits = fields.List(fields.String(), metadata={"description": "The winning suits (S H D C)."})
-
-
-class CheckExchangeSchema(GameSchema):
-    """Hands and passes by seat for one exchange of any passing mode."""
-
-    games = ("my-ship-sails",)
-
-    round = Int(
-        load_default=1,
-        validate=validate.Range(1, 10_000),
-        metadata={"description": "For `alternate`."},
-    )
-    dealer = Int(
-        load_default=0,
-        validate=validate.Range(0, MAX_SEATS - 1),
-        metadata={"description": "The round's dealer: who passes under `chain` and `swap`."},
-    )
-    exchange = Int(
-        load_default=1,
-        validate=validate.Range(1, 10_000),
-        metadata={
-            "description": "The exchange's number in the round: who passes under `chain` "
-            "and `swap`, and the hand sizes under `chain`."
-        },
-    )
-    hands = fields.List(
-        Cards(
-            SHIP_HAND + 1,
-            what="a hand",
-            metadata={"minItems": 1, "uniqueItems": True},  # a hand: a set (RULES.md 1)
-        ),
-        required=True,
-        validate=validate.Length(MIN_SEATS, MAX_SEATS),
-        metadata={
-            "description": f"One hand a seat, none empty, no card twice; at most {SHIP_DECK} "
-            "cards in all (the full deck). What a schema cannot state is the rules' to "
-            "refuse (422 `deal-invalid`): hands of the preset's size (under `chain`, the "
-            "passer's one more), cards of its deck, no card in two hands or named twice in "
-            "two spellings (`TH`, `10h`)."
-        },
-    )
-    passes = fields.List(
-        Cards(
-            SHIP_HAND + 1,
-            what="a pass",
-            allow_none=True,
-            metadata={"maxItems": 2, "uniqueItems": True},  # `pass_count`: 1 or 2
-        ),
-        required=True,
-        validate=validate.Length(MIN_SEATS, MAX_SEATS),
-        metadata={
-            "description": "One entry per seat: the cards it passes, or `null` (or `[]`) for a "
-            "seat that does not pass in this exchange. What a schema cannot state is the "
-            "rules' to refuse (422 `pass-invalid`): `pass_count` cards of the seat's hand, "
-            "from the seats that pass in this exchange."
-        },
-    )
-
-
-class CheckExchangeOutcomeSchema(DocumentedSchema):
-    """The hands after the exchange and what each seat received."""
-
-    direction = fields.String()
-    choosers = fields.List(fields.Integer(), metadata={"description": "The seats that passed."})
-    hands = fields.List(fields.List(fields.String()))
-    received = fields.List(
-        fields.List(fields.String()), metadata={"description": "By seat; `[]` for nothing."}
     )
 
 
@@ -1323,16 +746,4 @@ class ProblemSchema(DocumentedSchema):
     on_turn = fields.Integer(allow_none=True, metadata={"description": "Sevens: the seat on turn."})
     playable_count = fields.Integer(
         metadata={"description": "422 `must-play`: how many cards the seat could play."}
-    )
-
-
-class HealthSchema(DocumentedSchema):
-    """A probe's answer."""
-
-    status = fields.String(
-        validate=validate.OneOf(["ok", "ready"]),
-        metadata={"description": "`ok` (the process answers) or `ready` (and Redis does)."},
-    )
-    version = fields.String(
-        metadata={"description": "The release that answers (CHANGELOG.md), e.g. `0.2.0`."}
     )

@@ -23,7 +23,8 @@ from marshmallow import fields, validate
 
 from ..games import GAMES
 from ..games.base import BOT_KINDS
-from .schemas import DocumentedSchema, EventSchema
+from .fields import DocumentedSchema
+from .schemas import EventSchema
 
 EVERY_GAME = ""
 """The game of :func:`declare` for an event every game writes."""

@@ -26,10 +26,10 @@ from marshmallow import fields, validate
 from ..clock import CLOCK_OPTIONS
 from ..games import GAMES, Game
 from . import schemas
+from .fields import DocumentedSchema
 from .per_game import camel, option_names
 from .schemas import (
     AwaitingSchema,
-    DocumentedSchema,
     MatchViewSchema,
     OptionsSchema,
     RoundInfoBaseSchema,

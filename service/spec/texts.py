@@ -36,7 +36,7 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any
 
-from .schemas import BLANK_LETTERS, MAX_CALL, MAX_NAME, TEXT_DOC
+from .fields import BLANK_LETTERS, MAX_CALL, MAX_NAME, TEXT_DOC
 
 COMPONENTS: dict[str, tuple[int, str]] = {
     "Name": (MAX_NAME, "A player's name (or a bot's), 1 to 40 characters."),

@@ -13,7 +13,7 @@ import pytest
 
 from service.games.cards import CardError, parse_card
 from service.games.may_i.melds import parse as parse_may_i_card
-from service.spec.schemas import CARD_OR_JOKER_PATTERN, CARD_PATTERN
+from service.spec.fields import CARD_OR_JOKER_PATTERN, CARD_PATTERN
 
 CORES = ["TH", "10h", "a♥", "A♥\ufe0f", "7s\ufe0e", "JK", "joker", "1H", "T", "H", ""]
 BLANKS = [" ", "\t", "\u3000", "\n"]

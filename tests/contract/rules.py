@@ -14,7 +14,7 @@ from typing import Any
 from service.edge.names import bot_like
 from service.games import game_of_variant
 from service.games.errors import CODES, RuleViolation
-from service.spec.schemas import INVISIBLE, _visible
+from service.spec.fields import INVISIBLE, _visible
 
 RULE_CODES = {*CODES, "idempotency-key-reused", "events-gone", "precondition-failed"}
 """Refusals of a schema-valid request that the schema cannot foresee: the

@@ -30,9 +30,10 @@ from ...games.ship.passing import (
     transfers,
 )
 from ...games.ship.settlement import winning_suits
+from ...spec.fields import LARGEST_DECK
 from ...spec.links import operation
-from ...spec.schemas import (
-    LARGEST_DECK,
+from ...version import release
+from .schemas import (
     CheckClaimOutcomeSchema,
     CheckClaimSchema,
     CheckDealOutcomeSchema,
@@ -43,7 +44,6 @@ from ...spec.schemas import (
     HealthSchema,
     VariantListSchema,
 )
-from ...version import release
 
 variants_blp = RefereeBlueprint(
     "variants",

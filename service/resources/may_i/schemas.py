@@ -13,18 +13,13 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 from ...games.may_i import NAME
 from ...games.may_i.options import LARGEST_DECK, LONGEST_MELD, MOST_MELDS
 from ...games.may_i.state import Step
+from ...spec.fields import Bool, Card, Cards, DocumentedSchema, Int, StrictSchema
 from ...spec.schemas import (
-    Bool,
-    Card,
-    Cards,
-    DocumentedSchema,
-    Int,
     MatchViewSchema,
     RoundResultSchema,
     RoundViewSchema,
     SeatSchema,
     SeatViewBaseSchema,
-    StrictSchema,
 )
 from ...spec.schemas_events import ROUND as _ROUND
 from ...spec.schemas_events import declare, match_ended, number, round_dealt, seat

@@ -10,8 +10,12 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 
 from ...games import GAMES
 from ...games.proof import SEED_MAX
-from ...spec.schemas import SEEDS_WAIT_MS, Bool, DocumentedSchema, Int, NextDealSchema, StrictSchema
+from ...spec.fields import Bool, DocumentedSchema, Int, StrictSchema
+from ...spec.schemas import NextDealSchema
 from ...storage.store import MOVES_KEPT
+
+SEEDS_WAIT_MS = (1_000, 86_400_000)
+"""The host's wait for seeds, 1 s to 24 h (ms)."""
 
 
 class SeedSchema(StrictSchema):

@@ -8,14 +8,8 @@ from marshmallow import fields, validate
 from ...edge.inputs import AsciiInteger
 from ...games import GAMES, VARIANTS
 from ...games.base import BOT_KINDS
-from ...spec.schemas import (
-    DocumentedSchema,
-    Int,
-    JoinCodeSchema,
-    PersonName,
-    PublicTableSchema,
-    StrictSchema,
-)
+from ...spec.fields import DocumentedSchema, Int, PersonName, StrictSchema
+from ...spec.schemas import JoinCodeSchema, PublicTableSchema
 
 LOBBY_PAGE = 50
 """The most tables one lobby page lists."""

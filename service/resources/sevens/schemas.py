@@ -12,18 +12,14 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 from ...games.cards import SUITS
 from ...games.sevens import NAME
 from ...games.sevens.state import RoundStatus
+from ...spec.fields import SUIT_PATTERN, Bool, Card, DocumentedSchema, StrictSchema
 from ...spec.schemas import (
-    SUIT_PATTERN,
-    Bool,
-    Card,
-    DocumentedSchema,
     GameSchema,
     MatchViewSchema,
     RoundResultSchema,
     RoundViewSchema,
     SeatSchema,
     SeatViewBaseSchema,
-    StrictSchema,
 )
 from ...spec.schemas_events import ROUND as _ROUND
 from ...spec.schemas_events import declare, match_ended, number, round_dealt, seat

@@ -12,17 +12,13 @@ from marshmallow import fields, validate
 from ...games.ship import NAME
 from ...games.ship.options import DIRECTIONS
 from ...games.ship.state import RoundStatus
+from ...spec.fields import Card, DocumentedSchema, StrictSchema
 from ...spec.schemas import (
-    Card,
-    ClaimShownSchema,
-    DocumentedSchema,
     MatchViewSchema,
     RoundResultSchema,
     RoundViewSchema,
     SeatSchema,
     SeatViewBaseSchema,
-    ShownHandSchema,
-    StrictSchema,
 )
 from ...spec.schemas_events import ROUND as _ROUND
 from ...spec.schemas_events import cards, declare, match_ended, number, round_dealt, seat
@@ -46,6 +42,21 @@ SETTLED_BY = (
 ACTIONS = ("pass", "claims")
 """What a My Ship Sails table may wait for besides a deal: the choosers'
 passes, or the claims of an open claim window."""
+
+
+class ShownHandSchema(DocumentedSchema):
+    """A hand shown by a valid declaration, or by Foster's showdown."""
+
+    seat = fields.Integer()
+    cards = fields.List(fields.String())
+
+
+class ClaimShownSchema(DocumentedSchema):
+    """A valid claim of the round in play, with the hand it showed."""
+
+    seat = fields.Integer()
+    hand = fields.List(fields.String())
+    at_ms = fields.Integer(metadata={"description": "When the claim arrived (Redis clock, ms)."})
 
 
 def round_status(**kwargs: object) -> fields.String:

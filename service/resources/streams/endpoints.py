@@ -28,7 +28,7 @@ from marshmallow import fields, validate
 from ...edge import auth, presence, stream_caps
 from ...edge.common import SECURITY, RefereeBlueprint, check_table_id, documented, no_table, referee
 from ...edge.problems import Problem
-from ...spec.schemas import DocumentedSchema, StrictSchema
+from ...spec.fields import DocumentedSchema, StrictSchema
 from ...storage.client import os_poll
 from ...storage.store import Loaded, TableNotFound, table_key
 from ...streams.follow import GIVE_UP_RETRY_MS, Cursor, Follower, SeatView, frame, parse_cursor

@@ -24,7 +24,8 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from ...spec.schemas import DocumentedSchema, EventSchema, SeatViewSchema
+from ...spec.fields import DocumentedSchema
+from ...spec.schemas import EventSchema, SeatViewSchema
 
 EVENT_ID = (
     "`<seq>.<fingerprint>`: the event's `seq` and 8 hex digits of its content's SHA-256, "

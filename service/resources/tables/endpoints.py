@@ -33,21 +33,9 @@ from ...edge.problems import Problem
 from ...games import game_of, game_of_variant
 from ...games.base import Transition
 from ...games.errors import RuleViolation
+from ...spec.fields import LARGEST_DECK
 from ...spec.links import operation
-from ...spec.schemas import (
-    LARGEST_DECK,
-    CreatedTableSchema,
-    CreateTableSchema,
-    DealSchema,
-    EventListSchema,
-    EventsQuerySchema,
-    PublicTableSchema,
-    RoundInfoSchema,
-    RoundListSchema,
-    RoundsQuerySchema,
-    RoundStartedSchema,
-    SeatViewSchema,
-)
+from ...spec.schemas import PublicTableSchema, RoundInfoSchema, RoundListSchema, SeatViewSchema
 from ...storage.idempotency import KEEP_SECONDS, create_record_key, created_table_id
 from ...storage.store import (
     AlreadyRecorded,
@@ -65,6 +53,15 @@ from ..catalog.endpoints import DEAL_PARTS
 from ..moves import Answer, after, commit_move, load, public, public_of, replay_unless_gone
 from ..proofs import endpoints as proofs
 from ..seats import lobby
+from .schemas import (
+    CreatedTableSchema,
+    CreateTableSchema,
+    DealSchema,
+    EventListSchema,
+    EventsQuerySchema,
+    RoundsQuerySchema,
+    RoundStartedSchema,
+)
 
 blp = RefereeBlueprint(
     "tables",
