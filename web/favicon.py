@@ -62,5 +62,5 @@ def ico(sizes: tuple[int, ...] = (16, 32)) -> bytes:
 
 
 if __name__ == "__main__":
-    target = Path(__file__).resolve().parents[1] / "service" / "api" / "static" / "favicon.ico"
+    target = Path(__file__).resolve().parents[1] / "service" / "site" / "static" / "favicon.ico"
     target.write_bytes(ico())

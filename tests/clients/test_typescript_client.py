@@ -25,7 +25,7 @@ from .expected import EXPECTED
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "web"
 BIN = WEB / "node_modules" / ".bin"
-STATIC = ROOT / "service" / "api" / "static" / "play"
+STATIC = ROOT / "service" / "site" / "static" / "play"
 
 pytestmark = pytest.mark.skipif(
     shutil.which("node") is None or shutil.which("npm") is None,
