@@ -296,7 +296,14 @@ class SeatSchema(DocumentedSchema):
     """A seat in the public view, the members of every game: each game's
     seat adds its own (:func:`.schemas_games.register`)."""
 
-    PRESENT: ClassVar[tuple[str, ...] | None] = ("seat", "name", "open", "connected", "points")
+    PRESENT: ClassVar[tuple[str, ...] | None] = (
+        "seat",
+        "name",
+        "open",
+        "connected",
+        "points",
+        "rank",
+    )
 
     seat = fields.Integer()
     name = fields.String(allow_none=True, metadata={"description": "`null` for an open seat."})
@@ -335,6 +342,13 @@ class SeatSchema(DocumentedSchema):
     )
     points = fields.Integer(
         metadata={"description": "The seat's score in its game's measure (RULES.md 2.8, 3.5, 4.8)."}
+    )
+    rank = fields.Integer(
+        metadata={
+            "description": "The seat's place in the match by its game's ranking (points; net "
+            "chips first where they decide): 1 first, tied seats share a place. Sort `seats` "
+            "by it for the standings."
+        }
     )
 
 
@@ -499,7 +513,11 @@ class TableViewSchema(DocumentedSchema):
     )
     standings = fields.List(
         fields.Nested(SeatSchema),
-        metadata={"description": "The seats by points, then chips, then seat number."},
+        metadata={
+            "deprecated": True,
+            "description": "Deprecated (0.3.0; removed in 0.4.0): the objects of `seats`, "
+            "ordered by `rank`, then seat number. Sort `seats` by `rank` instead.",
+        },
     )
     match = fields.Nested(MatchViewSchema)
     last_event = fields.Integer(

@@ -312,16 +312,13 @@ class CheckDiscardOutcomeSchema(DocumentedSchema):
 
 class MayISeatSchema(SeatSchema):
     """A seat of a May I? table: how many cards it holds, whether it has laid
-    down, its points; in `standings` its place."""
+    down, its points."""
 
     PRESENT = (*(SeatSchema.PRESENT or ()), "cards", "laid_down")
 
     cards = fields.Integer(metadata={"description": "How many cards the seat holds."})
     laid_down = fields.Boolean(metadata={"description": "Has laid down its contract this round."})
     points = fields.Integer(metadata={"description": "Points so far (RULES.md 4.8)."})
-    rank = fields.Integer(
-        metadata={"description": "In `standings`: the place (1 first; ties share)."}
-    )
 
 
 class MayIRoundSchema(RoundViewSchema):

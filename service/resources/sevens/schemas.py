@@ -174,8 +174,7 @@ class LayoutRowSchema(DocumentedSchema):
 
 class SevensSeatSchema(SeatSchema):
     """A seat of a Sevens table: how many cards it holds, its round wins,
-    points and chips; in `standings` its place (never its voluntary passes,
-    RULES.md 3.7)."""
+    points and chips (never its voluntary passes, RULES.md 3.7)."""
 
     PRESENT = (*(SeatSchema.PRESENT or ()), "cards", "wins", "chips", "paid")
 
@@ -192,9 +191,6 @@ class SevensSeatSchema(SeatSchema):
             "(0 between rounds); its `chips` count them once the round is scored, so the seat "
             "holds `chips - paid` now (RULES.md 3.5)."
         }
-    )
-    rank = fields.Integer(
-        metadata={"description": "In `standings`: the place (1 first; ties share)."}
     )
 
 

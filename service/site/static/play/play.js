@@ -1146,6 +1146,9 @@ var PRESENCE_WORDS = {
   online: ["here", "Connected now"],
   offline: ["not here", "Not connected for 15 seconds or more"]
 };
+function byRank(seats) {
+  return [...seats ?? []].sort((a, b) => a.rank - b.rank || a.seat - b.seat);
+}
 function score(table, seat) {
   const o = table.options;
   const chips = "chips" in seat && typeof seat.chips === "number" ? seat.chips : void 0;
@@ -1816,7 +1819,7 @@ function draw(main2, state) {
           h(
             "ol",
             { id: "standings" },
-            (table.standings ?? []).map((s) => h("li", { class: (table.match?.winners ?? []).includes(s.seat) ? "winner" : "" }, h("span", { class: "name" }, s.name ?? "open"), ": ", score(table, s)))
+            byRank(table.seats).map((s) => h("li", { class: (table.match?.winners ?? []).includes(s.seat) ? "winner" : "" }, h("span", { class: "name" }, s.name ?? "open"), ": ", score(table, s)))
           )
         ),
         h(
