@@ -8,6 +8,14 @@ client), the median of ``repeat`` calls; the pass is timed the same way over
 whole rounds (``HttpTable.play_round``). The inputs fill every list to the
 schemas' bounds (``service/spec/schemas*.py`` and ``service/resources/*/schemas.py``:
 what the game can hold).
+
+Beside them (issue 39), a finished round's record at its cap of
+:data:`RECORD_ENTRIES` entries (a played round's record, its last entry
+repeated), read as its readers do once it is rendered: revalidated
+(``If-None-Match``, 304: its ETag derived without reading it) and whole
+from the process's cache (200), each against a pass and a seat view. (A
+record rendered anew costs more; it is charged to its reader's
+``RATE_LIMIT_RECORD_CHECKS``.)
 """
 
 from __future__ import annotations
@@ -18,9 +26,12 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from service.games.cards import STANDARD_DECK
+import redis
 
-from .redis_cost import HttpTable, in_process_app
+from service.games.cards import STANDARD_DECK
+from service.storage.store import MOVES_KEPT, moves_key
+
+from .redis_cost import HttpTable, bearer, in_process_app
 
 RANKS = "23456789TJQKA"
 
@@ -148,6 +159,39 @@ def _median_ms(call: Callable[[], Any], repeat: int) -> float:
     return statistics.median(times)
 
 
+RECORD_ENTRIES = MOVES_KEPT
+"""The entries a round's record keeps at most (``service.storage.store.MOVES_KEPT``)."""
+
+
+def record_reads(url: str, client: Any, repeat: int) -> dict[str, Any]:
+    """The record figures of the module docstring (ms: medians of ``repeat``),
+    read from an address of their own (the checks above spent this one's
+    ``RATE_LIMIT_RECORD_CHECKS``, which the first render counts on)."""
+    client = client.application.test_client()
+    client.environ_base["REMOTE_ADDR"] = "192.0.2.39"
+    table = HttpTable(client, 4)
+    table.play_round()
+    rclient = redis.Redis.from_url(url)
+    try:
+        items = rclient.lrange(moves_key(table.id), 0, -1)  # its number, header, entries
+        rclient.rpush(moves_key(table.id), *[items[-1]] * (RECORD_ENTRIES - (len(items) - 2)))
+    finally:
+        rclient.close()
+    path = f"{table.url}/rounds/{table.round}/record"
+    first = client.get(path)  # rendered once: then kept
+    assert first.status_code == 200, first.get_json()
+    tag = {"If-None-Match": first.headers["ETag"]}
+    seat = {"headers": bearer(table.tokens[1])}
+    return {
+        "entries": RECORD_ENTRIES,
+        "bytes": len(first.data),
+        "revalidated_ms": _median_ms(partial(client.get, path, headers=tag), repeat),
+        "revalidated_status": client.get(path, headers=tag).status_code,
+        "kept_ms": _median_ms(partial(client.get, path), repeat),
+        "seat_view_ms": _median_ms(partial(client.get, f"{table.url}/seats/1", **seat), repeat),
+    }
+
+
 def measure(url: str, repeat: int = 30, rounds: int = 3) -> dict[str, Any]:
     """Each check endpoint's dearest input's median server time (ms), its
     status and problem code (a rule's refusal: every input passes the
@@ -175,4 +219,9 @@ def measure(url: str, repeat: int = 30, rounds: int = 3) -> dict[str, Any]:
             if dearest is None or ms > dearest["ms"]:
                 dearest = {"ms": ms, "status": first.status_code, "code": code, "input": n}
         checks[path] = dearest
-    return {"pass_ms": statistics.median(passes), "passes": len(passes), "checks": checks}
+    return {
+        "pass_ms": statistics.median(passes),
+        "passes": len(passes),
+        "checks": checks,
+        "records": record_reads(url, client, repeat),
+    }

@@ -20,6 +20,7 @@
    one worker, delivery delay from commit to every subscriber on two; what
    one more stream on a busy table costs a move (:mod:`benchmarks.stream_fanout`);
    one address holding streams until refused (:mod:`benchmarks.stream_flood`);
+   one address holding connections with slow bodies (:mod:`benchmarks.slow_bodies`);
    every game at 7 seats with the seats reading their streams, and the stream
    floor (:mod:`benchmarks.stream_floor`: a minimal move pushed to 7 seat streams).
 10. Replica acknowledgement (:mod:`benchmarks.replicas`): passes with
@@ -63,6 +64,7 @@ from . import (
     redis_cost,
     replicas,
     report,
+    slow_bodies,
     stream_fanout,
     stream_flood,
     streams,
@@ -595,6 +597,19 @@ def main(argv: list[str] | None = None) -> int:
                 f"stream flood: a move's p99 {found['flooded']['moves']['p99']:.1f} ms against "
                 f"{found['quiet']['moves']['p99']:.1f} ms quiet; the attacker held "
                 f"{found['attacker']['held']} streams"
+            )
+            streamed["slow_bodies"] = found = slow_bodies.measure(
+                url,
+                rclient,
+                folder / "slow-bodies",
+                env,
+                seconds=3.0 if plan.mode == "quick" else 10.0,
+                log=log,
+            )
+            log(
+                f"slow bodies: /readyz p99 {found['flood']['readyz_p99_ms']} ms against "
+                f"{found['quiet']['readyz_p99_ms']} ms quiet; the attacker held "
+                f"{found['flood']['attacker_held_at_most']} connections"
             )
             log("issue 13's load at 7 seats, hands from the seat streams…")
             streamed["exchange"] = versus.service_run(

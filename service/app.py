@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import random
 
 import redis
 import yaml
-from flask import Flask, Response, send_from_directory
+from flask import Flask, Response, request, send_from_directory
 from flask_smorest import Api
 from flask_smorest.spec.plugins import integerconverter2paramschema
 from swagger_ui_bundle import swagger_ui_path
@@ -27,7 +28,7 @@ from .resources.proofs import round_records
 from .site import docs_pages, play_page, problem_pages
 from .spec.openapi import CLIENT_KEY_SCHEME, CLIENT_KEY_TEXT, RefereeApi, description
 from .storage import feeds
-from .storage.client import Client, redis_client
+from .storage.client import Client, RedisBusy, redis_client
 from .storage.idempotency import IdempotencyStore
 from .storage.replicas import Acknowledgement, ReplicasBehind
 from .storage.store import Contended, StepMismatch, TableStore
@@ -134,13 +135,57 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
             raise NotFound()
         return send_from_directory(swagger_ui_path, name, max_age=86400)
 
+    documents = SpecDocuments(api)
+
     @app.get("/openapi.yaml")
     def openapi_yaml() -> Response:
         """The OpenAPI document as YAML (the committed openapi.yaml)."""
-        return Response(spec_yaml(api), mimetype="application/yaml")
+        return documents.answer("yaml")
+
+    # flask-smorest's own view renders the whole spec on every request.
+    app.view_functions["api-docs.openapi_json"] = lambda: documents.answer("json")
 
     app.extensions["referee_api"] = api
     return app
+
+
+SPEC_MAX_AGE_SECONDS = 600
+"""How long a client may reuse the spec without asking (then: 304 by ``ETag``)."""
+
+
+class SpecDocuments:
+    """``/openapi.json`` and ``/openapi.yaml``: rendered once per process
+    (either took about 20 times a seat view's CPU per request), each with a
+    strong ``ETag`` (SHA-256 of its bytes: 304 on ``If-None-Match``) and
+    ``Cache-Control``. They count on the caller's rate limits as any request."""
+
+    MIMETYPES = {"json": "application/json", "yaml": "application/yaml"}
+
+    def __init__(self, api: Api) -> None:
+        self.api = api
+        self.rendered: dict[str, tuple[bytes, str]] = {}
+
+    def _render(self, kind: str) -> tuple[bytes, str]:
+        if kind == "json":  # as flask-smorest writes it
+            text = json.dumps(self.api.spec.to_dict(), indent=2)
+        else:
+            text = spec_yaml(self.api)
+        data = text.encode()
+        return data, hashlib.sha256(data).hexdigest()[:32]
+
+    def answer(self, kind: str) -> Response:
+        """The document ``kind`` (``json``, ``yaml``), or 304 when the
+        request's ``If-None-Match`` names it."""
+        found = self.rendered.get(kind)
+        if found is None:
+            found = self.rendered[kind] = self._render(kind)
+        data, etag = found
+        response = Response(data, mimetype=self.MIMETYPES[kind])
+        response.set_etag(etag)
+        response.cache_control.public = True
+        response.cache_control.max_age = SPEC_MAX_AGE_SECONDS
+        response.make_conditional(request)
+        return response
 
 
 @functools.cache
@@ -175,6 +220,20 @@ def _register_errors(app: Flask, settings: Settings) -> None:
             503,
             "redis-unavailable",
             "The table store does not answer; retry shortly.",
+            headers=retry,
+        ).response()
+
+    # Every connection of this process to Redis stayed in use for
+    # REDIS_POOL_TIMEOUT_SECONDS: this process is busy, Redis may be well
+    # (another instance may answer). Nothing was sent to Redis.
+    @app.errorhandler(RedisBusy)
+    def _redis_busy(error: RedisBusy) -> Response:
+        logs.logger.warning("redis pool busy", extra={"error": str(error)})
+        metrics.current().redis_error(error)
+        return problems.Problem(
+            503,
+            "redis-busy",
+            "This instance's connections to the table store are all in use; retry shortly.",
             headers=retry,
         ).response()
 

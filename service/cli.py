@@ -110,6 +110,7 @@ DEV_LIMITS = {
     "RATE_LIMIT_PER_ADDRESS": "100000/second",
     "RATE_LIMIT_RECORD_CHECKS": "100000/second",
     "RATE_LIMIT_PER_TOKEN": "100000/second",
+    "LOBBY_LISTED_PER_ADDRESS": "100000",
 }
 """The limits ``serve --dev`` lifts (each unless set): on a developer's
 machine every page, test and walk-through comes from one address, and a
@@ -571,14 +572,14 @@ def _check_record(args: argparse.Namespace) -> int:
     except (ValueError, TypeError, AttributeError, IndexError) as bad:
         print(f"referee {args.command}: not a round record: {bad}", file=sys.stderr)
         return NOT_A_RECORD
+    _noted(record, args.commitment, args.head or [], report)
     what = f"table {record.get('table_id')} round {record.get('round')} ({record.get('game')})"
     if report.ok:
         done = (
             f", {report.moves} moves replayed, result matches" if args.command == "replay" else ""
         )
-        print(f"OK {what}: commitment, seeds and deck order match{done}")
-        return 0
-    if report.problems:
+        print(f"OK {what}: everything checked matches{done}")
+    elif report.problems:
         print(f"MISMATCH {what}:")
         for problem in report.problems:
             print(f"- {problem}")
@@ -589,7 +590,64 @@ def _check_record(args: argparse.Namespace) -> int:
         print(f"INCOMPLETE {what}: what it holds matches{replayed}, but:")
         for gap in report.incomplete:
             print(f"- {gap}")
+    _coverage(record, report, args.commitment, args.head or [])
     return report.status
+
+
+def _noted(record: Any, commitment: str | None, heads: list[str], report: Any) -> None:
+    """Add to ``report`` a problem for a ``commitment`` noted before the
+    deal that is not the record's, and for each head noted during the
+    round that is not a link of the record (RULES.md 5.2)."""
+    proof = record.get("proof") if isinstance(record, dict) else None
+    if not isinstance(proof, dict):
+        return
+    if commitment is not None and commitment.lower() != str(proof.get("commitment")):
+        report.problems.append("the commitment you noted is not the record's")
+    links = {str(proof.get("commitment"))} | {
+        str(m.get("link")) for m in record.get("moves") or () if isinstance(m, dict)
+    }
+    for head in heads:
+        if head.lower() not in links:
+            report.problems.append(f"the head you noted, {head}, is no link of the record")
+
+
+def _coverage(record: Any, report: Any, commitment: str | None, heads: list[str]) -> None:
+    """Print what was checked and what not, in words (:data:`.games.record.CHECKS`)."""
+    from .games.record import CHECKS
+
+    moves = record.get("moves") if isinstance(record, dict) else None
+    count = len(moves) if isinstance(moves, list) else 0
+    if report.checked:
+        print("Checked:")
+    for name in report.checked:
+        more = f" ({count} entries)" if name == "chain" else ""
+        print(f"- {name}: {CHECKS[name]}{more}")
+    if commitment is not None:
+        print("- --commitment: the commitment you noted before the deal is the record's")
+    if heads:
+        print(f"- --head ({len(heads)}): each head you noted during the round is a link of it")
+    print("Not checked:")
+    for part in report.unchecked:
+        print(f"- {part['check']}: {part['reason']}")
+    if commitment is None:
+        print(
+            "- that the commitment is the one published before the deal (give it with --commitment)"
+        )
+    print(
+        "- that the moves are the ones played: anyone can recompute every link once the "
+        "secret is public, so the chain proves the moves only against heads noted while the "
+        "round was played"
+        + (
+            ": give the ones you noted with --head"
+            if not heads
+            else " (only up to the last head you noted)"
+        )
+    )
+    print(
+        "- that the game, options, seats and dealer are the ones the table showed before the "
+        "deal (the commitment binds the secret alone), and that your seed is in the proof's "
+        "seeds: compare them yourself"
+    )
 
 
 def _worker(args: argparse.Namespace) -> int:
@@ -706,9 +764,13 @@ def main(argv: list[str] | None = None) -> int:
             "verify",
             "check a round record's deal: commitment, seeds, deck order (RULES.md 5.2)",
             "Checks a finished round's record (GET /v1/tables/{id}/rounds/{n}/record) as a "
-            "stranger can with the docs alone: the secret hashes to the commitment published "
-            "before the deal, the seats' seeds and the secret give the deck order, and the "
-            "order dealt is the deal. docs/guide/deal-proofs.md says how.",
+            "stranger can with the docs alone: the secret hashes to the commitment, the deal "
+            "shuffles the starting deck the game and options give, the seats' seeds and the "
+            "secret give the deck order, the order dealt is the deal, each rebuilt stock "
+            "shuffles the discard pile the moves leave, and every move's link. It prints what "
+            "it checked and what it did not: the chain proves the moves only against the "
+            "heads you noted during the round (--head), and the commitment only if you noted "
+            "it (--commitment). docs/guide/deal-proofs.md says how.",
         ),
         (
             "replay",
@@ -725,6 +787,16 @@ def main(argv: list[str] | None = None) -> int:
         )
         check.add_argument(
             "record", help="a record file, - for stdin, or its URL (http:// or https://)"
+        )
+        check.add_argument(
+            "--commitment",
+            help="the commitment you noted before the deal (next_deal.commitment)",
+        )
+        check.add_argument(
+            "--head",
+            action="append",
+            help="a head of the chain of moves you noted during the round (move_chain.head); "
+            "repeat it for each",
         )
         check.set_defaults(func=_check_record)
     work = sub.add_parser(

@@ -8,19 +8,25 @@
 | ``EVENTS_KEPT`` | ``48`` | the newest events kept per table (older: 410 ``events-gone``) |
 | ``ROUNDS_KEPT`` | ``100`` | finished rounds kept per table (older: 410 ``rounds-gone``) |
 | ``REDIS_TIMEOUT_SECONDS`` | ``1.0`` | connect and command timeout towards Redis |
+| ``REDIS_MAX_CONNECTIONS`` | ``64`` | connections of one process to one Redis server |
+| ``REDIS_POOL_TIMEOUT_SECONDS`` | ``1.0`` | the wait for a free one (then 503 ``redis-busy``) |
 | ``REDIS_PUBSUB`` | ``classic`` | how commits reach streams: ``classic``, ``sharded``; see below |
 | ``RETRY_AFTER_SECONDS`` | ``2`` | the ``Retry-After`` sent with a 503 |
 | ``IDEMPOTENCY_LOCK_SECONDS`` | ``10`` | how long a running Idempotency-Key request holds its key |
-| ``IDEMPOTENCY_RECORDS_PER_TOKEN`` | ``32`` | answers kept per token and table (the oldest go) |
+| ``IDEMPOTENCY_RECORDS_PER_TOKEN`` | ``32`` | answers kept per token (or joiner) and table |
 | ``RATE_LIMIT_PER_TOKEN`` | ``20/second`` | requests with a token, per token |
 | ``RATE_LIMIT_ANONYMOUS`` | ``50/second`` | requests without a token, per client address |
 | ``RATE_LIMIT_TABLES`` | ``10/minute`` | table creations per client address |
 | ``RATE_LIMIT_FAILED_CLAIMS`` | ``5/minute`` | refused claims per token |
-| ``RATE_LIMIT_RECORD_CHECKS`` | ``60/minute`` | ``POST /v1/checks/deal-proof`` per client address |
+| ``RATE_LIMIT_RECORD_CHECKS`` | ``60/minute`` | deal-proof checks, records rendered, per address |
 | ``JOIN_CODE_SECONDS`` | ``86400`` (24 h) | a join code's life (never past the table's expiry) |
 | ``LOBBY_TABLES_KEPT`` | ``10000`` | the newest listed tables the lobby keeps per preset |
+| ``LOBBY_LISTED_PER_ADDRESS`` | ``3`` | listed tables one client address may have at once (429) |
+| ``CLIENT_KEY_LOBBY_LISTED`` | ``100`` | listed tables one client key may have at once (429) |
 | ``RATE_LIMIT_PER_ADDRESS`` | ``100/second`` | every request per client address, tokens or none |
 | ``TRUSTED_PROXIES`` | ``0`` | proxies in front whose ``X-Forwarded-For`` names the client |
+| ``CONNECTIONS_PER_ADDRESS`` | ``100`` | open connections of one address per worker process (429) |
+| ``REQUEST_READ_TIMEOUT_SECONDS`` | ``10`` | a request's head and body arrive within this (408) |
 | ``HOST`` / ``PORT`` | ``127.0.0.1`` / ``8000`` | where ``referee serve`` listens |
 | ``WEB_CONCURRENCY`` | ``2`` | gunicorn worker processes |
 | ``STREAM_HEARTBEAT_SECONDS`` | ``15`` | a stream's heartbeat after this long without an event |
@@ -66,6 +72,14 @@ failover, planned or not, loses a move so acknowledged (deploy/README,
 "Failovers"). ``REDIS_WAIT_TIMEOUT_MS`` must be below
 ``REDIS_TIMEOUT_SECONDS`` (the connection's own timeout, which a longer
 ``WAIT`` would outlast); the settings refuse it otherwise.
+
+``CONNECTIONS_PER_ADDRESS`` and ``REQUEST_READ_TIMEOUT_SECONDS``
+(``service.workers``, gevent's worker class): the connections one client
+address (an IPv6 address's /64) holds open at once in one worker process,
+never more than a quarter of its ``GUNICORN_WORKER_CONNECTIONS`` (0: no
+cap; off with ``TRUSTED_PROXIES``, where the proxy counts them); the
+seconds within which a request's head and body must arrive from its first
+byte (0: none).
 
 ``RATE_LIMIT_REFEREE_MOVES`` and ``CLIENT_KEY_REFEREE_MOVES_PER_SECOND``
 (:mod:`service.storage.quota`, RULES.md 5.4): the bots' and default moves
@@ -125,6 +139,8 @@ class Settings:
     events_kept: int = 48
     rounds_kept: int = 100
     redis_timeout_seconds: float = 1.0
+    redis_max_connections: int = 64
+    redis_pool_timeout_seconds: float = 1.0
     retry_after_seconds: int = 2
     idempotency_lock_seconds: float = 10.0
     idempotency_records_per_token: int = 32
@@ -135,8 +151,12 @@ class Settings:
     rate_limit_record_checks: str = "60/minute"
     join_code_seconds: int = 24 * 3600
     lobby_tables_kept: int = 10000
+    lobby_listed_per_address: int = 3
+    client_key_lobby_listed: int = 100
     rate_limit_per_address: str = "100/second"
     trusted_proxies: int = 0
+    connections_per_address: int = 100
+    request_read_timeout_seconds: float = 10.0
     host: str = "127.0.0.1"
     port: int = 8000
     workers: int = 2
@@ -242,6 +262,8 @@ ENVIRONMENT: dict[str, str] = {
     "events_kept": "EVENTS_KEPT",
     "rounds_kept": "ROUNDS_KEPT",
     "redis_timeout_seconds": "REDIS_TIMEOUT_SECONDS",
+    "redis_max_connections": "REDIS_MAX_CONNECTIONS",
+    "redis_pool_timeout_seconds": "REDIS_POOL_TIMEOUT_SECONDS",
     "retry_after_seconds": "RETRY_AFTER_SECONDS",
     "idempotency_lock_seconds": "IDEMPOTENCY_LOCK_SECONDS",
     "idempotency_records_per_token": "IDEMPOTENCY_RECORDS_PER_TOKEN",
@@ -252,8 +274,12 @@ ENVIRONMENT: dict[str, str] = {
     "rate_limit_record_checks": "RATE_LIMIT_RECORD_CHECKS",
     "join_code_seconds": "JOIN_CODE_SECONDS",
     "lobby_tables_kept": "LOBBY_TABLES_KEPT",
+    "lobby_listed_per_address": "LOBBY_LISTED_PER_ADDRESS",
+    "client_key_lobby_listed": "CLIENT_KEY_LOBBY_LISTED",
     "rate_limit_per_address": "RATE_LIMIT_PER_ADDRESS",
     "trusted_proxies": "TRUSTED_PROXIES",
+    "connections_per_address": "CONNECTIONS_PER_ADDRESS",
+    "request_read_timeout_seconds": "REQUEST_READ_TIMEOUT_SECONDS",
     "host": "HOST",
     "port": "PORT",
     "workers": "WEB_CONCURRENCY",

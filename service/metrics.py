@@ -11,6 +11,7 @@
 | ``referee_rounds_won_total``, ``referee_rounds_void_total`` | counter | ``variant`` |
 | ``referee_events_total`` | counter | ``game``, ``type`` (every public event) |
 | ``referee_redis_errors_total`` | counter | ``error`` (the exception's class) |
+| ``referee_stream_renders_total`` | counter | ``audience`` (``public`` events, ``seat`` views) |
 | ``referee_commit_conflicts_total`` | counter | none (moves that lost a version race, ran again) |
 | ``referee_active_tables`` | gauge | none |
 | ``referee_build_info`` | gauge (always 1) | ``version`` (the release, :mod:`service.version`) |
@@ -277,6 +278,13 @@ class Metrics:
             "Moves that lost their table's version race to another move and ran again.",
             registry=r,
         )
+        self.stream_renders = Counter(
+            "referee_stream_renders",
+            "Frames rendered for a process's streams, by audience: once per announced "
+            "commit and audience, however many streams write them.",
+            ["audience"],
+            registry=r,
+        )
         self.redis_errors = Counter(
             "referee_redis_errors",
             "Redis commands that failed, by exception class.",
@@ -294,6 +302,10 @@ class Metrics:
         if found is None:
             found = self._children[key] = metric.labels(*values)
         return found
+
+    def stream_rendered(self, audience: str) -> None:
+        """Count one rendering of a stream read's frames (``public`` or ``seat``)."""
+        self.child(self.stream_renders, audience).inc()
 
     def redis_error(self, error: BaseException) -> None:
         """Count one failed Redis operation."""

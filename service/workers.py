@@ -1,4 +1,4 @@
-"""The gunicorn worker classes the service runs: gunicorn's own, changed in four ways.
+"""The gunicorn worker classes the service runs: gunicorn's own, changed in six ways.
 
 - **Errors gunicorn answers itself** (a request line over ``limit_request_line``,
   a malformed header, headers too large): RFC 9457 ``application/problem+json``
@@ -11,6 +11,20 @@
   SIGKILL at ``graceful_timeout`` (20 s), logged as "Perhaps out of memory?".
 - **Streams** take at most half of the connections a worker serves at once
   (``service.edge.stream_caps``): a worker full of streams still answers.
+- **Connections per client address** (gevent;
+  :class:`~service.connection_limits.Connections`): at
+  most ``CONNECTIONS_PER_ADDRESS`` open at once from one address (an IPv6
+  address's /64) in each worker process, never more than a quarter of its
+  connections; the next is answered 429 ``too-many-connections`` at once
+  and closed, before anything of it is read. Off behind a proxy
+  (``TRUSTED_PROXIES``: every connection is the proxy's; its own
+  ``limit_conn`` counts the clients).
+- **A deadline for reading a request** (gevent;
+  :class:`~service.connection_limits.ReadDeadline`): its
+  head and body must arrive within ``REQUEST_READ_TIMEOUT_SECONDS`` of its
+  first byte, else 408 ``request-timeout`` and the connection is closed
+  (gevent's worker had no bound on a body sent a byte at a time). An open
+  event stream reads nothing: the deadline never ends it.
 - **SIGTERM** (graceful): a worker ends its open event streams at once
   (each asks its client to reconnect, to another instance), ends the
   connections still open when its grace ends a little before the master's
@@ -28,6 +42,7 @@ import json
 import logging
 import os
 import re
+import socket
 import sys
 import uuid
 import warnings
@@ -36,7 +51,9 @@ from typing import Any
 from gunicorn.glogging import Logger as _Logger
 from gunicorn.workers.gthread import ThreadWorker as _ThreadWorker
 from gunicorn.workers.sync import SyncWorker as _SyncWorker
+from werkzeug.exceptions import RequestTimeout
 
+from .connection_limits import Connections, ReadDeadline
 from .logs import without_client_text
 
 CLASSES = {
@@ -53,6 +70,7 @@ GRACE_MARGIN_SECONDS = 3
 _CODES = {
     400: "malformed-request",
     403: "forbidden",
+    408: "request-timeout",
     414: "request-line-too-long",
     417: "expectation-failed",
     431: "headers-too-large",
@@ -96,7 +114,20 @@ def problem_answer(
     message = page.partition(b"</h1>")[2].partition(b"</body>")[0].strip()
     # Never what the client sent (it may hold a ticket or a token): see logs.
     detail = without_client_text(html.unescape(message.decode("latin-1")))
-    code = _CODES.get(status, "http-error")
+    return problem_bytes(status, reason, detail, request_id, headers), status
+
+
+def problem_bytes(
+    status: int,
+    reason: str,
+    detail: str,
+    request_id: str,
+    headers: list[tuple[str, str]] | None = None,
+    code: str | None = None,
+) -> bytes:
+    """A whole HTTP/1.1 answer (``Connection: close``) whose body is the
+    problem+json of ``status`` (``code``: by default the status's, :data:`_CODES`)."""
+    code = code or _CODES.get(status, "http-error")
     body = json.dumps(
         {
             "type": f"/problems/{code}",
@@ -115,7 +146,7 @@ def problem_answer(
         + "".join(f"{name}: {value}\r\n" for name, value in headers or ())
         + "\r\n"
     )
-    return head.encode("latin-1") + body, status
+    return head.encode("latin-1") + body
 
 
 class _Referee:
@@ -132,20 +163,78 @@ class _Referee:
         """How many connections this worker serves at once (sync: one)."""
         return 1
 
+    connections: Connections | None = None
+    """Connections per client address (None: not counted)."""
+    read_seconds: float = 0.0
+    """``REQUEST_READ_TIMEOUT_SECONDS`` (0: no deadline)."""
+    retry_after: int = 2
+
     def init_process(self) -> None:
         # Streams may take half of what the worker serves at once, so that a
         # worker full of streams still answers health checks and requests.
+        from .config import Settings
         from .edge import stream_caps
 
-        stream_caps.set_worker_connections(self.connections_served())
+        served = self.connections_served()
+        stream_caps.set_worker_connections(served)
+        settings = Settings.from_env()
+        self.read_seconds = settings.request_read_timeout_seconds
+        self.retry_after = settings.retry_after_seconds
+        # Behind a proxy every connection is the proxy's: it counts the clients.
+        if settings.connections_per_address and not settings.trusted_proxies:
+            cap = max(1, min(settings.connections_per_address, served // 4))
+            self.connections = Connections(cap)
         super().init_process()  # type: ignore[misc]
+
+    def refuse_connection(self, client: Any) -> None:
+        """429 ``too-many-connections`` to a connection over its address's
+        cap, before reading anything of it; then close it."""
+        request_id = uuid.uuid4().hex
+        assert self.connections is not None
+        answer = problem_bytes(
+            429,
+            "Too Many Requests",
+            f"This address holds {self.connections.per_address} open connections to this "
+            "process already (CONNECTIONS_PER_ADDRESS): close one, or retry later.",
+            request_id,
+            [("Retry-After", str(self.retry_after))],
+            "too-many-connections",
+        )
+        self.log.info(
+            "request",
+            extra={"request_id": request_id, "status": 429, "answered_by": "gunicorn"},
+        )
+        try:
+            client.settimeout(1.0)  # a small answer: the socket's buffer takes it
+            client.sendall(answer)
+            client.shutdown(socket.SHUT_WR)
+            # What the client sent already is read, so that closing sends it
+            # a FIN, not a reset that could discard the answer on its side.
+            for _ in range(16):
+                if not client.recv(4096, socket.MSG_DONTWAIT):
+                    break
+        except OSError:  # nothing more to read, or the client is gone
+            pass
+        finally:
+            with contextlib.suppress(OSError):
+                client.close()
 
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
         # gunicorn picks the status and logs; its page is rewritten as problem+json.
-        captured = _Captured()
-        super().handle_error(req, captured, addr, exc)  # type: ignore[misc]
         request_id = uuid.uuid4().hex
-        answer, status = problem_answer(captured.data, request_id, self._cors_headers(req, exc))
+        if isinstance(exc, RequestTimeout):  # the head did not arrive in time
+            status = 408
+            answer = problem_bytes(
+                status,
+                "Request Timeout",
+                str(exc.description),
+                request_id,
+                self._cors_headers(req, exc),
+            )
+        else:
+            captured = _Captured()
+            super().handle_error(req, captured, addr, exc)  # type: ignore[misc]
+            answer, status = problem_answer(captured.data, request_id, self._cors_headers(req, exc))
         self.log.info(
             "request",
             extra={
@@ -270,6 +359,32 @@ def _gevent_worker() -> type:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", monkey.MonkeyPatchWarning)
                 super().patch()
+
+        def handle(self, listener: Any, client: Any, addr: Any) -> None:
+            # Counted at accept (the caps of the module docstring).
+            counted = self.connections
+            key = None
+            if counted is not None:
+                key = counted.take(addr)
+                if key is None:
+                    self.refuse_connection(client)
+                    return
+            try:
+                if self.read_seconds > 0:
+                    client = ReadDeadline(client, self.read_seconds)
+                super().handle(listener, client, addr)
+            finally:
+                if key is not None and counted is not None:
+                    counted.give(key)
+
+        def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> None:
+            if isinstance(sock, ReadDeadline):
+                sock.request = req
+            try:
+                super().handle_request(listener_name, req, sock, addr)
+            finally:
+                if isinstance(sock, ReadDeadline):
+                    sock.next_request()
 
         def handle_quit(self, sig: int, frame: Any) -> None:
             _Referee.handle_quit(self, sig, frame)

@@ -293,6 +293,10 @@ UNLIMITED = {
 }
 """Rate limits no test reaches unless it means to (tests/api/test_limits.py)."""
 
+LISTED_UNLIMITED = {"lobby_listed_per_address": 100000, "client_key_lobby_listed": 100000}
+"""Listed tables at once per caller, out of reach unless a test means it
+(tests/seats/test_lobby.py): the suite lists many tables from one address."""
+
 
 EVERY_EVENT = 1_000_000
 """``events_kept`` for the tests that check whole games against their event log
@@ -301,7 +305,9 @@ EVERY_EVENT = 1_000_000
 
 def settings_for(url: str, **overrides: Any) -> Settings:
     """Settings for an app on the Redis at ``url``: short TTL, limits out of reach."""
-    return Settings(redis_url=url, table_ttl_seconds=3600, **{**UNLIMITED, **overrides})
+    return Settings(
+        redis_url=url, table_ttl_seconds=3600, **{**UNLIMITED, **LISTED_UNLIMITED, **overrides}
+    )
 
 
 @pytest.fixture(scope="session")
@@ -376,6 +382,7 @@ class Served:
         environment = {**os.environ, "REDIS_URL": redis_url}
         environment.update(WEB_CONCURRENCY="2", GUNICORN_THREADS="4", GUNICORN_TIMEOUT="10")
         environment.update({k.upper(): v for k, v in UNLIMITED.items()})
+        environment.update({k.upper(): str(v) for k, v in LISTED_UNLIMITED.items()})
         environment.update(env, SERVE_WORKER="1" if worker else "0")
         self._log_file = open(self.log, "wb")  # noqa: SIM115 - closed in stop()
         # Another test's server may take the free port before this one binds

@@ -138,6 +138,14 @@ def test_the_dearest_checks_pass_the_schemas(redis_server: RedisProcess) -> None
         # Answered by the rules, not refused by a bound: the largest accepted input.
         assert one["status"] == 200 or one["code"] not in ("invalid-request", None), (path, one)
         assert one["ms"] > 0
+    records = found["records"]
+    assert records["revalidated_status"] == 304 and records["entries"] == 2000
+    assert records["bytes"] > 100_000 and records["kept_ms"] > 0 and records["seat_view_ms"] > 0
+    named = [t.name for t in report.check_targets({"checks": found})]
+    assert named[-2:] == [
+        "a 2,000-entry record revalidated (304) ÷ a pass",
+        "a 2,000-entry record read whole from the cache ÷ a pass",
+    ]
 
 
 def test_expired_tables_leave_no_key(redis_server: RedisProcess) -> None:
@@ -596,6 +604,32 @@ def test_fanout_and_flood_figures_are_measured(
     assert flood["attacker"]["tried"] > 32
     assert flood["quiet"]["moves"]["n"] > 0 and flood["flooded"]["moves"]["n"] > 0
     assert flood["flooded"]["readyz"]["failed"] == {} and flood["flooded"]["moves"]["failed"] == {}
+
+
+def test_slow_bodies_figures_are_measured(
+    redis_server: RedisProcess, redis_client: redis.Redis, tmp_path: Any
+) -> None:
+    from benchmarks import slow_bodies
+    from benchmarks.processes import gunicorn_env
+
+    env = gunicorn_env(redis_cost.ONE_ADDRESS_ENV)
+    found = slow_bodies.measure(
+        redis_server.url,
+        redis_client,
+        tmp_path / "slow",
+        env,
+        seconds=1.0,
+        connections_per_address=5,
+        log=lambda m: None,
+    )
+    quiet, flood = found["quiet"], found["flood"]
+    assert quiet["readyz_answered"] > 0 and flood["readyz_answered"] > 0
+    assert flood["readyz_not_answered"] == {}
+    # 50 connections in a second from one address, 5 a process: the rest refused.
+    assert flood["attacker_answers"]["429"] >= 50 - 2 * 5 - 5
+    assert found["readyz_p99_ratio"] == pytest.approx(
+        flood["readyz_p99_ms"] / quiet["readyz_p99_ms"], abs=0.01
+    )
 
 
 def test_report_says_whether_streams_meet_their_goals() -> None:

@@ -95,7 +95,7 @@ def dev(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     env = {
         k: v
         for k, v in os.environ.items()
-        if k != "CORS_ORIGINS" and not k.startswith("RATE_LIMIT_")
+        if k != "CORS_ORIGINS" and not k.startswith(("RATE_LIMIT_", "LOBBY_LISTED_"))
     }
     port = free_port()
     env.update(PORT=str(port), REFEREE_DATA_DIR=str(folder / "referee-data"), SERVE_WORKER="0")

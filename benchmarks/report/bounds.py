@@ -135,4 +135,32 @@ def check_targets(figures: dict[str, Any]) -> list[Target]:
             f"{one['ms']:.1f} ms against {pass_ms:.1f} ms; answered {one['status']}",
         )
         for path, one in checks["checks"].items()
+    ] + _record_targets(checks)
+
+
+def _record_targets(checks: dict[str, Any]) -> list[Target]:
+    """A finished record's revalidation and kept read against a pass
+    (issue 39 M4; benchmarks/heavy_checks.py); none for runs without them."""
+    found = checks.get("records")
+    if not found:
+        return []
+    pass_ms = checks["pass_ms"]
+    note = f"against {pass_ms:.1f} ms (a seat view: {found['seat_view_ms']:.1f} ms)"
+    return [
+        Target(
+            f"a {found['entries']:,}-entry record revalidated (304) ÷ a pass",
+            found["revalidated_ms"] / pass_ms,
+            HEAVY_CHECK_LIMIT,
+            True,
+            "×",
+            f"{found['revalidated_ms']:.1f} ms {note}",
+        ),
+        Target(
+            f"a {found['entries']:,}-entry record read whole from the cache ÷ a pass",
+            found["kept_ms"] / pass_ms,
+            HEAVY_CHECK_LIMIT,
+            True,
+            "×",
+            f"{found['kept_ms']:.1f} ms ({found['bytes']:,} B) {note}",
+        ),
     ]

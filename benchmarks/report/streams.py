@@ -69,7 +69,8 @@ p99 ÷ its quiet p99, at most."""
 def _stream_abuse_targets(found: dict[str, Any]) -> list[Target]:
     """Issue 39's stream figures: the cost of one more stream on a busy
     table (:mod:`benchmarks.stream_fanout`), and an instance under one
-    address's stream flood (:mod:`benchmarks.stream_flood`)."""
+    address's stream flood (:mod:`benchmarks.stream_flood`), and under one
+    address's slow request bodies (:mod:`benchmarks.slow_bodies`)."""
     out = []
     fan = found.get("fanout")
     if fan:
@@ -114,6 +115,32 @@ def _stream_abuse_targets(found: dict[str, Any]) -> list[Target]:
                 True,
                 "",
                 f"{flooded['moves']['n'] + flooded['readyz']['n']:,} answered",
+            ),
+        ]
+    slow = found.get("slow_bodies")
+    if slow:
+        quiet, flooded = slow["quiet"], slow["flood"]
+        answers = ", ".join(
+            f"{n} × {why}" for why, n in sorted(flooded["attacker_answers"].items())
+        )
+        out += [
+            Target(
+                "one address holding slow request bodies: /readyz from another, p99 ÷ quiet p99",
+                slow["readyz_p99_ratio"],
+                STREAM_FLOOD_RATIO,
+                True,
+                "×",
+                f"{_n(flooded['readyz_p99_ms'])} ms against {_n(quiet['readyz_p99_ms'])} ms; "
+                f"the attacker held at most {flooded['attacker_held_at_most']} connections "
+                f"({answers})",
+            ),
+            Target(
+                "… /readyz not answered 200 in time during the slow bodies",
+                sum(flooded["readyz_not_answered"].values()),
+                0,
+                True,
+                "",
+                f"{flooded['readyz_answered']:,} answered",
             ),
         ]
     return out

@@ -22,7 +22,9 @@ a table; the commit of a newer one deletes the oldest (see
 
 Scope: on a table, a key belongs to the token it came with (the record key
 hashes the token's hash with the key) and lives in the table's hash tag,
-written in the same Lua call as the move. ``POST /v1/tables`` has no token:
+written in the same Lua call as the move. A join has no token: its key
+belongs to its caller (the client address, or the client key), each with
+its own cap, so that strangers cannot evict a joiner's answer. ``POST /v1/tables`` has no token:
 there the key alone is the scope; the new table's id is derived from it, so
 that the table and its answer are one commit too. Since that answer holds
 every token, its body is kept encrypted with a key derived from the
@@ -50,7 +52,7 @@ from flask import Response, current_app, request
 from ..games.errors import RuleViolation
 from ..storage import idempotency as records
 from ..storage.store import Loaded, Record, table_key
-from . import recorded
+from . import limits, recorded
 from .auth import digest_of_stored, token_hash
 from .common import referee
 from .inputs import parse_json
@@ -67,7 +69,8 @@ HEADER_DOC = {
     "required": False,
     "description": "16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the "
     "same key and request gets the first answer again (`Idempotent-Replayed: true`) without "
-    "acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key "
+    "acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of "
+    "its client address or client key on the table); the same key "
     "with another request is 422 "
     "`idempotency-key-reused`; a repeat while the first still runs is 409 "
     "`idempotency-key-in-use`.",
@@ -98,6 +101,16 @@ def token_scope() -> str:
     """Whose keys these are: the hash of the bearer token as sent ('-' for none)."""
     _, _, token = request.headers.get("Authorization", "").partition(" ")
     return token_hash(token.strip()) if token.strip() else "-"
+
+
+def anonymous_scope() -> str:
+    """Whose keys a request without a token of the table uses (a join):
+    its caller's, as the rate limits count it (the client key's name, else
+    the client address: :func:`.limits.client_address`), hashed, so that
+    strangers never evict each other's answers."""
+    client = limits.client_name()
+    caller = limits.client_address() if client is None else f"client:{client}"
+    return records.anonymous_scope(caller)
 
 
 def _fingerprint() -> str:
@@ -188,9 +201,11 @@ def begin_on_table(
     (the record is this token's, listed in its index on the table; ``seal``:
     its answer is encrypted with it). A move that is not ``tokened`` (a
     join: it needs no token) keeps its record under ``-`` whatever
-    ``Authorization`` it came with: a made-up bearer value must not open a
-    scope of its own, which no cap and no deletion of the table reaches."""
-    scope = token_scope() if tokened else "-"
+    ``Authorization`` it came with, under its caller's scope
+    (:func:`anonymous_scope`): a made-up bearer value must not open a
+    scope of its own, which no cap reaches; the table's delete finds the
+    callers' scopes through their index (``storage.idempotency``)."""
+    scope = token_scope() if tokened else anonymous_scope()
     pending = begin(records.table_record_key(table_id, scope, key), seal)
     if isinstance(pending, Pending):
         pending.table = (table_id, scope)
@@ -200,9 +215,10 @@ def begin_on_table(
 def delete_table(table_id: str, auth_record: dict[str, Any]) -> bool:
     """Delete ``table_id`` with every idempotency record of its tokens (those
     of ``auth_record``, the table's) and of its creation."""
-    # "-": the answers of joins, which come with no token.
+    # "-": the index of the joins' callers' indexes (and an older release's
+    # answers of joins).
     scopes = [digest_of_stored(d).hex() for d in [auth_record["h"], *auth_record["s"]] if d]
-    scopes.append("-")
+    scopes.append(records.ANONYMOUS_SCOPES)
     ref = referee()
     return ref.idempotency.delete_table(ref.store, table_id, scopes)
 

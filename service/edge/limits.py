@@ -7,12 +7,19 @@
 | ``POST /v1/tables`` | the client address | ``RATE_LIMIT_TABLES`` |
 | ``POST /v1/tables/{id}/join`` | the client address | ``RATE_LIMIT_TABLES`` (its own counter) |
 | refused claims (4xx of ``POST …/claims``) | the token's hash | ``RATE_LIMIT_FAILED_CLAIMS`` |
-| ``POST /v1/checks/deal-proof`` | the client address | ``RATE_LIMIT_RECORD_CHECKS`` |
+| ``POST /v1/checks/deal-proof``, a record rendered | the address | ``RATE_LIMIT_RECORD_CHECKS`` |
 | every request, with a token or not | the client address | ``RATE_LIMIT_PER_ADDRESS`` |
+
+A client address is an IPv4 address, or an IPv6 address's /64 (one
+subscriber's block: :mod:`service.addresses`).
 
 The record check has its own counter because one costs up to some 40 ms
 (a whole round's record, up to 1 MiB: its chain of 2,000 moves and its
-shuffles recomputed), where a move costs 2 or 3. The last row bounds all
+shuffles recomputed), where a move costs 2 or 3. A round record that a
+process renders anew (not in its cache) counts there too, one per started
+250 entries (:meth:`RateLimits.charge_record_work`): a 2,000-move record is
+some 30 ms to render, so cycling through more records than the cache holds
+is held by the same budget. The last row bounds all
 that one address does, whatever tokens it holds: a
 token's limit alone multiplies with the tokens an address can make (ten
 tables a minute of up to eleven tokens each). It rides in the same pipeline
@@ -53,7 +60,7 @@ until the window resets). Every limit is a fixed window: the ``limits``
 library's ``incr_expire`` script (``INCRBY``, ``EXPIRE`` on the first hit) on
 the keys flask-limiter used before (``LIMITS:LIMITER/referee-limits/<who>/
 <scope>/<amount>/<multiples>/<unit>``), so counters carry over a deploy.
-Health checks, metrics, the spec and ``OPTIONS`` (a browser's CORS preflight,
+Health checks, metrics and ``OPTIONS`` (a browser's CORS preflight,
 which reads nothing) are not limited; a request that matches no
 route (an unknown path or method) is, on its address.
 
@@ -94,6 +101,7 @@ from limits import RateLimitItem, RateLimitItemPerMinute, RateLimitItemPerSecond
 from limits.storage import RedisStorage
 from redis.cluster import RedisCluster
 
+from ..addresses import address_key
 from ..config import Settings
 from ..storage.client import Client
 from ..storage.client_keys import ClientKey, ClientKeys
@@ -104,13 +112,8 @@ from .auth import digest_of_stored, require_token, token_digest, token_hash
 from .common import SECURITY, TABLE_ID, referee
 from .problems import Problem
 
-UNLIMITED_ENDPOINTS = {
-    "health.Health",
-    "health.Ready",
-    "metrics",
-    "openapi_yaml",
-    "api-docs.openapi_json",
-}
+UNLIMITED_ENDPOINTS = {"health.Health", "health.Ready", "metrics"}
+"""What no rate limit counts (probes and the scraper; the spec counts: issue 39)."""
 CLIENT_KEY_HEADER = "Referee-Client-Key"
 """The header a front end's server sends its client key in."""
 
@@ -127,8 +130,10 @@ def caller_key() -> str:
 
 
 def client_address() -> str:
-    """The client's address (``TRUSTED_PROXIES`` says how far to trust X-Forwarded-For)."""
-    return f"addr:{request.remote_addr}"
+    """The client's address as a quota key (``addr:…``, an IPv6 address's
+    /64: :func:`service.addresses.address_key`); ``TRUSTED_PROXIES`` says how
+    far to trust X-Forwarded-For."""
+    return address_key(request.remote_addr)
 
 
 def token_of(auth_text: bytes | str | None, token: str) -> bool:
@@ -179,7 +184,11 @@ class RateLimits:
         self.per_address = parse(settings.rate_limit_per_address)
         self._bearer_only: frozenset[tuple[str, str]] | None = None
         self.storage: RedisStorage = limits_storage(
-            client, settings.redis_url, settings.redis_timeout_seconds
+            client,
+            settings.redis_url,
+            settings.redis_timeout_seconds,
+            settings.redis_max_connections,
+            settings.redis_pool_timeout_seconds,
         )
 
     def counter(self, limit: RateLimitItem, who: str, scope: str) -> Counter:
@@ -237,7 +246,7 @@ class RateLimits:
                 self._bearer_only = bearer_only_operations(current_app)
             if (endpoint, req.method) in self._bearer_only:
                 require_token()  # 401, before any counting (module docstring)
-        address = f"addr:{req.remote_addr}"  # client_address()
+        address = address_key(req.remote_addr)  # client_address()
         key = self.client_key(req)
         table_id = (req.view_args or {}).get("table_id")
         if not (isinstance(table_id, str) and TABLE_ID.fullmatch(table_id)):
@@ -350,6 +359,19 @@ class RateLimits:
             auth_text = rest[0]
         return counts, failed, read, auth_text
 
+    def charge_record_work(self, units: int) -> None:
+        """Count ``units`` more on the caller's record-checks counter (its
+        client key's, else its address's; ``RATE_LIMIT_RECORD_CHECKS``):
+        whole-record work a request set in motion beyond a move's, such as a
+        round record rendered anew. 429 ``rate-limited`` once it is spent."""
+        key: ClientKey | None = g.get("client_key")
+        who = client_address() if key is None else f"client:{key.name}"
+        counter = self.counter(self.record_checks, who, "record-checks")
+        if self.storage.incr(counter.key, counter.limit.get_expiry(), units) > (
+            counter.limit.amount
+        ):
+            raise self._refuse(counter)
+
     def after(self, response: Response) -> Response:
         """After a claim answered 4xx: count it on the refused-claims counter."""
         tested: Counter | None = g.pop("failed_claims", None)
@@ -370,6 +392,13 @@ def bearer_only_operations(app: Flask) -> frozenset[tuple[str, str]]:
             if doc.get("manual_doc", {}).get("security") == SECURITY:
                 found.add((endpoint, method))
     return frozenset(found)
+
+
+def charge_record_work(units: int) -> None:
+    """:meth:`RateLimits.charge_record_work` of the app's limits (none: nothing)."""
+    found: RateLimits | None = current_app.extensions.get("referee_limits")
+    if found is not None:
+        found.charge_record_work(units)
 
 
 def client_name() -> str | None:

@@ -137,6 +137,7 @@ _CODES_OF_STATUS = {
     404: "not-found",
     405: "method-not-allowed",
     406: "not-acceptable",
+    408: "request-timeout",
     409: "conflict",
     412: "precondition-failed",
     413: "body-too-large",

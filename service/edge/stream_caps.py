@@ -34,6 +34,7 @@ from collections.abc import Callable
 
 from flask import current_app, g, request
 
+from ..addresses import address_key
 from ..storage.stream_leases import Lease, StreamLeases, caller_key, table_streams_key
 from .common import referee
 from .problems import Problem
@@ -114,7 +115,7 @@ def lease(table_id: str, seat: int | None) -> Callable[[], None]:
         who, cap, caller = f"key:{key.name}", settings.client_key_streams, "This client key"
         setting = "CLIENT_KEY_STREAMS"
     else:
-        who, cap = f"addr:{request.remote_addr}", settings.stream_max_per_address
+        who, cap = address_key(request.remote_addr), settings.stream_max_per_address
         caller, setting = "This address", "STREAM_MAX_PER_ADDRESS"
     if seat is None:
         own = (table_streams_key(table_id), settings.stream_max_per_table)

@@ -369,6 +369,13 @@ class Game:
       (RULES.md 5.2): :data:`.cards.STANDARD_DECK`'s order (spades, hearts,
       diamonds, clubs; 2 to Ace) less the cards the deck has not, each
       further deck's copy after it, jokers last.
+    - ``reshuffle_piles(deal, moves) -> [pile, ...]``: for a game that
+      rebuilds its stock from the discard pile (May I?), the pile each
+      ``reshuffle`` entry of a round's record must shuffle (less its top,
+      bottom first), derived from the record's ``deal`` and ``moves``
+      alone, never from its proof (RULES.md 5.2); ``ValueError`` (its
+      words) for moves no referee records. ``None``: the game rebuilds
+      no stock, so a record of it holds no ``reshuffle`` entry.
     - ``ended_round(table) -> dict | None``: the public result of the
       current round when the host ended it before it was over and the
       game does not list it (``rounds_of``), marked ``abandoned``; its
@@ -434,6 +441,9 @@ class Game:
     option moves a preset's range (Sevens' ``decks``, RULES.md 3.2): the
     spec's range for every preset; ``None``: each preset's own range."""
     starting_deck: Callable[[Any], tuple[str, ...]] | None = None
+    reshuffle_piles: (
+        Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], list[list[str]]] | None
+    ) = None
     ended_round: Callable[[Any], dict[str, Any] | None] = lambda table: None
     rules_version: int = 1
     record_layouts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)

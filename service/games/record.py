@@ -73,6 +73,26 @@ SEATLESS = ("finish", RESOLVE)
 GAP = "G"
 TRUNCATED = "T"
 
+CHECKS: dict[str, str] = {
+    "commitment": "the commitment is the SHA-256 of the secret",
+    "starting-deck": "the deal shuffles the starting deck that the game, variant, options "
+    "and seat count give",
+    "deal-order": "the deck order is that deck shuffled under the secret and the seeds",
+    "rebuilt-stock-orders": "each rebuilt stock's order is its pile shuffled under the "
+    "reshuffle key and its label, with cards of the starting deck only",
+    "rebuilt-stock-piles": "each rebuilt stock shuffles the pile that the record's moves "
+    "leave (derived from the deal and the moves, not taken from the proof)",
+    "table": "the table before the deal is one the referee makes, and the record's and the "
+    "proof's game, variant, round, options, seats and seeds are its",
+    "deal": "dealing the order again gives the recorded deal",
+    "chain": "every entry's link in the chain of moves, from the commitment",
+    "moves": "every move is accepted when run again through the game's rules at its clock",
+    "result": "running the moves again rebuilds the recorded stocks and gives the recorded result",
+}
+"""What a check of a proof or record covers, by name (``checked`` and
+``unchecked`` in the answer of ``POST /v1/checks/deal-proof``, the lines of
+``referee verify`` and ``replay``), in words."""
+
 
 # --- the compact form -------------------------------------------------------
 
@@ -268,6 +288,30 @@ def proof_problems(proof: Mapping[str, Any]) -> list[dict[str, str]]:
     return found
 
 
+def proof_coverage(proof: Mapping[str, Any]) -> tuple[list[str], list[dict[str, str]]]:
+    """What :func:`proof_problems` checks of ``proof`` alone (names of
+    :data:`CHECKS`), and what the proof holds that it cannot check, each
+    ``{"check", "reason"}``: a rebuilt stock's pile follows from the
+    record's moves, which a proof does not hold (RULES.md 5.2)."""
+    checked = ["commitment"]
+    if proof.get("version") == PROOF_VERSION and proof.get("submitted") is not True:
+        checked += ["starting-deck", "deal-order"]
+    elif proof.get("version") != PROOF_VERSION:
+        checked.append("deal-order")
+    unchecked: list[dict[str, str]] = []
+    steps = proof.get("reshuffles")
+    if proof.get("version") == PROOF_VERSION and isinstance(steps, list) and steps:
+        checked.append("rebuilt-stock-orders")
+        unchecked.append(
+            {
+                "check": "rebuilt-stock-piles",
+                "reason": f"the piles of the {len(steps)} rebuilt stocks follow from the "
+                "round's moves, which a proof does not hold: check the whole record",
+            }
+        )
+    return checked, unchecked
+
+
 def _reshuffle_problems(proof: Mapping[str, Any], deck: Sequence[str]) -> list[dict[str, str]]:
     """How a version-2 proof's ``reshuffles`` fail to check."""
     steps = proof.get("reshuffles")
@@ -313,6 +357,7 @@ def _texts(value: Any) -> bool:
 
 __all__ = [
     "AUTHORS",
+    "CHECKS",
     "PROOF_VERSION",
     "RECORD_VERSION",
     "SHUFFLE_LABEL",
@@ -320,6 +365,7 @@ __all__ = [
     "encode_entry",
     "header_text",
     "parse_header",
+    "proof_coverage",
     "proof_problems",
     "starting_deck",
 ]

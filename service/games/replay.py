@@ -22,7 +22,15 @@ from . import GAMES, codec
 from .base import Game, Transition, no_step
 from .errors import RuleViolation
 from .proof import DealRandom, chain_problems, key_of, problems_of, shape_problem
-from .record import PROOF_VERSION, RECORD_VERSION, RESHUFFLE, RESOLVE, proof_problems
+from .record import (
+    PROOF_VERSION,
+    RECORD_VERSION,
+    RESHUFFLE,
+    RESOLVE,
+    proof_coverage,
+    proof_problems,
+    reshuffler,
+)
 
 END_OF_TIME_MS = 2**62
 """The clock at which a replayed round's last windows have all closed."""
@@ -42,11 +50,20 @@ class Report:
     result: Any = None
     incomplete: list[str] = field(default_factory=list)
     other_rules: str = ""
+    checked: list[str] = field(default_factory=list)
+    """The names (:data:`.record.CHECKS`) of what was checked, in order."""
+    unchecked: list[dict[str, str]] = field(default_factory=list)
+    """What the record holds that was not checked: ``{"check", "reason"}``."""
 
     @property
     def ok(self) -> bool:
         """Whether everything matched and was checked."""
-        return not self.problems and not self.incomplete and not self.other_rules
+        return (
+            not self.problems
+            and not self.incomplete
+            and not self.other_rules
+            and not self.unchecked
+        )
 
     @property
     def status(self) -> int:
@@ -57,7 +74,7 @@ class Report:
             return MISMATCH
         if self.other_rules:
             return OTHER_RULES
-        if self.incomplete:
+        if self.incomplete or self.unchecked:
             return INCOMPLETE
         return 0
 
@@ -82,11 +99,15 @@ def verify(record: Mapping[str, Any]) -> Report:
     the proof names the record's game, variant, round and options, the
     table before the deal is one the referee makes (:func:`start_problems`),
     dealing the round again from them (through the game) gives the recorded
-    deal, every move's ``link`` is the chain's (:func:`.proof.chain_problems`)
-    and the proof's reshuffles are the record's. A record of another rules
-    version (``rules_version``) is not dealt again (``other_rules``); moves
-    missing from it are named (``incomplete``). A record of version 1 (no
-    ``record_version``) is checked by that version's chain."""
+    deal, the proof's reshuffles are the record's and each shuffles the pile
+    the record's moves leave (the game's ``reshuffle_piles``, never the
+    proof's word), and every move's ``link`` is the chain's
+    (:func:`.proof.chain_problems`). ``checked`` names what was checked
+    (:data:`.record.CHECKS`), ``unchecked`` what could not be. A record of
+    another rules version (``rules_version``) is not dealt again
+    (``other_rules``); moves missing from it are named (``incomplete``). A
+    record of version 1 (no ``record_version``) is checked by that
+    version's chain."""
     report = Report()
     proof = record["proof"]
     version = record.get("record_version", 1)
@@ -105,9 +126,21 @@ def verify(record: Mapping[str, Any]) -> Report:
     report.problems += [f"proof{p['pointer']}: {p['detail']}" for p in check(proof)]
     if shape_problem(proof) is not None:
         return report  # no proof to deal from
+    if check is proof_problems:
+        report.checked += proof_coverage(proof)[0]
+    else:
+        report.checked += ["commitment", "deal-order"]
+        why = "a proof that names no game, or of another rules version"
+        report.unchecked += [
+            {"check": c, "reason": why} for c in ("starting-deck", "rebuilt-stock-orders")
+        ]
     _incomplete(record, report)
-    if not report.other_rules:
+    if report.other_rules:
+        why = f"{report.other_rules}: its deal is not dealt again"
+        report.unchecked += [{"check": c, "reason": why} for c in ("table", "deal")]
+    else:
         _deal(record, report)
+        report.checked += ["table", "deal"]
     if proof.get("version") == PROOF_VERSION:
         for name in ("game", "variant", "round", "options"):
             if proof.get(name) != record.get(name):
@@ -119,10 +152,56 @@ def verify(record: Mapping[str, Any]) -> Report:
         ]
         if reshuffles != proof.get("reshuffles"):
             report.problems.append("the proof's reshuffles are not the record's rebuilt stocks")
+        if reshuffles:
+            _piles(record, reshuffles, report)
     report.problems += chain_problems(
         proof, record["moves"], version, complete=not report.incomplete
     )
+    report.checked.append("chain")
     return report
+
+
+def _piles(record: Mapping[str, Any], reshuffles: list[dict[str, Any]], report: Report) -> None:
+    """Check that each rebuilt stock of ``record`` (its ``reshuffles``
+    entries) shuffles the pile its moves leave, derived by the game's
+    ``reshuffle_piles`` from the record's deal and the moves before it,
+    and that its order is that pile's shuffle (RULES.md 5.2). Those after
+    the first gap (moves missing) cannot be derived: ``unchecked``."""
+    game = GAMES.get(record["game"])
+    if report.other_rules:
+        why = "a record of another rules version: its discard pile follows other rules"
+        report.unchecked.append({"check": "rebuilt-stock-piles", "reason": why})
+        return
+    if game is None or game.reshuffle_piles is None:
+        report.problems.append(f"{record['game']} rebuilds no stock: its record has no reshuffle")
+        return
+    gaps = [g.get("after_move") for g in record.get("missing") or ()]
+    stop = min((g for g in gaps if isinstance(g, int)), default=len(record["moves"]))
+    try:
+        piles = game.reshuffle_piles(record["deal"], record["moves"][:stop])
+    except ValueError as broken:
+        report.problems.append(f"the discard pile cannot be followed: {broken}")
+        return
+    proof = record["proof"]
+    restock = reshuffler(proof["secret"], proof["seeds"])
+    for r, (step, pile) in enumerate(zip(reshuffles, piles, strict=False)):
+        where = f"rebuilt stock {r} (move {step['move']})"
+        if list(step["deck"] or ()) != pile:
+            report.problems.append(
+                f"{where} does not shuffle the discard pile the moves before it leave "
+                f"(less its top, bottom first: {len(pile)} cards)"
+            )
+        elif restock(str(step["label"]), pile) != step["order"]:
+            report.problems.append(f"{where}'s order is not the shuffle of that pile")
+    report.checked.append("rebuilt-stock-piles")
+    if len(reshuffles) > len(piles):
+        report.unchecked.append(
+            {
+                "check": "rebuilt-stock-piles",
+                "reason": f"{len(reshuffles) - len(piles)} rebuilt stocks come after moves "
+                "missing from the record: their piles cannot be derived",
+            }
+        )
 
 
 def _incomplete(record: Mapping[str, Any], report: Report) -> None:
@@ -257,7 +336,10 @@ def replay(record: Mapping[str, Any]) -> Report:
             return report
         report.moves += 1
     if stop is not None:
+        why = f"moves are missing from the record: run up to move {stop} only"
+        report.unchecked += [{"check": c, "reason": why} for c in ("moves", "result")]
         return report  # verify named the gap; nothing after it can be run
+    report.checked.append("moves")
     due = game.due(_folded(game, base, choices), END_OF_TIME_MS)
     made += due.shuffles
     end = due.table
@@ -274,6 +356,7 @@ def replay(record: Mapping[str, Any]) -> Report:
         return report
     if report.result != record["result"]:
         report.problems.append("the replayed result is not the recorded one")
+    report.checked.append("result")
     return report
 
 

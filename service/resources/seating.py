@@ -15,9 +15,11 @@ The auth record (the table hash's ``a`` field, JSON) is::
           while that round was in play (RULES.md 5.1: shown as
           ``reissued``)}
 
-``j``, ``l`` and ``c`` are absent on a table created with every seat named,
-``q`` on one created by a release that kept no creator, ``x`` until a
-token is reissued in play.
+``j`` and ``l`` are absent on a table created with every seat named (and
+``c`` on one created so by a release before 0.3.0: its round records are
+then tagged by their content, ``service.resources.proofs.round_records``), ``q`` on one
+created by a release that kept no creator, ``x`` until a token is reissued
+in play.
 Digests are :func:`.auth.stored_digest` (SHA-256, base64url): neither a
 token nor a code is ever kept in clear. An open seat's name in the game's
 state is ``""`` (no player's name can be blank), so that a view of the state
@@ -151,10 +153,10 @@ def created_record(
     record: dict[str, Any] = {
         "h": stored_digest(host_token),
         "s": ["" if t is None else stored_digest(t) for t in seat_tokens],
+        "c": created_ms,  # with the id, what names this table for good
     }
     if codes or listed_ or None in seat_tokens:
         record["j"] = [[stored_digest(code), seat, until] for code, seat, until in codes]
-        record["c"] = created_ms
         if listed_:
             record["l"] = 1
     return record

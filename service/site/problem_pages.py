@@ -211,6 +211,20 @@ PAGES: dict[str, Page] = {
         "key's own quotas.",
         RETRY_LATER,
     ),
+    "too-many-connections": Page(
+        429,
+        "The client address (an IPv6 address's /64) holds as many open connections to the "
+        "answering process as it may (`CONNECTIONS_PER_ADDRESS`, at most a quarter of its "
+        "connections); the connection was closed before anything of it was read.",
+        "Close connections you do not use (one keep-alive connection serves many requests), "
+        "then retry after the `Retry-After` seconds.",
+    ),
+    "request-timeout": Page(
+        408,
+        "The request's head and body did not arrive within `REQUEST_READ_TIMEOUT_SECONDS` "
+        "(10 s) of its first byte; the connection was closed and nothing was changed.",
+        "Send the whole request at once, on a new connection.",
+    ),
     "too-many-streams": Page(
         429,
         "Too many open streams, counted over every instance: of the client address "
@@ -219,6 +233,14 @@ PAGES: dict[str, Page] = {
         "`detail` names which.",
         "Close a stream you no longer read (a closed one gives its place back within "
         "seconds), then retry after the `Retry-After` seconds.",
+    ),
+    "too-many-listed-tables": Page(
+        429,
+        "The client address lists as many tables in the lobby as it may at once "
+        "(`LOBBY_LISTED_PER_ADDRESS`), or the client key does (`CLIENT_KEY_LOBBY_LISTED`); "
+        "nothing was made.",
+        "Wait until one of them fills, ends or is deleted, or make the table with "
+        "`listed: false` and share its join codes.",
     ),
     "internal-error": Page(
         500,
@@ -230,6 +252,13 @@ PAGES: dict[str, Page] = {
         "The table store does not answer, or takes no write now (behind Redis Sentinels: "
         "its primary is being replaced, and nothing was written).",
         RETRY_LATER,
+    ),
+    "redis-busy": Page(
+        503,
+        "Every connection of the answering process to the table store stayed in use for "
+        "`REDIS_POOL_TIMEOUT_SECONDS` (`REDIS_MAX_CONNECTIONS` a process): it is busy; the "
+        "store may be well. Nothing was changed.",
+        RETRY_LATER + " Another instance may have room.",
     ),
     "table-busy": Page(503, "Too many moves at once on this table.", RETRY_LATER),
     "stored-format-newer": Page(

@@ -454,8 +454,11 @@ class MoveChainSchema(DocumentedSchema):
     """The head of a round's chain of moves (RULES.md 5.2): each accepted
     move that does not commute links the head before it and the seats'
     choices that commuted since, keyed with the round's secret, so that a
-    record whose moves were reordered, dropped, added or changed ends
-    elsewhere (docs/guide/deal-proofs.md gives the construction)."""
+    record whose moves before it were reordered, dropped, added or changed
+    does not hold it as a link. Once the secret is public anyone can
+    recompute links: the chain proves the moves only against the heads
+    noted during the round (docs/guide/deal-proofs.md gives the
+    construction)."""
 
     moves = fields.Integer(
         required=True,

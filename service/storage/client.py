@@ -15,6 +15,14 @@
   restart (requests meanwhile answer 503 ``redis-unavailable``). The
   credentials are the data nodes'; the Sentinels are asked without them.
 
+**Connections.** Each process holds at most ``REDIS_MAX_CONNECTIONS`` (64)
+connections to each Redis server (redis-py's ``BlockingConnectionPool``):
+a command that finds them all in use waits up to
+``REDIS_POOL_TIMEOUT_SECONDS`` (1 s) for one to come back, then raises
+:class:`RedisBusy` (503 ``redis-busy``: this process is busy, Redis may be
+well). redis-py's default pool refused at once past 100, with the error of
+a Redis that is down, while a gevent worker serves 1,000 connections.
+
 Every key of a table carries the table's hash tag, so the store's reads and its
 commit script touch one slot, and the cluster client routes them to that
 slot's primary.
@@ -24,15 +32,17 @@ from __future__ import annotations
 
 import select
 import sys
+from queue import Empty, LifoQueue
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 import redis
 from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.cluster import ClusterNode, RedisCluster
-from redis.connection import DefaultParser
+from redis.connection import BlockingConnectionPool, DefaultParser
+from redis.exceptions import MaxConnectionsError
 from redis.retry import Retry
-from redis.sentinel import Sentinel
+from redis.sentinel import Sentinel, SentinelConnectionPool
 
 # The URL forms are the settings' (config.py, below storage), re-exported here.
 from ..config import CLUSTER_SCHEMES, SENTINEL_SCHEMES, is_cluster_url, is_sentinel_url
@@ -43,6 +53,41 @@ if TYPE_CHECKING:
     from ..config import Settings
 
 Client = redis.Redis | RedisCluster
+
+MAX_CONNECTIONS = 64
+"""Connections of one process to one Redis server (``REDIS_MAX_CONNECTIONS``)."""
+POOL_TIMEOUT_SECONDS = 1.0
+"""How long a command waits for a free connection (``REDIS_POOL_TIMEOUT_SECONDS``)."""
+
+
+class RedisBusy(MaxConnectionsError):
+    """Every connection of this process to Redis stayed in use for the
+    pool's timeout: the process is busy, not Redis down (503 ``redis-busy``).
+    A :class:`redis.exceptions.MaxConnectionsError`, so that redis-py's
+    cluster client does not take it for a failed node."""
+
+
+class _Slots(LifoQueue):  # type: ignore[type-arg]
+    """The pool's queue of connections, which says why it is empty."""
+
+    def get(self, block: bool = True, timeout: float | None = None) -> Any:
+        try:
+            return super().get(block, timeout)
+        except Empty:
+            raise RedisBusy(
+                f"all {self.maxsize} connections to Redis stayed in use for {timeout} s"
+            ) from None
+
+
+class BoundedPool(BlockingConnectionPool):
+    """redis-py's blocking pool, raising :class:`RedisBusy` when it waited in vain."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(queue_class=_Slots, **kwargs)  # type: ignore[no-untyped-call]
+
+
+class BoundedSentinelPool(SentinelConnectionPool, BoundedPool):
+    """The pool of the Sentinels' primary, bounded as :class:`BoundedPool`."""
 
 
 def parse_sentinel_url(url: str) -> tuple[list[tuple[str, int]], str, int, dict[str, Any]]:
@@ -159,13 +204,25 @@ def redis_client(settings: Settings) -> Client:
     url = settings.redis_url
     if not url:
         url, _ = ensure_embedded_redis(settings.data_dir)
-    client = connect(url, settings.redis_timeout_seconds)
+    client = connect(
+        url,
+        settings.redis_timeout_seconds,
+        settings.redis_max_connections,
+        settings.redis_pool_timeout_seconds,
+    )
     feeds.choose(client, settings.redis_pubsub == "sharded")
     return client
 
 
-def connect(url: str, timeout_seconds: float) -> Client:
-    """A client for ``url``, with ``timeout_seconds`` to connect and per command.
+def connect(
+    url: str,
+    timeout_seconds: float,
+    max_connections: int = MAX_CONNECTIONS,
+    pool_timeout_seconds: float = POOL_TIMEOUT_SECONDS,
+) -> Client:
+    """A client for ``url``, with ``timeout_seconds`` to connect and per command,
+    and at most ``max_connections`` per server, a command waiting up to
+    ``pool_timeout_seconds`` for one (then :class:`RedisBusy`).
 
     Every connect and every command gives up after ``timeout_seconds``, so a
     request never waits on Redis for long: it answers 503. On one server, a
@@ -181,6 +238,7 @@ def connect(url: str, timeout_seconds: float) -> Client:
         "socket_timeout": timeout_seconds,
         "socket_connect_timeout": timeout_seconds,
     }
+    pool: dict[str, Any] = {"max_connections": max_connections, "timeout": pool_timeout_seconds}
     retry = Retry(
         ExponentialBackoff(cap=0.05, base=0.01),
         retries=1,
@@ -197,27 +255,47 @@ def connect(url: str, timeout_seconds: float) -> Client:
             health_check_interval=30,
             retry=retry,
             parser_class=QuickCheckParser,
+            connection_pool_class=BoundedSentinelPool,
+            **pool,
             **options,
             **common,
         )
         return primary
     if not is_cluster_url(url):
-        return redis.Redis.from_url(
-            url, health_check_interval=30, retry=retry, parser_class=QuickCheckParser, **common
+        return redis.Redis.from_pool(
+            BoundedPool.from_url(
+                url,
+                health_check_interval=30,
+                retry=retry,
+                parser_class=QuickCheckParser,
+                **pool,
+                **common,
+            )
         )
     nodes, options = parse_cluster_url(url)
     seeds = [ClusterNode(host, port) for host, port in nodes]  # type: ignore[no-untyped-call]
-    return RedisCluster(startup_nodes=seeds, **options, **cluster_call_options(timeout_seconds))
+    return RedisCluster(
+        startup_nodes=seeds,
+        **options,
+        **cluster_call_options(timeout_seconds, max_connections, pool_timeout_seconds),
+    )
 
 
-def cluster_call_options(timeout_seconds: float) -> dict[str, Any]:
-    """Timeouts and retries for a cluster client: every call gives up after
-    ``timeout_seconds`` and is tried once more at most (redis-py's default of
-    10 tries, with the slot map reloaded between them, would hold a request
-    for half a minute while a primary is frozen, and would send a timed-out
-    commit again)."""
+def cluster_call_options(
+    timeout_seconds: float,
+    max_connections: int = MAX_CONNECTIONS,
+    pool_timeout_seconds: float = POOL_TIMEOUT_SECONDS,
+) -> dict[str, Any]:
+    """Timeouts, retries and pools for a cluster client: every call gives up
+    after ``timeout_seconds`` and is tried once more at most (redis-py's
+    default of 10 tries, with the slot map reloaded between them, would hold
+    a request for half a minute while a primary is frozen, and would send a
+    timed-out commit again); each node's pool is a :class:`BoundedPool`."""
     return {
         "socket_timeout": timeout_seconds,
         "socket_connect_timeout": timeout_seconds,
         "retry": Retry(NoBackoff(), retries=1),
+        "connection_pool_class": BoundedPool,
+        "max_connections": max_connections,
+        "timeout": pool_timeout_seconds,
     }

@@ -172,6 +172,7 @@ class MoveCommits(ClockNotes):
         note: str = "",
         unattended: str = "0",
         resumes: Any = None,
+        keep_ttl: bool = False,
     ) -> bool:
         """Commit under the version check; False when another move won the race
         (or, with ``expected``, the step's choices are not these seat, text
@@ -187,7 +188,8 @@ class MoveCommits(ClockNotes):
         it, only ``journal``'s new record); ``note`` the commit's clock note (see
         :meth:`_note`); ``unattended`` the change of the moves the referee
         made in a row (:func:`unattended_of`); ``resumes``, the table as read
-        when the commit resumes its paused clock (:meth:`_turn_arg`)."""
+        when the commit resumes its paused clock (:meth:`_turn_arg`).
+        With ``keep_ttl`` (a refusal's log entry), every key keeps its expiry."""
         payloads = [self.codec.encode_event({"at_ms": now_ms, **e}) for e in events]
         step = None if table is None else self.codec.step_of(table)
         played, listed = (0, ()) if table is None else self.codec.rounds_of(table)
@@ -202,7 +204,7 @@ class MoveCommits(ClockNotes):
             [
                 str(version),
                 "" if table is None else self.codec.encode(table),
-                self.ttl_seconds,
+                "-" if keep_ttl else self.ttl_seconds,
                 "" if auth is None else json.dumps(auth, separators=(",", ":")),
                 "" if record is None else record[1],
                 0 if record is None else record[0].keep_seconds,

@@ -12,6 +12,8 @@ is recorded" never diverge; the key therefore lives in the table's hash tag::
     referee:{<table id>}:idem:<sha256(token hash, key)>   a move on a table
     referee:{<table id>}:idem:create                      its creation
     referee:{<table id>}:idem-index:<token hash>          the token's records (zset)
+    referee:{<table id>}:idem-index:anon-<caller hash>   a caller's joins' records (zset)
+    referee:{<table id>}:idem-index:-                    the callers' indexes (zset)
 
 What one token can keep on one table is bounded: its records are listed in
 its index, by the last part of their key (the digest: short enough for
@@ -22,6 +24,15 @@ in the same Lua call. A table has at most one token per seat and the host's,
 so what a table keeps is bounded too; deleting the table deletes the records
 listed in its tokens' indexes, the indexes and its creation's record
 (:meth:`IdempotencyStore.delete_table`), all in its hash tag, without a SCAN.
+
+A join has no token: its records are its caller's (:func:`anonymous_scope`:
+the client address or client key, hashed), capped alike per caller, so
+that strangers cannot evict a joiner's answer (one shared scope let them).
+The Lua scripts list each caller's index by its whole name in
+``idem-index:-`` (:data:`ANONYMOUS_SCOPES`; scored by its last write,
+entries older than :data:`KEEP_SECONDS` dropped), where the table's
+delete finds it. What a caller keeps is bounded by its cap per table and
+by its joins' rate limit.
 
 A creation has no token and no table yet: the key alone names it (see
 ``service.edge.idempotency``), and the new table's id is derived from the key
@@ -42,6 +53,17 @@ from .store import KEY_PREFIX, NO_WAIT, TableStore
 
 KEEP_SECONDS = 24 * 3600
 """How long an answer is kept for replay (the IETF draft's suggestion: 24 hours)."""
+
+
+ANONYMOUS_SCOPES = "-"
+"""The scope whose index lists the anonymous callers' indexes on a table."""
+
+
+def anonymous_scope(caller: str) -> str:
+    """The scope of the records of an anonymous ``caller`` (``addr:…`` or
+    ``client:…``): a hash, so that no address is stored; the scripts know
+    an anonymous index by its ``anon-`` prefix."""
+    return "anon-" + hashlib.sha256(b"card-referee caller\0" + caller.encode()).hexdigest()[:32]
 
 
 def table_record_key(table_id: str, scope: str, key: str) -> str:

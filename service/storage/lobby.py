@@ -19,10 +19,23 @@ Bounded: a set keeps the newest ``kept`` tables (the commit of a newer one
 drops the oldest), and each read first drops the entries older than a
 table's life (``max_age_ms``), so an index never outgrows
 ``kept`` × presets entries whatever happens to its tables.
+
+Per caller (a client address or client key), the tables it listed::
+
+    referee:lobby-owner:<hash of the caller>   zset  member: "<preset>/<table id>";
+                                               score: created at (ms)
+
+:meth:`Lobby.hold` counts a caller's tables that are listed now (or are
+being made: not written yet, held in the last :data:`PENDING_MS`)
+before a new one is listed, so that one caller cannot fill the lobby's
+first pages, nor push everyone else's tables out of an index: a member
+that is no longer listed is dropped by the caller's next listing, and the
+set expires with its newest table.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,6 +48,19 @@ from .store import KEY_PREFIX, table_key
 def lobby_key(variant: str) -> str:
     """The sorted set of the listed tables of a preset."""
     return f"{KEY_PREFIX}:lobby:{variant}"
+
+
+PENDING_MS = 30_000
+"""How long a caller's new table counts as listed while it is not made yet
+(a creation in flight): two creations at once count each other, so
+neither slips past the cap (but for the instant between a table's commit
+and its listing)."""
+
+
+def owner_key(caller: str) -> str:
+    """The sorted set of the tables that ``caller`` (``addr:…``, ``client:…``) listed."""
+    digest = hashlib.sha256(b"card-referee lobby owner\0" + caller.encode()).hexdigest()[:32]
+    return f"{KEY_PREFIX}:lobby-owner:{digest}"
 
 
 Entry = tuple[int, str, str]
@@ -55,6 +81,52 @@ class Lobby:
         pipe.zadd(key, {table_id: created_ms})
         pipe.zremrangebyrank(key, 0, -(self.kept + 1))
         pipe.execute()
+
+    def hold(
+        self, caller: str, cap: int, variant: str, table_id: str, now_ms: int, keep_s: int
+    ) -> bool:
+        """Count ``table_id`` (of preset ``variant``, made at ``now_ms``)
+        among ``caller``'s listed tables, unless the caller holds ``cap``
+        listed tables already (then ``False``, and the set is as it was).
+        Its tables no longer listed are dropped from the set, which lives
+        ``keep_s`` seconds (a table's life) after its newest. Three round
+        trips; the index is read, never trusted with the count alone."""
+        key, member = owner_key(caller), f"{variant}/{table_id}"
+        pipe = self.client.pipeline(transaction=False)
+        pipe.zadd(key, {member: now_ms}, nx=True)
+        pipe.zrange(key, 0, -1, withscores=True)
+        _, held = pipe.execute()
+        others = [
+            (m.decode() if isinstance(m, bytes) else m, int(score))
+            for m, score in held
+            if (m.decode() if isinstance(m, bytes) else m) != member
+        ]
+        pipe = self.client.pipeline(transaction=False)
+        for other, _ in others:
+            preset, _, other_id = other.partition("/")
+            pipe.zscore(lobby_key(preset), other_id)
+            pipe.exists(table_key(other_id))
+        read = pipe.execute() if others else []
+        counted = [
+            other
+            for (other, made), score, made_yet in zip(others, read[::2], read[1::2], strict=True)
+            if score is not None or (not made_yet and made > now_ms - PENDING_MS)
+        ]
+        pipe = self.client.pipeline(transaction=False)
+        if len(counted) >= cap:
+            pipe.zrem(key, member)  # the set as it was (gone, if it held none)
+            pipe.execute()
+            return False
+        stale = [other for other, _ in others if other not in counted]
+        if stale:
+            pipe.zrem(key, *stale)
+        pipe.expire(key, keep_s)
+        pipe.execute()
+        return True
+
+    def let_go(self, caller: str, variant: str, table_id: str) -> None:
+        """Take back :meth:`hold`'s count of ``table_id`` (it was not made)."""
+        self.client.zrem(owner_key(caller), f"{variant}/{table_id}")
 
     def drop(self, variants: Sequence[str], table_id: str) -> None:
         """Unlist ``table_id`` from the sets of ``variants``."""

@@ -93,6 +93,11 @@ class RoundsGone(LookupError):
         self.last = last
 
 
+def _text(value: bytes | str | None) -> bytes | None:
+    """A reply as bytes (a client that decodes replies gives str)."""
+    return value.encode() if isinstance(value, str) else value
+
+
 def _pairs(flat: Sequence[Any]) -> dict[Any, Any]:
     """A Lua script's ``HGETALL`` reply (field, value, ...) as a dict."""
     return dict(zip(flat[::2], flat[1::2], strict=True))
@@ -118,15 +123,27 @@ class TablePages(TableLoads):
         current round's record holds its secret."""
         pipe = self.client.pipeline(transaction=False)
         pipe.hget(records_key(table_id), str(round_no))
-        pipe.lrange(moves_key(table_id), 0, -1)
-        folded, items = pipe.execute()
+        pipe.lindex(moves_key(table_id), 0)
+        folded, number = pipe.execute()
         if folded is not None:
             parts = (folded if isinstance(folded, bytes) else str(folded).encode()).split(b"\n")
             return parts[0], parts[1:], False
+        if _text(number) != str(round_no).encode():
+            return None  # the open record is another round's: read none of it
+        items = self.client.lrange(moves_key(table_id), 0, -1)
         texts = [t if isinstance(t, bytes) else str(t).encode() for t in items]
         if len(texts) < 2 or texts[0] != str(round_no).encode():
             return None
         return texts[1], texts[2:], True
+
+    def round_record_kept(self, table_id: str, round_no: int) -> bool:
+        """Whether the record of round ``round_no`` is kept, read without
+        reading it (one round trip: ``HEXISTS`` and the open record's number)."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hexists(records_key(table_id), str(round_no))
+        pipe.lindex(moves_key(table_id), 0)
+        folded, number = pipe.execute()
+        return bool(folded) or _text(number) == str(round_no).encode()
 
     def history(self, table_id: str, index: int, loaded: Loaded | None = None) -> bytes | None:
         """The history text at ``index`` (-1: the newest; 0: the oldest kept), or ``None``:

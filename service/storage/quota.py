@@ -43,25 +43,31 @@ KEY_PREFIX = "referee-limits"
 SCOPE = "referee-moves"
 
 
-def cluster_storage(url: str, timeout_seconds: float) -> dict[str, Any]:
+def cluster_storage(url: str, timeout_seconds: float, *pool: Any) -> dict[str, Any]:
     """The limits library's storage for the Redis Cluster of ``url`` (any form
     the service takes: ``rediss+cluster://``, seeds without a port, an encoded
     password): the library wants ``redis+cluster://host:port,…`` and takes
-    credentials, TLS, timeouts and retries as options."""
+    credentials, TLS, timeouts, retries and the pools (``pool``: the
+    connections a node and the wait for one, as :func:`.cluster_call_options`)
+    as options."""
     nodes, options = parse_cluster_url(url)
     hosts = ",".join(f"[{h}]:{p}" if ":" in h else f"{h}:{p}" for h, p in nodes)
     return {
         "storage_uri": f"redis+cluster://{hosts}",
-        "storage_options": {**options, **cluster_call_options(timeout_seconds)},
+        "storage_options": {**options, **cluster_call_options(timeout_seconds, *pool)},
     }
 
 
-def limits_storage(client: Any, url: str | None, timeout_seconds: float) -> RedisStorage:
+def limits_storage(
+    client: Any, url: str | None, timeout_seconds: float, *pool: Any
+) -> RedisStorage:
     """The limits library's storage on ``client``'s Redis: its connection
-    pool on one server (Sentinel's too), the cluster of ``url`` on a cluster."""
+    pool on one server (Sentinel's too), the cluster of ``url`` on a cluster
+    (with pools bounded as ``pool`` says: ``REDIS_MAX_CONNECTIONS``,
+    ``REDIS_POOL_TIMEOUT_SECONDS``)."""
     if isinstance(client, RedisCluster):
         assert url is not None  # a cluster client comes from a cluster URL
-        where = cluster_storage(url, timeout_seconds)
+        where = cluster_storage(url, timeout_seconds, *pool)
         found: RedisStorage = storage_from_string(  # type: ignore[assignment]
             where["storage_uri"], **where["storage_options"]
         )

@@ -119,7 +119,7 @@ from .loading import (
     TableNotFound,
 )
 from .notes import away_seat, back_events, unattended_of
-from .pages import EventsGone, RoundPage, RoundsGone, TablePages
+from .pages import EventPage, EventsGone, RoundPage, RoundsGone, Snapshot, TablePages
 
 # The store's face: TableStore and the values its callers hand it and get
 # back, from the modules that hold them.
@@ -127,6 +127,7 @@ __all__ = [
     "AlreadyRecorded",
     "Contended",
     "Control",
+    "EventPage",
     "EventsGone",
     "HISTORY_KEPT",
     "Journal",
@@ -141,6 +142,7 @@ __all__ = [
     "Record",
     "RoundPage",
     "RoundsGone",
+    "Snapshot",
     "StepMismatch",
     "TABLE_LAYOUT",
     "TableNotFound",
@@ -288,8 +290,10 @@ class TableStore(ChoiceCommits, TablePages):
                 except RuleViolation as refused:
                     if not refused.record:
                         raise
-                    unattended = unattended_of(refused, None if mover is None else mover(loaded))
-                    resumes = self._resumes(loaded, unattended)
+                    # A refusal is no act of play: it keeps the referee's
+                    # moves in a row (a paused clock stays paused) and every
+                    # key's expiry (the house rule: a refused request leaves
+                    # Redis as it was, but for its log entry).
                     if self._write(
                         table_id,
                         loaded.version,
@@ -302,14 +306,10 @@ class TableStore(ChoiceCommits, TablePages):
                         due is not None and due.archive_reset,
                         expected=None if due is None else self._choices_read(loaded),
                         deadline=self.codec.due_at(loaded.table),
-                        note=""
-                        if due is None and not resumes
-                        else self._note_after(
-                            loaded, loaded.table, unattended=unattended, restart=resumes
-                        ),
-                        unattended=unattended,
+                        note="" if due is None else self._note_after(loaded, loaded.table),
+                        unattended="",
                         written=self._record_write(loaded, None, change=None),
-                        resumes=loaded.table if resumes else None,
+                        keep_ttl=True,
                     ):
                         refused.record = (*self._due_events(loaded), *refused.record)
                         raise

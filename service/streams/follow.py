@@ -59,6 +59,14 @@ seat's own stream (``service.streams.presence``)."""
 PAGE = 100
 """Events read from the log per read."""
 
+RETRY_SOON = f"retry: {RETRY_MS}\n\n".encode()
+"""What a stream ends with when its process stops: come back soon, elsewhere."""
+
+PUBLIC = "public"
+SEAT = "seat"
+"""The audiences of a stream's frames (:meth:`.Hub.rendered`): the event
+frames every stream of a table writes, and a seat's view."""
+
 DUE_SLACK = 0.005
 """Seconds after a window's close at which a stream reads its events (the
 Redis clock and this process's timer need not agree to the millisecond)."""
@@ -129,6 +137,25 @@ class Read:
     last: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What a stream writes after one read of its table (:meth:`Follower._step`),
+    and where it stands then: ``out`` the frames as bytes (the same object
+    for every stream of one audience in one state: nothing is rendered or
+    encoded per stream), the cursor ``after``, the ``mark`` and ``last_id``
+    of the last event sent, the seat's ``view`` as last sent (``None``: a
+    public stream, or none yet), the seconds until something falls due by
+    the clock, and whether the stream ends with ``out``."""
+
+    out: bytes
+    after: int
+    mark: str | None
+    last_id: str
+    view: str | None
+    due_in: float | None
+    ends: bool = False
+
+
 @dataclass
 class Follower:
     """One stream's loop over one table's log (see the module docstring).
@@ -136,8 +163,10 @@ class Follower:
     After an announced commit, the process's streams of the table share
     each read (:meth:`.Hub.shared`): one atomic read of the log and the
     table (:meth:`.TableStore.snapshot`), its event frames rendered once,
-    and each seat's frame rendered once for all the streams of that seat;
-    each stream then writes what it has to send in one piece."""
+    and each seat's frame rendered once for all the streams of that seat
+    (counted: :meth:`.Hub.rendered`); what a stream writes after it (a
+    :class:`Step`) is the same bytes object for every stream of the
+    audience in the same state, which each writes in one piece."""
 
     store: TableStore
     hub: Hub
@@ -157,8 +186,8 @@ class Follower:
     before a keepalive is written: a write to a closed connection may still
     succeed once, and must not count."""
 
-    def open(self, cursor: Cursor) -> Iterator[str]:
-        """The stream's frames from ``cursor`` on, until its lifetime ends or
+    def open(self, cursor: Cursor) -> Iterator[bytes]:
+        """The stream's frames (UTF-8) from ``cursor`` on, until its lifetime ends or
         the table is deleted. Raises :class:`TableNotFound` now (not on the
         first frame) when the table is not there, so that it can be a 404."""
         after, first = self._start(cursor)
@@ -167,7 +196,7 @@ class Follower:
 
     def _frames(
         self, after: int, first: list[str], last_id: str, mark: str | None
-    ) -> Iterator[str]:
+    ) -> Iterator[bytes]:
         # ``mark``: the fingerprint of the event at ``after`` that the client
         # holds (None: not known yet, taken from the next read). Each read
         # compares it with the log's: a log rolled back (Redis lost its
@@ -181,20 +210,22 @@ class Follower:
                 # a client that acts once it has the 200 sees its change announced.
                 waiter.presence = False
                 watch.start()
-            yield f"retry: {RETRY_MS}\n\n" + "".join(first)
+            yield (f"retry: {RETRY_MS}\n\n" + "".join(first)).encode()
             view: str | None = None
-            now = time.monotonic()
+            clock = time.monotonic
+            now = clock()
             ends = now + self.lifetime
             beat_at = now + self.heartbeat
             due_at: float | None = None
             woken, notified, keep = True, False, False
             while True:
                 if waiter.closing:  # the process is stopping: come back soon, elsewhere
-                    yield f"retry: {RETRY_MS}\n\n"
+                    yield RETRY_SOON
                     return
-                now = time.monotonic()
-                out = ""
+                out = b""
                 if watch is not None:
+                    now = clock()
+                    text = ""
                     if waiter.presence or watch.due(now):
                         # Shared with the process's other streams of the table:
                         # after an announcement, or at a drop they all foresaw.
@@ -206,58 +237,45 @@ class Follower:
                         waiter.presence = False
                         changes = watch.changes(key)
                         for change in changes:
-                            out += frame(change, change["type"])
+                            text += frame(change, change["type"])
                         woken = woken or (bool(changes) and self.seat_view is not None)
                     if watch.keep_due(now):
                         if self.peer_gone():  # it closed its end: never seen again
                             return
-                        out += KEEPALIVE  # a client gone away ends the stream here
+                        text += KEEPALIVE  # a client gone away ends the stream here
                         watch.keep(now)
                         keep = True
+                    if text:
+                        out = text.encode()
                 if woken:
-                    try:
-                        read = self._read(after, notified)
-                    except TableNotFound:
-                        yield out + f"retry: {GIVE_UP_RETRY_MS}\n\n" + _deleted(self.table_id)
+                    step = self._step(after, mark, last_id, view, notified)
+                    after, mark, last_id, view = step.after, step.mark, step.last_id, step.view
+                    due_at = None if step.due_in is None else clock() + step.due_in
+                    if step.ends:
+                        yield out + step.out
                         return
-                    due_at = None if read.due_in is None else time.monotonic() + read.due_in
-                    if mark is not None and read.at_mark is not None and read.at_mark != mark:
-                        # Not the event the client was sent under this seq:
-                        # the log was rolled back. On from its end, as _start.
-                        after, mark = read.last, None
-                        last_id = str(read.last)
-                        out += self._gone(read.oldest, read.last)
-                    else:
-                        after = read.after
-                        last_id = read.newest or last_id
-                        if read.newest is not None:  # "<seq>.<fp>", or "<seq>" after events-gone
-                            mark = read.newest.partition(".")[2] or None
-                        elif mark is None:
-                            mark = read.at_mark
-                        out += read.frames
-                    if self.seat_view is not None:
-                        shown = self._seat_frame(read, notified)
-                        if shown is None:  # the seat's token changed
-                            yield out + f"retry: {GIVE_UP_RETRY_MS}\n\n" + _closed(self.table_id)
-                            return
-                        if shown != view:
-                            view = shown
-                            out += frame_text(shown, "seat", last_id)
+                    # The bytes every stream of this audience in the process writes.
+                    out = out + step.out if out else step.out
                 if out:
                     yield out  # one write for all this wake sends
                     if keep and watch is not None:
                         watch.kept()  # written (RULES.md 5.5): the seat is seen
                 keep = False
-                now = time.monotonic()
+                now = clock()
                 if now >= ends:
                     return
                 # A window closes (its event is in the log's reads from then
                 # on, with nobody writing it), a seat drops out or its stream
                 # keeps it connected, a heartbeat is due, or the stream ends.
-                wakes = [ends, beat_at, due_at, watch.next_at() if watch else None]
-                timeout = max(min(t for t in wakes if t is not None) - now, 0.0)
-                woken = notified = waiter.wait(timeout)
-                now = time.monotonic()
+                until = ends if ends < beat_at else beat_at
+                if due_at is not None and due_at < until:
+                    until = due_at
+                if watch is not None:
+                    presence_at = watch.next_at()
+                    if presence_at is not None and presence_at < until:
+                        until = presence_at
+                woken = notified = waiter.wait_until(until, now)
+                now = clock()
                 if woken:
                     beat_at = now + self.heartbeat
                     if waiter.gone:
@@ -265,11 +283,63 @@ class Follower:
                 elif due_at is not None and now >= due_at:
                     woken = True
                 elif now >= beat_at and now < ends:
-                    yield frame({"last_event": after}, "heartbeat", last_id)
+                    yield frame({"last_event": after}, "heartbeat", last_id).encode()
                     beat_at = now + self.heartbeat
                     woken = True  # a notification may have been lost: read anyway
                     if watch is not None:
                         waiter.presence = True  # and presence, for the same reason
+
+    def _step(
+        self, after: int, mark: str | None, last_id: str, view: str | None, shared: bool
+    ) -> Step:
+        """What the stream writes after reading the table from its state
+        (``after``, ``mark``, ``last_id``, the seat's ``view`` last sent),
+        and its state then. After an announced commit (``shared``) the step
+        is rendered once for all of this process's streams of the table in
+        the same state and of the same audience (the public, or one seat
+        under one holder): they are handed the same bytes."""
+        if not shared:
+            return self._render_step(after, mark, last_id, view, False)
+        key = ("step", self.seat, self.holder, after, mark, last_id, view)
+        found: Step | None = self.hub.peek(self.table_id, key)
+        if found is not None:  # another stream of this audience rendered it
+            return found
+        return self.hub.shared(
+            self.table_id, key, lambda: self._render_step(after, mark, last_id, view, True)
+        )
+
+    def _render_step(
+        self, after: int, mark: str | None, last_id: str, view: str | None, shared: bool
+    ) -> Step:
+        try:
+            read = self._read(after, shared)
+        except TableNotFound:
+            ended = f"retry: {GIVE_UP_RETRY_MS}\n\n" + _deleted(self.table_id)
+            return Step(ended.encode(), after, mark, last_id, view, None, True)
+        out = ""
+        if mark is not None and read.at_mark is not None and read.at_mark != mark:
+            # Not the event the client was sent under this seq: the log
+            # was rolled back. On from its end, as _start.
+            after, mark = read.last, None
+            last_id = str(read.last)
+            out = self._gone(read.oldest, read.last)
+        else:
+            after = read.after
+            last_id = read.newest or last_id
+            if read.newest is not None:  # "<seq>.<fp>", or "<seq>" after events-gone
+                mark = read.newest.partition(".")[2] or None
+            elif mark is None:
+                mark = read.at_mark
+            out = read.frames
+        if self.seat_view is not None:
+            shown = self._seat_frame(read, shared)
+            if shown is None:  # the seat's token changed
+                out += f"retry: {GIVE_UP_RETRY_MS}\n\n" + _closed(self.table_id)
+                return Step(out.encode(), after, mark, last_id, view, read.due_in, True)
+            if shown != view:
+                view = shown
+                out += frame_text(shown, "seat", last_id)
+        return Step(out.encode(), after, mark, last_id, view, read.due_in)
 
     def _start(self, cursor: Cursor) -> tuple[int, list[str]]:
         """The seq to read on from, and the frames that open the stream
@@ -299,6 +369,7 @@ class Follower:
         return self._render(after)
 
     def _render(self, after: int) -> Read:
+        self.hub.rendered(PUBLIC)
         texts: list[str] = []
         newest: str | None = None
         at_mark: str | None = None
@@ -351,6 +422,7 @@ class Follower:
         view, table = self.seat_view, read.table
 
         def render() -> str | None:
+            self.hub.rendered(SEAT)
             shown = view(table)
             if shown is None:
                 return None

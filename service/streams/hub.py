@@ -176,6 +176,24 @@ class Waiter:
         woken, self.notified = self.notified, False
         return woken
 
+    def wait_until(self, deadline: float, now: float) -> bool:
+        """:meth:`wait` until ``deadline`` (``time.monotonic``; ``now`` is
+        the time now): what a stream waits with after each wake, its path
+        kept short (one more stream on a busy table costs this)."""
+        hub = self.hub
+        event = self._event
+        if deadline <= now or hub is None or event.is_set() or not hub.timing:
+            event.wait(deadline - now if deadline > now else 0.0)
+        else:
+            self.deadline = deadline
+            due = self.due
+            if due is None or due > deadline:
+                hub._schedule(self)
+            event.wait()
+        event.clear()
+        woken, self.notified = self.notified, False
+        return woken
+
 
 class _Shared:
     """The reads of one table made since one announced commit (:meth:`Hub.shared`)."""
@@ -192,9 +210,17 @@ class Hub:
     """The process's subscription to every table's feed; see the module
     docstring. ``client`` is a redis-py client (standalone or cluster)."""
 
-    def __init__(self, client: Any, coalesce: float = COALESCE_SECONDS) -> None:
+    def __init__(
+        self,
+        client: Any,
+        coalesce: float = COALESCE_SECONDS,
+        on_render: Callable[[str], None] | None = None,
+    ) -> None:
         self.client = client
         self.coalesce = coalesce
+        self.renders: dict[str, int] = {}
+        """Frames rendered in this process, by audience (:meth:`rendered`)."""
+        self._on_render = on_render
         self._woken_at: dict[str, float] = {}
         self._held: dict[str, int] = {}
         self._lock = threading.Lock()
@@ -276,6 +302,15 @@ class Hub:
                         self._confirmed.pop(table_id, None)
                         self._followed_changed.set()
 
+    def peek(self, table_id: str, key: Any) -> Any:
+        """What :meth:`shared` holds under ``key`` since the table's last
+        announced commit, ``None`` when nothing (no lock: a dict's read is
+        atomic)."""
+        shared = self._shared.get(table_id)
+        if shared is not None and shared.generation == self._generation.get(table_id, 0):
+            return shared.values.get(key)
+        return None
+
     def shared(self, table_id: str, key: Any, read: Callable[[], _T]) -> _T:
         """``read()``, once for all of this process's streams of the table
         that ask for the same ``key`` since its last announced commit: the
@@ -306,6 +341,15 @@ class Hub:
             shared.values[key] = value
             return value
 
+    def rendered(self, audience: str) -> None:
+        """Count one rendering of a read's frames for ``audience`` (the
+        public event frames, or one seat's view), then tell ``on_render``
+        (the service's metric): once per announced commit and audience in
+        a process, however many streams write them."""
+        self.renders[audience] = self.renders.get(audience, 0) + 1
+        if self._on_render is not None:
+            self._on_render(audience)
+
     def publish(self, table_id: str, count: int) -> None:
         """Wake this process's streams of ``table_id`` now (a commit's
         announcement, without :data:`COALESCE_SECONDS`)."""
@@ -325,7 +369,11 @@ class Hub:
             self._woken_at[table_id] = now
             self._deliver(channel, count)
         else:
-            self._held[table_id] = count
+            # A seat's connection held with commits is told as one (a
+            # presence wake reads the log too): a commit after it must not
+            # hide it until the next heartbeat.
+            held = self._held.get(table_id)
+            self._held[table_id] = PRESENCE if PRESENCE in (count, held) else count
 
     def flush(self, now: float) -> float | None:
         """Wake the streams of the tables held whose time has come; the
@@ -382,6 +430,12 @@ class Hub:
         looks at the waiter's deadline again): a stream woken by commits,
         whose deadline moves later each time, costs no heap entry per wait."""
         until = waiter.deadline
+        due = waiter.due
+        if due is not None and due <= until:
+            # The timer holds an earlier deadline, which looks at this one when
+            # it comes (a look without the lock: at worst, a wake the stream
+            # finds early and waits again after).
+            return
         with self._lock:
             if waiter.due is not None and waiter.due <= until:
                 return

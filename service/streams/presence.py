@@ -106,5 +106,7 @@ class Watch:
 
     def next_at(self) -> float | None:
         """The next instant (monotonic) the stream must wake for presence."""
-        times = [t for t in (self.check_at, self.keep_at if self.keepalive else None) if t]
-        return min(times) if times else None
+        check, keep = self.check_at or None, self.keep_at if self.keepalive else None
+        if keep and (check is None or keep < check):
+            return keep
+        return check

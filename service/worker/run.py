@@ -102,7 +102,13 @@ class Worker:
         self.metrics = WorkerMetrics()
         # Each creator's budget of referee moves (RULES.md 5.4, storage.quota).
         self.quota = RefereeMoves(
-            limits_storage(self.client, settings.redis_url, settings.redis_timeout_seconds),
+            limits_storage(
+                self.client,
+                settings.redis_url,
+                settings.redis_timeout_seconds,
+                settings.redis_max_connections,
+                settings.redis_pool_timeout_seconds,
+            ),
             settings.rate_limit_referee_moves,
             settings.client_key_referee_moves_per_second,
         )

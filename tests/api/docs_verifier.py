@@ -196,9 +196,36 @@ def check_record(rec: dict[str, Any]) -> list[str]:
     ]
     if entries != proof["reshuffles"]:
         found.append("reshuffle entries")
+    found += check_piles(rec)
     head, pending = chain(proof["secret"], proof["commitment"], rec["moves"])
     if head is None:
         found.append("chain")
     elif rec["complete"] and pending:
         found.append("chain: commuting moves covered by nothing")
+    return found
+
+
+def check_piles(rec: dict[str, Any]) -> list[str]:
+    """Step 9 of the construction, "The discard pile (May I?)": each
+    ``reshuffle`` entry shuffles the pile the moves before it leave, derived
+    here from the record alone, never from the proof."""
+    found: list[str] = []
+    stop = min((g["after_move"] for g in rec.get("missing") or []), default=len(rec["moves"]))
+    if not any(m["move"] == "reshuffle" for m in rec["moves"]):
+        return found
+    restock = reshuffle_key(rec["proof"]["secret"], rec["proof"]["seeds"])
+    pile = [rec["deal"]["discard"]]
+    for i, move in enumerate(rec["moves"][:stop]):
+        if move["move"] == "ask" or (move["move"] == "turn" and move["action"] == "take_discard"):
+            if not pile:
+                return [*found, f"move {i + 1} takes from an empty pile"]
+            pile.pop()
+        elif move["move"] == "turn" and move["action"] == "discard":
+            pile.append(move["arg"])
+        elif move["move"] == "reshuffle":
+            if move["deck"] != pile[:-1]:
+                found.append(f"reshuffle at move {i + 1}: not the pile the moves leave")
+            elif shuffle(restock, move["label"], pile[:-1]) != move["order"]:
+                found.append(f"reshuffle at move {i + 1}: not that pile's shuffle")
+            pile = pile[-1:]
     return found

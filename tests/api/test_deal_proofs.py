@@ -48,6 +48,9 @@ def doc_chain(proof: dict[str, Any], moves: list[dict[str, Any]]) -> str | None:
 
 DOC = Path(__file__).parents[2] / "docs" / "guide" / "deal-proofs.md"
 
+CHECKED = ["commitment", "starting-deck", "deal-order", "table", "deal", "chain"]
+"""What the endpoint checks of a whole record of a shuffled deal with no rebuilt stock."""
+
 
 def vectors() -> list[dict[str, Any]]:
     """The JSON blocks of the document's test vectors section."""
@@ -225,7 +228,16 @@ def test_a_seeded_round_is_verified_replayed_and_a_tampered_one_fails(
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"{len(rec['moves'])} moves" in done.stdout
     check = tables.client.post("/v1/checks/deal-proof", json={"record": rec})
-    assert check.get_json() == {"valid": True, "problems": [], "submitted": False, "incomplete": []}
+    assert check.get_json() == {
+        "valid": True,
+        "problems": [],
+        "checked": [*CHECKED[:3], *(["rebuilt-stock-orders"] if proof["reshuffles"] else []),
+                    *CHECKED[3:5], *(["rebuilt-stock-piles"] if proof["reshuffles"] else []),
+                    "chain"],
+        "unchecked": [],
+        "submitted": False,
+        "incomplete": [],
+    }  # fmt: skip
 
     swapped = copy.deepcopy(rec)
     order = swapped["proof"]["shuffles"][0]["order"]
@@ -286,7 +298,14 @@ def test_a_whole_record_up_to_1_mib_is_checked_and_no_larger_one(
     padded = text[:-1] + b" " * (200_000 - len(text)) + b"}"  # still the same JSON
     url = "/v1/checks/deal-proof"
     sent = tables.client.post(url, data=padded, content_type="application/json")
-    assert sent.get_json() == {"valid": True, "problems": [], "submitted": False, "incomplete": []}
+    assert sent.get_json() == {
+        "valid": True,
+        "problems": [],
+        "checked": CHECKED,
+        "unchecked": [],
+        "submitted": False,
+        "incomplete": [],
+    }
     assert chunked(tables.client, "POST", url, padded).get_json()["valid"] is True
     # Another check's body stays at 64 KiB.
     other = chunked(tables.client, "POST", "/v1/checks/deal", padded)
@@ -374,6 +393,8 @@ def test_a_record_the_referee_did_not_write_does_not_check(
     assert answer.get_json() == {
         "valid": True,
         "problems": [],
+        "checked": CHECKED,
+        "unchecked": [],
         "submitted": False,
         "incomplete": [],
     }
@@ -395,7 +416,14 @@ def test_a_submitted_deal_is_marked_and_has_no_shuffle(
     done = referee("replay", stdin=json.dumps(rec))
     assert done.returncode == 0, done.stdout
     check = tables.client.post("/v1/checks/deal-proof", json={"record": rec})
-    assert check.get_json() == {"valid": True, "problems": [], "submitted": True, "incomplete": []}
+    assert check.get_json() == {
+        "valid": True,
+        "problems": [],
+        "checked": ["commitment", "table", "deal", "chain"],
+        "unchecked": [],
+        "submitted": True,
+        "incomplete": [],
+    }
 
 
 def test_the_host_may_require_every_seed(tables: TableClient, redis_client: redis.Redis) -> None:

@@ -201,6 +201,11 @@ def test_the_limiter_reaches_a_cluster_in_every_url_form_the_service_takes(
     assert {k: given[k] for k in options} == options
     assert given["socket_timeout"] == given["socket_connect_timeout"] == 1.0
     assert given["retry"].get_retries() == 1
+    # Each node's pool is bounded and waits, as the app's own client's (issue 39, H2).
+    from service.storage.client import BoundedPool
+
+    assert given["connection_pool_class"] is BoundedPool
+    assert (given["max_connections"], given["timeout"]) == (64, 1.0)
 
 
 def random_method() -> str:
@@ -308,3 +313,32 @@ def test_claims_with_made_up_tokens_leave_no_refused_claims_counters(
     for value in junk:
         digest = hashlib.sha256(value.encode()).hexdigest()
         assert not list(redis_client.scan_iter(match=f"*token:{digest}/failed-claims*"))
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/openapi.json",
+        "/openapi.yaml",
+        "/docs",
+        "/docs/guide/",
+        "/docs/assets/swagger-ui.css",
+        "/problems/",
+        "/play",
+        "/v1/variants",
+    ],
+)
+def test_every_unauthenticated_get_counts_but_the_probes(
+    redis_server: RedisProcess, path: str
+) -> None:
+    # issue 39, M2: the spec (each read ~20 seat views) was unlimited.
+    c = limited_client(redis_server, rate_limit_anonymous="3/minute")
+    for probe in ("/healthz", "/readyz", "/metrics"):  # never counted
+        assert all(c.get(probe).status_code == 200 for _ in range(4)), probe
+    statuses = []
+    for _ in range(3):
+        answer = c.get(path)
+        statuses.append(answer.status_code)
+        answer.close()  # a file's answer holds the file open until then
+    assert statuses == [200] * 3
+    assert_429(c.get(path), 60)

@@ -24,7 +24,7 @@ import pytest
 import redis
 
 from service.edge.auth import token_hash
-from service.storage.idempotency import index_key, table_record_key
+from service.storage.idempotency import anonymous_scope, index_key, table_record_key
 from service.storage.store import all_keys, choices_key
 
 from ..helpers import Table, TableClient, bearer, snapshot
@@ -84,6 +84,23 @@ def common(t: Table, rng: random.Random, in_play: bool) -> list[Request]:
     ]
     if in_play:
         out.append(("POST", f"{t.url}/rounds", _json(t.host, None)))  # 409 round-in-play
+    # Refused host actions and seat changes (RULES.md 5.1, 5.4): every seat
+    # is a person's and taken, and a round was dealt.
+    seats = f"{t.url}/seats/{seat}"
+    out += [
+        ("POST", f"{seats}/bot", _json(t.host, {"kind": "basic"})),  # 409 seat-not-away
+        ("POST", f"{seats}/bot", _json(t.host, {"kind": "basic"}, **{"Idempotency-Key": _key()})),
+        ("POST", f"{seats}/bot", _json(t.seats[seat], {"kind": "basic"})),  # 403
+        ("DELETE", f"{seats}/bot", {"headers": bearer(t.host)}),  # 409: no bot there
+        ("POST", f"{seats}/leave", _json(t.host, None)),  # 409 table-dealt
+        ("POST", f"{seats}/leave", _json(t.seats[seat], None, **{"Idempotency-Key": _key()})),
+        ("POST", f"{t.url}/codes", _json(t.host, {"seat": seat})),  # 409 seat-taken
+        ("POST", f"{t.url}/codes", _json(t.seats[seat], {"seat": seat})),  # 403
+        ("POST", f"{seats}/token", _json(t.seats[other], None)),  # 403 host only
+        ("PUT", f"{t.url}/next-deal", _json(t.seats[seat], {})),  # 403 host only
+        ("POST", f"{t.url}/join", _json(None, {"name": "Zed"})),  # 409 seats-full
+        ("POST", f"{t.url}/join", _json(None, {"name": "Zed"}, **{"Idempotency-Key": _key()})),
+    ]
     return out
 
 
@@ -114,6 +131,13 @@ def ship(t: Table, rng: random.Random, state: dict[str, Any]) -> list[Request]:
         ("POST", f"{t.url}/rounds/{number + 3}/claims", _json(t.seats[seat], None)),
         ("POST", f"{t.url}/rounds/{number}/claims", _json(t.host, None)),
     ]
+    for losing in state.get("losing", ()):
+        # An invalid declaration: refused, and logged (RULES.md 2.6).
+        claims = f"{t.url}/rounds/{number}/claims"
+        out += [
+            ("POST", claims, _json(t.seats[losing], None)),
+            ("POST", claims, _json(t.seats[losing], None, **{"Idempotency-Key": _key()})),
+        ]
     if rnd["status"] == "over":
         # The round the clock ended: a claim is too late, a pass is refused,
         # a deal of bad hands is refused.
@@ -218,6 +242,32 @@ def _changed(before: dict[str, Any], after: dict[str, Any]) -> set[str]:
     return {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
 
 
+LOGGED_FIELDS = {"v", "n", "w", "h"}
+"""What a logged refusal (RULES.md 2.6: an invalid declaration) may change
+in the table hash: the version, the event count, the clock of the last
+write and the round record's head (its version word)."""
+
+
+def _assert_logged_only(
+    before: dict[str, Any], after: dict[str, Any], table_id: str, allowed: set[str]
+) -> None:
+    """A refusal that logs changed the event log and the table hash's
+    :data:`LOGGED_FIELDS`, and (``allowed``) its idempotency record: no
+    other key or field, and every key keeps its expiry (a refused request
+    buys the table no time; ``u``, the referee's moves in a row, stays)."""
+    events, table = all_keys(table_id)[1], all_keys(table_id)[0]
+    assert set(after) - set(before) <= allowed
+    assert set(before) <= set(after)
+    for key in before:
+        assert after[key][1] == before[key][1], ("expiry", key)
+        if key == table:
+            was, now = dict(before[key][0]), dict(after[key][0])
+            changed = {f.decode() for f in was.keys() | now.keys() if was.get(f) != now.get(f)}
+            assert changed <= LOGGED_FIELDS, changed
+        elif key != events and key not in allowed:
+            assert after[key] == before[key], key
+
+
 def _token(kwargs: dict[str, Any]) -> str | None:
     auth = kwargs.get("headers", {}).get("Authorization", "")
     return auth.partition(" ")[2] or None
@@ -230,13 +280,18 @@ def play_refusals(
     refusals: Refusals,
     rng: random.Random,
     in_play: bool,
+    claims: bool = True,
 ) -> None:
     """``REFUSALS_PER_STATE`` random refusals of the table as it stands, each
-    checked against Redis before and after; reads in between."""
+    checked against Redis before and after; reads in between. With
+    ``claims``, a My Ship Sails table also gets invalid declarations, which
+    are logged (RULES.md 2.6) and change nothing else."""
     c = tables.client
     state = tables.public(t)
     # Seats that asked: a repeat of an ask is answered alike (200), not refused.
     state["askers"] = {e["seat"] for e in tables.events(t) if e["type"] == "may-i-asked"}
+    if claims and state["game"] == "my-ship-sails" and state["round"]["status"] != "over":
+        state["losing"] = [s for s in range(len(t.seats)) if not _wins(tables.hand(t, s))]
     requests = [*common(t, rng, in_play), *refusals(t, rng, state)]
     reads: list[Request] = [
         ("GET", t.url, {}),
@@ -263,9 +318,26 @@ def play_refusals(
         after = snapshot(r, t, presence=True)
         key = kwargs.get("headers", {}).get("Idempotency-Key")
         token = _token(kwargs)
-        scope = token_hash(token) if token is not None else "-"
+        joins = path.endswith("/join")  # no token: its caller's scope (the test client's)
+        scope = anonymous_scope("addr:127.0.0.1") if joins else token_hash(token or "")
         record = table_record_key(t.table_id, scope, key or "")
-        if key is None or token is None or answer.status_code in (400, 401, 403, 404):
+        # A join's caller's index is listed in the table's index of them ("-").
+        indexes = {index_key(t.table_id, scope)} | (
+            {index_key(t.table_id, "-")} if joins else set()
+        )
+        logged = answer.get_json()["code"] == "claim-not-winning"
+        if logged and record in before:  # a retry, answered from its record
+            assert answer.headers.get("Idempotent-Replayed") == "true"
+            assert after == before
+        elif logged:
+            allowed = set() if key is None else {record, index_key(t.table_id, scope)}
+            _assert_logged_only(before, after, t.table_id, allowed)
+            assert (key is None) == (record not in after)
+        elif (
+            key is None
+            or (token is None and not joins)
+            or answer.status_code in (400, 401, 403, 404)
+        ):
             assert after == before, (method, path, kwargs, answer.get_json())
         elif record in before:  # a retry, answered from its record
             assert answer.headers.get("Idempotent-Replayed") == "true"
@@ -274,7 +346,7 @@ def play_refusals(
             assert after == before, (method, path, kwargs, answer.get_json())
         else:
             # The rules' refusal under a key: its answer is recorded, nothing else.
-            assert _changed(before, after) <= {record, index_key(t.table_id, scope)}
+            assert _changed(before, after) <= {record, *indexes}
             for table_key in all_keys(t.table_id):
                 assert before.get(table_key) == after.get(table_key)
             retry = c.open(path, method=method, **kwargs)
@@ -288,6 +360,11 @@ def play_refusals(
         settled = snapshot(r, t)
         assert c.open(read[1], method=read[0], **read[2]).status_code == 200
         assert snapshot(r, t) == settled  # a seat's read writes its presence only
+
+
+def _wins(hand: list[str]) -> bool:
+    """Whether a classic My Ship Sails hand wins (seven of one suit)."""
+    return max(sum(card[-1] == suit for card in hand) for suit in "SHDC") >= 7
 
 
 def _with_idempotent_deal(tables: TableClient, t: Table, body: Any) -> None:
@@ -335,7 +412,9 @@ def test_refusals_after_a_step_completed_but_not_resolved_write_nothing(
     shown = tables.client.get(f"{t.url}/events?after=0").get_json()
     assert shown["events"][-1]["type"] == "exchange-resolved"
     assert shown["events"][-1]["at_ms"] == shown["events"][-2]["at_ms"]  # the last pass's
-    play_refusals(tables, redis_client, t, ship, rng, in_play=True)
+    # No invalid declaration here: its log entry would follow the resolution
+    # that fell due, which its commit then stores first (as any write does).
+    play_refusals(tables, redis_client, t, ship, rng, in_play=True, claims=False)
     assert tables.client.get(f"{t.url}/events?after=0").get_json() == shown
     # A repeat of exchange 1's pass reads the history as the reads see it
     # (exchange 2's passes not stored yet) and is answered alike, writing nothing.
@@ -396,3 +475,32 @@ def test_refusals_on_may_i_write_nothing(
         _wait_until(tables.public(t)["round"]["may_i"]["until_ms"])
         assert tables.public(t)["round"]["may_i"] is None
     play_refusals(tables, redis_client, t, may_i, rng, in_play=True)
+
+
+def test_a_refused_claim_keeps_every_expiry_and_a_paused_clock(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    # An invalid declaration is logged (RULES.md 2.6) and changes nothing
+    # else: it refreshed every key's expiry (a refused request kept a table
+    # alive) and counted as a person's act (it reset the referee's moves in
+    # a row, `u`, and so resumed a paused table, RULES.md 5.4).
+    t = tables.create(4, unattended_moves=10)
+    _with_idempotent_deal(tables, t, {"hands": WINNING_AT_DEAL})
+    for key in redis_client.scan_iter(match=f"*{{{t.table_id}}}*"):
+        redis_client.pexpire(key, 600_000)  # well short of TABLE_TTL_SECONDS
+    redis_client.hset(all_keys(t.table_id)[0], "u", 12)  # the bots' moves: paused
+    assert tables.public(t)["clock_paused"] is True
+    for seat, keyed in ((1, False), (2, True), (1, True)):
+        headers = {**bearer(t.seats[seat]), **({"Idempotency-Key": _key()} if keyed else {})}
+        before = snapshot(redis_client, t, presence=True)
+        r = tables.client.post(f"{t.url}/rounds/1/claims", headers=headers)
+        assert (r.status_code, r.get_json().get("code")) == (422, "claim-not-winning"), r.get_json()
+        after = snapshot(redis_client, t, presence=True)
+        scope = token_hash(t.seats[seat])
+        allowed = {table_record_key(t.table_id, scope, headers.get("Idempotency-Key", ""))}
+        allowed |= {index_key(t.table_id, scope)} if keyed else set()
+        _assert_logged_only(before, after, t.table_id, allowed if keyed else set())
+        assert redis_client.hget(all_keys(t.table_id)[0], "u") == b"12"
+        assert tables.public(t)["clock_paused"] is True
+    logged = [e for e in tables.events(t) if e["type"] == "claim-rejected"]
+    assert [e["seat"] for e in logged] == [1, 2, 1]

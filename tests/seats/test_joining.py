@@ -49,8 +49,9 @@ def test_a_table_of_named_seats_is_created_as_before(
     created = create(client, ["Ann", "Ben", "Cat", "Dan"])
     assert [s["seat"] for s in created["seat_tokens"]] == [0, 1, 2, 3]
     assert created["join_codes"] == []
-    # h, s and the creator the referee's moves are charged to (RULES.md 5.4).
-    assert auth_record(redis_client, created["table_id"]).keys() == {"h", "s", "q"}
+    # h, s, when it was made (what tags its round records for good) and the
+    # creator the referee's moves are charged to (RULES.md 5.4).
+    assert auth_record(redis_client, created["table_id"]).keys() == {"h", "s", "c", "q"}
     assert auth_record(redis_client, created["table_id"])["q"].startswith("addr:")
     view = created["table"]
     assert view["open_seats"] == []
@@ -396,8 +397,9 @@ def test_refused_joins_with_made_up_tokens_keep_one_bounded_scope(
     client: Any, redis_client: redis.Redis
 ) -> None:
     # A join needs no token: whatever Authorization it carries, its answers
-    # are kept under one scope ("-"), capped, and deleted with the table; a
-    # made-up bearer value per request opened a scope of its own each time.
+    # are kept under its caller's scope (here one address), capped, and
+    # deleted with the table; a made-up bearer value per request opened a
+    # scope of its own each time.
     created = create(client, ["Ann", "Ben", "Cy", None], listed=True)
     table_id = created["table_id"]
     assert join(client, table_id, "Dan").status_code == 201
@@ -408,7 +410,39 @@ def test_refused_joins_with_made_up_tokens_keep_one_bounded_scope(
     kept = [k for k in redis_client.scan_iter(match=f"referee:{{{table_id}}}:idem*", count=1000)]
     records = [k for k in kept if b":idem:" in k]
     assert len(records) == 32, len(records)  # IDEMPOTENCY_RECORDS_PER_TOKEN, of one scope
-    assert len([k for k in kept if b":idem-index:" in k]) == 1
+    # The address's index, and the table's index of such indexes.
+    assert len([k for k in kept if b":idem-index:" in k]) == 2
+    host = {"Authorization": f"Bearer {created['host_token']}"}
+    assert client.delete(f"/v1/tables/{table_id}", headers=host).status_code == 204
+    assert list(redis_client.scan_iter(match=f"referee:{{{table_id}}}:*", count=1000)) == []
+
+
+def test_strangers_cannot_evict_a_joiners_saved_answer(
+    app: Any, client: Any, redis_client: redis.Redis
+) -> None:
+    # Joins carry no token: their Idempotency-Key answers were all kept
+    # under one scope per table, capped at 32, so 32 strangers' refused
+    # joins evicted a joiner's answer, and the joiner's retry then got
+    # another (409 seats-full for the 201 it was given). Each caller (its
+    # client address, or client key) now keeps its own 32.
+    from tests.api.test_limits import client_at
+
+    joiner, stranger = client_at(app, "10.39.1.1"), client_at(app, "10.39.2.2")
+    created = create(client, ["Ann", "Ben", None, None], listed=True)
+    table_id = created["table_id"]
+    key = {"Idempotency-Key": str(uuid.uuid4())}
+    first = join(joiner, table_id, "Cy", **key)
+    assert first.status_code == 201, first.get_json()
+    assert join(client, table_id, "Dan").status_code == 201  # the table is full
+    for _ in range(40):
+        r = join(stranger, table_id, "Eve", **{"Idempotency-Key": str(uuid.uuid4())})
+        assert (r.status_code, r.get_json()["code"]) == (409, "seats-full")
+    again = join(joiner, table_id, "Cy", **key)
+    assert again.status_code == 201, again.get_json()
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.get_json() == first.get_json()
+    kept = list(redis_client.scan_iter(match=f"referee:{{{table_id}}}:idem:*", count=1000))
+    assert len(kept) == 1 + 32  # the joiner's, and the stranger's newest 32
     host = {"Authorization": f"Bearer {created['host_token']}"}
     assert client.delete(f"/v1/tables/{table_id}", headers=host).status_code == 204
     assert list(redis_client.scan_iter(match=f"referee:{{{table_id}}}:*", count=1000)) == []

@@ -170,3 +170,56 @@ def test_a_table_whose_match_the_host_ended_takes_nobody_and_is_not_listed(
     r = client.post(f"/v1/tables/{table_id}/join", json={"name": "Bo"})
     assert (r.status_code, r.get_json()["code"]) == (409, "match-over")
     assert snapshot(redis_client, Table(table_id, ended["host_token"], [], ended)) == before
+
+
+def test_one_address_lists_at_most_its_share_of_tables_at_once(
+    redis_server: RedisProcess, redis_client: redis.Redis
+) -> None:
+    # Issue 39 M3: one address could list 10 tables a minute, filling the
+    # lobby's first pages and, in time, pushing everyone else's tables out
+    # of an index trimmed to LOBBY_TABLES_KEPT. It lists
+    # LOBBY_LISTED_PER_ADDRESS (3 by default) at once now; the excess is 429
+    # `too-many-listed-tables`, which makes nothing.
+    from service.storage.lobby import owner_key
+
+    from ..api.test_limits import client_at
+
+    app = create_app(settings_for(redis_server.url, lobby_listed_per_address=3))
+    flooder, other = client_at(app, "10.39.7.7"), client_at(app, "10.39.8.8")
+    mine = [create(flooder, "sevens", ["Ann", None, None, None], listed=True) for _ in range(3)]
+    lobby_before = redis_client.zrange(lobby_key("sevens"), 0, -1, withscores=True)
+    owner = owner_key("addr:10.39.7.7")
+    owner_before = (redis_client.dump(owner), redis_client.pexpiretime(owner))
+    tables_before = set(redis_client.scan_iter(match="referee:{*}:table", count=1000))
+    body = {"variant": "classic", "players": ["Ann", None, None, None], "listed": True}
+    for _ in range(3):
+        refused = flooder.post("/v1/tables", json=body)
+        assert (refused.status_code, refused.get_json()["code"]) == (429, "too-many-listed-tables")
+        assert "LOBBY_LISTED_PER_ADDRESS" in refused.get_json()["detail"]
+        assert refused.headers["Retry-After"] == "60"
+    keyed = flooder.post("/v1/tables", json=body, headers={"Idempotency-Key": "k" * 32})
+    assert keyed.status_code == 429
+    # Nothing was made or written: no table, the index and the count as they were.
+    assert set(redis_client.scan_iter(match="referee:{*}:table", count=1000)) == tables_before
+    assert redis_client.zrange(lobby_key("sevens"), 0, -1, withscores=True) == lobby_before
+    assert redis_client.zcard(lobby_key("classic")) == 0
+    assert (redis_client.dump(owner), redis_client.pexpiretime(owner)) == owner_before
+    # An unlisted table, or another address's listed one, is made as ever.
+    assert create(flooder, "classic", ["Ann", None, None, None])["table_id"]
+    theirs = create(other, "classic", ["Bo", None, None, None], listed=True)
+    assert ids(lobby(other)) == [theirs["table_id"], *[t["table_id"] for t in mine[::-1]]]
+    # A table that leaves the lobby (filled, or ended) gives its place back.
+    full = mine[0]
+    for name in ("Ben", "Cy", "Dee"):
+        r = flooder.post(f"/v1/tables/{full['table_id']}/join", json={"name": name})
+        assert r.status_code == 201, r.get_json()
+    assert create(flooder, "classic", ["Ann", None, None, None], listed=True)
+    r = flooder.post("/v1/tables", json=body)
+    assert (r.status_code, r.get_json()["code"]) == (429, "too-many-listed-tables")
+    ended = mine[1]
+    finish = flooder.post(
+        f"/v1/tables/{ended['table_id']}/finish", headers=bearer(ended["host_token"])
+    )
+    assert finish.status_code == 200, finish.get_json()
+    assert flooder.post("/v1/tables", json=body).status_code == 201
+    assert redis_client.zcard(owner) == 3  # the tables no longer listed were dropped

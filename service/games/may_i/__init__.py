@@ -6,7 +6,8 @@ jokers, contracts, lay-offs, card values), :mod:`.state` (frozen states),
 :mod:`.engine` (the deal and every transition: :func:`~.engine.turn`,
 :func:`~.engine.ask`, :func:`~.engine.answer`, :func:`~.engine.settle_due`),
 :mod:`.views`, :mod:`.codec`, :mod:`.checks` (stateless checks),
-:mod:`.players` (bot, default move), :mod:`.simulate`. The moves have their
+:mod:`.players` (bot, default move), :mod:`.simulate`, :mod:`.piles`
+(the discard pile a round's record implies). The moves have their
 own endpoints; everything else goes through :data:`GAME`.
 """
 
@@ -18,6 +19,7 @@ from ..base import Game, Simulation, reading_only
 from . import codec, engine, players, scoring, simulate, views
 from .checks import check_deal, check_discard, check_lay_down, check_lay_off
 from .options import OPTION_SCHEMAS, PRESETS, deck_for
+from .piles import reshuffle_piles
 from .state import Step, Table
 
 NAME = "may-i"
@@ -89,6 +91,7 @@ GAME = Game(
     late_move=players.late_move,
     option_schemas=OPTION_SCHEMAS,
     starting_deck=starting_deck,
+    reshuffle_piles=reshuffle_piles,
     ended_round=ended_round,
     record_layouts=RECORD_LAYOUTS,
 )

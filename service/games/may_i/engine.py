@@ -295,8 +295,10 @@ def start_round(table: Table, rng: Shuffler, now_ms: int, deal: Mapping[str, Any
 # --- a turn --------------------------------------------------------------------
 
 
-def _parse_args(action: str, arg: Any) -> Any:
-    """A move's argument in canonical form (cards parsed)."""
+def parse_args(action: str, arg: Any) -> Any:
+    """A move's argument in canonical form (cards parsed: ``"10c"`` is
+    ``"TC"``), as a round's record holds it (RULES.md 5.2); 422
+    ``move-invalid`` for one that is not of its action's form."""
     try:
         if action == "lay_down":
             if not isinstance(arg, Sequence) or isinstance(arg, str) or not arg:
@@ -345,7 +347,7 @@ def turn(
         raise RuleViolation("seat-not-found", f"There is no seat {seat} at this table.")
     if action not in ACTIONS:
         raise _invalid(f"unknown action {action!r}; one of {', '.join(ACTIONS)}")
-    canonical = _parse_args(action, arg)
+    canonical = parse_args(action, arg)
     record = f"{seat}:{action}:{json.dumps(canonical, separators=(',', ':'))}"
     rnd = _current(table, round_no)
     if 1 <= move_no <= rnd.taken:

@@ -245,7 +245,8 @@ class Ready(MethodView):
         many replicas confirm it as a move's would need: a write of one key
         for a millisecond, waited for as a move is. 503
         `redis-unavailable` (Redis does not answer, refuses writes, or,
-        behind Sentinels, its primary is being replaced) or
+        behind Sentinels, its primary is being replaced), `redis-busy`
+        (every connection of this process to Redis is in use) or
         `replicas-behind` (deploy/README, "Failovers").
         """
         store = referee().store

@@ -138,8 +138,10 @@ class Move(MethodView):
                 loaded.now_ms,
                 _earlier(table_id),
             )
+            # The record holds cards as canonical codes (a pile is derived from them).
+            canonical = engine.parse_args(action, arg)
             return recorded(
-                done, seat, "turn", round=round_no, number=move_no, action=action, arg=arg
+                done, seat, "turn", round=round_no, number=move_no, action=action, arg=canonical
             )
 
         def respond(transition: Transition, loaded: Loaded) -> Answer:

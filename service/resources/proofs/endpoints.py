@@ -29,7 +29,7 @@ from ...games import game_of
 from ...games.base import Transition
 from ...games.drbg import SECRET_BYTES
 from ...games.proof import DealRandom, chain_key, new_deal, random_for
-from ...games.record import header_text, proof_problems
+from ...games.record import header_text, proof_coverage, proof_problems
 from ...games.replay import verify
 from ...spec.links import operation
 from ...spec.schemas import NextDealSchema
@@ -367,33 +367,41 @@ class CheckProof(MethodView):
         SHA-256 of its secret, its deal shuffles the starting deck its
         `game`, `variant`, `options` and seat count give, and every shuffle's
         and rebuilt stock's order is the one the secret and the seeds give
-        (a proof of version 1 names no game: it is invalid). With `record`
-        (a whole round record): that, whether dealing the round again from
-        them gives the recorded deal, and every move's link (the chain of
-        moves); `incomplete` names the moves missing from the record (a
-        record of another rules version is not dealt again: invalid).
-        Touches no storage. `valid: false` lists the
-        problems; `submitted: true` says the deal was the host's, so that no
-        shuffle was checked. A record must be one the referee writes: its
-        `start_state` a table the referee could have made, its `variant`,
-        `options` and `seats` that table's, one seed per seat
-        ([deal proofs](/docs/guide/deal-proofs)). The body may be up to 1 MiB (every
-        other endpoint takes 64 KiB): 413 `body-too-large` beyond; 422
-        `invalid-request` for more than a round holds (2,000 moves, 200
-        shuffles, 10,000 cards shuffled, a `start_state` of 8,192
-        characters, 10 seeds). RULES.md 5.2.
+        (a proof of version 1 names no game: it is invalid). A proof alone
+        cannot show which pile a rebuilt stock (May I?) shuffled: that
+        follows from the round's moves, so such a proof is never `valid:
+        true` alone (`unchecked` says so; send the record). With `record`
+        (a whole round record): all that, whether dealing the round again
+        gives the recorded deal, whether each rebuilt stock shuffled the
+        discard pile the record's moves leave, and every move's link (the
+        chain of moves; it shows a change only against heads noted while the
+        round was played: compare yours). `checked` names what was checked,
+        `unchecked` what the body holds that could not be, `incomplete` the
+        moves missing from the record. `valid`: `true` when everything was
+        checked and matches, `false` when something does not match
+        (`problems` names each), `null` when nothing checked is wrong but
+        something could not be checked. Touches no storage. `submitted:
+        true` says the deal was the host's, so that no shuffle was checked.
+        A record must be one the referee writes: its `start_state` a table
+        the referee could have made, its `variant`, `options` and `seats`
+        that table's, one seed per seat ([deal proofs](/docs/guide/deal-proofs)).
+        The body may be up to 1 MiB (every other endpoint takes 64 KiB): 413
+        `body-too-large` beyond; 422 `invalid-request` for more than a round
+        holds (2,000 moves, 200 shuffles, 10,000 cards shuffled, a
+        `start_state` of 8,192 characters, 10 seeds). RULES.md 5.2.
         """
         # The body is anyone's: whatever cannot be read as a record or a
         # proof is one that does not check (never a 500), and the answer
         # names no internal of the referee.
         incomplete: list[str] = []
+        checked: list[str] = []
+        unchecked: list[dict[str, str]] = []
         if "record" in body:
             try:
                 report = verify(body["record"])
                 problems = report.problems
-                if report.other_rules:
-                    problems = [*problems, f"{report.other_rules}: its deal was not dealt again"]
                 incomplete = report.incomplete
+                checked, unchecked = report.checked, report.unchecked
             except Exception:  # noqa: BLE001 - see above
                 problems = [
                     "the record is not one the referee writes: a member is missing or "
@@ -403,6 +411,7 @@ class CheckProof(MethodView):
             try:
                 found = proof_problems(body["proof"])
                 problems = [f"{p['pointer']}: {p['detail']}" for p in found]
+                checked, unchecked = proof_coverage(body["proof"])
             except Exception:  # noqa: BLE001 - see above
                 problems = [
                     "the proof is not one the referee writes: a member is missing or "
@@ -411,8 +420,10 @@ class CheckProof(MethodView):
         proof = body["record"].get("proof") if "record" in body else body["proof"]
         submitted = isinstance(proof, dict) and proof.get("submitted") is True
         return {
-            "valid": not problems,
+            "valid": False if problems else None if unchecked or incomplete else True,
             "problems": problems[:50],
+            "checked": checked,
+            "unchecked": unchecked,
             "submitted": submitted,
             "incomplete": incomplete,
         }

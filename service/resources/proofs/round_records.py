@@ -1,14 +1,26 @@
 """A finished round's record (RULES.md 5.2; HTTP only, no game named).
 
 Redis keeps a round's record compactly (:mod:`service.games.record`); the
-answer is rendered from it, with a strong ``ETag`` computed from what is
-kept (so that a revalidation costs no rendering), a long ``Cache-Control``
-once nothing can change it, and compressed when the client asks
-(``Accept-Encoding``: zstd, br, gzip, deflate) by flask-compress, which
-also gives each content coding its own strong ``ETag`` (``"…:gzip"``).
+answer is rendered from it, with a strong ``ETag``, a long
+``Cache-Control`` once nothing can change it, and compressed when the
+client asks (``Accept-Encoding``: zstd, br, gzip, deflate) by
+flask-compress, which also gives each content coding its own strong
+``ETag`` (``"…:gzip"``).
+
+The ``ETag`` of a round that is over and closed (nothing can change its
+record any more) is derived from what names the record for good: the table,
+its creation, the round, and the release that renders it
+(:func:`settled_etag`); so a revalidation (304) reads the table and whether
+the record is still kept, never the record itself. A record that may still
+change (a release that keeps no record wrote its table since) is tagged by
+a hash of what is kept of it.
+
 Each process keeps the newest rendered and compressed records by ETag
 (:data:`CACHE_BYTES` each): the ETag covers everything the answer is made
-of, so a kept text is the answer.
+of, so a kept text is the answer. A record rendered anew (not kept) is
+charged to its caller's ``RATE_LIMIT_RECORD_CHECKS`` budget, a unit per
+:data:`RENDER_UNIT` entries: cycling through more records than the cache
+holds costs the caller, not everyone.
 """
 
 from __future__ import annotations
@@ -23,6 +35,7 @@ from flask import Flask, Response, g, request
 from flask.views import MethodView
 from flask_compress import Compress
 
+from ...edge import limits
 from ...edge.common import check_table_id, documented, referee
 from ...edge.problems import Problem
 from ...games import game_of
@@ -50,6 +63,10 @@ it (a release that keeps no record wrote its table last)."""
 
 ALGORITHMS = ("zstd", "br", "gzip", "deflate")
 """The content codings offered (flask-compress's ``COMPRESS_ALGORITHM``)."""
+
+RENDER_UNIT = 250
+"""Entries of a record per unit charged when it is rendered anew (some 4 ms
+of rendering): :meth:`.limits.RateLimits.charge_record_work`."""
 
 CACHE_BYTES = 16 * 2**20
 """How many bytes of rendered records a process keeps (the newest used), and
@@ -117,7 +134,27 @@ def record_text(table_id: str, round_no: int) -> tuple[bytes, dict[str, Any], st
             "round-not-over",
             f"Round {round_no} is not over: its record (and its secret) is shown once it is.",
         )
-    kept = referee().store.round_record(table_id, round_no)
+    store = referee().store
+    chain = ChainState.parse(loaded.chain)
+    created = loaded.auth.get("c")
+    if (
+        round_no <= finished
+        and not (chain is not None and chain.round == round_no and not chain.over)
+        and isinstance(created, int)
+    ):
+        # Over and closed: nothing can change it any more, so its tag is
+        # derived from what names it (no read of it, no hash of it).
+        etag = settled_etag(table_id, created, round_no)
+        text = b"" if _matches(etag) else RENDERED.get(etag)
+        if text is not None:  # a revalidation, or a text this process keeps
+            if not store.round_record_kept(table_id, round_no):
+                raise _not_kept(round_no)
+            if text:
+                g.record_etag = etag
+            return text, {"etag": etag, "cache": FOREVER}, etag
+    else:
+        etag = ""
+    kept = store.round_record(table_id, round_no)
     result = None
     if round_no > finished:
         result = ended
@@ -129,36 +166,51 @@ def record_text(table_id: str, round_no: int) -> tuple[bytes, dict[str, Any], st
             result = game.round_result(page.table, page.rounds[0][1])
     header = None if kept is None else parse_header(kept[0])
     if kept is None or header is None or result is None:
-        raise Problem(
-            404,
-            "record-not-found",
-            f"Round {round_no}'s record is not kept: a table keeps its newest "
-            f"{referee().store.records_kept} records, of rounds dealt by this release.",
-        )
+        raise _not_kept(round_no)
     _, items, still_open = kept
     trailing = None
     settled = True
-    chain = ChainState.parse(loaded.chain) if still_open else None
-    if chain is not None and chain.round == round_no and not chain.over:
+    if still_open and chain is not None and chain.round == round_no and not chain.over:
         settled = False
         if chain.version != loaded.version:
             # Written since by a release that keeps no record, the round not
             # over before: its last moves may be missing.
             trailing = {"writes": loaded.version - chain.version, "seats": []}
-    digest = hashlib.sha256(RENDERING.encode())
-    for part in (kept[0], *items, json.dumps([result, trailing], sort_keys=True).encode()):
-        digest.update(len(part).to_bytes(4, "big") + part)
-    etag = digest.hexdigest()[:32]
+    if not etag:
+        digest = hashlib.sha256(RENDERING.encode())
+        for part in (kept[0], *items, json.dumps([result, trailing], sort_keys=True).encode()):
+            digest.update(len(part).to_bytes(4, "big") + part)
+        etag = digest.hexdigest()[:32]
     cache = FOREVER if settled and trailing is None else SHORTLY
     if _matches(etag):
         return b"", {"etag": etag, "cache": cache}, etag
     g.record_etag = etag
     text = RENDERED.get(etag)
     if text is None:
+        # Rendered anew: whole-record work, on the caller's budget.
+        limits.charge_record_work(-(-(len(items) + 1) // RENDER_UNIT))
         record = render(table_id, round_no, header, items, result, trailing)
         text = json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode()
         RENDERED.set(etag, text)
     return text, {"etag": etag, "cache": cache}, etag
+
+
+def settled_etag(table_id: str, created_ms: int, round_no: int) -> str:
+    """The strong ``ETag`` (unquoted, 32 hex) of the record of a round that
+    is over and closed: what names that record for good (the table, its
+    creation, the round) and :data:`RENDERING` (the release that renders
+    it), hashed. Computed without reading the record."""
+    digest = hashlib.sha256(f"{RENDERING}\0settled\0{table_id}\0{created_ms}\0{round_no}".encode())
+    return digest.hexdigest()[:32]
+
+
+def _not_kept(round_no: int) -> Problem:
+    return Problem(
+        404,
+        "record-not-found",
+        f"Round {round_no}'s record is not kept: a table keeps its newest "
+        f"{referee().store.records_kept} records, of rounds dealt by this release.",
+    )
 
 
 def _matches(etag: str) -> bool:
@@ -213,7 +265,10 @@ class Record(MethodView):
         nothing can change it, and zstd, brotli, gzip or deflate when
         `Accept-Encoding` asks. 409 `round-not-over` while the round is
         played (its secret is never shown before), 404 `record-not-found`
-        for a round whose record is not kept (the newest 20 are).
+        for a round whose record is not kept (the newest 20 are). A record
+        this instance renders anew counts on the caller's
+        `RATE_LIMIT_RECORD_CHECKS` (one per started 250 entries; 429
+        `rate-limited` once spent); a 304 never does.
         """
         check_table_id(table_id)
         text, meta, etag = record_text(table_id, round_no)

@@ -10,6 +10,7 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 
 from ...games import GAMES
 from ...games.proof import SEED_MAX
+from ...games.record import CHECKS
 from ...spec.fields import Bool, DocumentedSchema, Int, StrictSchema
 from ...spec.schemas import NextDealSchema
 from ...storage.store import MOVES_KEPT
@@ -65,7 +66,8 @@ class ShuffleSchema(DocumentedSchema):
         fields.String(),
         metadata={
             "description": "The cards as given: the starting deck (the deal), the "
-            "discard pile less its top, bottom first (a rebuilt stock)."
+            "discard pile less its top, bottom first (a rebuilt stock: a checker derives "
+            "that pile from the record's moves, never from this)."
         },
     )
     order = fields.List(
@@ -134,8 +136,23 @@ class RecordSchema(DocumentedSchema):
     rules_version = Int(
         metadata={"description": "The version of the game's rules it was refereed by."}
     )
-    options = fields.Dict(metadata={"description": "The table's options, as its view shows them."})
-    seats = fields.List(fields.Dict())
+    options = fields.Dict(
+        metadata={
+            "description": "The game's options of the table, resolved (May I?'s `decks` for "
+            "its seats): the rules and the starting deck follow from them. Not the clock's "
+            "(`turn_timeout_ms`, `away_timeout_ms`, `bot_delay_ms`, `unattended_moves`), which "
+            "the table's view shows besides them. The commitment does not bind them: compare "
+            "them with the table's before the deal."
+        }
+    )
+    seats = fields.List(
+        fields.Dict(),
+        metadata={
+            "description": "The game's public entry of each seat of the table before the "
+            "deal (`seat`, `name`, the match so far), not its bot or presence (each move's "
+            "`by` says who made it); its length is the seat count."
+        },
+    )
     dealt_at_ms = Int()
     start_state = fields.String(
         metadata={"description": "The table before the deal, in the game's stored form."}
@@ -153,10 +170,15 @@ class RecordSchema(DocumentedSchema):
         fields.Dict(),
         metadata={
             "description": "Every entry of the round, in order: `at_ms`, `by` (`seat`, "
-            "`default`, `bot`, `host`, `referee`), `seat`, `move`, the game's arguments, "
-            "`round`, `link` in the round's chain of moves (RULES.md 5.2; `move_chain` in "
-            "the table's view showed it live) and `commutes` for a seat's choice in a "
-            "simultaneous step."
+            "`default`, `bot`, `host`, `referee`), `seat`, `move`, the game's arguments "
+            "(cards as canonical codes), `round`, `link` in the round's chain of moves "
+            "(RULES.md 5.2; `move_chain` in the table's view showed it live: the chain "
+            "proves the moves only against heads noted then) and `commutes` for a seat's "
+            "choice in a simultaneous step. May I?: `turn` (`number`, `action`, `arg`), "
+            "`ask` (`offer`), `answer` (`offer`, `allow`), the referee's `resolve` and "
+            "`reshuffle` (`label`, `deck`, `order`), the host's `finish`; each `ask` and "
+            "`take_discard` takes the top discard, each `discard` puts `arg` on it, and a "
+            "`reshuffle` shuffles all of it but the top: the pile its `deck` must be."
         },
     )
     complete = Bool(
@@ -258,11 +280,45 @@ class CheckProofSchema(StrictSchema):
         _check_bounds(data)
 
 
-class CheckProofOutcomeSchema(DocumentedSchema):
-    """Whether the proof checks, and what does not."""
+class UncheckedPartSchema(DocumentedSchema):
+    """A part of what was sent that the check could not check, and why."""
 
-    valid = Bool()
+    check = fields.String(
+        validate=validate.OneOf(list(CHECKS)),
+        metadata={"description": "Its name, one of `checked`'s."},
+    )
+    reason = fields.String()
+
+
+class CheckProofOutcomeSchema(DocumentedSchema):
+    """Whether the proof checks, what was checked, and what does not."""
+
+    valid = Bool(
+        allow_none=True,
+        metadata={
+            "description": "`true`: everything was checked and matches; `false`: something "
+            "does not match (`problems`); `null`: nothing checked is wrong, but something "
+            "could not be checked (`unchecked`, `incomplete`)."
+        },
+    )
     problems = fields.List(fields.String())
+    checked = fields.List(
+        fields.String(validate=validate.OneOf(list(CHECKS))),
+        metadata={
+            "description": "What was checked, by name: "
+            + "; ".join(f"`{name}`: {words}" for name, words in CHECKS.items())
+            + " (the last two by `referee replay` only)."
+        },
+    )
+    unchecked = fields.List(
+        fields.Nested(UncheckedPartSchema),
+        metadata={
+            "description": "What the body holds that could not be checked: with a proof "
+            "alone, the piles of its rebuilt stocks (they follow from the round's moves); "
+            "with a record of another rules version, its table and deal; after moves "
+            "missing from a record, the piles of the stocks rebuilt after them."
+        },
+    )
     incomplete = fields.List(
         fields.String(),
         metadata={

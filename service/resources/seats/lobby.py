@@ -11,6 +11,11 @@ full, ended or gone table, and never a code or a token. A read examines at
 most ``limit + 1`` entries whatever the index holds, and removes
 each entry it finds wrong (one that a lost update left), so a wrong entry
 costs one read once: no number of them blanks the lobby for longer.
+
+One caller cannot flood it: a client address lists at most
+``LOBBY_LISTED_PER_ADDRESS`` tables at once (a client key
+``CLIENT_KEY_LOBBY_LISTED``); a creation past that is 429
+``too-many-listed-tables`` and makes nothing (:func:`hold`).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from flask import current_app
 from flask.views import MethodView
 
 from ...edge.common import RefereeBlueprint, documented, referee
+from ...edge.problems import Problem
 from ...games import GAMES, VARIANTS, game_of
 from ...spec.links import operation
 from ...storage.lobby import Entry, Lobby
@@ -35,6 +41,10 @@ blp = RefereeBlueprint(
     url_prefix="/v1/lobby",
     description="Listed tables with open seats (RULES.md 5.6).",
 )
+
+LISTED_RETRY_SECONDS = 60
+"""``Retry-After`` of 429 ``too-many-listed-tables``: a table leaves the
+lobby when it fills, ends or goes, which takes people some time."""
 
 SYNC_ATTEMPTS = 4
 """How often :func:`sync` writes the index before it gives up (each retry
@@ -79,6 +89,43 @@ def sync(table_id: str) -> None:
             index.drop([variant], table_id)
         if index.version(table_id) == loaded.version:
             return
+
+
+def hold(table_id: str, variant: str, auth: dict[str, Any], now_ms: int) -> bool:
+    """Before a new table is made: when it will be listed (``listed``
+    with an open seat), count it among its creator's listed tables
+    (``auth["q"]``: its client address or client key), or refuse with 429
+    ``too-many-listed-tables`` when the creator lists
+    ``LOBBY_LISTED_PER_ADDRESS`` (a client key: ``CLIENT_KEY_LOBBY_LISTED``)
+    tables already, so that one caller cannot fill the lobby (RULES.md
+    5.6). Returns whether it was counted (then :func:`let_go` if the table
+    is not made after all)."""
+    if not (seating.listed(auth) and seating.open_seats(auth)):
+        return False
+    settings = referee().settings
+    caller = str(auth.get("q", ""))
+    by_key = caller.startswith("client:")
+    cap = settings.client_key_lobby_listed if by_key else settings.lobby_listed_per_address
+    if _lobby().hold(caller, cap, variant, table_id, now_ms, settings.table_ttl_seconds):
+        return True
+    whose, setting = (
+        ("This client key", "CLIENT_KEY_LOBBY_LISTED")
+        if by_key
+        else ("This address", "LOBBY_LISTED_PER_ADDRESS")
+    )
+    raise Problem(
+        429,
+        "too-many-listed-tables",
+        f"{whose} has {cap} tables listed in the lobby already ({setting}): wait until "
+        "one fills, ends or is deleted, or make this one with `listed: false` and "
+        "share its join codes.",
+        headers={"Retry-After": str(LISTED_RETRY_SECONDS)},
+    )
+
+
+def let_go(table_id: str, variant: str, auth: dict[str, Any]) -> None:
+    """Take back :func:`hold`'s count of a table that was not made."""
+    _lobby().let_go(str(auth.get("q", "")), variant, table_id)
 
 
 def listable(table: Any, auth: dict[str, Any], now_ms: int) -> bool:

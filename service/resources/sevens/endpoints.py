@@ -13,6 +13,7 @@ from flask.views import MethodView
 from ...edge import auth, idempotency
 from ...edge.common import SECURITY, RefereeBlueprint, documented, fast_body
 from ...games.base import Transition
+from ...games.cards import parse_card
 from ...games.sevens import GAME as SEVENS
 from ...games.sevens import check_play, engine
 from ...spec.links import operation
@@ -97,7 +98,7 @@ class Turn(MethodView):
                     "play",
                     round=round_no,
                     turn=turn_no,
-                    card=body["play"],
+                    card=parse_card(body["play"]),  # as its canonical code
                     last_card=body["last_card"],
                 )
             passed = engine.pass_turn(loaded.table, round_no, turn_no, seat, loaded.now_ms)

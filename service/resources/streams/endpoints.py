@@ -21,17 +21,28 @@ import socket
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import redis
 from flask import Response, current_app, request, stream_with_context, url_for
 from flask.views import MethodView
+from gunicorn.http.wsgi import Response as GunicornResponse
 from marshmallow import fields, validate
 
+from ... import logs, metrics
 from ...edge import auth, presence, stream_caps
 from ...edge.common import SECURITY, RefereeBlueprint, check_table_id, documented, no_table, referee
 from ...edge.problems import Problem
 from ...spec.fields import DocumentedSchema, StrictSchema
 from ...storage.client import os_poll
 from ...storage.store import Loaded, TableNotFound, table_key
-from ...streams.follow import GIVE_UP_RETRY_MS, Cursor, Follower, SeatView, frame, parse_cursor
+from ...streams.follow import (
+    GIVE_UP_RETRY_MS,
+    RETRY_MS,
+    Cursor,
+    Follower,
+    SeatView,
+    frame,
+    parse_cursor,
+)
 from ...streams.hub import Hub
 from ...streams.presence import Watch
 from ..moves import load
@@ -92,7 +103,10 @@ def hub() -> Hub:
     """The process's :class:`Hub`, made on first use."""
     found = current_app.extensions.get("referee_hub")
     if found is None:
-        found = current_app.extensions["referee_hub"] = Hub(referee().store.client)
+        rendered = metrics.current().stream_rendered
+        found = current_app.extensions["referee_hub"] = Hub(
+            referee().store.client, on_render=rendered
+        )
     return found
 
 
@@ -135,13 +149,13 @@ def _stream(
         frames = _open(table_id, cursor, seat, held)
         if seat is None:
             releases.append(stream_caps.lease(table_id, None))
-        return _answer(frames, stream_caps.both(*releases))
+        return _answer(frames, stream_caps.both(*releases), prime=True)
     except BaseException:
         stream_caps.both(*releases)()
         raise
 
 
-def _open(table_id: str, cursor: Cursor, seat: int | None, held: str | None) -> Iterator[str]:
+def _open(table_id: str, cursor: Cursor, seat: int | None, held: str | None) -> Iterator[bytes]:
     settings = referee().settings
     process_hub = hub()
     follower = Follower(
@@ -221,25 +235,103 @@ def _room() -> Callable[[], None]:
     return stream_caps.place(hub().reserve)
 
 
+START_RESPONSE = "referee.start_response"
+"""Where the WSGI server's ``start_response`` is kept in a request's environ
+(:func:`_keep_start_response`): gunicorn's is a method of its answer."""
+
+
+@blp.record_once
+def _keep_start_response(state: Any) -> None:
+    """Keep each request's ``start_response`` in its environ, so that a
+    stream can find gunicorn's answer it writes to (:class:`_Body`)."""
+    inner = state.app.wsgi_app
+
+    def wsgi_app(environ: dict[str, Any], start_response: Any) -> Any:
+        environ[START_RESPONSE] = start_response
+        return inner(environ, start_response)
+
+    state.app.wsgi_app = wsgi_app
+
+
+def _server_answer() -> Any:
+    """gunicorn's answer to this request (``gunicorn.http.wsgi.Response``),
+    ``None`` under another server (the tests' client, werkzeug's)."""
+    start = request.environ.get(START_RESPONSE)
+    answer = getattr(start, "__self__", None)
+    return answer if isinstance(answer, GunicornResponse) else None
+
+
 class _Body:
     """A stream's WSGI iterable: its frames as bytes, handed to the server as
     they are (``direct_passthrough``: no werkzeug encoding and closing
     iterators around them; an idle stream's greenlet keeps the C stack of
     every iterator it waits under). :meth:`close` ends the frames and then
     calls ``release`` (the stream's place, :func:`_room`), as the server
-    does when the answer ends or its client goes."""
+    does when the answer ends or its client goes.
 
-    __slots__ = ("_frames", "_release")
+    Under gunicorn, once its answer's head is written and the answer is
+    chunked (HTTP/1.1, a body), the frames after the first are written to
+    its socket here, each one chunk, as gunicorn's own write would (its
+    framing and its count of bytes sent): one ``send`` of bytes rendered
+    once for every stream of the commit, where gunicorn's write and gevent's
+    ``sendall`` cost as much again (one more stream on a busy table costs
+    this write, issue 39). The server still writes the head, the first
+    frames and the last chunk, and closes.
 
-    def __init__(self, frames: Iterator[str], release: Callable[[], None]) -> None:
+    Its first frame is made in the view (:meth:`prime`), so that a Redis
+    that fails or is busy then is the view's 503, not the server's 500; one
+    that fails later ends the stream with its ``retry`` (the EventSource
+    comes back with ``Last-Event-ID`` and misses nothing)."""
+
+    __slots__ = ("_frames", "_release", "_server", "_first", "_ended", "_metrics")
+
+    def __init__(
+        self, frames: Iterator[bytes], release: Callable[[], None], server: Any = None
+    ) -> None:
         self._frames = stream_with_context(frames)
         self._release = release
+        self._first: bytes | None = None
+        self._ended = False
+        self._metrics = metrics.current()  # the request's context is gone by the error
+        self._server = server
+
+    def prime(self) -> None:
+        """Make the first frame now (in the view: its errors are the view's)."""
+        self._first = next(self._frames)
 
     def __iter__(self) -> _Body:
         return self
 
     def __next__(self) -> bytes:
-        return next(self._frames).encode()
+        first = self._first
+        if first is not None:
+            self._first = None
+            return first
+        if self._ended:
+            raise StopIteration
+        try:
+            return self._next()
+        except REDIS_ERRORS as error:
+            self._ended = True
+            logs.logger.warning("stream ended: redis", extra={"error": type(error).__name__})
+            self._metrics.redis_error(error)
+            return f"retry: {RETRY_MS}\n\n".encode()
+
+    def _next(self) -> bytes:
+        """The next frame, or (chunked under gunicorn) every frame written here."""
+        server = self._server
+        if server is None or not server.headers_sent or not server.chunked:
+            return next(self._frames)
+        sock = server.sock
+        for item in self._frames:  # until the frames end (StopIteration) or a write fails
+            if not item:
+                continue  # an empty chunk would end the answer
+            data = b"%X\r\n%b\r\n" % (len(item), item)
+            sent = sock.send(data)
+            if sent < len(data):  # the client reads slowly: wait for the rest
+                sock.sendall(memoryview(data)[sent:])
+            server.sent += len(item)
+        raise StopIteration
 
     def close(self) -> None:
         try:
@@ -248,9 +340,18 @@ class _Body:
             self._release()
 
 
-def _answer(frames: Iterator[str], release: Callable[[], None] = lambda: None) -> Response:
+REDIS_ERRORS = (redis.RedisError, redis.exceptions.RedisClusterException)
+"""What a stream's reads raise when Redis fails or this process's pool is busy."""
+
+
+def _answer(
+    frames: Iterator[bytes], release: Callable[[], None] = lambda: None, prime: bool = False
+) -> Response:
+    body = _Body(frames, release, _server_answer())
+    if prime:
+        body.prime()
     return Response(
-        _Body(frames, release),
+        body,
         200,
         mimetype=EVENT_STREAM,
         headers=STREAM_HEADERS,
@@ -358,7 +459,7 @@ class SeatStream(MethodView):
                 # An EventSource reconnecting by itself: any status but 200 would
                 # end it for good, before the page could tell it to open a new one.
                 release()
-                return _answer(iter([_ticket_invalid()]))
+                return _answer(iter([_ticket_invalid().encode()]))
             if ticket is not None:
                 presence.note(seat)  # the ticket's seat is seen, as with its token
         except BaseException:

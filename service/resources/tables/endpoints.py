@@ -93,7 +93,9 @@ class Tables(MethodView):
         (and to a retry with the same `Idempotency-Key` within 24 hours, which
         gets the same table, not a new one; once the table is deleted or
         expired, such a retry is 404 `table-not-found`). Refuses (422
-        `options-invalid`) an inconsistent mix, with every reason.
+        `options-invalid`) an inconsistent mix, with every reason, and a
+        listed table past the caller's share of the lobby (429
+        `too-many-listed-tables`: `LOBBY_LISTED_PER_ADDRESS` at once).
         """
         key = idempotency.request_key()
         if key is None:
@@ -172,7 +174,13 @@ class Tables(MethodView):
         if pending is not None:
             text = pending.success_record(CreatedTableSchema().dump(answer[0]), *answer[1:])
             record = (Record(pending.record_key, KEEP_SECONDS, lambda *_: text), text)
-        ref.store.create(table_id, transition, auth_record, record, bots, clock)
+        held = lobby.hold(table_id, body["variant"], auth_record, created)
+        try:
+            ref.store.create(table_id, transition, auth_record, record, bots, clock)
+        except BaseException:
+            if held:
+                lobby.let_go(table_id, body["variant"], auth_record)
+            raise
         metrics.current().committed(table_id, transition.table.variant, transition.events)
         if client is not None:
             metrics.current().client_table(client)

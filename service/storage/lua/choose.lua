@@ -112,6 +112,17 @@ local function listed_key(index, member)
   if string.find(member, ':', 1, true) then return member end
   return (string.gsub(index, 'idem%-index:[^:]*$', 'idem:')) .. member
 end
+-- An anonymous caller's index (its joins' records: scope "anon-…",
+-- service.edge.idempotency) is listed, by its whole name, in the table's
+-- index of such indexes ("idem-index:-"), so that deleting the table finds it.
+local function register(index, now, keep)
+  if string.find(index, 'idem%-index:anon%-[^:]*$') then
+    local scopes = string.gsub(index, 'idem%-index:[^:]*$', 'idem-index:-')
+    redis.call('ZADD', scopes, now, index)
+    redis.call('ZREMRANGEBYSCORE', scopes, '-inf', now - tonumber(keep) * 1000)
+    redis.call('EXPIRE', scopes, keep)
+  end
+end
 if ARGV[6] ~= '' then
   local held = redis.call('GET', KEYS[6])
   if held and string.sub(held, 1, 1) == 'D' then
@@ -254,6 +265,7 @@ if ARGV[6] ~= '' then
       end
     end
     redis.call('EXPIRE', KEYS[7], ARGV[7])
+    register(KEYS[7], now, ARGV[7])
   end
 end
 return {status, count, written}

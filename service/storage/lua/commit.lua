@@ -22,7 +22,7 @@
 -- ARGV[2] the new state ("" keeps the state, its step and its choices: a
 --         refused move that only records events; the version still moves,
 --         as the event count does)
--- ARGV[3] time to live in seconds
+-- ARGV[3] time to live in seconds ("-": every key keeps its own, see below)
 -- ARGV[4] the auth record ("" keeps it)
 -- ARGV[5] the idempotency record ("D" + JSON; "" none) for KEYS[6]
 -- ARGV[6] its time to live in seconds
@@ -130,6 +130,17 @@ end
 local function listed_key(index, member)
   if string.find(member, ':', 1, true) then return member end
   return (string.gsub(index, 'idem%-index:[^:]*$', 'idem:')) .. member
+end
+-- An anonymous caller's index (its joins' records: scope "anon-…",
+-- service.edge.idempotency) is listed, by its whole name, in the table's
+-- index of such indexes ("idem-index:-"), so that deleting the table finds it.
+local function register(index, now, keep)
+  if string.find(index, 'idem%-index:anon%-[^:]*$') then
+    local scopes = string.gsub(index, 'idem%-index:[^:]*$', 'idem-index:-')
+    redis.call('ZADD', scopes, now, index)
+    redis.call('ZREMRANGEBYSCORE', scopes, '-inf', now - tonumber(keep) * 1000)
+    redis.call('EXPIRE', scopes, keep)
+  end
 end
 if ARGV[5] ~= '' then
   local held = redis.call('GET', KEYS[6])
@@ -304,12 +315,23 @@ if chain then
     redis.call('HSET', KEYS[1], 'h', table.concat(words, ' '))
   end
 end
-for i = 1, 5 do
+-- ARGV[3] "-" (a refusal that logs, RULES.md 2.6): every key keeps its
+-- expiry, a refused request buys the table no time; a key the write made
+-- (no expiry yet) takes the table hash's.
+local left = ARGV[3] == '-' and redis.call('PTTL', KEYS[1]) or 0
+local function refresh(key)
   -- EXPIRE on a missing key does nothing.
-  redis.call('EXPIRE', KEYS[i], ARGV[3])
+  if ARGV[3] ~= '-' then
+    redis.call('EXPIRE', key, ARGV[3])
+  elseif left > 0 and redis.call('PTTL', key) == -1 then
+    redis.call('PEXPIRE', key, left)
+  end
+end
+for i = 1, 5 do
+  refresh(KEYS[i])
 end
 for i = #KEYS - 2, #KEYS do
-  redis.call('EXPIRE', KEYS[i], ARGV[3])
+  refresh(KEYS[i])
 end
 if ARGV[5] ~= '' then
   redis.call('SET', KEYS[6], ARGV[5], 'EX', ARGV[6])
@@ -327,6 +349,7 @@ if ARGV[5] ~= '' then
       end
     end
     redis.call('EXPIRE', KEYS[7], ARGV[6])
+    register(KEYS[7], now, ARGV[6])
   end
 end
 -- The table's feed (service.streams): a commit was made.

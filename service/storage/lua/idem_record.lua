@@ -13,6 +13,17 @@ local function listed_key(index, member)
   if string.find(member, ':', 1, true) then return member end
   return (string.gsub(index, 'idem%-index:[^:]*$', 'idem:')) .. member
 end
+-- An anonymous caller's index (its joins' records: scope "anon-…",
+-- service.edge.idempotency) is listed, by its whole name, in the table's
+-- index of such indexes ("idem-index:-"), so that deleting the table finds it.
+local function register(index, now, keep)
+  if string.find(index, 'idem%-index:anon%-[^:]*$') then
+    local scopes = string.gsub(index, 'idem%-index:[^:]*$', 'idem-index:-')
+    redis.call('ZADD', scopes, now, index)
+    redis.call('ZREMRANGEBYSCORE', scopes, '-inf', now - tonumber(keep) * 1000)
+    redis.call('EXPIRE', scopes, keep)
+  end
+end
 local held = redis.call('GET', KEYS[1])
 if held and string.sub(held, 1, 1) == 'D' then
   return held
@@ -38,4 +49,5 @@ if over > 0 then
   end
 end
 redis.call('EXPIRE', KEYS[2], ARGV[2])
+register(KEYS[2], now, ARGV[2])
 return false

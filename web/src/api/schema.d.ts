@@ -34,7 +34,8 @@ export interface paths {
          *     many replicas confirm it as a move's would need: a write of one key
          *     for a millisecond, waited for as a move is. 503
          *     `redis-unavailable` (Redis does not answer, refuses writes, or,
-         *     behind Sentinels, its primary is being replaced) or
+         *     behind Sentinels, its primary is being replaced), `redis-busy`
+         *     (every connection of this process to Redis is in use) or
          *     `replicas-behind` (deploy/README, "Failovers").
          */
         get: operations["getReadiness"];
@@ -108,21 +109,28 @@ export interface paths {
          *     SHA-256 of its secret, its deal shuffles the starting deck its
          *     `game`, `variant`, `options` and seat count give, and every shuffle's
          *     and rebuilt stock's order is the one the secret and the seeds give
-         *     (a proof of version 1 names no game: it is invalid). With `record`
-         *     (a whole round record): that, whether dealing the round again from
-         *     them gives the recorded deal, and every move's link (the chain of
-         *     moves); `incomplete` names the moves missing from the record (a
-         *     record of another rules version is not dealt again: invalid).
-         *     Touches no storage. `valid: false` lists the
-         *     problems; `submitted: true` says the deal was the host's, so that no
-         *     shuffle was checked. A record must be one the referee writes: its
-         *     `start_state` a table the referee could have made, its `variant`,
-         *     `options` and `seats` that table's, one seed per seat
-         *     ([deal proofs](/docs/guide/deal-proofs)). The body may be up to 1 MiB (every
-         *     other endpoint takes 64 KiB): 413 `body-too-large` beyond; 422
-         *     `invalid-request` for more than a round holds (2,000 moves, 200
-         *     shuffles, 10,000 cards shuffled, a `start_state` of 8,192
-         *     characters, 10 seeds). [every game: deals anyone can check](/docs/guide/deal-proofs).
+         *     (a proof of version 1 names no game: it is invalid). A proof alone
+         *     cannot show which pile a rebuilt stock (May I?) shuffled: that
+         *     follows from the round's moves, so such a proof is never `valid:
+         *     true` alone (`unchecked` says so; send the record). With `record`
+         *     (a whole round record): all that, whether dealing the round again
+         *     gives the recorded deal, whether each rebuilt stock shuffled the
+         *     discard pile the record's moves leave, and every move's link (the
+         *     chain of moves; it shows a change only against heads noted while the
+         *     round was played: compare yours). `checked` names what was checked,
+         *     `unchecked` what the body holds that could not be, `incomplete` the
+         *     moves missing from the record. `valid`: `true` when everything was
+         *     checked and matches, `false` when something does not match
+         *     (`problems` names each), `null` when nothing checked is wrong but
+         *     something could not be checked. Touches no storage. `submitted:
+         *     true` says the deal was the host's, so that no shuffle was checked.
+         *     A record must be one the referee writes: its `start_state` a table
+         *     the referee could have made, its `variant`, `options` and `seats`
+         *     that table's, one seed per seat ([deal proofs](/docs/guide/deal-proofs)).
+         *     The body may be up to 1 MiB (every other endpoint takes 64 KiB): 413
+         *     `body-too-large` beyond; 422 `invalid-request` for more than a round
+         *     holds (2,000 moves, 200 shuffles, 10,000 cards shuffled, a
+         *     `start_state` of 8,192 characters, 10 seeds). [every game: deals anyone can check](/docs/guide/deal-proofs).
          */
         post: {
             parameters: {
@@ -401,7 +409,9 @@ export interface paths {
          *     (and to a retry with the same `Idempotency-Key` within 24 hours, which
          *     gets the same table, not a new one; once the table is deleted or
          *     expired, such a retry is 404 `table-not-found`). Refuses (422
-         *     `options-invalid`) an inconsistent mix, with every reason.
+         *     `options-invalid`) an inconsistent mix, with every reason, and a
+         *     listed table past the caller's share of the lobby (429
+         *     `too-many-listed-tables`: `LOBBY_LISTED_PER_ADDRESS` at once).
          */
         post: operations["createTable"];
         delete?: never;
@@ -913,7 +923,10 @@ export interface paths {
          *     nothing can change it, and zstd, brotli, gzip or deflate when
          *     `Accept-Encoding` asks. 409 `round-not-over` while the round is
          *     played (its secret is never shown before), 404 `record-not-found`
-         *     for a round whose record is not kept (the newest 20 are).
+         *     for a round whose record is not kept (the newest 20 are). A record
+         *     this instance renders anew counts on the caller's
+         *     `RATE_LIMIT_RECORD_CHECKS` (one per started 250 entries; 429
+         *     `rate-limited` once spent); a 304 never does.
          */
         get: operations["getRoundRecord"];
         put?: never;
@@ -1549,14 +1562,19 @@ export interface components {
                 [key: string]: unknown;
             };
         } & (unknown | unknown);
-        /** @description Whether the proof checks, and what does not. */
+        /** @description Whether the proof checks, what was checked, and what does not. */
         CheckProofOutcome: {
+            /** @description What was checked, by name: `commitment`: the commitment is the SHA-256 of the secret; `starting-deck`: the deal shuffles the starting deck that the game, variant, options and seat count give; `deal-order`: the deck order is that deck shuffled under the secret and the seeds; `rebuilt-stock-orders`: each rebuilt stock's order is its pile shuffled under the reshuffle key and its label, with cards of the starting deck only; `rebuilt-stock-piles`: each rebuilt stock shuffles the pile that the record's moves leave (derived from the deal and the moves, not taken from the proof); `table`: the table before the deal is one the referee makes, and the record's and the proof's game, variant, round, options, seats and seeds are its; `deal`: dealing the order again gives the recorded deal; `chain`: every entry's link in the chain of moves, from the commitment; `moves`: every move is accepted when run again through the game's rules at its clock; `result`: running the moves again rebuilds the recorded stocks and gives the recorded result (the last two by `referee replay` only). */
+            checked: ("commitment" | "starting-deck" | "deal-order" | "rebuilt-stock-orders" | "rebuilt-stock-piles" | "table" | "deal" | "chain" | "moves" | "result")[];
             /** @description For a record: why moves are missing from it (a release that kept no record wrote the table, or its cap of 2,000 entries); what it holds was checked. */
             incomplete: string[];
             problems: string[];
             /** @description The deal was the host's (its `hands` submitted, as the proof says): no shuffle was checked, only the round's later randomness. */
             submitted: boolean;
-            valid: boolean;
+            /** @description What the body holds that could not be checked: with a proof alone, the piles of its rebuilt stocks (they follow from the round's moves); with a record of another rules version, its table and deal; after moves missing from a record, the piles of the stocks rebuilt after them. */
+            unchecked: components["schemas"]["UncheckedPart"][];
+            /** @description `true`: everything was checked and matches; `false`: something does not match (`problems`); `null`: nothing checked is wrong, but something could not be checked (`unchecked`, `incomplete`). */
+            valid: boolean | null;
         };
         /** @description `claim-accepted` (My Ship Sails): A valid declaration ([My Ship Sails: declaring](/docs/rules/my-ship-sails#declaring)), with the hand it shows. */
         ClaimAcceptedEvent: {
@@ -2734,7 +2752,7 @@ export interface components {
         };
         /** @description One step of a turn, exactly one member: `{"take_discard": true}`, `{"decline": true}`, `{"draw": true}`, `{"lay_down": [[cards], ...]}`, `{"lay_off": {"card", "meld", "end"}}`, `{"discard": "5C"}` or, in a lay-off turn after a seat went out, `{"done": true}`. */
         Move: components["schemas"]["TakeDiscardMove"] | components["schemas"]["DeclineMove"] | components["schemas"]["DrawMove"] | components["schemas"]["LayDownMove"] | components["schemas"]["LayOffMove"] | components["schemas"]["DiscardMove"] | components["schemas"]["DoneMove"];
-        /** @description The head of a round's chain of moves ([every game: deals anyone can check](/docs/guide/deal-proofs)): each accepted move that does not commute links the head before it and the seats' choices that commuted since, keyed with the round's secret, so that a record whose moves were reordered, dropped, added or changed ends elsewhere (docs/guide/deal-proofs.md gives the construction). */
+        /** @description The head of a round's chain of moves ([every game: deals anyone can check](/docs/guide/deal-proofs)): each accepted move that does not commute links the head before it and the seats' choices that commuted since, keyed with the round's secret, so that a record whose moves before it were reordered, dropped, added or changed does not hold it as a link. Once the secret is public anyone can recompute links: the chain proves the moves only against the heads noted during the round (docs/guide/deal-proofs.md gives the construction). */
         MoveChain: {
             /** @description The `link` of the record's `moves`-th entry that does not commute (lower-case hex); the round's commitment before the first. */
             head: string;
@@ -3368,6 +3386,7 @@ export interface components {
              *     | 404 | [`not-found`](/problems/not-found), [`table-not-found`](/problems/table-not-found), [`round-not-found`](/problems/round-not-found), [`record-not-found`](/problems/record-not-found), [`seat-not-found`](/problems/seat-not-found), [`move-not-in-game`](/problems/move-not-in-game), [`page-not-found`](/problems/page-not-found) |
              *     | 405 | [`method-not-allowed`](/problems/method-not-allowed) |
              *     | 406 | [`not-acceptable`](/problems/not-acceptable) |
+             *     | 408 | [`request-timeout`](/problems/request-timeout) |
              *     | 409 | [`round-not-over`](/problems/round-not-over), [`seeds-missing`](/problems/seeds-missing), [`no-pending-deal`](/problems/no-pending-deal), [`conflict`](/problems/conflict), [`idempotency-key-in-use`](/problems/idempotency-key-in-use), [`round-in-play`](/problems/round-in-play), [`no-round-in-play`](/problems/no-round-in-play), [`stale-round`](/problems/stale-round), [`not-your-turn`](/problems/not-your-turn), [`round-over`](/problems/round-over), [`match-over`](/problems/match-over), [`seats-full`](/problems/seats-full), [`seats-open`](/problems/seats-open), [`seat-open`](/problems/seat-open), [`seat-is-bot`](/problems/seat-is-bot), [`seat-not-away`](/problems/seat-not-away), [`seat-in-play`](/problems/seat-in-play), [`seat-connected`](/problems/seat-connected), [`seat-not-bot`](/problems/seat-not-bot), [`seat-taken`](/problems/seat-taken), [`table-dealt`](/problems/table-dealt); My Ship Sails: [`stale-exchange`](/problems/stale-exchange), [`claim-window-closed`](/problems/claim-window-closed), [`declaration-automatic`](/problems/declaration-automatic); Sevens: [`stale-turn`](/problems/stale-turn); May I?: [`stale-move`](/problems/stale-move), [`must-draw-first`](/problems/must-draw-first), [`already-drawn`](/problems/already-drawn), [`already-declined`](/problems/already-declined), [`repeat-not-kept`](/problems/repeat-not-kept), [`may-i-open`](/problems/may-i-open), [`may-i-closed`](/problems/may-i-closed), [`may-i-taken`](/problems/may-i-taken), [`may-i-not-open`](/problems/may-i-not-open), [`may-i-not-asked`](/problems/may-i-not-asked), [`already-answered`](/problems/already-answered) |
              *     | 410 | [`events-gone`](/problems/events-gone), [`rounds-gone`](/problems/rounds-gone) |
              *     | 412 | [`precondition-failed`](/problems/precondition-failed) |
@@ -3375,12 +3394,12 @@ export interface components {
              *     | 415 | [`unsupported-media-type`](/problems/unsupported-media-type) |
              *     | 422 | [`cursor-invalid`](/problems/cursor-invalid), [`idempotency-key-reused`](/problems/idempotency-key-reused), [`invalid-request`](/problems/invalid-request), [`unknown-variant`](/problems/unknown-variant), [`options-invalid`](/problems/options-invalid), [`deal-invalid`](/problems/deal-invalid), [`wrong-game`](/problems/wrong-game); My Ship Sails: [`pass-invalid`](/problems/pass-invalid), [`hand-invalid`](/problems/hand-invalid), [`claim-not-winning`](/problems/claim-not-winning); Sevens: [`must-open`](/problems/must-open), [`must-play`](/problems/must-play), [`voluntary-pass-limit`](/problems/voluntary-pass-limit), [`last-card-invalid`](/problems/last-card-invalid), [`play-invalid`](/problems/play-invalid), [`not-playable`](/problems/not-playable); May I?: [`move-invalid`](/problems/move-invalid), [`contract-invalid`](/problems/contract-invalid), [`already-laid-down`](/problems/already-laid-down), [`not-laid-down`](/problems/not-laid-down), [`lay-off-invalid`](/problems/lay-off-invalid), [`discard-fits`](/problems/discard-fits), [`may-i-own-discard`](/problems/may-i-own-discard), [`may-i-not-yours`](/problems/may-i-not-yours) |
              *     | 428 | [`precondition-required`](/problems/precondition-required) |
-             *     | 429 | [`rate-limited`](/problems/rate-limited), [`too-many-streams`](/problems/too-many-streams) |
+             *     | 429 | [`rate-limited`](/problems/rate-limited), [`too-many-connections`](/problems/too-many-connections), [`too-many-streams`](/problems/too-many-streams), [`too-many-listed-tables`](/problems/too-many-listed-tables) |
              *     | 500 | [`internal-error`](/problems/internal-error) |
-             *     | 503 | [`streams-full`](/problems/streams-full), [`redis-unavailable`](/problems/redis-unavailable), [`table-busy`](/problems/table-busy), [`stored-format-newer`](/problems/stored-format-newer), [`step-mismatch`](/problems/step-mismatch), [`replicas-behind`](/problems/replicas-behind) |
+             *     | 503 | [`streams-full`](/problems/streams-full), [`redis-unavailable`](/problems/redis-unavailable), [`redis-busy`](/problems/redis-busy), [`table-busy`](/problems/table-busy), [`stored-format-newer`](/problems/stored-format-newer), [`step-mismatch`](/problems/step-mismatch), [`replicas-behind`](/problems/replicas-behind) |
              * @enum {string}
              */
-            code: "malformed-request" | "idempotency-key-invalid" | "http-error" | "token-missing" | "token-malformed" | "token-unknown" | "client-key-unknown" | "unauthorized" | "ticket-invalid" | "host-only" | "seat-only" | "wrong-seat" | "forbidden" | "join-code-invalid" | "join-code-expired" | "join-code-required" | "not-found" | "table-not-found" | "round-not-found" | "record-not-found" | "seat-not-found" | "move-not-in-game" | "page-not-found" | "method-not-allowed" | "not-acceptable" | "round-not-over" | "seeds-missing" | "no-pending-deal" | "conflict" | "idempotency-key-in-use" | "round-in-play" | "no-round-in-play" | "stale-round" | "stale-exchange" | "not-your-turn" | "round-over" | "claim-window-closed" | "declaration-automatic" | "match-over" | "stale-turn" | "stale-move" | "must-draw-first" | "already-drawn" | "already-declined" | "repeat-not-kept" | "may-i-open" | "may-i-closed" | "may-i-taken" | "may-i-not-open" | "may-i-not-asked" | "already-answered" | "seats-full" | "seats-open" | "seat-open" | "seat-is-bot" | "seat-not-away" | "seat-in-play" | "seat-connected" | "seat-not-bot" | "seat-taken" | "table-dealt" | "events-gone" | "rounds-gone" | "precondition-failed" | "body-too-large" | "unsupported-media-type" | "cursor-invalid" | "idempotency-key-reused" | "invalid-request" | "unknown-variant" | "options-invalid" | "deal-invalid" | "pass-invalid" | "hand-invalid" | "claim-not-winning" | "wrong-game" | "must-open" | "must-play" | "voluntary-pass-limit" | "last-card-invalid" | "play-invalid" | "not-playable" | "move-invalid" | "contract-invalid" | "already-laid-down" | "not-laid-down" | "lay-off-invalid" | "discard-fits" | "may-i-own-discard" | "may-i-not-yours" | "precondition-required" | "rate-limited" | "too-many-streams" | "internal-error" | "streams-full" | "redis-unavailable" | "table-busy" | "stored-format-newer" | "step-mismatch" | "replicas-behind";
+            code: "malformed-request" | "idempotency-key-invalid" | "http-error" | "token-missing" | "token-malformed" | "token-unknown" | "client-key-unknown" | "unauthorized" | "ticket-invalid" | "host-only" | "seat-only" | "wrong-seat" | "forbidden" | "join-code-invalid" | "join-code-expired" | "join-code-required" | "not-found" | "table-not-found" | "round-not-found" | "record-not-found" | "seat-not-found" | "move-not-in-game" | "page-not-found" | "method-not-allowed" | "not-acceptable" | "request-timeout" | "round-not-over" | "seeds-missing" | "no-pending-deal" | "conflict" | "idempotency-key-in-use" | "round-in-play" | "no-round-in-play" | "stale-round" | "stale-exchange" | "not-your-turn" | "round-over" | "claim-window-closed" | "declaration-automatic" | "match-over" | "stale-turn" | "stale-move" | "must-draw-first" | "already-drawn" | "already-declined" | "repeat-not-kept" | "may-i-open" | "may-i-closed" | "may-i-taken" | "may-i-not-open" | "may-i-not-asked" | "already-answered" | "seats-full" | "seats-open" | "seat-open" | "seat-is-bot" | "seat-not-away" | "seat-in-play" | "seat-connected" | "seat-not-bot" | "seat-taken" | "table-dealt" | "events-gone" | "rounds-gone" | "precondition-failed" | "body-too-large" | "unsupported-media-type" | "cursor-invalid" | "idempotency-key-reused" | "invalid-request" | "unknown-variant" | "options-invalid" | "deal-invalid" | "pass-invalid" | "hand-invalid" | "claim-not-winning" | "wrong-game" | "must-open" | "must-play" | "voluntary-pass-limit" | "last-card-invalid" | "play-invalid" | "not-playable" | "move-invalid" | "contract-invalid" | "already-laid-down" | "not-laid-down" | "lay-off-invalid" | "discard-fits" | "may-i-own-discard" | "may-i-not-yours" | "precondition-required" | "rate-limited" | "too-many-connections" | "too-many-streams" | "too-many-listed-tables" | "internal-error" | "streams-full" | "redis-unavailable" | "redis-busy" | "table-busy" | "stored-format-newer" | "step-mismatch" | "replicas-behind";
             current_exchange?: number | null;
             current_round?: number | null;
             /** @description Sevens: the turn now. */
@@ -3465,11 +3484,11 @@ export interface components {
             dealt_at_ms: number;
             game: string;
             missing: components["schemas"]["Gap"][];
-            /** @description Every entry of the round, in order: `at_ms`, `by` (`seat`, `default`, `bot`, `host`, `referee`), `seat`, `move`, the game's arguments, `round`, `link` in the round's chain of moves ([every game: deals anyone can check](/docs/guide/deal-proofs); `move_chain` in the table's view showed it live) and `commutes` for a seat's choice in a simultaneous step. */
+            /** @description Every entry of the round, in order: `at_ms`, `by` (`seat`, `default`, `bot`, `host`, `referee`), `seat`, `move`, the game's arguments (cards as canonical codes), `round`, `link` in the round's chain of moves ([every game: deals anyone can check](/docs/guide/deal-proofs); `move_chain` in the table's view showed it live: the chain proves the moves only against heads noted then) and `commutes` for a seat's choice in a simultaneous step. May I?: `turn` (`number`, `action`, `arg`), `ask` (`offer`), `answer` (`offer`, `allow`), the referee's `resolve` and `reshuffle` (`label`, `deck`, `order`), the host's `finish`; each `ask` and `take_discard` takes the top discard, each `discard` puts `arg` on it, and a `reshuffle` shuffles all of it but the top: the pile its `deck` must be. */
             moves: {
                 [key: string]: unknown;
             }[];
-            /** @description The table's options, as its view shows them. */
+            /** @description The game's options of the table, resolved (May I?'s `decks` for its seats): the rules and the starting deck follow from them. Not the clock's (`turn_timeout_ms`, `away_timeout_ms`, `bot_delay_ms`, `unattended_moves`), which the table's view shows besides them. The commitment does not bind them: compare them with the table's before the deal. */
             options: {
                 [key: string]: unknown;
             };
@@ -3485,6 +3504,7 @@ export interface components {
             round: number;
             /** @description The version of the game's rules it was refereed by. */
             rules_version: number;
+            /** @description The game's public entry of each seat of the table before the deal (`seat`, `name`, the match so far), not its bot or presence (each move's `by` says who made it); its length is the seat count. */
             seats: {
                 [key: string]: unknown;
             }[];
@@ -3502,7 +3522,7 @@ export interface components {
         };
         /** @description A rebuilt stock (May I?, [May I?: ending a round](/docs/rules/may-i#ending-a-round)), shuffled under the round's reshuffle key. */
         Reshuffle: {
-            /** @description The cards as given: the starting deck (the deal), the discard pile less its top, bottom first (a rebuilt stock). */
+            /** @description The cards as given: the starting deck (the deal), the discard pile less its top, bottom first (a rebuilt stock: a checker derives that pile from the record's moves, never from this). */
             deck: string[];
             /** @description `card-referee/deal/shuffle/0` (the deal), `may-i:round:<n>:reshuffle:<r>` (a rebuilt stock). */
             label: string;
@@ -4170,7 +4190,7 @@ export interface components {
         };
         /** @description One shuffle of the round: its label, the cards as given, their order after it. */
         Shuffle: {
-            /** @description The cards as given: the starting deck (the deal), the discard pile less its top, bottom first (a rebuilt stock). */
+            /** @description The cards as given: the starting deck (the deal), the discard pile less its top, bottom first (a rebuilt stock: a checker derives that pile from the record's moves, never from this). */
             deck: string[];
             /** @description `card-referee/deal/shuffle/0` (the deal), `may-i:round:<n>:reshuffle:<r>` (a rebuilt stock). */
             label: string;
@@ -4341,6 +4361,15 @@ export interface components {
             last_card?: boolean;
             /** @description The card to play, e.g. `8S`. */
             play: string;
+        };
+        /** @description A part of what was sent that the check could not check, and why. */
+        UncheckedPart: {
+            /**
+             * @description Its name, one of `checked`'s.
+             * @enum {string}
+             */
+            check: "commitment" | "starting-deck" | "deal-order" | "rebuilt-stock-orders" | "rebuilt-stock-piles" | "table" | "deal" | "chain" | "moves" | "result";
+            reason: string;
         };
         /** @description A preset: its name, player range, source seed and options. One shape per game, told apart by `game`. */
         Variant: components["schemas"]["MayIVariant"] | components["schemas"]["SevensVariant"] | components["schemas"]["MyShipSailsVariant"];
@@ -5172,7 +5201,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -5425,7 +5454,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5627,7 +5656,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5743,7 +5772,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6241,7 +6270,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6423,7 +6452,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6660,7 +6689,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6781,7 +6810,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6904,7 +6933,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7104,7 +7133,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7295,7 +7324,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7416,7 +7445,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7497,7 +7526,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7730,7 +7759,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
+                /** @description 16 to 255 visible ASCII characters, e.g. a random UUID. A repeat with the same key and request gets the first answer again (`Idempotent-Replayed: true`) without acting twice, for 24 hours (the newest 32 answers of a token on a table; a join's: of its client address or client key on the table); the same key with another request is 422 `idempotency-key-reused`; a repeat while the first still runs is 409 `idempotency-key-in-use`. */
                 "Idempotency-Key"?: string;
             };
             path: {

@@ -1,0 +1,114 @@
+"""What one client may hold of a gunicorn worker (``service.workers``
+uses both; gevent's worker class): its connections per client address
+(:class:`Connections`, ``CONNECTIONS_PER_ADDRESS``), and the time its
+request may take to arrive (:class:`ReadDeadline`,
+``REQUEST_READ_TIMEOUT_SECONDS``). Issue 39: from one address, slow request
+bodies held every connection of an instance."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, NoReturn
+
+from werkzeug.exceptions import RequestTimeout
+
+from .addresses import address_key
+
+
+class ReadDeadline:
+    """A client's socket whose reads give up ``seconds`` after the first
+    byte of the request being read (the HTTP parser's and the body's, all
+    through :meth:`recv`): then :class:`werkzeug.exceptions.RequestTimeout`
+    (408), and the connection reads as closed from then on, so that it ends
+    once the answer is out. The wait for a request's first byte is not
+    bounded here (gunicorn's ``keepalive`` bounds it); a peek (``flags``:
+    a stream asking whether its client left) has no deadline.
+    :meth:`next_request` starts the next request's clock."""
+
+    __slots__ = (
+        "_sock",
+        "_seconds",
+        "_deadline",
+        "expired",
+        "request",
+        "sendall",
+        "send",
+        "fileno",
+    )
+
+    def __init__(self, sock: Any, seconds: float) -> None:
+        self._sock = sock
+        self._seconds = seconds
+        self._deadline: float | None = None
+        self.expired = False
+        self.request: Any = None
+        """gunicorn's request being read (its answer then closes the connection)."""
+        # The writes, called once per answer or frame, without __getattr__.
+        self.sendall = sock.sendall
+        self.send = sock.send
+        self.fileno = sock.fileno
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sock, name)
+
+    def recv(self, size: int, flags: int = 0) -> bytes:
+        if flags:
+            return bytes(self._sock.recv(size, flags))
+        if self.expired:
+            return b""
+        if self._deadline is None:
+            data = bytes(self._sock.recv(size))
+            self._deadline = time.monotonic() + self._seconds
+            return data
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            self._expire()
+        self._sock.settimeout(left)
+        try:
+            return bytes(self._sock.recv(size))
+        except TimeoutError:
+            self._expire()
+        finally:
+            self._sock.settimeout(None)
+
+    def _expire(self) -> NoReturn:
+        self.expired = True
+        if self.request is not None:
+            self.request.must_close = True  # "Connection: close" on the 408
+        raise RequestTimeout(
+            f"The request's head and body did not arrive within {self._seconds:g} s "
+            "(REQUEST_READ_TIMEOUT_SECONDS)."
+        )
+
+    def next_request(self) -> None:
+        """The request was answered: the next one's clock starts at its first byte."""
+        self._deadline = None
+        self.request = None
+
+
+class Connections:
+    """Open connections per client address in one worker process, counted at
+    accept time (see the module docstring)."""
+
+    def __init__(self, per_address: int) -> None:
+        self.per_address = per_address
+        self.held: dict[str, int] = {}
+
+    def take(self, peer: Any) -> str | None:
+        """Count a connection of ``peer`` (gunicorn's address: a tuple whose
+        first item is the IP, or a Unix socket's name); its key, to give it
+        back with :meth:`give`, or None when that address is at its cap."""
+        host = peer[0] if isinstance(peer, tuple) and peer else str(peer)
+        key = address_key(str(host))
+        held = self.held.get(key, 0)
+        if held >= self.per_address:
+            return None
+        self.held[key] = held + 1
+        return key
+
+    def give(self, key: str) -> None:
+        left = self.held[key] - 1
+        if left:
+            self.held[key] = left
+        else:
+            del self.held[key]
