@@ -38,10 +38,11 @@ test: $(VENV)/.installed-dev $(NODE_DEPS)  ## install with the test tools, then 
 	$(BIN)/python -m compileall -q -j 0 service benchmarks tests
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal
 
-lint: $(VENV)/.installed-dev  ## ruff and mypy (strict on service/games)
+lint: $(VENV)/.installed-dev  ## ruff, mypy (strict on service/games) and import-linter (no circles, no import up a floor)
 	$(BIN)/ruff check service tests benchmarks
 	$(BIN)/ruff format --check service tests benchmarks
 	$(BIN)/mypy service benchmarks
+	$(BIN)/lint-imports
 
 openapi: $(VENV)/.installed  ## regenerate openapi.yaml from the code
 	$(BIN)/referee openapi -o openapi.yaml
@@ -56,7 +57,7 @@ clients: $(VENV)/.installed-dev web/node_modules/.installed clients/typescript/n
 	  --meta pdm --output-path clients/python --overwrite
 	@echo "make: the Python client is in clients/python: pip install ./clients/python (with httpx and attrs)"
 
-web: web/node_modules/.installed clients/typescript/node_modules/.installed  ## type-check and bundle the web table into service/api/static/play (committed)
+web: web/node_modules/.installed clients/typescript/node_modules/.installed  ## type-check and bundle the web table into service/site/static/play (committed)
 	cd web && npm run -s check && npm run -s build
 
 web/node_modules/.installed: web/package-lock.json
@@ -99,5 +100,5 @@ $(VENV)/.installed-bench: pyproject.toml | $(VENV)/bin/pip
 	touch $@ $(VENV)/.installed
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis web/node_modules clients/python \
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache .grimp_cache .hypothesis web/node_modules clients/python \
 	  clients/typescript/node_modules clients/typescript/dist

@@ -36,8 +36,8 @@ import requests
 
 from service.config import Settings
 
-from . import report
 from .clocks import Workers
+from .measures import Target, percentile
 from .memory import tables_memory
 from .processes import Gunicorn, RedisServer, gunicorn_env
 
@@ -159,8 +159,8 @@ def growth_and_lateness(
     per_table = made_at / max(1, len(tables))
     per_move = (held - made_at) / max(1, moves - moved_at)
     hourly = TABLES_PER_HOUR * per_table + 3600 * MOVES_PER_SECOND * per_move
-    quiet_p99 = report.percentile(quiet, 99) if quiet else 0.0
-    loaded_p99 = report.percentile(loaded, 99) if loaded else 0.0
+    quiet_p99 = percentile(quiet, 99) if quiet else 0.0
+    loaded_p99 = percentile(loaded, 99) if loaded else 0.0
     return {
         "seconds": round(elapsed, 1),
         "tables": len(tables),
@@ -171,9 +171,9 @@ def growth_and_lateness(
         "growth_mib_per_hour": round(hourly / 2**20, 2),
         "used_memory_growth_mib": round((after - before) / 2**20, 2),
         "lateness_ms": {
-            "quiet_p50": report.percentile(quiet, 50) if quiet else 0.0,
+            "quiet_p50": percentile(quiet, 50) if quiet else 0.0,
             "quiet_p99": quiet_p99,
-            "loaded_p50": report.percentile(loaded, 50) if loaded else 0.0,
+            "loaded_p50": percentile(loaded, 50) if loaded else 0.0,
             "loaded_p99": loaded_p99,
             "quiet_moves": len(quiet),
             "loaded_moves": len(loaded),
@@ -300,14 +300,14 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
-def targets(figures: dict[str, Any]) -> list[report.Target]:
+def targets(figures: dict[str, Any]) -> list[Target]:
     """Issue 39's targets of this part; none for a run without it."""
     found = figures.get("bot_quota")
     if not found:
         return []
     ratio = found["lateness_ratio"]
     return [
-        report.Target(
+        Target(
             "Redis growth an hour, one address at its quotas running bots-only tables",
             found["growth_mib_per_hour"],
             GROWTH_TARGET_MIB,
@@ -315,7 +315,7 @@ def targets(figures: dict[str, Any]) -> list[report.Target]:
             " MiB",
             f"{found['bytes_per_move']} B a referee move, {found['bytes_per_table']:,} B a table",
         ),
-        report.Target(
+        Target(
             "another table's bot-move lateness p99 under that load ÷ quiet",
             float("nan") if ratio is None else ratio,
             LATENESS_RATIO_TARGET,
@@ -324,7 +324,7 @@ def targets(figures: dict[str, Any]) -> list[report.Target]:
             f"{found['lateness_ms']['loaded_p99']:.0f} against "
             f"{found['lateness_ms']['quiet_p99']:.0f} ms",
         ),
-        report.Target(
+        Target(
             "a lobby read over 1,000 stale entries ÷ a seat view",
             found["lobby"]["ratio"],
             LOBBY_RATIO_TARGET,

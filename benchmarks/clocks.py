@@ -38,7 +38,7 @@ from typing import Any
 import redis
 import requests
 
-from . import report
+from .measures import Target, percentile
 from .processes import Gunicorn, process_cpu_seconds, redis_cpu_seconds
 
 LATENESS_P99_MS = 250.0
@@ -209,8 +209,8 @@ def deadlines(
             "killed_after_first_due_ms": killed_at - first_due,
             "tables": len(due_after),
             "not_fired": sum(1 for x in due_after if x == math.inf),
-            "p50": report.percentile(due_after, 50) if due_after else float("nan"),
-            "p99": report.percentile(due_after, 99) if due_after else float("nan"),
+            "p50": percentile(due_after, 50) if due_after else float("nan"),
+            "p99": percentile(due_after, 99) if due_after else float("nan"),
             "max": float(due_after[-1]) if due_after else float("nan"),
         }
     return {
@@ -225,8 +225,8 @@ def deadlines(
         "redis_cpu_ms_per_move": 1000 * redis_cpu / moves,
         "cpu_window_ms": end[0] - start[0],
         "lateness_ms": {
-            "p50": report.percentile(late, 50) if late else float("nan"),
-            "p99": report.percentile(late, 99) if late else float("nan"),
+            "p50": percentile(late, 50) if late else float("nan"),
+            "p99": percentile(late, 99) if late else float("nan"),
             "max": float(late[-1]) if late else float("nan"),
         },
     }
@@ -432,14 +432,14 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
-def targets(figures: dict[str, Any]) -> list[report.Target]:
+def targets(figures: dict[str, Any]) -> list[Target]:
     """Issue 19's targets; none for a run without the clocks."""
     found = figures.get("clocks")
     if not found:
         return []
     late = found["deadlines"]
     return [
-        report.Target(
+        Target(
             "default move lateness after its deadline (p99, 1000 due within a second)",
             late["lateness_ms"]["p99"],
             LATENESS_P99_MS,
@@ -447,7 +447,7 @@ def targets(figures: dict[str, Any]) -> list[report.Target]:
             " ms",
             "two worker processes",
         ),
-        report.Target(
+        Target(
             "deadlines not fired exactly once",
             float(late["fired_twice_or_more"] + late["not_fired"]),
             0,
@@ -458,12 +458,12 @@ def targets(figures: dict[str, Any]) -> list[report.Target]:
     ]
 
 
-def _killed_targets(found: dict[str, Any]) -> list[report.Target]:
+def _killed_targets(found: dict[str, Any]) -> list[Target]:
     killed = (found.get("killed") or {}).get("after_kill_ms")
     if not killed:
         return []
     return [
-        report.Target(
+        Target(
             "deadline lateness after a worker SIGKILL (p99, the deadlines due after it)",
             killed["p99"],
             KILLED_LATENESS_P99_MS,

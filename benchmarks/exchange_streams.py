@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import aiohttp
@@ -41,8 +41,6 @@ class SeatFeed:
         e.g. a May I? draw refused while the window is open, may want it)."""
 
     async def read(self, response: aiohttp.ClientResponse) -> None:
-        from .streams import frames
-
         try:
             async for event, data in frames(response):
                 if event == "seat":
@@ -149,3 +147,23 @@ class Streamed:
             client.recorder.notes["no seat frame on the stream in time"] += 1
             return None
         return {s: v for s, v in zip(seats, found, strict=True) if v is not None}
+
+
+async def frames(response: aiohttp.ClientResponse) -> AsyncIterator[tuple[str, str]]:
+    """The stream's frames that carry data, as they arrive: (event name,
+    ``"message"`` when unnamed; its one ``data`` line), as an EventSource
+    dispatches them (the service sends one ``data`` line per frame)."""
+    event, data = "message", ""
+    async for raw in response.content:
+        line = raw.decode().rstrip("\r\n")
+        if line:
+            name, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            if name == "event":
+                event = value
+            elif name == "data":
+                data = value
+            continue
+        if data:
+            yield event, data
+        event, data = "message", ""

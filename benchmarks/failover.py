@@ -41,7 +41,7 @@ import redis
 
 from service.games.ship.players import choose_cards
 
-from . import report
+from .measures import Target
 from .processes import RedisServer, free_port, production_redis_settings
 
 SENTINEL = shutil.which("redis-sentinel")
@@ -762,7 +762,7 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
-def targets(figures: dict[str, Any]) -> list[report.Target]:
+def targets(figures: dict[str, Any]) -> list[Target]:
     """Issue 41's failover targets; none for a run without the drills."""
     found = figures.get("failover")
     if not found:
@@ -771,7 +771,7 @@ def targets(figures: dict[str, Any]) -> list[report.Target]:
     failovers = [f for d in drilled for f in d["failovers"]]
     times = {k: len(found[k]["failovers"]) for k in ("manual/all", "kill/all") if k in found}
     return [
-        report.Target(
+        Target(
             f"acknowledged moves lost over {times.get('manual/all', 0)} x SENTINEL FAILOVER "
             f"and {times.get('kill/all', 0)} x SIGKILL",
             float(sum(d["lost"] for d in drilled)),
@@ -780,7 +780,7 @@ def targets(figures: dict[str, Any]) -> list[report.Target]:
             "",
             "REDIS_WAIT_REPLICAS=all, six tables of the three games",
         ),
-        report.Target(
+        Target(
             "/readyz 200 while moves are refused, per failover (max)",
             max((f["ready_while_refused_s"] for f in failovers), default=float("nan")),
             READY_WHILE_REFUSED_LIMIT_S,

@@ -8,7 +8,7 @@ In one gevent process: ``streams`` streams of one table, each a greenlet
 running the service's own :class:`~service.streams.follow.Follower` on the
 process's :class:`~service.streams.hub.Hub` (its presence watch too, as a
 public stream has), writing each frame as the service does under gunicorn
-(one ``send`` of one HTTP/1.1 chunk, ``service.api.streams._Body``) to a
+(one ``send`` of one HTTP/1.1 chunk, ``service.resources.streams.endpoints._Body``) to a
 real TCP connection (``TCP_NODELAY``, as gunicorn sets it) that another
 process reads; the table's log is a list in memory (no Redis: its one read
 per commit is not per stream). Each commit appends an event and announces

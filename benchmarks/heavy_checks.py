@@ -6,7 +6,8 @@ Server time is a request's time through the in-process WSGI app (its
 limiter's and its commit's Redis round trips included, no network, no
 client), the median of ``repeat`` calls; the pass is timed the same way over
 whole rounds (``HttpTable.play_round``). The inputs fill every list to the
-schemas' bounds (``service/api/schemas*.py``: what the game can hold).
+schemas' bounds (``service/spec/schemas*.py`` and ``service/resources/*/schemas.py``:
+what the game can hold).
 
 Beside them (issue 39), a finished round's record at its cap of
 :data:`RECORD_ENTRIES` entries (a played round's record, its last entry

@@ -24,7 +24,7 @@ from typing import Any
 
 import redis
 
-from service.api import proofs
+from service.resources.proofs import endpoints as proofs
 from service.storage.store import moves_key, records_key
 
 from .redis_cost import HttpTable, in_process_app
@@ -132,8 +132,8 @@ def played_tables(url: str, tables: int = 5, seats: int = 7, rounds: int = 5) ->
 
 
 def _store_and_tools(url: str) -> tuple[Any, Any, Any, Any]:
-    from service.api import auth
     from service.config import Settings
+    from service.edge import auth
     from service.games import codec
     from service.games.ship import engine
     from service.storage.store import TableStore
@@ -154,7 +154,7 @@ def idle_tables(
     overrides = {"match": {"deals": 5}, "max_exchanges": 50, "claim_window_ms": 0}
 
     # The deal's proof and the round's record are written as the API writes
-    # them (service.api.proofs), which needs the app's context.
+    # them (service.resources.proofs.endpoints), which needs the app's context.
     app = in_process_app(url)
 
     client.execute_command("MEMORY", "PURGE")

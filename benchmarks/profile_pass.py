@@ -31,10 +31,10 @@ from .redis_cost import HttpTable, in_process_app
 # (label, file suffix, function name): the layers of a pass, in request order.
 LAYERS = [
     ("the whole request in the app (Flask.wsgi_app)", "flask/app.py", "wsgi_app"),
-    ("  rate limit (our hook, the limits library)", "service/api/limits.py", "check"),
-    ("    its round trip: counter + table read", "service/api/limits.py", "_send"),
-    ("  body parsing and validation (BodyParser.parse)", "service/api/common.py", "parse"),
-    ("  the view (Pass.put)", "service/api/ship.py", "put"),
+    ("  rate limit (our hook, the limits library)", "service/edge/limits.py", "check"),
+    ("    its round trip: counter + table read", "service/edge/limits.py", "_send"),
+    ("  body parsing and validation (BodyParser.parse)", "service/edge/common.py", "parse"),
+    ("  the view (Pass.put)", "service/resources/ship/endpoints.py", "put"),
     ("    TableStore.apply", "service/storage/store.py", "apply"),
     (
         "      TableStore.load (decode, fold; read with the limit)",
@@ -43,8 +43,8 @@ LAYERS = [
     ),
     ("        codec.decode (state JSON → Table)", "service/games/ship/codec.py", "decode"),
     ("        json.loads", "json/__init__.py", "loads"),
-    ("      the move: auth + engine", "service/api/ship.py", "move"),
-    ("        auth.require_seat (sha256, compare)", "service/api/auth.py", "require_seat"),
+    ("      the move: auth + engine", "service/resources/ship/endpoints.py", "move"),
+    ("        auth.require_seat (sha256, compare)", "service/edge/auth.py", "require_seat"),
     ("        engine.choose_pass", "service/games/ship/engine.py", "choose_pass"),
     ("      TableStore._write_choice (choose.lua)", "service/storage/store.py", "_write_choice"),
     (
@@ -55,7 +55,7 @@ LAYERS = [
     ("        codec.encode (Table → state JSON)", "service/games/ship/codec.py", "encode"),
     ("        Script.__call__ (EVALSHA round trip)", "redis/commands/core.py", "__call__"),
     ("    Metrics.committed (active-table marks, counters)", "service/metrics.py", "committed"),
-    ("  answer serialisation (fast_dumping's dump)", "service/api/common.py", "dump"),
+    ("  answer serialisation (fast_dumping's dump)", "service/edge/common.py", "dump"),
     ("  metrics timer (after_request)", "service/metrics.py", "_observe"),
     ("Redis: socket reads (waiting for answers)", "redis/_parsers/socket.py", "_read_from_socket"),
     ("Redis: socket writes", "redis/connection.py", "send_packed_command"),

@@ -27,7 +27,8 @@ from typing import Any
 
 import redis
 
-from . import redis_cost, report
+from . import redis_cost
+from .measures import Target, median
 from .processes import Gunicorn, RedisServer
 
 WAIT_ENV = {
@@ -84,10 +85,10 @@ def measure(
 
     def figures(summaries: list[dict[str, Any]]) -> dict[str, float]:
         return {
-            "passes_per_s": report.median([s["passes_per_s"] for s in summaries]),
-            "pass_p50_ms": report.median([s["latency_ms"]["pass"]["p50"] for s in summaries]),
-            "pass_p99_ms": report.median([s["latency_ms"]["pass"]["p99"] for s in summaries]),
-            "cpu_ms_per_request": report.median([s["cpu_ms_per_request"] for s in summaries]),
+            "passes_per_s": median([s["passes_per_s"] for s in summaries]),
+            "pass_p50_ms": median([s["latency_ms"]["pass"]["p50"] for s in summaries]),
+            "pass_p99_ms": median([s["latency_ms"]["pass"]["p99"] for s in summaries]),
+            "cpu_ms_per_request": median([s["cpu_ms_per_request"] for s in summaries]),
         }
 
     off, on = figures(found["off"]), figures(found["on"])
@@ -160,13 +161,13 @@ def rows(figures: dict[str, Any]) -> list[tuple[str, str, str]]:
     ]
 
 
-def targets(figures: dict[str, Any]) -> list[report.Target]:
+def targets(figures: dict[str, Any]) -> list[Target]:
     """The acknowledgement's target; none for a run without it."""
     found = figures.get("replicas")
     if not found:
         return []
     return [
-        report.Target(
+        Target(
             "a pass, one at a time, with REDIS_WAIT_REPLICAS=1 less without (p50)",
             found["sequential"]["cost"],
             COST_LIMIT_MS,

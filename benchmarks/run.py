@@ -58,6 +58,7 @@ from . import (
     heavy_checks,
     keyed_memory,
     long_round,
+    measures,
     memory,
     record_memory,
     redis_cost,
@@ -276,7 +277,7 @@ def load_run(
         "client_cpu_share": result["client_cpu_s"] / result["client_wall_s"],
         "other_cpu_share": others / wall / (os.cpu_count() or 1),
         "redis_commands": dict(executed),
-        "latency_ms": {k: report.latency_summary(v) for k, v in lat.items()},
+        "latency_ms": {k: measures.latency_summary(v) for k, v in lat.items()},
     }
     # CPU and Redis counts cover the whole run, warm-up included: so do these.
     answered = result["answered_whole_run"]
@@ -301,14 +302,14 @@ def combine(runs: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {"runs": len(runs)}
     for key in ("requests_per_s", "passes_per_s", "cpu_ms_per_request"):
         if key in runs[0]:
-            out[key] = report.median([r[key] for r in runs])
+            out[key] = measures.median([r[key] for r in runs])
     kinds = {k for r in runs for k in r["latency_ms"]}
     for kind in kinds:
         out[kind] = {
-            f"p{q}": report.median(
+            f"p{q}": measures.median(
                 [r["latency_ms"].get(kind, {}).get(f"p{q}", math.nan) for r in runs]
             )
-            for q in report.PERCENTILES
+            for q in measures.PERCENTILES
         }
         out[kind]["n"] = sum(r["latency_ms"].get(kind, {}).get("n", 0) for r in runs)
     totals: Counter[str] = Counter()
@@ -442,30 +443,30 @@ def main(argv: list[str] | None = None) -> int:
             svc, flo = combine(runs["service"]), combine(runs["floor"])
             mov = combine(runs["move"])
             ratios = {
-                "passes_per_s": report.ratio(svc["passes_per_s"], flo["requests_per_s"]),
-                "requests_per_s": report.ratio(svc["requests_per_s"], flo["requests_per_s"]),
-                "cpu_ms_per_request": report.ratio(
+                "passes_per_s": measures.ratio(svc["passes_per_s"], flo["requests_per_s"]),
+                "requests_per_s": measures.ratio(svc["requests_per_s"], flo["requests_per_s"]),
+                "cpu_ms_per_request": measures.ratio(
                     svc["cpu_ms_per_request"], flo["cpu_ms_per_request"]
                 ),
             }
-            ratios["passes_per_s_to_move"] = report.ratio(
+            ratios["passes_per_s_to_move"] = measures.ratio(
                 svc["passes_per_s"], mov["requests_per_s"]
             )
-            ratios["cpu_ms_per_request_to_move"] = report.ratio(
+            ratios["cpu_ms_per_request_to_move"] = measures.ratio(
                 svc["cpu_ms_per_request"], mov["cpu_ms_per_request"]
             )
-            for q in report.PERCENTILES:
-                ratios[f"move_p{q}"] = report.ratio(svc["pass"][f"p{q}"], mov["move"][f"p{q}"])
-                ratios[f"pass_p{q}"] = report.ratio(svc["pass"][f"p{q}"], flo["floor"][f"p{q}"])
-                ratios[f"view_p{q}"] = report.ratio(svc["view"][f"p{q}"], flo["floor"][f"p{q}"])
+            for q in measures.PERCENTILES:
+                ratios[f"move_p{q}"] = measures.ratio(svc["pass"][f"p{q}"], mov["move"][f"p{q}"])
+                ratios[f"pass_p{q}"] = measures.ratio(svc["pass"][f"p{q}"], flo["floor"][f"p{q}"])
+                ratios[f"view_p{q}"] = measures.ratio(svc["view"][f"p{q}"], flo["floor"][f"p{q}"])
             under_load = {
-                "commands_per_pass": report.median(
+                "commands_per_pass": measures.median(
                     [r["redis_commands_per_pass"] for r in runs["service"]]
                 ),
-                "commits_per_write": report.median(
+                "commits_per_write": measures.median(
                     [r["commits_per_write"] for r in runs["service"]]
                 ),
-                "floor_commands_per_request": report.median(
+                "floor_commands_per_request": measures.median(
                     [r["redis_commands_per_request"] for r in runs["floor"]]
                 ),
                 "commands_of_last_service_run": runs["service"][-1]["redis_commands"],
@@ -678,8 +679,8 @@ def main(argv: list[str] | None = None) -> int:
             "extra_env": extra_env,
             "load_before": load_before,
             "load_after": load_after,
-            "other_cpu_share": report.median([r["other_cpu_share"] for r in all_runs]),
-            "client_cpu_share": report.median([r["client_cpu_share"] for r in all_runs]),
+            "other_cpu_share": measures.median([r["other_cpu_share"] for r in all_runs]),
+            "client_cpu_share": measures.median([r["client_cpu_share"] for r in all_runs]),
             "note": "The load generator runs on the same machine and competes for its cores.",
             "seconds": round(time.perf_counter() - began, 1),
         },

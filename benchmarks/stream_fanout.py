@@ -41,10 +41,11 @@ from service.games.sevens.players import bot
 from service.games.sevens.state import RoundStatus
 from service.games.sevens.state import Table as SevensTable
 
-from . import report
+from . import measures
+from .exchange_streams import frames
 from .load import send
 from .processes import Gunicorn, redis_cpu_seconds
-from .streams import frames, open_stream, raise_fd_limit, run_alone
+from .streams import open_stream, raise_fd_limit, run_alone
 
 SEATS = 4
 NAMES = [f"P{i}" for i in range(SEATS)]
@@ -235,10 +236,10 @@ async def _measure(
         "turns_per_phase": turns,
         "runs": runs,
         "period_s": period,
-        "us_per_move_per_stream": report.median(per_stream),
+        "us_per_move_per_stream": measures.median(per_stream),
         "us_per_move_per_stream_runs": per_stream,
-        "cpu_ms_per_turn_without": report.median(quiet),
-        "cpu_ms_per_turn_with": report.median(busy),
+        "cpu_ms_per_turn_without": measures.median(quiet),
+        "cpu_ms_per_turn_with": measures.median(busy),
         "missed": sum(p["missed"] for p in phases),
         "phases": phases,
     }

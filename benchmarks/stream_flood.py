@@ -33,7 +33,7 @@ from typing import Any
 
 import aiohttp
 
-from . import report
+from . import measures
 from .processes import Gunicorn
 from .stream_fanout import Table
 from .streams import raise_fd_limit, run_alone
@@ -86,7 +86,7 @@ class Timed:
             self.failed[str(status)] += 1
 
     def summary(self) -> dict[str, Any]:
-        return {**report.latency_summary(self.ms), "failed": dict(self.failed)}
+        return {**measures.latency_summary(self.ms), "failed": dict(self.failed)}
 
 
 class Players:
@@ -184,7 +184,7 @@ async def _measure(
         flooded = await players.phase(seconds, period)
         stop.set()
         attacked = await attack
-    ratio = report.ratio(flooded["moves"]["p99"], quiet["moves"]["p99"])
+    ratio = measures.ratio(flooded["moves"]["p99"], quiet["moves"]["p99"])
     return {
         "seconds": seconds,
         "period_s": period,
@@ -192,7 +192,7 @@ async def _measure(
         "flooded": flooded,
         "attacker": attacked,
         "move_p99_ratio": ratio,
-        "readyz_p99_ratio": report.ratio(flooded["readyz"]["p99"], quiet["readyz"]["p99"]),
+        "readyz_p99_ratio": measures.ratio(flooded["readyz"]["p99"], quiet["readyz"]["p99"]),
     }
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import aiohttp
 
-from .streams import frames
+from .exchange_streams import frames
 
 WAIT_SECONDS = 10.0
 """How long a seat waits for its turn on its stream before its table stops."""

@@ -42,7 +42,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,8 +50,9 @@ from typing import Any
 import aiohttp
 import redis
 
-from . import report
+from . import measures
 from .exchange_load import deal, table_body
+from .exchange_streams import frames
 from .load import Client, Recorder, pass_at_once
 from .players import after_exchange, choose_cards
 from .processes import Gunicorn, RedisServer, gunicorn_env
@@ -233,26 +234,6 @@ class Subscriber:
                 self.seat_ms.append(now - last_at)
 
 
-async def frames(response: aiohttp.ClientResponse) -> AsyncIterator[tuple[str, str]]:
-    """The stream's frames that carry data, as they arrive: (event name,
-    ``"message"`` when unnamed; its one ``data`` line), as an EventSource
-    dispatches them (the service sends one ``data`` line per frame)."""
-    event, data = "message", ""
-    async for raw in response.content:
-        line = raw.decode().rstrip("\r\n")
-        if line:
-            name, _, value = line.partition(":")
-            value = value[1:] if value.startswith(" ") else value
-            if name == "event":
-                event = value
-            elif name == "data":
-                data = value
-            continue
-        if data:
-            yield event, data
-        event, data = "message", ""
-
-
 async def drive_table(
     client: Client, created: dict[str, Any], period: float, offset: float, exchanges: list[int]
 ) -> None:
@@ -360,9 +341,9 @@ async def _delivery(
         "deliveries": len(events),
         "events": sum(len(v) for v in seen.values()),
         "missed": missed,
-        "event_ms": report.latency_summary(events),
-        "seat_ms": report.latency_summary(seat_delays),
-        "all_ms": report.latency_summary(events + seat_delays),
+        "event_ms": measures.latency_summary(events),
+        "seat_ms": measures.latency_summary(seat_delays),
+        "all_ms": measures.latency_summary(events + seat_delays),
         "statuses": {k: {str(s): n for s, n in c.items()} for k, c in recorder.statuses.items()},
         "notes": dict(recorder.notes),
     }

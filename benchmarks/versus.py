@@ -34,7 +34,7 @@ from typing import Any
 
 import redis
 
-from . import report
+from . import measures
 from .processes import (
     CLOCK_TICKS,
     ROOT,
@@ -151,7 +151,7 @@ class PeerServer:
 
 
 def _latency(values: list[float]) -> dict[str, float]:
-    return report.latency_summary(values)
+    return measures.latency_summary(values)
 
 
 def _others(busy0: int, started: float, ours: float) -> float:
@@ -362,15 +362,15 @@ def games(
         for run in found:
             errors.update(run["errors"])
         out[f"{game}/{seats}"] = {
-            "moves_per_s": report.median([r["moves_per_s"] for r in found]),
-            "cpu_ms_per_move": report.median([r["cpu_ms_per_move"] for r in found]),
+            "moves_per_s": measures.median([r["moves_per_s"] for r in found]),
+            "cpu_ms_per_move": measures.median([r["cpu_ms_per_move"] for r in found]),
             "latency_ms": {
-                q: report.median([r["latency_ms"][q] for r in found]) for q in ("p50", "p99")
+                q: measures.median([r["latency_ms"][q] for r in found]) for q in ("p50", "p99")
             },
             "lost_races": sum(r["lost_races"] for r in found),
             "moves": sum(r["moves"] for r in found),
             "errors": dict(errors),
-            "other_cpu_share": report.median([r["other_cpu_share"] for r in found]),
+            "other_cpu_share": measures.median([r["other_cpu_share"] for r in found]),
         }
         last = out[f"{game}/{seats}"]
         log(
@@ -394,11 +394,12 @@ def combine(runs: list[dict[str, Any]]) -> dict[str, Any]:
     )
     for key in medians:
         if key in runs[0]:
-            out[key] = report.median([r[key] for r in runs])
+            out[key] = measures.median([r[key] for r in runs])
     for key in ("latency_ms", "put_latency_ms"):
         if key in runs[0]:
             out[key] = {
-                f"p{q}": report.median([r[key][f"p{q}"] for r in runs]) for q in report.PERCENTILES
+                f"p{q}": measures.median([r[key][f"p{q}"] for r in runs])
+                for q in measures.PERCENTILES
             }
     if "lost_races" in runs[0]:
         out["lost_races"] = sum(r["lost_races"] for r in runs)

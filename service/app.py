@@ -18,23 +18,15 @@ from werkzeug.exceptions import HTTPException, NotFound
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import clock, logs, metrics
-from .api import (
-    blueprints,
-    cors,
-    docs_pages,
-    inputs,
-    limits,
-    play_page,
-    presence,
-    problem_pages,
-    problems,
-    round_records,
-)
-from .api.common import Referee, RefereeFlask
-from .api.spec import CLIENT_KEY_SCHEME, CLIENT_KEY_TEXT, RefereeApi, description
 from .config import Settings
+from .edge import cors, inputs, limits, presence, problems
+from .edge.common import Referee, RefereeFlask
 from .games import codec
 from .games.errors import StoredFormatNewer
+from .resources import blueprints
+from .resources.proofs import round_records
+from .site import docs_pages, play_page, problem_pages
+from .spec.openapi import CLIENT_KEY_SCHEME, CLIENT_KEY_TEXT, RefereeApi, description
 from .storage import feeds
 from .storage.client import Client, RedisBusy, redis_client
 from .storage.idempotency import IdempotencyStore

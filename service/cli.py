@@ -202,7 +202,7 @@ def _docs(args: argparse.Namespace) -> int:
     """Rewrite the generated blocks of the Markdown files under ``args.folder``
     (``docs/``) from the game registry; with ``--check``, only list the stale
     files (exit 1 if any)."""
-    from .api.docs_generated import fill, stale
+    from .site.docs_generated import fill, stale
 
     folder = Path(args.folder)
     files = sorted(folder.rglob("*.md"))

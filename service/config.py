@@ -112,7 +112,21 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from .storage.client import is_cluster_url, is_sentinel_url
+# The forms of REDIS_URL (storage/client.py connects to each; it and the
+# settings' checks both need to tell them apart).
+CLUSTER_SCHEMES = {"redis+cluster": False, "rediss+cluster": True}
+SENTINEL_SCHEMES = {"redis+sentinel": False, "rediss+sentinel": True}
+
+
+def is_cluster_url(url: str) -> bool:
+    """Whether ``url`` names a Redis Cluster (``redis+cluster://`` or
+    ``rediss+cluster://``)."""
+    return url.partition("://")[0].lower() in CLUSTER_SCHEMES
+
+
+def is_sentinel_url(url: str) -> bool:
+    """Whether ``url`` names a Sentinel set (``redis+sentinel://``, ``rediss+sentinel://``)."""
+    return url.partition("://")[0].lower() in SENTINEL_SCHEMES
 
 
 @dataclass(frozen=True, slots=True)

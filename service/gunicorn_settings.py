@@ -6,7 +6,7 @@ container and a cluster: ``HOST``/``PORT`` (or ``GUNICORN_BIND``),
 ``GUNICORN_THREADS``, ``GUNICORN_TIMEOUT``, ``GUNICORN_GRACEFUL_TIMEOUT``,
 ``GUNICORN_MAX_REQUESTS``, ``GUNICORN_WORKER_CONNECTIONS`` (gevent: the
 connections a process holds at once, open event streams included; streams
-take at most half of them, ``service.api.stream_caps``).
+take at most half of them, ``service.edge.stream_caps``).
 
 Metrics: every worker is a process, so prometheus_client keeps each worker's
 values in files under ``PROMETHEUS_MULTIPROC_DIR`` and ``/metrics`` sums them.
@@ -34,9 +34,9 @@ from typing import Any
 # of CPU) are imported here, in the master, once: the workers it forks have
 # them already. Each worker still makes its own app (its own Redis clients
 # and threads). The endpoints' modules are imported on the app's first
-# making (service.api.blueprints): here, not once in every worker.
+# making (service.resources.blueprints): here, not once in every worker.
 from . import app as _app  # noqa: F401
-from .api import blueprints
+from .resources import blueprints
 from .workers import CLASSES
 
 blueprints()

@@ -4,13 +4,13 @@
   a malformed header, headers too large): RFC 9457 ``application/problem+json``
   with an ``X-Request-Id`` and a JSON log line of that id, like every answer of
   the app, instead of gunicorn's ``text/html`` page, and with the app's CORS
-  headers (``CORS_ORIGINS``; :func:`service.api.cors.error_page_headers`).
+  headers (``CORS_ORIGINS``; :func:`service.edge.cors.error_page_headers`).
 - **Ctrl-C** (SIGINT, or SIGQUIT) stops a worker at once. gunicorn's own
   handler ends with ``sys.exit``, which waits for every thread: one thread
   blocked on a stalled client kept the worker alive until the master's
   SIGKILL at ``graceful_timeout`` (20 s), logged as "Perhaps out of memory?".
 - **Streams** take at most half of the connections a worker serves at once
-  (``service.api.stream_caps``): a worker full of streams still answers.
+  (``service.edge.stream_caps``): a worker full of streams still answers.
 - **Connections per client address** (gevent;
   :class:`~service.connection_limits.Connections`): at
   most ``CONNECTIONS_PER_ADDRESS`` open at once from one address (an IPv6
@@ -172,8 +172,8 @@ class _Referee:
     def init_process(self) -> None:
         # Streams may take half of what the worker serves at once, so that a
         # worker full of streams still answers health checks and requests.
-        from .api import stream_caps
         from .config import Settings
+        from .edge import stream_caps
 
         served = self.connections_served()
         stream_caps.set_worker_connections(served)
@@ -252,8 +252,8 @@ class _Referee:
             self.log.debug("Failed to send error message.")
 
     def _cors_headers(self, req: Any, exc: BaseException) -> list[tuple[str, str]]:
-        """The app's CORS headers for this answer (see ``service.api.cors``)."""
-        from .api.cors import error_page_headers
+        """The app's CORS headers for this answer (see ``service.edge.cors``)."""
+        from .edge.cors import error_page_headers
 
         # An invalid Content-Length or Transfer-Encoding: gunicorn read the
         # headers, and its exception holds them.

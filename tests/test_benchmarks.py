@@ -19,6 +19,7 @@ from benchmarks import (
     heavy_checks,
     keyed_memory,
     long_round,
+    measures,
     memory,
     players,
     record_memory,
@@ -61,7 +62,7 @@ def test_uncontended_counts_every_kind_of_request(redis_server: RedisProcess) ->
     assert passes["round_trips"]["max"] >= 1
     assert passes["commands_sent"]["mean"] >= passes["round_trips"]["mean"]
     # One commit (no retry) and the per-token and per-address limits' counters
-    # (service/api/limits.py).
+    # (service/edge/limits.py).
     assert passes["commands_sent_by_name"]["EVALSHA"] == 3
     assert passes["commands_executed"] >= passes["commands_sent"]["mean"]
 
@@ -463,9 +464,9 @@ def test_peer_is_skipped_without_node(monkeypatch: Any) -> None:
 
 
 def test_percentile_interpolates() -> None:
-    assert report.percentile([1.0, 2.0, 3.0, 4.0, 5.0], 50) == 3.0
-    assert report.percentile([0.0, 10.0], 95) == 9.5
-    assert math.isnan(report.percentile([], 99))
+    assert measures.percentile([1.0, 2.0, 3.0, 4.0, 5.0], 50) == 3.0
+    assert measures.percentile([0.0, 10.0], 95) == 9.5
+    assert math.isnan(measures.percentile([], 99))
 
 
 def test_update_readme_replaces_only_between_the_markers(tmp_path: Any) -> None:
@@ -527,12 +528,12 @@ def test_growth_targets_pass_when_flat_and_miss_when_a_figure_grows() -> None:
             "ratios": ratios,
         }
 
-    flat = report.growth_targets({"sevens": grown(1100, 260)})
+    flat = report.bounds.growth_targets({"sevens": grown(1100, 260)})
     assert [t.status for t in flat] == ["PASS", "PASS"]
     assert flat[0].name == "sevens: public view after 200 rounds ÷ after 1"
-    grows = report.growth_targets({"sevens": grown(34_000, 260)})
+    grows = report.bounds.growth_targets({"sevens": grown(34_000, 260)})
     assert [t.status for t in grows] == ["MISS", "PASS"] and grows[0].value == 34
-    assert report.growth_targets({}) == []  # a run from before the figure
+    assert report.bounds.growth_targets({}) == []  # a run from before the figure
 
 
 def test_stream_figures_are_measured(
@@ -686,7 +687,7 @@ def test_report_says_whether_streams_meet_their_goals() -> None:
         "7": {"service": {}, "memory": {"passes_per_s": 1000.0}},
         "4": {"service": {"cpu_ms_per_pass": 2.0, "redis_cpu_ms_per_pass": 0.2}},
     }
-    found = {t.name: t for t in report._exchange_stream_targets(figures)}
+    found = {t.name: t for t in report.streams._exchange_stream_targets(figures)}
     assert found[f"{head}: passes/s ÷ boardgame.io in-memory passes/s"].value == 0.4
     assert found[f"{head}: passes/s ÷ boardgame.io in-memory passes/s"].status == "MISS"
     assert found[f"{seven}: moves/s ÷ boardgame.io in-memory passes/s"].status == "PASS"  # 0.9×
@@ -697,7 +698,7 @@ def test_report_says_whether_streams_meet_their_goals() -> None:
         "cpu_ms_per_move": 0.9,
         "latency_ms": {"p50": 12.0, "p99": 30.0},
     }
-    found = {t.name: t for t in report._exchange_stream_targets(figures)}
+    found = {t.name: t for t in report.streams._exchange_stream_targets(figures)}
     assert found[f"{seven}: moves/s ÷ boardgame.io in-memory passes/s"].detail == (
         "900 against 1,000/s; the stream floor 800/s, 0.8×"
     )
@@ -706,7 +707,7 @@ def test_report_says_whether_streams_meet_their_goals() -> None:
     )
     floor = figures["streams"].pop("floor")
     figures["versus"] = {"peer": {"ran": False, "why": "no node"}, "7": {"service": {}}}
-    found = {t.name: t for t in report._exchange_stream_targets(figures)}
+    found = {t.name: t for t in report.streams._exchange_stream_targets(figures)}
     assert found[f"{seven}: moves/s ÷ boardgame.io in-memory passes/s"].status == "SKIP"
     figures["versus"] = versus
     assert status["idle stream subscribers on one worker: worker RSS per subscriber"] == "PASS"

@@ -1,4 +1,4 @@
-"""CORS through a real gunicorn (``CORS_ORIGINS``, ``service/api/cors.py``):
+"""CORS through a real gunicorn (``CORS_ORIGINS``, ``service/edge/cors.py``):
 preflights from an allowed origin are answered and from another one are not,
 cross-origin answers expose the headers a page reads (2xx, 4xx, 404, 405,
 429, gunicorn's own refusals), preflights spend no rate limit, and the default
@@ -23,8 +23,8 @@ import redis
 
 from benchmarks.processes import free_port
 from service import create_app
-from service.api import cors
 from service.config import Settings, SettingsError
+from service.edge import cors
 
 from .conftest import RedisProcess, Served
 

@@ -1,4 +1,4 @@
-"""Draws service/api/static/favicon.ico (served at /favicon.ico): a card with
+"""Draws service/site/static/favicon.ico (served at /favicon.ico): a card with
 a spade on the felt's green, 16 and 32 pixels square, PNG images in an ICO,
 with the standard library only. Run it from the repository: python3 web/favicon.py"""
 
@@ -62,5 +62,5 @@ def ico(sizes: tuple[int, ...] = (16, 32)) -> bytes:
 
 
 if __name__ == "__main__":
-    target = Path(__file__).resolve().parents[1] / "service" / "api" / "static" / "favicon.ico"
+    target = Path(__file__).resolve().parents[1] / "service" / "site" / "static" / "favicon.ico"
     target.write_bytes(ico())

@@ -44,14 +44,13 @@ from redis.exceptions import MaxConnectionsError
 from redis.retry import Retry
 from redis.sentinel import Sentinel, SentinelConnectionPool
 
+# The URL forms are the settings' (config.py, below storage), re-exported here.
+from ..config import CLUSTER_SCHEMES, SENTINEL_SCHEMES, is_cluster_url, is_sentinel_url
 from . import feeds
 from .embedded import ensure_embedded_redis
 
 if TYPE_CHECKING:
     from ..config import Settings
-
-CLUSTER_SCHEMES = {"redis+cluster": False, "rediss+cluster": True}
-SENTINEL_SCHEMES = {"redis+sentinel": False, "rediss+sentinel": True}
 
 Client = redis.Redis | RedisCluster
 
@@ -89,17 +88,6 @@ class BoundedPool(BlockingConnectionPool):
 
 class BoundedSentinelPool(SentinelConnectionPool, BoundedPool):
     """The pool of the Sentinels' primary, bounded as :class:`BoundedPool`."""
-
-
-def is_cluster_url(url: str) -> bool:
-    """Whether ``url`` names a Redis Cluster (``redis+cluster://`` or
-    ``rediss+cluster://``)."""
-    return url.partition("://")[0].lower() in CLUSTER_SCHEMES
-
-
-def is_sentinel_url(url: str) -> bool:
-    """Whether ``url`` names a Sentinel set (``redis+sentinel://``, ``rediss+sentinel://``)."""
-    return url.partition("://")[0].lower() in SENTINEL_SCHEMES
 
 
 def parse_sentinel_url(url: str) -> tuple[list[tuple[str, int]], str, int, dict[str, Any]]:

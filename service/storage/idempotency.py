@@ -4,7 +4,7 @@ no HTTP.
 A record is one string key. While its first request runs it holds a lock,
 ``"L" + JSON`` with a short life; once that request has an answer it holds
 ``"D" + …`` (the fingerprint of the request and the answer, in the form of
-``service.api.recorded``; Redis only tells ``D`` from ``L``), kept
+``service.edge.recorded``; Redis only tells ``D`` from ``L``), kept
 :data:`KEEP_SECONDS`. A move on a table writes its record in the same Lua call
 that commits the move (``commit.lua``), so "the move happened" and "its answer
 is recorded" never diverge; the key therefore lives in the table's hash tag::
@@ -35,7 +35,7 @@ delete finds it. What a caller keeps is bounded by its cap per table and
 by its joins' rate limit.
 
 A creation has no token and no table yet: the key alone names it (see
-``service.api.idempotency``), and the new table's id is derived from the key
+``service.edge.idempotency``), and the new table's id is derived from the key
 (:func:`created_table_id`), so that its record too is committed with the table.
 """
 

@@ -8,7 +8,7 @@ These are global keys, outside every table's hash tag: on a Redis Cluster
 each preset's set lives on the node of its own slot, so it cannot be
 written in the table's commit (that Lua call touches one slot). The API
 keeps it right after each commit that changes a listed table's seats or
-its match's status (``service.api.lobby.sync``: write, then check that the
+its match's status (``service.resources.seats.lobby.sync``: write, then check that the
 table's version did not move meanwhile, else again), and reads check each
 entry against its table, never trusting the index: an entry whose table is
 gone is removed, one whose table is full or whose match ended is removed

@@ -38,7 +38,7 @@ from redis.cluster import RedisCluster
 from .client import cluster_call_options, parse_cluster_url
 
 KEY_PREFIX = "referee-limits"
-"""The limits' namespace (the request counters' too: ``service.api.limits``)."""
+"""The limits' namespace (the request counters' too: ``service.edge.limits``)."""
 
 SCOPE = "referee-moves"
 

@@ -1,5 +1,5 @@
 """Open streams counted across worker processes and instances: Redis only,
-no HTTP, no game (``service.api.stream_caps`` says whose streams count
+no HTTP, no game (``service.edge.stream_caps`` says whose streams count
 where, and what the caps are).
 
 Each open stream holds a *lease* in each set it counts in::

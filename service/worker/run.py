@@ -20,9 +20,8 @@ import dramatiq
 import redis
 
 from .. import clock
-from ..config import Settings
+from ..config import Settings, is_cluster_url
 from ..games import codec
-from ..storage.client import is_cluster_url
 from ..storage.embedded import ensure_embedded_redis
 from ..storage.quota import RefereeMoves, creator_of, limits_storage, wait_ms
 from ..storage.replicas import Acknowledgement

@@ -1,6 +1,6 @@
 """Names of the form ``Bot …`` are the bots' (RULES.md 5.1): a person may
 not take one that a reader would take for a bot's, whatever letters draw it
-(:mod:`service.api.names`), at a table's creation or at a join; through the
+(:mod:`service.edge.names`), at a table's creation or at a join; through the
 app on a real Redis."""
 
 from __future__ import annotations

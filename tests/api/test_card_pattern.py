@@ -11,9 +11,9 @@ from collections.abc import Callable
 
 import pytest
 
-from service.api.schemas import CARD_OR_JOKER_PATTERN, CARD_PATTERN
 from service.games.cards import CardError, parse_card
 from service.games.may_i.melds import parse as parse_may_i_card
+from service.spec.fields import CARD_OR_JOKER_PATTERN, CARD_PATTERN
 
 CORES = ["TH", "10h", "a♥", "A♥\ufe0f", "7s\ufe0e", "JK", "joker", "1H", "T", "H", ""]
 BLANKS = [" ", "\t", "\u3000", "\n"]

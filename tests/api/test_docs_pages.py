@@ -14,11 +14,11 @@ from urllib.parse import urldefrag, urlsplit
 import pytest
 
 from service import config, create_app
-from service.api import docs_generated, docs_render, problem_pages
-from service.api.rules_links import RULES_PAGES
 from service.config import ENVIRONMENT, Settings
+from service.edge.rules_links import RULES_PAGES
 from service.games import GAMES
 from service.games.errors import CODES, RULES_OF_CODE, Kind
+from service.site import docs_generated, docs_render, problem_pages
 
 from ..conftest import RedisProcess, settings_for
 from ..helpers import openapi_spec

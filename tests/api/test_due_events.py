@@ -147,7 +147,7 @@ def test_a_move_read_before_the_window_closed_is_not_stored_after_it(
     # A request that read the table while the window was open but commits
     # after it closed (a slow worker) would store an ask against a lapse a
     # read has already shown: its commit is refused and the move runs again.
-    from service.api.common import referee
+    from service.edge.common import referee
     from service.games.errors import RuleViolation
     from service.games.may_i import engine
 
@@ -187,7 +187,7 @@ def test_an_answer_read_before_the_window_closed_is_not_stored_after_it(
 ) -> None:
     # The same for an answer (a choice, choose.lua): a read has shown the
     # card given to the asker by silence; a late deny must not take it.
-    from service.api.common import referee
+    from service.edge.common import referee
     from service.games.errors import RuleViolation
     from service.games.may_i import engine
 

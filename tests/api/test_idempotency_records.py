@@ -1,4 +1,4 @@
-"""What an Idempotency-Key record holds (service/api/recorded.py): the answer
+"""What an Idempotency-Key record holds (service/edge/recorded.py): the answer
 once, compactly, with its index entry short enough for Redis's compact
 sorted set; and the records of the release before still replay, and still go
 with the cap and with their table."""
@@ -13,8 +13,8 @@ from typing import Any
 import redis
 
 from service import create_app
-from service.api import idempotency, recorded
-from service.api.auth import token_hash
+from service.edge import idempotency, recorded
+from service.edge.auth import token_hash
 from service.storage import idempotency as records
 
 from ..conftest import RedisProcess, settings_for

@@ -6,7 +6,7 @@ largest deck (May I?: four decks with their jokers, 216 cards; Sevens 104;
 My Ship Sails 52), a meld by the longest one (a set of one rank from four
 decks with their jokers: 24), the melds on the table by three per seat (24):
 over one, 422 ``invalid-request`` naming the place, nothing changed. The
-cards of one request together fill one deck at most (service/api/bounds.py):
+cards of one request together fill one deck at most (service/edge/bounds.py):
 over it, the rules' own refusal.
 What the largest accepted input costs is measured by the benchmark
 (benchmarks/heavy_checks.py), not here."""

@@ -1,4 +1,4 @@
-"""Input every request must meet before a view reads it (service/api/inputs.py):
+"""Input every request must meet before a view reads it (service/edge/inputs.py):
 ASCII digits only, bodies up to 64 KiB however framed, JSON numbers Python can
 hold. Each refusal leaves the table's keys as they were."""
 

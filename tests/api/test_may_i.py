@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from service import create_app
-from service.api.common import referee
+from service.edge.common import referee
 from service.games.may_i import engine
 from service.games.may_i.options import deck_for
 from service.games.may_i.players import bot

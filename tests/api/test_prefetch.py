@@ -1,4 +1,4 @@
-"""A request's table read rides on its rate limiter's round trip (service.api.prefetch).
+"""A request's table read rides on its rate limiter's round trip (service.edge.prefetch).
 
 Round trips are counted on the wire (the benchmark's counting connection);
 the limits stay on, so each count includes the limiter's counter.

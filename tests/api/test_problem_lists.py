@@ -1,5 +1,5 @@
 """Every list of problems an answer carries is cut at 50, with the total
-(service/api/problems.py: ``errors``/``errors_total`` of problem+json and the
+(service/edge/problems.py: ``errors``/``errors_total`` of problem+json and the
 checks' ``problems``/``problems_total``)."""
 
 from __future__ import annotations

@@ -11,9 +11,9 @@ from urllib.parse import urljoin
 import pytest
 
 import service
-from service.api import problem_pages
-from service.api.problems import _CODES_OF_STATUS
+from service.edge.problems import _CODES_OF_STATUS
 from service.games.errors import CODES
+from service.site import problem_pages
 
 from ..helpers import TableClient, bearer
 

@@ -342,7 +342,7 @@ def test_a_finished_record_has_a_strong_etag_a_long_cache_life_and_is_compressed
     assert tables.deal(t).status_code == 201
     assert tables.client.get(url).headers["ETag"] == etag
     # The process rendered and compressed it once: later readers get those.
-    from service.api.round_records import COMPRESSED, RENDERED
+    from service.resources.proofs.round_records import COMPRESSED, RENDERED
 
     kept = etag.strip('"')
     assert RENDERED.get(kept) == plain.data
@@ -553,7 +553,7 @@ def test_a_revalidation_of_a_finished_record_reads_no_record(
     # find its ETag. A record nothing can change any more is now tagged by
     # what names it; a revalidation reads the table and whether the record
     # is kept, never the record.
-    from service.api.common import referee as referee_of
+    from service.edge.common import referee as referee_of
     from service.storage.store import records_key
 
     t = tables.create(4, **SETUPS["classic"])

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 import redis
 
-from service.api.auth import token_hash
+from service.edge.auth import token_hash
 from service.storage.idempotency import anonymous_scope, index_key, table_record_key
 from service.storage.store import all_keys, choices_key
 

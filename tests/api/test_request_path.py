@@ -11,14 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.api import auth
-from service.api.common import FAST_BODIES, RefereeFlask, fast_dumping
-from service.api.may_i import usual_answer, usual_ask, usual_move
-from service.api.schemas_may_i import AnswerSchema, AskSchema, MoveSchema
-from service.api.schemas_sevens import TurnSchema
-from service.api.schemas_ship import ClaimOutcomeSchema, PassOutcomeSchema, PassSchema
-from service.api.sevens import usual_turn
-from service.api.ship import usual_pass
+from service.edge import auth
+from service.edge.common import FAST_BODIES, RefereeFlask, fast_dumping
+from service.resources.may_i.endpoints import usual_answer, usual_ask, usual_move
+from service.resources.may_i.schemas import AnswerSchema, AskSchema, MoveSchema
+from service.resources.sevens.endpoints import usual_turn
+from service.resources.sevens.schemas import TurnSchema
+from service.resources.ship.endpoints import usual_pass
+from service.resources.ship.schemas import ClaimOutcomeSchema, PassOutcomeSchema, PassSchema
 
 from ..helpers import TableClient, bearer
 from .test_idempotency import NOT_WINNING

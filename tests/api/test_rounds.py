@@ -18,7 +18,7 @@ from service import create_app
 from service.games import GAMES
 from service.games.base import Transition
 from service.games.may_i.codec import _result_to as may_i_result_to
-from service.games.may_i.engine import result_json as may_i_result_json
+from service.games.may_i.scoring import result_json as may_i_result_json
 from service.games.sevens import engine as sevens_engine
 from service.games.sevens import simulate as sevens_play
 from service.games.sevens.codec import _result_to as sevens_result_to

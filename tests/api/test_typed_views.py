@@ -11,10 +11,10 @@ from typing import Any
 import jsonschema
 import pytest
 
-from service.api import blueprints
-from service.api.schemas_events import declared_members
-from service.api.schemas_games import registered
 from service.games import GAMES
+from service.resources import blueprints
+from service.spec.schemas_events import declared_members
+from service.spec.schemas_games import registered
 
 from ..contract.test_exact_schemas import as_json_schema
 from ..helpers import TableClient, bearer, openapi_spec, play_worked_round

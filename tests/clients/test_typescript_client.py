@@ -2,7 +2,7 @@
 (``web/src/api/schema.d.ts``, committed: the page's source is checked
 against them, and a spec change shows in the diff) and openapi-fetch calls
 the API with them. The tests check that the committed types and the
-committed bundle of the web table (``service/api/static/play/``, so that a
+committed bundle of the web table (``service/site/static/play/``, so that a
 plain ``pip install`` serves /play) are what the pinned tools make from the
 sources now, that the page and the example type-check, and play the README's
 walk-throughs through the client with node against a real server.
@@ -25,7 +25,7 @@ from .expected import EXPECTED
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "web"
 BIN = WEB / "node_modules" / ".bin"
-STATIC = ROOT / "service" / "api" / "static" / "play"
+STATIC = ROOT / "service" / "site" / "static" / "play"
 
 pytestmark = pytest.mark.skipif(
     shutil.which("node") is None or shutil.which("npm") is None,
@@ -67,9 +67,9 @@ def test_the_page_and_the_example_type_check() -> None:
 def test_the_committed_bundle_is_built_from_the_sources(tmp_path: Path) -> None:
     script = json.loads((WEB / "package.json").read_text())["scripts"]["build"]
     bundle = script.split(" && ")[0].replace("esbuild", str(BIN / "esbuild"), 1)
-    run(*bundle.replace("../service/api/static/play/play.js", str(tmp_path / "play.js")).split())
+    run(*bundle.replace("../service/site/static/play/play.js", str(tmp_path / "play.js")).split())
     assert (tmp_path / "play.js").read_text() == (STATIC / "play.js").read_text(), (
-        "service/api/static/play/play.js is out of date: run `make web`"
+        "service/site/static/play/play.js is out of date: run `make web`"
     )
     for name in ("index.html", "play.css"):
         assert (WEB / "static" / name).read_text() == (STATIC / name).read_text(), name

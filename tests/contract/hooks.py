@@ -1,5 +1,5 @@
 """Schemathesis hooks for the rules no JSON Schema (OpenAPI 3.0) can state,
-each named in the spec's description (``service.api.spec_games.UNSTATED``):
+each named in the spec's description (``service.spec.per_game.UNSTATED``):
 
 1. ``first_dealer`` must be a seat of the table (below the number of players);
 2. a game's options must make one consistent game with the preset they

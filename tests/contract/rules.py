@@ -1,6 +1,6 @@
 """The rules a schema-valid request may still break, which no JSON Schema
 (OpenAPI 3.0) can state: each is named in the spec's description
-(``service.api.spec_games.UNSTATED``), and these functions tell them apart
+(``service.spec.per_game.UNSTATED``), and these functions tell them apart
 for the contract tests (tests/contract) and the schemathesis hooks
 (tests/contract/hooks.py). Nothing here registers anything with schemathesis.
 """
@@ -11,10 +11,10 @@ import random
 import unicodedata
 from typing import Any
 
-from service.api.names import bot_like
-from service.api.schemas import INVISIBLE, _visible
+from service.edge.names import bot_like
 from service.games import game_of_variant
 from service.games.errors import CODES, RuleViolation
+from service.spec.fields import INVISIBLE, _visible
 
 RULE_CODES = {*CODES, "idempotency-key-reused", "events-gone", "precondition-failed"}
 """Refusals of a schema-valid request that the schema cannot foresee: the

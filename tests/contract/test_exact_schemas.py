@@ -9,8 +9,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from service.api.spec_games import UNSTATED
 from service.games import GAMES
+from service.spec.per_game import UNSTATED
 
 from ..helpers import openapi_spec
 from .rules import breaks_an_unstated_rule

@@ -46,7 +46,7 @@ from hypothesis import HealthCheck, Phase, seed, settings
 from hypothesis.errors import Flaky
 from schemathesis.config import SchemathesisConfig
 
-from service.api.limits import CLIENT_KEY_HEADER
+from service.edge.limits import CLIENT_KEY_HEADER
 
 from ..conftest import Served
 from .rules import refused_by_an_unstated_rule

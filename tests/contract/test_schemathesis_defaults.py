@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 import yaml
 
-from service.api.names import bot_like
+from service.edge.names import bot_like
 
 from ..conftest import Served
 from ..helpers import openapi_spec
@@ -44,7 +44,7 @@ pytestmark = pytest.mark.timeout(900)  # its run: 3 minutes here, more on a busy
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
 UNLISTED = ("Co", "Cn", "Cs")
 """The text rule's categories that the ``Name`` and ``Call`` patterns do not
-list (:mod:`service.api.texts`): the rule is named, not stated."""
+list (:mod:`service.spec.texts`): the rule is named, not stated."""
 
 
 def body_of(message: dict[str, Any] | None) -> Any:

@@ -14,8 +14,8 @@ import pytest
 import redis
 
 from service import create_app
-from service.api import seating
-from service.api.auth import token_hash
+from service.edge.auth import token_hash
+from service.resources import seating
 from service.storage.idempotency import index_key
 from tests.conftest import RedisProcess, settings_for
 from tests.helpers import Table, bearer, snapshot

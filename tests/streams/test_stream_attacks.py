@@ -15,8 +15,8 @@ import redis
 import requests
 
 from service import create_app
-from service.api import streams
-from service.api.auth import stored_digest
+from service.edge.auth import stored_digest
+from service.resources.streams import endpoints as streams
 from service.storage.store import table_key
 
 from ..conftest import RedisProcess, Served, settings_for

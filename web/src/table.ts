@@ -6,7 +6,7 @@ import { api, bearer, connectSeat, connectTable, held, ok, Refused, type Live, t
 import { face, label } from "./cards";
 import { h, render } from "./dom";
 import { gamePart, type Act, type Part } from "./games";
-import { clock, score, seatRing } from "./seats";
+import { byRank, clock, score, seatRing } from "./seats";
 import { count, describe, goal, list, nameOf, signed, title, waitingFor } from "./words";
 
 interface Shown {
@@ -225,7 +225,7 @@ function draw(main: HTMLElement, state: Shown): void {
         h(
           "ol",
           { id: "standings" },
-          (table.standings ?? []).map((s) => h("li", { class: (table.match?.winners ?? []).includes(s.seat) ? "winner" : "" }, h("span", { class: "name" }, s.name ?? "open"), ": ", score(table, s))),
+          byRank(table.seats).map((s) => h("li", { class: (table.match?.winners ?? []).includes(s.seat) ? "winner" : "" }, h("span", { class: "name" }, s.name ?? "open"), ": ", score(table, s))),
         ),
       ),
       h(

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import Game, Simulation, reading_only
-from . import codec, engine, players, simulate, views
+from . import codec, engine, players, scoring, simulate, views
 from .checks import check_deal, check_discard, check_lay_down, check_lay_off
 from .options import OPTION_SCHEMAS, PRESETS, deck_for
 from .piles import reshuffle_piles
@@ -42,7 +42,7 @@ def ended_round(table: Table) -> dict[str, Any] | None:
     result = None if rnd is None else rnd.result
     if rnd is None or rnd.step is not Step.OVER or result is None or not result.abandoned:
         return None
-    return {**engine.result_json(result), "abandoned": True}
+    return {**scoring.result_json(result), "abandoned": True}
 
 
 RECORD_LAYOUTS = {

@@ -19,6 +19,7 @@ from ..cards import split_codes
 from ..errors import StoredFormatNewer
 from .melds import Meld
 from .options import Options
+from .scoring import result_json
 from .state import MatchStatus, Offer, Round, RoundResult, Step, Table
 
 FORMAT = 2
@@ -308,6 +309,4 @@ def rounds_of(table: Table) -> tuple[int, tuple[str, ...]]:
 
 def round_result(table: Table, text: str | bytes) -> dict[str, Any]:
     """``Game.round_result``: the public form of a listed round's result."""
-    from .engine import result_json  # here: the engine imports this module's history texts
-
     return result_json(_result_from(json.loads(text)))

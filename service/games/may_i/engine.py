@@ -1,4 +1,8 @@
-"""Pure transitions of a May I? table (the project's rule book, 4).
+"""Pure transitions of a May I? table (the project's rule book, 4): the
+table, the deal, a turn and the host's finish. The May I? window is
+:mod:`.window` (with the clock), its requests and answers :mod:`.asking`,
+the numbered moves and their repeats :mod:`.numbered`, the endings
+:mod:`.scoring`; this module's ``__all__`` names what others read of them.
 
 Every transition takes a :class:`~.state.Table`, the move's arguments and
 ``now_ms`` and returns a :class:`~service.games.base.Transition`; a refused
@@ -11,25 +15,22 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..base import (
-    Choice,
     Shuffler,
     Transition,
     deal_order,
     draw_secret,
-    leaders,
     seat_first_dealer,
 )
-from ..base import Step as SimultaneousStep
 from ..cards import CardError
-from ..drbg import shuffled
 from ..errors import FieldError, Kind, RuleViolation, register_codes
 from ..match import check_dealable
-from .codec import archived, unarchived
+from .asking import answer, ask
+from .codec import archived
 from .melds import (
     CONTRACTS,
     JOKER,
@@ -38,20 +39,43 @@ from .melds import (
     check_contract,
     contract_text,
     fits,
-    hand_value,
     lay_off,
     lay_off_end,
     parse,
     sort_hand,
     take,
 )
-from .options import ROUNDS, deck_for, resolve_options
-from .state import Cards, MatchStatus, Offer, Round, RoundResult, Step, Table
-
-Event = dict[str, Any]
+from .numbered import (
+    Earlier,
+    _current,
+    _invalid,
+    _kept_move,
+    _not_kept,
+    _outcome,
+    _over,
+    numbers,
+    outcome,
+)
+from .options import deck_for, resolve_options
+from .scoring import Event, _next_final, _went_out, blocked, can_place, end_round, match_json
+from .state import Cards, MatchStatus, Round, Step, Table
+from .window import (
+    Shuffled,
+    _draw,
+    _open_offer,
+    _take_top,
+    awaited,
+    due_at,
+    fold_choices,
+    offer_json,
+    on_time,
+    reshuffle_label,
+    settle_due,
+    step_of,
+    taker_of,
+)
 
 HAND_SIZE = 10
-OUT_BONUS = 20
 ACTIONS = ("take_discard", "decline", "draw", "lay_down", "lay_off", "discard", "done")
 
 _R = "may-i#"
@@ -268,284 +292,7 @@ def start_round(table: Table, rng: Shuffler, now_ms: int, deal: Mapping[str, Any
     return Transition(replace(table, round=rnd), (event,), outcome, archive_reset=True)
 
 
-# --- the clock ---------------------------------------------------------------
-
-
-def on_time(table: Table, now_ms: int, move: Callable[[Table], Transition]) -> Transition:
-    """Run ``move`` on the table as it stands at ``now_ms``: a May I? window
-    whose time has come is settled first (:func:`settle_due`). A refused
-    move keeps nothing of it: the service's store settles a table as it
-    reads it (``Game.due``) and stores that with the next accepted move."""
-    settled = settle_due(table, now_ms)
-    done = move(settled.table)
-    if not settled.events:
-        return done
-    return replace(
-        done, events=settled.events + done.events, shuffles=settled.shuffles + done.shuffles
-    )
-
-
-def settle_due(table: Table, now_ms: int) -> Transition:
-    """Give the card of a May I? request that every seat has answered (a
-    table with the answers' pending choices folded in, :func:`fold_choices`;
-    at the clock of the answer that completed it) and close every May I?
-    window whose time has come (``now_ms >= until``): the views apply it to
-    what they show, every move runs it first; it is the game's ``due``. Each
-    event carries ``at_ms``, the instant it was due (the last answer's
-    clock, or the window's end), the same whenever it is computed."""
-    rnd = table.round
-    events: list[Event] = []
-    rebuilt: Shuffled = []
-    while rnd is not None and rnd.step is Step.MAY_I and rnd.offer is not None:
-        at = _completed_at(table.seats, rnd.on_turn, rnd.offer)
-        if at is None:
-            if now_ms < rnd.offer.until_ms:
-                break
-            at = rnd.offer.until_ms
-        table, more, stocks = _close_offer(table, at)
-        events.extend({"at_ms": at, **e} for e in more)
-        rebuilt.extend({**s, "at_ms": at} for s in stocks)
-        rnd = table.round
-    return Transition(table, tuple(events), shuffles=tuple(rebuilt))
-
-
-def due_at(table: Table) -> int | None:
-    """When the open May I? window closes by itself (its ``until_ms``), the
-    game's ``due_at``; ``None`` when no window is open."""
-    rnd = table.round
-    if rnd is None or rnd.step is not Step.MAY_I or rnd.offer is None:
-        return None
-    return rnd.offer.until_ms
-
-
-def _answerers(seats: int, on_turn: int, offer: Offer) -> tuple[int, ...]:
-    """The seats that answer ``offer``'s request: all but the asker and the seat on turn."""
-    return tuple(s for s in range(seats) if s not in (on_turn, offer.asker))
-
-
-def awaited(seats: int, on_turn: int, offer: Offer) -> list[int]:
-    """The seats that answer ``offer``'s request and have not answered yet (4.6)."""
-    return [s for s in _answerers(seats, on_turn, offer) if not offer.answers[s]]
-
-
-def _completed_at(seats: int, on_turn: int, offer: Offer) -> int | None:
-    """When the last answer of ``offer``'s request came (the clock of the
-    answer last in order), if every seat that answers has answered; else None."""
-    if offer.asker is None or not offer.order:
-        return None
-    if awaited(seats, on_turn, offer):
-        return None
-    last = offer.marks[offer.order[-1]] if offer.marks else ""
-    return int(last[1:].split("#")[0]) if last else offer.until_ms
-
-
-def step_key(rnd: Round) -> str:
-    """The key of the answers to ``rnd``'s open May I? request as a
-    simultaneous step: ``"r2o5"`` for round 2, offer 5."""
-    assert rnd.offer is not None
-    return f"r{rnd.number}o{rnd.offer.n}"
-
-
-def step_of(table: Table) -> SimultaneousStep | None:
-    """The answers to an open May I? request as a simultaneous step
-    (:class:`~..base.Step`, 4.6): the seats that answer choose, each
-    answer a choice in its order of arrival (:attr:`Offer.marks`); ``None``
-    when no request is open."""
-    rnd = table.round
-    if rnd is None or rnd.step is not Step.MAY_I or rnd.offer is None:
-        return None
-    offer = rnd.offer
-    if offer.asker is None:
-        return None
-    choices = {}
-    for place, seat in enumerate(offer.order, start=1):
-        mark = offer.marks[seat] if offer.marks else ""
-        said = mark.split("#")[0] if mark else f"{offer.answers[seat][0]}0"
-        choices[seat] = f"{said}#{place}"
-    return SimultaneousStep(step_key(rnd), _answerers(table.seats, rnd.on_turn, offer), choices)
-
-
-def fold_choices(table: Table, choices: Mapping[int, str | bytes]) -> Table:
-    """The table with the pending answers of its open May I? request put
-    in (``{seat: mark}``, as the store keeps them: see :attr:`Offer.marks`;
-    checked when they were given), in their order of arrival. A request
-    then answered by every seat is given by :func:`settle_due`. The table
-    itself when there is nothing to fold or no request is open."""
-    rnd = table.round
-    if not choices or rnd is None or rnd.step is not Step.MAY_I or rnd.offer is None:
-        return table
-    offer = rnd.offer
-    if offer.asker is None:
-        return table
-    answers = list(offer.answers)
-    marks = list(offer.marks or ("",) * table.seats)
-    placed: list[tuple[int, int]] = []
-    for key, text in choices.items():
-        seat = int(key)
-        mark = text.decode() if isinstance(text, bytes) else text
-        answers[seat] = "allow" if mark[0] == "a" else "deny"
-        marks[seat] = mark
-        placed.append((int(mark.rsplit("#", 1)[1]), seat))
-    placed.sort()
-    folded = {s for _, s in placed}
-    order = (*(s for s in offer.order if s not in folded), *(s for _, s in placed))
-    offer = replace(offer, answers=tuple(answers), order=order, marks=tuple(marks))
-    return replace(table, round=replace(rnd, offer=offer))
-
-
-def reshuffle_label(round_no: int, reshuffles: int) -> str:
-    """The DRBG label of a round's reshuffle (:mod:`..drbg`): the round's
-    ``reshuffles``-th (from 0) rebuilt stock is the pile less its top, bottom
-    first, shuffled under the round's secret and this label (4.7, 4.9)."""
-    return f"may-i:round:{round_no}:reshuffle:{reshuffles}"
-
-
-Shuffled = list[dict[str, Any]]
-"""The stocks a step rebuilt (``Transition.shuffles``: round, label, deck, order)."""
-
-
-def _draw(
-    table: Table, rnd: Round, seat: int, count: int
-) -> tuple[Round, int, list[Event], Shuffled]:
-    """Move up to ``count`` stock cards to ``seat``'s hand, reshuffling the
-    discard pile less its top into a new stock when it runs out (4.7); the
-    rebuilt stocks too, for the round's record (RULES.md 5.2: the pile as
-    given, bottom first, and the new stock, whose last card is drawn first)."""
-    events: list[Event] = []
-    rebuilt: Shuffled = []
-    got: list[str] = []
-    stock = list(rnd.stock)
-    pile, pile_by = list(rnd.pile), list(rnd.pile_by)
-    reshuffles = rnd.reshuffles
-    for _ in range(count):
-        if not stock and len(pile) > 1:
-            given = pile[:-1]
-            pile, pile_by = pile[-1:], pile_by[-1:]
-            label = reshuffle_label(rnd.number, reshuffles)
-            stock = shuffled(rnd.secret, label, given)
-            rebuilt.append({"round": rnd.number, "label": label, "deck": given, "order": stock[:]})
-            reshuffles += 1
-            events.append({"type": "stock-reshuffled", "round": rnd.number, "cards": len(stock)})
-        if not stock:
-            break
-        got.append(stock.pop())
-    hands = list(rnd.hands)
-    hands[seat] = sort_hand((*hands[seat], *got))
-    rnd = replace(
-        rnd,
-        hands=tuple(hands),
-        stock=tuple(stock),
-        pile=tuple(pile),
-        pile_by=tuple(pile_by),
-        reshuffles=reshuffles,
-    )
-    return rnd, len(got), events, rebuilt
-
-
-def _take_top(rnd: Round, seat: int) -> Round:
-    hands = list(rnd.hands)
-    hands[seat] = sort_hand((*hands[seat], rnd.pile[-1]))
-    return replace(rnd, hands=tuple(hands), pile=rnd.pile[:-1], pile_by=rnd.pile_by[:-1])
-
-
-def _open_offer(table: Table, rnd: Round, at_ms: int) -> tuple[Table, list[Event]]:
-    """Offer the top discard (4.6), or let the seat on turn draw when the
-    pile is empty or the window is 0 (4.9: nobody can ask, so no offer
-    opens and no offer event is logged)."""
-    if not rnd.pile or table.options.may_i_window_ms <= 0:
-        return replace(table, round=replace(rnd, offer=None, step=Step.STOCK)), []
-    n = rnd.offers + 1
-    until = at_ms + table.options.may_i_window_ms
-    offer = Offer(n, rnd.pile[-1], at_ms, until, None, ("",) * table.seats, (), rnd.on_turn)
-    rnd = replace(rnd, offer=offer, offers=n, step=Step.MAY_I)
-    event: Event = {
-        "type": "may-i-offered",
-        "round": rnd.number,
-        "offer": n,
-        "card": offer.card,
-        "until_ms": until,
-    }
-    return replace(table, round=rnd), [event]
-
-
-def taker_of(seats: int, on_turn: int, asker: int, answers: Sequence[str]) -> tuple[int, int]:
-    """Who takes an asked-for discard and how many stock cards with it
-    (4.6): the first denier in order of play from the seat on turn (1 if
-    before the asker, 2 if after), else the asker with 1."""
-    order = [(on_turn + i) % seats for i in range(1, seats)]
-    for seat in order:
-        if seat != asker and answers[seat] == "deny":
-            return seat, 1 if order.index(seat) < order.index(asker) else 2
-    return asker, 1
-
-
-def _close_offer(table: Table, at_ms: int) -> tuple[Table, list[Event], Shuffled]:
-    rnd = table.round
-    assert rnd is not None and rnd.offer is not None
-    offer = rnd.offer
-    rnd = replace(rnd, closed=(*rnd.closed, replace(offer, marks=())))
-    if offer.asker is None:
-        event: Event = {"type": "may-i-lapsed", "round": rnd.number, "offer": offer.n}
-        return replace(table, round=replace(rnd, offer=None, step=Step.STOCK)), [event], []
-    taker, extra = taker_of(table.seats, rnd.on_turn, offer.asker, offer.answers)
-    rnd = _take_top(rnd, taker)
-    rnd, got, events, rebuilt = _draw(table, rnd, taker, extra)
-    events.insert(
-        0,
-        {
-            "type": "may-i-given",
-            "round": rnd.number,
-            "offer": offer.n,
-            "seat": taker,
-            "card": offer.card,
-            "stock_cards": got,
-            "asker": offer.asker,
-        },
-    )
-    table, more = _open_offer(table, replace(rnd, offer=None), at_ms)
-    return table, events + more, rebuilt
-
-
-# --- numbered moves ------------------------------------------------------------
-
-
-def numbers(table: Table) -> dict[str, Any]:
-    """The current round, move, seat on turn and step, for 409 answers."""
-    rnd = table.round
-    playing = rnd is not None and rnd.playing
-    return {
-        "current_round": rnd.number if rnd else None,
-        "current_move": rnd.move if rnd and playing else None,
-        "on_turn": rnd.on_turn if rnd and playing else None,
-        "step": rnd.step.value if rnd else None,
-        "round_status": ("playing" if playing else "over") if rnd else None,
-        "waiting_for": [rnd.on_turn] if rnd and playing else [],
-    }
-
-
-def _current(table: Table, round_no: int) -> Round:
-    rnd = table.round
-    if rnd is None:
-        raise RuleViolation(
-            "no-round-in-play", "No round has been dealt yet.", extra=numbers(table)
-        )
-    if round_no != rnd.number:
-        raise RuleViolation(
-            "stale-round",
-            f"Round {round_no} is not the current round; the current round is {rnd.number}.",
-            extra=numbers(table),
-        )
-    return rnd
-
-
-def _over(table: Table, rnd: Round) -> RuleViolation:
-    if table.match_status is not MatchStatus.IN_PROGRESS:
-        return RuleViolation("match-over", "The match is over.", extra=numbers(table))
-    return RuleViolation("round-over", f"Round {rnd.number} is over.", extra=numbers(table))
-
-
-def _invalid(detail: str, pointer: str = "") -> RuleViolation:
-    return RuleViolation("move-invalid", detail, [FieldError(pointer or "/", detail)])
+# --- a turn --------------------------------------------------------------------
 
 
 def parse_args(action: str, arg: Any) -> Any:
@@ -569,76 +316,6 @@ def parse_args(action: str, arg: Any) -> Any:
     except (CardError, AttributeError, TypeError) as exc:
         raise _invalid(str(exc) or "not a card", f"/{action}") from None
     return None
-
-
-Earlier = Callable[[], Sequence[str | bytes]]
-"""Reads the table's history: every text it keeps of the current round's
-older moves, oldest first (:func:`.codec.archived`; the store keeps the
-newest ``HISTORY_KEPT``)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Kept:
-    """What is kept of numbered move ``move_no``: its ``record``
-    (``"seat:action:argument"``), its ``note`` (:func:`snapshot`) and the
-    May I? offers after it, in order (those that closed, then the open one)."""
-
-    move_no: int
-    record: str
-    note: str
-    offers: tuple[Offer, ...]
-
-
-def _last_kept(rnd: Round) -> Kept | None:
-    """The round's last move as the state keeps it; None before the first."""
-    if not rnd.taken:
-        return None
-    open_offer = () if rnd.offer is None else (rnd.offer,)
-    return Kept(rnd.taken, rnd.last_move, rnd.last_note, rnd.closed + open_offer)
-
-
-def _older_kept(rnd: Round, earlier: Earlier | None) -> Iterator[Kept]:
-    """The round's older moves that are kept: a format-1 round's
-    :attr:`~.state.Round.legacy`, then the history (read only if needed)."""
-
-    def kept(texts: Sequence[str | bytes]) -> Iterator[Kept]:
-        for text in texts:
-            round_no, move_no, record, note, offers = unarchived(text)
-            if round_no == rnd.number:
-                yield Kept(move_no, record, note, offers)
-
-    yield from kept(rnd.legacy)
-    if earlier is not None:
-        yield from kept(earlier())
-
-
-def _kept_move(rnd: Round, move_no: int, earlier: Earlier | None) -> Kept | None:
-    """Move ``move_no`` (taken) of the round, if it is still kept."""
-    last = _last_kept(rnd)
-    if last is not None and last.move_no == move_no:
-        return last
-    return next((k for k in _older_kept(rnd, earlier) if k.move_no == move_no), None)
-
-
-def _kept_offer(rnd: Round, n: int, earlier: Earlier | None) -> tuple[Offer, Offer | None] | None:
-    """Offer ``n`` of the round and the offer opened right after it (when
-    its card was given and the pile held another), if it is still kept."""
-    last = _last_kept(rnd)
-    for kept in (*(() if last is None else (last,)), *_older_kept(rnd, earlier)):
-        for i, offer in enumerate(kept.offers):
-            if offer.n == n:
-                following = kept.offers[i + 1] if i + 1 < len(kept.offers) else None
-                return offer, following
-    return None
-
-
-def _not_kept(table: Table, what: str) -> RuleViolation:
-    return RuleViolation(
-        "repeat-not-kept",
-        f"{what} is older than the moves the referee keeps of this round: whether this "
-        "repeats what it answered then can no longer be told, and nothing changed.",
-        extra=numbers(table),
-    )
 
 
 def turn(
@@ -960,344 +637,7 @@ def _discard(table: Table, rnd: Round, seat: int, hand: Cards, card: str) -> tup
     return replace(table, round=rnd), {"type": "discarded", "card": card}
 
 
-def blocked(rnd: Round) -> bool:
-    """Whether nobody can ever go out (the referee's choice, RULES.md 4.7
-    is silent): every seat has laid down, so no new meld can come, and no
-    card outside the melds (hands, stock, discards) fits one, so no card
-    can ever be laid off; then a hand never shrinks (a turn draws one card
-    and discards one) and reshuffles would go on for ever."""
-    if not all(rnd.down) or not rnd.melds:
-        return False
-    loose = set(rnd.stock) | set(rnd.pile) | {c for h in rnd.hands for c in h}
-    return not any(fits(m, c) for c in loose for m in rnd.melds)
-
-
-def can_place(hand: Sequence[str], melds: Sequence[Meld]) -> bool:
-    """Whether any card of ``hand`` fits any meld."""
-    return any(fits(m, c) for c in set(hand) for m in melds)
-
-
-def _went_out(table: Table, rnd: Round, seat: int) -> tuple[Table, list[Event]]:
-    """``seat`` emptied its hand: +20, and the round ends by ``ending``."""
-    events: list[Event] = [{"type": "went-out", "round": rnd.number, "seat": seat}]
-    seats = table.seats
-    ending = table.options.ending
-    if ending == "immediate":
-        table, more = end_round(replace(table, round=rnd), seat)
-        return table, events + more
-    after = [(seat + i) % seats for i in range(1, seats)]
-    if ending == "lay-off-round":
-        after = after[: after.index(rnd.dealer) + 1] if rnd.dealer in after else []
-    rnd = replace(rnd, out=seat, final=tuple(after), step=Step.FINAL, offer=None)
-    table, more = _next_final(table, rnd, first=True)
-    return table, events + more
-
-
-def _next_final(table: Table, rnd: Round, first: bool = False) -> tuple[Table, list[Event]]:
-    """The next seat to lay off after a seat went out, skipping those that
-    can place no card; the round ends when none is left."""
-    events: list[Event] = []
-    final = list(rnd.final)
-    if not first and final:
-        final.pop(0)
-    while final and not can_place(rnd.hands[final[0]], rnd.melds):
-        events.append({"type": "lay-off-done", "round": rnd.number, "seat": final[0], "auto": True})
-        final.pop(0)
-    if not final:
-        table, more = end_round(replace(table, round=replace(rnd, final=())), rnd.out)
-        return table, events + more
-    rnd = replace(rnd, final=tuple(final), on_turn=final[0], step=Step.FINAL)
-    return replace(table, round=rnd), events
-
-
-# --- May I? ---------------------------------------------------------------------
-
-
-def _seat_round(table: Table, round_no: int, seat: int) -> Round:
-    if not 0 <= seat < table.seats:
-        raise RuleViolation("seat-not-found", f"There is no seat {seat} at this table.")
-    return _current(table, round_no)
-
-
-def _fresh(offer: Offer, seats: int) -> Offer:
-    """The offer as it was opened: nobody asked, nobody answered."""
-    return replace(offer, asker=None, answers=("",) * seats, order=())
-
-
-def _first_answer(
-    table: Table, rnd: Round, offer_no: int, seat: int, said: str | None, earlier: Earlier | None
-) -> dict[str, Any] | None:
-    """What ``seat``'s request (``said`` None) or answer ``said`` for offer
-    ``offer_no`` was first answered, rebuilt from the offer's record (asker,
-    answers in their order); None when it is no repeat. Raises
-    ``repeat-not-kept`` for an offer of the round no longer kept."""
-    if not 1 <= offer_no <= rnd.offers:
-        return None
-    found = _kept_offer(rnd, offer_no, earlier)
-    if found is None:
-        raise _not_kept(table, f"May I? {offer_no} of round {rnd.number}")
-    offer, following = found
-    first: dict[str, Any] = {"round": rnd.number, "offer": offer_no, "on_turn": offer.on_turn}
-    if said is None:
-        if offer.asker != seat:
-            return None
-        then = replace(_fresh(offer, table.seats), asker=seat)
-        return {**first, "open": True, "current_offer": offer_json(then), "step": "may-i"}
-    if offer.answers[seat] != said or seat not in offer.order:
-        return None
-    order = offer.order[: offer.order.index(seat) + 1]
-    answers = tuple(offer.answers[s] if s in order else "" for s in range(table.seats))
-    if len(order) < table.seats - 2:  # seats other than the asker and the seat on turn
-        then = replace(offer, answers=answers, order=order)
-        return {**first, "open": True, "current_offer": offer_json(then), "step": "may-i"}
-    # This answer gave the card, and the next discard was offered at once
-    # unless the pile ran empty.
-    if following is None:
-        return {**first, "open": False, "current_offer": None, "step": "stock"}
-    then = _fresh(following, table.seats)
-    return {**first, "open": False, "current_offer": offer_json(then), "step": "may-i"}
-
-
-def _offer_for(table: Table, round_no: int, offer_no: int, seat: int) -> tuple[Round, Offer]:
-    rnd = _seat_round(table, round_no, seat)
-    if not rnd.playing:
-        raise _over(table, rnd)
-    offer = rnd.offer
-    if offer is None or offer_no != offer.n:
-        if table.options.may_i_window_ms <= 0:
-            raise RuleViolation(
-                "may-i-not-open",
-                "This table's May I? window is 0 ms: no discard is ever offered (RULES.md 4.9).",
-                extra={**numbers(table), "offer": None},
-            )
-        if offer_no <= rnd.offers:
-            raise RuleViolation(
-                "may-i-closed",
-                f"May I? {offer_no} of round {rnd.number} is closed.",
-                extra={**numbers(table), "offer": offer.n if offer else None},
-            )
-        raise RuleViolation(
-            "may-i-not-open",
-            f"No May I? {offer_no} is open: the seat on turn has not declined that discard.",
-            extra={**numbers(table), "offer": offer.n if offer else None},
-        )
-    if seat == rnd.on_turn:
-        raise RuleViolation(
-            "may-i-not-yours", "The seat on turn never asks for its discard and never answers."
-        )
-    return rnd, offer
-
-
-def offer_json(offer: Offer) -> dict[str, Any]:
-    return {
-        "offer": offer.n,
-        "card": offer.card,
-        "opened_ms": offer.opened_ms,
-        "until_ms": offer.until_ms,
-        "asker": offer.asker,
-        "answers": {str(s): a for s, a in enumerate(offer.answers) if a},
-    }
-
-
-def ask(
-    table: Table,
-    round_no: int,
-    offer_no: int,
-    seat: int,
-    now_ms: int,
-    earlier: Earlier | None = None,
-) -> Transition:
-    """``seat`` asks "May I?" for offer ``offer_no`` (4.6). The first request
-    counts; asking again for an offer one asked for (open or closed)
-    answers as the first time (an offer closed before the last move is read
-    through ``earlier``, the table's history). Event
-    ``may-i-asked`` {round, offer, seat, card}. Raises ``may-i-closed``,
-    ``may-i-not-open``, ``may-i-taken``, ``may-i-not-yours``,
-    ``may-i-own-discard``, ``repeat-not-kept`` (an offer older than the
-    history keeps)."""
-
-    def move(t: Table) -> Transition:
-        first = _first_answer(t, _seat_round(t, round_no, seat), offer_no, seat, None, earlier)
-        if first is not None:
-            return Transition(t, (), first)
-        rnd, offer = _offer_for(t, round_no, offer_no, seat)
-        if offer.asker is not None:
-            raise RuleViolation(
-                "may-i-taken",
-                f"Seat {offer.asker} asked first for {offer.card}; answer it instead.",
-                extra={"offer": offer.n, "asker": offer.asker},
-            )
-        if rnd.pile_by and rnd.pile_by[-1] == seat:
-            raise RuleViolation(
-                "may-i-own-discard", f"Seat {seat} discarded {offer.card} itself and may not ask."
-            )
-        offer = replace(offer, asker=seat)
-        rnd = replace(rnd, offer=offer)
-        event: Event = {
-            "type": "may-i-asked",
-            "round": rnd.number,
-            "offer": offer.n,
-            "seat": seat,
-            "card": offer.card,
-        }
-        return _maybe_resolve(replace(t, round=rnd), [event], now_ms, offer_no)
-
-    return on_time(table, now_ms, move)
-
-
-def answer(
-    table: Table,
-    round_no: int,
-    offer_no: int,
-    seat: int,
-    allow: bool,
-    now_ms: int,
-    earlier: Earlier | None = None,
-) -> Transition:
-    """``seat`` allows or denies the request of offer ``offer_no`` (4.6);
-    when every seat has answered the card is given at once. The same
-    answer again (open or closed) answers as the first time (read through
-    ``earlier`` as :func:`ask` does); another is ``already-answered``
-    (``may-i-closed`` once closed). Other refusals: ``may-i-not-open``,
-    ``may-i-not-asked`` (nobody asked yet), ``may-i-not-yours``,
-    ``repeat-not-kept``. Event
-    ``may-i-answered`` {round, offer, seat, allow}. The answer is also
-    the transition's ``choice`` in the request's simultaneous step
-    (:func:`step_of`, an ordered one): the store may keep it beside the
-    state without taking the version, and the card is then given by
-    :func:`settle_due` once every seat has answered or the window closed."""
-    said = "allow" if allow else "deny"
-
-    def move(t: Table) -> Transition:
-        first = _first_answer(t, _seat_round(t, round_no, seat), offer_no, seat, said, earlier)
-        if first is not None:
-            return Transition(t, (), first)
-        rnd, offer = _offer_for(t, round_no, offer_no, seat)
-        if offer.asker is None:
-            raise RuleViolation(
-                "may-i-not-asked",
-                f"Nobody has asked for {offer.card} yet: there is no request to answer.",
-                extra={**numbers(t), "offer": offer.n},
-            )
-        if seat == offer.asker:
-            raise RuleViolation("may-i-not-yours", "The asker does not answer its own request.")
-        if offer.answers[seat]:
-            raise RuleViolation(
-                "already-answered", f"Seat {seat} has already answered {offer.answers[seat]}."
-            )
-        answers = list(offer.answers)
-        answers[seat] = said
-        # Kept as the store keeps it, in the answers' simultaneous step
-        # (4.6: answers of different seats commute; the store gives the
-        # answer its place in the order of arrival).
-        text = f"{said[0]}{now_ms}"
-        marks = list(offer.marks or ("",) * t.seats)
-        marks[seat] = f"{text}#{len(offer.order) + 1}"
-        key = step_key(rnd)
-        offer = replace(
-            offer, answers=tuple(answers), order=(*offer.order, seat), marks=tuple(marks)
-        )
-        rnd = replace(rnd, offer=offer)
-        event: Event = {
-            "type": "may-i-answered",
-            "round": rnd.number,
-            "offer": offer.n,
-            "seat": seat,
-            "allow": allow,
-        }
-        needed = len(_answerers(t.seats, rnd.on_turn, offer))
-        choice = Choice(key, seat, text, needed, (event,), ordered=True)
-        done = _maybe_resolve(replace(t, round=rnd), [event], now_ms, offer_no)
-        return replace(done, choice=choice)
-
-    return on_time(table, now_ms, move)
-
-
-def _maybe_resolve(table: Table, events: list[Event], now_ms: int, offer_no: int) -> Transition:
-    """Give the card at once when every seat that answers has answered."""
-    rnd = table.round
-    assert rnd is not None and rnd.offer is not None
-    offer = rnd.offer
-    rebuilt: Shuffled = []
-    if offer.asker is not None and not awaited(table.seats, rnd.on_turn, offer):
-        table, more, rebuilt = _close_offer(table, now_ms)
-        events.extend(more)
-    done = table.round
-    assert done is not None
-    outcome = _may_i_outcome(table, done, offer_no)
-    return Transition(table, tuple(events), outcome, shuffles=tuple(rebuilt))
-
-
-def _may_i_outcome(table: Table, rnd: Round, offer_no: int) -> dict[str, Any]:
-    return {
-        "round": rnd.number,
-        "offer": offer_no,
-        "open": rnd.offer is not None and rnd.offer.n == offer_no,
-        "current_offer": None if rnd.offer is None else offer_json(rnd.offer),
-        "step": rnd.step.value,
-        "on_turn": rnd.on_turn if rnd.playing else None,
-    }
-
-
 # --- the end ---------------------------------------------------------------------
-
-
-def end_round(table: Table, out: int | None, abandoned: bool = False) -> tuple[Table, list[Event]]:
-    """Score the round (4.8): +20 for the seat that went out, minus the
-    value of its cards for every other; the match ends after round 5."""
-    rnd = table.round
-    assert rnd is not None
-    penalties = tuple(hand_value(h) for h in rnd.hands)
-    if rnd.offer is not None:  # kept, so that a repeat of its request still answers
-        rnd = replace(rnd, closed=(*rnd.closed, replace(rnd.offer, marks=())))
-    if abandoned:
-        points = (0,) * table.seats
-    else:
-        points = tuple(OUT_BONUS if s == out else -p for s, p in enumerate(penalties))
-    result = RoundResult(
-        round=rnd.number,
-        dealer=rnd.dealer,
-        out=out,
-        cards_left=tuple(len(h) for h in rnd.hands),
-        penalties=penalties,
-        points=points,
-        abandoned=abandoned,
-    )
-    # The seat that went out, whichever the ending (``immediate`` ends here).
-    rnd = replace(
-        rnd,
-        step=Step.OVER,
-        offer=None,
-        final=(),
-        result=result,
-        out=rnd.out if out is None else out,
-    )
-    totals = tuple(a + b for a, b in zip(table.points, points, strict=True))
-    if not abandoned:
-        table = replace(table, played=table.played + 1, last=result)
-    table = replace(table, round=rnd, points=totals)
-    events: list[Event] = []
-    if not abandoned:
-        events.append({"type": "round-over", **result_json(result)})
-    if not abandoned and table.played >= ROUNDS:
-        table = replace(table, match_status=MatchStatus.WON, match_winners=leaders(totals))
-        events.append({"type": "match-won", **match_json(table)})
-    return table, events
-
-
-def result_json(r: RoundResult) -> dict[str, Any]:
-    return {
-        "round": r.round,
-        "dealer": r.dealer,
-        "out": r.out,
-        "cards_left": list(r.cards_left),
-        "penalties": list(r.penalties),
-        "points": list(r.points),
-    }
-
-
-def match_json(table: Table) -> dict[str, Any]:
-    return {"status": table.match_status.value, "winners": list(table.match_winners)}
 
 
 def finish(table: Table, now_ms: int) -> Transition:
@@ -1315,56 +655,29 @@ def finish(table: Table, now_ms: int) -> Transition:
     return Transition(table, tuple(events), match_json(table))
 
 
-def outcome(table: Table, move_no: int, earlier: Earlier | None = None) -> dict[str, Any]:
-    """The answer to move ``move_no`` of the current round: ``{"round",
-    "move", "seat", "action", "argument", "next_move", "on_turn", "step",
-    "may_i", "round_status", "result", "match", "hand"}``, where the round
-    stood just after that move (its note, :func:`snapshot`) and the mover's
-    hand then; ``result`` and an ended ``match`` only for the move that
-    ended the round. So a repeat of an earlier move answers exactly as it
-    did, whatever came after (later moves, May I?, the host's finish). An
-    older move than the last is read through ``earlier`` (the history);
-    raises ``repeat-not-kept`` when it is no longer kept."""
-    rnd = table.round
-    assert rnd is not None
-    kept = _kept_move(rnd, move_no, earlier)
-    if kept is None:
-        raise _not_kept(table, f"Move {move_no} of round {rnd.number}")
-    return _outcome(table, kept)
-
-
-def _outcome(table: Table, kept: Kept) -> dict[str, Any]:
-    rnd = table.round
-    assert rnd is not None
-    move_no = kept.move_no
-    seat, action, arg = kept.record.split(":", 2)
-    if kept.note:
-        on_turn, step, offer_no, cards = kept.note.split("|")
-        hand = [cards[i : i + 2] for i in range(0, len(cards), 2)]
-        offer = next((o for o in kept.offers if str(o.n) == offer_no), None)
-        may_i = None if offer is None else offer_json(_fresh(offer, table.seats))
-    else:  # a state kept before moves were noted: as the round stands now
-        on_turn, step, hand = str(rnd.on_turn), rnd.step.value, list(rnd.hands[int(seat)])
-        may_i = None if rnd.offer is None else offer_json(rnd.offer)
-    playing = step != Step.OVER.value
-    won = not playing and table.match_status is MatchStatus.WON
-    return {
-        "round": rnd.number,
-        "move": move_no,
-        "seat": int(seat),
-        "action": action,
-        "argument": json.loads(arg),
-        "next_move": move_no + 1 if playing else None,
-        "on_turn": int(on_turn) if playing else None,
-        "step": step,
-        "may_i": may_i,
-        "round_status": "playing" if playing else "over",
-        "result": None if playing or rnd.result is None else result_json(rnd.result),
-        "match": match_json(table)
-        if won
-        else {"status": MatchStatus.IN_PROGRESS.value, "winners": []},
-        "hand": hand,
-    }
-
-
-__all__ = ["CONTRACTS", "JOKER", "ask", "answer", "create_table", "finish", "start_round", "turn"]
+# The game's transitions, and what the views, the bots and the tests read of
+# the window, the numbered moves and the endings, from their modules.
+__all__ = [
+    "CONTRACTS",
+    "JOKER",
+    "ask",
+    "answer",
+    "create_table",
+    "finish",
+    "start_round",
+    "turn",
+    "Earlier",
+    "awaited",
+    "blocked",
+    "can_place",
+    "due_at",
+    "end_round",
+    "fold_choices",
+    "numbers",
+    "offer_json",
+    "outcome",
+    "reshuffle_label",
+    "settle_due",
+    "step_of",
+    "taker_of",
+]

@@ -14,13 +14,12 @@ from .engine import (
     awaited,
     can_place,
     discardable_given,
-    match_json,
     offer_json,
-    result_json,
     settle_due,
 )
 from .melds import CONTRACTS, Meld, contract_text, fits
 from .players import find_contract
+from .scoring import match_json, result_json
 from .state import MatchStatus, Step, Table
 
 
@@ -64,9 +63,11 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
     ``round`` (the round in play, or the last), ``rounds_played`` (the
     scored rounds), ``last_result`` (the newest one's result, ``null``
     before the first; every one is read from ``GET /v1/tables/{id}/rounds``),
-    ``standings`` and ``match``."""
+    ``standings`` (deprecated: the same seat objects ordered by each one's
+    ``rank``) and ``match``."""
     table = settle_due(table, now_ms).table
     rnd = table.round
+    place = _ranks(table.points)
     seats = [
         {
             "seat": s,
@@ -74,6 +75,7 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
             "cards": len(rnd.hands[s]) if rnd is not None else 0,
             "laid_down": rnd.down[s] if rnd is not None else False,
             "points": table.points[s],
+            "rank": place[s],
         }
         for s, name in enumerate(table.names)
     ]
@@ -98,7 +100,6 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
             "lay_off_turns_left": list(rnd.final),
             "moves_taken": rnd.taken,
         }
-    place = _ranks(table.points)
     order = sorted(range(table.seats), key=lambda s: (place[s], s))
     return {
         "variant": table.variant,
@@ -111,7 +112,8 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
         "round": round_view,
         "rounds_played": table.played,
         "last_result": None if table.last is None else result_json(table.last),
-        "standings": [{**seats[s], "rank": place[s]} for s in order],
+        # Deprecated (issue 43): the same seat objects by rank, for one release.
+        "standings": [seats[s] for s in order],
         "match": match_json(table),
     }
 

@@ -39,7 +39,8 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
     ``rounds_played`` (the rounds over: the scored ones, and the round the
     host abandoned), ``last_result`` (the newest of them, ``null`` before
     the first; every one is read from ``GET /v1/tables/{id}/rounds``),
-    ``standings`` (seats ranked, each with its ``rank``) and ``match``. Its
+    ``standings`` (deprecated: the same seat objects ordered by each one's
+    ``rank``) and ``match``. Its
     size does not grow with the rounds played."""
     rnd = table.round
     o = table.options
@@ -53,6 +54,7 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
             "points": table.points[s],
             "chips": table.chips[s] if o.plays_chips else None,
             "paid": rnd.paid[s] if rnd is not None and rnd.status is RoundStatus.PLAYING else 0,
+            "rank": place[s],
         }
         for s, name in enumerate(table.names)
     ]
@@ -74,7 +76,8 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
     count, _ = rounds_of(table)
     held = listed(table)
     order = sorted(range(table.seats), key=lambda s: (place[s], s))
-    standings = [{**seats[s], "rank": place[s]} for s in order]
+    # Deprecated (issue 43): the same seat objects by rank, for one release.
+    standings = [seats[s] for s in order]
     return {
         "variant": table.variant,
         "options": o.to_json(),

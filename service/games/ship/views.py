@@ -27,14 +27,17 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
     ``dealer`` is the dealer of the round in play, else of the next round;
     ``rounds_played`` counts the finished rounds (won or void) and
     ``last_result`` is the newest one's result (``null`` before the first;
-    every one is read from ``GET /v1/tables/{id}/rounds``); ``standings``
-    ranks the seats by points (RULES.md 2.8); ``match`` its status and
-    winners. Its size does not grow with the rounds played.
+    every one is read from ``GET /v1/tables/{id}/rounds``); each seat's
+    ``rank`` is its place (RULES.md 2.8, 2.11: net chips first with chips,
+    then points; ties share), and ``standings`` (deprecated) the same seat
+    objects by rank; ``match`` its status and winners. Its size does not
+    grow with the rounds played.
     """
     table = settle_due(table, now_ms).table
     rnd = table.round
     passing = rnd is not None and rnd.status is RoundStatus.PASSING
     points = table.points
+    keys = [ranking_key(table, s) for s in range(table.seats)]
     seats = [
         {
             "seat": s,
@@ -43,6 +46,7 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
             "points": points[s],
             "chips": table.chips[s] if table.options.chips else None,
             "chosen": (rnd.exchange.choices[s] is not None) if passing and rnd else False,
+            "rank": 1 + sum(k < keys[s] for k in keys),
         }
         for s, name in enumerate(table.names)
     ]
@@ -75,7 +79,8 @@ def public_view(table: Table, now_ms: int) -> dict[str, Any]:
         "round": round_view,
         "rounds_played": table.played,
         "last_result": result_json(table.last),
-        "standings": sorted(seats, key=lambda s: (*ranking_key(table, s["seat"]), s["seat"])),
+        # Deprecated (issue 43): the same seats by rank, for one release.
+        "standings": sorted(seats, key=lambda s: (s["rank"], s["seat"])),
         "match": match_json(table),
     }
 

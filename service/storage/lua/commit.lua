@@ -132,7 +132,7 @@ local function listed_key(index, member)
   return (string.gsub(index, 'idem%-index:[^:]*$', 'idem:')) .. member
 end
 -- An anonymous caller's index (its joins' records: scope "anon-…",
--- service.api.idempotency) is listed, by its whole name, in the table's
+-- service.edge.idempotency) is listed, by its whole name, in the table's
 -- index of such indexes ("idem-index:-"), so that deleting the table finds it.
 local function register(index, now, keep)
   if string.find(index, 'idem%-index:anon%-[^:]*$') then

@@ -2570,7 +2570,7 @@ export interface components {
             points: number[];
             round: number;
         };
-        /** @description A seat of a May I? table: how many cards it holds, whether it has laid down, its points; in `standings` its place. */
+        /** @description A seat of a May I? table: how many cards it holds, whether it has laid down, its points. */
         MayISeat: {
             /** @description The seat timed out and has not moved itself since ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
             away?: boolean;
@@ -2591,8 +2591,8 @@ export interface components {
             open: boolean;
             /** @description Points so far ([May I?: scoring and the match](/docs/rules/may-i#scoring-and-the-match)). */
             points: number;
-            /** @description In `standings`: the place (1 first; ties share). */
-            rank?: number;
+            /** @description The seat's place in the match by its game's ranking (points; net chips first where they decide): 1 first, tied seats share a place. Sort `seats` by it for the standings. */
+            rank: number;
             /** @description In `seats`: the host reissued this seat's token while the round shown was in play (while the seat was not connected: a lost phone); marked for the rest of that round, beside the `token-reissued` event ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)). */
             reissued?: boolean;
             seat: number;
@@ -2676,7 +2676,10 @@ export interface components {
             /** @description The rounds over so far (those `GET /v1/tables/{table_id}/rounds` lists): the scored ones, and in Sevens the round the host abandoned. */
             rounds_played: number;
             seats: components["schemas"]["MayISeat"][];
-            /** @description The seats by points, then chips, then seat number. */
+            /**
+             * @deprecated
+             * @description Deprecated (0.3.0; removed in 0.4.0): the objects of `seats`, ordered by `rank`, then seat number. Sort `seats` by `rank` instead.
+             */
             standings: components["schemas"]["MayISeat"][];
             table_id: string;
             /**
@@ -3017,6 +3020,8 @@ export interface components {
             open: boolean;
             /** @description Round wins plus the fastest-win point ([My Ship Sails: rounds and the match](/docs/rules/my-ship-sails#rounds)). */
             points: number;
+            /** @description The seat's place in the match by its game's ranking (points; net chips first where they decide): 1 first, tied seats share a place. Sort `seats` by it for the standings. */
+            rank: number;
             /** @description In `seats`: the host reissued this seat's token while the round shown was in play (while the seat was not connected: a lost phone); marked for the rest of that round, beside the `token-reissued` event ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)). */
             reissued?: boolean;
             seat: number;
@@ -3090,7 +3095,10 @@ export interface components {
             /** @description The rounds over so far (those `GET /v1/tables/{table_id}/rounds` lists): the scored ones, and in Sevens the round the host abandoned. */
             rounds_played: number;
             seats: components["schemas"]["MyShipSailsSeat"][];
-            /** @description The seats by points, then chips, then seat number. */
+            /**
+             * @deprecated
+             * @description Deprecated (0.3.0; removed in 0.4.0): the objects of `seats`, ordered by `rank`, then seat number. Sort `seats` by `rank` instead.
+             */
             standings: components["schemas"]["MyShipSailsSeat"][];
             table_id: string;
             /**
@@ -4000,7 +4008,7 @@ export interface components {
             /** @description The seat that played its last card first. */
             winner: number | null;
         };
-        /** @description A seat of a Sevens table: how many cards it holds, its round wins, points and chips; in `standings` its place (never its voluntary passes, [Sevens](/docs/rules/sevens)). */
+        /** @description A seat of a Sevens table: how many cards it holds, its round wins, points and chips (never its voluntary passes, [Sevens](/docs/rules/sevens)). */
         SevensSeat: {
             /** @description The seat timed out and has not moved itself since ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)). */
             away?: boolean;
@@ -4023,8 +4031,8 @@ export interface components {
             paid: number;
             /** @description Points ([Sevens: the end of a round and scoring](/docs/rules/sevens#end-of-a-round-and-scoring); 0 under `none`). */
             points: number;
-            /** @description In `standings`: the place (1 first; ties share). */
-            rank?: number;
+            /** @description The seat's place in the match by its game's ranking (points; net chips first where they decide): 1 first, tied seats share a place. Sort `seats` by it for the standings. */
+            rank: number;
             /** @description In `seats`: the host reissued this seat's token while the round shown was in play (while the seat was not connected: a lost phone); marked for the rest of that round, beside the `token-reissued` event ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)). */
             reissued?: boolean;
             seat: number;
@@ -4101,7 +4109,10 @@ export interface components {
             /** @description The rounds over so far (those `GET /v1/tables/{table_id}/rounds` lists): the scored ones, and in Sevens the round the host abandoned. */
             rounds_played: number;
             seats: components["schemas"]["SevensSeat"][];
-            /** @description The seats by points, then chips, then seat number. */
+            /**
+             * @deprecated
+             * @description Deprecated (0.3.0; removed in 0.4.0): the objects of `seats`, ordered by `rank`, then seat number. Sort `seats` by `rank` instead.
+             */
             standings: components["schemas"]["SevensSeat"][];
             table_id: string;
             /**

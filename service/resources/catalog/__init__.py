@@ -1,0 +1,1 @@
+"""The catalog: games, variants and presets, stateless rule checks, health probes."""

@@ -1,0 +1,1 @@
+"""Proofs: the next deal's commitment, seats' seeds, checks, and finished rounds' records."""

@@ -1,0 +1,1 @@
+"""Sevens' own endpoints (a turn: play or pass) and their schemas."""

@@ -1,0 +1,1 @@
+"""My Ship Sails' own endpoints (passes, claims) and their schemas."""

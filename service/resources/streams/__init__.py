@@ -1,0 +1,1 @@
+"""Server-sent event streams of a table and a seat, and their schemas."""

@@ -1,0 +1,1 @@
+"""Tables of every game: create, read, delete, finish, deal, rounds, a seat's view, events."""

@@ -1,0 +1,1 @@
+"""The OpenAPI side: the Api, its description, shared schemas, per-game unions, links."""
