@@ -23,6 +23,8 @@ import logging
 import os
 import statistics
 import threading
+import time
+import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -167,12 +169,40 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+RETRIED = frozenset({"replicas-behind", "redis-busy", "redis-unavailable"})
+"""The 503s a client is told to retry with the same Idempotency-Key (a
+replica slow to confirm on a busy machine, a pool busy a moment)."""
+
+
+def write(client: Any, method: str, url: str, keyed: bool, **kwargs: Any) -> Any:
+    """``client``'s ``method`` on ``url``; ``keyed``: with an Idempotency-Key,
+    sent again with it (after its ``Retry-After``, at most 1 s) while the
+    answer is a 503 of :data:`RETRIED`, as the docs tell a client to; up to
+    20 times. Unkeyed (the Redis cost's count: a key's record is Redis work
+    a pass without one does not make) it is sent once."""
+    headers = dict(kwargs.pop("headers", {}))
+    if keyed:
+        headers["Idempotency-Key"] = uuid.uuid4().hex
+    for _ in range(20 if keyed else 1):
+        r = getattr(client, method)(url, headers=headers, **kwargs)
+        if r.status_code != 503 or (r.get_json() or {}).get("code") not in RETRIED:
+            break
+        time.sleep(min(float(r.headers.get("Retry-After") or 0.1), 1.0))
+    return r
+
+
 class HttpTable:
     """A table played through the in-process app's test client."""
 
-    def __init__(self, client: Any, players: int, rounds: int = 5, **options: Any) -> None:
+    def __init__(
+        self, client: Any, players: int, rounds: int = 5, keyed: bool = False, **options: Any
+    ) -> None:
+        """``keyed``: every write with an Idempotency-Key, retried on a 503
+        that says to (:func:`write`; behind replicas a busy machine's
+        replica may confirm late)."""
         self.client = client
-        r = client.post("/v1/tables", json=table_body(players, rounds, **options))
+        self.keyed = keyed
+        r = write(client, "post", "/v1/tables", keyed, json=table_body(players, rounds, **options))
         assert r.status_code == 201, r.get_json()
         created = r.get_json()
         self.id = created["table_id"]
@@ -186,7 +216,7 @@ class HttpTable:
         self.hands: list[list[str]] = []
 
     def deal(self) -> Any:
-        r = self.client.post(f"{self.url}/rounds", headers=bearer(self.host))
+        r = write(self.client, "post", f"{self.url}/rounds", self.keyed, headers=bearer(self.host))
         assert r.status_code == 201, r.get_json()
         answer = r.get_json()
         self.round = answer["round"]
@@ -211,8 +241,11 @@ class HttpTable:
         return [choose_cards(h, self.options["pass_count"]) for h in self.hands]
 
     def pass_(self, seat: int, cards: list[str], client: Any = None) -> Any:
-        r = (client or self.client).put(
+        r = write(
+            client or self.client,
+            "put",
             f"{self.url}/rounds/{self.round}/exchanges/{self.exchange}/passes/{seat}",
+            self.keyed,
             json={"cards": cards},
             headers=bearer(self.tokens[seat]),
         )
@@ -231,8 +264,12 @@ class HttpTable:
         ready = winners(self.hands, self.options["win_count"])
         if not ready:
             return False
-        r = self.client.post(
-            f"{self.url}/rounds/{self.round}/claims", headers=bearer(self.tokens[ready[0]])
+        r = write(
+            self.client,
+            "post",
+            f"{self.url}/rounds/{self.round}/claims",
+            self.keyed,
+            headers=bearer(self.tokens[ready[0]]),
         )
         assert r.status_code == 200, r.get_json()
         return True

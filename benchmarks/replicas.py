@@ -138,7 +138,7 @@ def pass_times(apps: dict[str, Any], rounds: int, seats: int) -> dict[str, list[
                     times[name].append(1000 * (time.perf_counter() - started))
                 return result
 
-            redis_cost.HttpTable(client, seats).play_round(each)
+            redis_cost.HttpTable(client, seats, keyed=True).play_round(each)
     return times
 
 
