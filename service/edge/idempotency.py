@@ -11,8 +11,15 @@ repeat while the first still runs is 409 ``idempotency-key-in-use`` with
 ``Retry-After``.
 
 What is recorded: every answer of a request that reached the rules (2xx, and
-the 409/422 refusals of the rules). An answer given before that (400, 401, 403,
-404, 413, 415, 429, 503) records nothing and frees the key, so a retry runs.
+the 409/422 refusals of the rules: a :class:`RuleViolation`). An answer given
+before that (400, 401, 403, 404, 413, 415, 429, 503), or a refusal that
+depends on the moment (a :class:`Problem` 409: ``seat-is-bot``,
+``seat-not-bot``, ``seat-not-away``, ``seat-connected``, ``seeds-missing``),
+records nothing and frees the key, so a retry runs. A kept refusal is the
+one write a refused request makes (the refusals sweep,
+tests/api/test_refusals_write_nothing.py, allows exactly it); it is bounded
+like any answer: 32 per token (or joining caller) and table, and a
+creation's by ``RATE_LIMIT_TABLES``, which counts every attempt.
 
 What a record holds, and in what form: :mod:`.recorded`.
 

@@ -12,8 +12,13 @@ capitals (``ʙᴏᴛ``), with a hook, stroke, bar or tail (``Ɓ``, ``Ƀ``, ``ø`
 ``ŧ``, ``ƭ``), barred, dotless or script forms (``ɵ``); then every letter
 that is confusable with a Latin one becomes that letter (Greek ``ο``,
 Cyrillic ``В о т``, Cherokee ``Ᏼ``, the digit ``0``), by the confusables
-table of the ``confusable_homoglyphs`` library, which ships Unicode's data;
-then case-folded. Refused: a skeleton that starts
+table of the ``confusable_homoglyphs`` library, which ships Unicode's data,
+also where the table draws it as a Latin letter with a mark (fita ``ѳ``,
+theta ``θ``, barred ``ө``: an o with a stroke); every Cyrillic O drawn
+otherwise (narrow ``ᲂ``, monocular ``ꙩ``, crossed ``ꚛ``), which the table
+leaves out, becomes ``o``; then case-folded. A name holding a character
+drawn as nothing (``Bo\u1160t``) never gets here: the text rule refuses it
+(:mod:`.ignorable`). Refused: a skeleton that starts
 (after any non-letters) with ``bot`` not followed by a letter: ``Bot``,
 ``bot 3``, ``BOT-3 (basic)``, ``Bot3``; allowed: ``Bottle``, ``Robot``,
 ``Abbot``.
@@ -50,28 +55,49 @@ BOT_NAME_RULE = (
 )
 
 
+O_DRAWN = re.compile(r"CYRILLIC (?:CAPITAL |SMALL )?LETTER (?:[A-Z]+ )*O(?: WITH .+)?")
+"""The Unicode name of a Cyrillic O drawn otherwise (narrow, barred, monocular,
+binocular, multiocular, double, crossed: each a round o), which the
+confusables table leaves out. Only O: other Cyrillic letters are named by
+their sound (``И`` is "I", ``У`` is "U"), not by the Latin letter they look like."""
+
+
+def _bare(text: str) -> str:
+    """``text`` without its marks and format characters."""
+    return "".join(ch for ch in text if unicodedata.category(ch) not in DROPPED)
+
+
 @lru_cache(maxsize=4096)
 def _latin(ch: str) -> str:
     """``ch``, or the Latin letter it is confusable with (lower case)."""
     if "a" <= ch.lower() <= "z":
         return ch.lower()
-    drawn = LATIN_DRAWN.fullmatch(unicodedata.name(ch, ""))
+    name = unicodedata.name(ch, "")
+    drawn = LATIN_DRAWN.fullmatch(name)
     if drawn is not None:
         return drawn.group(1).lower()
+    if O_DRAWN.fullmatch(name) is not None:
+        return "o"
     found = confusables.is_confusable(ch, greedy=True, preferred_aliases=["latin"])
-    for glyph in found or ():
-        for alike in glyph["homoglyphs"]:
-            letter = LATIN_LETTER.fullmatch(alike["n"])
-            if letter is not None:
-                return letter.group(1).lower()
+    homoglyphs = [alike for glyph in found or () for alike in glyph["homoglyphs"]]
+    for alike in homoglyphs:
+        letter = LATIN_LETTER.fullmatch(alike["n"])
+        if letter is not None:
+            return letter.group(1).lower()
+    for alike in homoglyphs:
+        # A Latin letter with marks (the table draws fita ``ѳ`` and theta
+        # ``θ`` as o with a stroke overlay): the skeleton drops marks.
+        bare = _bare(unicodedata.normalize("NFKD", alike["c"]))
+        letter = LATIN_LETTER.fullmatch(unicodedata.name(bare, "")) if len(bare) == 1 else None
+        if letter is not None:
+            return letter.group(1).lower()
     return ch.casefold()
 
 
 def skeleton(name: str) -> str:
     """``name`` as it reads: NFKD without marks, Latin letters drawn otherwise
     and confusables as their Latin letters, case-folded."""
-    kept = unicodedata.normalize("NFKD", name)
-    return "".join(_latin(ch) for ch in kept if unicodedata.category(ch) not in DROPPED)
+    return "".join(_latin(ch) for ch in _bare(unicodedata.normalize("NFKD", name)))
 
 
 def bot_like(name: str) -> bool:

@@ -236,11 +236,14 @@ PAGES: dict[str, Page] = {
     ),
     "too-many-listed-tables": Page(
         429,
-        "The client address lists as many tables in the lobby as it may at once "
+        "The client address has as many listed tables as it may at once "
         "(`LOBBY_LISTED_PER_ADDRESS`), or the client key does (`CLIENT_KEY_LOBBY_LISTED`); "
-        "nothing was made.",
-        "Wait until one of them fills, ends or is deleted, or make the table with "
-        "`listed: false` and share its join codes.",
+        "nothing was made. A listed table holds its place, full or not, for as long as it "
+        "may show in the lobby again: until its first round is dealt (while a bot plays a "
+        "seat that would open again when taken back, until its match ends), its match "
+        "ends, or it is deleted or expires.",
+        "Deal, finish or delete one of them, or make the table with `listed: false` and "
+        "share its join codes.",
     ),
     "internal-error": Page(
         500,

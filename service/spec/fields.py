@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 import marshmallow as ma
 from marshmallow import fields, validate
 
+from ..edge.ignorable import first_ignorable
 from ..edge.names import BOT_NAME_RULE, bot_like
 from ..games.cards import BLANKS_AROUND_A_CARD
 from ..games.may_i.options import LARGEST_DECK as MAY_I_DECK
@@ -142,14 +143,24 @@ TEXT_DOC = (
     "Kept as typed, but refused (422) when it holds a character of Unicode category "
     + ", ".join(INVISIBLE)
     + " (controls, format and direction-changing characters such as U+202E, private use, "
-    "lone surrogates, unassigned code points, line and paragraph separators), or when it "
-    "has no visible character (only spaces, combining marks or blank fillers)."
+    "lone surrogates, unassigned code points, line and paragraph separators) or of "
+    "Unicode's Default_Ignorable_Code_Point (characters drawn as nothing: the Hangul "
+    "fillers U+115F, U+1160, U+3164, U+FFA0, variation selectors such as U+FE0F, "
+    "U+034F, tags; the error names it), or when it has no visible character (only "
+    "spaces, combining marks or blank fillers)."
 )
 
 
 def _printable(text: str) -> None:
     # Lone surrogates cannot be stored as UTF-8; invisible or direction-changing
-    # characters let a name pass for another; a blank name names no one.
+    # characters let a name pass for another ("Bo\u1160t" reads "Bot"); a blank
+    # name names no one.
+    found = first_ignorable(text)
+    if found is not None:
+        raise ma.ValidationError(
+            f"must not hold {found}: Unicode draws it as nothing "
+            "(Default_Ignorable_Code_Point), so the text would pass for another"
+        )
     if any(unicodedata.category(ch) in INVISIBLE for ch in text):
         raise ma.ValidationError(
             "must not hold control, format (such as direction overrides), private-use, "

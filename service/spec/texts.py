@@ -6,7 +6,9 @@ and the service refused).
 JSON Schema has no Unicode categories, so a ``pattern`` lists code points.
 It states the rule for the categories that are a few hundred code points:
 controls (Cc), format characters such as U+202E and the zero-width ones
-(Cf, below U+10000), line and paragraph separators (Zl, Zp), and "at least
+(Cf, below U+10000), line and paragraph separators (Zl, Zp), the
+default-ignorable characters below U+10000 (Hangul fillers, variation
+selectors: :mod:`service.edge.ignorable`), and "at least
 one character that is not a space, a combining mark, a blank filler or one
 of those": ``^[^X]*[^S][^X]*$``, some 3 kB, from this Python's own Unicode
 database (the one the service validates with). It does not list the
@@ -36,6 +38,7 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any
 
+from ..edge.ignorable import ignorable
 from .fields import BLANK_LETTERS, MAX_CALL, MAX_NAME, TEXT_DOC
 
 COMPONENTS: dict[str, tuple[int, str]] = {
@@ -57,7 +60,7 @@ def _stated(ch: str) -> bool:
     # stay unlisted, as schemathesis writes them back in Python's `\U`
     # form, which its own validator then cannot read (it gave up on the
     # operations that take a name).
-    return ch < "\U00010000" and unicodedata.category(ch) in STATED
+    return ch < "\U00010000" and (unicodedata.category(ch) in STATED or ignorable(ch))
 
 
 def _blank(ch: str) -> bool:
@@ -98,8 +101,9 @@ def pattern() -> str:
 
 
 UNSTATED = (
-    "Private-use (Co) and unassigned (Cn) code points, format characters above U+FFFF "
-    "(tags) and lone surrogates (Cs) are refused too (422 `invalid-request`): this pattern "
+    "Private-use (Co) and unassigned (Cn) code points, format and default-ignorable "
+    "characters above U+FFFF (tags, variation selectors 17 to 256) and lone surrogates "
+    "(Cs) are refused too (422 `invalid-request`): this pattern "
     "does not list them (a pattern that did would be 17 kB, and test generators build its "
     "classes a character at a time)."
 )

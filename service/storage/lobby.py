@@ -25,18 +25,20 @@ Per caller (a client address or client key), the tables it listed::
     referee:lobby-owner:<hash of the caller>   zset  member: "<preset>/<table id>";
                                                score: created at (ms)
 
-:meth:`Lobby.hold` counts a caller's tables that are listed now (or are
-being made: not written yet, held in the last :data:`PENDING_MS`)
+:meth:`Lobby.hold` counts a caller's tables that hold a place (made and,
+as the API judges, able to show in the lobby now or again later, full or
+not; or being made: not written yet, held in the last :data:`PENDING_MS`)
 before a new one is listed, so that one caller cannot fill the lobby's
-first pages, nor push everyone else's tables out of an index: a member
-that is no longer listed is dropped by the caller's next listing, and the
-set expires with its newest table.
+first pages, nor push everyone else's tables out of an index: a table that
+fills is still counted, so that opening a seat again cannot list it past
+the cap. A member whose table is gone, or that the API clears, is dropped
+by the caller's next listing, and the set expires with its newest table.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from redis.cluster import RedisCluster
@@ -83,14 +85,28 @@ class Lobby:
         pipe.execute()
 
     def hold(
-        self, caller: str, cap: int, variant: str, table_id: str, now_ms: int, keep_s: int
+        self,
+        caller: str,
+        cap: int,
+        variant: str,
+        table_id: str,
+        now_ms: int,
+        keep_s: int,
+        places: Callable[[list[str]], list[bool]],
     ) -> bool:
         """Count ``table_id`` (of preset ``variant``, made at ``now_ms``)
-        among ``caller``'s listed tables, unless the caller holds ``cap``
-        listed tables already (then ``False``, and the set is as it was).
-        Its tables no longer listed are dropped from the set, which lives
-        ``keep_s`` seconds (a table's life) after its newest. Three round
-        trips; the index is read, never trusted with the count alone."""
+        among ``caller``'s tables that hold a place, unless the caller
+        holds ``cap`` already (then ``False``, and the set is as it was).
+
+        A table holds its place from its creation for as long as it exists
+        and ``places`` (given the ids of such tables, it answers for each
+        whether the table may still show in the lobby: the API's judgement,
+        this layer knows no game) says so, full or not: a table that fills
+        and opens a seat again is not counted anew. ``places`` is asked only
+        when the count by existence alone reaches ``cap``; the tables it
+        clears, and those gone, are dropped from the set (the set lives
+        ``keep_s`` seconds, a table's life, after its newest). Three round
+        trips, four when ``places`` is asked (one more: its reads)."""
         key, member = owner_key(caller), f"{variant}/{table_id}"
         pipe = self.client.pipeline(transaction=False)
         pipe.zadd(key, {member: now_ms}, nx=True)
@@ -103,15 +119,18 @@ class Lobby:
         ]
         pipe = self.client.pipeline(transaction=False)
         for other, _ in others:
-            preset, _, other_id = other.partition("/")
-            pipe.zscore(lobby_key(preset), other_id)
-            pipe.exists(table_key(other_id))
-        read = pipe.execute() if others else []
-        counted = [
+            pipe.exists(table_key(other.partition("/")[2]))
+        made = pipe.execute() if others else []
+        pending = [
             other
-            for (other, made), score, made_yet in zip(others, read[::2], read[1::2], strict=True)
-            if score is not None or (not made_yet and made > now_ms - PENDING_MS)
+            for (other, at), made_yet in zip(others, made, strict=True)
+            if not made_yet and at > now_ms - PENDING_MS
         ]
+        existing = [other for (other, _), made_yet in zip(others, made, strict=True) if made_yet]
+        if len(pending) + len(existing) >= cap:
+            kept = places([other.partition("/")[2] for other in existing])
+            existing = [other for other, keeps in zip(existing, kept, strict=True) if keeps]
+        counted = {*pending, *existing}
         pipe = self.client.pipeline(transaction=False)
         if len(counted) >= cap:
             pipe.zrem(key, member)  # the set as it was (gone, if it held none)

@@ -27,6 +27,28 @@ LOOK_ALIKES = [
     "ᴮᵒᵗ",  # modifier letters
     "Ⓑot",
     "Bоt",  # Cyrillic o (the library's confusables, as before)
+    # Issue 39, second attacker: o-like Cyrillic and Greek letters the
+    # confusables draw as an o with a mark, or leave out.
+    "Bѳt",  # Cyrillic fita
+    "BѲT",
+    "Bθt 2",  # Greek theta
+    "BΘT",
+    "Bөt",  # Cyrillic barred o
+    "Bᲂt",  # Cyrillic narrow o
+    "Bꙩt",  # Cyrillic monocular o
+    "Бот 5",  # the Russian word, Cyrillic be
+]
+IGNORABLE = [
+    ("Bo\u1160t 1", "U+1160"),  # Hangul fillers: letters (Lo) that draw nothing
+    ("Bo\u115ft 2", "U+115F"),
+    ("Bo\u3164t 3", "U+3164"),
+    ("B\uffa0ot 4", "U+FFA0"),
+    ("Bo\ufe0ft", "U+FE0F"),  # a variation selector (Mn)
+    ("B\u034fot", "U+034F"),  # combining grapheme joiner (Mn)
+    ("Bo\u17b4t", "U+17B4"),  # Khmer inherent vowel
+    ("Bo\u180bt", "U+180B"),  # Mongolian variation selector
+    ("Bo\U000e0100t", "U+E0100"),  # variation selector 17, above U+FFFF
+    ("Ann\u00ad", "U+00AD"),  # soft hyphen (Cf: refused before, now named)
 ]
 PEOPLE = ["Bottle", "Robot", "Abbot", "Zoë", "Björn", "Øyvind", "Łukasz", "Bo"]
 
@@ -57,3 +79,38 @@ def test_a_persons_name_that_only_holds_bot_is_taken(client: Any, name: str) -> 
     r = _create(client, name)
     assert r.status_code == 201, r.get_json()
     assert r.get_json()["table"]["seats"][1]["name"] == name
+
+
+@pytest.mark.parametrize(("name", "code_point"), IGNORABLE)
+def test_a_name_with_a_character_drawn_as_nothing_is_refused_naming_it(
+    client: Any, name: str, code_point: str
+) -> None:
+    # Issue 39, second attacker: "Bo\u1160t 1" rendered as "Bot 1" and was
+    # taken as a person's name (a Hangul filler is a letter, category Lo).
+    r = _create(client, name)
+    assert (r.status_code, r.get_json()["code"]) == (422, "invalid-request"), r.get_json()
+    error = r.get_json()["errors"][0]
+    assert error["pointer"] == "/players/1"
+    assert f"must not hold {code_point} (" in error["detail"]
+    assert "Default_Ignorable_Code_Point" in error["detail"]
+
+
+def test_the_ignorable_table_holds_the_fillers_selectors_and_tags() -> None:
+    # A spot check of the copied DerivedCoreProperties ranges, by the names.
+    import sys
+    import unicodedata
+
+    from service.edge.ignorable import ignorable
+
+    names = {c: unicodedata.name(chr(c), "") for c in range(sys.maxunicode + 1)}
+    drawn_as_nothing = [
+        chr(c)
+        for c, name in names.items()
+        if (name.startswith("HANGUL") and name.endswith("FILLER"))
+        or "VARIATION SELECTOR" in name
+        or name.startswith(("TAG ", "ZERO WIDTH"))
+        or name in ("LANGUAGE TAG", "CANCEL TAG", "SOFT HYPHEN", "COMBINING GRAPHEME JOINER")
+    ]
+    assert len(drawn_as_nothing) == 4 + 16 + 240 + 4 + 97 + 3 + 2, len(drawn_as_nothing)
+    assert all(ignorable(ch) for ch in drawn_as_nothing)
+    assert not any(ignorable(ch) for ch in "Bot 1ÆØÅ李\u2800\u00a0\ufff9\u0600\U00016fe4")

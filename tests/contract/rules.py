@@ -11,6 +11,7 @@ import random
 import unicodedata
 from typing import Any
 
+from service.edge.ignorable import ignorable
 from service.edge.names import bot_like
 from service.games import game_of_variant
 from service.games.errors import CODES, RuleViolation
@@ -40,7 +41,7 @@ NAMED_PRESET = {
 def refused_text(value: Any) -> bool:
     """Whether the service's documented text rule refuses ``value``."""
     return isinstance(value, str) and (
-        any(unicodedata.category(ch) in INVISIBLE for ch in value)
+        any(unicodedata.category(ch) in INVISIBLE or ignorable(ch) for ch in value)
         or not any(_visible(ch) for ch in value)
     )
 

@@ -32,6 +32,7 @@ from typing import Any
 import pytest
 import yaml
 
+from service.edge.ignorable import ignorable
 from service.edge.names import bot_like
 
 from ..conftest import Served
@@ -80,8 +81,9 @@ def refused_for_a_named_rule(interaction: dict[str, Any]) -> bool:
 
 
 def unlisted(text: str) -> bool:
-    """Whether ``text`` holds a code point of a category the ``Name`` pattern does not list."""
-    return any(unicodedata.category(ch) in UNLISTED for ch in text)
+    """Whether ``text`` holds a code point of a category the ``Name`` pattern does
+    not list, or a default-ignorable one (those above U+FFFF are not listed)."""
+    return any(unicodedata.category(ch) in UNLISTED or ignorable(ch) for ch in text)
 
 
 @pytest.fixture()

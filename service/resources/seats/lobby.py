@@ -12,10 +12,16 @@ most ``limit + 1`` entries whatever the index holds, and removes
 each entry it finds wrong (one that a lost update left), so a wrong entry
 costs one read once: no number of them blanks the lobby for longer.
 
-One caller cannot flood it: a client address lists at most
-``LOBBY_LISTED_PER_ADDRESS`` tables at once (a client key
+One caller cannot flood it: a client address holds at most
+``LOBBY_LISTED_PER_ADDRESS`` listed tables at once (a client key
 ``CLIENT_KEY_LOBBY_LISTED``); a creation past that is 429
-``too-many-listed-tables`` and makes nothing (:func:`hold`).
+``too-many-listed-tables`` and makes nothing (:func:`hold`). A listed
+table holds its creator's place from its creation for as long as it may
+show in the lobby, now or again (:func:`holds_place`): a full one too, since
+a seat that leaves (or a bot's seat taken back) lists it again. The place
+comes back when its first round is dealt (unless a bot plays a seat that
+would open again when taken back), when its match ends, or when it is
+deleted or expires.
 """
 
 from __future__ import annotations
@@ -29,9 +35,10 @@ from flask.views import MethodView
 from ...edge.common import RefereeBlueprint, documented, referee
 from ...edge.problems import Problem
 from ...games import GAMES, VARIANTS, game_of
+from ...games.errors import StoredFormatNewer
 from ...spec.links import operation
 from ...storage.lobby import Entry, Lobby
-from ...storage.store import TableNotFound
+from ...storage.store import NO_CONTROL, Loaded, StepMismatch, TableNotFound
 from .. import seating
 from .schemas import LobbyPageSchema, LobbyQuerySchema
 
@@ -106,7 +113,8 @@ def hold(table_id: str, variant: str, auth: dict[str, Any], now_ms: int) -> bool
     caller = str(auth.get("q", ""))
     by_key = caller.startswith("client:")
     cap = settings.client_key_lobby_listed if by_key else settings.lobby_listed_per_address
-    if _lobby().hold(caller, cap, variant, table_id, now_ms, settings.table_ttl_seconds):
+    ttl = settings.table_ttl_seconds
+    if _lobby().hold(caller, cap, variant, table_id, now_ms, ttl, _places):
         return True
     whose, setting = (
         ("This client key", "CLIENT_KEY_LOBBY_LISTED")
@@ -116,16 +124,55 @@ def hold(table_id: str, variant: str, auth: dict[str, Any], now_ms: int) -> bool
     raise Problem(
         429,
         "too-many-listed-tables",
-        f"{whose} has {cap} tables listed in the lobby already ({setting}): wait until "
-        "one fills, ends or is deleted, or make this one with `listed: false` and "
-        "share its join codes.",
+        f"{whose} has {cap} listed tables already ({setting}), full or not: a listed "
+        "table holds its place until its first round is dealt, its match ends or it is "
+        "deleted (a bot's seat that would open again keeps it held after the deal); or "
+        "make this one with `listed: false` and share its join codes.",
         headers={"Retry-After": str(LISTED_RETRY_SECONDS)},
     )
 
 
 def let_go(table_id: str, variant: str, auth: dict[str, Any]) -> None:
-    """Take back :func:`hold`'s count of a table that was not made."""
+    """Take back :func:`hold`'s count of a table that was not made, or was deleted."""
     _lobby().let_go(str(auth.get("q", "")), variant, table_id)
+
+
+def holds_place(loaded: Loaded) -> bool:
+    """Whether a listed table holds a place among its creator's listed
+    tables: it may show in the lobby now or again later (RULES.md 5.6). So
+    while its match goes on and either no round was dealt yet (a seat may
+    leave), a seat is open, or a bot plays a seat that opens again when
+    the host takes it back; full or not. Once dealt with none of these, no
+    seat ever opens again (a seat leaves only before the first deal)."""
+    if not seating.listed(loaded.auth):
+        return False
+    view = game_of(loaded.table).public_view(loaded.table, loaded.now_ms)
+    if not seating.in_progress(view):
+        return False
+    if view.get("round") is None or seating.open_seats(loaded.auth):
+        return True
+    bots = (loaded.control or NO_CONTROL).bots.values()
+    return any(bool(bot.get("open", True)) for bot in bots)
+
+
+def _places(table_ids: list[str]) -> list[bool]:
+    """:func:`holds_place` of each table (``False``: gone), read in one round trip."""
+    store = referee().store
+    pipe = store.client.pipeline(transaction=False)
+    parsers = []
+    for table_id in table_ids:
+        parse = store.queue_load(pipe, table_id)
+        parsers.append((table_id, parse, len(pipe)))
+    replies = pipe.execute() if table_ids else []
+    found = []
+    for table_id, parse, end in parsers:
+        try:
+            found.append(holds_place(store.load(table_id, parse(replies[:end]))))
+        except TableNotFound:
+            found.append(False)
+        except (StepMismatch, StoredFormatNewer):
+            found.append(True)  # another release's table: it may be listed, so counted
+    return found
 
 
 def listable(table: Any, auth: dict[str, Any], now_ms: int) -> bool:

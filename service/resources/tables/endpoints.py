@@ -248,6 +248,8 @@ class Table(MethodView):
                 )
         idempotency.delete_table(table_id, loaded.auth)
         if seating.listed(loaded.auth):
+            # Its place at once (a table gone in its first seconds looks made-to-be).
+            lobby.let_go(table_id, loaded.table.variant, loaded.auth)
             lobby.sync(table_id)
         return Response(status=204)
 
