@@ -1,4 +1,4 @@
-"""The gunicorn worker classes the service runs: gunicorn's own, changed in seven ways.
+"""The gunicorn worker classes the service runs: gunicorn's own, changed in eight ways.
 
 - **Errors gunicorn answers itself** (a request line over ``limit_request_line``,
   a malformed header, headers too large): RFC 9457 ``application/problem+json``
@@ -25,6 +25,12 @@
   first byte, else 408 ``request-timeout`` and the connection is closed
   (gevent's worker had no bound on a body sent a byte at a time). An open
   event stream reads nothing: the deadline never ends it.
+- **A deadline for writing an answer** (gevent;
+  :class:`~service.connection_limits.ReadDeadline`): a write that makes no
+  progress for ``RESPONSE_WRITE_TIMEOUT_SECONDS`` (a client reading nothing)
+  closes the connection, an open event stream's too. Clients that
+  pipelined large answers and read nothing held their connections and
+  send buffers for good (100 of them, 55.6 MB).
 - **Keep-alive connections take turns** (gevent): after each request of a
   connection its greenlet yields to the others, and a connection closes
   after ``REQUESTS_PER_CONNECTION`` requests (its last answer says
@@ -176,6 +182,8 @@ class _Referee:
     """``REQUEST_READ_TIMEOUT_SECONDS`` (0: no deadline)."""
     requests_per_connection: int = 0
     """``REQUESTS_PER_CONNECTION`` (0: no cap)."""
+    write_seconds: float = 0.0
+    """``RESPONSE_WRITE_TIMEOUT_SECONDS`` (0: no deadline)."""
     retry_after: int = 2
 
     def init_process(self) -> None:
@@ -189,6 +197,7 @@ class _Referee:
         settings = Settings.from_env()
         self.read_seconds = settings.request_read_timeout_seconds
         self.requests_per_connection = settings.requests_per_connection
+        self.write_seconds = settings.response_write_timeout_seconds
         self.retry_after = settings.retry_after_seconds
         # Behind a proxy every connection is the proxy's: it counts the clients.
         if settings.connections_per_address and not settings.trusted_proxies:
@@ -381,8 +390,8 @@ def _gevent_worker() -> type:
                     self.refuse_connection(client)
                     return
             try:
-                if self.read_seconds > 0:
-                    client = ReadDeadline(client, self.read_seconds)
+                if self.read_seconds > 0 or self.write_seconds > 0:
+                    client = ReadDeadline(client, self.read_seconds, self.write_seconds)
                 super().handle(listener, client, addr)
             finally:
                 if key is not None and counted is not None:

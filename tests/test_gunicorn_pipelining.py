@@ -22,6 +22,8 @@ PER_CONNECTION = 1000
 FLOODS = 8
 """Flooding connections (some on each of the two workers, whatever the accept order)."""
 HEALTHZ = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+WRITE_SECONDS = 2
+"""RESPONSE_WRITE_TIMEOUT_SECONDS here."""
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +35,7 @@ def served(
         Path(tmp_path_factory.mktemp("pipelining")),
         WEB_CONCURRENCY="2",
         REQUESTS_PER_CONNECTION=str(PER_CONNECTION),
+        RESPONSE_WRITE_TIMEOUT_SECONDS=str(WRITE_SECONDS),
     )
     yield service
     service.stop()
@@ -128,3 +131,28 @@ def test_a_connection_closes_after_its_requests(served: Served) -> None:
         assert last.startswith(b"200") and b"\r\nConnection: close\r\n" in last, last
     finally:
         flood.close()
+
+
+def test_a_client_that_reads_nothing_is_let_go(served: Served) -> None:
+    # Twenty pipelined spec documents (some 550 KB each, 11 MB: more than
+    # the buffers take), never read: the writes stalled and the connection
+    # was held for good (issue 39, second attacker M). Now it closes at the
+    # deadline.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.bind(("127.0.0.5", 0))
+    sock.connect(("127.0.0.1", served.port))
+    try:
+        sock.sendall(b"GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n" * 20)
+        served.logged("client read nothing for 2 s (RESPONSE_WRITE_TIMEOUT_SECONDS)")
+        # What was sent before the close, then the end: not the twenty answers.
+        sock.settimeout(30)
+        data = b""
+        try:
+            while chunk := sock.recv(1 << 20):
+                data += chunk
+        except ConnectionResetError:
+            pass
+        assert data.count(b"HTTP/1.1 200") < 20
+    finally:
+        sock.close()
