@@ -140,11 +140,13 @@ ONE_ADDRESS_ENV = {
     "RATE_LIMIT_PER_ADDRESS": "1000000/second",
     "STREAM_MAX_PER_ADDRESS": "1000000",
     "CONNECTIONS_PER_ADDRESS": "0",
+    "IN_FLIGHT_PER_ADDRESS": "0",
 }
 """The benchmark plays for many people from one address, and faster than people
 play, so the limits are set out of its reach (the streams of many players'
 seats too: a table's and a seat's caps stay as they are; and the connections
-an address holds, which only gunicorn's workers count); they stay on, so
+an address holds, which only gunicorn's workers count, and its requests in
+flight, which a bench's concurrency from one address passes); they stay on, so
 each request still pays the limiter's Redis round trip, and each stream its
 leases, as in production. The environment (``--env``) wins."""
 

@@ -8,26 +8,43 @@ an IPv6 address counts as its /64, the smallest block handed to one
 subscriber; an IPv4 address counts alone (/32), and so does an IPv4-mapped
 IPv6 one (``::ffff:192.0.2.1``, what a dual-stack socket reports for an IPv4
 client), as the IPv4 address it is.
+
+An address may come from ``X-Forwarded-For`` (``TRUSTED_PROXIES``), whose
+text the client's proxy wrote: ``198.51.100.7:4711`` and
+``[2001:db8::1]:4711`` count as the address without its port, and text that
+is no IP address at all (``unknown``, junk) counts as one shared key,
+:data:`UNPARSED`, so that it never mints a fresh quota (issue 39).
 """
 
 from __future__ import annotations
 
 import ipaddress
+import re
 
 IPV6_PREFIX = 64
 """How much of an IPv6 address names one client (its /64)."""
+
+UNPARSED = "addr:unparsed"
+"""The one key of every address that is no IP address."""
+
+_WITH_PORT = re.compile(r"\[(?P<v6>[^\]]*)\](?::[0-9]{1,5})?|(?P<v4>[0-9.]+):[0-9]{1,5}")
+"""``[IPv6]``, ``[IPv6]:port`` or ``IPv4:port``: the address without the rest."""
 
 
 def address_key(address: str | None) -> str:
     """The quota key of the client ``address`` (as a socket or
     ``X-Forwarded-For`` gives it): ``addr:192.0.2.1``, ``addr:2001:db8:1:2::/64``
-    for any address of that /64, ``addr:192.0.2.1`` for ``::ffff:192.0.2.1``.
-    Text that is no IP address (a Unix socket's peer) is kept as it is."""
+    for any address of that /64, ``addr:192.0.2.1`` for ``::ffff:192.0.2.1``
+    and for ``192.0.2.1:4711`` (a port is dropped, also of ``[2001:db8::1]:4711``).
+    Text that is no IP address (junk, ``unknown``, a Unix socket's peer):
+    :data:`UNPARSED`."""
     text = (address or "").strip()
+    if (with_port := _WITH_PORT.fullmatch(text)) is not None:
+        text = with_port.group("v6") or with_port.group("v4") or ""
     try:
-        ip = ipaddress.ip_address(text.removeprefix("[").removesuffix("]"))
+        ip = ipaddress.ip_address(text)
     except ValueError:
-        return f"addr:{text}"
+        return UNPARSED
     if isinstance(ip, ipaddress.IPv6Address):
         if ip.ipv4_mapped is not None:
             return f"addr:{ip.ipv4_mapped}"

@@ -19,7 +19,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import clock, logs, metrics
 from .config import Settings
-from .edge import cors, inputs, limits, presence, problems
+from .edge import cors, in_flight, inputs, limits, presence, problems
 from .edge.common import Referee, RefereeFlask
 from .games import codec
 from .games.errors import StoredFormatNewer
@@ -101,6 +101,7 @@ def create_app(settings: Settings | None = None, client: Client | None = None) -
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
     logs.configure()
     logs.init_app(app)  # before the limiter, so that a 429 has a request id too
+    in_flight.init_app(app, settings)  # before the limiter's first Redis call
     limits.init_app(app, settings, client)
     presence.init_app(app, client, int(settings.presence_seconds * 1000))
     inputs.init_app(app)  # after the limiter: an oversized body still counts

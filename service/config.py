@@ -27,6 +27,9 @@
 | ``TRUSTED_PROXIES`` | ``0`` | proxies in front whose ``X-Forwarded-For`` names the client |
 | ``CONNECTIONS_PER_ADDRESS`` | ``100`` | open connections of one address per worker process (429) |
 | ``REQUEST_READ_TIMEOUT_SECONDS`` | ``10`` | a request's head and body arrive within this (408) |
+| ``RESPONSE_WRITE_TIMEOUT_SECONDS`` | ``30`` | a write with no progress this long closes it |
+| ``REQUESTS_PER_CONNECTION`` | ``1000`` | requests on one keep-alive connection, then it closes |
+| ``IN_FLIGHT_PER_ADDRESS`` | ``16`` | one address's requests at once per process (429) |
 | ``HOST`` / ``PORT`` | ``127.0.0.1`` / ``8000`` | where ``referee serve`` listens |
 | ``WEB_CONCURRENCY`` | ``2`` | gunicorn worker processes |
 | ``STREAM_HEARTBEAT_SECONDS`` | ``15`` | a stream's heartbeat after this long without an event |
@@ -157,6 +160,9 @@ class Settings:
     trusted_proxies: int = 0
     connections_per_address: int = 100
     request_read_timeout_seconds: float = 10.0
+    response_write_timeout_seconds: float = 30.0
+    requests_per_connection: int = 1000
+    in_flight_per_address: int = 16
     host: str = "127.0.0.1"
     port: int = 8000
     workers: int = 2
@@ -280,6 +286,9 @@ ENVIRONMENT: dict[str, str] = {
     "trusted_proxies": "TRUSTED_PROXIES",
     "connections_per_address": "CONNECTIONS_PER_ADDRESS",
     "request_read_timeout_seconds": "REQUEST_READ_TIMEOUT_SECONDS",
+    "response_write_timeout_seconds": "RESPONSE_WRITE_TIMEOUT_SECONDS",
+    "requests_per_connection": "REQUESTS_PER_CONNECTION",
+    "in_flight_per_address": "IN_FLIGHT_PER_ADDRESS",
     "host": "HOST",
     "port": "PORT",
     "workers": "WEB_CONCURRENCY",

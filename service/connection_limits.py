@@ -1,18 +1,24 @@
 """What one client may hold of a gunicorn worker (``service.workers``
 uses both; gevent's worker class): its connections per client address
-(:class:`Connections`, ``CONNECTIONS_PER_ADDRESS``), and the time its
-request may take to arrive (:class:`ReadDeadline`,
-``REQUEST_READ_TIMEOUT_SECONDS``). Issue 39: from one address, slow request
-bodies held every connection of an instance."""
+(:class:`Connections`, ``CONNECTIONS_PER_ADDRESS``), the time its
+request may take to arrive and the time its answer may wait for it to read
+(:class:`ReadDeadline`, ``REQUEST_READ_TIMEOUT_SECONDS``,
+``RESPONSE_WRITE_TIMEOUT_SECONDS``). Issue 39: from one address, slow request
+bodies held every connection of an instance; clients that pipelined large
+answers and read nothing held their connections and send buffers for good."""
 
 from __future__ import annotations
 
+import errno
+import logging
 import time
 from typing import Any, NoReturn
 
 from werkzeug.exceptions import RequestTimeout
 
 from .addresses import address_key
+
+_log = logging.getLogger("gunicorn.error")
 
 
 class ReadDeadline:
@@ -23,12 +29,20 @@ class ReadDeadline:
     once the answer is out. The wait for a request's first byte is not
     bounded here (gunicorn's ``keepalive`` bounds it); a peek (``flags``:
     a stream asking whether its client left) has no deadline.
-    :meth:`next_request` starts the next request's clock."""
+    :meth:`next_request` starts the next request's clock. ``seconds`` 0:
+    no read deadline.
+
+    With ``write_seconds``, a write (an answer, a stream's frame) that makes
+    no progress for that long, its client reading nothing, closes the
+    connection (``BrokenPipeError``, which gunicorn takes for a client gone):
+    a slow reader that reads goes on, one that stopped does not hold its
+    connection and its send buffer."""
 
     __slots__ = (
         "_sock",
         "_seconds",
         "_deadline",
+        "_write_seconds",
         "expired",
         "request",
         "sendall",
@@ -36,23 +50,24 @@ class ReadDeadline:
         "fileno",
     )
 
-    def __init__(self, sock: Any, seconds: float) -> None:
+    def __init__(self, sock: Any, seconds: float, write_seconds: float = 0.0) -> None:
         self._sock = sock
         self._seconds = seconds
+        self._write_seconds = write_seconds
         self._deadline: float | None = None
         self.expired = False
         self.request: Any = None
         """gunicorn's request being read (its answer then closes the connection)."""
         # The writes, called once per answer or frame, without __getattr__.
-        self.sendall = sock.sendall
-        self.send = sock.send
+        self.sendall = self._sendall if write_seconds > 0 else sock.sendall
+        self.send = self._send if write_seconds > 0 else sock.send
         self.fileno = sock.fileno
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._sock, name)
 
     def recv(self, size: int, flags: int = 0) -> bytes:
-        if flags:
+        if flags or not self._seconds:
             return bytes(self._sock.recv(size, flags))
         if self.expired:
             return b""
@@ -70,6 +85,27 @@ class ReadDeadline:
             self._expire()
         finally:
             self._sock.settimeout(None)
+
+    def _send(self, data: Any, flags: int = 0) -> int:
+        """One send, given up after ``write_seconds`` without progress."""
+        self._sock.settimeout(self._write_seconds)
+        try:
+            return int(self._sock.send(data, flags))
+        except TimeoutError:
+            _log.info(
+                "Closing a connection whose client read nothing for %g s "
+                "(RESPONSE_WRITE_TIMEOUT_SECONDS)",
+                self._write_seconds,
+            )
+            raise BrokenPipeError(errno.EPIPE, "write deadline") from None
+        finally:
+            self._sock.settimeout(None)
+
+    def _sendall(self, data: Any, flags: int = 0) -> None:
+        """All of ``data``, each send within the write deadline."""
+        view = memoryview(data).cast("B")
+        while view:
+            view = view[self._send(view, flags) :]
 
     def _expire(self) -> NoReturn:
         self.expired = True

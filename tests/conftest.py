@@ -293,9 +293,15 @@ UNLIMITED = {
 }
 """Rate limits no test reaches unless it means to (tests/api/test_limits.py)."""
 
-LISTED_UNLIMITED = {"lobby_listed_per_address": 100000, "client_key_lobby_listed": 100000}
-"""Listed tables at once per caller, out of reach unless a test means it
-(tests/seats/test_lobby.py): the suite lists many tables from one address."""
+LISTED_UNLIMITED = {
+    "lobby_listed_per_address": 100000,
+    "client_key_lobby_listed": 100000,
+    "in_flight_per_address": 0,
+}
+"""Listed tables and requests in flight at once per caller, out of reach
+unless a test means it (tests/seats/test_lobby.py,
+tests/test_gunicorn_in_flight.py): the suite lists many tables, and sends
+many requests at once, from one address."""
 
 
 EVERY_EVENT = 1_000_000

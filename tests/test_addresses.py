@@ -19,9 +19,17 @@ from service.addresses import address_key
         ("2001:db8:1:3::9", "addr:2001:db8:1:3::/64"),
         ("fe80::1%eth0", "addr:fe80::/64"),
         (" 198.51.100.7 ", "addr:198.51.100.7"),
-        ("", "addr:"),
-        (None, "addr:"),
-        ("unix-peer", "addr:unix-peer"),
+        ("198.51.100.8:4711", "addr:198.51.100.8"),
+        ("[2001:db8:1:3::1]:4711", "addr:2001:db8:1:3::/64"),
+        ("[::ffff:192.0.2.1]:80", "addr:192.0.2.1"),
+        # No IP address: one shared key, whatever the text (never a fresh quota).
+        ("", "addr:unparsed"),
+        (None, "addr:unparsed"),
+        ("unix-peer", "addr:unparsed"),
+        ("unknown-17", "addr:unparsed"),
+        ("_hidden", "addr:unparsed"),
+        ("1.2.3:80", "addr:unparsed"),
+        ("[junk]:80", "addr:unparsed"),
     ],
 )
 def test_address_key(address: str | None, key: str) -> None:

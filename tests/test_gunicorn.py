@@ -138,6 +138,28 @@ def test_retries_after_killed_workers_take_effect_exactly_once(
         assert types["round-dealt"] == 1 and types["claim-rejected"] == r["claims"], r
 
 
+def test_successful_probes_are_counted_not_logged(served: Served) -> None:
+    # Issue 39 (second attacker, L): a flood of /healthz logged 200 KB/s.
+    quiet = {"/healthz": f"probe-{uuid.uuid4().hex}", "/readyz": f"probe-{uuid.uuid4().hex}"}
+    for path, request_id in quiet.items():
+        assert send(served, "GET", path, **{"X-Request-Id": request_id})[0] == 200
+    failed = f"probe-{uuid.uuid4().hex}"  # a probe's failure is logged
+    assert send(served, "POST", "/healthz", **{"X-Request-Id": failed})[0] == 405
+    after = f"after-{uuid.uuid4().hex}"
+    send(served, "GET", "/v1/variants", **{"X-Request-Id": after})
+    text = served.logged(f'"request_id": "{failed}"', f'"request_id": "{after}"')
+    for request_id in quiet.values():
+        assert request_id not in text
+    connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
+    try:
+        connection.request("GET", "/metrics")
+        metrics = connection.getresponse().read().decode()
+    finally:
+        connection.close()
+    counted = r'referee_requests_total\{[^}]*"/healthz"[^}]*"200"[^}]*\} [1-9]'
+    assert re.search(counted, metrics), metrics[:2000]
+
+
 def test_the_log_is_json_lines_with_request_ids_and_no_secret(served: Served) -> None:
     status, _, created = send(
         served, "POST", "/v1/tables", {"players": ["Ann", "Ben", "Cat", "Dan"], "first_dealer": 0}

@@ -73,3 +73,19 @@ def test_many_tokens_from_one_address_share_its_bound(
     table_id, seat, token = tokens[-1]
     assert send(limited, "GET", f"/v1/tables/{table_id}/seats/{seat}", other, token)[0] == 200
     assert send(limited, "GET", "/v1/variants", other)[0] == 200
+
+
+@pytest.mark.parametrize(
+    "forms",
+    [
+        [f"198.51.100.20:{1000 + i}" for i in range(PER_ADDRESS + 5)],
+        [f"[2001:db8:20::1]:{1000 + i}" for i in range(PER_ADDRESS + 5)],
+        [f"unknown-{i}" for i in range(PER_ADDRESS + 5)],
+    ],
+    ids=["ipv4-port", "ipv6-port", "junk"],
+)
+def test_forwarded_forms_share_their_address_budget(limited: Served, forms: list[str]) -> None:
+    # Issue 39 (second attacker, M): each port, and each junk text, was a
+    # fresh quota key. The port is dropped; junk shares one key.
+    statuses = [send(limited, "GET", "/v1/variants", form)[0] for form in forms]
+    assert statuses == [200] * PER_ADDRESS + [429] * 5, statuses

@@ -208,7 +208,8 @@ PAGES: dict[str, Page] = {
         429,
         "Over a rate limit: of the token, of the client address without a token, of "
         "every request of the client address whatever tokens it holds, or of a client "
-        "key's own quotas.",
+        "key's own quotas; or the client address has as many requests in flight in the "
+        "answering process as it may (`IN_FLIGHT_PER_ADDRESS`).",
         RETRY_LATER,
     ),
     "too-many-connections": Page(
