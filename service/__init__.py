@@ -3,7 +3,8 @@
 The rooms, in floors (a module imports only rooms below its own; ``make
 lint`` checks it, and that nothing imports in a circle)::
 
-    cli, wsgi        the commands; gunicorn's entry
+    cli/, wsgi       the commands (a module per family: serve, docs, keys, simulate,
+                     records); gunicorn's entry
     app, workers     create_app: the Flask app, its hooks and spec; the worker class
     resources/       one package per resource: endpoints.py beside schemas.py
                      (tables, seats, streams, proofs, catalog; ship, sevens, may_i),

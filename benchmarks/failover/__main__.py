@@ -1,0 +1,5 @@
+"""``python -m benchmarks.failover [--quick]``."""
+
+from .bench import main
+
+main()
