@@ -443,8 +443,7 @@ def _run(
         if after is not None and after.key == choice.step:
             return _choose(game, base, choices, choice, move, now, made)
     if change.table is current and not change.events:
-        # A repeat is answered as the first time and never recorded.
-        raise LookupError("it changes nothing: a repeat of an earlier move is no entry")
+        return base, choices
     made += [*due.shuffles, *change.shuffles]
     return change.table, {}
 
