@@ -345,13 +345,6 @@ def _run_moves(record: Mapping[str, Any], report: Report, game: Game, base: Any)
             kept.append({k: move.get(k) for k in ("label", "deck", "order")})
             continue
         if move.get("move") == RESOLVE:
-            missing = _unresolved(game, base, choices, move)
-            if missing:
-                report.problems.append(
-                    f"move {i + 1} (resolve) ends a step that seats {missing} have not "
-                    "chosen in: their moves are missing from the record"
-                )
-                return
             continue  # what fell due is run with the next move
         try:
             base, choices = _run(game, base, choices, move, made)
@@ -392,23 +385,6 @@ def _run_moves(record: Mapping[str, Any], report: Report, game: Game, base: Any)
     if report.result != record["result"]:
         report.problems.append("the replayed result is not the recorded one")
     report.checked.append("result")
-
-
-def _unresolved(
-    game: Game, base: Any, choices: Mapping[int, str], move: Mapping[str, Any]
-) -> list[int]:
-    """The seats that have not chosen in the step a ``resolve`` entry
-    (``move``) says is resolved, when it is not (the choices the record
-    holds do not complete it at its clock); empty when it is. A release
-    before 0.3.0 could lose the last choice of a step from the record when
-    the worker made it in the same look as another seat's."""
-    step = game.step_of(base)
-    if step is None:
-        return []
-    after = game.step_of(game.due(_folded(game, base, choices), move["at_ms"]).table)
-    if after is None or after.key != step.key:
-        return []
-    return [s for s in after.choosers if s not in after.choices]
 
 
 def _folded(game: Game, base: Any, choices: Mapping[int, str]) -> Any:
