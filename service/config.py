@@ -28,6 +28,7 @@
 | ``CONNECTIONS_PER_ADDRESS`` | ``100`` | open connections of one address per worker process (429) |
 | ``REQUEST_READ_TIMEOUT_SECONDS`` | ``10`` | a request's head and body arrive within this (408) |
 | ``RESPONSE_WRITE_TIMEOUT_SECONDS`` | ``30`` | a write with no progress this long closes it |
+| ``SOCKET_SEND_BUFFER_BYTES`` | ``131072`` | a connection's kernel send buffer (0: the kernel's) |
 | ``REQUESTS_PER_CONNECTION`` | ``1000`` | requests on one keep-alive connection, then it closes |
 | ``IN_FLIGHT_PER_ADDRESS`` | ``16`` | one address's requests at once per process (429) |
 | ``HOST`` / ``PORT`` | ``127.0.0.1`` / ``8000`` | where ``referee serve`` listens |
@@ -161,6 +162,7 @@ class Settings:
     connections_per_address: int = 100
     request_read_timeout_seconds: float = 10.0
     response_write_timeout_seconds: float = 30.0
+    socket_send_buffer_bytes: int = 131072
     requests_per_connection: int = 1000
     in_flight_per_address: int = 16
     host: str = "127.0.0.1"
@@ -287,6 +289,7 @@ ENVIRONMENT: dict[str, str] = {
     "connections_per_address": "CONNECTIONS_PER_ADDRESS",
     "request_read_timeout_seconds": "REQUEST_READ_TIMEOUT_SECONDS",
     "response_write_timeout_seconds": "RESPONSE_WRITE_TIMEOUT_SECONDS",
+    "socket_send_buffer_bytes": "SOCKET_SEND_BUFFER_BYTES",
     "requests_per_connection": "REQUESTS_PER_CONNECTION",
     "in_flight_per_address": "IN_FLIGHT_PER_ADDRESS",
     "host": "HOST",

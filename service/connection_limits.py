@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import errno
 import logging
+import socket
+import struct
 import time
 from typing import Any, NoReturn
 
@@ -97,6 +99,9 @@ class ReadDeadline:
                 "(RESPONSE_WRITE_TIMEOUT_SECONDS)",
                 self._write_seconds,
             )
+            # Closed with a reset: what the kernel still holds for it is
+            # dropped, not kept for a client that reads nothing.
+            self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             raise BrokenPipeError(errno.EPIPE, "write deadline") from None
         finally:
             self._sock.settimeout(None)

@@ -184,6 +184,8 @@ class _Referee:
     """``REQUESTS_PER_CONNECTION`` (0: no cap)."""
     write_seconds: float = 0.0
     """``RESPONSE_WRITE_TIMEOUT_SECONDS`` (0: no deadline)."""
+    send_buffer: int = 0
+    """``SOCKET_SEND_BUFFER_BYTES`` (0: the kernel's)."""
     retry_after: int = 2
 
     def init_process(self) -> None:
@@ -198,6 +200,7 @@ class _Referee:
         self.read_seconds = settings.request_read_timeout_seconds
         self.requests_per_connection = settings.requests_per_connection
         self.write_seconds = settings.response_write_timeout_seconds
+        self.send_buffer = settings.socket_send_buffer_bytes
         self.retry_after = settings.retry_after_seconds
         # Behind a proxy every connection is the proxy's: it counts the clients.
         if settings.connections_per_address and not settings.trusted_proxies:
@@ -390,6 +393,10 @@ def _gevent_worker() -> type:
                     self.refuse_connection(client)
                     return
             try:
+                if self.send_buffer > 0:
+                    # Unread answers wait here, bounded, and meet the write
+                    # deadline (the kernel's own grows to 4 MB a connection).
+                    client.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer)
                 if self.read_seconds > 0 or self.write_seconds > 0:
                     client = ReadDeadline(client, self.read_seconds, self.write_seconds)
                 super().handle(listener, client, addr)

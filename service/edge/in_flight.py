@@ -16,7 +16,8 @@ quarter of ``REDIS_MAX_CONNECTIONS``: the next is answered 429
 request counts from the first ``before_request`` that may use Redis until
 its view has returned its answer (``after_request``; ``teardown_request``
 when that never ran): an event stream whose answer is being sent no longer
-counts. ``/healthz``, ``/metrics`` and ``OPTIONS`` (no Redis) do not count.
+counts. ``/healthz`` and ``OPTIONS`` (no Redis) do not count; ``/metrics``
+does (a flood of it slowed everyone).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from ..addresses import address_key
 from ..config import Settings
 from .problems import Problem
 
-NOT_COUNTED = {"health.Health", "metrics"}
+NOT_COUNTED = {"health.Health"}
 """Endpoints that use no Redis connection: never counted nor refused here."""
 
 

@@ -284,6 +284,29 @@ def test_a_full_table_keeps_its_place_so_a_seat_that_leaves_cannot_list_one_more
             assert r.status_code == 200, r.get_json()
 
 
+def test_a_listed_table_made_full_counts_before_a_seat_opens(
+    redis_server: RedisProcess,
+) -> None:
+    # Issue 39, third attacker: a listed table made with every seat taken
+    # (or a bot's) was not counted; a seat left (or the bot taken back)
+    # listed it, uncounted: 9 listed at once from one address.
+    from ..api.test_limits import client_at
+
+    app = create_app(settings_for(redis_server.url, lobby_listed_per_address=3))
+    flooder = client_at(app, "10.39.9.10")
+    full: list[str | None] = ["Ann", "Ben", "Cy", "Dee"]
+    made = [create(flooder, "sevens", full, listed=True) for _ in range(3)]
+    body = {"variant": "sevens", "players": full, "listed": True, "first_dealer": 0}
+    refused = flooder.post("/v1/tables", json=body)
+    assert (refused.status_code, refused.get_json().get("code")) == (429, "too-many-listed-tables")
+    for table in made:
+        left = flooder.post(
+            f"/v1/tables/{table['table_id']}/seats/3/leave", headers=bearer(table["host_token"])
+        )
+        assert left.status_code == 200, left.get_json()
+    assert sorted(ids(lobby(flooder, limit=50))) == sorted(t["table_id"] for t in made)
+
+
 def test_a_place_comes_back_when_the_table_is_dealt_ends_or_is_deleted(
     redis_server: RedisProcess,
 ) -> None:

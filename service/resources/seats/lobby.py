@@ -99,15 +99,16 @@ def sync(table_id: str) -> None:
 
 
 def hold(table_id: str, variant: str, auth: dict[str, Any], now_ms: int) -> bool:
-    """Before a new table is made: when it will be listed (``listed``
-    with an open seat), count it among its creator's listed tables
+    """Before a new table is made: when it is ``listed`` (full or not: a
+    seat may open later, by a leave or a bot taken back), count it among
+    its creator's listed tables
     (``auth["q"]``: its client address or client key), or refuse with 429
     ``too-many-listed-tables`` when the creator lists
     ``LOBBY_LISTED_PER_ADDRESS`` (a client key: ``CLIENT_KEY_LOBBY_LISTED``)
     tables already, so that one caller cannot fill the lobby (RULES.md
     5.6). Returns whether it was counted (then :func:`let_go` if the table
     is not made after all)."""
-    if not (seating.listed(auth) and seating.open_seats(auth)):
+    if not seating.listed(auth):
         return False
     settings = referee().settings
     caller = str(auth.get("q", ""))
