@@ -25,6 +25,13 @@ SETUPS: dict[str, dict[str, Any]] = {
 }
 
 
+def swap_apart(cards: list[str]) -> None:
+    """Swap the first card with the first different one, in place: a deck of
+    two packs holds each card twice, and swapping two alike changes nothing."""
+    other = next(i for i, card in enumerate(cards) if card != cards[0])
+    cards[0], cards[other] = cards[other], cards[0]
+
+
 def stored(r: redis.Redis, t: Table) -> Any:
     """The table as stored, its pending choices folded in."""
     state = r.hget(table_key(t.table_id), "s")

@@ -29,7 +29,7 @@ from .docs_verifier import check_proof as doc_check_proof
 from .docs_verifier import commitment as doc_commitment
 from .docs_verifier import key_of as doc_key
 from .docs_verifier import shuffle as doc_shuffle
-from .proof_play import SETUPS, play_round, record, seed_all
+from .proof_play import SETUPS, play_round, record, seed_all, swap_apart
 from .test_inputs import chunked
 
 
@@ -240,8 +240,7 @@ def test_a_seeded_round_is_verified_replayed_and_a_tampered_one_fails(
     }  # fmt: skip
 
     swapped = copy.deepcopy(rec)
-    order = swapped["proof"]["shuffles"][0]["order"]
-    order[0], order[1] = order[1], order[0]
+    swap_apart(swapped["proof"]["shuffles"][0]["order"])
     reseeded = copy.deepcopy(rec)
     reseeded["proof"]["seeds"][2] = "gamma 4"
     for bad in (swapped, reseeded):

@@ -27,7 +27,7 @@ import redis
 
 from ..helpers import Table, TableClient, bearer
 from . import docs_verifier as doc
-from .proof_play import SETUPS, play_round, record, seed_all
+from .proof_play import SETUPS, play_round, record, seed_all, swap_apart
 from .test_deal_proofs import document_code
 
 URL = "/v1/checks/deal-proof"
@@ -254,7 +254,7 @@ def test_a_may_i_round_with_two_rebuilt_stocks_agrees_and_a_changed_one_fails(
 
     def swapped(f: dict[str, Any], reorder: bool) -> None:
         for step in (f["proof"]["reshuffles"][1], f["moves"][at]):
-            step["deck"][0], step["deck"][1] = step["deck"][1], step["deck"][0]
+            swap_apart(step["deck"])
             if reorder:
                 key = doc.reshuffle_key(proof["secret"], proof["seeds"])
                 step["order"] = doc.shuffle(key, step["label"], step["deck"])

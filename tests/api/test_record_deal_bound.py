@@ -22,6 +22,7 @@ from service.games.proof import DealRandom, key_of
 
 from ..helpers import TableClient
 from . import docs_verifier as doc
+from .proof_play import swap_apart
 from .test_record_checks import URL, may_i_reshuffled, relink, seeded_round
 
 
@@ -110,7 +111,7 @@ def test_a_record_of_another_rules_version_checks_what_needs_no_rules(
     proof = rec["proof"]
     at = proof["reshuffles"][0]["move"] - 1
     for step in (proof["reshuffles"][0], rec["moves"][at]):
-        step["order"][0], step["order"][1] = step["order"][1], step["order"][0]
+        swap_apart(step["order"])
     relink(proof["secret"], proof["commitment"], rec["moves"], at)
     done = verify(rec)
     assert done.returncode == 1 and "/reshuffles/0/order" in done.stdout, done.stdout

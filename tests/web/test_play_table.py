@@ -27,6 +27,7 @@ import re
 import subprocess
 import time
 from collections import Counter
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -162,6 +163,21 @@ def shows_now(page: Any, players: Players) -> tuple[dict[str, Any], dict[str, An
     return wait_for(same, "the page to show the table as the API has it", 30)  # type: ignore[no-any-return]
 
 
+def steady(page: Any, players: Players, read: Callable[[], Any]) -> tuple[dict[str, Any], Any]:
+    """The table and what ``read`` reads off the page, both at one event: the
+    page showed the table's last event before the read and still does after,
+    and the table has not moved on."""
+
+    def once() -> tuple[dict[str, Any], Any] | None:
+        table, _ = shows_now(page, players)
+        seen = read()
+        shown = page.eval_on_selector("#table", "e => e.dataset.lastEvent")
+        now = players.table()["last_event"]
+        return (table, seen) if shown == str(table["last_event"]) == str(now) else None
+
+    return wait_for(once, "a moment the table stands still", 30)  # type: ignore[no-any-return]
+
+
 def play_until_ann_decides(
     page: Any, players: Players, moves: int
 ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -255,16 +271,24 @@ def test_may_i_at_both_widths_marks_the_card_just_drawn(browser: Any, with_worke
     assert len(drawn) == 1, "Ann drew from the stock"
     assert seen_cards(page, "#hand .card.fresh") == drawn
     assert page.inner_text("#hand .card.fresh .tag") == "NEW"
-    table, view = play_until_ann_decides(page, players, 4)
+    play_until_ann_decides(page, players, 4)
+
+    def piles() -> tuple[list[str], str, list[int]]:
+        return (
+            seen_cards(page, "#discard [data-card]"),
+            page.inner_text(".pile.stock .card"),
+            page.eval_on_selector_all("#melds .meld", "els => els.map(e => +e.dataset.meld)"),
+        )
+
+    # The bots may still ask for the discard while Ann is on turn, and the
+    # May I? window's close moves the discard: read the page at one event.
+    table, (discard, stock, melds) = steady(page, players, piles)
     check_common(page, table)
     rnd = table["round"]
-    assert seen_cards(page, "#discard [data-card]") == (
-        [rnd["discard_top"]] if rnd["discard_top"] else []
-    )
-    assert page.inner_text(".pile.stock .card") == str(rnd["stock_size"])
+    assert discard == ([rnd["discard_top"]] if rnd["discard_top"] else [])
+    assert stock == str(rnd["stock_size"])
     # Grouped by owner, owners in the order they laid down.
     owners = list(dict.fromkeys(m["owner"] for m in rnd["melds"]))
-    melds = page.eval_on_selector_all("#melds .meld", "els => els.map(e => +e.dataset.meld)")
     assert melds == [m["id"] for o in owners for m in rnd["melds"] if m["owner"] == o]
     assert "Contract: two sets" in page.inner_text("#center")
     shoot(page, "may-i")
