@@ -16,12 +16,21 @@ table of the ``confusable_homoglyphs`` library, which ships Unicode's data,
 also where the table draws it as a Latin letter with a mark (fita ``ѳ``,
 theta ``θ``, barred ``ө``: an o with a stroke); every Cyrillic O drawn
 otherwise (narrow ``ᲂ``, monocular ``ꙩ``, crossed ``ꚛ``), which the table
-leaves out, becomes ``o``; then case-folded. A name holding a character
+leaves out, becomes ``o``, and so does a Latin o drawn sideways, turned or
+reversed (``ᴑ``), a turned t (``ʇ``) a ``t``, a currency sign drawn as a
+struck B (``฿``, ``₿``) a ``b``; then case-folded. Before all
+that, what a reader does not see between two letters goes: spaces other
+than the ones a keyboard types (a hair or thin space, ``B\u200aot``, reads
+"Bot") and symbols that draw nothing (the blank Braille pattern
+``B\u2800ot``, the null notehead U+1D159). A name holding a character
 drawn as nothing (``Bo\u1160t``) never gets here: the text rule refuses it
-(:mod:`.ignorable`). Refused: a skeleton that starts
-(after any non-letters) with ``bot`` not followed by a letter: ``Bot``,
-``bot 3``, ``BOT-3 (basic)``, ``Bot3``; allowed: ``Bottle``, ``Robot``,
-``Abbot``.
+(:mod:`.ignorable`). Refused: a skeleton that starts (after any
+non-letters) with ``bot``, or with ``b``, any one character outside ASCII
+that no rule above made a Latin letter (``B°t``, ``B𐒆t``: no person's name
+is written so, and no table can list every round shape of every script),
+and ``t``, not followed by a letter: ``Bot``, ``bot 3``, ``BOT-3 (basic)``,
+``Bot3``; allowed: ``Bottle``, ``Robot``, ``Abbot``, ``Bät`` (an ``a``),
+``B o t`` (spaces a keyboard types).
 """
 
 from __future__ import annotations
@@ -32,8 +41,16 @@ from functools import lru_cache
 
 from confusable_homoglyphs import confusables
 
-BOT_WORD = re.compile(r"[^a-z]*bot(?:[^a-z].*)?", re.DOTALL)
-"""A skeleton that reads "bot" as its first word."""
+BOT_WORD = re.compile(r"[^a-z]*b(?:o|[^\x00-\x7f])t(?:[^a-z].*)?", re.DOTALL)
+"""A skeleton that reads "bot" as its first word (its o any character
+outside ASCII: what is left there after the skeleton is no Latin letter)."""
+
+UNSEEN = frozenset("\u2800\U0001d159")
+"""Symbols that draw nothing: the blank Braille pattern, the null notehead."""
+
+TYPED_SPACES = frozenset(" \u00a0\u3000")
+"""The spaces a keyboard types (space, no-break, ideographic): a word gap
+that a reader sees. Every other space (hair, thin, punctuation...) goes."""
 
 LATIN_LETTER = re.compile(r"LATIN (?:CAPITAL |SMALL )?LETTER (?:SMALL CAPITAL )?([A-Z])")
 """The Unicode name of a Latin letter (small capitals too), its letter in group 1."""
@@ -55,11 +72,21 @@ BOT_NAME_RULE = (
 )
 
 
-O_DRAWN = re.compile(r"CYRILLIC (?:CAPITAL |SMALL )?LETTER (?:[A-Z]+ )*O(?: WITH .+)?")
+O_DRAWN = re.compile(
+    r"(?:CYRILLIC (?:CAPITAL |SMALL )?LETTER (?:[A-Z]+ )*|"
+    r"LATIN (?:CAPITAL |SMALL )?LETTER (?:SIDEWAYS |TURNED |REVERSED )+)O(?: WITH .+)?"
+)
 """The Unicode name of a Cyrillic O drawn otherwise (narrow, barred, monocular,
 binocular, multiocular, double, crossed: each a round o), which the
 confusables table leaves out. Only O: other Cyrillic letters are named by
-their sound (``И`` is "I", ``У`` is "U"), not by the Latin letter they look like."""
+their sound (``И`` is "I", ``У`` is "U"), not by the Latin letter they look like.
+A Latin o drawn sideways, turned or reversed is still round."""
+
+T_DRAWN = re.compile(r"LATIN (?:CAPITAL |SMALL )?LETTER TURNED T")
+"""A turned t (``ʇ``): the cross and hook of a t, upside down."""
+
+B_DRAWN = frozenset(("THAI CURRENCY SYMBOL BAHT", "BITCOIN SIGN"))
+"""Currency signs drawn as a B with a stroke (``฿``, ``₿``)."""
 
 
 def _bare(text: str) -> str:
@@ -78,6 +105,10 @@ def _latin(ch: str) -> str:
         return drawn.group(1).lower()
     if O_DRAWN.fullmatch(name) is not None:
         return "o"
+    if T_DRAWN.fullmatch(name) is not None:
+        return "t"
+    if name in B_DRAWN:
+        return "b"
     found = confusables.is_confusable(ch, greedy=True, preferred_aliases=["latin"])
     homoglyphs = [alike for glyph in found or () for alike in glyph["homoglyphs"]]
     for alike in homoglyphs:
@@ -95,9 +126,15 @@ def _latin(ch: str) -> str:
 
 
 def skeleton(name: str) -> str:
-    """``name`` as it reads: NFKD without marks, Latin letters drawn otherwise
-    and confusables as their Latin letters, case-folded."""
-    return "".join(_latin(ch) for ch in _bare(unicodedata.normalize("NFKD", name)))
+    """``name`` as it reads: without what draws nothing or a narrow gap,
+    NFKD without marks, Latin letters drawn otherwise and confusables as
+    their Latin letters, case-folded."""
+    seen = "".join(
+        ch
+        for ch in name
+        if ch not in UNSEEN and (ch in TYPED_SPACES or unicodedata.category(ch) != "Zs")
+    )
+    return "".join(_latin(ch) for ch in _bare(unicodedata.normalize("NFKD", seen)))
 
 
 def bot_like(name: str) -> bool:

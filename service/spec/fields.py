@@ -203,7 +203,7 @@ def _a_persons(text: str) -> None:
 PERSON_NAME_DOC = (
     "Names of the form `Bot …` are the bots' (RULES.md 5.1): a person's name whose first "
     'word reads "Bot" (in any case, or in letters that look alike: Unicode\'s confusables, '
-    "small capitals, letters with hooks, strokes or marks) "
+    "small capitals, letters with hooks, strokes or marks, gaps a reader does not see) "
     "is refused (422)."
 )
 

@@ -37,6 +37,17 @@ LOOK_ALIKES = [
     "Bᲂt",  # Cyrillic narrow o
     "Bꙩt",  # Cyrillic monocular o
     "Бот 5",  # the Russian word, Cyrillic be
+    # Issue 39, third attacker: gaps nobody sees, round shapes no table lists.
+    "B\u2800ot",  # the blank Braille pattern
+    "B\U0001d159ot",  # the null notehead
+    "B\u200aot 1",  # a hair space
+    "Bo\u2009t",  # a thin space
+    "B\u202fot",  # a narrow no-break space
+    "Bᴑt",  # a sideways o
+    "B°t",  # a degree sign
+    "B𐒆t",  # Osmanya deel
+    "Boʇ",  # a turned t
+    "฿ot",  # the baht sign
 ]
 IGNORABLE = [
     ("Bo\u1160t 1", "U+1160"),  # Hangul fillers: letters (Lo) that draw nothing
@@ -50,7 +61,10 @@ IGNORABLE = [
     ("Bo\U000e0100t", "U+E0100"),  # variation selector 17, above U+FFFF
     ("Ann\u00ad", "U+00AD"),  # soft hyphen (Cf: refused before, now named)
 ]
-PEOPLE = ["Bottle", "Robot", "Abbot", "Zoë", "Björn", "Øyvind", "Łukasz", "Bo"]
+PEOPLE = [
+    *("Bottle", "Robot", "Abbot", "Zoë", "Björn", "Øyvind", "Łukasz", "Bo"),
+    *("Bät", "B o t", "Bo Tanner", "Bo\u3000T", "Ana Bot"),  # a's a letter; a space is seen
+]
 
 
 def _create(client: Any, name: str) -> Any:
