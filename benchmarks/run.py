@@ -22,7 +22,10 @@
    one address holding streams until refused (:mod:`benchmarks.stream_flood`);
    one address holding connections with slow bodies (:mod:`benchmarks.slow_bodies`);
    every game at 7 seats with the seats reading their streams, and the stream
-   floor (:mod:`benchmarks.stream_floor`: a minimal move pushed to 7 seat streams).
+   floor (:mod:`benchmarks.stream_floor`: a minimal move pushed to 7 seat streams);
+   per-core scaling (:mod:`benchmarks.scaling`): the 7-seat stream load with
+   ``--workers`` gunicorn workers (1 and 2 by default), on one Redis or a
+   Redis Cluster of ``--shards`` primaries.
 10. Replica acknowledgement (:mod:`benchmarks.replicas`): passes with
     ``REDIS_WAIT_REPLICAS=1`` (a replica of the bench's Redis) beside without.
 11. Clocks and bots (:mod:`benchmarks.clocks`), a worker SIGKILLed among them;
@@ -64,6 +67,7 @@ from . import (
     redis_cost,
     replicas,
     report,
+    scaling,
     slow_bodies,
     stream_fanout,
     stream_flood,
@@ -367,6 +371,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--update-readme", action="store_true", help="copy latest.md into docs/guide/performance.md"
     )
+    parser.add_argument(
+        "--workers",
+        type=scaling.parse_workers,
+        default=list(scaling.WORKERS),
+        metavar="N,N…",
+        help="the per-core scaling's gunicorn worker counts (default 1,2; on a many-core box "
+        "e.g. 1,2,4,8)",
+    )
+    parser.add_argument(
+        "--shards",
+        type=int,
+        default=0,
+        metavar="N",
+        help="run the per-core scaling against a Redis Cluster of N primaries (3 at least) on "
+        "this machine instead of one Redis",
+    )
     args = parser.parse_args(argv)
     plan = QUICK if args.quick else FULL
     if args.out is None:
@@ -646,6 +666,17 @@ def main(argv: list[str] | None = None) -> int:
             log(
                 f"stream floor: {found['moves_per_s']:.0f} moves/s, "
                 f"{found['cpu_ms_per_move']:.2f} ms CPU a move"
+            )
+            log(f"per-core scaling: workers {args.workers}, shards {args.shards or 'none'}…")
+            streamed["scaling"] = scaling.measure(
+                folder / "scaling",
+                env,
+                workers=args.workers,
+                shards=args.shards,
+                tables=plan.versus_tables,
+                duration=plan.versus_duration,
+                warmup=plan.versus_warmup,
+                log=log,
             )
             redis_info = rclient.info("server")
         finally:

@@ -16,7 +16,18 @@ from .bounds import (
 )
 from .floor import _n, rows
 from .peers import games_table, versus_notes, versus_table, versus_targets
-from .streams import STREAMS_NOTE, stream_targets, streams_table
+from .streams import STREAMS_NOTE, scaling_table, stream_targets, streams_table
+
+SCALING_NOTE = (
+    "Per-core scaling (benchmarks/scaling.py): the same load on a fresh service for each "
+    "count of gunicorn workers, on a Redis of its own (or, with --shards N, a Redis Cluster "
+    "of N primaries on this machine). On 2 cores the second worker shares them with Redis "
+    'and the load generator; on a many-core box run `make bench BENCH_ARGS="--workers '
+    '1,2,4,8 --shards 3"` (docs/guide/performance.md).'
+)
+
+PASS_CPU_RATIO = 1.6
+"""Issue 44: a pass without streams, server CPU ÷ the minimal-move floor's, at most."""
 
 
 def targets(figures: dict[str, Any]) -> list[Target]:
@@ -46,6 +57,19 @@ def targets(figures: dict[str, Any]) -> list[Target]:
             False,
             "×",
             "both at the same requests in flight; the service's load also reads views",
+            "" if "move" in load else "minimal-move floor not measured",
+        ),
+        Target(
+            "a pass without streams: server CPU per request ÷ the minimal-move floor's",
+            load["ratios"].get("cpu_ms_per_request_to_move", math.nan),
+            PASS_CPU_RATIO,
+            True,
+            "×",
+            f"{_n(load['service']['cpu_ms_per_request'])} ms against "
+            f"{_n(load['move']['cpu_ms_per_request'])} ms (gunicorn + Redis; the service's "
+            "load also reads views)"
+            if "move" in load
+            else "",
             "" if "move" in load else "minimal-move floor not measured",
         ),
         Target(
@@ -199,6 +223,12 @@ def markdown(figures: dict[str, Any]) -> str:
         lines += [f"| {a} | {b} |" for a, b in streams_table(figures)]
         period = figures["streams"]["delivery"]["period_s"]
         lines += ["", f"- {STREAMS_NOTE.format(period=period)}"]
+        scaled = scaling_table(figures)
+        if scaled is not None:
+            header, table = scaled
+            lines += ["", "| " + " | ".join(header) + " |", "|---" * len(header) + "|"]
+            lines += ["| " + " | ".join(r) + " |" for r in table]
+            lines += ["", f"- {SCALING_NOTE}"]
     if figures.get("replicas"):
         from .. import replicas
 
@@ -259,6 +289,9 @@ def console(figures: dict[str, Any]) -> str:
         s_rows = streams_table(figures)
         first = max(len(a) for a, _ in s_rows)
         out += [""] + [f"{a:<{first}}  {b}" for a, b in s_rows]
+        scaled = scaling_table(figures)
+        if scaled is not None:
+            out += ["", "  |  ".join(scaled[0])] + ["  |  ".join(r) for r in scaled[1]]
     out.append("")
     for t in figures["targets"]:
         cmp = "<=" if t["comparison"] == "<=" else ">="
