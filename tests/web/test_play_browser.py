@@ -323,6 +323,10 @@ def check_result(page: Any, table: dict[str, Any]) -> None:
         assert text == f"{names[result['out']]} went out"
     standings = page.eval_on_selector_all("#standings li", "els => els.map(e => e.textContent)")
     assert [line.split(":")[0] for line in standings] == [s["name"] for s in table["standings"]]
+    # Numbered by rank: tied seats share a place.
+    places = page.eval_on_selector_all("#standings li", "els => els.map(e => e.value)")
+    ranks = sorted(s["rank"] for s in table["seats"])
+    assert places == ranks, (places, table["seats"])
 
 
 @pytest.mark.parametrize(("preset", "window"), [("classic", None), ("sevens", None), ("may-i", 0)])

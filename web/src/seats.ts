@@ -28,14 +28,14 @@ const PRESENCE_WORDS: Record<Presence, [string, string]> = {
   offline: ["not here", "Not connected for 15 seconds or more"],
 };
 
-/** A seat's score as its game keeps it: chips (live: paid into this round's
- * pot taken off), points or round wins. */
 /** The seats in the standings' order: by rank (1 first; tied seats share a
  * place), then seat number (the view's `standings` is deprecated). */
 export function byRank(seats: PublicTable["seats"] | undefined): Seat[] {
   return [...(seats ?? [])].sort((a, b) => a.rank - b.rank || a.seat - b.seat);
 }
 
+/** A seat's score as its game keeps it: chips (live: paid into this round's
+ * pot taken off), points or round wins. */
 export function score(table: PublicTable, seat: Seat): string {
   const o = table.options as Record<string, unknown>;
   // Each member read where the seat has it (a game's seats are its own).

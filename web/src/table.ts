@@ -225,7 +225,8 @@ function draw(main: HTMLElement, state: Shown): void {
         h(
           "ol",
           { id: "standings" },
-          byRank(table.seats).map((s) => h("li", { class: (table.match?.winners ?? []).includes(s.seat) ? "winner" : "" }, h("span", { class: "name" }, s.name ?? "open"), ": ", score(table, s))),
+          // Each seat numbered by its rank: tied seats share a place (1, 1, 3).
+          byRank(table.seats).map((s) => h("li", { value: s.rank, class: (table.match?.winners ?? []).includes(s.seat) ? "winner" : "" }, h("span", { class: "name" }, s.name ?? "open"), ": ", score(table, s))),
         ),
       ),
       h(
