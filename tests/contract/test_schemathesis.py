@@ -185,7 +185,7 @@ def call_on_a_real_table(case: Any, served: Served) -> tuple[Any, dict[str, str]
         else:
             token = RNG.choice([created["host_token"], *seats])
         headers["Authorization"] = f"Bearer {token}"
-    response = case.call(headers=headers, session=SESSION)
+    response = case.call(headers=headers, session=SESSION, timeout=30)  # a hang fails, named
     if variant is not None:
         TABLES.answered(served.base, variant, case.method, response.status_code)
     return response, headers
@@ -200,6 +200,13 @@ def gunicorn_refused(response: Any) -> bool:
     return False
 
 
+# Every operation's cases are one test: a few hundred requests, each on a
+# table of its own (the strict run's coverage phase draws every boundary),
+# which took over 300 s while two suites shared the machine's 2 cores.
+ALL_OPERATIONS_SECONDS = 900
+
+
+@pytest.mark.timeout(ALL_OPERATIONS_SECONDS)
 @schema.parametrize()
 @seed(SEED)
 @settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
@@ -209,6 +216,7 @@ def test_every_operation_conforms(case: Any, served: Served) -> None:
         case.validate_response(response, headers=headers)
 
 
+@pytest.mark.timeout(ALL_OPERATIONS_SECONDS)
 @strict_schema.parametrize()
 @seed(SEED)
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))

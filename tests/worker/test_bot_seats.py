@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import requests
 
-from .test_worker import _create, _deal, _events, _wait
+from .test_worker import _create, _deal, _events, _view, _wait
 from .test_worker import stack as stack  # the fixture
 
 pytestmark = pytest.mark.timeout(300)
@@ -83,7 +83,7 @@ def test_the_host_hands_seats_to_bots_and_takes_them_back(stack: dict[str, Any])
     )
 
     # Ann stops answering: away, then handed to a bot; her token is refused.
-    _wait(lambda: requests.get(f"{base}/v1/tables/{tid}", timeout=10).json()["seats"][0]["away"])
+    _wait(lambda: _view(base, tid)["seats"][0]["away"])
     r = _bot(base, tid, 0, host, kind="random")
     assert r.status_code == 200, r.text
     assert r.json()["seats"][0]["bot"] == "random"

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import requests
 
-from .test_worker import _create, _deal, _events, _wait
+from .test_worker import _create, _deal, _events, _view, _wait
 from .test_worker import stack as stack  # the fixture
 
 pytestmark = pytest.mark.timeout(300)
@@ -36,7 +36,7 @@ def test_a_move_sent_at_its_deadline_lands_once(stack: dict[str, Any]) -> None:
     answered: dict[tuple[int, int], tuple[int, dict[str, Any]]] = {}
     sent = 0
     while sent < STEPS:
-        view = requests.get(f"{base}/v1/tables/{tid}", timeout=10).json()
+        view = _view(base, tid)
         rnd = view.get("round") or {}
         seat, turn = rnd.get("on_turn"), rnd.get("turn")
         if view["match"]["status"] != "in-progress" or seat is None or turn is None:
