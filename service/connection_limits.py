@@ -153,3 +153,54 @@ class Connections:
             self.held[key] = left
         else:
             del self.held[key]
+
+
+class Budget:
+    """Requests per client address in one worker process, before the app: a
+    token bucket per address of ``amount`` requests refilled over ``period``
+    seconds (``RATE_LIMIT_PER_ADDRESS``'s, e.g. 100 a second). Issue 39,
+    fourth attacker: the app's own limit (Redis) refused one address's flood
+    429, yet each refusal was a whole request (Flask, a Redis count, a log
+    line), 900 to 1,300 a second from 50 keep-alive connections, and
+    everyone else's requests waited seconds behind them. A request over
+    this budget never reaches the app (see ``service.workers``)."""
+
+    MAX_ADDRESSES = 4096
+    """Past this many addresses, those whose bucket is full again are forgotten."""
+
+    def __init__(self, amount: int, period: float) -> None:
+        self.amount = float(amount)
+        self.rate = amount / period  # tokens a second
+        self.buckets: dict[str, tuple[float, float]] = {}  # key -> (tokens, at)
+        self.noted: dict[str, float] = {}
+        """Per address, until when its refusals are not logged again."""
+
+    def take(self, key: str, now: float) -> float:
+        """Count one request of ``key`` at ``now`` (``time.monotonic``): 0
+        when it may go on, else the seconds until it may (nothing counted)."""
+        tokens, at = self.buckets.get(key, (self.amount, now))
+        tokens = min(self.amount, tokens + (now - at) * self.rate)
+        if tokens < 1.0:
+            self.buckets[key] = (tokens, now)
+            return (1.0 - tokens) / self.rate
+        if len(self.buckets) >= self.MAX_ADDRESSES and key not in self.buckets:
+            self._forget(now)
+        self.buckets[key] = (tokens - 1.0, now)
+        return 0.0
+
+    def first_refusal(self, key: str, now: float, wait: float) -> bool:
+        """Whether this refusal of ``key`` is the first of its wait (the one
+        logged: a flood writes a line per address and wait, not per request)."""
+        if self.noted.get(key, 0.0) > now:
+            return False
+        self.noted[key] = now + wait
+        if len(self.noted) > self.MAX_ADDRESSES:
+            self.noted = {k: until for k, until in self.noted.items() if until > now}
+        return True
+
+    def _forget(self, now: float) -> None:
+        self.buckets = {
+            k: (tokens, at)
+            for k, (tokens, at) in self.buckets.items()
+            if tokens + (now - at) * self.rate < self.amount
+        }

@@ -1,4 +1,4 @@
-"""The gunicorn worker classes the service runs: gunicorn's own, changed in eight ways.
+"""The gunicorn worker classes the service runs: gunicorn's own, changed in nine ways.
 
 - **Errors gunicorn answers itself** (a request line over ``limit_request_line``,
   a malformed header, headers too large): RFC 9457 ``application/problem+json``
@@ -31,6 +31,15 @@
   closes the connection, an open event stream's too. Clients that
   pipelined large answers and read nothing held their connections and
   send buffers for good (100 of them, 55.6 MB).
+- **A budget of requests per client address** (gevent, without
+  ``TRUSTED_PROXIES``; :class:`~service.connection_limits.Budget`): each
+  process lets ``RATE_LIMIT_PER_ADDRESS`` requests of an address through
+  to the app, probes included; the next is answered 429 ``rate-limited``
+  by the worker (no app, no Redis, one log line per address and wait),
+  its connection waits out the refill (a second at most) and closes. The
+  app's own limit (Redis, every instance) refused a flood too, but each
+  refusal was a whole request: 50 keep-alive connections got 1,300
+  answers a second and others waited seconds (issue 39, fourth attacker).
 - **Keep-alive connections take turns** (gevent): after each request of a
   connection its greenlet yields to the others, and a connection closes
   after ``REQUESTS_PER_CONNECTION`` requests (its last answer says
@@ -50,13 +59,16 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import html
 import json
 import logging
+import math
 import os
 import re
 import socket
 import sys
+import time
 import uuid
 import warnings
 from typing import Any
@@ -66,7 +78,8 @@ from gunicorn.workers.gthread import ThreadWorker as _ThreadWorker
 from gunicorn.workers.sync import SyncWorker as _SyncWorker
 from werkzeug.exceptions import RequestTimeout
 
-from .connection_limits import Connections, ReadDeadline
+from .addresses import address_key
+from .connection_limits import Budget, Connections, ReadDeadline
 from .logs import without_client_text
 
 CLASSES = {
@@ -187,6 +200,8 @@ class _Referee:
     send_buffer: int = 0
     """``SOCKET_SEND_BUFFER_BYTES`` (0: the kernel's)."""
     retry_after: int = 2
+    budget: Budget | None = None
+    """Requests per client address before the app (gevent; None: off)."""
 
     def init_process(self) -> None:
         # Streams may take half of what the worker serves at once, so that a
@@ -206,6 +221,11 @@ class _Referee:
         if settings.connections_per_address and not settings.trusted_proxies:
             cap = max(1, min(settings.connections_per_address, served // 4))
             self.connections = Connections(cap)
+        if not settings.trusted_proxies:
+            from limits import parse
+
+            item = parse(settings.rate_limit_per_address)
+            self.budget = Budget(item.amount, item.get_expiry())
         super().init_process()  # type: ignore[misc]
 
     def refuse_connection(self, client: Any) -> None:
@@ -241,6 +261,37 @@ class _Referee:
             with contextlib.suppress(OSError):
                 client.close()
 
+    def refuse_over_budget(self, req: Any, sock: Any, key: str, wait: float) -> None:
+        """429 ``rate-limited`` to a request of an address over its budget
+        (:class:`~service.connection_limits.Budget`), before the app: no
+        Redis, one log line per address and wait, ``Connection: close``."""
+        assert self.budget is not None
+        request_id = uuid.uuid4().hex
+        answer = problem_bytes(
+            429,
+            "Too Many Requests",
+            f"This address sent more than {self.budget.amount:g} requests to this process "
+            "within RATE_LIMIT_PER_ADDRESS's period: retry after Retry-After.",
+            request_id,
+            [("Retry-After", str(max(1, math.ceil(wait)))), *self._cors_headers(req, None)],
+            "rate-limited",
+        )
+        if self.budget.first_refusal(key, time.monotonic(), wait):
+            self.log.info(
+                "request",
+                extra={
+                    "request_id": request_id,
+                    "method": getattr(req, "method", None),
+                    "path": getattr(req, "path", None),
+                    "status": 429,
+                    "answered_by": "gunicorn",
+                    "refused": "over the address's budget; its next refusals within "
+                    f"{wait:.2f} s are not logged",
+                },
+            )
+        with contextlib.suppress(OSError):  # the client is gone: nothing to tell it
+            sock.sendall(answer)
+
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
         # gunicorn picks the status and logs; its page is rewritten as problem+json.
         request_id = uuid.uuid4().hex
@@ -273,7 +324,7 @@ class _Referee:
         except Exception:  # noqa: BLE001 - the client is gone: nothing to tell it
             self.log.debug("Failed to send error message.")
 
-    def _cors_headers(self, req: Any, exc: BaseException) -> list[tuple[str, str]]:
+    def _cors_headers(self, req: Any, exc: BaseException | None) -> list[tuple[str, str]]:
         """The app's CORS headers for this answer (see ``service.edge.cors``)."""
         from .edge.cors import error_page_headers
 
@@ -322,6 +373,16 @@ class _Referee:
                 left,
             )
             _flush_and_exit(0)
+
+
+def _address_of(peer: Any) -> str:
+    """The quota key of gunicorn's client address ``peer`` (an IPv6 address's
+    /64: :func:`service.addresses.address_key`)."""
+    return _address_key(str(peer[0] if isinstance(peer, tuple) and peer else peer))
+
+
+_address_key = functools.lru_cache(maxsize=4096)(address_key)
+"""address_key, kept for the requests and connections that follow."""
 
 
 def _flush_and_exit(code: int) -> None:
@@ -405,6 +466,18 @@ def _gevent_worker() -> type:
                     counted.give(key)
 
         def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> None:
+            budget = self.budget
+            if budget is not None:
+                key = _address_of(addr)
+                wait = budget.take(key, time.monotonic())
+                if wait > 0:
+                    # Answered without the app; the connection then waits out
+                    # (a second at most) what its address must, holding
+                    # nothing but its place, and closes: a flood costs a
+                    # parse and a write per request, and waits its turn.
+                    self.refuse_over_budget(req, sock, key, wait)
+                    gevent.sleep(min(wait, 1.0))
+                    raise StopIteration("over its address's budget")
             if isinstance(sock, ReadDeadline):
                 sock.request = req
             cap = self.requests_per_connection
