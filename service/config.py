@@ -23,7 +23,7 @@
 | ``LOBBY_TABLES_KEPT`` | ``10000`` | the newest listed tables the lobby keeps per preset |
 | ``LOBBY_LISTED_PER_ADDRESS`` | ``3`` | listed tables one client address may have at once (429) |
 | ``CLIENT_KEY_LOBBY_LISTED`` | ``100`` | listed tables one client key may have at once (429) |
-| ``RATE_LIMIT_PER_ADDRESS`` | ``100/second`` | every request per client address, tokens or none (and each gevent worker's budget per address, before the app) |
+| ``RATE_LIMIT_PER_ADDRESS`` | ``100/second`` | every request of an address (and in each worker) |
 | ``TRUSTED_PROXIES`` | ``0`` | proxies in front whose ``X-Forwarded-For`` names the client |
 | ``CONNECTIONS_PER_ADDRESS`` | ``100`` | open connections of one address per worker process (429) |
 | ``REQUEST_READ_TIMEOUT_SECONDS`` | ``10`` | a request's head and body arrive within this (408) |

@@ -7,7 +7,10 @@ instance's connections with streams, nor multiply the cost of a table:
 - the caller, across every process and instance: a client address
   (``STREAM_MAX_PER_ADDRESS``), or a client key (``CLIENT_KEY_STREAMS``);
 - the table: its public streams (``GET …/stream``), anyone's
-  (``STREAM_MAX_PER_TABLE``), across every process and instance;
+  (``STREAM_MAX_PER_TABLE``), and one address's of them, a quarter of
+  that (:func:`per_address_at_table`: one address took all 32 of a
+  table's and every other spectator was refused, issue 39's fourth
+  attacker), across every process and instance;
 - the seat: its own streams (``GET …/seats/{seat}/stream``,
   ``STREAM_MAX_PER_SEAT``), across every process and instance.
 
@@ -104,6 +107,14 @@ def place(hub_reserve: Callable[[int], Callable[[], None] | None]) -> Callable[[
     return release
 
 
+def per_address_at_table(per_table: int) -> int:
+    """How many of a table's public streams one address may hold: a quarter
+    of ``STREAM_MAX_PER_TABLE`` (at least 1), so that three others can
+    still watch however one address floods (a client key, an operator's
+    relay, is bounded by ``CLIENT_KEY_STREAMS`` alone)."""
+    return max(1, per_table // 4)
+
+
 def lease(table_id: str, seat: int | None) -> Callable[[], None]:
     """Count one more stream of the caller and of the table (``seat``:
     ``None`` for a public stream) across every process; call the function it
@@ -117,21 +128,30 @@ def lease(table_id: str, seat: int | None) -> Callable[[], None]:
     else:
         who, cap = address_key(request.remote_addr), settings.stream_max_per_address
         caller, setting = "This address", "STREAM_MAX_PER_ADDRESS"
+    caps = [(caller_key(who), cap)]
     if seat is None:
-        own = (table_streams_key(table_id), settings.stream_max_per_table)
+        caps.append((table_streams_key(table_id), settings.stream_max_per_table))
         whose, own_setting = "This table's public streams", "STREAM_MAX_PER_TABLE"
+        if key is None:
+            share = per_address_at_table(settings.stream_max_per_table)
+            caps.append((table_streams_key(table_id, by=who), share))
     else:
-        own = (table_streams_key(table_id, seat), settings.stream_max_per_seat)
+        caps.append((table_streams_key(table_id, seat), settings.stream_max_per_seat))
         whose, own_setting = f"Seat {seat}'s streams", "STREAM_MAX_PER_SEAT"
     store = leases()
-    taken = store.take([(caller_key(who), cap), own])
+    taken = store.take(caps)
     if isinstance(taken, Lease):
         held = taken
         return lambda: store.release(held)
     if taken == 0:
         detail = f"{caller} holds {cap} open streams already ({setting})"
+    elif taken == 1:
+        detail = f"{whose} are {caps[1][1]} already ({own_setting})"
     else:
-        detail = f"{whose} are {own[1]} already ({own_setting})"
+        detail = (
+            f"This address holds {caps[2][1]} of this table's public streams already, a "
+            "quarter of STREAM_MAX_PER_TABLE"
+        )
     raise Problem(
         429,
         "too-many-streams",

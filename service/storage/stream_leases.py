@@ -9,6 +9,8 @@ Each open stream holds a *lease* in each set it counts in::
                                           address, or its client key's name)
     referee:{<id>}:streams          zset  the same, the table's public streams
     referee:{<id>}:streams:<seat>   zset  the same, a seat's own streams
+    referee:{<id>}:streams:by:<who> zset  the same, the public streams one
+                                          address holds there
 
 A stream takes its leases when it opens (``stream_lease.lua``: refused,
 writing nothing, when a set holds its cap of live leases), its process
@@ -64,9 +66,12 @@ def caller_key(who: str) -> str:
     return f"{KEY_PREFIX}:streams:{who}"
 
 
-def table_streams_key(table_id: str, seat: int | None = None) -> str:
-    """The set of a table's public streams, or of one seat's own streams."""
+def table_streams_key(table_id: str, seat: int | None = None, by: str | None = None) -> str:
+    """The set of a table's public streams, of one seat's own streams, or of
+    the public streams one caller (``by``: its address key) holds there."""
     base = f"{KEY_PREFIX}:{{{table_id}}}:streams"
+    if by is not None:
+        return f"{base}:by:{by}"
     return base if seat is None else f"{base}:{seat}"
 
 

@@ -38,7 +38,7 @@ PLAYER = "198.51.100.2"
 CAPS = {
     "TRUSTED_PROXIES": "1",
     "STREAM_MAX_PER_ADDRESS": "6",
-    "STREAM_MAX_PER_TABLE": "4",
+    "STREAM_MAX_PER_TABLE": "16",  # one address: a quarter, 4
     "STREAM_MAX_PER_SEAT": "2",
     "STREAM_LEASE_SECONDS": "3",
     "STREAM_HEARTBEAT_SECONDS": "1",
@@ -109,14 +109,27 @@ def test_one_address_is_capped_across_instances_and_everyone_else_is_answered(
     tables, t = table_of(one)
     _, other = table_of(two)
     held: list[Opened] = []
-    # The table's public streams: 4, whichever instance serves them.
+    # One address's share of the table's public streams: 4 of 16, whichever
+    # instance serves them (issue 39, fourth attacker: one address held
+    # all of a table's, and every other spectator was refused).
     for i in range(4):
         reader = stream((one, two)[i % 2].base, f"{t.url}/stream", ATTACKER)
         assert reader.status == 200
         held.append(reader)
     fifth = stream(two.base, f"{t.url}/stream", ATTACKER)
     assert refused(fifth) == (429, "too-many-streams", "5")
-    assert "STREAM_MAX_PER_TABLE" in fifth.response.json()["detail"]
+    assert "a quarter of STREAM_MAX_PER_TABLE" in fifth.response.json()["detail"]
+    # Others still watch, up to the table's cap (16), which holds for all.
+    watchers = [
+        stream((one, two)[i % 2].base, f"{t.url}/stream", f"192.0.2.{i // 4 + 1}")
+        for i in range(12)
+    ]
+    assert [w.status for w in watchers] == [200] * 12
+    seventeenth = stream(one.base, f"{t.url}/stream", "192.0.2.9")
+    assert refused(seventeenth) == (429, "too-many-streams", "5")
+    assert "(STREAM_MAX_PER_TABLE)" in seventeenth.response.json()["detail"]
+    for watcher in watchers:
+        watcher.close()
     # Another table's: the address's cap (6) comes first, on either instance.
     for base in (one.base, two.base):
         reader = stream(base, f"{other.url}/stream", ATTACKER)
