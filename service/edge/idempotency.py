@@ -192,13 +192,23 @@ class Pending:
         return None if held is None else answer_held(held, self.fingerprint, self.seal)
 
     def record_refusal(self, refused: RuleViolation) -> Response | None:
-        """Store the rules' refusal as the answer; the answer already there, if any."""
+        """Store the rules' refusal (a 409 or 422) as the answer; the answer
+        already there, if any. Any other refusal (404 ``move-not-in-game``:
+        the table plays another game, before its rules are asked) keeps
+        nothing and frees the key, as docs/api.md says of a 404."""
+        if Problem.from_violation(refused).status not in KEPT_REFUSALS:
+            self.release()
+            return None
         return self.record(self.refusal_record(refused))
 
     def release(self) -> None:
         """Free the key (the request never reached the rules); best effort."""
         with contextlib.suppress(redis.RedisError):  # the lock expires by itself
             referee().idempotency.release(self.record_key, self.lock)
+
+
+KEPT_REFUSALS = (409, 422)
+"""The statuses of the rules' refusals that an Idempotency-Key keeps."""
 
 
 def begin_on_table(

@@ -17,8 +17,9 @@ also where the table draws it as a Latin letter with a mark (fita ``ѳ``,
 theta ``θ``, barred ``ө``: an o with a stroke); every Cyrillic O drawn
 otherwise (narrow ``ᲂ``, monocular ``ꙩ``, crossed ``ꚛ``), which the table
 leaves out, becomes ``o``, and so does a Latin o drawn sideways, turned or
-reversed (``ᴑ``), a turned t (``ʇ``) a ``t``, a currency sign drawn as a
-struck B (``฿``, ``₿``) a ``b``; then case-folded. Before all
+reversed (``ᴑ``), a turned or insular t or a dagger (``ʇ``, ``ꞇ``,
+``†``) a ``t``, what is drawn as a b (``฿``, ``8``, ``ь``, ``β``, ``ß``,
+``Բ``: :data:`B_DRAWN`) a ``b``; then case-folded. Before all
 that, what a reader does not see between two letters goes: spaces other
 than the ones a keyboard types (a hair or thin space, ``B\u200aot``, reads
 "Bot") and symbols that draw nothing (the blank Braille pattern
@@ -82,11 +83,23 @@ confusables table leaves out. Only O: other Cyrillic letters are named by
 their sound (``И`` is "I", ``У`` is "U"), not by the Latin letter they look like.
 A Latin o drawn sideways, turned or reversed is still round."""
 
-T_DRAWN = re.compile(r"LATIN (?:CAPITAL |SMALL )?LETTER TURNED T")
-"""A turned t (``ʇ``): the cross and hook of a t, upside down."""
+T_DRAWN = re.compile(r"LATIN (?:CAPITAL |SMALL )?LETTER (?:TURNED|INSULAR) T|DAGGER")
+"""A turned t (``ʇ``: the cross and hook of a t, upside down), an insular
+t (``ꞇ``), a dagger (``†``)."""
 
-B_DRAWN = frozenset(("THAI CURRENCY SYMBOL BAHT", "BITCOIN SIGN"))
-"""Currency signs drawn as a B with a stroke (``฿``, ``₿``)."""
+B_DRAWN = frozenset(
+    (
+        *("THAI CURRENCY SYMBOL BAHT", "BITCOIN SIGN", "DIGIT EIGHT"),
+        *("CYRILLIC SMALL LETTER SOFT SIGN", "CYRILLIC CAPITAL LETTER SOFT SIGN"),
+        *("GREEK SMALL LETTER BETA", "GREEK BETA SYMBOL", "ARMENIAN CAPITAL LETTER BEN"),
+        *("LATIN SMALL LETTER SHARP S", "LATIN CAPITAL LETTER SHARP S"),
+        *("LATIN SMALL LETTER BETA", "LATIN CAPITAL LETTER BETA"),
+        *("LATIN SMALL LETTER TONE SIX", "LATIN CAPITAL LETTER TONE SIX"),
+    )
+)
+"""What is drawn as a b or B and no table maps to one: currency signs with a
+stroke (``฿``, ``₿``), an 8, a soft sign (``ь``), a beta (``β``), a sharp s
+(``ß``), Armenian ben (``Բ``), the tone six (``ƅ``)."""
 
 
 def _bare(text: str) -> str:

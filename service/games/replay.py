@@ -14,7 +14,7 @@ a simultaneous step kept apart until the step completes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,7 +93,11 @@ STATUSES = {
 """The exit statuses of ``referee verify`` and ``referee replay``."""
 
 
-def verify(record: Mapping[str, Any]) -> Report:
+PAUSE_EVERY = 25
+"""Moves run again between two calls of :func:`verify`'s ``pause``."""
+
+
+def verify(record: Mapping[str, Any], pause: Callable[[], None] | None = None) -> Report:
     """Check a record's deal and the order of its moves (RULES.md 5.2): the
     proof (:func:`.record.proof_problems`: the commitment is its secret's,
     the deal shuffles the starting deck its game and options give, every
@@ -109,7 +113,9 @@ def verify(record: Mapping[str, Any]) -> Report:
     another rules version (``rules_version``) is not dealt again
     (``other_rules``); moves missing from it are named (``incomplete``). A
     record of version 1 (no ``record_version``) is checked by that
-    version's chain."""
+    version's chain. ``pause`` is called every :data:`PAUSE_EVERY` moves run
+    again (a server lets its other requests through there: a 2,000-move
+    record held a worker's loop for seconds, issue 39)."""
     report = Report()
     proof = record["proof"]
     version = record.get("record_version", 1)
@@ -180,7 +186,7 @@ def verify(record: Mapping[str, Any]) -> Report:
     )
     report.checked.append("chain")
     if dealt is not None:
-        _run_moves(record, report, *dealt)
+        _run_moves(record, report, *dealt, pause=pause)
     elif report.other_rules:
         why = f"{report.other_rules}: its moves are not run again"
         report.unchecked += [{"check": c, "reason": why} for c in ("moves", "result")]
@@ -323,14 +329,21 @@ def replay(record: Mapping[str, Any]) -> Report:
     return verify(record)
 
 
-def _run_moves(record: Mapping[str, Any], report: Report, game: Game, base: Any) -> None:
+def _run_moves(
+    record: Mapping[str, Any],
+    report: Report,
+    game: Game,
+    base: Any,
+    pause: Callable[[], None] | None = None,
+) -> None:
     """Run ``record``'s moves again from its deal, in order, each of which
     must be accepted, then the clock to the end; the rebuilt stocks and the
     round's result must be the recorded ones (``moves``, ``result``). So
     the deal is bound by the moves: a deal changed under the genuine moves
     (another seat's seed, a shuffled deal relabelled submitted) fails here,
     though no head noted covers the deal. One with moves missing is run up
-    to the first gap (``incomplete``). ``base`` is the table as dealt."""
+    to the first gap (``incomplete``). ``base`` is the table as dealt;
+    ``pause`` is called every :data:`PAUSE_EVERY` moves."""
     gaps = [g.get("after_move") for g in record.get("missing") or ()]
     stop = min((g for g in gaps if isinstance(g, int)), default=None)
     if stop is None and not record.get("complete", True):
@@ -341,6 +354,8 @@ def _run_moves(record: Mapping[str, Any], report: Report, game: Game, base: Any)
     for i, move in enumerate(record["moves"]):
         if stop is not None and i >= stop:
             break
+        if pause is not None and i % PAUSE_EVERY == PAUSE_EVERY - 1:
+            pause()
         if move.get("move") == RESHUFFLE:
             kept.append({k: move.get(k) for k in ("label", "deck", "order")})
             continue

@@ -48,6 +48,11 @@ LOOK_ALIKES = [
     "B𐒆t",  # Osmanya deel
     "Boʇ",  # a turned t
     "฿ot",  # the baht sign
+    # Issue 39, fourth attacker.
+    *("Bㅇt", "B๏t", "B∘t", "B○t", "B⊙t", "Bʘt"),  # round shapes of other scripts
+    *("Bo†", "Boꞇ"),  # a dagger, an insular t
+    *("ьot", "Բot", "βot", "8ot", "ßot"),  # what is drawn as a b
+    "B\u1680ot",  # the Ogham space mark
 ]
 IGNORABLE = [
     ("Bo\u1160t 1", "U+1160"),  # Hangul fillers: letters (Lo) that draw nothing

@@ -17,7 +17,7 @@ import redis
 from service.games.ship import engine
 from service.storage import idempotency as records
 
-from ..helpers import Table, TableClient, bearer
+from ..helpers import Table, TableClient, bearer, snapshot
 from .test_play import WINNING_AT_DEAL
 
 NOT_WINNING = [
@@ -153,6 +153,22 @@ def test_a_refusal_before_the_rules_frees_the_key(tables: TableClient) -> None:
     # The host's token holds no answer under this key: the same request runs again.
     assert tables.client.post(url, headers=keyed(t.host, key)).status_code == 403
     assert tables.client.post(url, headers=keyed(t.seats[0], key)).status_code == 200
+
+
+def test_a_move_of_another_game_keeps_nothing_under_its_key(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    # Issue 39, fourth attacker (L2): a claim at a Sevens table, 404
+    # move-not-in-game, was kept 24 hours; docs/api.md: a 404 keeps nothing.
+    t = tables.create(4, "sevens")
+    assert tables.deal(t).status_code == 201
+    before = snapshot(redis_client, t)
+    key, url = str(uuid.uuid4()), f"{t.url}/rounds/1/claims"
+    for _ in range(2):
+        r = tables.client.post(url, headers=keyed(t.seats[0], key))
+        assert (r.status_code, r.get_json()["code"]) == (404, "move-not-in-game")
+        assert "Idempotent-Replayed" not in r.headers
+    assert snapshot(redis_client, t) == before
 
 
 @pytest.mark.parametrize("key", ["short", "x" * 256, "caf\u00e9-caf\u00e9-caf\u00e9-caf\u00e9", ""])

@@ -617,3 +617,17 @@ def test_records_rendered_anew_are_charged_to_their_caller(
     assert 1 <= int(refused.headers["Retry-After"]) <= 60
     other = client_at(app, "10.39.5.5").get(urls[3])  # another caller's budget
     assert other.status_code == 200
+
+
+def test_a_long_record_lets_others_go_on_every_few_moves(tables: TableClient) -> None:
+    """A record's moves are run again with a pause every ``PAUSE_EVERY``
+    (issue 39, fourth attacker: a 2,000-move record held a worker's loop for
+    seconds; the endpoint's pause yields to the worker's other requests)."""
+    from service.games.replay import PAUSE_EVERY, verify
+
+    _, rec = may_i_reshuffled(tables)
+    paused: list[int] = []
+    report = verify(rec, pause=lambda: paused.append(1))
+    assert report.problems == [] and "moves" in report.checked, report
+    assert len(paused) == len(rec["moves"]) // PAUSE_EVERY > 0, (len(paused), len(rec["moves"]))
+    assert verify(rec).checked == report.checked  # the same check without
