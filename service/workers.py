@@ -32,7 +32,7 @@
   pipelined large answers and read nothing held their connections and
   send buffers for good (100 of them, 55.6 MB).
 - **A budget of requests per client address** (gevent, without
-  ``TRUSTED_PROXIES``; :class:`~service.connection_limits.Budget`): each
+  ``TRUSTED_PROXIES``; :class:`~service.budgets.Budget`): each
   process lets ``RATE_LIMIT_PER_ADDRESS`` requests of an address through
   to the app, probes included; the next is answered 429 ``rate-limited``
   by the worker (no app, no Redis, one log line per address and wait),
@@ -78,8 +78,10 @@ from gunicorn.workers.gthread import ThreadWorker as _ThreadWorker
 from gunicorn.workers.sync import SyncWorker as _SyncWorker
 from werkzeug.exceptions import RequestTimeout
 
+from . import budgets
 from .addresses import address_key
-from .connection_limits import Budget, Connections, ReadDeadline
+from .budgets import Budget
+from .connection_limits import Connections, ReadDeadline
 from .logs import without_client_text
 
 CLASSES = {
@@ -226,6 +228,7 @@ class _Referee:
 
             item = parse(settings.rate_limit_per_address)
             self.budget = Budget(item.amount, item.get_expiry())
+        budgets.install(self.budget)
         super().init_process()  # type: ignore[misc]
 
     def refuse_connection(self, client: Any) -> None:
@@ -263,7 +266,7 @@ class _Referee:
 
     def refuse_over_budget(self, req: Any, sock: Any, key: str, wait: float) -> None:
         """429 ``rate-limited`` to a request of an address over its budget
-        (:class:`~service.connection_limits.Budget`), before the app: no
+        (:class:`~service.budgets.Budget`), before the app: no
         Redis, one log line per address and wait, ``Connection: close``."""
         assert self.budget is not None
         request_id = uuid.uuid4().hex

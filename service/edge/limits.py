@@ -103,6 +103,7 @@ from limits import RateLimitItem, RateLimitItemPerMinute, RateLimitItemPerSecond
 from limits.storage import RedisStorage
 from redis.cluster import RedisCluster
 
+from .. import budgets
 from ..addresses import address_key
 from ..config import Settings
 from ..storage.client import Client
@@ -168,6 +169,11 @@ class Counter:
 
     limit: RateLimitItem
     key: str
+
+
+def count_of(counter: Counter, hits: list[Counter], counts: list[int]) -> int:
+    """The count Redis gave ``counter`` (one of ``hits``)."""
+    return counts[hits.index(counter)]
 
 
 class RateLimits:
@@ -259,7 +265,8 @@ class RateLimits:
             hits.append(self.counter(self.per_token, f"token:{token_hash(token)}", "token"))
         elif key is None:
             hits.append(self.counter(self.anonymous, address, "anonymous"))
-        hits.append(self.address_counter(address, key))
+        by_address = self.address_counter(address, key)
+        hits.append(by_address)
         post = req.method == "POST"
         if post and endpoint == "tables.Tables":
             hits.append(self.tables_counter(address, "tables", key))
@@ -278,6 +285,11 @@ class RateLimits:
         )
         for counter, count in zip(hits, counts, strict=True):
             if count > counter.limit.amount:
+                if key is None and count_of(by_address, hits, counts) > by_address.limit.amount:
+                    # The address is over its limit over every instance: this
+                    # process's workers refuse it before the app until then.
+                    over = self._refuse(by_address)
+                    budgets.cool(address, float(over.headers["Retry-After"]))
                 raise self._refuse(counter)
         if tested is not None and failed >= tested.limit.amount:
             raise self._refuse(tested)

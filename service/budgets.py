@@ -1,0 +1,87 @@
+"""Requests per client address in one worker process, before the app (HTTP-
+and game-free; the gevent worker keeps one: ``service.workers``).
+
+Issue 39, fourth attacker: the app's own limit (``RATE_LIMIT_PER_ADDRESS``,
+counted in Redis over every instance) refused one address's flood 429, yet
+each refusal was a whole request (Flask, a Redis count, a log line): 50
+keep-alive connections got 1,300 answers a second and everyone else's
+requests waited seconds behind them. So each worker process keeps a
+:class:`Budget` of that same rate per address, and a request over it is
+answered by the worker, never reaching the app. When the app refuses an
+address for its limit over every instance (:func:`cool`), the address's
+budget in this process is emptied until that refusal's ``Retry-After``:
+its next requests here are refused by the worker too.
+"""
+
+from __future__ import annotations
+
+import time
+
+
+class Budget:
+    """A token bucket per address key of ``amount`` requests refilled over
+    ``period`` seconds (``RATE_LIMIT_PER_ADDRESS``'s, e.g. 100 a second)."""
+
+    MAX_ADDRESSES = 4096
+    """Past this many addresses, those whose bucket is full again are forgotten."""
+
+    def __init__(self, amount: int, period: float) -> None:
+        self.amount = float(amount)
+        self.rate = amount / period  # tokens a second
+        self.buckets: dict[str, tuple[float, float]] = {}  # key -> (tokens, at)
+        self.noted: dict[str, float] = {}
+        """Per address, until when its refusals are not logged again."""
+
+    def take(self, key: str, now: float) -> float:
+        """Count one request of ``key`` at ``now`` (``time.monotonic``): 0
+        when it may go on, else the seconds until it may (nothing counted)."""
+        tokens, at = self.buckets.get(key, (self.amount, now))
+        tokens = min(self.amount, tokens + (now - at) * self.rate)
+        if tokens < 1.0:
+            self.buckets[key] = (tokens, now)
+            return (1.0 - tokens) / self.rate
+        if len(self.buckets) >= self.MAX_ADDRESSES and key not in self.buckets:
+            self._forget(now)
+        self.buckets[key] = (tokens - 1.0, now)
+        return 0.0
+
+    def first_refusal(self, key: str, now: float, wait: float) -> bool:
+        """Whether this refusal of ``key`` is the first of its wait (the one
+        logged: a flood writes a line per address and wait, not per request)."""
+        if self.noted.get(key, 0.0) > now:
+            return False
+        self.noted[key] = now + wait
+        if len(self.noted) > self.MAX_ADDRESSES:
+            self.noted = {k: until for k, until in self.noted.items() if until > now}
+        return True
+
+    def _forget(self, now: float) -> None:
+        self.buckets = {
+            k: (tokens, at)
+            for k, (tokens, at) in self.buckets.items()
+            if tokens + (now - at) * self.rate < self.amount
+        }
+
+    def cool(self, key: str, seconds: float, now: float) -> None:
+        """Empty ``key``'s bucket for ``seconds`` from ``now``: its next
+        request may go on no sooner."""
+        self.buckets[key] = (1.0 - seconds * self.rate, now)
+
+
+_installed: Budget | None = None
+
+
+def install(budget: Budget | None) -> None:
+    """Make ``budget`` this process's (the worker's, at its start)."""
+    global _installed
+    _installed = budget
+
+
+def cool(key: str, seconds: float) -> None:
+    """The app refused ``key`` (an address's quota key) for its limit over
+    every instance, for ``seconds``: this process's budget refuses it that
+    long too (nothing when no budget is installed: gthread, sync, tests'
+    in-process apps)."""
+    budget = _installed
+    if budget is not None:
+        budget.cool(key, seconds, time.monotonic())
