@@ -5,6 +5,7 @@ over its limit over every instance emptying it (issue 39, fourth attacker)."""
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -45,20 +46,39 @@ def installed() -> Iterator[budgets.Budget]:
         budgets.install(None)
 
 
+@pytest.mark.parametrize("limit", ["rate_limit_per_address", "rate_limit_anonymous"])
 def test_the_apps_refusal_of_an_address_empties_its_budget_here(
-    redis_server: RedisProcess, installed: budgets.Budget
+    redis_server: RedisProcess, installed: budgets.Budget, limit: str
 ) -> None:
-    app = create_app(settings_for(redis_server.url, rate_limit_per_address="3/minute"))
+    app = create_app(settings_for(redis_server.url, **{limit: "3/minute"}))
+    # An address of each run's own: the counters are Redis's, over the runs.
+    n = uuid.uuid4().int
+    address, neighbour = f"10.98.{n % 250}.{n // 250 % 250}", f"10.97.{n % 250}.1"
     client = app.test_client()
-    client.environ_base["REMOTE_ADDR"] = "10.99.1.7"
+    client.environ_base["REMOTE_ADDR"] = address
     other = app.test_client()
-    other.environ_base["REMOTE_ADDR"] = "10.99.1.8"
+    other.environ_base["REMOTE_ADDR"] = neighbour
     assert [client.get("/v1/variants").status_code for _ in range(3)] == [200] * 3
-    assert installed.take(address_key("10.99.1.7"), time.monotonic()) == 0.0  # not refused yet
+    assert installed.take(address_key(address), time.monotonic()) == 0.0  # not refused yet
     refused = client.get("/v1/variants")
     assert refused.status_code == 429
-    wait = installed.take(address_key("10.99.1.7"), time.monotonic())
+    wait = installed.take(address_key(address), time.monotonic())
     # Refused here until the app's Retry-After (up to a minute), not the bucket's.
     assert int(refused.headers["Retry-After"]) - 1 <= wait <= int(refused.headers["Retry-After"])
-    assert installed.take(address_key("10.99.1.8"), time.monotonic()) == 0.0
+    assert installed.take(address_key(neighbour), time.monotonic()) == 0.0
     assert other.get("/v1/variants").status_code == 200
+
+
+def test_one_tokens_refusal_leaves_its_address_alone(
+    redis_server: RedisProcess, installed: budgets.Budget
+) -> None:
+    app = create_app(settings_for(redis_server.url, rate_limit_per_token="2/minute"))
+    client = app.test_client()
+    client.environ_base["REMOTE_ADDR"] = address = f"10.96.{uuid.uuid4().int % 250}.3"
+    body = {"variant": "classic", "players": ["Ann", "Ben", "Cy", "Di"], "first_dealer": 0}
+    made = client.post("/v1/tables", json=body).get_json()
+    seat = {"Authorization": f"Bearer {made['seat_tokens'][0]['token']}"}
+    url = f"/v1/tables/{made['table_id']}/seats/0"
+    statuses = [client.get(url, headers=seat).status_code for _ in range(3)]
+    assert statuses == [200, 200, 429]
+    assert installed.take(address_key(address), time.monotonic()) == 0.0

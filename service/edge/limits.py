@@ -58,10 +58,13 @@ the caller learns what it must fix rather than to wait (429).
 table, a route that names no table, a request that matches no route.
 
 Over a limit the answer is 429 ``rate-limited`` with ``Retry-After`` (seconds
-until the window resets). Every limit is a fixed window: the ``limits``
-library's ``incr_expire`` script (``INCRBY``, ``EXPIRE`` on the first hit) on
-the keys flask-limiter used before (``LIMITS:LIMITER/referee-limits/<who>/
-<scope>/<amount>/<multiples>/<unit>``), so counters carry over a deploy.
+until the window resets). Over a limit of all an address's requests (its
+anonymous ones, or every one), the gevent worker that answered refuses the
+address itself, before the app, until then (:func:`service.budgets.cool`).
+Every limit is a fixed window: the ``limits`` library's ``incr_expire``
+script (``INCRBY``, ``EXPIRE`` on the first hit) on the keys flask-limiter
+used before (``LIMITS:LIMITER/referee-limits/<who>/<scope>/<amount>/
+<multiples>/<unit>``), so counters carry over a deploy.
 Health checks, metrics and ``OPTIONS`` (a browser's CORS preflight,
 which reads nothing) are not limited; a request that matches no
 route (an unknown path or method) is, on its address.
@@ -171,11 +174,6 @@ class Counter:
     key: str
 
 
-def count_of(counter: Counter, hits: list[Counter], counts: list[int]) -> int:
-    """The count Redis gave ``counter`` (one of ``hits``)."""
-    return counts[hits.index(counter)]
-
-
 class RateLimits:
     """The service's limits on ``client``'s Redis (see the module docstring)."""
 
@@ -267,6 +265,9 @@ class RateLimits:
             hits.append(self.counter(self.anonymous, address, "anonymous"))
         by_address = self.address_counter(address, key)
         hits.append(by_address)
+        # The counters of all the address's requests (anonymous, or any):
+        # not one token's or endpoint's. A refusal by one stops the address.
+        whole = hits[-2:] if key is None and not by_token else hits[-1:]
         post = req.method == "POST"
         if post and endpoint == "tables.Tables":
             hits.append(self.tables_counter(address, "tables", key))
@@ -285,12 +286,13 @@ class RateLimits:
         )
         for counter, count in zip(hits, counts, strict=True):
             if count > counter.limit.amount:
-                if key is None and count_of(by_address, hits, counts) > by_address.limit.amount:
-                    # The address is over its limit over every instance: this
-                    # process's workers refuse it before the app until then.
-                    over = self._refuse(by_address)
-                    budgets.cool(address, float(over.headers["Retry-After"]))
-                raise self._refuse(counter)
+                refusal = self._refuse(counter)
+                if key is None and counter in whole:
+                    # The address is over a limit of all its requests (over
+                    # every instance): this process's workers refuse it before
+                    # the app until then (service.budgets).
+                    budgets.cool(address, float(refusal.headers["Retry-After"]))
+                raise refusal
         if tested is not None and failed >= tested.limit.amount:
             raise self._refuse(tested)
         if g.get("client_key_refused"):
