@@ -40,8 +40,7 @@ class Budget:
         if tokens < 1.0:
             self.buckets[key] = (tokens, now)
             return (1.0 - tokens) / self.rate
-        if len(self.buckets) >= self.MAX_ADDRESSES and key not in self.buckets:
-            self._forget(now)
+        self._room(key, now)
         self.buckets[key] = (tokens - 1.0, now)
         return 0.0
 
@@ -55,16 +54,19 @@ class Budget:
             self.noted = {k: until for k, until in self.noted.items() if until > now}
         return True
 
-    def _forget(self, now: float) -> None:
-        self.buckets = {
-            k: (tokens, at)
-            for k, (tokens, at) in self.buckets.items()
-            if tokens + (now - at) * self.rate < self.amount
-        }
+    def _room(self, key: str, now: float) -> None:
+        """Room for ``key``: past :data:`MAX_ADDRESSES`, the full buckets go."""
+        if len(self.buckets) >= self.MAX_ADDRESSES and key not in self.buckets:
+            self.buckets = {
+                k: (tokens, at)
+                for k, (tokens, at) in self.buckets.items()
+                if tokens + (now - at) * self.rate < self.amount
+            }
 
     def cool(self, key: str, seconds: float, now: float) -> None:
         """Empty ``key``'s bucket for ``seconds`` from ``now``: its next
         request may go on no sooner."""
+        self._room(key, now)
         self.buckets[key] = (1.0 - seconds * self.rate, now)
 
 

@@ -204,6 +204,8 @@ class _Referee:
     retry_after: int = 2
     budget: Budget | None = None
     """Requests per client address before the app (gevent; None: off)."""
+    keeps_budget = False
+    """Whether the class asks :attr:`budget` before each request (gevent's)."""
 
     def init_process(self) -> None:
         # Streams may take half of what the worker serves at once, so that a
@@ -223,12 +225,12 @@ class _Referee:
         if settings.connections_per_address and not settings.trusted_proxies:
             cap = max(1, min(settings.connections_per_address, served // 4))
             self.connections = Connections(cap)
-        if not settings.trusted_proxies:
+        if self.keeps_budget and not settings.trusted_proxies:
             from limits import parse
 
             item = parse(settings.rate_limit_per_address)
             self.budget = Budget(item.amount, item.get_expiry())
-        budgets.install(self.budget)
+            budgets.install(self.budget)
         super().init_process()  # type: ignore[misc]
 
     def refuse_connection(self, client: Any) -> None:
@@ -433,6 +435,8 @@ def _gevent_worker() -> type:
 
     class GeventWorker(_Referee, _GeventWorker):  # type: ignore[misc]
         """gunicorn's ``gevent``: a greenlet per connection (``worker_connections``)."""
+
+        keeps_budget = True
 
         def connections_served(self) -> int:
             return int(self.worker_connections)

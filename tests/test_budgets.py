@@ -82,3 +82,18 @@ def test_one_tokens_refusal_leaves_its_address_alone(
     statuses = [client.get(url, headers=seat).status_code for _ in range(3)]
     assert statuses == [200, 200, 429]
     assert installed.take(address_key(address), time.monotonic()) == 0.0
+
+
+def test_a_budget_forgets_full_buckets_past_its_addresses(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(budgets.Budget, "MAX_ADDRESSES", 4)
+    budget = budgets.Budget(10, 1.0)
+    for i in range(4):
+        budget.take(f"a{i}", 0.0)
+    budget.cool("x", 5.0, 0.5)  # a fifth address: the four, full again by now, go
+    assert set(budget.buckets) == {"x"}
+    for i in range(10):
+        # Kept while they wait (each address spent its whole quota to be cooled).
+        budget.cool(f"c{i}", 5.0, 1.0)
+    assert len(budget.buckets) == 11
+    budget.take("y", 30.0)  # all full again by then: gone
+    assert set(budget.buckets) == {"y"}
