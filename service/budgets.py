@@ -17,6 +17,16 @@ from __future__ import annotations
 
 import time
 
+LOG_SECONDS = 1.0
+"""A worker logs at most one refusal a second per address."""
+
+COSTS = {"/metrics": 20.0}
+"""What a request to these paths costs the budget, in ordinary requests:
+``/metrics`` renders every worker's metrics (some 5 ms of CPU, 20 times a
+small request's), and the app never refuses it (it answers in a Redis
+outage), so a flood of it from one address within an even budget held
+every worker (issue 39, fifth attacker): 5 a second per address and worker."""
+
 
 class Budget:
     """A token bucket per address key of ``amount`` requests refilled over
@@ -32,36 +42,45 @@ class Budget:
         self.noted: dict[str, float] = {}
         """Per address, until when its refusals are not logged again."""
 
-    def take(self, key: str, now: float) -> float:
-        """Count one request of ``key`` at ``now`` (``time.monotonic``): 0
+    def take(self, key: str, now: float, cost: float = 1.0) -> float:
+        """Count one request of ``key`` at ``now`` (``time.monotonic``) that
+        costs ``cost`` requests' worth (never more than the whole budget): 0
         when it may go on, else the seconds until it may (nothing counted)."""
+        cost = min(cost, self.amount)
         tokens, at = self.buckets.get(key, (self.amount, now))
         tokens = min(self.amount, tokens + (now - at) * self.rate)
-        if tokens < 1.0:
+        if tokens < cost:
             self.buckets[key] = (tokens, now)
-            return (1.0 - tokens) / self.rate
+            return (cost - tokens) / self.rate
         self._room(key, now)
-        self.buckets[key] = (tokens - 1.0, now)
+        self.buckets[key] = (tokens - cost, now)
         return 0.0
 
-    def first_refusal(self, key: str, now: float, wait: float) -> bool:
-        """Whether this refusal of ``key`` is the first of its wait (the one
-        logged: a flood writes a line per address and wait, not per request)."""
+    def first_refusal(self, key: str, now: float) -> bool:
+        """Whether this refusal of ``key`` is the one logged: at most one a
+        second per address, however short its waits."""
         if self.noted.get(key, 0.0) > now:
             return False
-        self.noted[key] = now + wait
+        self.noted[key] = now + LOG_SECONDS
         if len(self.noted) > self.MAX_ADDRESSES:
             self.noted = {k: until for k, until in self.noted.items() if until > now}
         return True
 
     def _room(self, key: str, now: float) -> None:
-        """Room for ``key``: past :data:`MAX_ADDRESSES`, the full buckets go."""
-        if len(self.buckets) >= self.MAX_ADDRESSES and key not in self.buckets:
-            self.buckets = {
-                k: (tokens, at)
-                for k, (tokens, at) in self.buckets.items()
-                if tokens + (now - at) * self.rate < self.amount
-            }
+        """Room for ``key``: past :data:`MAX_ADDRESSES`, the full buckets go,
+        and if that leaves more than half of them, the oldest go too (many
+        addresses cost each new one a scan only once in a while; an address
+        forgotten while it waits is still the app's limit's)."""
+        if len(self.buckets) < self.MAX_ADDRESSES or key in self.buckets:
+            return
+        kept = {
+            k: (tokens, at)
+            for k, (tokens, at) in self.buckets.items()
+            if tokens + (now - at) * self.rate < self.amount
+        }
+        if len(kept) > self.MAX_ADDRESSES // 2:
+            kept = dict(list(kept.items())[-(self.MAX_ADDRESSES // 2) :])
+        self.buckets = kept
 
     def cool(self, key: str, seconds: float, now: float) -> None:
         """Empty ``key``'s bucket for ``seconds`` from ``now``: its next

@@ -281,7 +281,7 @@ class _Referee:
             [("Retry-After", str(max(1, math.ceil(wait)))), *self._cors_headers(req, None)],
             "rate-limited",
         )
-        if self.budget.first_refusal(key, time.monotonic(), wait):
+        if self.budget.first_refusal(key, time.monotonic()):
             self.log.info(
                 "request",
                 extra={
@@ -290,8 +290,8 @@ class _Referee:
                     "path": getattr(req, "path", None),
                     "status": 429,
                     "answered_by": "gunicorn",
-                    "refused": "over the address's budget; its next refusals within "
-                    f"{wait:.2f} s are not logged",
+                    "refused": "over the address's budget; its refusals are logged at "
+                    "most once a second",
                 },
             )
         with contextlib.suppress(OSError):  # the client is gone: nothing to tell it
@@ -378,6 +378,19 @@ class _Referee:
                 left,
             )
             _flush_and_exit(0)
+
+
+def _drain(sock: Any) -> None:
+    """Read what the client sent already (a body, pipelined requests: 64 KiB
+    at most, without waiting) and say we are done writing, so that closing
+    sends a FIN, not a reset that could discard our answer on its side."""
+    raw = getattr(sock, "_sock", sock)  # under ReadDeadline: the socket itself
+    with contextlib.suppress(OSError):
+        raw.settimeout(0.0)  # gevent's recv would wait for more otherwise
+        raw.shutdown(socket.SHUT_WR)
+        for _ in range(16):
+            if not raw.recv(4096, socket.MSG_DONTWAIT):
+                break
 
 
 def _address_of(peer: Any) -> str:
@@ -476,7 +489,8 @@ def _gevent_worker() -> type:
             budget = self.budget
             if budget is not None:
                 key = _address_of(addr)
-                wait = budget.take(key, time.monotonic())
+                cost = budgets.COSTS.get(getattr(req, "path", ""), 1.0)
+                wait = budget.take(key, time.monotonic(), cost)
                 if wait > 0:
                     # Answered without the app; the connection then waits out
                     # (a second at most) what its address must, holding
@@ -484,6 +498,7 @@ def _gevent_worker() -> type:
                     # parse and a write per request, and waits its turn.
                     self.refuse_over_budget(req, sock, key, wait)
                     gevent.sleep(min(wait, 1.0))
+                    _drain(sock)
                     raise StopIteration("over its address's budget")
             if isinstance(sock, ReadDeadline):
                 sock.request = req

@@ -28,12 +28,22 @@ def test_a_bucket_lets_its_amount_through_then_refills_at_its_rate() -> None:
     assert budget.take("a", 22.0) == 0.0
 
 
-def test_a_refusal_logs_once_per_address_and_wait() -> None:
+def test_a_refusal_logs_once_a_second_per_address() -> None:
     budget = budgets.Budget(1, 1.0)
-    assert budget.first_refusal("a", 5.0, 0.5) is True
-    assert budget.first_refusal("a", 5.2, 0.3) is False
-    assert budget.first_refusal("b", 5.2, 0.3) is True
-    assert budget.first_refusal("a", 5.5, 0.5) is True
+    assert budget.first_refusal("a", 5.0) is True
+    assert budget.first_refusal("a", 5.9) is False
+    assert budget.first_refusal("b", 5.2) is True
+    assert budget.first_refusal("a", 6.0) is True
+
+
+def test_a_dear_request_costs_more_of_the_budget() -> None:
+    budget = budgets.Budget(100, 1.0)
+    assert budgets.COSTS["/metrics"] == 20.0
+    assert [budget.take("a", 0.0, 20.0) for _ in range(5)] == [0.0] * 5
+    assert budget.take("a", 0.0, 20.0) == pytest.approx(0.2)  # 20 tokens at 100 a second
+    assert budget.take("a", 0.0) == pytest.approx(0.01)  # nothing left for any request
+    small = budgets.Budget(5, 1.0)  # a budget smaller than the cost: the whole budget
+    assert small.take("a", 0.0, 20.0) == 0.0 and small.take("a", 0.0) == pytest.approx(0.2)
 
 
 @pytest.fixture()
@@ -91,9 +101,11 @@ def test_a_budget_forgets_full_buckets_past_its_addresses(monkeypatch: pytest.Mo
         budget.take(f"a{i}", 0.0)
     budget.cool("x", 5.0, 0.5)  # a fifth address: the four, full again by now, go
     assert set(budget.buckets) == {"x"}
+    # Many addresses all waiting: past the cap, the newest half is kept (an
+    # address forgotten while it waits is still the app's limit's).
     for i in range(10):
-        # Kept while they wait (each address spent its whole quota to be cooled).
         budget.cool(f"c{i}", 5.0, 1.0)
-    assert len(budget.buckets) == 11
-    budget.take("y", 30.0)  # all full again by then: gone
-    assert set(budget.buckets) == {"y"}
+        assert len(budget.buckets) <= 4 and f"c{i}" in budget.buckets
+    for new in ("y", "z"):  # all full again by then: gone at the cap
+        budget.take(new, 30.0)
+    assert set(budget.buckets) == {"y", "z"}
