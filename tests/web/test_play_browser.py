@@ -193,7 +193,9 @@ def stored(page: Any, table_id: str) -> dict[str, Any]:
     return dict(page.evaluate(f"JSON.parse(localStorage.getItem('card-referee:{table_id}'))"))
 
 
-def wait_for(check: Callable[[], Any], what: str, seconds: float = 15) -> Any:
+def wait_for(check: Callable[[], Any], what: str, seconds: float = 60) -> Any:
+    """``check()`` once it is truthy; a hang guard of ``seconds`` (15 s was
+    short while two suites shared the machine's 2 cores)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         got = check()

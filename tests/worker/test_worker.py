@@ -115,8 +115,7 @@ def _events(base: str, table_id: str) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     after = 0
     while True:
-        r = requests.get(f"{base}/v1/tables/{table_id}/events?after={after}&limit=200", timeout=10)
-        assert r.status_code == 200, r.text
+        r = _get(f"{base}/v1/tables/{table_id}/events?after={after}&limit=200")
         page = r.json()
         found += page["events"]
         if not page["more"]:
@@ -128,17 +127,22 @@ BUSY = (429, 503)
 """What a busy service answers (its Redis pool or a limit): a client retries it."""
 
 
-def _view(base: str, tid: str) -> Any:
-    """The table's public view, as a client polls it: a 429 or 503 (a busy
-    machine: two suites at once) is asked again after its Retry-After (at
-    most a second); anything else but 200 fails the test, named."""
+def _get(url: str) -> requests.Response:
+    """``GET url`` as a client polls: a 429 or 503 (a busy machine, two suites
+    at once; Redis just restarted) is asked again after its Retry-After (at
+    most a second, 30 times); anything else but 200 fails the test, named."""
     for _ in range(30):
-        answer = requests.get(f"{base}/v1/tables/{tid}", timeout=10)
+        answer = requests.get(url, timeout=10)
         if answer.status_code not in BUSY:
             break
         time.sleep(min(float(answer.headers.get("Retry-After", "1")), 1.0))
     assert answer.status_code == 200, (answer.status_code, answer.text)
-    return answer.json()
+    return answer
+
+
+def _view(base: str, tid: str) -> Any:
+    """The table's public view, as a client polls it (:func:`_get`)."""
+    return _get(f"{base}/v1/tables/{tid}").json()
 
 
 def _wait(what: Any, seconds: float = 30.0) -> Any:
