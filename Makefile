@@ -72,10 +72,10 @@ clients/typescript/node_modules/.installed: clients/typescript/package-lock.json
 	cd clients/typescript && npm ci --no-audit --no-fund
 	touch $@
 
-bench: $(VENV)/.installed-bench  ## measure the referee against the floors and boardgame.io (about 11 minutes on 2 cores)
+bench: $(VENV)/.installed-bench  ## measure the referee against the floors and boardgame.io (15 minutes or more on 2 cores)
 	$(BIN)/python -m benchmarks $(BENCH_ARGS)
 
-bench-quick: $(VENV)/.installed-bench  ## the same, a smoke run of about 1.5 minutes (writes to benchmarks/results/quick)
+bench-quick: $(VENV)/.installed-bench  ## the same, a smoke run of about 6 minutes (writes to benchmarks/results/quick)
 	$(BIN)/python -m benchmarks --quick $(BENCH_ARGS)
 
 # Installing takes up to a minute the first time: pip shows what it fetches.
