@@ -345,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
         description="Measure the referee against Flask+Redis floors and boardgame.io "
         "(issues 6 and 13).",
     )
-    parser.add_argument("--quick", action="store_true", help="a smoke run of about 1.5 minutes")
+    parser.add_argument("--quick", action="store_true", help="a smoke run of about 6 minutes")
     parser.add_argument("--runs", type=int, help="load runs per app (median over them)")
     parser.add_argument("--duration", type=float, help="seconds measured per load run")
     parser.add_argument("--concurrency", type=int, help="requests in flight, both apps")
