@@ -28,6 +28,28 @@ outage), so a flood of it from one address within an even budget held
 every worker (issue 39, fifth attacker): 5 a second per address and worker."""
 
 
+class LogThrottle:
+    """Which refusals of an address a worker logs: at most one a second per
+    address, however many it answers (a flood of refusals wrote a line
+    each: some 40 KB a second from one address)."""
+
+    MAX_ADDRESSES = 4096
+
+    def __init__(self) -> None:
+        self.noted: dict[str, float] = {}
+        """Per address, until when its refusals are not logged again."""
+
+    def due(self, key: str, now: float) -> bool:
+        """Whether a refusal of ``key`` at ``now`` is logged (and the next
+        one a second later at the soonest)."""
+        if self.noted.get(key, 0.0) > now:
+            return False
+        self.noted[key] = now + LOG_SECONDS
+        if len(self.noted) > self.MAX_ADDRESSES:
+            self.noted = {k: until for k, until in self.noted.items() if until > now}
+        return True
+
+
 class Budget:
     """A token bucket per address key of ``amount`` requests refilled over
     ``period`` seconds (``RATE_LIMIT_PER_ADDRESS``'s, e.g. 100 a second)."""
@@ -39,8 +61,7 @@ class Budget:
         self.amount = float(amount)
         self.rate = amount / period  # tokens a second
         self.buckets: dict[str, tuple[float, float]] = {}  # key -> (tokens, at)
-        self.noted: dict[str, float] = {}
-        """Per address, until when its refusals are not logged again."""
+        self.logged = LogThrottle()
 
     def take(self, key: str, now: float, cost: float = 1.0) -> float:
         """Count one request of ``key`` at ``now`` (``time.monotonic``) that
@@ -57,14 +78,8 @@ class Budget:
         return 0.0
 
     def first_refusal(self, key: str, now: float) -> bool:
-        """Whether this refusal of ``key`` is the one logged: at most one a
-        second per address, however short its waits."""
-        if self.noted.get(key, 0.0) > now:
-            return False
-        self.noted[key] = now + LOG_SECONDS
-        if len(self.noted) > self.MAX_ADDRESSES:
-            self.noted = {k: until for k, until in self.noted.items() if until > now}
-        return True
+        """Whether this refusal of ``key`` is the one logged (:class:`LogThrottle`)."""
+        return self.logged.due(key, now)
 
     def _room(self, key: str, now: float) -> None:
         """Room for ``key``: past :data:`MAX_ADDRESSES`, the full buckets go,

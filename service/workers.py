@@ -233,9 +233,12 @@ class _Referee:
             budgets.install(self.budget)
         super().init_process()  # type: ignore[misc]
 
-    def refuse_connection(self, client: Any) -> None:
+    refusals_logged: budgets.LogThrottle | None = None
+
+    def refuse_connection(self, client: Any, addr: Any = None) -> None:
         """429 ``too-many-connections`` to a connection over its address's
-        cap, before reading anything of it; then close it."""
+        cap (from ``addr``), before reading anything of it; then close it.
+        Logged at most once a second per address."""
         request_id = uuid.uuid4().hex
         assert self.connections is not None
         answer = problem_bytes(
@@ -247,10 +250,18 @@ class _Referee:
             [("Retry-After", str(self.retry_after))],
             "too-many-connections",
         )
-        self.log.info(
-            "request",
-            extra={"request_id": request_id, "status": 429, "answered_by": "gunicorn"},
-        )
+        if self.refusals_logged is None:
+            self.refusals_logged = budgets.LogThrottle()
+        if self.refusals_logged.due(_address_of(addr), time.monotonic()):
+            self.log.info(
+                "request",
+                extra={
+                    "request_id": request_id,
+                    "status": 429,
+                    "answered_by": "gunicorn",
+                    "refused": "over the address's connections; logged at most once a second",
+                },
+            )
         try:
             client.settimeout(1.0)  # a small answer: the socket's buffer takes it
             client.sendall(answer)
@@ -471,7 +482,7 @@ def _gevent_worker() -> type:
             if counted is not None:
                 key = counted.take(addr)
                 if key is None:
-                    self.refuse_connection(client)
+                    self.refuse_connection(client, addr)
                     return
             try:
                 if self.send_buffer > 0:

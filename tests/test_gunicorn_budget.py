@@ -122,11 +122,15 @@ def test_one_address_over_its_budget_is_refused_before_the_app(budgeted: Served)
     by_worker = [x for x in variants if x.get("answered_by") == "gunicorn"]
     allowed = 2 * RATE * (elapsed + 1)
     assert len(by_app) - 10 <= allowed, (len(by_app), elapsed)  # the victim's 10 aside
-    # Logged: at most a line a second per address and worker, not one per refusal.
+    # Logged: at most a line a second per address and worker, not one per
+    # refusal; refusals of connections over their cap alike.
     assert 0 < len(by_worker) <= 2 * (elapsed + 1) < flood.statuses[429], (
         len(by_worker),
         flood.statuses,
     )
+    logged = [json.loads(line) for line in lines]
+    connections = [x for x in logged if x.get("status") == 429 and "path" not in x]
+    assert len(connections) <= 2 * (elapsed + 1), len(connections)
 
 
 def test_a_dear_request_costs_its_share_and_a_refusal_is_read_whole(budgeted: Served) -> None:
