@@ -29,9 +29,10 @@ drawn as nothing (``Bo\u1160t``) never gets here: the text rule refuses it
 non-letters) with ``bot``, or with ``b``, any one character outside ASCII
 that no rule above made a Latin letter (``B°t``, ``B𐒆t``: no person's name
 is written so, and no table can list every round shape of every script),
-and ``t``, not followed by a letter: ``Bot``, ``bot 3``, ``BOT-3 (basic)``,
-``Bot3``; allowed: ``Bottle``, ``Robot``, ``Abbot``, ``Bät`` (an ``a``),
-``B o t`` (spaces a keyboard types).
+and ``t``, with punctuation between them or not (``B.o.t``), not followed
+by a letter: ``Bot``, ``bot 3``, ``BOT-3 (basic)``, ``Bot3``; allowed:
+``Bottle``, ``Robot``, ``Abbot``, ``Bät`` (an ``a``), ``B o t`` (spaces a
+keyboard types).
 """
 
 from __future__ import annotations
@@ -42,9 +43,10 @@ from functools import lru_cache
 
 from confusable_homoglyphs import confusables
 
-BOT_WORD = re.compile(r"[^a-z]*b(?:o|[^\x00-\x7f])t(?:[^a-z].*)?", re.DOTALL)
+BOT_WORD = re.compile(r"[^a-z]*b\x01*(?:o|[^\x00-\x7f])\x01*t(?:[^a-z].*)?", re.DOTALL)
 """A skeleton that reads "bot" as its first word (its o any character
-outside ASCII: what is left there after the skeleton is no Latin letter)."""
+outside ASCII: what is left there after the skeleton is no Latin letter),
+punctuation (marked ``\x01``) between its letters or not: ``B.o.t``."""
 
 UNSEEN = frozenset("\u2800\U0001d159")
 """Symbols that draw nothing: the blank Braille pattern, the null notehead."""
@@ -152,4 +154,7 @@ def skeleton(name: str) -> str:
 
 def bot_like(name: str) -> bool:
     """Whether ``name`` passes for a bot's (``Bot …``): only bots may bear it."""
-    return BOT_WORD.fullmatch(skeleton(name)) is not None
+    marked = "".join(
+        "\x01" if unicodedata.category(ch).startswith("P") else ch for ch in skeleton(name)
+    )
+    return BOT_WORD.fullmatch(marked) is not None

@@ -53,6 +53,8 @@ LOOK_ALIKES = [
     *("Bo†", "Boꞇ"),  # a dagger, an insular t
     *("ьot", "Բot", "βot", "8ot", "ßot"),  # what is drawn as a b
     "B\u1680ot",  # the Ogham space mark
+    # Issue 39, fifth attacker: punctuation between the letters.
+    *("B.o.t", "B_o_t", "B-ot", "B'o't 2", "Bot-ty"),
 ]
 IGNORABLE = [
     ("Bo\u1160t 1", "U+1160"),  # Hangul fillers: letters (Lo) that draw nothing
@@ -69,6 +71,7 @@ IGNORABLE = [
 PEOPLE = [
     *("Bottle", "Robot", "Abbot", "Zoë", "Björn", "Øyvind", "Łukasz", "Bo"),
     *("Bät", "B o t", "Bo Tanner", "Bo\u3000T", "Ana Bot"),  # a's a letter; a space is seen
+    *("Bo-Tanner", "B.J.", "Bo.", "Bots"),  # punctuation between other letters
 ]
 
 
