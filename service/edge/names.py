@@ -154,7 +154,20 @@ def skeleton(name: str) -> str:
 
 def bot_like(name: str) -> bool:
     """Whether ``name`` passes for a bot's (``Bot …``): only bots may bear it."""
-    marked = "".join(
-        "\x01" if unicodedata.category(ch).startswith("P") else ch for ch in skeleton(name)
-    )
+    marked = "".join("\x01" if _separates(ch) else ch for ch in skeleton(name))
     return BOT_WORD.fullmatch(marked) is not None
+
+
+def _separates(ch: str) -> bool:
+    """Whether ``ch`` is punctuation a reader skips between letters: ASCII's,
+    dashes and connectors (``‐``, ``_``), middle dots. Other punctuation
+    stays a character (Thai ``๏`` is punctuation, and round)."""
+    category = unicodedata.category(ch)
+    if ch < "\x80":
+        return category.startswith("P")
+    return category in ("Pd", "Pc") or ch in MIDDLE_DOTS
+
+
+MIDDLE_DOTS = frozenset("\u00b7\u2027\u30fb\u2022\u2219\u22c5")
+"""Dots drawn between letters: middle dot, hyphenation point, katakana
+middle dot, bullet, bullet operator, dot operator."""

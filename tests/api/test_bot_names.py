@@ -54,7 +54,7 @@ LOOK_ALIKES = [
     *("ьot", "Բot", "βot", "8ot", "ßot"),  # what is drawn as a b
     "B\u1680ot",  # the Ogham space mark
     # Issue 39, fifth attacker: punctuation between the letters.
-    *("B.o.t", "B_o_t", "B-ot", "B'o't 2", "Bot-ty"),
+    *("B.o.t", "B_o_t", "B-ot", "B'o't 2", "Bot-ty", "B\u00b7o\u00b7t", "B\u2010ot"),
 ]
 IGNORABLE = [
     ("Bo\u1160t 1", "U+1160"),  # Hangul fillers: letters (Lo) that draw nothing
