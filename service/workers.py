@@ -35,7 +35,7 @@
   ``TRUSTED_PROXIES``; :class:`~service.budgets.Budget`): each
   process lets ``RATE_LIMIT_PER_ADDRESS`` requests of an address through
   to the app, probes included; the next is answered 429 ``rate-limited``
-  by the worker (no app, no Redis, one log line per address and wait),
+  by the worker (no app, no Redis, a log line a second per address),
   its connection waits out the refill (a second at most) and closes. The
   app's own limit (Redis, every instance) refused a flood too, but each
   refusal was a whole request: 50 keep-alive connections got 1,300
@@ -280,7 +280,7 @@ class _Referee:
     def refuse_over_budget(self, req: Any, sock: Any, key: str, wait: float) -> None:
         """429 ``rate-limited`` to a request of an address over its budget
         (:class:`~service.budgets.Budget`), before the app: no
-        Redis, one log line per address and wait, ``Connection: close``."""
+        Redis, a log line a second per address at most, ``Connection: close``."""
         assert self.budget is not None
         request_id = uuid.uuid4().hex
         answer = problem_bytes(

@@ -6,7 +6,7 @@ a second, and another address's ``/readyz`` waited seconds. Now each worker
 process keeps a budget of ``RATE_LIMIT_PER_ADDRESS`` per address before
 the app (:class:`service.budgets.Budget`): a request over it is
 answered 429 ``rate-limited`` by the worker, with ``Retry-After`` and
-``Connection: close``, logged once per address and wait; the app sees no
+``Connection: close``, logged once a second per address; the app sees no
 more of the flood than the budget; another address is served."""
 
 from __future__ import annotations
