@@ -33,12 +33,12 @@ pytestmark = [
     pytest.mark.timeout(300),
 ]
 
-READY_WHILE_REFUSED_S = 1.0
+READY_WHILE_REFUSED_S = 2.0
 """How long ``/readyz`` may say 200 while moves are refused, per failover, at
 most (and never half the time they were refused): a look of the service's
 watch (every 0.5 s) and a ``WAIT`` (0.3 s) late, on a machine shared with the
-rest of the suite. A ``/readyz`` that only pings Redis says 200 all through a
-planned failover."""
+rest of the suite (1.03 s with a second suite beside it on 2 cores). A
+``/readyz`` that only pings Redis says 200 all through a planned failover."""
 
 
 def run(tmp_path: Path, kind: str, **env: str) -> Drill:
