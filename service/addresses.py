@@ -18,8 +18,10 @@ is no IP address at all (``unknown``, junk) counts as one shared key,
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
+from typing import Any
 
 IPV6_PREFIX = 64
 """How much of an IPv6 address names one client (its /64)."""
@@ -51,3 +53,13 @@ def address_key(address: str | None) -> str:
         network = ipaddress.IPv6Network((int(ip), IPV6_PREFIX), strict=False)  # no zone
         return f"addr:{network}"
     return f"addr:{ip}"
+
+
+def peer_key(peer: Any) -> str:
+    """The quota key of a gunicorn worker's client address ``peer`` (a
+    tuple whose first item is the IP, or a Unix socket's name), kept for the
+    requests and connections that follow (:func:`address_key`)."""
+    return _host_key(str(peer[0] if isinstance(peer, tuple) and peer else peer))
+
+
+_host_key = functools.lru_cache(maxsize=4096)(address_key)

@@ -30,8 +30,8 @@ every worker (issue 39, fifth attacker): 5 a second per address and worker."""
 
 class LogThrottle:
     """Which refusals of an address a worker logs: at most one a second per
-    address, however many it answers (a flood of refusals wrote a line
-    each: some 40 KB a second from one address)."""
+    address, however many it answers, whatever it refused (a flood of
+    refusals wrote a line each: some 40 KB a second from one address)."""
 
     MAX_ADDRESSES = 4096
 
@@ -61,7 +61,6 @@ class Budget:
         self.amount = float(amount)
         self.rate = amount / period  # tokens a second
         self.buckets: dict[str, tuple[float, float]] = {}  # key -> (tokens, at)
-        self.logged = LogThrottle()
 
     def take(self, key: str, now: float, cost: float = 1.0) -> float:
         """Count one request of ``key`` at ``now`` (``time.monotonic``) that
@@ -76,10 +75,6 @@ class Budget:
         self._room(key, now)
         self.buckets[key] = (tokens - cost, now)
         return 0.0
-
-    def first_refusal(self, key: str, now: float) -> bool:
-        """Whether this refusal of ``key`` is the one logged (:class:`LogThrottle`)."""
-        return self.logged.due(key, now)
 
     def _room(self, key: str, now: float) -> None:
         """Room for ``key``: past :data:`MAX_ADDRESSES`, the full buckets go,

@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 
 from werkzeug.exceptions import RequestTimeout
 
-from .addresses import address_key
+from .addresses import peer_key
 
 _log = logging.getLogger("gunicorn.error")
 
@@ -139,8 +139,7 @@ class Connections:
         """Count a connection of ``peer`` (gunicorn's address: a tuple whose
         first item is the IP, or a Unix socket's name); its key, to give it
         back with :meth:`give`, or None when that address is at its cap."""
-        host = peer[0] if isinstance(peer, tuple) and peer else str(peer)
-        key = address_key(str(host))
+        key = peer_key(peer)
         held = self.held.get(key, 0)
         if held >= self.per_address:
             return None

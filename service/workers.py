@@ -59,7 +59,6 @@
 from __future__ import annotations
 
 import contextlib
-import functools
 import html
 import json
 import logging
@@ -79,7 +78,7 @@ from gunicorn.workers.sync import SyncWorker as _SyncWorker
 from werkzeug.exceptions import RequestTimeout
 
 from . import budgets
-from .addresses import address_key
+from .addresses import peer_key
 from .budgets import Budget
 from .connection_limits import Connections, ReadDeadline
 from .logs import without_client_text
@@ -204,6 +203,7 @@ class _Referee:
     retry_after: int = 2
     budget: Budget | None = None
     """Requests per client address before the app (gevent; None: off)."""
+    refusals_logged: budgets.LogThrottle
     keeps_budget = False
     """Whether the class asks :attr:`budget` before each request (gevent's)."""
 
@@ -231,14 +231,28 @@ class _Referee:
             item = parse(settings.rate_limit_per_address)
             self.budget = Budget(item.amount, item.get_expiry())
             budgets.install(self.budget)
+        self.refusals_logged = budgets.LogThrottle()
         super().init_process()  # type: ignore[misc]
 
-    refusals_logged: budgets.LogThrottle | None = None
+    def log_refusal(self, key: str, request_id: str, req: Any, why: str) -> None:
+        """The access line of a 429 the worker gave ``key``'s address itself
+        (``why``), at most one a second per address whatever the refusal."""
+        if self.refusals_logged.due(key, time.monotonic()):
+            read = {} if req is None else {"method": req.method, "path": req.path}
+            self.log.info(
+                "request",
+                extra={
+                    "request_id": request_id,
+                    **read,
+                    "status": 429,
+                    "answered_by": "gunicorn",
+                    "refused": f"{why}; its refusals are logged at most once a second",
+                },
+            )
 
-    def refuse_connection(self, client: Any, addr: Any = None) -> None:
+    def refuse_connection(self, client: Any, addr: Any) -> None:
         """429 ``too-many-connections`` to a connection over its address's
-        cap (from ``addr``), before reading anything of it; then close it.
-        Logged at most once a second per address."""
+        cap (from ``addr``), before reading anything of it; then close it."""
         request_id = uuid.uuid4().hex
         assert self.connections is not None
         answer = problem_bytes(
@@ -250,28 +264,12 @@ class _Referee:
             [("Retry-After", str(self.retry_after))],
             "too-many-connections",
         )
-        if self.refusals_logged is None:
-            self.refusals_logged = budgets.LogThrottle()
-        if self.refusals_logged.due(_address_of(addr), time.monotonic()):
-            self.log.info(
-                "request",
-                extra={
-                    "request_id": request_id,
-                    "status": 429,
-                    "answered_by": "gunicorn",
-                    "refused": "over the address's connections; logged at most once a second",
-                },
-            )
+        self.log_refusal(peer_key(addr), request_id, None, "over the address's connections")
         try:
             client.settimeout(1.0)  # a small answer: the socket's buffer takes it
             client.sendall(answer)
-            client.shutdown(socket.SHUT_WR)
-            # What the client sent already is read, so that closing sends it
-            # a FIN, not a reset that could discard the answer on its side.
-            for _ in range(16):
-                if not client.recv(4096, socket.MSG_DONTWAIT):
-                    break
-        except OSError:  # nothing more to read, or the client is gone
+            _drain(client)
+        except OSError:  # the client is gone
             pass
         finally:
             with contextlib.suppress(OSError):
@@ -292,19 +290,7 @@ class _Referee:
             [("Retry-After", str(max(1, math.ceil(wait)))), *self._cors_headers(req, None)],
             "rate-limited",
         )
-        if self.budget.first_refusal(key, time.monotonic()):
-            self.log.info(
-                "request",
-                extra={
-                    "request_id": request_id,
-                    "method": getattr(req, "method", None),
-                    "path": getattr(req, "path", None),
-                    "status": 429,
-                    "answered_by": "gunicorn",
-                    "refused": "over the address's budget; its refusals are logged at "
-                    "most once a second",
-                },
-            )
+        self.log_refusal(key, request_id, req, "over the address's budget")
         with contextlib.suppress(OSError):  # the client is gone: nothing to tell it
             sock.sendall(answer)
 
@@ -404,16 +390,6 @@ def _drain(sock: Any) -> None:
                 break
 
 
-def _address_of(peer: Any) -> str:
-    """The quota key of gunicorn's client address ``peer`` (an IPv6 address's
-    /64: :func:`service.addresses.address_key`)."""
-    return _address_key(str(peer[0] if isinstance(peer, tuple) and peer else peer))
-
-
-_address_key = functools.lru_cache(maxsize=4096)(address_key)
-"""address_key, kept for the requests and connections that follow."""
-
-
 def _flush_and_exit(code: int) -> None:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):  # exiting anyway
@@ -499,7 +475,7 @@ def _gevent_worker() -> type:
         def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> None:
             budget = self.budget
             if budget is not None:
-                key = _address_of(addr)
+                key = peer_key(addr)
                 cost = budgets.COSTS.get(getattr(req, "path", ""), 1.0)
                 wait = budget.take(key, time.monotonic(), cost)
                 if wait > 0:

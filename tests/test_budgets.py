@@ -29,11 +29,11 @@ def test_a_bucket_lets_its_amount_through_then_refills_at_its_rate() -> None:
 
 
 def test_a_refusal_logs_once_a_second_per_address() -> None:
-    budget = budgets.Budget(1, 1.0)
-    assert budget.first_refusal("a", 5.0) is True
-    assert budget.first_refusal("a", 5.9) is False
-    assert budget.first_refusal("b", 5.2) is True
-    assert budget.first_refusal("a", 6.0) is True
+    logged = budgets.LogThrottle()
+    assert logged.due("a", 5.0) is True
+    assert logged.due("a", 5.9) is False
+    assert logged.due("b", 5.2) is True
+    assert logged.due("a", 6.0) is True
 
 
 def test_a_dear_request_costs_more_of_the_budget() -> None:
