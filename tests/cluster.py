@@ -7,9 +7,7 @@ create`` (from beside that binary, else the system's) assigns the 16384 slots.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import socket
 import subprocess
 import time
@@ -17,20 +15,9 @@ from pathlib import Path
 
 import redis
 
-from benchmarks.processes import free_port
+from benchmarks.processes import free_port, redis_cli_binary
 
 from .conftest import RedisProcess, redis_binary
-
-
-def redis_cli_binary() -> str:
-    """The ``redis-cli`` that goes with :func:`redis_binary`."""
-    beside = Path(redis_binary()).with_name("redis-cli")
-    if os.access(beside, os.X_OK):
-        return str(beside)
-    found = shutil.which("redis-cli")
-    if not found:
-        raise RuntimeError("no redis-cli beside redis-server nor on PATH")
-    return found
 
 
 def _bindable(port: int) -> bool:
