@@ -223,8 +223,10 @@ def test_stream_floor_pushes_every_turn_to_its_next_seat_through_two_workers(
     from benchmarks.processes import Gunicorn, gunicorn_env
 
     # Its streams end at their next heartbeat (15 s): the stop need not wait that long.
+    # One address plays every seat, as in the bench (its limits out of reach:
+    # each worker's budget of RATE_LIMIT_PER_ADDRESS applies to the floor too).
     env = {"REDIS_URL": redis_server.url, "WEB_CONCURRENCY": "2", "GUNICORN_GRACEFUL_TIMEOUT": "1"}
-    env = gunicorn_env(env)
+    env = gunicorn_env({**redis_cost.ONE_ADDRESS_ENV, **env})
     app = Gunicorn("benchmarks.floor:create_floor_app()", env, tmp_path / "floor.log", "/readyz")
     app.start()
     try:
