@@ -34,7 +34,7 @@ NODE_DEPS := $(if $(shell command -v npm),web/node_modules/.installed clients/ty
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
 
 test: $(VENV)/.installed-dev $(NODE_DEPS)  ## install with the test tools, then run the whole suite
-	@echo "make: running the test suite on $(TEST_WORKERS) workers (4 to 8 minutes on 2 cores with the browser tests, installs included: from a fresh clone 4 min 27 s to 4 min 48 s on quiet days, 6 min 50 s to 7 min 40 s on busier ones; 13 min 45 s on a slow one)"
+	@echo "make: running the test suite on $(TEST_WORKERS) workers (about 10 minutes on 2 cores with the browser tests, installs included: 10 min 16 s from a fresh clone on a quiet machine; about twice that with a second suite running beside it)"
 	$(BIN)/python -m compileall -q -j 0 service benchmarks tests
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal
 
