@@ -219,7 +219,10 @@ def test_a_seeded_round_agrees_in_all_three_checks_and_every_forgery_fails_them(
 ) -> None:
     rec = seeded_round(tables, redis_client, variant)
     assert rec["record_version"] == 2 and rec["rules_version"] == 1 and rec["release"]
-    assert {m["by"] for m in rec["moves"]} == {"seat"}
+    # Every move the seats' own, but the referee's rebuilding of an emptied
+    # May I? stock (a long round, one deal in some dozens).
+    assert {m["by"] for m in rec["moves"] if m["move"] != "reshuffle"} == {"seat"}
+    assert {m["by"] for m in rec["moves"] if m["move"] == "reshuffle"} <= {"referee"}
     if variant == "classic":
         assert any(m.get("commutes") for m in rec["moves"]), "no pass commuted"
     assert_all_accept(tables, rec)

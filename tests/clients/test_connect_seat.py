@@ -111,14 +111,19 @@ def api(
     service.stop()
 
 
-def wait_for(check: Callable[[], Any], what: str, seconds: float = 20) -> Any:
+def wait_for(
+    check: Callable[[], Any], what: str, seconds: float = 60, show: Callable[[], Any] = str
+) -> Any:
+    """``check()`` once it is true; an AssertionError naming ``what`` and
+    ``show()`` (what the page holds) after ``seconds``: long enough for the
+    client's longest pause between reconnections (15 s) on a busy machine."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         got = check()
         if got:
             return got
         time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+    raise AssertionError(f"timed out waiting for {what}: {show()}")
 
 
 def ready(base: str) -> bool:
@@ -197,9 +202,21 @@ def test_a_seat_follows_a_round_through_cuts_drains_and_a_gap(
             and seat["tables"][-1:] == spectator["tables"][-1:] == [last]
         )  # fmt: skip
 
+    def where() -> dict[str, Any]:
+        """What each connection holds last, for a timeout's message."""
+        now = state()
+        last = {k: v[-3:] for who in ("seat", "table") for k, v in now["seen"][who].items()}
+        streams = [(s["url"][-40:], s["frames"][-3:], s["errors"]) for s in now["streams"][-3:]]
+        return {
+            "table": game.table()["last_event"],
+            "last": last,
+            "seat": now["seat"],
+            "streams": streams,
+        }
+
     def move() -> None:
         assert game.move()
-        wait_for(caught_up, "the move on both connections")
+        wait_for(caught_up, "the move on both connections", show=where)
 
     def signal_workers(sig: signal.Signals) -> None:
         before = api.workers()
@@ -215,7 +232,7 @@ def test_a_seat_follows_a_round_through_cuts_drains_and_a_gap(
         before = state()[count]
         return lambda: state()[count] > before
 
-    wait_for(caught_up, "the deal on both connections")
+    wait_for(caught_up, "the deal on both connections", show=where)
     for _ in range(5):
         move()
     # Every worker killed: every stream cut under the page.
@@ -238,7 +255,7 @@ def test_a_seat_follows_a_round_through_cuts_drains_and_a_gap(
     for _ in range(KEPT + 2):
         assert game.move()
     page.evaluate("live.release()")
-    wait_for(caught_up, "the moves made while the seat was away")
+    wait_for(caught_up, "the moves made while the seat was away", show=where)
     # The page reads the seat's view; the stream brings two newer ones before the answer.
     page.evaluate("live.holdReads(); live.refresh()")
     late = more("readsAnswered")
@@ -247,7 +264,7 @@ def test_a_seat_follows_a_round_through_cuts_drains_and_a_gap(
     page.evaluate("live.releaseReads()")
     wait_for(late, "the late answer")
     while game.move():
-        wait_for(caught_up, "the move on both connections")
+        wait_for(caught_up, "the move on both connections", show=where)
     table = game.table()
     last = table["last_event"]
     got = state()
