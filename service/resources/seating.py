@@ -13,10 +13,14 @@ The auth record (the table hash's ``a`` field, JSON) is::
      "q": whose budget the referee's moves spend (``service.storage.quota``),
      "x": [round, [seat, ...]]: the seats whose token the host reissued
           while that round was in play (RULES.md 5.1: shown as
-          ``reissued``)}
+          ``reissued``),
+     "p": 1 once a person took a seat with a code or from the lobby, else
+          0 (RULES.md 5.1: the host may then deal no hands of its choosing)}
 
-``j`` and ``l`` are absent on a table created with every seat named (and
-``c`` on one created so by a release before 0.3.0: its round records are
+``j``, ``p`` and ``l`` are absent on a table created with every seat named
+(``j`` and ``p`` appear once a seat leaves), ``p`` also on a table written
+only by a release that kept none; ``c`` on one created with every seat
+named by a release before 0.3.0 (its round records are
 then tagged by their content, ``service.resources.proofs.round_records``), ``q`` on one
 created by a release that kept no creator, ``x`` until a token is reissued
 in play.
@@ -54,6 +58,7 @@ register_codes(
     {
         "seat-in-play": Kind.CONFLICT,
         "seats-open": Kind.CONFLICT,
+        "submitted-deal-refused": Kind.CONFLICT,
         "seats-full": Kind.CONFLICT,
         "seat-open": Kind.CONFLICT,
         "seat-taken": Kind.CONFLICT,
@@ -157,6 +162,7 @@ def created_record(
     }
     if codes or listed_ or None in seat_tokens:
         record["j"] = [[stored_digest(code), seat, until] for code, seat, until in codes]
+        record["p"] = 0
         if listed_:
             record["l"] = 1
     return record
@@ -174,6 +180,23 @@ def require_full(auth: dict[str, Any]) -> None:
             "seats-open",
             f"{which} still open: a table deals only when every seat is taken.",
             extra={"open_seats": seats},
+        )
+
+
+def require_no_person_joined(auth: dict[str, Any]) -> None:
+    """409 ``submitted-deal-refused`` at a table where a person took a seat
+    with a join code or from the lobby (``p``): a deal the host chose would
+    show the host the hand of a player whose token it does not hold
+    (RULES.md 5.1, host powers never show a card). A seat a bot took, or
+    one named at the table's creation (its token was the creator's), does
+    not count. A table of a release that kept no ``p`` counts as joined if
+    it ever had an open seat (``j``)."""
+    if auth.get("p", 1 if "j" in auth else 0):
+        raise RuleViolation(
+            "submitted-deal-refused",
+            "A player took a seat of this table with a join code or from the lobby: a deal "
+            "the host chose would show the host that player's cards (RULES.md 5.1). Deal "
+            "without `hands`, and the referee shuffles.",
         )
 
 
@@ -222,6 +245,7 @@ def join(auth: dict[str, Any], code: str | None, now_ms: int) -> tuple[int, str,
     record = dict(auth)
     record["s"] = [stored_digest(token) if s == seat else d for s, d in enumerate(auth["s"])]
     record["j"] = [e for e in _live(auth, now_ms) if e[1] != seat]
+    record["p"] = 1
     return seat, token, record
 
 
@@ -259,6 +283,7 @@ def leave(auth: dict[str, Any], seat: int, now_ms: int) -> dict[str, Any]:
     record = dict(auth)
     record["s"] = ["" if s == seat else d for s, d in enumerate(auth["s"])]
     record["j"] = _live(auth, now_ms)
+    record.setdefault("p", 1 if "j" in auth else 0)  # (no "p": see require_no_person_joined)
     record.setdefault("c", now_ms)
     return record
 

@@ -19,6 +19,7 @@ from service.resources import seating
 from service.storage.idempotency import index_key
 from tests.conftest import RedisProcess, settings_for
 from tests.helpers import Table, bearer, snapshot
+from tests.ship.test_engine import WORKED_EXAMPLE
 
 PRESETS = ["classic", "sevens", "may-i"]
 
@@ -446,3 +447,68 @@ def test_strangers_cannot_evict_a_joiners_saved_answer(
     host = {"Authorization": f"Bearer {created['host_token']}"}
     assert client.delete(f"/v1/tables/{table_id}", headers=host).status_code == 204
     assert list(redis_client.scan_iter(match=f"referee:{{{table_id}}}:*", count=1000)) == []
+
+
+@pytest.mark.parametrize("how", ["seat code", "table code", "lobby"])
+def test_the_host_deals_no_hands_of_its_choosing_to_a_joined_seat(
+    client: Any, redis_client: redis.Redis, how: str
+) -> None:
+    # The sixth attacker: strangers from the lobby took the seats, and the
+    # host dealt them hands it wrote, so it knew every card (RULES.md 5.1).
+    extra: dict[str, Any] = {
+        "seat code": {},
+        "table code": {"join_codes": "table"},
+        "lobby": {"listed": True},
+    }[how]
+    # (The worked example is a deal of the full deck: "circle".)
+    created = create(client, ["Ann", None, "Cat", "Dan"], variant="circle", **extra)
+    table_id, host = created["table_id"], created["host_token"]
+    code = None if how == "lobby" else created["join_codes"][0]["code"]
+    assert join(client, table_id, "Bea", code).status_code == 201
+    before = snapshot(redis_client, table_of(created))
+    url = f"/v1/tables/{table_id}/rounds"
+    chosen = client.post(url, json={"hands": WORKED_EXAMPLE}, headers=bearer(host))
+    assert chosen.status_code == 409, chosen.get_json()
+    assert chosen.get_json()["code"] == "submitted-deal-refused"
+    assert "RULES.md 5.1" in chosen.get_json()["detail"]
+    assert snapshot(redis_client, table_of(created)) == before
+    # The referee's shuffle deals them, as ever.
+    shuffled = client.post(url, json={"hands": None}, headers=bearer(host))
+    assert shuffled.status_code == 201, shuffled.get_json()
+
+
+@pytest.mark.parametrize("players", [["Ann", "Ben", "Cat", "Dan"], ["Ann", "Ben", None, None]])
+def test_named_seats_and_bots_take_the_hosts_deal(client: Any, players: list[str | None]) -> None:
+    # Its creator holds every person's token, and could read every hand
+    # anyway; bots take the open seats (a walk-through's submitted deal).
+    created = create(client, players, variant="circle")
+    table_id, host = created["table_id"], created["host_token"]
+    for seat in (2, 3) if None in players else ():
+        bot = client.post(
+            f"/v1/tables/{table_id}/seats/{seat}/bot", json={"kind": "basic"}, headers=bearer(host)
+        )
+        assert bot.status_code == 200, bot.get_json()
+    url = f"/v1/tables/{table_id}/rounds"
+    dealt = client.post(url, json={"hands": WORKED_EXAMPLE}, headers=bearer(host))
+    assert dealt.status_code == 201, dealt.get_json()
+    seat = client.get(
+        f"/v1/tables/{table_id}/seats/1", headers=bearer(created["seat_tokens"][1]["token"])
+    ).get_json()
+    assert sorted(seat["hand"]) == sorted(WORKED_EXAMPLE[1])
+
+
+def test_a_seat_left_and_joined_again_takes_no_hands_of_the_hosts_choosing(
+    client: Any,
+) -> None:
+    created = create(client, ["Ann", "Ben", "Cat", "Dan"], variant="circle")
+    table_id, host = created["table_id"], created["host_token"]
+    ben = created["seat_tokens"][1]["token"]
+    left = client.post(f"/v1/tables/{table_id}/seats/1/leave", headers=bearer(ben))
+    assert left.status_code == 200, left.get_json()
+    code = client.post(f"/v1/tables/{table_id}/codes", json={"seat": 1}, headers=bearer(host))
+    assert code.status_code == 201, code.get_json()
+    assert join(client, table_id, "Bea", code.get_json()["code"]).status_code == 201
+    chosen = client.post(
+        f"/v1/tables/{table_id}/rounds", json={"hands": WORKED_EXAMPLE}, headers=bearer(host)
+    )
+    assert (chosen.status_code, chosen.get_json()["code"]) == (409, "submitted-deal-refused")

@@ -312,7 +312,11 @@ class Rounds(MethodView):
         [deal proofs](/docs/guide/deal-proofs); the answer and the `round-dealt` event
         carry the `commitment`) and deals from the dealer's left.
         With `hands` (one list per seat) it checks the submitted deal and lists
-        every problem at once (422 `deal-invalid`; RULES.md 2.4, 3.2, 4.4). 409
+        every problem at once (422 `deal-invalid`; RULES.md 2.4, 3.2, 4.4),
+        but not where a person took a seat with a join code or from the
+        lobby: 409 `submitted-deal-refused`, since the host would know that
+        player's cards (RULES.md 5.1; a bot's seat or one named at the
+        table's creation does not count). 409
         `seats-open` (with `open_seats`) while a seat is open (RULES.md 5.1),
         `round-in-play` while the current round is not over, `match-over` after
         the match, `seeds-missing` (with `missing_seats`, `round` and
@@ -325,6 +329,8 @@ class Rounds(MethodView):
         def move(loaded: Loaded) -> Transition:
             auth.require_host(loaded.auth)
             seating.require_full(loaded.auth)
+            if any(deal.get(part) is not None for part in DEAL_PARTS):
+                seating.require_no_person_joined(loaded.auth)
             too_many = over_one_deck(deal, DEAL_PARTS, LARGEST_DECK)
             if too_many is not None:
                 raise RuleViolation(
