@@ -30,6 +30,25 @@ def test_variants_list_every_preset_with_its_options(client: Any) -> None:
     assert variants["circle"]["options"]["claim_window_ms"] == 1500
 
 
+def test_the_catalog_is_cacheable_and_a_matching_tag_is_304(client: Any) -> None:
+    # Rendered once per process (issue 39, sixth attacker: 7 ms a read, and
+    # within an address's budget a flood of it held every worker).
+    for path in ("/v1/games", "/v1/variants"):
+        first, again = client.get(path), client.get(path)
+        assert first.status_code == again.status_code == 200
+        assert first.data == again.data and first.mimetype == "application/json"
+        etag = first.headers["ETag"]
+        assert etag.startswith('"') and etag == again.headers["ETag"], etag
+        assert first.headers["Cache-Control"] == "public, max-age=300"
+        unchanged = client.get(path, headers={"If-None-Match": f'W/{etag}, "other"'})
+        assert unchanged.status_code == 304 and unchanged.data == b""
+        assert unchanged.headers["ETag"] == etag
+        assert client.get(path, headers={"If-None-Match": '"other"'}).status_code == 200
+    games = client.get("/v1/games").get_json()["games"]
+    assert [g["name"] for g in games] == ["my-ship-sails", "sevens", "may-i"]
+    assert games[1]["rules"] == "/docs/rules/sevens"
+
+
 def stored_keys(redis_client: redis.Redis) -> set[bytes]:
     """Every key but the rate limiter's counters (a new one each second) and
     the active-table metric's shards, which earlier tests' apps flush in the
