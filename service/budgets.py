@@ -17,6 +17,12 @@ from __future__ import annotations
 
 import time
 
+HOLD_SECONDS = 1
+"""How long a worker holds a request over its address's budget before it
+answers it 429 and closes the connection (the refusal's ``Retry-After`` is
+at least this): a connection of a flood gets one refusal a second, not one
+per refill, and a client that opens more meets its connections' cap."""
+
 LOG_SECONDS = 1.0
 """A worker logs at most one refusal a second per address."""
 

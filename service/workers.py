@@ -287,7 +287,10 @@ class _Referee:
             f"This address sent more than {self.budget.amount:g} requests to this process "
             "within RATE_LIMIT_PER_ADDRESS's period: retry after Retry-After.",
             request_id,
-            [("Retry-After", str(max(1, math.ceil(wait)))), *self._cors_headers(req, None)],
+            [
+                ("Retry-After", str(max(budgets.HOLD_SECONDS, math.ceil(wait)))),
+                *self._cors_headers(req, None),
+            ],
             "rate-limited",
         )
         self.log_refusal(key, request_id, req, "over the address's budget")
@@ -479,12 +482,15 @@ def _gevent_worker() -> type:
                 cost = budgets.COSTS.get(getattr(req, "path", ""), 1.0)
                 wait = budget.take(key, time.monotonic(), cost)
                 if wait > 0:
-                    # Answered without the app; the connection then waits out
-                    # (a second at most) what its address must, holding
-                    # nothing but its place, and closes: a flood costs a
-                    # parse and a write per request, and waits its turn.
+                    # Answered without the app, a second late (holding
+                    # nothing but the connection's place), then closed: each
+                    # connection of a flood costs a parse and a write a
+                    # second, and the address's connections are capped
+                    # (issue 39, sixth attacker: answered at once, 20
+                    # connections got 1,100 refusals a second, and others
+                    # waited behind them).
+                    gevent.sleep(budgets.HOLD_SECONDS)
                     self.refuse_over_budget(req, sock, key, wait)
-                    gevent.sleep(min(wait, 1.0))
                     _drain(sock)
                     raise StopIteration("over its address's budget")
             if isinstance(sock, ReadDeadline):
