@@ -8,6 +8,7 @@ import http.client
 import json
 import os
 import random
+import socket
 import string
 from pathlib import Path
 
@@ -111,3 +112,44 @@ def test_an_empty_file_left_by_a_killed_worker_does_not_fail_the_scrape(served: 
         planted.unlink()
     assert status == 200, text[:2000]
     assert 'referee_requests_total{endpoint="/v1/tables",method="POST",status="422"}' in text
+
+
+def raw_request(served: Served, data: bytes) -> bytes:
+    """What the service answers ``data`` sent as is on one connection, to its end."""
+    with socket.create_connection(("127.0.0.1", served.port), timeout=10) as sock:
+        sock.sendall(data)
+        sock.shutdown(socket.SHUT_WR)  # a body cut short ends here
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return answer
+
+
+MALFORMED_CHUNKS = {
+    "a chunk size that is no number": b"zz\r\n{}\r\n0\r\n\r\n",
+    "a chunk without its CRLF": b"2\r\n{}XX0\r\n\r\n",
+    "a body cut short": b"ff\r\n{}",
+}
+
+
+def test_a_malformed_chunked_body_is_400_with_no_traceback_and_creates_nothing(
+    served: Served, redis_client: redis.Redis
+) -> None:
+    # The sixth attacker: each was a 500 and some 2.3 KB of traceback in the log.
+    head = (
+        b"POST /v1/tables HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\n"
+    )
+    tables = len(list(redis_client.scan_iter(match="referee:{*}:table", count=1000)))
+    logged = served.log.stat().st_size
+    for what, body in MALFORMED_CHUNKS.items():
+        answer = raw_request(served, head + body)
+        status_line, _, rest = answer.partition(b"\r\n")
+        assert status_line.split()[1] == b"400", (what, answer[:400])
+        assert b"application/problem+json" in rest, (what, answer[:400])
+        assert json.loads(rest.partition(b"\r\n\r\n")[2])["code"] == "malformed-request", what
+    assert len(list(redis_client.scan_iter(match="referee:{*}:table", count=1000))) == tables
+    with served.log.open("rb") as log:
+        log.seek(logged)
+        written = log.read()
+    assert b"Traceback" not in written and b'"status": 500' not in written, written[-3000:]

@@ -184,7 +184,18 @@ def guard_body() -> None:
     chunks: list[bytes] = []
     size = 0
     while size <= limit:
-        chunk = stream.read(limit + 1 - size)
+        try:
+            chunk = stream.read(limit + 1 - size)
+        except Exception:  # noqa: BLE001 - the server's framing errors are its own classes
+            # A chunk size that is no hex number, a chunk without its CRLF, a
+            # body cut short: the client's error, not ours (it was a 500 and
+            # a traceback in the log each time: issue 39, sixth attacker).
+            # gunicorn closes the connection after it (its Body.failed).
+            raise Problem(
+                400,
+                "malformed-request",
+                "The chunked body is malformed (a chunk size or terminator) or ended early.",
+            ) from None
         if not chunk:
             break
         chunks.append(chunk)
