@@ -17,19 +17,21 @@ also where the table draws it as a Latin letter with a mark (fita ``ѳ``,
 theta ``θ``, barred ``ө``: an o with a stroke); every Cyrillic O drawn
 otherwise (narrow ``ᲂ``, monocular ``ꙩ``, crossed ``ꚛ``), which the table
 leaves out, becomes ``o``, and so does a Latin o drawn sideways, turned or
-reversed (``ᴑ``), a turned or insular t or a dagger (``ʇ``, ``ꞇ``,
-``†``) a ``t``, what is drawn as a b (``฿``, ``8``, ``ь``, ``β``, ``ß``,
+reversed (``ᴑ``), a turned or insular t, a dagger or a plus (``ʇ``, ``ꞇ``,
+``†``, ``+``) a ``t``, what is drawn as a b (``฿``, ``8``, ``ь``, ``Ъ``, ``β``, ``ß``,
 ``Բ``: :data:`B_DRAWN`) a ``b``; then case-folded. Before all
 that, what a reader does not see between two letters goes: spaces other
 than the ones a keyboard types (a hair or thin space, ``B\u200aot``, reads
 "Bot") and symbols that draw nothing (the blank Braille pattern
-``B\u2800ot``, the null notehead U+1D159). A name holding a character
+``B\u2800ot``, the null notehead U+1D159), and the spacing forms of
+marks (``B¨ot``, ``B^o^t``). A name holding a character
 drawn as nothing (``Bo\u1160t``) never gets here: the text rule refuses it
 (:mod:`.ignorable`). Refused: a skeleton that starts (after any
 non-letters) with ``bot``, or with ``b``, any one character outside ASCII
 that no rule above made a Latin letter (``B°t``, ``B𐒆t``: no person's name
 is written so, and no table can list every round shape of every script),
-and ``t``, with punctuation between them or not (``B.o.t``), not followed
+and ``t``, with punctuation or ASCII symbols between them or not
+(``B.o.t``, ``B’o’t``, ``B|o|t``, ``B~o~t``), not followed
 by a letter: ``Bot``, ``bot 3``, ``BOT-3 (basic)``, ``Bot3``; allowed:
 ``Bottle``, ``Robot``, ``Abbot``, ``Bät`` (an ``a``), ``B o t`` (spaces a
 keyboard types).
@@ -66,8 +68,9 @@ LATIN_DRAWN = re.compile(
 a hook, stroke, bar, tail...; barred, dotless, script), its letter in group
 1. Turned, reversed and open letters are not read as theirs."""
 
-DROPPED = frozenset(("Mn", "Me", "Cf"))
-"""Marks (a reader sees the letter under them) and invisible format characters."""
+DROPPED = frozenset(("Mn", "Me", "Cf", "Sk"))
+"""Marks (a reader sees the letter under them), the spacing forms of marks
+(``¨``, ``^``, ``´``: ``B¨ot`` reads "Bot") and invisible format characters."""
 
 BOT_NAME_RULE = (
     "names of the form `Bot …` are the bots' (RULES.md 5.1): a person's name may not read "
@@ -85,14 +88,15 @@ confusables table leaves out. Only O: other Cyrillic letters are named by
 their sound (``И`` is "I", ``У`` is "U"), not by the Latin letter they look like.
 A Latin o drawn sideways, turned or reversed is still round."""
 
-T_DRAWN = re.compile(r"LATIN (?:CAPITAL |SMALL )?LETTER (?:TURNED|INSULAR) T|DAGGER")
+T_DRAWN = re.compile(r"LATIN (?:CAPITAL |SMALL )?LETTER (?:TURNED|INSULAR) T|DAGGER|PLUS SIGN")
 """A turned t (``ʇ``: the cross and hook of a t, upside down), an insular
-t (``ꞇ``), a dagger (``†``)."""
+t (``ꞇ``), a dagger (``†``), a plus sign (``Bo+``)."""
 
 B_DRAWN = frozenset(
     (
         *("THAI CURRENCY SYMBOL BAHT", "BITCOIN SIGN", "DIGIT EIGHT"),
         *("CYRILLIC SMALL LETTER SOFT SIGN", "CYRILLIC CAPITAL LETTER SOFT SIGN"),
+        *("CYRILLIC SMALL LETTER HARD SIGN", "CYRILLIC CAPITAL LETTER HARD SIGN"),
         *("GREEK SMALL LETTER BETA", "GREEK BETA SYMBOL", "ARMENIAN CAPITAL LETTER BEN"),
         *("LATIN SMALL LETTER SHARP S", "LATIN CAPITAL LETTER SHARP S"),
         *("LATIN SMALL LETTER BETA", "LATIN CAPITAL LETTER BETA"),
@@ -100,7 +104,7 @@ B_DRAWN = frozenset(
     )
 )
 """What is drawn as a b or B and no table maps to one: currency signs with a
-stroke (``฿``, ``₿``), an 8, a soft sign (``ь``), a beta (``β``), a sharp s
+stroke (``฿``, ``₿``), an 8, a soft or hard sign (``ь``, ``Ъ``), a beta (``β``), a sharp s
 (``ß``), Armenian ben (``Բ``), the tone six (``ƅ``)."""
 
 
@@ -140,32 +144,40 @@ def _latin(ch: str) -> str:
     return ch.casefold()
 
 
+def _prepared(name: str) -> str:
+    """``name`` without what draws nothing or a narrow gap and without the
+    spacing forms of marks, then NFKD without marks."""
+    seen = "".join(
+        ch
+        for ch in _bare(name)
+        if ch not in UNSEEN and (ch in TYPED_SPACES or unicodedata.category(ch) != "Zs")
+    )
+    return _bare(unicodedata.normalize("NFKD", seen))
+
+
 def skeleton(name: str) -> str:
     """``name`` as it reads: without what draws nothing or a narrow gap,
     NFKD without marks, Latin letters drawn otherwise and confusables as
     their Latin letters, case-folded."""
-    seen = "".join(
-        ch
-        for ch in name
-        if ch not in UNSEEN and (ch in TYPED_SPACES or unicodedata.category(ch) != "Zs")
-    )
-    return "".join(_latin(ch) for ch in _bare(unicodedata.normalize("NFKD", seen)))
+    return "".join(_latin(ch) for ch in _prepared(name))
 
 
 def bot_like(name: str) -> bool:
     """Whether ``name`` passes for a bot's (``Bot …``): only bots may bear it."""
-    marked = "".join("\x01" if _separates(ch) else ch for ch in skeleton(name))
+    # Punctuation is marked before the confusables: ``|`` is an l to them.
+    marked = "".join("\x01" if _separates(ch) else _latin(ch) for ch in _prepared(name))
     return BOT_WORD.fullmatch(marked) is not None
 
 
 def _separates(ch: str) -> bool:
-    """Whether ``ch`` is punctuation a reader skips between letters: ASCII's,
-    dashes and connectors (``‐``, ``_``), middle dots. Other punctuation
-    stays a character (Thai ``๏`` is punctuation, and round)."""
+    """Whether ``ch`` is punctuation a reader skips between letters: ASCII's
+    punctuation and symbols (``B~o~t``, ``B|o|t``, ``B=o=t``), dashes,
+    connectors and quotation marks (``‐``, ``_``, ``’``), middle dots. Other
+    punctuation stays a character (Thai ``๏`` is punctuation, and round)."""
     category = unicodedata.category(ch)
     if ch < "\x80":
-        return category.startswith("P")
-    return category in ("Pd", "Pc") or ch in MIDDLE_DOTS
+        return category[0] in "PS" and ch != "+"  # a plus is drawn as a t
+    return category in ("Pd", "Pc", "Pi", "Pf") or ch in MIDDLE_DOTS
 
 
 MIDDLE_DOTS = frozenset("\u00b7\u2027\u30fb\u2022\u2219\u22c5")

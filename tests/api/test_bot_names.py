@@ -55,6 +55,9 @@ LOOK_ALIKES = [
     "B\u1680ot",  # the Ogham space mark
     # Issue 39, fifth attacker: punctuation between the letters.
     *("B.o.t", "B_o_t", "B-ot", "B'o't 2", "Bot-ty", "B\u00b7o\u00b7t", "B\u2010ot"),
+    # Issue 39, sixth attacker: symbols and quotes between them, spacing marks.
+    *("B\u2019o\u2019t", "B~o~t", "B|o|t", "B^o^t", "B=o=t", "B\u00a8ot", "B`o`t"),
+    *("Ъot", "ъot", "Bo+"),  # a hard sign drawn as a b, a plus as a t
 ]
 IGNORABLE = [
     ("Bo\u1160t 1", "U+1160"),  # Hangul fillers: letters (Lo) that draw nothing
@@ -71,7 +74,7 @@ IGNORABLE = [
 PEOPLE = [
     *("Bottle", "Robot", "Abbot", "Zoë", "Björn", "Øyvind", "Łukasz", "Bo"),
     *("Bät", "B o t", "Bo Tanner", "Bo\u3000T", "Ana Bot"),  # a's a letter; a space is seen
-    *("Bo-Tanner", "B.J.", "Bo.", "Bots"),  # punctuation between other letters
+    *("Bo-Tanner", "B.J.", "Bo.", "Bots", "Bo|l", "B+"),  # punctuation between other letters
 ]
 
 
