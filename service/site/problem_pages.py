@@ -544,6 +544,15 @@ PAGES: dict[str, Page] = {
         "`open_seats` lists them.",
         "Wait for the players to join, or issue codes for the open seats.",
     ),
+    "submitted-deal-refused": Page(
+        409,
+        "A person took a seat of this table with a join code or from the lobby: the host may "
+        "not choose the deal's hands there, since it would know that player's cards "
+        "(RULES.md 5.1, host powers never show a card). Seats named at the table's creation "
+        "and bots' seats do not count.",
+        "Deal without `hands` (the referee shuffles; RULES.md 5.2), or create the table with "
+        "every person's seat named.",
+    ),
     "seat-open": Page(
         409,
         "The seat is open: nobody holds it, so it has no token to reissue or to leave.",

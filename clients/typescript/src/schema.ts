@@ -356,7 +356,7 @@ export interface paths {
          * List the games
          * @description Each game the referee knows, its presets (as in `GET /v1/variants`)
          *     and the page of its rules (`/docs/rules/<game>`; its Markdown at
-         *     `/docs/rules/<game>.md`).
+         *     `/docs/rules/<game>.md`). Cached as `GET /v1/variants` is.
          */
         get: operations["listGames"];
         put?: never;
@@ -693,7 +693,11 @@ export interface paths {
          *     [deal proofs](/docs/guide/deal-proofs); the answer and the `round-dealt` event
          *     carry the `commitment`) and deals from the dealer's left.
          *     With `hands` (one list per seat) it checks the submitted deal and lists
-         *     every problem at once (422 `deal-invalid`; [My Ship Sails: the deal](/docs/rules/my-ship-sails#the-deal), [Sevens: players, decks and the deal](/docs/rules/sevens#players-and-cards), [May I?: the deal](/docs/rules/may-i#the-deal)). 409
+         *     every problem at once (422 `deal-invalid`; [My Ship Sails: the deal](/docs/rules/my-ship-sails#the-deal), [Sevens: players, decks and the deal](/docs/rules/sevens#players-and-cards), [May I?: the deal](/docs/rules/may-i#the-deal)),
+         *     but not where a person took a seat with a join code or from the
+         *     lobby: 409 `submitted-deal-refused`, since the host would know that
+         *     player's cards ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby); a bot's seat or one named at the
+         *     table's creation does not count). 409
          *     `seats-open` (with `open_seats`) while a seat is open ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)),
          *     `round-in-play` while the current round is not over, `match-over` after
          *     the match, `seeds-missing` (with `missing_seats`, `round` and
@@ -1214,6 +1218,8 @@ export interface paths {
          * @description Each preset's game, options and player range ([My Ship Sails: presets](/docs/rules/my-ship-sails#presets), [Sevens: presets](/docs/rules/sevens#presets)).
          *     Any option can be overridden at table creation where the result is
          *     still one game. `POST /v1/tables` takes any preset of any game.
+         *     Carries a strong `ETag` and `Cache-Control: public, max-age=300` (it
+         *     changes only with a release); `If-None-Match` gives 304.
          */
         get: operations["listVariants"];
         put?: never;
@@ -3393,7 +3399,7 @@ export interface components {
              *     | 405 | [`method-not-allowed`](/problems/method-not-allowed) |
              *     | 406 | [`not-acceptable`](/problems/not-acceptable) |
              *     | 408 | [`request-timeout`](/problems/request-timeout) |
-             *     | 409 | [`round-not-over`](/problems/round-not-over), [`seeds-missing`](/problems/seeds-missing), [`no-pending-deal`](/problems/no-pending-deal), [`conflict`](/problems/conflict), [`idempotency-key-in-use`](/problems/idempotency-key-in-use), [`round-in-play`](/problems/round-in-play), [`no-round-in-play`](/problems/no-round-in-play), [`stale-round`](/problems/stale-round), [`not-your-turn`](/problems/not-your-turn), [`round-over`](/problems/round-over), [`match-over`](/problems/match-over), [`seats-full`](/problems/seats-full), [`seats-open`](/problems/seats-open), [`seat-open`](/problems/seat-open), [`seat-is-bot`](/problems/seat-is-bot), [`seat-not-away`](/problems/seat-not-away), [`seat-in-play`](/problems/seat-in-play), [`seat-connected`](/problems/seat-connected), [`seat-not-bot`](/problems/seat-not-bot), [`seat-taken`](/problems/seat-taken), [`table-dealt`](/problems/table-dealt); My Ship Sails: [`stale-exchange`](/problems/stale-exchange), [`claim-window-closed`](/problems/claim-window-closed), [`declaration-automatic`](/problems/declaration-automatic); Sevens: [`stale-turn`](/problems/stale-turn); May I?: [`stale-move`](/problems/stale-move), [`must-draw-first`](/problems/must-draw-first), [`already-drawn`](/problems/already-drawn), [`already-declined`](/problems/already-declined), [`repeat-not-kept`](/problems/repeat-not-kept), [`may-i-open`](/problems/may-i-open), [`may-i-closed`](/problems/may-i-closed), [`may-i-taken`](/problems/may-i-taken), [`may-i-not-open`](/problems/may-i-not-open), [`may-i-not-asked`](/problems/may-i-not-asked), [`already-answered`](/problems/already-answered) |
+             *     | 409 | [`round-not-over`](/problems/round-not-over), [`seeds-missing`](/problems/seeds-missing), [`no-pending-deal`](/problems/no-pending-deal), [`conflict`](/problems/conflict), [`idempotency-key-in-use`](/problems/idempotency-key-in-use), [`round-in-play`](/problems/round-in-play), [`no-round-in-play`](/problems/no-round-in-play), [`stale-round`](/problems/stale-round), [`not-your-turn`](/problems/not-your-turn), [`round-over`](/problems/round-over), [`match-over`](/problems/match-over), [`seats-full`](/problems/seats-full), [`seats-open`](/problems/seats-open), [`submitted-deal-refused`](/problems/submitted-deal-refused), [`seat-open`](/problems/seat-open), [`seat-is-bot`](/problems/seat-is-bot), [`seat-not-away`](/problems/seat-not-away), [`seat-in-play`](/problems/seat-in-play), [`seat-connected`](/problems/seat-connected), [`seat-not-bot`](/problems/seat-not-bot), [`seat-taken`](/problems/seat-taken), [`table-dealt`](/problems/table-dealt); My Ship Sails: [`stale-exchange`](/problems/stale-exchange), [`claim-window-closed`](/problems/claim-window-closed), [`declaration-automatic`](/problems/declaration-automatic); Sevens: [`stale-turn`](/problems/stale-turn); May I?: [`stale-move`](/problems/stale-move), [`must-draw-first`](/problems/must-draw-first), [`already-drawn`](/problems/already-drawn), [`already-declined`](/problems/already-declined), [`repeat-not-kept`](/problems/repeat-not-kept), [`may-i-open`](/problems/may-i-open), [`may-i-closed`](/problems/may-i-closed), [`may-i-taken`](/problems/may-i-taken), [`may-i-not-open`](/problems/may-i-not-open), [`may-i-not-asked`](/problems/may-i-not-asked), [`already-answered`](/problems/already-answered) |
              *     | 410 | [`events-gone`](/problems/events-gone), [`rounds-gone`](/problems/rounds-gone) |
              *     | 412 | [`precondition-failed`](/problems/precondition-failed) |
              *     | 413 | [`body-too-large`](/problems/body-too-large) |
@@ -3405,7 +3411,7 @@ export interface components {
              *     | 503 | [`streams-full`](/problems/streams-full), [`redis-unavailable`](/problems/redis-unavailable), [`redis-busy`](/problems/redis-busy), [`table-busy`](/problems/table-busy), [`stored-format-newer`](/problems/stored-format-newer), [`step-mismatch`](/problems/step-mismatch), [`replicas-behind`](/problems/replicas-behind) |
              * @enum {string}
              */
-            code: "malformed-request" | "idempotency-key-invalid" | "http-error" | "token-missing" | "token-malformed" | "token-unknown" | "client-key-unknown" | "unauthorized" | "ticket-invalid" | "host-only" | "seat-only" | "wrong-seat" | "forbidden" | "join-code-invalid" | "join-code-expired" | "join-code-required" | "not-found" | "table-not-found" | "round-not-found" | "record-not-found" | "seat-not-found" | "move-not-in-game" | "page-not-found" | "method-not-allowed" | "not-acceptable" | "request-timeout" | "round-not-over" | "seeds-missing" | "no-pending-deal" | "conflict" | "idempotency-key-in-use" | "round-in-play" | "no-round-in-play" | "stale-round" | "stale-exchange" | "not-your-turn" | "round-over" | "claim-window-closed" | "declaration-automatic" | "match-over" | "stale-turn" | "stale-move" | "must-draw-first" | "already-drawn" | "already-declined" | "repeat-not-kept" | "may-i-open" | "may-i-closed" | "may-i-taken" | "may-i-not-open" | "may-i-not-asked" | "already-answered" | "seats-full" | "seats-open" | "seat-open" | "seat-is-bot" | "seat-not-away" | "seat-in-play" | "seat-connected" | "seat-not-bot" | "seat-taken" | "table-dealt" | "events-gone" | "rounds-gone" | "precondition-failed" | "body-too-large" | "unsupported-media-type" | "cursor-invalid" | "idempotency-key-reused" | "invalid-request" | "unknown-variant" | "options-invalid" | "deal-invalid" | "pass-invalid" | "hand-invalid" | "claim-not-winning" | "wrong-game" | "must-open" | "must-play" | "voluntary-pass-limit" | "last-card-invalid" | "play-invalid" | "not-playable" | "move-invalid" | "contract-invalid" | "already-laid-down" | "not-laid-down" | "lay-off-invalid" | "discard-fits" | "may-i-own-discard" | "may-i-not-yours" | "precondition-required" | "rate-limited" | "too-many-connections" | "too-many-streams" | "too-many-listed-tables" | "internal-error" | "streams-full" | "redis-unavailable" | "redis-busy" | "table-busy" | "stored-format-newer" | "step-mismatch" | "replicas-behind";
+            code: "malformed-request" | "idempotency-key-invalid" | "http-error" | "token-missing" | "token-malformed" | "token-unknown" | "client-key-unknown" | "unauthorized" | "ticket-invalid" | "host-only" | "seat-only" | "wrong-seat" | "forbidden" | "join-code-invalid" | "join-code-expired" | "join-code-required" | "not-found" | "table-not-found" | "round-not-found" | "record-not-found" | "seat-not-found" | "move-not-in-game" | "page-not-found" | "method-not-allowed" | "not-acceptable" | "request-timeout" | "round-not-over" | "seeds-missing" | "no-pending-deal" | "conflict" | "idempotency-key-in-use" | "round-in-play" | "no-round-in-play" | "stale-round" | "stale-exchange" | "not-your-turn" | "round-over" | "claim-window-closed" | "declaration-automatic" | "match-over" | "stale-turn" | "stale-move" | "must-draw-first" | "already-drawn" | "already-declined" | "repeat-not-kept" | "may-i-open" | "may-i-closed" | "may-i-taken" | "may-i-not-open" | "may-i-not-asked" | "already-answered" | "seats-full" | "seats-open" | "submitted-deal-refused" | "seat-open" | "seat-is-bot" | "seat-not-away" | "seat-in-play" | "seat-connected" | "seat-not-bot" | "seat-taken" | "table-dealt" | "events-gone" | "rounds-gone" | "precondition-failed" | "body-too-large" | "unsupported-media-type" | "cursor-invalid" | "idempotency-key-reused" | "invalid-request" | "unknown-variant" | "options-invalid" | "deal-invalid" | "pass-invalid" | "hand-invalid" | "claim-not-winning" | "wrong-game" | "must-open" | "must-play" | "voluntary-pass-limit" | "last-card-invalid" | "play-invalid" | "not-playable" | "move-invalid" | "contract-invalid" | "already-laid-down" | "not-laid-down" | "lay-off-invalid" | "discard-fits" | "may-i-own-discard" | "may-i-not-yours" | "precondition-required" | "rate-limited" | "too-many-connections" | "too-many-streams" | "too-many-listed-tables" | "internal-error" | "streams-full" | "redis-unavailable" | "redis-busy" | "table-busy" | "stored-format-newer" | "step-mismatch" | "replicas-behind";
             current_exchange?: number | null;
             current_round?: number | null;
             /** @description Sevens: the turn now. */
@@ -5110,7 +5116,10 @@ export interface operations {
     listGames: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Tag to check against */
+                "If-None-Match"?: components["parameters"]["IF_NONE_MATCH"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5119,12 +5128,17 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `public, max-age=300`. */
+                    "Cache-Control"?: string;
+                    /** @description The catalog's strong entity tag. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["GameList"];
                 };
             };
+            304: components["responses"]["NOT_MODIFIED"];
             /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
             401: {
                 headers: {
@@ -7916,7 +7930,10 @@ export interface operations {
     listVariants: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Tag to check against */
+                "If-None-Match"?: components["parameters"]["IF_NONE_MATCH"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7925,12 +7942,17 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description `public, max-age=300`. */
+                    "Cache-Control"?: string;
+                    /** @description The catalog's strong entity tag. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["VariantList"];
                 };
             };
+            304: components["responses"]["NOT_MODIFIED"];
             /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
             401: {
                 headers: {
