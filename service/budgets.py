@@ -28,10 +28,28 @@ LOG_SECONDS = 1.0
 
 COSTS = {"/metrics": 20.0}
 """What a request to these paths costs the budget, in ordinary requests:
-``/metrics`` renders every worker's metrics (some 5 ms of CPU, 20 times a
-small request's), and the app never refuses it (it answers in a Redis
-outage), so a flood of it from one address within an even budget held
-every worker (issue 39, fifth attacker): 5 a second per address and worker."""
+``/metrics`` renders every worker's metrics, and the app never refuses it
+(it answers in a Redis outage), so a flood of it from one address within
+an even budget held every worker (issue 39, fifth attacker). It costs 20
+at least (5 ms), and what its last rendering in this process took
+(:func:`price`): its series grow with what clients asked (every route,
+method and status), and a rendering of 52 ms, flooded at the fixed 20,
+held both workers (seventh attacker)."""
+
+REQUEST_SECONDS = 0.00025
+"""What an ordinary request costs a worker (a quarter of a millisecond):
+the unit of :data:`COSTS`."""
+
+
+def price(path: str, seconds: float) -> None:
+    """``path``'s answer took ``seconds`` to render: its next request costs
+    that many ordinary requests' worth (never less than it costs now at
+    the least, :data:`FLOORS`; a budget takes at most its whole amount)."""
+    COSTS[path] = max(FLOORS.get(path, 1.0), seconds / REQUEST_SECONDS)
+
+
+FLOORS = dict(COSTS)
+"""The least each path of :data:`COSTS` costs, however fast its last answer."""
 
 
 class LogThrottle:

@@ -74,6 +74,7 @@ from typing import TYPE_CHECKING, Any
 import redis
 from flask import Flask, Response, current_app, g, got_request_exception, request
 
+from . import budgets
 from .games import VARIANTS
 from .games.codec import LAYOUTS
 from .version import release
@@ -349,15 +350,20 @@ class Metrics:
         self.child(self.client_tables, name).inc()
 
     def exposition(self) -> tuple[bytes, str]:
-        """The text exposition of every metric and its content type."""
+        """The text exposition of every metric and its content type. What it
+        took (seconds, wall) becomes what the next ``GET /metrics`` costs
+        an address's budget in this process (:func:`.budgets.price`)."""
         from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 
+        started = time.perf_counter()
         registry = self.registry
         if registry is None:
             registry = CollectorRegistry()
             registry.register(_ActiveTablesCollector(self))
             registry.register(_WorkerFilesCollector(multiprocess_dir() or ""))
-        return generate_latest(registry), CONTENT_TYPE_LATEST
+        body = generate_latest(registry)
+        budgets.price("/metrics", time.perf_counter() - started)
+        return body, CONTENT_TYPE_LATEST
 
 
 class _WorkerFilesCollector:

@@ -36,9 +36,23 @@ def test_a_refusal_logs_once_a_second_per_address() -> None:
     assert logged.due("a", 6.0) is True
 
 
+def test_a_dear_request_costs_what_it_took_and_its_floor_at_least(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The seventh attacker: /metrics grew to 52 ms a rendering, flooded at 20.
+    monkeypatch.setitem(budgets.COSTS, "/metrics", budgets.FLOORS["/metrics"])
+    assert budgets.FLOORS["/metrics"] == 20.0
+    budgets.price("/metrics", 0.001)  # 1 ms: its floor, 20 requests' worth
+    assert budgets.COSTS["/metrics"] == 20.0
+    budgets.price("/metrics", 0.052)
+    assert budgets.COSTS["/metrics"] == pytest.approx(208.0)
+    budget = budgets.Budget(100, 1.0)  # more than the budget: the whole of it
+    assert budget.take("a", 0.0, budgets.COSTS["/metrics"]) == 0.0
+    assert budget.take("a", 0.0, budgets.COSTS["/metrics"]) == pytest.approx(1.0)
+
+
 def test_a_dear_request_costs_more_of_the_budget() -> None:
     budget = budgets.Budget(100, 1.0)
-    assert budgets.COSTS["/metrics"] == 20.0
     assert [budget.take("a", 0.0, 20.0) for _ in range(5)] == [0.0] * 5
     assert budget.take("a", 0.0, 20.0) == pytest.approx(0.2)  # 20 tokens at 100 a second
     assert budget.take("a", 0.0) == pytest.approx(0.01)  # nothing left for any request

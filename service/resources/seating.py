@@ -12,8 +12,8 @@ The auth record (the table hash's ``a`` field, JSON) is::
      "c": created at, ms,
      "q": whose budget the referee's moves spend (``service.storage.quota``),
      "x": [round, [seat, ...]]: the seats whose token the host reissued
-          while that round was in play (RULES.md 5.1: shown as
-          ``reissued``),
+          while that round was in play, or before it was dealt (RULES.md
+          5.1: shown as ``reissued``),
      "p": 1 once a person took a seat with a code or from the lobby, else
           0 (RULES.md 5.1: the host may then deal no hands of its choosing)}
 
@@ -97,7 +97,8 @@ def round_in_play(view: dict[str, Any]) -> bool:
 
 def reissued_seats(auth: dict[str, Any], view: dict[str, Any]) -> frozenset[int]:
     """The seats whose token the host reissued while the round the view
-    shows was in play (RULES.md 5.1): marked for the rest of that round."""
+    shows was in play, or before it was dealt (RULES.md 5.1): marked for the
+    rest of that round."""
     marked = auth.get("x")
     found = view.get("round")
     if not marked or not isinstance(found, dict) or found.get("number") != marked[0]:
@@ -183,6 +184,13 @@ def require_full(auth: dict[str, Any]) -> None:
         )
 
 
+def person_joined(auth: dict[str, Any]) -> bool:
+    """Whether a person took a seat of the table with a join code or from the
+    lobby (``p``; a table of a release that kept none: whether it ever had
+    an open seat)."""
+    return bool(auth.get("p", 1 if "j" in auth else 0))
+
+
 def require_no_person_joined(auth: dict[str, Any]) -> None:
     """409 ``submitted-deal-refused`` at a table where a person took a seat
     with a join code or from the lobby (``p``): a deal the host chose would
@@ -191,7 +199,7 @@ def require_no_person_joined(auth: dict[str, Any]) -> None:
     one named at the table's creation (its token was the creator's), does
     not count. A table of a release that kept no ``p`` counts as joined if
     it ever had an open seat (``j``)."""
-    if auth.get("p", 1 if "j" in auth else 0):
+    if person_joined(auth):
         raise RuleViolation(
             "submitted-deal-refused",
             "A player took a seat of this table with a join code or from the lobby: a deal "

@@ -18,7 +18,7 @@ from service.edge.auth import token_hash
 from service.resources import seating
 from service.storage.idempotency import index_key
 from tests.conftest import RedisProcess, settings_for
-from tests.helpers import Table, bearer, snapshot
+from tests.helpers import Table, bearer, phone_lost, snapshot
 from tests.ship.test_engine import WORKED_EXAMPLE
 
 PRESETS = ["classic", "sevens", "may-i"]
@@ -512,3 +512,38 @@ def test_a_seat_left_and_joined_again_takes_no_hands_of_the_hosts_choosing(
         f"/v1/tables/{table_id}/rounds", json={"hands": WORKED_EXAMPLE}, headers=bearer(host)
     )
     assert (chosen.status_code, chosen.get_json()["code"]) == (409, "submitted-deal-refused")
+
+
+def test_between_rounds_a_joined_players_connected_seat_is_not_taken_from_it(
+    client: Any, redis_client: redis.Redis
+) -> None:
+    # The seventh attacker: strangers joined from the lobby, the host reissued
+    # their tokens before the deal and read every hand with them (RULES.md 5.1).
+    created = create(client, ["Ann", None, "Cat", "Dan"], listed=True)
+    table_id, host = created["table_id"], created["host_token"]
+    bea = join(client, table_id, "Bea").get_json()
+    url = f"/v1/tables/{table_id}/seats/1"
+    assert client.get(url, headers=bearer(bea["token"])).status_code == 200  # seen: connected
+    before = snapshot(redis_client, table_of(created))
+    taken = client.post(f"{url}/token", headers=bearer(host))
+    assert (taken.status_code, taken.get_json()["code"]) == (409, "seat-connected")
+    assert snapshot(redis_client, table_of(created)) == before
+    # Her phone is lost: the seat is hers again through the host, and the
+    # round dealt next shows it reissued from its start.
+    phone_lost(redis_client, table_id, 1)
+    again = client.post(f"{url}/token", headers=bearer(host))
+    assert again.status_code == 201, again.get_json()
+    assert client.post(f"/v1/tables/{table_id}/rounds", headers=bearer(host)).status_code == 201
+    seats = client.get(f"/v1/tables/{table_id}").get_json()["seats"]
+    assert [s["reissued"] for s in seats] == [False, True, False, False]
+
+
+def test_between_rounds_a_named_seat_is_the_hosts_to_hand_on(client: Any) -> None:
+    # Every token was the creator's: handing a seat on (its device still on)
+    # shows the host nothing it could not read already.
+    created = create(client, ["Ann", "Ben", "Cat", "Dan"])
+    table_id, host = created["table_id"], created["host_token"]
+    ben = created["seat_tokens"][1]["token"]
+    url = f"/v1/tables/{table_id}/seats/1"
+    assert client.get(url, headers=bearer(ben)).status_code == 200
+    assert client.post(f"{url}/token", headers=bearer(host)).status_code == 201

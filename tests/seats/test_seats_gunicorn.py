@@ -7,11 +7,16 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import redis
+
 from tests.conftest import Served
+from tests.helpers import phone_lost
 from tests.test_gunicorn import send
 
 
-def test_joins_race_reissue_and_the_log_through_two_workers(served: Served) -> None:
+def test_joins_race_reissue_and_the_log_through_two_workers(
+    served: Served, redis_client: redis.Redis
+) -> None:
     status, _, created = send(
         served,
         "POST",
@@ -50,6 +55,13 @@ def test_joins_race_reissue_and_the_log_through_two_workers(served: Served) -> N
     old = winner["token"]
     for _ in range(8):
         assert send(served, "GET", f"{base}/seats/3", Authorization=f"Bearer {old}")[0] == 200
+    # A person joined (RULES.md 5.1): its seat is reissued only once it is
+    # not connected.
+    status, _, refused = send(
+        served, "POST", f"{base}/seats/3/token", Authorization=f"Bearer {host}"
+    )
+    assert (status, refused["code"]) == (409, "seat-connected")
+    phone_lost(redis_client, table_id, 3)
     status, _, reissued = send(
         served, "POST", f"{base}/seats/3/token", Authorization=f"Bearer {host}"
     )

@@ -200,6 +200,14 @@ class Leave(MethodView):
         return _seat_move(table_id, change, respond, PublicTableSchema)
 
 
+def _marked_round(view: dict[str, Any]) -> int:
+    """The round a reissued token is marked for: the one in play, else the
+    next (``view``: the game's public view)."""
+    found = view.get("round")
+    number = found.get("number", 0) if isinstance(found, dict) else 0
+    return int(number) if seating.round_in_play(view) else int(number) + 1
+
+
 @blp.route("/<table_id>/seats/<int:seat>/token")
 class Reissue(MethodView):
     @blp.response(201, JoinedSchema)
@@ -212,13 +220,15 @@ class Reissue(MethodView):
         token stops working at once, in every worker (the stored hash is
         replaced). The new one is shown only here (and to a retry with the
         same `Idempotency-Key`, kept encrypted with that key). Host powers
-        never show a card (RULES.md 5.1): while a round is in play a seat's
-        token is reissued only while the seat is not `connected` (the lost
-        phone), and the public view marks the seat `reissued` for the rest
-        of that round. 409 `seat-open` for an open seat, `seat-is-bot` for a
-        seat a bot plays (it has no person's token), `seat-connected` while
-        a round is in play and the seat is connected. Event
-        `token-reissued` (seat, name).
+        never show a card (RULES.md 5.1): while a round is in play, and
+        between rounds at a table where a person took a seat with a code or
+        from the lobby, a seat's token is reissued only while the seat is
+        not `connected` (the lost phone); the public view marks the seat
+        `reissued` for the rest of the round in play, or for the whole next
+        round when none is. 409 `seat-open` for an open seat, `seat-is-bot`
+        for a seat a bot plays (it has no person's token), `seat-connected`
+        while the seat is connected and guarded so. Event `token-reissued`
+        (seat, name).
         """
 
         def change(loaded: Loaded) -> SeatChange:
@@ -231,19 +241,22 @@ class Reissue(MethodView):
                     f"A bot plays seat {seat}: it has no person's token to reissue.",
                 )
             view = game_of(loaded.table).public_view(loaded.table, loaded.now_ms)
-            playing = seating.round_in_play(view)
-            if playing and seat in presence.seats_connected(
+            guarded = seating.round_in_play(view) or seating.person_joined(loaded.auth)
+            if guarded and seat in presence.seats_connected(
                 table_id, loaded.presence, loaded.now_ms
             ):
+                # Between rounds too where a person joined (issue 39, seventh
+                # attacker: the host took connected joiners' seats before a
+                # deal and read their hands).
                 raise Problem(
                     409,
                     "seat-connected",
-                    f"Seat {seat} is connected and round {view['round']['number']} is in play: "
-                    "its token is reissued only while the seat is not connected (RULES.md 5.1).",
+                    f"Seat {seat} is connected: its token is reissued only while the seat "
+                    "is not connected, in play or, where a person joined with a code or "
+                    "from the lobby, between rounds (RULES.md 5.1).",
                 )
             token, record = seating.reissue(loaded.auth, seat)
-            if playing:
-                record = seating.mark_reissued(record, view["round"]["number"], seat)
+            record = seating.mark_reissued(record, _marked_round(view), seat)
             name = view["seats"][seat]["name"]
             event = {"type": "token-reissued", "seat": seat, "name": name}
             outcome = {"seat": seat, "name": name, "token": token}
