@@ -579,10 +579,12 @@ PAGES: dict[str, Page] = {
     ),
     "seat-connected": Page(
         409,
-        "The seat is connected and a round is in play: the host may reissue a person's token "
-        "mid-round only while that seat is not connected (a lost phone), so that host powers "
-        "never show a card (RULES.md 5.1).",
-        "Reissue it once the seat is not `connected`, or between rounds.",
+        "The seat is connected: the host may reissue a person's token mid-round, and between "
+        "rounds where a person took a seat with a code or from the lobby, only while that "
+        "seat is not connected (a lost phone), so that host powers never show a card "
+        "(RULES.md 5.1).",
+        "Reissue it once the seat is not `connected` (15 s after its last request or stream), "
+        "or, at a table of named seats, between rounds.",
     ),
     "seat-not-bot": Page(
         409,

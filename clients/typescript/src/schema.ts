@@ -1156,13 +1156,15 @@ export interface paths {
          *     token stops working at once, in every worker (the stored hash is
          *     replaced). The new one is shown only here (and to a retry with the
          *     same `Idempotency-Key`, kept encrypted with that key). Host powers
-         *     never show a card ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)): while a round is in play a seat's
-         *     token is reissued only while the seat is not `connected` (the lost
-         *     phone), and the public view marks the seat `reissued` for the rest
-         *     of that round. 409 `seat-open` for an open seat, `seat-is-bot` for a
-         *     seat a bot plays (it has no person's token), `seat-connected` while
-         *     a round is in play and the seat is connected. Event
-         *     `token-reissued` (seat, name).
+         *     never show a card ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)): while a round is in play, and
+         *     between rounds at a table where a person took a seat with a code or
+         *     from the lobby, a seat's token is reissued only while the seat is
+         *     not `connected` (the lost phone); the public view marks the seat
+         *     `reissued` for the rest of the round in play, or for the whole next
+         *     round when none is. 409 `seat-open` for an open seat, `seat-is-bot`
+         *     for a seat a bot plays (it has no person's token), `seat-connected`
+         *     while the seat is connected and guarded so. Event `token-reissued`
+         *     (seat, name).
          */
         post: operations["reissueToken"];
         delete?: never;
