@@ -17,10 +17,14 @@ also where the table draws it as a Latin letter with a mark (fita ``ѳ``,
 theta ``θ``, barred ``ө``: an o with a stroke); every Cyrillic O drawn
 otherwise (narrow ``ᲂ``, monocular ``ꙩ``, crossed ``ꚛ``), which the table
 leaves out, becomes ``o``, and so does a Latin o drawn sideways, turned or
-reversed (``ᴑ``), a turned or insular t, a dagger or a plus (``ʇ``, ``ꞇ``,
-``†``, ``+``) a ``t``, what is drawn as a b (``฿``, ``8``, ``ь``, ``Ъ``, ``β``, ``ß``,
+reversed (``ᴑ``), a turned or insular t, a dagger, a plus, a Latin cross
+or an up tack (``ʇ``, ``ꞇ``, ``†``, ``+``, ``✝``, ``⊥``) a ``t``, what is
+drawn as a b (``฿``, ``8``, ``ь``, ``Ъ``, ``β``, ``ß``, ``Þ``,
 ``Բ``: :data:`B_DRAWN`) a ``b``; then case-folded. Before all
-that, what a reader does not see between two letters goes: spaces other
+that, a symbol or combining mark named for a Latin letter is that letter
+(``🅱``, ``Ⓑ``, a combining o above), and a number or symbol that NFKD
+would spell in ASCII is a separator (``Bot™``, ``BotⅡ``, ``Bot¹``: "Bot"
+and a sign, not "Bottm"); what a reader does not see between two letters goes: spaces other
 than the ones a keyboard types (a hair or thin space, ``B\u200aot``, reads
 "Bot") and symbols that draw nothing (the blank Braille pattern
 ``B\u2800ot``, the null notehead U+1D159), and the spacing forms of
@@ -88,9 +92,23 @@ confusables table leaves out. Only O: other Cyrillic letters are named by
 their sound (``И`` is "I", ``У`` is "U"), not by the Latin letter they look like.
 A Latin o drawn sideways, turned or reversed is still round."""
 
-T_DRAWN = re.compile(r"LATIN (?:CAPITAL |SMALL )?LETTER (?:TURNED|INSULAR) T|DAGGER|PLUS SIGN")
+T_DRAWN = re.compile(
+    r"LATIN (?:CAPITAL |SMALL )?LETTER (?:TURNED|INSULAR) T|DAGGER|PLUS SIGN|LATIN CROSS|"
+    r"UP TACK|BOX DRAWINGS (?:\w+ )*UP AND (?:\w+ )*HORIZONTAL"
+)
 """A turned t (``ʇ``: the cross and hook of a t, upside down), an insular
-t (``ꞇ``), a dagger (``†``), a plus sign (``Bo+``)."""
+t (``ꞇ``), a dagger, a plus sign, a Latin cross (``†``, ``Bo+``, ``✝``), an
+up tack or a box drawing of that shape (``⊥``, ``┴``)."""
+
+LETTER_SYMBOL = re.compile(r"(?:.* )?(?:LATIN (?:CAPITAL |SMALL )?|SYMBOL )LETTER ([A-Z])")
+"""The Unicode name of a symbol or a combining mark that draws a Latin
+letter (``🅱``, NEGATIVE SQUARED LATIN CAPITAL LETTER B; ``ͦ``, COMBINING
+LATIN SMALL LETTER O; regional indicators), its letter in group 1."""
+
+NUMBERS_AND_SYMBOLS = frozenset(("No", "Nl", "So", "Sm", "Sc"))
+"""Categories whose compatibility forms spell letters or digits (``¹``,
+``Ⅱ``, ``™``): outside ASCII, such a character that draws no Latin
+letter stands for itself, not for what NFKD would make of it."""
 
 B_DRAWN = frozenset(
     (
@@ -101,11 +119,12 @@ B_DRAWN = frozenset(
         *("LATIN SMALL LETTER SHARP S", "LATIN CAPITAL LETTER SHARP S"),
         *("LATIN SMALL LETTER BETA", "LATIN CAPITAL LETTER BETA"),
         *("LATIN SMALL LETTER TONE SIX", "LATIN CAPITAL LETTER TONE SIX"),
+        *("LATIN SMALL LETTER THORN", "LATIN CAPITAL LETTER THORN"),
     )
 )
 """What is drawn as a b or B and no table maps to one: currency signs with a
 stroke (``฿``, ``₿``), an 8, a soft or hard sign (``ь``, ``Ъ``), a beta (``β``), a sharp s
-(``ß``), Armenian ben (``Բ``), the tone six (``ƅ``)."""
+(``ß``), Armenian ben (``Բ``), the tone six (``ƅ``), a thorn (``Þ``)."""
 
 
 def _bare(text: str) -> str:
@@ -145,14 +164,38 @@ def _latin(ch: str) -> str:
 
 
 def _prepared(name: str) -> str:
-    """``name`` without what draws nothing or a narrow gap and without the
-    spacing forms of marks, then NFKD without marks."""
+    """``name`` with symbols and marks that draw a Latin letter as that
+    letter, other symbols and numbers outside ASCII that NFKD would spell as
+    ASCII as a separator (``Bot™``, ``BotⅡ``: "Bot" and a sign, not
+    "Bottm"), without what draws nothing or
+    a narrow gap and without the spacing forms of marks, then NFKD without
+    marks."""
     seen = "".join(
-        ch
-        for ch in _bare(name)
+        _standing(ch)
+        for ch in _bare("".join(map(_drawn_letter, name)))
         if ch not in UNSEEN and (ch in TYPED_SPACES or unicodedata.category(ch) != "Zs")
     )
     return _bare(unicodedata.normalize("NFKD", seen))
+
+
+def _drawn_letter(ch: str) -> str:
+    """The Latin letter a symbol or combining mark ``ch`` draws, else ``ch``."""
+    if ch < "\x80" or unicodedata.category(ch) not in ("So", "Mn"):
+        return ch
+    found = LETTER_SYMBOL.fullmatch(unicodedata.name(ch, ""))
+    return found.group(1).lower() if found is not None else ch
+
+
+def _standing(ch: str) -> str:
+    """``ch``, or a bullet (a separator) for a number or symbol outside ASCII
+    whose compatibility form spells ASCII letters or digits but that draws
+    no Latin letter (:data:`NUMBERS_AND_SYMBOLS`: ``™``, ``Ⅱ``, ``¹``)."""
+    if ch < "\x80" or unicodedata.category(ch) not in NUMBERS_AND_SYMBOLS:
+        return ch
+    spelt = unicodedata.normalize("NFKD", ch)
+    if spelt == ch or not any(c < "\x80" and c.isalnum() for c in spelt):
+        return ch
+    return ch if "a" <= _latin(ch) <= "z" else "\u2022"
 
 
 def skeleton(name: str) -> str:

@@ -58,6 +58,10 @@ LOOK_ALIKES = [
     # Issue 39, sixth attacker: symbols and quotes between them, spacing marks.
     *("B\u2019o\u2019t", "B~o~t", "B|o|t", "B^o^t", "B=o=t", "B\u00a8ot", "B`o`t"),
     *("Ъot", "ъot", "Bo+"),  # a hard sign drawn as a b, a plus as a t
+    # Seventh attacker: signs NFKD spells as letters, symbols drawing letters.
+    *("Bot\u00b9 (random)", "Bot\u2161 (basic)", "Bot\u2122 2"),  # ¹, Ⅱ, ™ after Bot
+    *("\U0001f171ot 2", "B\u0366t 2", "\u00deot 2"),  # 🅱, a combining o above, a thorn
+    *("Bo\u2534 2", "Bo\u22a5 2", "Bo\u271d 2"),  # ┴, ⊥, ✝ drawn as a t
 ]
 IGNORABLE = [
     ("Bo\u1160t 1", "U+1160"),  # Hangul fillers: letters (Lo) that draw nothing
@@ -75,6 +79,7 @@ PEOPLE = [
     *("Bottle", "Robot", "Abbot", "Zoë", "Björn", "Øyvind", "Łukasz", "Bo"),
     *("Bät", "B o t", "Bo Tanner", "Bo\u3000T", "Ana Bot"),  # a's a letter; a space is seen
     *("Bo-Tanner", "B.J.", "Bo.", "Bots", "Bo|l", "B+"),  # punctuation between other letters
+    *("Ann \u2764", "Ann \u2665 Bob", "\u2161 Ann", "Bo\u00b2"),  # symbols elsewhere
 ]
 
 
