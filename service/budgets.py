@@ -16,6 +16,7 @@ its next requests here are refused by the worker too.
 from __future__ import annotations
 
 import time
+from urllib.parse import unquote
 
 HOLD_SECONDS = 1
 """How long a worker holds a request over its address's budget before it
@@ -39,6 +40,17 @@ held both workers (seventh attacker)."""
 REQUEST_SECONDS = 0.00025
 """What an ordinary request costs a worker (a quarter of a millisecond):
 the unit of :data:`COSTS`."""
+
+
+def routed(path: str) -> str:
+    """``path`` as the app routes it: percent-decoded, its slashes merged
+    (werkzeug serves ``//metrics`` and ``/%6Detrics`` as ``/metrics``, which
+    skipped its price: issue 39, eighth attacker)."""
+    if "%" in path:
+        path = unquote(path)
+    while "//" in path:
+        path = path.replace("//", "/")
+    return path
 
 
 def price(path: str, seconds: float) -> None:

@@ -479,7 +479,7 @@ def _gevent_worker() -> type:
             budget = self.budget
             if budget is not None:
                 key = peer_key(addr)
-                cost = budgets.COSTS.get(getattr(req, "path", ""), 1.0)
+                cost = budgets.COSTS.get(budgets.routed(getattr(req, "path", "")), 1.0)
                 wait = budget.take(key, time.monotonic(), cost)
                 if wait > 0:
                     # Answered without the app, a second late (holding

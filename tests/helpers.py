@@ -199,9 +199,10 @@ def cards_in(value: Any, opaque: frozenset[str] = OPAQUE) -> set[str]:
     return set()
 
 
-def phone_lost(r: redis.Redis, table_id: str, seat: int) -> None:
-    """The seat was last seen a minute ago (RULES.md 5.5: not connected, as
-    a lost phone is): its last-seen instant in the table's presence hash
-    set back, by the Redis clock; the hash's expiry is left as it was."""
+def phone_lost(r: redis.Redis, table_id: str, seat: int, ago_ms: int = 60_000) -> None:
+    """The seat was last seen ``ago_ms`` ago (a minute: RULES.md 5.5's not
+    connected, as a lost phone is): its last-seen instant in the table's
+    presence hash set back, by the Redis clock; the hash's expiry is left
+    as it was."""
     seconds, micros = r.time()
-    r.hset(f"referee:{{{table_id}}}:presence", str(seat), seconds * 1000 + micros // 1000 - 60_000)
+    r.hset(f"referee:{{{table_id}}}:presence", str(seat), seconds * 1000 + micros // 1000 - ago_ms)

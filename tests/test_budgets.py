@@ -51,6 +51,13 @@ def test_a_dear_request_costs_what_it_took_and_its_floor_at_least(
     assert budget.take("a", 0.0, budgets.COSTS["/metrics"]) == pytest.approx(1.0)
 
 
+def test_a_path_is_priced_as_the_app_routes_it() -> None:
+    # The eighth attacker's //metrics and /%6Detrics skipped the price.
+    for spelt in ("/metrics", "//metrics", "/%6Detrics", "/%2F/metrics", "///%6detrics"):
+        assert budgets.routed(spelt) == "/metrics", spelt
+    assert budgets.routed("/v1/tables/a%20b") == "/v1/tables/a b"
+
+
 def test_a_dear_request_costs_more_of_the_budget() -> None:
     budget = budgets.Budget(100, 1.0)
     assert [budget.take("a", 0.0, 20.0) for _ in range(5)] == [0.0] * 5

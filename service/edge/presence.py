@@ -69,6 +69,20 @@ def seats_connected(table_id: str, seen: dict[Any, Any] | None, now_ms: int) -> 
     return found
 
 
+def seats_maybe_connected(
+    table_id: str, seen: dict[Any, Any] | None, now_ms: int
+) -> frozenset[int]:
+    """:func:`seats_connected` with the throttle's slack: the seats seen within
+    the window and a third of it more. A process writes a seat at most once
+    per third of the window, so its last request may be that much newer
+    than what Redis holds (issue 39, eighth attacker: a seat last seen 11.5 s
+    before was reissued as not connected). For what must never take a
+    connected seat from its player (a reissued token, RULES.md 5.1)."""
+    window_ms = presence().window_ms
+    found = connected(last_seen(seen), now_ms, window_ms + window_ms // 3)
+    return found | seats_connected(table_id, seen, now_ms)
+
+
 def with_connected(view: dict[str, Any], seats: frozenset[int]) -> dict[str, Any]:
     """A public view with each seat's ``connected`` (in ``seats`` and ``standings``)."""
     for key in ("seats", "standings"):

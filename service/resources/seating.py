@@ -11,9 +11,8 @@ The auth record (the table hash's ``a`` field, JSON) is::
      "l": 1 when the table is listed in the lobby,
      "c": created at, ms,
      "q": whose budget the referee's moves spend (``service.storage.quota``),
-     "x": [round, [seat, ...]]: the seats whose token the host reissued
-          while that round was in play, or before it was dealt (RULES.md
-          5.1: shown as ``reissued``),
+     "x": [round, [seat, ...]]: the seats whose token the host reissued,
+          shown as ``reissued`` from that round on (RULES.md 5.1),
      "p": 1 once a person took a seat with a code or from the lobby, else
           0 (RULES.md 5.1: the host may then deal no hands of its choosing)}
 
@@ -96,21 +95,25 @@ def round_in_play(view: dict[str, Any]) -> bool:
 
 
 def reissued_seats(auth: dict[str, Any], view: dict[str, Any]) -> frozenset[int]:
-    """The seats whose token the host reissued while the round the view
-    shows was in play, or before it was dealt (RULES.md 5.1): marked for the
-    rest of that round."""
+    """The seats whose token the host reissued (RULES.md 5.1), in or before
+    the round the view shows: marked from that round to the match's end,
+    since the host may keep the token it was given (issue 39, eighth
+    attacker: marked for one round, the seat read as its player's in the
+    next)."""
     marked = auth.get("x")
     found = view.get("round")
-    if not marked or not isinstance(found, dict) or found.get("number") != marked[0]:
+    number = found.get("number") if isinstance(found, dict) else None
+    if not marked or not isinstance(number, int) or number < marked[0]:
         return frozenset()
     return frozenset(int(seat) for seat in marked[1])
 
 
 def mark_reissued(auth: dict[str, Any], round_no: int, seat: int) -> dict[str, Any]:
-    """The record with ``seat`` among the seats reissued in round ``round_no``."""
+    """The record with ``seat`` among the seats reissued, marked from round
+    ``round_no`` (or the earlier round of those already marked) on."""
     marked = auth.get("x")
-    seats = set(marked[1]) if marked and marked[0] == round_no else set()
-    return {**auth, "x": [round_no, sorted({*seats, seat})]}
+    seats, since = (set(marked[1]), min(marked[0], round_no)) if marked else (set(), round_no)
+    return {**auth, "x": [since, sorted({*seats, seat})]}
 
 
 def with_open_seats(view: dict[str, Any]) -> dict[str, Any]:

@@ -335,9 +335,10 @@ class SeatSchema(DocumentedSchema):
     )
     reissued = fields.Boolean(
         metadata={
-            "description": "In `seats`: the host reissued this seat's token while the round "
-            "shown was in play (while the seat was not connected: a lost phone); marked for the "
-            "rest of that round, beside the `token-reissued` event (RULES.md 5.1)."
+            "description": "In `seats`: the host reissued this seat's token in this match (while "
+            "the seat was not connected: a lost phone), during the round shown or before it; "
+            "marked from then to the match's end, since the host may have kept the token, "
+            "beside the `token-reissued` event (RULES.md 5.1)."
         }
     )
     points = fields.Integer(

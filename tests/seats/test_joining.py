@@ -305,7 +305,7 @@ def test_a_new_seat_code_replaces_the_old_one(client: Any) -> None:
     assert join(client, table_id, "Bea", issued.get_json()["code"]).status_code == 201
 
 
-def test_no_view_or_event_shows_a_code_or_a_token(client: Any) -> None:
+def test_no_view_or_event_shows_a_code_or_a_token(client: Any, redis_client: redis.Redis) -> None:
     created = create(client, ["Ann", None, None, "Dan"], listed=True)
     table_id, host = created["table_id"], created["host_token"]
     secrets = [host, *(s["token"] for s in created["seat_tokens"])]
@@ -314,6 +314,7 @@ def test_no_view_or_event_shows_a_code_or_a_token(client: Any) -> None:
     secrets.append(joined["token"])
     joined2 = join(client, table_id, "Cy").get_json()  # listed: no code needed
     secrets.append(joined2["token"])
+    phone_lost(redis_client, table_id, 1)  # Bea joined just now: connected
     reissued = client.post(f"/v1/tables/{table_id}/seats/1/token", headers=bearer(host)).get_json()
     secrets.append(reissued["token"])
     answers = [
@@ -521,21 +522,38 @@ def test_between_rounds_a_joined_players_connected_seat_is_not_taken_from_it(
     # their tokens before the deal and read every hand with them (RULES.md 5.1).
     created = create(client, ["Ann", None, "Cat", "Dan"], listed=True)
     table_id, host = created["table_id"], created["host_token"]
-    bea = join(client, table_id, "Bea").get_json()
+    assert join(client, table_id, "Bea").status_code == 201
     url = f"/v1/tables/{table_id}/seats/1"
-    assert client.get(url, headers=bearer(bea["token"])).status_code == 200  # seen: connected
-    before = snapshot(redis_client, table_of(created))
+    # Her join is her first write: connected at once (the eighth attacker's
+    # host, watching for seat-joined, reissued before her next request).
+    before = snapshot(redis_client, table_of(created), presence=True)
     taken = client.post(f"{url}/token", headers=bearer(host))
     assert (taken.status_code, taken.get_json()["code"]) == (409, "seat-connected")
-    assert snapshot(redis_client, table_of(created)) == before
+    assert snapshot(redis_client, table_of(created), presence=True) == before
+    # Seen 16 s ago: past the 15 s window, but a process writes a seat at
+    # most every 5 s, so her last request may be newer: still hers.
+    phone_lost(redis_client, table_id, 1, ago_ms=16_000)
+    late = client.post(f"{url}/token", headers=bearer(host))
+    assert (late.status_code, late.get_json()["code"]) == (409, "seat-connected")
     # Her phone is lost: the seat is hers again through the host, and the
     # round dealt next shows it reissued from its start.
-    phone_lost(redis_client, table_id, 1)
+    phone_lost(redis_client, table_id, 1, ago_ms=21_000)
     again = client.post(f"{url}/token", headers=bearer(host))
     assert again.status_code == 201, again.get_json()
     assert client.post(f"/v1/tables/{table_id}/rounds", headers=bearer(host)).status_code == 201
     seats = client.get(f"/v1/tables/{table_id}").get_json()["seats"]
     assert [s["reissued"] for s in seats] == [False, True, False, False]
+
+
+def test_a_reissued_seat_stays_marked_to_the_matchs_end() -> None:
+    # The host may keep the token it was given (eighth attacker: marked for
+    # one round, the seat passed for its player's in the next).
+    record = seating.mark_reissued({"h": "x"}, 2, 1)
+    marked = [seating.reissued_seats(record, {"round": {"number": n}}) for n in (1, 2, 5)]
+    assert marked == [frozenset(), {1}, {1}]
+    record = seating.mark_reissued(record, 4, 3)  # a later one keeps the earlier's start
+    assert record["x"] == [2, [1, 3]]
+    assert seating.reissued_seats(record, {"round": None}) == frozenset()
 
 
 def test_between_rounds_a_named_seat_is_the_hosts_to_hand_on(client: Any) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.helpers import bearer
+from tests.helpers import bearer, phone_lost
 from tests.storage.test_cluster import cluster, cluster_app  # noqa: F401 - fixtures
 
 
@@ -31,6 +31,9 @@ def test_joining_reissue_leave_and_the_lobby_on_a_cluster(cluster_app: Any) -> N
     assert table_id not in [t["table_id"] for t in listed["tables"]]  # full
 
     url = f"/v1/tables/{table_id}/seats/2"
+    # Cy joined just now, so she is connected: her phone is lost first (RULES.md 5.1).
+    assert client.post(f"{url}/token", headers=bearer(host)).status_code == 409
+    phone_lost(cluster_app.extensions["referee"].store.client, table_id, 2)
     r = client.post(f"{url}/token", headers=bearer(host))
     assert r.status_code == 201
     assert client.get(url, headers=bearer(cy.get_json()["token"])).status_code == 401

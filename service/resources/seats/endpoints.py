@@ -156,6 +156,10 @@ class Join(MethodView):
 
         def respond(transition: Transition, loaded: Loaded) -> Answer:
             seat = transition.outcome["seat"]
+            # The join is the seat's first successful write (RULES.md 5.5): its
+            # player is connected from it, not from a later request (a host
+            # watching for seat-joined reissued the token first: issue 39).
+            presence.note(seat)
             location = url_for("tables.SeatView", table_id=table_id, seat=seat)
             body_ = {**transition.outcome, "table": after(loaded, transition)}
             return body_, 201, {"Location": location, **NO_STORE}
@@ -223,12 +227,13 @@ class Reissue(MethodView):
         never show a card (RULES.md 5.1): while a round is in play, and
         between rounds at a table where a person took a seat with a code or
         from the lobby, a seat's token is reissued only while the seat is
-        not `connected` (the lost phone); the public view marks the seat
-        `reissued` for the rest of the round in play, or for the whole next
-        round when none is. 409 `seat-open` for an open seat, `seat-is-bot`
-        for a seat a bot plays (it has no person's token), `seat-connected`
-        while the seat is connected and guarded so. Event `token-reissued`
-        (seat, name).
+        `connected` (the lost phone: not seen for the presence window and a
+        third more, the slack of its throttled writes); the public view marks
+        the seat `reissued` from the round in play (or the next) to the
+        match's end, since the host may keep the token. 409 `seat-open` for
+        an open seat, `seat-is-bot` for a seat a bot plays (it has no
+        person's token), `seat-connected` while the seat is connected and
+        guarded so. Event `token-reissued` (seat, name).
         """
 
         def change(loaded: Loaded) -> SeatChange:
@@ -242,7 +247,7 @@ class Reissue(MethodView):
                 )
             view = game_of(loaded.table).public_view(loaded.table, loaded.now_ms)
             guarded = seating.round_in_play(view) or seating.person_joined(loaded.auth)
-            if guarded and seat in presence.seats_connected(
+            if guarded and seat in presence.seats_maybe_connected(
                 table_id, loaded.presence, loaded.now_ms
             ):
                 # Between rounds too where a person joined (issue 39, seventh

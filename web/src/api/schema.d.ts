@@ -1159,12 +1159,13 @@ export interface paths {
          *     never show a card ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)): while a round is in play, and
          *     between rounds at a table where a person took a seat with a code or
          *     from the lobby, a seat's token is reissued only while the seat is
-         *     not `connected` (the lost phone); the public view marks the seat
-         *     `reissued` for the rest of the round in play, or for the whole next
-         *     round when none is. 409 `seat-open` for an open seat, `seat-is-bot`
-         *     for a seat a bot plays (it has no person's token), `seat-connected`
-         *     while the seat is connected and guarded so. Event `token-reissued`
-         *     (seat, name).
+         *     `connected` (the lost phone: not seen for the presence window and a
+         *     third more, the slack of its throttled writes); the public view marks
+         *     the seat `reissued` from the round in play (or the next) to the
+         *     match's end, since the host may keep the token. 409 `seat-open` for
+         *     an open seat, `seat-is-bot` for a seat a bot plays (it has no
+         *     person's token), `seat-connected` while the seat is connected and
+         *     guarded so. Event `token-reissued` (seat, name).
          */
         post: operations["reissueToken"];
         delete?: never;
@@ -2601,7 +2602,7 @@ export interface components {
             points: number;
             /** @description The seat's place in the match by its game's ranking (points; net chips first where they decide): 1 first, tied seats share a place. Sort `seats` by it for the standings. */
             rank: number;
-            /** @description In `seats`: the host reissued this seat's token while the round shown was in play (while the seat was not connected: a lost phone); marked for the rest of that round, beside the `token-reissued` event ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)). */
+            /** @description In `seats`: the host reissued this seat's token in this match (while the seat was not connected: a lost phone), during the round shown or before it; marked from then to the match's end, since the host may have kept the token, beside the `token-reissued` event ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)). */
             reissued?: boolean;
             seat: number;
             /** @description The seat's deadline in the step the table waits on (ms since the epoch, Redis's clock), or `null`: its default move (or its bot's move) is made then. */
@@ -3030,7 +3031,7 @@ export interface components {
             points: number;
             /** @description The seat's place in the match by its game's ranking (points; net chips first where they decide): 1 first, tied seats share a place. Sort `seats` by it for the standings. */
             rank: number;
-            /** @description In `seats`: the host reissued this seat's token while the round shown was in play (while the seat was not connected: a lost phone); marked for the rest of that round, beside the `token-reissued` event ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)). */
+            /** @description In `seats`: the host reissued this seat's token in this match (while the seat was not connected: a lost phone), during the round shown or before it; marked from then to the match's end, since the host may have kept the token, beside the `token-reissued` event ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)). */
             reissued?: boolean;
             seat: number;
             /** @description The seat's deadline in the step the table waits on (ms since the epoch, Redis's clock), or `null`: its default move (or its bot's move) is made then. */
@@ -4041,7 +4042,7 @@ export interface components {
             points: number;
             /** @description The seat's place in the match by its game's ranking (points; net chips first where they decide): 1 first, tied seats share a place. Sort `seats` by it for the standings. */
             rank: number;
-            /** @description In `seats`: the host reissued this seat's token while the round shown was in play (while the seat was not connected: a lost phone); marked for the rest of that round, beside the `token-reissued` event ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)). */
+            /** @description In `seats`: the host reissued this seat's token in this match (while the seat was not connected: a lost phone), during the round shown or before it; marked from then to the match's end, since the host may have kept the token, beside the `token-reissued` event ([every game: seats and who joins](/docs/rules/#seats-and-the-lobby)). */
             reissued?: boolean;
             seat: number;
             /** @description The seat's deadline in the step the table waits on (ms since the epoch, Redis's clock), or `null`: its default move (or its bot's move) is made then. */
