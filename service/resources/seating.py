@@ -21,8 +21,7 @@ The auth record (the table hash's ``a`` field, JSON) is::
 only by a release that kept none; ``c`` on one created with every seat
 named by a release before 0.3.0 (its round records are
 then tagged by their content, ``service.resources.proofs.round_records``), ``q`` on one
-created by a release that kept no creator, ``x`` until a token is reissued
-in play.
+created by a release that kept no creator, ``x`` until a token is reissued.
 Digests are :func:`.auth.stored_digest` (SHA-256, base64url): neither a
 token nor a code is ever kept in clear. An open seat's name in the game's
 state is ``""`` (no player's name can be blank), so that a view of the state
