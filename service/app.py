@@ -209,9 +209,14 @@ def _register_errors(app: Flask, settings: Settings) -> None:
     def _http_error(error: HTTPException) -> Response:
         return problems.http_exception_problem(error).response()
 
-    # A cluster that is failing over or has lost its slot map is down too.
+    # A cluster that is failing over or has lost its slot map is down too, and
+    # so is a primary mid-failover: a replica refusing a write (ReadOnlyError),
+    # a script missing again right after it was loaded (NoScriptError: a
+    # SIGKILLed primary's successor, seen once as a 500 in the failover test).
     @app.errorhandler(redis.ConnectionError)
     @app.errorhandler(redis.TimeoutError)
+    @app.errorhandler(redis.exceptions.ReadOnlyError)
+    @app.errorhandler(redis.exceptions.NoScriptError)
     @app.errorhandler(redis.exceptions.ClusterError)
     @app.errorhandler(redis.exceptions.RedisClusterException)
     def _redis_down(error: Exception) -> Response:

@@ -133,6 +133,24 @@ def test_redis_errors_are_counted_and_metrics_still_answer() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "error",
+    [redis.exceptions.NoScriptError("No matching script"), redis.exceptions.ReadOnlyError("RO")],
+)
+def test_a_store_failing_over_is_503_not_500(own_redis: RedisProcess, error: Exception) -> None:
+    # The failover test once met a 500: the limiter's script missing again
+    # right after it was loaded on a SIGKILLed primary's successor.
+    app = create_app(settings_for(own_redis.url))
+
+    @app.get("/failing-over")
+    def failing_over() -> None:
+        raise error
+
+    r = app.test_client().get("/failing-over")
+    assert (r.status_code, r.get_json()["code"]) == (503, "redis-unavailable")
+    assert r.headers["Retry-After"]
+
+
 def test_active_tables_window_and_shards(own_redis: RedisProcess, tmp_path: Path) -> None:
     client = redis.Redis.from_url(own_redis.url)
     client.flushdb()  # this module's own server

@@ -14,7 +14,10 @@ import json
 import socket
 from typing import Any
 
+import redis
+
 from ..conftest import Served
+from ..helpers import phone_lost
 from ..test_gunicorn import send
 from .sse import Reader
 
@@ -31,7 +34,7 @@ def raw(served: Served, head: bytes) -> tuple[int, bytes]:
 
 
 def test_no_code_token_or_ticket_reaches_a_log_line_a_metric_or_an_error_body(
-    served: Served,
+    served: Served, redis_client: redis.Redis
 ) -> None:
     secrets: list[str] = []
     refused: list[tuple[str, int, Any]] = []  # what, status, body: none may hold a secret
@@ -67,7 +70,9 @@ def test_no_code_token_or_ticket_reaches_a_log_line_a_metric_or_an_error_body(
     status, joined = call("join", "POST", f"{url}/join", {"name": "P2", "code": issued["code"]})
     assert status == 201
     tokens[2] = joined["token"]
-    # The host reissues seat 1's token: the old one is refused.
+    # Seat 1 loses its phone (RULES.md 5.1: a connected joiner's token stays
+    # its own); the host reissues its token: the old one is refused.
+    phone_lost(redis_client, created["table_id"], 1)
     status, reissued = call("reissue", "POST", f"{url}/seats/1/token", **as_host)
     assert status == 201
     old, tokens[1] = tokens[1], reissued["token"]
