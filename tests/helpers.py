@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -202,7 +203,14 @@ def cards_in(value: Any, opaque: frozenset[str] = OPAQUE) -> set[str]:
 def phone_lost(r: redis.Redis, table_id: str, seat: int, ago_ms: int = 60_000) -> None:
     """The seat was last seen ``ago_ms`` ago (a minute: RULES.md 5.5's not
     connected, as a lost phone is): its last-seen instant in the table's
-    presence hash set back, by the Redis clock; the hash's expiry is left
-    as it was."""
+    presence hash and its join's in the auth record set back, by the Redis
+    clock; expiries are left as they were."""
     seconds, micros = r.time()
-    r.hset(f"referee:{{{table_id}}}:presence", str(seat), seconds * 1000 + micros // 1000 - ago_ms)
+    then = seconds * 1000 + micros // 1000 - ago_ms
+    r.hset(f"referee:{{{table_id}}}:presence", str(seat), then)
+    # Its join too, if a person took it (the auth record's ``t``).
+    key = f"referee:{{{table_id}}}:table"
+    auth = json.loads(r.hget(key, "a") or "{}")
+    if str(seat) in auth.get("t", {}):
+        auth["t"][str(seat)] = then
+        r.hset(key, "a", json.dumps(auth, separators=(",", ":")))

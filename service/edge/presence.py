@@ -83,6 +83,14 @@ def seats_maybe_connected(
     return found | seats_connected(table_id, seen, now_ms)
 
 
+def within_slack(at_ms: int | None, now_ms: int) -> bool:
+    """Whether ``at_ms`` (a Redis clock, ``None``: never) is within the
+    presence window and a third of it before ``now_ms`` (as
+    :func:`seats_maybe_connected` counts)."""
+    window_ms = presence().window_ms
+    return at_ms is not None and now_ms - at_ms < window_ms + window_ms // 3
+
+
 def with_connected(view: dict[str, Any], seats: frozenset[int]) -> dict[str, Any]:
     """A public view with each seat's ``connected`` (in ``seats`` and ``standings``)."""
     for key in ("seats", "standings"):

@@ -14,14 +14,16 @@ The auth record (the table hash's ``a`` field, JSON) is::
      "x": [round, [seat, ...]]: the seats whose token the host reissued,
           shown as ``reissued`` from that round on (RULES.md 5.1),
      "p": 1 once a person took a seat with a code or from the lobby, else
-          0 (RULES.md 5.1: the host may then deal no hands of its choosing)}
+          0 (RULES.md 5.1: the host may then deal no hands of its choosing),
+     "t": {seat: when a person last took it with a code or from the lobby, ms}}
 
 ``j``, ``p`` and ``l`` are absent on a table created with every seat named
 (``j`` and ``p`` appear once a seat leaves), ``p`` also on a table written
 only by a release that kept none; ``c`` on one created with every seat
 named by a release before 0.3.0 (its round records are
 then tagged by their content, ``service.resources.proofs.round_records``), ``q`` on one
-created by a release that kept no creator, ``x`` until a token is reissued.
+created by a release that kept no creator, ``x`` until a token is reissued,
+``t`` until a person joins.
 Digests are :func:`.auth.stored_digest` (SHA-256, base64url): neither a
 token nor a code is ever kept in clear. An open seat's name in the game's
 state is ``""`` (no player's name can be blank), so that a view of the state
@@ -256,7 +258,15 @@ def join(auth: dict[str, Any], code: str | None, now_ms: int) -> tuple[int, str,
     record["s"] = [stored_digest(token) if s == seat else d for s, d in enumerate(auth["s"])]
     record["j"] = [e for e in _live(auth, now_ms) if e[1] != seat]
     record["p"] = 1
+    record["t"] = {**auth.get("t", {}), str(seat): now_ms}
     return seat, token, record
+
+
+def joined_at(auth: dict[str, Any], seat: int) -> int | None:
+    """When a person last took ``seat`` with a code or from the lobby (ms,
+    the Redis clock), ``None``: never (``t``)."""
+    found = auth.get("t", {}).get(str(seat))
+    return int(found) if found is not None else None
 
 
 def join_as_bot(auth: dict[str, Any], seat: int, now_ms: int) -> tuple[str, dict[str, Any]]:

@@ -530,6 +530,11 @@ def test_between_rounds_a_joined_players_connected_seat_is_not_taken_from_it(
     taken = client.post(f"{url}/token", headers=bearer(host))
     assert (taken.status_code, taken.get_json()["code"]) == (409, "seat-connected")
     assert snapshot(redis_client, table_of(created), presence=True) == before
+    # Nor before the join's presence is written: the join itself counts
+    # (the ninth attacker's reissue raced that write and won 13 of 14).
+    redis_client.hdel(f"referee:{{{table_id}}}:presence", "1")
+    raced = client.post(f"{url}/token", headers=bearer(host))
+    assert (raced.status_code, raced.get_json()["code"]) == (409, "seat-connected")
     # Seen 16 s ago: past the 15 s window, but a process writes a seat at
     # most every 5 s, so her last request may be newer: still hers.
     phone_lost(redis_client, table_id, 1, ago_ms=16_000)

@@ -247,12 +247,15 @@ class Reissue(MethodView):
                 )
             view = game_of(loaded.table).public_view(loaded.table, loaded.now_ms)
             guarded = seating.round_in_play(view) or seating.person_joined(loaded.auth)
-            if guarded and seat in presence.seats_maybe_connected(
-                table_id, loaded.presence, loaded.now_ms
+            joined = seating.joined_at(loaded.auth, seat)
+            if guarded and (
+                seat in presence.seats_maybe_connected(table_id, loaded.presence, loaded.now_ms)
+                or presence.within_slack(joined, loaded.now_ms)
             ):
                 # Between rounds too where a person joined (issue 39, seventh
                 # attacker: the host took connected joiners' seats before a
-                # deal and read their hands).
+                # deal and read their hands); a join is presence from its own
+                # commit (ninth: a reissue raced the join's presence write).
                 raise Problem(
                     409,
                     "seat-connected",
