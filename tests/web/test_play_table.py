@@ -222,11 +222,23 @@ def check_common(page: Any, table: dict[str, Any]) -> None:
     """Ann is here, the bots are bots; the clock counts down under Ann's deadline."""
     assert presences(page) == ["online", "bot", "bot", "bot"]
     if 0 in table["awaiting"]["seats"] and table["round"]["status"] != "over":
-        left, mark = page.evaluate(
-            """() => [document.querySelector('#awaiting .clock').textContent,
-                      document.querySelector("#seats li[data-seat='0'] .turn-mark").textContent]"""
-        )
-        assert re.fullmatch(r"\d+ s", left.strip()) and mark == left, (left, mark)
+        shown: list[Any] = []
+
+        def counting() -> bool:
+            # The seat's mark and the clock are drawn by one render but read
+            # here a moment apart (a suite once read "to move" beside "60 s").
+            shown[:] = page.evaluate(
+                """() => [document.querySelector('#awaiting .clock')?.textContent,
+                          document.querySelector("#seats li[data-seat='0'] .turn-mark")
+                            ?.textContent]"""
+            )
+            left, mark = shown
+            return bool(left and re.fullmatch(r"\d+ s", left.strip()) and mark == left)
+
+        deadline = time.monotonic() + 10
+        while not counting() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert counting(), shown
 
 
 def test_sevens_at_both_widths(browser: Any, with_worker: Served) -> None:
