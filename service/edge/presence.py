@@ -78,9 +78,8 @@ def seats_maybe_connected(
     than what Redis holds (issue 39, eighth attacker: a seat last seen 11.5 s
     before was reissued as not connected). For what must never take a
     connected seat from its player (a reissued token, RULES.md 5.1)."""
-    window_ms = presence().window_ms
-    found = connected(last_seen(seen), now_ms, window_ms + window_ms // 3)
-    return found | seats_connected(table_id, seen, now_ms)
+    slack = frozenset(seat for seat, at in last_seen(seen).items() if within_slack(at, now_ms))
+    return slack | seats_connected(table_id, seen, now_ms)
 
 
 def within_slack(at_ms: int | None, now_ms: int) -> bool:
