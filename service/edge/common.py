@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
 import time
@@ -257,15 +258,43 @@ class RefereeBlueprint(Blueprint):  # type: ignore[misc]
 
     def _set_etag_in_response(self, response: Response) -> None:
         super()._set_etag_in_response(response)
-        if request.method not in ("GET", "HEAD") or response.status_code != 200:
-            return
-        response.headers.setdefault("Cache-Control", CACHE_REVALIDATE)
-        etag, _ = response.get_etag()
-        if etag is not None and none_match(etag):
-            response.status_code = 304
-            response.set_data(b"")
-            for name in ("Content-Type", "Content-Length"):
-                response.headers.pop(name, None)
+        if request.method in ("GET", "HEAD") and response.status_code == 200:
+            response.headers.setdefault("Cache-Control", CACHE_REVALIDATE)
+            not_modified(response)
+
+
+def not_modified(response: Response) -> Response:
+    """``response`` (a 200 with an ``ETag``) turned into a 304 where
+    :func:`none_match` names its tag: no body, the same ``ETag``,
+    ``Cache-Control`` and ``Vary`` (RFC 9110 15.4.5); unchanged otherwise."""
+    etag, _ = response.get_etag()
+    if etag is not None and none_match(etag):
+        response.status_code = 304
+        response.set_data(b"")
+        for name in ("Content-Type", "Content-Length"):
+            response.headers.pop(name, None)
+    return response
+
+
+_FROZEN: dict[str, tuple[bytes, str]] = {}
+
+
+def frozen(name: str, build: Callable[[], bytes], cache_control: str) -> Response:
+    """The JSON answer ``build()`` renders, rendered once per process under
+    ``name``, with a strong ``ETag`` of its content and ``cache_control``;
+    304 when ``If-None-Match`` names it (:func:`not_modified`). For pages that
+    depend on the code alone and cost more to render than a probe: a flood of
+    them from one address within its request budget held every worker
+    (issue 39, sixth attacker's H2)."""
+    found = _FROZEN.get(name)
+    if found is None:
+        body = build()
+        found = _FROZEN[name] = (body, hashlib.sha256(body).hexdigest()[:32])
+    body, etag = found
+    answer = Response(body, 200, mimetype="application/json")
+    answer.set_etag(etag)
+    answer.headers["Cache-Control"] = cache_control
+    return not_modified(answer)
 
 
 def _documenting_only(decorator: Callable[[F], F]) -> Callable[[F], F]:

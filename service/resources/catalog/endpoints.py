@@ -5,16 +5,14 @@ The checks serve front ends that keep their own state: they touch no storage.
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable
 from typing import Any
 
-from flask import Response, jsonify, request
+from flask import Response, jsonify
 from flask.views import MethodView
 
 from ...edge import rules_links
 from ...edge.bounds import over_one_deck
-from ...edge.common import RefereeBlueprint, documented, referee
+from ...edge.common import RefereeBlueprint, documented, frozen, referee
 from ...edge.problems import capped
 from ...games import GAMES, VARIANTS, game_of_variant
 from ...games.base import Game, PresetInfo
@@ -87,27 +85,6 @@ CONDITIONAL_DOC: dict[str, Any] = {
 }
 """The conditional GET's parameter and answer (flask-smorest's own components)."""
 
-_FROZEN: dict[str, tuple[bytes, str]] = {}
-
-
-def frozen(name: str, build: Callable[[], bytes]) -> Response:
-    """The answer ``build()`` renders (JSON bytes), rendered once per process,
-    with a strong ``ETag`` of its content and :data:`CATALOG_CACHE`; 304 when
-    ``If-None-Match`` names it. The catalog depends on the code alone, and
-    rendering it through its schemas costs some 7 ms, seven times a probe's:
-    a flood of it from one address within its request budget held every
-    worker (issue 39, sixth attacker's H2)."""
-    found = _FROZEN.get(name)
-    if found is None:
-        body = build()
-        found = _FROZEN[name] = (body, hashlib.sha256(body).hexdigest()[:32])
-    body, etag = found
-    answer = Response(body, 200, mimetype="application/json")
-    answer.set_etag(etag)
-    answer.headers["Cache-Control"] = CATALOG_CACHE
-    answer.make_conditional(request)
-    return answer
-
 
 def _rendered(schema: Any, data: dict[str, Any]) -> bytes:
     return bytes(jsonify(schema.dump(data)).get_data())
@@ -132,6 +109,7 @@ class Variants(MethodView):
                 VariantListSchema(),
                 {"variants": [_preset_json(game, preset) for game, preset in VARIANTS.values()]},
             ),
+            CATALOG_CACHE,
         )
 
 
@@ -146,7 +124,7 @@ class Games(MethodView):
         and the page of its rules (`/docs/rules/<game>`; its Markdown at
         `/docs/rules/<game>.md`). Cached as `GET /v1/variants` is.
         """
-        return frozen("games", lambda: _rendered(GameListSchema(), _games()))
+        return frozen("games", lambda: _rendered(GameListSchema(), _games()), CATALOG_CACHE)
 
 
 def _games() -> dict[str, Any]:
