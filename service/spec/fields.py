@@ -8,7 +8,7 @@ import unicodedata
 from typing import Any, ClassVar
 
 import marshmallow as ma
-from marshmallow import fields, validate
+from marshmallow import fields, utils, validate
 
 from ..edge.ignorable import first_ignorable
 from ..edge.names import BOT_NAME_RULE, bot_like
@@ -34,6 +34,56 @@ LARGEST_DEALT_HAND = SHIP_HAND
 ``hand_size`` (26; Sevens deals at most 18, May I? 10)."""
 
 
+ERRORS_KEPT = 8
+"""The most item errors a list reports, and the most unknown members an
+object does (the first ones): past them the request is refused anyway, and
+each error costs what a few cards cost to read, so a 64 KiB body of bad
+items would cost a hundred moves (issue 39, tenth attacker's High)."""
+
+
+def _length_first(field: fields.Field[Any], value: Any) -> None:
+    # A Length refusal is decided by len() alone: before the items are read
+    # and the other validators walk the text (marshmallow runs them all).
+    for check in field.validators:
+        if isinstance(check, validate.Length):
+            check(value)
+
+
+class Items(fields.List):  # type: ignore[type-arg]
+    """A list field that is refused by its ``validate.Length`` before its
+    items are read, and that reports at most :data:`ERRORS_KEPT` bad items:
+    no body costs more than its schema's largest list of good items (issue 39).
+    Every list a request body holds is one (``tests/spec``)."""
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> list[Any]:
+        if not utils.is_collection(value):
+            raise self.make_error("invalid")
+        _length_first(self, value)
+        result: list[Any] = []
+        errors: dict[int, Any] = {}
+        for index, each in enumerate(value):
+            try:
+                result.append(self.inner.deserialize(each, **kwargs))
+            except ma.ValidationError as error:
+                if error.valid_data is not None:
+                    result.append(error.valid_data)
+                errors[index] = error.messages
+                if len(errors) == ERRORS_KEPT:
+                    break
+        if errors:
+            raise ma.ValidationError(errors, valid_data=result)
+        return result
+
+
+class String(fields.String):
+    """A string field refused by its ``validate.Length`` before its other
+    validators walk it (a name's checks read every character)."""
+
+    def _validate(self, value: Any) -> None:
+        _length_first(self, value)
+        super()._validate(value)
+
+
 class DocumentedSchema(ma.Schema):
     """A schema whose docstring becomes its description in the OpenAPI spec.
 
@@ -53,10 +103,21 @@ class DocumentedSchema(ma.Schema):
 
 
 class StrictSchema(DocumentedSchema):
-    """Unknown fields are an error, not silently dropped."""
+    """Unknown fields are an error, not silently dropped (the first
+    :data:`ERRORS_KEPT` of them reported when there are more)."""
 
     class Meta:
         unknown = ma.RAISE
+
+    @ma.pre_load
+    def _few_unknown(self, data: Any, **kwargs: Any) -> Any:
+        if isinstance(data, dict) and len(data) > ERRORS_KEPT:
+            known = {field.data_key or name for name, field in self.load_fields.items()}
+            unknown = [key for key in data if key not in known]
+            if len(unknown) > ERRORS_KEPT:
+                refused = self.error_messages["unknown"]
+                raise ma.ValidationError({key: [refused] for key in unknown[:ERRORS_KEPT]})
+        return data
 
 
 def Int(**kwargs: Any) -> fields.Integer:  # noqa: N802 - reads like a field class
@@ -113,7 +174,7 @@ def Card(*, joker: bool = False, judged: bool = False, **kwargs: Any) -> fields.
     metadata = {"description": CARD_PATTERN_DOC, **kwargs.pop("metadata", {})}
     if not judged:
         metadata["pattern"] = CARD_OR_JOKER_PATTERN if joker else CARD_PATTERN
-    return fields.String(validate=validate.Length(1, 8), metadata=metadata, **kwargs)
+    return String(validate=validate.Length(1, 8), metadata=metadata, **kwargs)
 
 
 def Cards(  # noqa: N802
@@ -130,7 +191,7 @@ def Cards(  # noqa: N802
     game's largest real one."""
     error = f"{what}: {least} to {most} cards (the most the game can hold there)"
     length = validate.Length(least, most, error=error)
-    return fields.List(Card(joker=joker, judged=judged), validate=length, **kwargs)
+    return Items(Card(joker=joker, judged=judged), validate=length, **kwargs)
 
 
 INVISIBLE = ("Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp")
@@ -187,7 +248,7 @@ def Text(low: int, high: int, component: str, **kwargs: Any) -> fields.String:  
     as a pattern: :mod:`.texts`)."""
     metadata = kwargs.pop("metadata", {})
     description = " ".join(filter(None, [metadata.get("description"), TEXT_DOC]))
-    return fields.String(
+    return String(
         validate=[validate.Length(low, high), _printable],
         metadata={**metadata, "description": description, "text_component": component},
         **kwargs,

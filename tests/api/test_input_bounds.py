@@ -16,11 +16,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import marshmallow as ma
 import pytest
 import redis
 
 from service.games.cards import STANDARD_DECK
 from service.games.may_i.options import LARGEST_DECK, LONGEST_MELD, MOST_MELDS
+from service.spec.fields import Items, StrictSchema, String
 
 from ..helpers import Table, TableClient, bearer, snapshot
 
@@ -44,10 +46,11 @@ def test_the_bounds_are_what_may_i_can_hold() -> None:
 CHECKS: list[tuple[str, dict[str, Any], str, str]] = [
     (
         "/v1/checks/may-i/discard",
-        # The report's input: a 200-card hand and 100 melds of 60 cards.
+        # The report's input: a 200-card hand and 100 melds of 60 cards (the
+        # list's length is read first: its melds are not).
         {"hand": MAY_I_DECK[:200], "melds": [MAY_I_DECK[:60]] * 100, "card": "2S"},
-        "/melds/0",
-        "a meld: 1 to 24 cards",
+        "/melds",
+        "Length must be between 0 and 24",
     ),
     (
         "/v1/checks/may-i/discard",
@@ -255,3 +258,130 @@ def test_a_lay_down_of_a_meld_longer_than_any_is_422_and_changes_nothing(
 def test_a_first_dealer_past_the_last_seat_is_422(client: Any) -> None:
     r = client.post("/v1/tables", json={"players": ["a", "b", "c", "d"], "first_dealer": 10**40})
     assert "0..9" in refused(r)["/first_dealer"]
+
+
+# Refused bodies cost what their largest good list costs, not a hundred moves
+# (issue 39, tenth attacker's High: 62 KB of bad items took 100-190 ms each,
+# marshmallow reading every item before the list's length and reporting one
+# error per item; a name's checks walking 30,000 characters past its length).
+
+
+def test_a_list_over_its_bound_is_refused_before_its_items_are_read(client: Any) -> None:
+    r = client.post(
+        "/v1/checks/deal",
+        json={"variant": "may-i", "players": 8, "hands": [[0] * 2600] * 8},
+    )
+    errors = refused(r)
+    # One error a hand, its length's: none of its 2,600 items was read.
+    assert list(errors) == [f"/hands/{n}" for n in range(8)]
+    assert all("a dealt hand: 0 to 26 cards" in detail for detail in errors.values())
+    r = client.post("/v1/tables", json={"variant": "classic", "players": [0] * 10_000})
+    assert refused(r) == {"/players": "Length must be between 2 and 10."}
+
+
+def test_a_list_reports_its_first_eight_bad_items(client: Any) -> None:
+    r = client.post("/v1/checks/claim", json={"variant": "classic", "players": 4, "hand": [0] * 26})
+    assert list(refused(r)) == [f"/hand/{n}" for n in range(8)]
+    r = client.post(
+        "/v1/checks/deal",
+        json={"variant": "may-i", "players": 6, "hands": [[[0]] * 26] * 6},
+    )
+    assert list(refused(r)) == [f"/hands/{h}/{n}" for h in range(6) for n in range(8)]
+    # Fewer than eight: every one, as before.
+    r = client.post(
+        "/v1/checks/claim", json={"variant": "classic", "players": 4, "hand": ["AS", 0, "KS", 1]}
+    )
+    assert list(refused(r)) == ["/hand/1", "/hand/3"]
+
+
+def test_an_object_reports_its_first_eight_unknown_members(client: Any) -> None:
+    def post(body: dict[str, Any]) -> Any:  # the members in this order (Flask's json= sorts)
+        return client.post("/v1/tables", data=json.dumps(body), content_type="application/json")
+
+    body = {"variant": "classic", "players": ["a", "b", "c"]}
+    r = post({**body, **{f"k{n}": 0 for n in range(5000)}})
+    assert refused(r) == {f"/k{n}": "Unknown field." for n in range(8)}
+    r = post({**body, "options": {f"k{n}": 0 for n in range(5000)}})
+    assert refused(r) == {f"/options/k{n}": "Unknown field." for n in range(8)}
+    # A few: each, beside the body's other errors (marshmallow's own answer).
+    r = post({"players": [], "k0": 0, "k1": 1})
+    assert refused(r) == {
+        "/players": "Length must be between 2 and 10.",
+        "/k0": "Unknown field.",
+        "/k1": "Unknown field.",
+    }
+
+
+def test_a_name_over_its_length_is_refused_by_its_length_alone(
+    tables: TableClient, redis_client: redis.Redis
+) -> None:
+    # "Bot" a thousand times, a format character in it: only the length is
+    # named (the name's other checks never read it).
+    long = "Bot" * 1000 + "\u202e"
+    r = tables.client.post("/v1/tables", json={"variant": "classic", "players": [long, "b", "c"]})
+    assert refused(r) == {"/players/0": "Length must be between 1 and 40."}
+    t = tables.create(4, "classic")
+    before = snapshot(redis_client, t)
+    r = tables.client.post(f"{t.url}/join", json={"name": long, "code": "x" * 64})
+    assert refused(r) == {"/name": "Length must be between 1 and 40."}
+    assert snapshot(redis_client, t) == before
+
+
+CHECKED_BY_BOUNDS = {
+    ("OptionsSchema", "match"): "one member, judged by the rules (service/games/*/options.py)",
+    ("CheckProofSchema", "proof"): "walked by _check_bounds before it is read",
+    ("CheckProofSchema", "record"): "walked by _check_bounds before it is read",
+}
+"""The objects of free shape a body may hold, and what bounds their cost."""
+
+
+def _unbounded(schema: type[ma.Schema], seen: set[type[ma.Schema]]) -> list[str]:
+    """What in ``schema`` (and what it nests) could make a body's validation
+    cost grow with its size: a list not refused by its length before its items,
+    a text walked past its length, an object of free shape."""
+    if schema in seen:
+        return []
+    seen.add(schema)
+    found: list[str] = []
+    if not issubclass(schema, StrictSchema):
+        found.append(f"{schema.__name__}: not a StrictSchema")
+
+    def walk(where: str, field: Any) -> None:
+        if isinstance(field, ma.fields.List):
+            bounded = any(
+                isinstance(v, ma.validate.Length) and v.max is not None for v in field.validators
+            )
+            if not isinstance(field, Items) or not bounded:
+                found.append(f"{where}: a list without Items and a Length(max)")
+            walk(where + "[]", field.inner)
+        elif isinstance(field, ma.fields.Nested):
+            nested = field.schema
+            found.extend(_unbounded(type(nested), seen))
+        elif isinstance(field, ma.fields.Dict):
+            if (where.split(".")[0], where.split(".")[1]) not in CHECKED_BY_BOUNDS:
+                found.append(f"{where}: an object of free shape")
+        elif isinstance(field, ma.fields.String):
+            cheap = (ma.validate.Length, ma.validate.OneOf, ma.validate.Regexp)
+            if not isinstance(field, String) and any(
+                not isinstance(v, cheap) for v in field.validators
+            ):
+                found.append(f"{where}: a text whose checks run past its length")
+
+    for name, field in schema._declared_fields.items():
+        walk(f"{schema.__name__}.{name}", field)
+    return found
+
+
+def test_every_body_is_refused_by_its_bounds_before_its_items_are_read(app: Any) -> None:
+    bodies: set[type[ma.Schema]] = set()
+    for view in app.view_functions.values():
+        view_class = getattr(view, "view_class", None)
+        for method in getattr(view_class, "methods", None) or ():
+            doc = getattr(getattr(view_class, method.lower()), "_apidoc", {})
+            for parameter in doc.get("arguments", {}).get("parameters", []):
+                if parameter.get("location", "json") == "json":
+                    schema = parameter["schema"]
+                    bodies.add(schema if isinstance(schema, type) else type(schema))
+    assert len(bodies) >= 15, bodies  # every move, deal, check and creation
+    seen: set[type[ma.Schema]] = set()
+    assert [problem for body in bodies for problem in _unbounded(body, seen)] == []

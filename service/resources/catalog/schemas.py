@@ -11,7 +11,15 @@ from ...games.ship.options import (
     MAX_SEATS,
     MIN_SEATS,
 )
-from ...spec.fields import LARGEST_DEALT_HAND, LARGEST_DECK, Card, Cards, DocumentedSchema, Int
+from ...spec.fields import (
+    LARGEST_DEALT_HAND,
+    LARGEST_DECK,
+    Card,
+    Cards,
+    DocumentedSchema,
+    Int,
+    Items,
+)
 from ...spec.schemas import GameSchema, VariantSchema
 
 
@@ -49,7 +57,7 @@ class CheckDealSchema(GameSchema):
     deal = True
 
     players = Int(required=True, validate=validate.Range(MIN_SEATS, MAX_SEATS))
-    hands = fields.List(
+    hands = Items(
         Cards(LARGEST_DEALT_HAND, what="a dealt hand", judged=True),
         required=True,
         validate=validate.Length(1, MAX_SEATS),
@@ -94,7 +102,7 @@ class CheckClaimSchema(GameSchema):
     games = ("my-ship-sails",)
 
     players = Int(required=True, validate=validate.Range(MIN_SEATS, MAX_SEATS))
-    hand = fields.List(
+    hand = Items(
         Card(),
         required=True,
         validate=validate.Length(0, 26),
@@ -140,7 +148,7 @@ class CheckExchangeSchema(GameSchema):
             "and `swap`, and the hand sizes under `chain`."
         },
     )
-    hands = fields.List(
+    hands = Items(
         Cards(
             SHIP_HAND + 1,
             what="a hand",
@@ -156,7 +164,7 @@ class CheckExchangeSchema(GameSchema):
             "two spellings (`TH`, `10h`)."
         },
     )
-    passes = fields.List(
+    passes = Items(
         Cards(
             SHIP_HAND + 1,
             what="a pass",

@@ -13,7 +13,7 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 from ...games.may_i import NAME
 from ...games.may_i.options import LARGEST_DECK, LONGEST_MELD, MOST_MELDS
 from ...games.may_i.state import Step
-from ...spec.fields import Bool, Card, Cards, DocumentedSchema, Int, StrictSchema
+from ...spec.fields import Bool, Card, Cards, DocumentedSchema, Int, Items, StrictSchema
 from ...spec.schemas import (
     MatchViewSchema,
     RoundResultSchema,
@@ -142,7 +142,7 @@ class DrawMoveSchema(StrictSchema):
 class LayDownMoveSchema(StrictSchema):
     """Lay down the contract: `{"lay_down": [["5H", "5S", "5C"], ...]}` (RULES.md 4.2, 4.3)."""
 
-    lay_down = fields.List(Meld, required=True, validate=validate.Length(1, 3))
+    lay_down = Items(Meld, required=True, validate=validate.Length(1, 3))
 
 
 class LayOffMoveSchema(StrictSchema):
@@ -184,7 +184,7 @@ class MoveSchema(StrictSchema):
     take_discard = Bool(metadata={"description": "`true`: take the top discard (4.5)."})
     decline = Bool(metadata={"description": "`true`: decline it; May I? runs (4.6)."})
     draw = Bool(metadata={"description": "`true`: draw the top of the stock."})
-    lay_down = fields.List(
+    lay_down = Items(
         Meld,
         validate=validate.Length(1, 3),
         metadata={"description": "The contract's melds, each in order (4.2, 4.3)."},
@@ -251,7 +251,7 @@ class CheckLayDownSchema(StrictSchema):
     melds of cards the decks hold."""
 
     round = Int(required=True, validate=validate.Range(1, 5))
-    melds = fields.List(Meld, required=True, validate=validate.Length(1, 6))
+    melds = Items(Meld, required=True, validate=validate.Length(1, 6))
 
 
 class CheckLayDownOutcomeSchema(DocumentedSchema):
@@ -290,7 +290,7 @@ class CheckDiscardSchema(StrictSchema):
     jokers than natural cards), no card more often than the decks hold it."""
 
     hand = Cards(LARGEST_DECK, 1, "a hand", joker=True, required=True)
-    melds = fields.List(
+    melds = Items(
         Meld,
         required=True,
         validate=validate.Length(0, MOST_MELDS),

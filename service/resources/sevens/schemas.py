@@ -12,7 +12,7 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 from ...games.cards import SUITS
 from ...games.sevens import NAME
 from ...games.sevens.state import RoundStatus
-from ...spec.fields import SUIT_PATTERN, Bool, Card, DocumentedSchema, StrictSchema
+from ...spec.fields import SUIT_PATTERN, Bool, Card, DocumentedSchema, Items, StrictSchema
 from ...spec.schemas import (
     GameSchema,
     MatchViewSchema,
@@ -146,8 +146,8 @@ class CheckPlaySchema(GameSchema):
 
     games = ("sevens",)
 
-    hand = fields.List(Card(), required=True, validate=validate.Length(1, 104))
-    layout = fields.List(
+    hand = Items(Card(), required=True, validate=validate.Length(1, 104))
+    layout = Items(
         fields.Nested(LayoutRowInSchema),
         required=True,
         validate=validate.Length(0, 8),

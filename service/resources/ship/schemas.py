@@ -12,7 +12,7 @@ from marshmallow import fields, validate
 from ...games.ship import NAME
 from ...games.ship.options import DIRECTIONS
 from ...games.ship.state import RoundStatus
-from ...spec.fields import Card, DocumentedSchema, StrictSchema
+from ...spec.fields import Card, DocumentedSchema, Items, StrictSchema
 from ...spec.schemas import (
     MatchViewSchema,
     RoundResultSchema,
@@ -71,7 +71,7 @@ def round_status(**kwargs: object) -> fields.String:
 class PassSchema(StrictSchema):
     """A seat's pass: `pass_count` cards of its hand."""
 
-    cards = fields.List(
+    cards = Items(
         Card(),
         required=True,
         # The count and the cards are the rules' (422 pass-invalid, with the

@@ -22,6 +22,7 @@ from ...spec.fields import (
     Card,
     Cards,
     DocumentedSchema,
+    Items,
     PersonName,
     StrictSchema,
     Text,
@@ -63,7 +64,7 @@ class CreateTableSchema(GameSchema):
 
     clocked = True
 
-    players = fields.List(
+    players = Items(
         PlayerField(
             allow_none=True,
             metadata={
@@ -151,7 +152,7 @@ class CreatedTableSchema(DocumentedSchema):
 class DealSchema(StrictSchema):
     """The next round: no `hands` (or `null`) to shuffle, or a submitted deal to check."""
 
-    hands = fields.List(
+    hands = Items(
         Cards(LARGEST_DEALT_HAND, what="a dealt hand", joker=True),
         validate=validate.Length(1, MAX_SEATS),
         allow_none=True,
