@@ -236,7 +236,8 @@ def record_reads(url: str, client: Any, repeat: int) -> dict[str, Any]:
 def measure(url: str, repeat: int = 30, rounds: int = 3) -> dict[str, Any]:
     """Each check endpoint's dearest input's median server time (ms), its
     status and problem code (a rule's refusal, or the schemas' for the
-    refused bodies), and a pass's median server time (ms)."""
+    refused bodies), every input's (status, code) in ``answers``, and a
+    pass's median server time (ms)."""
     app = in_process_app(url)
     client = app.test_client()
     passes: list[float] = []
@@ -251,13 +252,16 @@ def measure(url: str, repeat: int = 30, rounds: int = 3) -> dict[str, Any]:
     for _ in range(rounds):
         HttpTable(client, 4).play_round(each)
     checks: dict[str, Any] = {}
+    answers: dict[str, list[tuple[int, str | None]]] = {}
     for path, bodies in inputs().items():
         dearest: dict[str, Any] | None = None
+        answers[path] = []
         for n, body in enumerate(bodies):
             # Encoded once: the test client's own encoding is not the server's time.
             post = partial(client.post, path, data=json.dumps(body), content_type=JSON)
             first = post()  # warm, and its answer
             code = first.get_json().get("code") if first.status_code >= 400 else None
+            answers[path].append((first.status_code, code))
             ms = _median_ms(post, repeat)
             if dearest is None or ms > dearest["ms"]:
                 dearest = {"ms": ms, "status": first.status_code, "code": code, "input": n}
@@ -266,5 +270,6 @@ def measure(url: str, repeat: int = 30, rounds: int = 3) -> dict[str, Any]:
         "pass_ms": statistics.median(passes),
         "passes": len(passes),
         "checks": checks,
+        "answers": answers,
         "records": record_reads(url, client, repeat),
     }

@@ -1,4 +1,4 @@
-"""The gunicorn worker classes the service runs: gunicorn's own, changed in nine ways.
+"""The gunicorn worker classes the service runs: gunicorn's own, changed in ten ways.
 
 - **Errors gunicorn answers itself** (a request line over ``limit_request_line``,
   a malformed header, headers too large): RFC 9457 ``application/problem+json``
@@ -47,6 +47,11 @@
   buffer without a wait, so one connection pipelining thousands of
   ``GET /healthz`` kept its worker to itself until it was done: two such
   connections silenced an instance for the whole flood (issue 39).
+- **A chunked request body is never parsed**: the app refuses it (411
+  ``length-required``) before reading it, and its connection closes after
+  that answer instead of gunicorn reading the body at the next request
+  (:func:`close_after_chunked`; issue 39, eleventh attacker: 1-byte chunks
+  cost 4 microseconds a byte).
 - **SIGTERM** (graceful): a worker ends its open event streams at once
   (each asks its client to reconnect, to another instance), ends the
   connections still open when its grace ends a little before the master's
@@ -73,6 +78,7 @@ import warnings
 from typing import Any
 
 from gunicorn.glogging import Logger as _Logger
+from gunicorn.http.body import ChunkedReader
 from gunicorn.workers.gthread import ThreadWorker as _ThreadWorker
 from gunicorn.workers.sync import SyncWorker as _SyncWorker
 from werkzeug.exceptions import RequestTimeout
@@ -418,11 +424,24 @@ class Logger(_Logger):  # type: ignore[misc]
             self._access_log_enabled = False
 
 
+def close_after_chunked(req: Any) -> None:
+    """A request with a chunked body closes its connection after its answer:
+    the app refuses it unread (411, :func:`service.edge.inputs.guard_body`),
+    and gunicorn would otherwise parse it, chunk by chunk, before the
+    connection's next request (1-byte chunks: 250 ms for 64 KiB)."""
+    if isinstance(getattr(getattr(req, "body", None), "reader", None), ChunkedReader):
+        req.must_close = True
+
+
 class ThreadWorker(_Referee, _ThreadWorker):  # type: ignore[misc]
     """gunicorn's ``gthread``: a thread per request being read or served."""
 
     def connections_served(self) -> int:
         return int(self.cfg.threads)
+
+    def handle_request(self, req: Any, conn: Any) -> Any:
+        close_after_chunked(req)
+        return super().handle_request(req, conn)
 
     def run(self) -> None:
         self._stop_in_grace(super().run, lambda: self.nr_conns)
@@ -495,6 +514,7 @@ def _gevent_worker() -> type:
                     raise StopIteration("over its address's budget")
             if isinstance(sock, ReadDeadline):
                 sock.request = req
+            close_after_chunked(req)
             cap = self.requests_per_connection
             if cap and req.req_number >= cap:
                 req.must_close = True  # its answer says "Connection: close"

@@ -35,6 +35,7 @@ ERROR_TEXT = {
     "`Referee-Client-Key` this service did not issue: `client-key-unknown`).",
     403: "Another seat's token, or a seat's token where the host's is needed (or the reverse).",
     404: "No such table (or seat, or round).",
+    411: "A body sent chunked (`Transfer-Encoding`): send it with a `Content-Length`.",
     412: "`If-None-Match` matches the table's current `ETag` (or is `*`): the table is as "
     "the caller last saw it, so the request was not carried out.",
     409: "The move does not fit the table's phase or its current round/exchange numbers.",
@@ -343,8 +344,8 @@ def _with_doc(held: dict[str, Any], fresh: dict[str, Any]) -> dict[str, Any]:
 
 def documented(blp: Blueprint, *statuses: int) -> Callable[[F], F]:
     """Document the problem+json answers ``statuses`` (and always 429 and 503)
-    on a view; a view that reads a body (400) also answers 413 and 415."""
-    body = {413, 415} if 400 in statuses else set()
+    on a view; a view that reads a body (400) also answers 411, 413 and 415."""
+    body = {411, 413, 415} if 400 in statuses else set()
 
     def decorate(func: F) -> F:
         for status in sorted({*statuses, *body, 429, 503}):

@@ -181,6 +181,14 @@ PAGES: dict[str, Page] = {
     "precondition-required": Page(
         428, "This call needs a precondition header.", "Send the header the detail names."
     ),
+    "length-required": Page(
+        411,
+        "The body was sent chunked (`Transfer-Encoding: chunked`), without a "
+        "`Content-Length`; the service does not read it (each chunk costs it work "
+        "whatever its size) and closes the connection after this answer.",
+        "Send the body with a `Content-Length` (every HTTP client does for a body it "
+        "holds whole; a proxy in front sends one anyway).",
+    ),
     "body-too-large": Page(
         413,
         "The body is over 64 KiB (over 1 MiB for a round record sent to "

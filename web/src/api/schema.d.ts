@@ -178,6 +178,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description A body sent chunked (`Transfer-Encoding`): send it with a `Content-Length`. */
+                411: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
                 413: {
                     headers: {
@@ -3404,6 +3413,7 @@ export interface components {
              *     | 408 | [`request-timeout`](/problems/request-timeout) |
              *     | 409 | [`round-not-over`](/problems/round-not-over), [`seeds-missing`](/problems/seeds-missing), [`no-pending-deal`](/problems/no-pending-deal), [`conflict`](/problems/conflict), [`idempotency-key-in-use`](/problems/idempotency-key-in-use), [`round-in-play`](/problems/round-in-play), [`no-round-in-play`](/problems/no-round-in-play), [`stale-round`](/problems/stale-round), [`not-your-turn`](/problems/not-your-turn), [`round-over`](/problems/round-over), [`match-over`](/problems/match-over), [`seats-full`](/problems/seats-full), [`seats-open`](/problems/seats-open), [`submitted-deal-refused`](/problems/submitted-deal-refused), [`seat-open`](/problems/seat-open), [`seat-is-bot`](/problems/seat-is-bot), [`seat-not-away`](/problems/seat-not-away), [`seat-in-play`](/problems/seat-in-play), [`seat-connected`](/problems/seat-connected), [`seat-not-bot`](/problems/seat-not-bot), [`seat-taken`](/problems/seat-taken), [`table-dealt`](/problems/table-dealt); My Ship Sails: [`stale-exchange`](/problems/stale-exchange), [`claim-window-closed`](/problems/claim-window-closed), [`declaration-automatic`](/problems/declaration-automatic); Sevens: [`stale-turn`](/problems/stale-turn); May I?: [`stale-move`](/problems/stale-move), [`must-draw-first`](/problems/must-draw-first), [`already-drawn`](/problems/already-drawn), [`already-declined`](/problems/already-declined), [`repeat-not-kept`](/problems/repeat-not-kept), [`may-i-open`](/problems/may-i-open), [`may-i-closed`](/problems/may-i-closed), [`may-i-taken`](/problems/may-i-taken), [`may-i-not-open`](/problems/may-i-not-open), [`may-i-not-asked`](/problems/may-i-not-asked), [`already-answered`](/problems/already-answered) |
              *     | 410 | [`events-gone`](/problems/events-gone), [`rounds-gone`](/problems/rounds-gone) |
+             *     | 411 | [`length-required`](/problems/length-required) |
              *     | 412 | [`precondition-failed`](/problems/precondition-failed) |
              *     | 413 | [`body-too-large`](/problems/body-too-large) |
              *     | 415 | [`unsupported-media-type`](/problems/unsupported-media-type) |
@@ -3414,7 +3424,7 @@ export interface components {
              *     | 503 | [`streams-full`](/problems/streams-full), [`redis-unavailable`](/problems/redis-unavailable), [`redis-busy`](/problems/redis-busy), [`table-busy`](/problems/table-busy), [`stored-format-newer`](/problems/stored-format-newer), [`step-mismatch`](/problems/step-mismatch), [`replicas-behind`](/problems/replicas-behind) |
              * @enum {string}
              */
-            code: "malformed-request" | "idempotency-key-invalid" | "http-error" | "token-missing" | "token-malformed" | "token-unknown" | "client-key-unknown" | "unauthorized" | "ticket-invalid" | "host-only" | "seat-only" | "wrong-seat" | "forbidden" | "join-code-invalid" | "join-code-expired" | "join-code-required" | "not-found" | "table-not-found" | "round-not-found" | "record-not-found" | "seat-not-found" | "move-not-in-game" | "page-not-found" | "method-not-allowed" | "not-acceptable" | "request-timeout" | "round-not-over" | "seeds-missing" | "no-pending-deal" | "conflict" | "idempotency-key-in-use" | "round-in-play" | "no-round-in-play" | "stale-round" | "stale-exchange" | "not-your-turn" | "round-over" | "claim-window-closed" | "declaration-automatic" | "match-over" | "stale-turn" | "stale-move" | "must-draw-first" | "already-drawn" | "already-declined" | "repeat-not-kept" | "may-i-open" | "may-i-closed" | "may-i-taken" | "may-i-not-open" | "may-i-not-asked" | "already-answered" | "seats-full" | "seats-open" | "submitted-deal-refused" | "seat-open" | "seat-is-bot" | "seat-not-away" | "seat-in-play" | "seat-connected" | "seat-not-bot" | "seat-taken" | "table-dealt" | "events-gone" | "rounds-gone" | "precondition-failed" | "body-too-large" | "unsupported-media-type" | "cursor-invalid" | "idempotency-key-reused" | "invalid-request" | "unknown-variant" | "options-invalid" | "deal-invalid" | "pass-invalid" | "hand-invalid" | "claim-not-winning" | "wrong-game" | "must-open" | "must-play" | "voluntary-pass-limit" | "last-card-invalid" | "play-invalid" | "not-playable" | "move-invalid" | "contract-invalid" | "already-laid-down" | "not-laid-down" | "lay-off-invalid" | "discard-fits" | "may-i-own-discard" | "may-i-not-yours" | "precondition-required" | "rate-limited" | "too-many-connections" | "too-many-streams" | "too-many-listed-tables" | "internal-error" | "streams-full" | "redis-unavailable" | "redis-busy" | "table-busy" | "stored-format-newer" | "step-mismatch" | "replicas-behind";
+            code: "malformed-request" | "idempotency-key-invalid" | "http-error" | "token-missing" | "token-malformed" | "token-unknown" | "client-key-unknown" | "unauthorized" | "ticket-invalid" | "host-only" | "seat-only" | "wrong-seat" | "forbidden" | "join-code-invalid" | "join-code-expired" | "join-code-required" | "not-found" | "table-not-found" | "round-not-found" | "record-not-found" | "seat-not-found" | "move-not-in-game" | "page-not-found" | "method-not-allowed" | "not-acceptable" | "request-timeout" | "round-not-over" | "seeds-missing" | "no-pending-deal" | "conflict" | "idempotency-key-in-use" | "round-in-play" | "no-round-in-play" | "stale-round" | "stale-exchange" | "not-your-turn" | "round-over" | "claim-window-closed" | "declaration-automatic" | "match-over" | "stale-turn" | "stale-move" | "must-draw-first" | "already-drawn" | "already-declined" | "repeat-not-kept" | "may-i-open" | "may-i-closed" | "may-i-taken" | "may-i-not-open" | "may-i-not-asked" | "already-answered" | "seats-full" | "seats-open" | "submitted-deal-refused" | "seat-open" | "seat-is-bot" | "seat-not-away" | "seat-in-play" | "seat-connected" | "seat-not-bot" | "seat-taken" | "table-dealt" | "events-gone" | "rounds-gone" | "length-required" | "precondition-failed" | "body-too-large" | "unsupported-media-type" | "cursor-invalid" | "idempotency-key-reused" | "invalid-request" | "unknown-variant" | "options-invalid" | "deal-invalid" | "pass-invalid" | "hand-invalid" | "claim-not-winning" | "wrong-game" | "must-open" | "must-play" | "voluntary-pass-limit" | "last-card-invalid" | "play-invalid" | "not-playable" | "move-invalid" | "contract-invalid" | "already-laid-down" | "not-laid-down" | "lay-off-invalid" | "discard-fits" | "may-i-own-discard" | "may-i-not-yours" | "precondition-required" | "rate-limited" | "too-many-connections" | "too-many-streams" | "too-many-listed-tables" | "internal-error" | "streams-full" | "redis-unavailable" | "redis-busy" | "table-busy" | "stored-format-newer" | "step-mismatch" | "replicas-behind";
             current_exchange?: number | null;
             current_round?: number | null;
             /** @description Sevens: the turn now. */
@@ -4540,6 +4550,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A body sent chunked (`Transfer-Encoding`): send it with a `Content-Length`. */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
@@ -4621,6 +4640,15 @@ export interface operations {
             };
             /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A body sent chunked (`Transfer-Encoding`): send it with a `Content-Length`. */
+            411: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4716,6 +4744,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A body sent chunked (`Transfer-Encoding`): send it with a `Content-Length`. */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
@@ -4797,6 +4834,15 @@ export interface operations {
             };
             /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A body sent chunked (`Transfer-Encoding`): send it with a `Content-Length`. */
+            411: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4892,6 +4938,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A body sent chunked (`Transfer-Encoding`): send it with a `Content-Length`. */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
@@ -4980,6 +5035,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A body sent chunked (`Transfer-Encoding`): send it with a `Content-Length`. */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
@@ -5061,6 +5125,15 @@ export interface operations {
             };
             /** @description A `Referee-Client-Key` this service did not issue (unknown, revoked or mistyped): `client-key-unknown`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A body sent chunked (`Transfer-Encoding`): send it with a `Content-Length`. */
+            411: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5276,6 +5349,15 @@ export interface operations {
             };
             /** @description The move does not fit the table's phase or its current round/exchange numbers. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A body sent chunked (`Transfer-Encoding`): send it with a `Content-Length`. */
+            411: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5545,6 +5627,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A body sent chunked (`Transfer-Encoding`): send it with a `Content-Length`. */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
@@ -5743,6 +5834,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A body sent chunked (`Transfer-Encoding`): send it with a `Content-Length`. */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
@@ -5858,6 +5958,15 @@ export interface operations {
             };
             /** @description The move does not fit the table's phase or its current round/exchange numbers. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A body sent chunked (`Transfer-Encoding`): send it with a `Content-Length`. */
+            411: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6041,6 +6150,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A body sent chunked (`Transfer-Encoding`): send it with a `Content-Length`. */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
@@ -6152,6 +6270,15 @@ export interface operations {
             };
             /** @description The move does not fit the table's phase or its current round/exchange numbers. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A body sent chunked (`Transfer-Encoding`): send it with a `Content-Length`. */
+            411: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6363,6 +6490,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A body sent chunked (`Transfer-Encoding`): send it with a `Content-Length`. */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
@@ -6540,6 +6676,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A body sent chunked (`Transfer-Encoding`): send it with a `Content-Length`. */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
@@ -6653,6 +6798,15 @@ export interface operations {
             };
             /** @description The move does not fit the table's phase or its current round/exchange numbers. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A body sent chunked (`Transfer-Encoding`): send it with a `Content-Length`. */
+            411: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6774,6 +6928,15 @@ export interface operations {
             };
             /** @description The move does not fit the table's phase or its current round/exchange numbers. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A body sent chunked (`Transfer-Encoding`): send it with a `Content-Length`. */
+            411: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6904,6 +7067,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A body sent chunked (`Transfer-Encoding`): send it with a `Content-Length`. */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
@@ -7019,6 +7191,15 @@ export interface operations {
             };
             /** @description The move does not fit the table's phase or its current round/exchange numbers. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A body sent chunked (`Transfer-Encoding`): send it with a `Content-Length`. */
+            411: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7226,6 +7407,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A body sent chunked (`Transfer-Encoding`): send it with a `Content-Length`. */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than 64 KiB (a round record to check: 1 MiB). */
             413: {
                 headers: {
@@ -7409,6 +7599,15 @@ export interface operations {
             };
             /** @description The move does not fit the table's phase or its current round/exchange numbers. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A body sent chunked (`Transfer-Encoding`): send it with a `Content-Length`. */
+            411: {
                 headers: {
                     [name: string]: unknown;
                 };
