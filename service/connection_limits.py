@@ -1,11 +1,13 @@
 """What one client may hold of a gunicorn worker (``service.workers``
 uses both; gevent's worker class): its connections per client address
-(:class:`Connections`, ``CONNECTIONS_PER_ADDRESS``), the time its
-request may take to arrive and the time its answer may wait for it to read
-(:class:`ReadDeadline`, ``REQUEST_READ_TIMEOUT_SECONDS``,
-``RESPONSE_WRITE_TIMEOUT_SECONDS``). Issue 39: from one address, slow request
-bodies held every connection of an instance; clients that pipelined large
-answers and read nothing held their connections and send buffers for good."""
+(:class:`Connections`, ``CONNECTIONS_PER_ADDRESS``), the size of a request's
+head and the time its request may take to arrive and the time its answer may
+wait for it to read (:class:`ReadDeadline`, :data:`HEAD_MAX`,
+``REQUEST_READ_TIMEOUT_SECONDS``, ``RESPONSE_WRITE_TIMEOUT_SECONDS``). Issue
+39: from one address, slow request bodies held every connection of an
+instance; clients that pipelined large answers and read nothing held their
+connections and send buffers for good; heads of 800 KB sent in pieces cost
+the worker 650 ms each."""
 
 from __future__ import annotations
 
@@ -16,11 +18,29 @@ import struct
 import time
 from typing import Any, NoReturn
 
+from gunicorn.http.errors import LimitRequestHeaders
 from werkzeug.exceptions import RequestTimeout
 
 from .addresses import peer_key
 
 _log = logging.getLogger("gunicorn.error")
+
+HEAD_MAX = 40 * 1024
+"""The most bytes a request's head (its request line and header fields) may
+take; past it, 431 ``headers-too-large`` and the connection closes. nginx's
+default (``large_client_header_buffers 4 8k``) allows 32 KiB, and a proxy
+adds a few fields. gunicorn's own limits allow 100 fields of 8 KiB, 800 KB,
+whose Python parser copies and rescans the whole buffer at each read: the
+eleventh attacker's 777 KB heads cost 85 ms each sent whole, 650 ms sent in
+1,000-byte pieces, and ten connections of them held another address's
+``/readyz`` a second."""
+
+HEAD_PIECE = 16 * 1024
+"""What one read of a head gathers (or up to the head's end) before the
+parser sees it, so that a head sent in small pieces is parsed in a few
+reads, not one per piece."""
+
+_HEAD_END = b"\r\n\r\n"
 
 
 class ReadDeadline:
@@ -34,6 +54,10 @@ class ReadDeadline:
     :meth:`next_request` starts the next request's clock. ``seconds`` 0:
     no read deadline.
 
+    A head (what is read before gunicorn hands the request on: ``request``
+    unset) is read in pieces of :data:`HEAD_PIECE` and may take
+    :data:`HEAD_MAX` bytes; past them, ``LimitRequestHeaders`` (431).
+
     With ``write_seconds``, a write (an answer, a stream's frame) that makes
     no progress for that long, its client reading nothing, closes the
     connection (``BrokenPipeError``, which gunicorn takes for a client gone):
@@ -45,6 +69,7 @@ class ReadDeadline:
         "_seconds",
         "_deadline",
         "_write_seconds",
+        "_head",
         "expired",
         "request",
         "sendall",
@@ -57,6 +82,7 @@ class ReadDeadline:
         self._seconds = seconds
         self._write_seconds = write_seconds
         self._deadline: float | None = None
+        self._head = 0  # bytes of the head being read
         self.expired = False
         self.request: Any = None
         """gunicorn's request being read (its answer then closes the connection)."""
@@ -69,8 +95,30 @@ class ReadDeadline:
         return getattr(self._sock, name)
 
     def recv(self, size: int, flags: int = 0) -> bytes:
-        if flags or not self._seconds:
+        if flags:
             return bytes(self._sock.recv(size, flags))
+        data = self._read(size)
+        if self.request is not None or not data:
+            return data  # a body (gunicorn parsed the head), or the end
+        # A head: gathered to HEAD_PIECE or its end, counted against HEAD_MAX.
+        pieces, got, window = [data], len(data), data
+        while _HEAD_END not in window and got < HEAD_PIECE:
+            more = self._read(size)
+            if not more:
+                break
+            pieces.append(more)
+            got += len(more)
+            window = window[-3:] + more
+        end = window.find(_HEAD_END)
+        self._head += got if end < 0 else got - (len(window) - end - 4)
+        if self._head > HEAD_MAX:
+            raise LimitRequestHeaders(f"the head is over {HEAD_MAX} bytes")
+        return b"".join(pieces)
+
+    def _read(self, size: int) -> bytes:
+        """One read, within the request's deadline."""
+        if not self._seconds:
+            return bytes(self._sock.recv(size))
         if self.expired:
             return b""
         if self._deadline is None:
@@ -122,8 +170,10 @@ class ReadDeadline:
         )
 
     def next_request(self) -> None:
-        """The request was answered: the next one's clock starts at its first byte."""
+        """The request was answered: the next one's clock starts at its first
+        byte, and its head is counted from there."""
         self._deadline = None
+        self._head = 0
         self.request = None
 
 

@@ -1,4 +1,4 @@
-"""The gunicorn worker classes the service runs: gunicorn's own, changed in ten ways.
+"""The gunicorn worker classes the service runs: gunicorn's own, changed in eleven ways.
 
 - **Errors gunicorn answers itself** (a request line over ``limit_request_line``,
   a malformed header, headers too large): RFC 9457 ``application/problem+json``
@@ -19,6 +19,11 @@
   and closed, before anything of it is read. Off behind a proxy
   (``TRUSTED_PROXIES``: every connection is the proxy's; its own
   ``limit_conn`` counts the clients).
+- **A bound on a request's head** (gevent;
+  :class:`~service.connection_limits.ReadDeadline`): 40 KiB at most
+  (``HEAD_MAX``; gunicorn's own limits allow 800 KB), else 431
+  ``headers-too-large``, read in pieces of 16 KiB so that gunicorn's parser,
+  which rescans its whole buffer at each read, parses a head in a few reads.
 - **A deadline for reading a request** (gevent;
   :class:`~service.connection_limits.ReadDeadline`): its
   head and body must arrive within ``REQUEST_READ_TIMEOUT_SECONDS`` of its
@@ -487,8 +492,8 @@ def _gevent_worker() -> type:
                     # Unread answers wait here, bounded, and meet the write
                     # deadline (the kernel's own grows to 4 MB a connection).
                     client.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer)
-                if self.read_seconds > 0 or self.write_seconds > 0:
-                    client = ReadDeadline(client, self.read_seconds, self.write_seconds)
+                # Every connection: its head's bound holds with no deadline set.
+                client = ReadDeadline(client, self.read_seconds, self.write_seconds)
                 super().handle(listener, client, addr)
             finally:
                 if key is not None and counted is not None:
