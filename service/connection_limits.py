@@ -43,6 +43,10 @@ reads, not one per piece."""
 _HEAD_END = b"\r\n\r\n"
 
 
+def _bare_lf(data: bytes) -> bool:
+    return data.count(b"\n") != data.count(b"\r\n")
+
+
 class ReadDeadline:
     """A client's socket whose reads give up ``seconds`` after the first
     byte of the request being read (the HTTP parser's and the body's, all
@@ -102,7 +106,8 @@ class ReadDeadline:
             return data  # a body (gunicorn parsed the head), or the end
         # A head: gathered to HEAD_PIECE or its end, counted against HEAD_MAX.
         pieces, got, window = [data], len(data), data
-        while _HEAD_END not in window and got < HEAD_PIECE:
+        # Not past a bare LF either: gunicorn refuses it at once (400).
+        while _HEAD_END not in window and got < HEAD_PIECE and not _bare_lf(window):
             more = self._read(size)
             if not more:
                 break

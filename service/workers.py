@@ -1,4 +1,4 @@
-"""The gunicorn worker classes the service runs: gunicorn's own, changed in eleven ways.
+"""The gunicorn worker classes the service runs: gunicorn's own, changed in twelve ways.
 
 - **Errors gunicorn answers itself** (a request line over ``limit_request_line``,
   a malformed header, headers too large): RFC 9457 ``application/problem+json``
@@ -52,6 +52,9 @@
   buffer without a wait, so one connection pipelining thousands of
   ``GET /healthz`` kept its worker to itself until it was done: two such
   connections silenced an instance for the whole flood (issue 39).
+- **A body the app did not read ends its connection** (gevent:
+  :func:`closing_unread_bodies`; gthread closes after the answer): gunicorn
+  would read and discard all of its declared length first.
 - **A chunked request body is never parsed**: the app refuses it (411
   ``length-required``) before reading it, and its connection closes after
   that answer instead of gunicorn reading the body at the next request
@@ -83,7 +86,7 @@ import warnings
 from typing import Any
 
 from gunicorn.glogging import Logger as _Logger
-from gunicorn.http.body import ChunkedReader
+from gunicorn.http.body import ChunkedReader, LengthReader
 from gunicorn.workers.gthread import ThreadWorker as _ThreadWorker
 from gunicorn.workers.sync import SyncWorker as _SyncWorker
 from werkzeug.exceptions import RequestTimeout
@@ -429,6 +432,34 @@ class Logger(_Logger):  # type: ignore[misc]
             self._access_log_enabled = False
 
 
+def body_unread(req: Any) -> bool:
+    """Whether ``req`` (gunicorn's request) has body bytes the app left unread."""
+    reader = getattr(getattr(req, "body", None), "reader", None)
+    return isinstance(reader, LengthReader) and reader.length > 0
+
+
+def closing_unread_bodies(app: Any) -> Any:
+    """``app`` whose answer says ``Connection: close``, and ends its
+    connection, when it leaves the request's body unread (a 401, a 404, a 413
+    answered before the body): gunicorn would read and discard the whole
+    declared ``Content-Length`` before the connection's next request, up to
+    its read deadline, serving no other connection while the bytes kept
+    coming (issue 39, twelfth attacker: 2 GB declared, two connections left
+    another address no answer in 10 s). gevent's worker only: its socket
+    (:class:`ReadDeadline`) knows the request."""
+
+    def wsgi(environ: dict[str, Any], start_response: Any) -> Any:
+        def start(status: str, headers: Any, exc_info: Any = None) -> Any:
+            req = getattr(environ.get("gunicorn.socket"), "request", None)
+            if req is not None and body_unread(req):
+                req.must_close = True  # gunicorn writes "Connection: close"
+            return start_response(status, headers, exc_info)
+
+        return app(environ, start)
+
+    return wsgi
+
+
 def close_after_chunked(req: Any) -> None:
     """A request with a chunked body closes its connection after its answer:
     the app refuses it unread (411, :func:`service.edge.inputs.guard_body`),
@@ -446,7 +477,8 @@ class ThreadWorker(_Referee, _ThreadWorker):  # type: ignore[misc]
 
     def handle_request(self, req: Any, conn: Any) -> Any:
         close_after_chunked(req)
-        return super().handle_request(req, conn)
+        keep = super().handle_request(req, conn)
+        return keep and not body_unread(req)  # see closing_unread_bodies
 
     def run(self) -> None:
         self._stop_in_grace(super().run, lambda: self.nr_conns)
@@ -536,6 +568,10 @@ def _gevent_worker() -> type:
             # others' /readyz p99 450 ms with sleep(0), 110 ms with idle(),
             # 5.7 to 16 s with neither).
             gevent.sleep(0)
+
+        def load_wsgi(self) -> None:
+            super().load_wsgi()
+            self.wsgi = closing_unread_bodies(self.wsgi)
 
         def handle_quit(self, sig: int, frame: Any) -> None:
             _Referee.handle_quit(self, sig, frame)

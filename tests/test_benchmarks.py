@@ -82,11 +82,12 @@ def test_contended_passes_all_land(redis_server: RedisProcess) -> None:
 
 def test_memory_of_a_played_table_and_idle_tables(redis_server: RedisProcess) -> None:
     played = memory.played_table(redis_server.url, seats=4, rounds=2)
-    # Not "after one round <= after the match": the state keeps only the
-    # current round's passes, so a long first round can outweigh a short second.
-    # The list keeps the newest EVENTS_KEPT events: it grows, then stays.
+    # Neither key grows for sure from one round to the match: the state keeps
+    # only the current round's passes, and the event list the newest
+    # EVENTS_KEPT events (a long first round past the cap outweighed a shorter
+    # kept tail once: 1,704 B then 1,448 B).
     events = next(k for k in played["after_match"] if k.endswith(":events"))
-    assert 0 < played["after_one_round"][events] <= played["after_match"][events]
+    assert played["after_one_round"][events] > 0 and played["after_match"][events] > 0
     kept = Settings.from_env().events_kept  # as the in-process app reads it
     assert played["events_kept"] == min(played["events"], kept)
     assert played["match_rounds"] == 2
@@ -922,8 +923,10 @@ def test_scaling_plays_the_stream_load_per_worker_count_on_a_cluster(tmp_path: A
     from benchmarks.redis_cost import ONE_ADDRESS_ENV
 
     env = gunicorn_env({**ONE_ADDRESS_ENV, "GUNICORN_GRACEFUL_TIMEOUT": "1"})
+    # Two seconds of warm-up: on a busy machine half a second did not see the
+    # tables dealt, and the second measured held no pass.
     found = scaling.measure(
-        tmp_path, env, workers=[1], shards=3, tables=2, duration=1.0, warmup=0.5, log=str
+        tmp_path, env, workers=[1], shards=3, tables=2, duration=2.0, warmup=2.0, log=str
     )
     assert (found["shards"], found["seats"], [r["workers"] for r in found["rows"]]) == (3, 7, [1])
     row = found["rows"][0]

@@ -233,3 +233,40 @@ def test_a_head_sent_in_small_pieces_reaches_the_parser_in_few_reads() -> None:
     finally:
         ours.close()
         theirs.close()
+
+
+def test_an_answer_that_leaves_the_body_unread_closes_its_connection(served: Served) -> None:
+    # Issue 39, twelfth attacker: a 401 left a body of 2 GB declared, and
+    # gunicorn read and discarded it before anything else on the worker.
+    head = (
+        b"PUT /v1/tables/zzzz/rounds/1/exchanges/1/passes/0 HTTP/1.1\r\nHost: x\r\n"
+        b"Content-Type: application/json\r\nContent-Length: 2000000000\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", served.port), timeout=10) as sock:
+        sock.sendall(head + b"\r\n\r\n" * 25_000)
+        answer = b""
+        with contextlib.suppress(ConnectionResetError):
+            while chunk := sock.recv(65536):  # to the server's close
+                answer += chunk
+    status_line, _, rest = answer.partition(b"\r\n")
+    assert status_line.split()[1] == b"401", answer[:300]
+    assert b"connection: close" in rest.partition(b"\r\n\r\n")[0].lower(), answer[:400]
+    # A body read whole keeps the connection.
+    body = json.dumps({"players": ["a", "b", "c", "d"]}).encode()
+    connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
+    try:
+        for _ in range(2):
+            connection.request("POST", "/v1/checks/deal", body=body)
+            response = connection.getresponse()
+            response.read()
+            assert response.getheader("Connection") != "close"
+    finally:
+        connection.close()
+
+
+def test_a_head_with_bare_line_feeds_is_refused_at_once(served: Served) -> None:
+    # The head's reads waited for a CRLF pair that never came (5 s, no answer).
+    with socket.create_connection(("127.0.0.1", served.port), timeout=10) as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\nHost: x\n\n")  # and the connection kept open
+        answer = sock.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 400"), answer[:300]
