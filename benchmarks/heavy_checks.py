@@ -68,7 +68,12 @@ def refused_bodies() -> dict[str, list[dict[str, Any]]]:
             {"variant": "may-i", "players": 6, "hands": [[[0] * 20] * 26] * 6},
             unknown,
         ],
-        "/v1/checks/claim": [{"variant": "classic", "players": 4, "hand": [0] * 20000}],
+        "/v1/checks/claim": [
+            {"variant": "classic", "players": 4, "hand": [0] * 20000},
+            # A lone surrogate in a long name over many items (thirteenth
+            # attacker: each item's pointer repeated the name, 825 ms).
+            {"\ud800" + "k" * 32000: [0] * 10000},
+        ],
         "/v1/checks/exchange": [
             {"variant": "classic", "hands": [[0] * 3000] * 7, "passes": [None] * 7}
         ],

@@ -18,7 +18,7 @@
 | ``RATE_LIMIT_ANONYMOUS`` | ``50/second`` | requests without a token, per client address |
 | ``RATE_LIMIT_TABLES`` | ``10/minute`` | table creations per client address |
 | ``RATE_LIMIT_FAILED_CLAIMS`` | ``5/minute`` | refused claims per token |
-| ``RATE_LIMIT_RECORD_CHECKS`` | ``60/minute`` | deal-proof checks, records rendered, per address |
+| ``RATE_LIMIT_RECORD_CHECKS`` | ``60/minute`` | deal-proof checks (per 64 KiB), records rendered |
 | ``JOIN_CODE_SECONDS`` | ``86400`` (24 h) | a join code's life (never past the table's expiry) |
 | ``LOBBY_TABLES_KEPT`` | ``10000`` | the newest listed tables the lobby keeps per preset |
 | ``LOBBY_LISTED_PER_ADDRESS`` | ``3`` | listed tables one client address may have at once (429) |

@@ -15,7 +15,9 @@ subscriber's block: :mod:`service.addresses`).
 
 The record check has its own counter because one costs up to some 40 ms
 (a whole round's record, up to 1 MiB: its chain of 2,000 moves and its
-shuffles recomputed), where a move costs 2 or 3; a record's moves are run
+shuffles recomputed), where a move costs 2 or 3; it counts one unit per
+started 64 KiB of its ``Content-Length``, before the body is read (reading
+1 MiB of empty objects or deep lists costs 240-350 ms); a record's moves are run
 again too, one unit more per started 250 beyond the first (some 40 ms
 each: :data:`.proofs.MOVES_UNIT`). A round record that a
 process renders anew (not in its cache) counts there too, one per started
@@ -116,6 +118,7 @@ from ..storage.store import table_key
 from . import prefetch
 from .auth import digest_of_stored, require_token, token_digest, token_hash
 from .common import SECURITY, TABLE_ID, referee
+from .inputs import MAX_BODY
 from .problems import Problem
 
 UNLIMITED_ENDPOINTS = {"health.Health", "health.Ready", "metrics"}
@@ -172,6 +175,8 @@ class Counter:
 
     limit: RateLimitItem
     key: str
+    units: int = 1
+    """What this request counts on it."""
 
 
 class RateLimits:
@@ -275,7 +280,12 @@ class RateLimits:
             hits.append(self.tables_counter(address, "joins", key))
         elif post and endpoint == "checks.CheckProof":
             who = address if key is None else f"client:{key.name}"
-            hits.append(self.counter(self.record_checks, who, "record-checks"))
+            # A unit per started 64 KiB, before the body is read: a 1 MiB body
+            # of empty objects or deep lists cost 240-350 ms to read (issue 39,
+            # thirteenth attacker: 60 of them a minute held others' /readyz 1 s).
+            units = max(1, -(-(req.content_length or 0) // MAX_BODY))
+            counter = self.counter(self.record_checks, who, "record-checks")
+            hits.append(Counter(counter.limit, counter.key, units))
         tested = None
         if post and endpoint == "tables.Claims":
             tested = self.counter(self.failed_claims, caller_key(), "failed-claims")
@@ -330,7 +340,7 @@ class RateLimits:
         and the auth record read alone."""
         store = referee().store
         if self.cluster:
-            counts = [self.storage.incr(c.key, c.limit.get_expiry()) for c in hits]
+            counts = [self.storage.incr(c.key, c.limit.get_expiry(), c.units) for c in hits]
             failed = self.storage.get(tested.key) if tested is not None else 0
             read = auth_text = None
             if read_id is not None:
@@ -343,7 +353,11 @@ class RateLimits:
         pipe = self.client.pipeline(transaction=False)
         for c in hits:
             pipe.evalsha(
-                storage.lua_incr_expire.sha, 1, storage.prefixed_key(c.key), c.limit.get_expiry(), 1
+                storage.lua_incr_expire.sha,
+                1,
+                storage.prefixed_key(c.key),
+                c.limit.get_expiry(),
+                c.units,
             )
         if tested is not None:
             pipe.get(storage.prefixed_key(tested.key))
@@ -355,7 +369,7 @@ class RateLimits:
         for c, reply in zip(hits, replies, strict=False):
             if isinstance(reply, redis.exceptions.NoScriptError):
                 # Redis lost its script cache (a restart): the library loads it.
-                reply = storage.incr(c.key, c.limit.get_expiry())
+                reply = storage.incr(c.key, c.limit.get_expiry(), c.units)
             if isinstance(reply, Exception):
                 raise reply
             counts.append(int(reply))

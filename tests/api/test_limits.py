@@ -167,6 +167,23 @@ def test_checks_of_a_record_have_their_own_limit(redis_server: RedisProcess) -> 
     assert c.post("/v1/checks/deal", json={"players": 4, "hands": NOT_WINNING}).status_code == 200
 
 
+def test_a_record_check_counts_a_unit_per_started_64_kib_before_its_body_is_read(
+    redis_server: RedisProcess,
+) -> None:
+    # Issue 39, thirteenth attacker: 1 MiB of empty objects cost 240 ms to read
+    # (deep lists 350 ms), and 60 such checks a minute held others' /readyz 1 s.
+    c = limited_client(redis_server, rate_limit_record_checks="40/minute")
+    big = b'{"proof": {"x": [' + b"{}," * 100_000 + b"{}]}}"  # 300 KB: 5 units
+    assert len(big) // (64 * 1024) == 4
+    answers = [
+        c.post("/v1/checks/deal-proof", data=big, content_type="application/json") for _ in range(8)
+    ]
+    # 5 units each: 40 after the eighth; each read and judged (not a proof).
+    assert {(a.status_code, a.get_json()["valid"]) for a in answers} == {(200, False)}
+    small = {"proof": {"secret": "zz", "commitment": "", "seeds": [], "shuffles": []}}
+    assert_429(c.post("/v1/checks/deal-proof", json=small), 60)
+
+
 def test_successful_claims_do_not_count_as_failures(redis_server: RedisProcess) -> None:
     c = limited_client(redis_server, rate_limit_failed_claims="1/minute")
     tables = TableClient(c)

@@ -385,7 +385,8 @@ class CheckProof(MethodView):
         was played: compare yours), and every move run again from the deal,
         each accepted, to the recorded result (so a deal changed under the
         genuine moves fails, though no head covers the deal; a record of
-        more than 250 moves counts as one more record check per started 250).
+        more than 250 moves counts as one more record check per started 250,
+        and a body counts one per started 64 KiB, before it is read).
         A record of another rules version is checked only in what needs no
         rules (the commitment, each stated deck's shuffle, the chain): check
         it with the release it names. `checked` names what was checked,
