@@ -270,3 +270,24 @@ def test_a_head_with_bare_line_feeds_is_refused_at_once(served: Served) -> None:
         sock.sendall(b"GET /healthz HTTP/1.1\nHost: x\n\n")  # and the connection kept open
         answer = sock.recv(65536)
     assert answer.startswith(b"HTTP/1.1 400"), answer[:300]
+
+
+def test_an_upload_refused_before_its_body_is_read_gets_its_answer(served: Served) -> None:
+    # Thirteenth attacker: closed with the upload's bytes unread, the server
+    # sent a reset, and the client lost its 413 (3 of 3 at 5 MB) or 401.
+    for path, body, status in (
+        ("/v1/checks/claim", b" " * 5_000_000, 413),
+        ("/v1/tables/zzzz/rounds/1/exchanges/1/passes/0", b"{}" + b" " * 2_000_000, 401),
+    ):
+        connection = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
+        try:
+            method = "POST" if status == 413 else "PUT"
+            connection.request(
+                method, path, body=body, headers={"Content-Type": "application/json"}
+            )
+            response = connection.getresponse()
+            assert response.status == status
+            assert response.getheader("Connection") == "close"
+            response.read()
+        finally:
+            connection.close()
