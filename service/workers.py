@@ -352,7 +352,8 @@ class _Referee:
         req = req or getattr(exc, "req", None)
         read = getattr(req, "headers", None)
         try:
-            return error_page_headers(self.wsgi, read, getattr(req, "method", None))
+            app = getattr(self.wsgi, "__wrapped__", self.wsgi)  # the Flask app
+            return error_page_headers(app, read, getattr(req, "method", None))
         except Exception:  # noqa: BLE001 - the error answer goes out without them
             self.log.exception("CORS headers of an error answer")
             return []
@@ -484,6 +485,7 @@ def closing_unread_bodies(app: Any) -> Any:
 
         return app(environ, start)
 
+    wsgi.__wrapped__ = app  # type: ignore[attr-defined]
     return wsgi
 
 
@@ -585,7 +587,9 @@ def _gevent_worker() -> type:
             try:
                 super().handle_request(listener_name, req, sock, addr)
             except StopIteration:
-                if body_unread(req):  # answered, closing: see closing_unread_bodies
+                # Answered, closing (closing_unread_bodies): the client gets its
+                # answer, unless it is the one that stopped sending (408).
+                if body_unread(req) and not getattr(sock, "expired", False):
                     linger(sock)
                 raise
             finally:
