@@ -31,7 +31,22 @@ the code's page there (:mod:`.problem_pages`)."""
 MAX_LISTED = 50
 """The most problems one answer lists (``errors``, ``problems``)."""
 
+MAX_TEXT = 120
+"""The most characters of one error's ``pointer`` or ``parameter`` in an
+answer (longer: cut, with ``…``). A pointer repeats its members' names,
+which the caller wrote: fifty pointers under a 32,000-letter name made a
+19 MB answer to a 64 KiB body (issue 39, fourteenth attacker). An error's
+``detail`` is the service's own sentence."""
+
+ECHOED = frozenset(("pointer", "parameter"))
+"""The members of an error that echo what the caller sent."""
+
 T = TypeVar("T")
+
+
+def clipped(text: str) -> str:
+    """``text`` cut to :data:`MAX_TEXT` characters (its last one ``…``)."""
+    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
 
 
 def capped(items: Sequence[T]) -> tuple[list[T], int]:
@@ -90,7 +105,10 @@ class Problem(Exception):
         }
         body.update(self.extra)
         if self.errors:
-            body["errors"], body["errors_total"] = capped(self.errors)
+            listed, body["errors_total"] = capped(self.errors)
+            body["errors"] = [
+                {k: clipped(v) if k in ECHOED else v for k, v in e.items()} for e in listed
+            ]
         return body
 
     def response(self) -> Response:
@@ -162,7 +180,7 @@ def invalid_request(errors: list[dict[str, str]]) -> Problem:
     the schemas refuse, and a handler's checks that need the token first."""
     listed, total = capped(errors)
     detail = "The request has invalid values: " + "; ".join(
-        f"{e.get('pointer') or e.get('parameter') or '/'}: {e['detail']}" for e in listed
+        f"{clipped(e.get('pointer') or e.get('parameter') or '/')}: {e['detail']}" for e in listed
     )
     if total > len(listed):
         detail += f"; and {total - len(listed)} more"

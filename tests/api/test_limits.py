@@ -184,6 +184,20 @@ def test_a_record_check_counts_a_unit_per_started_64_kib_before_its_body_is_read
     assert_429(c.post("/v1/checks/deal-proof", json=small), 60)
 
 
+def test_a_record_check_over_its_size_is_413_and_counts_one_unit(
+    redis_server: RedisProcess,
+) -> None:
+    # Fourteenth attacker: 3 MiB declared cost 49 units (5 MB: 77, a 429).
+    c = limited_client(redis_server, rate_limit_record_checks="3/minute")
+    over = b'{"proof": {"x": "' + b"a" * (3 * 1024 * 1024) + b'"}}'
+    for _ in range(2):
+        r = c.post("/v1/checks/deal-proof", data=over, content_type="application/json")
+        assert r.status_code == 413 and r.get_json()["code"] == "body-too-large"
+    small = {"proof": {"secret": "zz", "commitment": "", "seeds": [], "shuffles": []}}
+    assert c.post("/v1/checks/deal-proof", json=small).get_json()["valid"] is False
+    assert_429(c.post("/v1/checks/deal-proof", json=small), 60)
+
+
 def test_successful_claims_do_not_count_as_failures(redis_server: RedisProcess) -> None:
     c = limited_client(redis_server, rate_limit_failed_claims="1/minute")
     tables = TableClient(c)

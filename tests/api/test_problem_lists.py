@@ -90,3 +90,20 @@ def test_a_short_list_is_whole_with_its_total(client: Any) -> None:
     assert r.status_code == 422
     problem = r.get_json()
     assert problem["errors_total"] == len(problem["errors"]) >= 1
+
+
+def test_an_answer_clips_each_pointer_it_echoes(client: Any) -> None:
+    # Fourteenth attacker: fifty lone surrogates under a 32,000-letter name made
+    # a 19 MB answer to a 64 KiB body, each pointer (twice) repeating the name.
+    name = "\u00e9" * 32_000
+    body = '{"' + name + '": [' + ",".join(['"\\udc00"'] * 50) + "]}"
+    r = client.post("/v1/checks/claim", data=body.encode(), content_type="application/json")
+    assert r.status_code == 422
+    problem = r.get_json()
+    assert len(problem["errors"]) == 50 and problem["errors_total"] == 50
+    first = problem["errors"][0]["pointer"]
+    assert len(first) == 120 and first == "/" + name[:118] + "\u2026"
+    assert len(r.get_data()) < 120_000  # the body is 64 KiB: no more than its size again
+    # A short pointer is whole.
+    r = client.post("/v1/checks/claim", data=b'{"a": ["\\udc00"]}', content_type="application/json")
+    assert [e["pointer"] for e in r.get_json()["errors"]] == ["/a/0"]
