@@ -140,14 +140,13 @@ def lone_surrogates(value: Any) -> list[str]:
         return "".join("/" + n.replace("~", "~0").replace("/", "~1") for n in names) or "/"
 
     stack: list[Iterator[tuple[str, Any, bool]]] = [iter((("", value, False),))]
-    while stack and len(found) < 50:
+    while stack:
         for part, item, named in stack[-1]:
-            if named and not _encodable(part):
+            if (named and not _encodable(part)) or (isinstance(item, str) and not _encodable(item)):
                 found.append(at(part))
-            if isinstance(item, str):
-                if not _encodable(item):
-                    found.append(at(part))
-            elif isinstance(item, dict):
+                if len(found) == 50:  # each pointer may be as long as the body
+                    return found
+            if isinstance(item, dict):
                 stack.append((name, member, True) for name, member in item.items())
                 parts.append(part)
                 break
@@ -159,7 +158,7 @@ def lone_surrogates(value: Any) -> list[str]:
             stack.pop()
             if parts:
                 parts.pop()
-    return found[:50]
+    return found
 
 
 def _encodable(text: str) -> bool:

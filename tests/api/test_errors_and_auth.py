@@ -252,6 +252,17 @@ def test_lone_surrogates_are_found_in_document_order_with_escaped_names() -> Non
         "/z",
     ]
     assert lone_surrogates("\ud800") == ["/"] and lone_surrogates({"a": [1, "b"]}) == []
+
+    class Counted(list):  # type: ignore[type-arg]
+        """Refuses to be read past its 50th item: the walk stops at 50 found."""
+
+        def __iter__(self) -> Any:
+            for n, item in enumerate(super().__iter__()):
+                assert n < 50, "walked past the 50th pointer"
+                yield item
+
+    many = lone_surrogates({"k" * 1000: Counted(["\ud800"] * 10_000)})
+    assert many == [f"/{'k' * 1000}/{n}" for n in range(50)]
     # The walk is only for a body that escapes a surrogate (thirteenth attacker:
     # a letter escaped in a 32,000-letter name over 16,000 items cost 825 ms).
     assert escapes_a_surrogate(b'{"\\ud800": 1}') and escapes_a_surrogate(b'"\\uDC0a"')
