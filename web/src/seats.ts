@@ -62,7 +62,10 @@ function place(seat: number, me: number, seats: number): { x: number; y: number 
 
 const HUES = [210, 12, 140, 280, 40, 330, 180, 95, 250, 0];
 
-export function seatRing(table: PublicTable, me: number | undefined): HTMLElement {
+/** `ownUntil`: the page's own seat's deadline as its "waiting for" line shows
+ * it (its seat view's, which may be newer than the table's): one clock, one
+ * number. */
+export function seatRing(table: PublicTable, me: number | undefined, ownUntil?: number): HTMLElement {
   const seats = table.seats ?? [];
   const waiting = new Set(table.awaiting?.seats ?? []);
   const playing = Boolean(table.round && table.round.status !== "over");
@@ -76,7 +79,7 @@ export function seatRing(table: PublicTable, me: number | undefined): HTMLElemen
       const { x, y } = place(i, bottom, seats.length);
       const turn = (i - bottom + seats.length) % seats.length;
       const name = seat.name ?? "Open seat";
-      const until = waiting.has(i) ? (seat.until_ms ?? table.awaiting?.until_ms) : undefined;
+      const until = !waiting.has(i) ? undefined : i === me && ownUntil ? ownUntil : (seat.until_ms ?? table.awaiting?.until_ms);
       const cards = playing && "cards" in seat && typeof seat.cards === "number" ? seat.cards : undefined;
       const chosen = "chosen" in seat && seat.chosen === true && table.round?.status === "passing";
       const laid = "laid_down" in seat && seat.laid_down === true;

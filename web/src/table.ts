@@ -200,7 +200,7 @@ function draw(main: HTMLElement, state: Shown): void {
       h(
         "div",
         { class: `felt seats-${table.seats?.length ?? 4}` },
-        seatRing(table, state.me),
+        seatRing(table, state.me, ownUntil),
         h("div", { class: "center", id: "center" }, playing || round ? part.center : "", dealHere(state, act)),
       ),
       state.view && playing

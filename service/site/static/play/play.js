@@ -1169,7 +1169,7 @@ function place(seat, me, seats) {
   return { x: Math.round(50 + 40 * Math.cos(angle)), y: Math.round(50 + 44 * Math.sin(angle)) };
 }
 var HUES = [210, 12, 140, 280, 40, 330, 180, 95, 250, 0];
-function seatRing(table, me) {
+function seatRing(table, me, ownUntil) {
   const seats = table.seats ?? [];
   const waiting = new Set(table.awaiting?.seats ?? []);
   const playing = Boolean(table.round && table.round.status !== "over");
@@ -1183,7 +1183,7 @@ function seatRing(table, me) {
       const { x, y } = place(i, bottom, seats.length);
       const turn = (i - bottom + seats.length) % seats.length;
       const name = seat.name ?? "Open seat";
-      const until = waiting.has(i) ? seat.until_ms ?? table.awaiting?.until_ms : void 0;
+      const until = !waiting.has(i) ? void 0 : i === me && ownUntil ? ownUntil : seat.until_ms ?? table.awaiting?.until_ms;
       const cards = playing && "cards" in seat && typeof seat.cards === "number" ? seat.cards : void 0;
       const chosen = "chosen" in seat && seat.chosen === true && table.round?.status === "passing";
       const laid = "laid_down" in seat && seat.laid_down === true;
@@ -1796,7 +1796,7 @@ function draw(main2, state) {
         h(
           "div",
           { class: `felt seats-${table.seats?.length ?? 4}` },
-          seatRing(table, state.me),
+          seatRing(table, state.me, ownUntil),
           h("div", { class: "center", id: "center" }, playing || round ? part.center : "", dealHere(state, act))
         ),
         state.view && playing ? h(
