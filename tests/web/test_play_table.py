@@ -311,7 +311,8 @@ def test_my_ship_sails_at_both_widths(browser: Any, with_worker: Served) -> None
     context, page, players = start(browser, with_worker, "classic")
     table, view = play_until_ann_decides(page, players, 2)
     check_common(page, table)
-    passing = page.inner_text("#state")
+    # The bots pass while Ann decides: the page and the table read at one event.
+    table, passing = steady(page, players, lambda: page.inner_text("#state"))
     assert f"Exchange {table['round']['exchange']}: passing left" in passing, passing
     assert seen_cards(page, "#received [data-card]") == view["received"]
     ready = sum(bool(s.get("chosen")) for s in table["seats"])
