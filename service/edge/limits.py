@@ -202,8 +202,8 @@ class RateLimits:
             settings.redis_pool_timeout_seconds,
         )
 
-    def counter(self, limit: RateLimitItem, who: str, scope: str) -> Counter:
-        return Counter(limit, limit.key_for(KEY_PREFIX, who, scope))
+    def counter(self, limit: RateLimitItem, who: str, scope: str, units: int = 1) -> Counter:
+        return Counter(limit, limit.key_for(KEY_PREFIX, who, scope), units)
 
     def address_counter(self, address: str, key: ClientKey | None = None) -> Counter:
         """The counter of every request from ``address``; with a client
@@ -285,8 +285,7 @@ class RateLimits:
             # thirteenth attacker: 60 of them a minute held others' /readyz 1 s).
             length = req.content_length or 0  # over the endpoint's limit: 413, unread
             units = max(1, -(-length // MAX_BODY)) if length <= RECORD_BODY else 1
-            counter = self.counter(self.record_checks, who, "record-checks")
-            hits.append(Counter(counter.limit, counter.key, units))
+            hits.append(self.counter(self.record_checks, who, "record-checks", units))
         tested = None
         if post and endpoint == "tables.Claims":
             tested = self.counter(self.failed_claims, caller_key(), "failed-claims")
