@@ -38,6 +38,11 @@ which the caller wrote: fifty pointers under a 32,000-letter name made a
 19 MB answer to a 64 KiB body (issue 39, fourteenth attacker). An error's
 ``detail`` is the service's own sentence."""
 
+DETAIL_NAMES = 3
+"""The most errors an ``invalid-request``'s ``detail`` names (the rest are
+counted; ``errors`` lists them): fifty in the detail repeated the whole list
+(a 1.8 KB body answered 19 KB; issue 39, fifteenth attacker)."""
+
 ECHOED = frozenset(("pointer", "parameter"))
 """The members of an error that echo what the caller sent."""
 
@@ -176,14 +181,15 @@ def http_exception_problem(error: HTTPException) -> Problem:
 
 def invalid_request(errors: list[dict[str, str]]) -> Problem:
     """422 ``invalid-request`` for ``errors`` (each ``{"pointer" or
-    "parameter", "detail"}``), its detail naming the first of them: what
-    the schemas refuse, and a handler's checks that need the token first."""
-    listed, total = capped(errors)
+    "parameter", "detail"}``), its detail naming the first
+    :data:`DETAIL_NAMES` of them: what the schemas refuse, and a handler's
+    checks that need the token first."""
+    named = errors[:DETAIL_NAMES]
     detail = "The request has invalid values: " + "; ".join(
-        f"{clipped(e.get('pointer') or e.get('parameter') or '/')}: {e['detail']}" for e in listed
+        f"{clipped(e.get('pointer') or e.get('parameter') or '/')}: {e['detail']}" for e in named
     )
-    if total > len(listed):
-        detail += f"; and {total - len(listed)} more"
+    if len(errors) > len(named):
+        detail += f"; and {len(errors) - len(named)} more"
     return Problem(422, "invalid-request", detail, errors)
 
 

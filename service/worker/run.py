@@ -111,6 +111,7 @@ class Worker:
             ),
             settings.rate_limit_referee_moves,
             settings.client_key_referee_moves_per_second,
+            self.client,
         )
         self._wake = threading.Event()
         self._next_ms: float = 0.0  # when the dispatcher looks again (Redis's clock)
@@ -194,7 +195,8 @@ class Worker:
 
         Each move is first charged to the table's creator (RULES.md 5.4,
         :mod:`service.storage.quota`); a creator whose budget is spent gets
-        no move until its window ends, when the table is looked at again.
+        no move until its window ends, and the table is looked at again at
+        its turn among that creator's held tables (``RefereeMoves.turn``).
         A look makes the moves of the step it found (a step's choices) and
         no more: the next step's moves wait for a later bucket, so tables
         due at the same time take turns."""
@@ -222,10 +224,12 @@ class Worker:
                 change = deadline_move(loaded, str(key), seat)
                 if isinstance(change, WorkerChange):
                     if not charged[0]:
-                        held[0] = self.quota.charge(creator_of(table_id, loaded.auth))
+                        who = creator_of(table_id, loaded.auth)
+                        held[0] = self.quota.charge(who)
                         if held[0] is not None:
                             self.metrics.held.inc()
-                            after[0] = loaded.now_ms + wait_ms(held[0])
+                            # Its turn among the creator's held tables, not the window's end.
+                            after[0] = self.quota.turn(who, loaded.now_ms + wait_ms(held[0]))
                             return WorkerChange(loaded.table)  # nothing to write
                         charged[0] = True
                     started[0] = key

@@ -242,7 +242,7 @@ def test_lone_surrogates_in_names_are_422_not_500(client: Any) -> None:
 
 
 def test_lone_surrogates_are_found_in_document_order_with_escaped_names() -> None:
-    from service.edge.inputs import escapes_a_surrogate, lone_surrogates
+    from service.edge.inputs import WALKED, lone_surrogates
 
     value = {"a~/b": ["ok", "\ud800", {"\udc00": 1, "k": ["x", "\udfff"]}], "z": "\udbff"}
     assert lone_surrogates(value) == [
@@ -254,19 +254,62 @@ def test_lone_surrogates_are_found_in_document_order_with_escaped_names() -> Non
     assert lone_surrogates("\ud800") == ["/"] and lone_surrogates({"a": [1, "b"]}) == []
 
     class Counted(list):  # type: ignore[type-arg]
-        """Refuses to be read past its 50th item: the walk stops at 50 found."""
+        """Refuses to be read past its ``most``-th item."""
+
+        most = 50
 
         def __iter__(self) -> Any:
             for n, item in enumerate(super().__iter__()):
-                assert n < 50, "walked past the 50th pointer"
+                assert n < self.most, f"walked past item {self.most}"
                 yield item
 
     many = lone_surrogates({"k" * 1000: Counted(["\ud800"] * 10_000)})
-    assert many == [f"/{'k' * 1000}/{n}" for n in range(50)]
-    # The walk is only for a body that escapes a surrogate (thirteenth attacker:
-    # a letter escaped in a 32,000-letter name over 16,000 items cost 825 ms).
-    assert escapes_a_surrogate(b'{"\\ud800": 1}') and escapes_a_surrogate(b'"\\uDC0a"')
-    assert not escapes_a_surrogate(b'{"\\u0041": [0, "\\ue000", "\\uD7FF", "\\u"]}')
+    assert many == [f"/{'k' * 1000}/{n}" for n in range(50)]  # it stops at 50 found
+    # ...and at WALKED values looked at, found or not (fifteenth attacker:
+    # 64 KiB of nested lists cost 114 ms to walk).
+    Counted.most = WALKED
+    assert lone_surrogates([Counted(["ok"] * 10_000), "\ud800"]) == []
+
+
+def test_only_a_lone_surrogate_sends_a_body_through_the_walk(
+    client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 39, fifteenth attacker: any surrogate's escape, a valid pair
+    (an emoji) included, sent the body through the Python walk for lone
+    ones, whose cost grows with the body's values (114 ms for 64 KiB of
+    nested lists). A pair is one character once parsed: the walk is now
+    for a body that holds a lone one, and looks at WALKED values at most."""
+    from service.edge import inputs
+
+    assert inputs.escapes_a_surrogate(b'{"\\ud800": 1}')
+    assert inputs.escapes_a_surrogate(b'"\\uDC0a"')
+    assert not inputs.escapes_a_surrogate(b'{"\\u0041": [0, "\\ue000", "\\uD7FF", "\\u"]}')
+    assert not inputs.holds_lone_surrogate({"name": "\U0001f600", "k": [["\u00e9"]]})
+    assert inputs.holds_lone_surrogate([[["\udfff"]]])
+
+    def walked(value: Any) -> list[str]:
+        raise AssertionError("walked a body with no lone surrogate")
+
+    monkeypatch.setattr(inputs, "lone_surrogates", walked)
+    deep = "[" * 900 + "]" * 900
+    nested = ",".join([deep] * 30)
+    body = '{"variant": "classic", "players": 4, "hand": ["\\ud83d\\ude00"], "x": [' + nested + "]}"
+    r = client.post("/v1/checks/claim", data=body, content_type="application/json")
+    assert r.status_code == 422
+    assert [e["pointer"] for e in r.get_json()["errors"]] == ["/x"]  # an unknown member
+
+    # Past WALKED values, a lone surrogate is refused naming the body.
+    monkeypatch.undo()
+    late = '{"hand": [' + ",".join(["0"] * 3000) + ', "\\ud800"]}'
+    r = client.post("/v1/checks/claim", data=late, content_type="application/json")
+    assert r.status_code == 422
+    assert r.get_json()["errors"] == [
+        {
+            "pointer": "/",
+            "detail": "a lone surrogate (\\ud800-\\udfff) is no text "
+            f"(not among the body's first {inputs.WALKED} values)",
+        }
+    ]
 
 
 def test_a_claim_window_that_closes_on_the_last_deal_logs_the_end_of_the_match(

@@ -27,6 +27,9 @@ PER_ADDRESS = 8
 """``RATE_LIMIT_REFEREE_MOVES`` here: moves a second at an address's tables."""
 PER_KEY = 30
 """``CLIENT_KEY_REFEREE_MOVES_PER_SECOND`` here."""
+MANY = 60
+"""Bots-only tables one address makes below (``RATE_LIMIT_TABLES`` here: a
+day of the default's ten a minute, made at once)."""
 ATTACKER, OTHER = "198.51.100.7", "203.0.113.9"
 """Client addresses (documentation ranges), given by X-Forwarded-For behind one trusted proxy."""
 BOTS_ONLY = {
@@ -47,7 +50,13 @@ def stack(tmp_path: Path) -> Iterator[dict[str, Any]]:
     }
     served = workers = None
     try:
-        served = Served(server.url, tmp_path, EVENTS_KEPT=str(EVERY_EVENT), TRUSTED_PROXIES="1")
+        served = Served(
+            server.url,
+            tmp_path,
+            EVENTS_KEPT=str(EVERY_EVENT),
+            TRUSTED_PROXIES="1",
+            RATE_LIMIT_TABLES=f"{MANY}/minute",
+        )
         workers = [WorkerProcess(server.url, tmp_path, f"w{i}", **quota) for i in range(2)]
         for w in workers:
             _wait(w.alive, 30)
@@ -110,6 +119,47 @@ def test_bots_only_tables_spend_their_creators_budget_only(stack: dict[str, Any]
     assert {a["q"] for a in auth} == {f"addr:{ATTACKER}"}
     keyed_auth = json.loads(r_client.hget(f"referee:{{{keyed['table_id']}}}:table", "a"))
     assert keyed_auth["q"] == f"client:{name}"
+
+
+def test_tables_waiting_on_their_creators_budget_are_looked_at_at_its_pace(
+    stack: dict[str, Any],
+) -> None:
+    """Issue 39, fifteenth attacker: each table held for its creator's spent
+    budget was looked at again when the window ended, every one of them, so
+    that the worker's reads grew with the creator's tables, not its budget
+    (70 tables: 69 looks a second for 10 moves; a day of table creations,
+    some 15,000 Redis commands a second). Held tables now take turns at the
+    budget's pace: the worker's looks a second stay within a small multiple
+    of the budget however many tables wait."""
+    base, workers = stack["base"], stack["workers"]
+    tables = [_create(base, ATTACKER, BOTS_ONLY) for _ in range(MANY)]
+    for created in tables:
+        _deal(base, created)
+
+    names = (
+        "referee_worker_looks_total",
+        "referee_worker_held_total",
+        'referee_worker_moves_total{kind="bot"}',
+    )
+
+    def counts() -> list[float]:
+        return [sum(found) for found in zip(*(w.metrics(*names) for w in workers), strict=True)]
+
+    # Every table dealt and waiting: the budget is spent within a window.
+    _wait(lambda: counts()[1] >= MANY, 60)
+    before = counts()
+    start = time.monotonic()
+    _wait(lambda: time.monotonic() - start >= 5, 10)
+    after = counts()
+    elapsed = time.monotonic() - start
+    looks, held, moves = ((b - a) / elapsed for a, b in zip(before, after, strict=True))
+    # A look makes one move or holds the table: the budget's moves, the
+    # looks that find it spent (at most one a move's spacing), and the
+    # tables whose next step those moves opened.
+    assert looks <= 3 * PER_ADDRESS, (looks, held, moves)
+    assert held > 0  # still waiting: the load was there all along
+    # ...and the creator's budget is still spent in full.
+    assert moves >= PER_ADDRESS / 2, (looks, held, moves)
 
 
 def test_a_paused_table_is_not_resumed_by_the_hosts_seat_changes(stack: dict[str, Any]) -> None:
