@@ -385,3 +385,31 @@ def test_every_body_is_refused_by_its_bounds_before_its_items_are_read(app: Any)
     assert len(bodies) >= 15, bodies  # every move, deal, check and creation
     seen: set[type[ma.Schema]] = set()
     assert [problem for body in bodies for problem in _unbounded(body, seen)] == []
+
+
+def test_a_body_is_parsed_once_a_request(
+    tables: TableClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A move's body that its fast path does not take (an unknown member, a
+    lone surrogate) was parsed again by webargs' full path: two parses of
+    the dearest refused bodies (issue 39, fifteenth attacker's bodies)."""
+    from service.edge import common
+
+    t = tables.create(4)
+    tables.deal(t)
+    parsed: list[bytes] = []
+    load = common.load_json
+
+    def counted(data: bytes) -> Any:
+        parsed.append(data)
+        return load(data)
+
+    monkeypatch.setattr(common, "load_json", counted)
+    url = f"{t.url}/rounds/1/exchanges/1/passes/0"
+    for body in ('{"cards": ["AS"], "x": 1}', '{"cards": ["\\ud800"]}', '{"cards": "AS"}'):
+        parsed.clear()
+        r = tables.client.put(
+            url, data=body, content_type="application/json", headers=bearer(t.seats[0])
+        )
+        assert r.status_code == 422, r.get_json()
+        assert parsed == [body.encode()]
