@@ -152,7 +152,11 @@ def test_the_largest_accepted_checks_pass_the_schemas_and_the_refused_do_not(
         for status, code in answers[: len(accepted.get(path, []))]:
             assert status == 200 or code not in ("invalid-request", None), (path, answers)
         for status, code in answers[len(accepted.get(path, [])) :]:
-            assert (status, code) == (422, "invalid-request"), (path, answers)
+            # 400: more arrays and objects than the body may hold, counted unparsed.
+            assert (status, code) in {(422, "invalid-request"), (400, "malformed-request")}, (
+                path,
+                answers,
+            )
         assert len(answers) == len(accepted.get(path, [])) + len(refused.get(path, []))
     records = found["records"]
     assert records["revalidated_status"] == 304 and records["entries"] == 2000

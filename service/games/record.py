@@ -384,3 +384,9 @@ __all__ = [
     "proof_problems",
     "starting_deck",
 ]
+
+
+def ended_by_host(result: Any) -> bool:
+    """Whether a round's result says the host ended it before it was over:
+    a record's ``abandoned`` (RULES.md 2.8, 3.5, 4.8)."""
+    return isinstance(result, dict) and result.get("abandoned") is True

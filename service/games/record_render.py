@@ -17,6 +17,7 @@ from .record import (
     RESHUFFLE,
     TRUNCATED,
     decode_entry,
+    ended_by_host,
     parse_gap,
     reshuffler,
 )
@@ -104,7 +105,7 @@ def render(
         "moves": moves,
         "complete": complete and not missing,
         "missing": missing,
-        "abandoned": isinstance(result, dict) and result.get("abandoned") is True,
+        "abandoned": ended_by_host(result),
         "result": result,
     }
 

@@ -14,6 +14,7 @@ a simultaneous step kept apart until the step completes.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,7 @@ from .record import (
     RESHUFFLE,
     RESOLVE,
     construction_problems,
+    ended_by_host,
     proof_coverage,
     proof_problems,
     reshuffler,
@@ -399,6 +401,13 @@ def _run_moves(
         return
     if report.result != record["result"]:
         report.problems.append("the replayed result is not the recorded one")
+    by_host = ended_by_host(report.result)
+    if record.get("abandoned") is not by_host:  # the record's own flag, not only its result's
+        ran = "ended by the host" if by_host else "played to its end"
+        report.problems.append(
+            f"the record says abandoned: {json.dumps(record.get('abandoned'))};"
+            f" the replayed round was {ran}"
+        )
     report.checked.append("result")
 
 

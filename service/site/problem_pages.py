@@ -43,7 +43,8 @@ PAGES: dict[str, Page] = {
     # The HTTP layer.
     "malformed-request": Page(
         400,
-        "The body is not valid JSON, or is nested too deep to read.",
+        "The body is not valid JSON in UTF-8, is nested too deep to read, or holds"
+        " more arrays and objects than its size allows.",
         "Send one JSON value, as `Content-Type: application/json`.",
     ),
     "idempotency-key-invalid": Page(

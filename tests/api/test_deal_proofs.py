@@ -422,6 +422,15 @@ def test_a_submitted_deal_is_marked_and_has_no_shuffle(
         "submitted": True,
         "incomplete": [],
     }
+    # Relabelled as ended by the host: its result says otherwise, and so does
+    # the replay (issue 39, sixteenth attacker: only the result's flag was compared).
+    relabelled = {**rec, "abandoned": True}
+    check = tables.client.post("/v1/checks/deal-proof", json={"record": relabelled})
+    assert check.get_json()["valid"] is False
+    assert check.get_json()["problems"] == [
+        "the record says abandoned: true; the replayed round was played to its end"
+    ]
+    assert referee("replay", stdin=json.dumps(relabelled)).returncode == 1
 
 
 def test_the_host_may_require_every_seed(tables: TableClient, redis_client: redis.Redis) -> None:

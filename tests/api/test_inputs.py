@@ -154,6 +154,18 @@ def test_a_lone_surrogate_anywhere_in_a_body_is_422_and_changes_nothing(
         assert r.status_code == 422, (url, r.get_json())
         assert r.get_json()["errors"][0]["pointer"] == pointer, r.get_json()
     assert snapshot(redis_client, t) == before
+    # A body in UTF-16 or UTF-32 (which json.loads reads too, and where no
+    # surrogate's escape is ASCII) is 400 (issue 39, sixteenth attacker: its
+    # lone surrogate was stored, and every deal of the table was a 500).
+    seed = '{"seed": "x\\udfff"}'
+    for encoding in ("utf-16", "utf-16-le", "utf-32", "utf-32-be"):
+        r = tables.client.put(
+            f"{t.url}/next-deal/seeds/0", data=seed.encode(encoding),
+            content_type="application/json", headers=bearer(t.seats[0]),
+        )  # fmt: skip
+        assert r.status_code == 400, (encoding, r.get_json())
+        assert r.get_json()["code"] == "malformed-request"
+    assert snapshot(redis_client, t) == before
     # A surrogate pair is one character: the seed is taken, and the deal too.
     paired = '{"seed": "\\ud83d\\ude00 and text"}'
     r = tables.client.put(
