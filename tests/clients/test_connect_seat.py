@@ -298,9 +298,14 @@ def test_a_seat_follows_a_round_through_cuts_drains_and_a_gap(
     seat_streams = [s for s in got["streams"] if "/seats/0/stream" in s["url"]]
     assert got["ticketsAsked"] == len(seat_streams) >= 6  # a ticket a stream, none wasted
 
-    # The table goes: both connections close for good, saying why.
+    # The table goes while the seat is between two streams (its next ticket
+    # held: a busy machine had it so, and its refused ticket was told as
+    # `refused`): both connections close for good, saying why.
+    page.evaluate("live.hold()")
+    wait_for(more("ticketsAsked"), "the seat's next ticket request")
     deleted = game.http.delete(game.url, headers=game.auth(game.host))
     assert deleted.status_code == 204
+    page.evaluate("live.release()")
     wait_for(lambda: state()["seat"]["status"] == "closed", "the seat to close")
     wait_for(lambda: state()["spectator"]["status"] == "closed", "the spectator to close")
     got = state()

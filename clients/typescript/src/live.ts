@@ -25,7 +25,8 @@ export type Status = "connecting" | "open" | "reconnecting" | "closed";
 
 /** Why a connection closed for good. */
 export interface Ended {
-  /** `closed`: the page called `close()`; `table-deleted`; `seat-closed` (the
+  /** `closed`: the page called `close()`; `table-deleted` (the stream said
+   * so, or the table was gone when the seat's next ticket was refused); `seat-closed` (the
    * seat's token was reissued or the seat left); `refused`: the API refused
    * the seat's token or the table (`problem` says why). */
   reason: "closed" | "table-deleted" | "seat-closed" | "refused";
@@ -213,7 +214,11 @@ export class Live {
       url = await this.streamUrl();
     } catch (error) {
       if (error instanceof Refused && refusedForGood(error.status)) {
-        this.finish({ reason: "refused", problem: error.problem });
+        // A ticket refused because the table went (deleted between two
+        // streams: its token is unknown now) is told as the stream tells it.
+        const gone = await this.tableGone();
+        if (this.closed()) return;
+        this.finish(gone ? { reason: "table-deleted" } : { reason: "refused", problem: error.problem });
       } else {
         this.retry(); // the network, a 429 or a 503: try again after a pause
       }
@@ -381,6 +386,16 @@ export class Live {
       this.takeView(ok(answer), false);
     } else if (answer.data !== undefined) {
       this.takeView(answer.data, false);
+    }
+  }
+
+  /** Whether the table is gone (its public view is 404 `table-not-found`). */
+  private async tableGone(): Promise<boolean> {
+    try {
+      const answer = await this.api.GET("/v1/tables/{table_id}", { params: { path: { table_id: this.tableId } } });
+      return answer.response.status === 404 && answer.error?.code === "table-not-found";
+    } catch {
+      return false; // the network: the token's refusal stands
     }
   }
 

@@ -602,7 +602,9 @@ var Live = class {
       url = await this.streamUrl();
     } catch (error) {
       if (error instanceof Refused && refusedForGood(error.status)) {
-        this.finish({ reason: "refused", problem: error.problem });
+        const gone = await this.tableGone();
+        if (this.closed()) return;
+        this.finish(gone ? { reason: "table-deleted" } : { reason: "refused", problem: error.problem });
       } else {
         this.retry();
       }
@@ -747,6 +749,15 @@ var Live = class {
       this.takeView(ok(answer), false);
     } else if (answer.data !== void 0) {
       this.takeView(answer.data, false);
+    }
+  }
+  /** Whether the table is gone (its public view is 404 `table-not-found`). */
+  async tableGone() {
+    try {
+      const answer = await this.api.GET("/v1/tables/{table_id}", { params: { path: { table_id: this.tableId } } });
+      return answer.response.status === 404 && answer.error?.code === "table-not-found";
+    } catch {
+      return false;
     }
   }
   async readTable(first = false) {
