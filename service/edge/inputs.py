@@ -56,8 +56,8 @@ endpoint's limit (4,096 in 64 KiB; 65,536 in a round record's 1 MiB), counted
 at C's speed as its ``[`` and ``{`` bytes (those in strings too) before it is
 parsed. Every container is an object to make, collect and free: 64 KiB of
 nested or empty lists (31,500 of them) cost 7 to 20 ms a request, some 3 ms
-of it garbage collection (issue 39, sixteenth attacker); the largest valid
-bodies hold a few hundred (a round record, one to three a move)."""
+of it garbage collection (issue 39, sixteenth attacker). Valid bodies of
+64 KiB hold a few dozen; a round record one to three a move (2,000 at most)."""
 
 View = TypeVar("View", bound=type)
 
@@ -148,13 +148,11 @@ def holds_lone_surrogate(value: Any) -> bool:
     its JSON text, written in C, is not UTF-8 (a surrogate pair is one
     character once parsed). Some 4 ms for the dearest 64 KiB body; a walk
     in Python cost 114 ms (issue 39, fifteenth attacker: one emoji's escape
-    sent every body through it). A value too deep for the encoder holds one
-    as far as the caller knows: :func:`lone_surrogates` says where, if it can."""
+    sent every body through it). Raises ``RecursionError`` for a value too
+    deep to write, as its parse does (400 ``malformed-request``)."""
     try:
         json.dumps(value, ensure_ascii=False, check_circular=False).encode()
     except UnicodeEncodeError:
-        return True
-    except RecursionError:
         return True
     return False
 
