@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -96,7 +97,16 @@ def stack(tmp_path: Path) -> Iterator[dict[str, Any]]:
 
 
 def _create(base: str, **body: Any) -> dict[str, Any]:
-    r = requests.post(f"{base}/v1/tables", json=body, timeout=10)
+    """A table, created as a client does: a 503 (the store slow to answer on
+    a busy machine: a busy run met one) is tried again after its
+    ``Retry-After``, three times at most (an idempotency key makes a retry
+    create one table)."""
+    key = {"Idempotency-Key": str(uuid.uuid4())}
+    for _ in range(3):
+        r = requests.post(f"{base}/v1/tables", json=body, headers=key, timeout=10)
+        if r.status_code != 503:
+            break
+        time.sleep(float(r.headers["Retry-After"]))
     assert r.status_code == 201, r.text
     return dict(r.json())
 
