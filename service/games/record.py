@@ -369,6 +369,12 @@ def _texts(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
+def ended_by_host(result: Any) -> bool:
+    """Whether a round's result says the host ended it before it was over:
+    a record's ``abandoned`` (RULES.md 2.8, 3.5, 4.8)."""
+    return isinstance(result, dict) and result.get("abandoned") is True
+
+
 __all__ = [
     "AUTHORS",
     "CHECKS",
@@ -377,6 +383,7 @@ __all__ = [
     "SHUFFLE_LABEL",
     "construction_problems",
     "decode_entry",
+    "ended_by_host",
     "encode_entry",
     "header_text",
     "parse_header",
@@ -384,9 +391,3 @@ __all__ = [
     "proof_problems",
     "starting_deck",
 ]
-
-
-def ended_by_host(result: Any) -> bool:
-    """Whether a round's result says the host ended it before it was over:
-    a record's ``abandoned`` (RULES.md 2.8, 3.5, 4.8)."""
-    return isinstance(result, dict) and result.get("abandoned") is True

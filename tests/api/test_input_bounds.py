@@ -387,24 +387,23 @@ def test_every_body_is_refused_by_its_bounds_before_its_items_are_read(app: Any)
     assert [problem for body in bodies for problem in _unbounded(body, seen)] == []
 
 
-def test_a_body_is_parsed_once_a_request(
-    tables: TableClient, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture()
+def parsed(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """Every body the app parses as JSON from now on (``load_json``'s input)."""
+    from service.edge import common
+
+    seen: list[bytes] = []
+    load = common.load_json
+    monkeypatch.setattr(common, "load_json", lambda data: seen.append(data) or load(data))
+    return seen
+
+
+def test_a_body_is_parsed_once_a_request(tables: TableClient, parsed: list[bytes]) -> None:
     """A move's body that its fast path does not take (an unknown member, a
     lone surrogate) was parsed again by webargs' full path: two parses of
     the dearest refused bodies (issue 39, fifteenth attacker's bodies)."""
-    from service.edge import common
-
     t = tables.create(4)
     tables.deal(t)
-    parsed: list[bytes] = []
-    load = common.load_json
-
-    def counted(data: bytes) -> Any:
-        parsed.append(data)
-        return load(data)
-
-    monkeypatch.setattr(common, "load_json", counted)
     url = f"{t.url}/rounds/1/exchanges/1/passes/0"
     for body in ('{"cards": ["AS"], "x": 1}', '{"cards": ["\\ud800"]}', '{"cards": "AS"}'):
         parsed.clear()
@@ -416,22 +415,20 @@ def test_a_body_is_parsed_once_a_request(
 
 
 def test_a_body_of_more_containers_than_its_bound_is_refused_before_parsing(
-    tables: TableClient, redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+    tables: TableClient, redis_client: redis.Redis, parsed: list[bytes]
 ) -> None:
     """Issue 39, sixteenth attacker: 64 KiB of nested lists (31,500 of them)
     cost 16 to 22 ms a request to parse, collect and free, refused or not.
     A body holds one array or object per CONTAINER_BYTES of its endpoint's
     limit, counted before it is parsed."""
-    from service.edge import common, inputs
+    from service.edge import inputs
 
     t = tables.create(4)
     tables.deal(t)
     before = snapshot(redis_client, t)
+    parsed.clear()  # the table's creation's
     most = inputs.MAX_BODY // inputs.CONTAINER_BYTES
     assert most == 4096
-    parsed: list[bytes] = []
-    load = common.load_json
-    monkeypatch.setattr(common, "load_json", lambda data: parsed.append(data) or load(data))
     url = f"{t.url}/rounds/1/exchanges/1/passes/0"
     for over in (",".join(["[" * 900 + "]" * 900] * 5), "[]," * 4096 + "{}"):  # deep, wide
         body = '{"cards": ["AS"], "x": [' + over + "]}"
