@@ -188,7 +188,16 @@ def fast_dumping(schema: ma.Schema) -> ma.Schema:
 _PARSED = "referee.json"
 """The WSGI environ's key of a request's parsed body (:meth:`BodyParser._raw_load_json`)."""
 
-_UNREAD = object()
+UNREAD = object()
+"""What :func:`parsed_body` gives for a request whose endpoint read no body."""
+
+
+def parsed_body() -> Any:
+    """The request's body as its endpoint's parser read it (once:
+    :class:`BodyParser`): its JSON value, webargs' ``missing`` for an empty
+    one, or :data:`UNREAD` when the endpoint reads no body (nor was one
+    read yet: call it from a view, after its arguments are parsed)."""
+    return request.environ.get(_PARSED, UNREAD)
 
 
 class BodyParser(FlaskParser):
@@ -216,8 +225,8 @@ class BodyParser(FlaskParser):
     def _raw_load_json(self, req: Request) -> Any:
         # Parsed once a request: the fast path, webargs' full path and its
         # error handling each asked again (three parses of a refused body).
-        found = req.environ.get(_PARSED, _UNREAD)
-        if found is _UNREAD:
+        found = req.environ.get(_PARSED, UNREAD)
+        if found is UNREAD:
             found = req.environ[_PARSED] = self._load_body(req)
         return found
 

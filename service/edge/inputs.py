@@ -142,6 +142,12 @@ WALKED = 1000
 """The most values :func:`lone_surrogates` looks at to name where a lone
 surrogate is (some 3.6 µs each): past them, the answer names the body."""
 
+UNNAMED = f"not among the body's first {WALKED} values, or in a member it names twice"
+"""Where a lone surrogate the body's text escapes is, when the walk did not
+find it: past :data:`WALKED` values, or in the value of a member named again
+later (RFC 8259 4: names SHOULD be unique; the parser keeps the last), which
+only a walk of every value could tell apart."""
+
 
 _HEX_DIGITS = bytes.maketrans(b"0123456789abcdef", b"x" * 16)
 _HIGH, _LOW = b"\\u\x01", b"\\u\x02"
@@ -170,13 +176,14 @@ def holds_lone_surrogate(data: bytes) -> bool:
     return text.count(_HIGH) != pairs or text.count(_LOW) != pairs
 
 
-def lone_surrogates(value: Any) -> list[str]:
+def lone_surrogates(value: Any) -> tuple[list[str], bool]:
     """The JSON pointers of ``value``'s strings and member names that hold a
     lone surrogate (at most 50), in document order, among its first
-    :data:`WALKED` values. A pointer is written only for what is found
-    (each item's pointer, written as it was walked, repeated its parents'
-    names: a 32,000-letter member name over 16,000 items cost 825 ms and
-    470 MB; issue 39, thirteenth attacker)."""
+    :data:`WALKED` values, and whether every value was looked at. A pointer
+    is written only for what is found (each item's pointer, written as it
+    was walked, repeated its parents' names: a 32,000-letter member name
+    over 16,000 items cost 825 ms and 470 MB; issue 39, thirteenth
+    attacker)."""
     found: list[str] = []
     walked = 0
     parts: list[str] = []  # the names and indices down to the container walked
@@ -190,11 +197,11 @@ def lone_surrogates(value: Any) -> list[str]:
         for part, item, named in stack[-1]:
             walked += 1
             if walked > WALKED:
-                return found
+                return found, False
             if (named and not _encodable(part)) or (isinstance(item, str) and not _encodable(item)):
                 found.append(at(part))
                 if len(found) == 50:  # each pointer may be as long as the body
-                    return found
+                    return found, False
             if isinstance(item, dict):
                 stack.append((name, member, True) for name, member in item.items())
                 parts.append(part)
@@ -207,7 +214,7 @@ def lone_surrogates(value: Any) -> list[str]:
             stack.pop()
             if parts:
                 parts.pop()
-    return found
+    return found, True
 
 
 def _encodable(text: str) -> bool:
@@ -237,14 +244,15 @@ def load_json(data: bytes) -> Any:
         ) from None
     # Raw UTF-8 holds no surrogate: only an escape can.
     if escapes_a_surrogate(data) and holds_lone_surrogate(data):
-        detail = "a lone surrogate (\\ud800-\\udfff) is no text"
-        lone = lone_surrogates(value)
-        raise invalid_request(
-            [{"pointer": p, "detail": detail} for p in lone]
-            or [
-                {"pointer": "/", "detail": f"{detail} (not among the body's first {WALKED} values)"}
-            ]
-        )
+        lone, whole = lone_surrogates(value)
+        if lone or not whole:
+            detail = "a lone surrogate (\\ud800-\\udfff) is no text"
+            raise invalid_request(
+                [{"pointer": p, "detail": detail} for p in lone]
+                or [{"pointer": "/", "detail": f"{detail} ({UNNAMED})"}]
+            )
+        # Every value looked at, none holds one: the text's was in a member
+        # named again later, whose last value is the one JSON parsers keep.
     return value
 
 

@@ -245,13 +245,12 @@ def test_lone_surrogates_are_found_in_document_order_with_escaped_names() -> Non
     from service.edge.inputs import WALKED, lone_surrogates
 
     value = {"a~/b": ["ok", "\ud800", {"\udc00": 1, "k": ["x", "\udfff"]}], "z": "\udbff"}
-    assert lone_surrogates(value) == [
-        "/a~0~1b/1",
-        "/a~0~1b/2/\udc00",
-        "/a~0~1b/2/k/1",
-        "/z",
-    ]
-    assert lone_surrogates("\ud800") == ["/"] and lone_surrogates({"a": [1, "b"]}) == []
+    assert lone_surrogates(value) == (
+        ["/a~0~1b/1", "/a~0~1b/2/\udc00", "/a~0~1b/2/k/1", "/z"],
+        True,
+    )
+    assert lone_surrogates("\ud800") == (["/"], True)
+    assert lone_surrogates({"a": [1, "b"]}) == ([], True)
 
     class Counted(list):  # type: ignore[type-arg]
         """Refuses to be read past its ``most``-th item."""
@@ -263,12 +262,12 @@ def test_lone_surrogates_are_found_in_document_order_with_escaped_names() -> Non
                 assert n < self.most, f"walked past item {self.most}"
                 yield item
 
-    many = lone_surrogates({"k" * 1000: Counted(["\ud800"] * 10_000)})
-    assert many == [f"/{'k' * 1000}/{n}" for n in range(50)]  # it stops at 50 found
+    many, whole = lone_surrogates({"k" * 1000: Counted(["\ud800"] * 10_000)})
+    assert many == [f"/{'k' * 1000}/{n}" for n in range(50)] and not whole  # it stops at 50
     # ...and at WALKED values looked at, found or not (fifteenth attacker:
     # 64 KiB of nested lists cost 114 ms to walk).
     Counted.most = WALKED
-    assert lone_surrogates([Counted(["ok"] * 10_000), "\ud800"]) == []
+    assert lone_surrogates([Counted(["ok"] * 10_000), "\ud800"]) == ([], False)
 
 
 def test_a_lone_surrogate_is_read_from_the_raw_text_as_the_parser_reads_it() -> None:
@@ -322,7 +321,7 @@ def test_only_a_lone_surrogate_sends_a_body_through_the_walk(
     )
     assert inputs.holds_lone_surrogate(b'[[["\\udfff"]]]')
 
-    def walked(value: Any) -> list[str]:
+    def walked(value: Any) -> tuple[list[str], bool]:
         raise AssertionError("walked a body with no lone surrogate")
 
     monkeypatch.setattr(inputs, "lone_surrogates", walked)
@@ -342,9 +341,29 @@ def test_only_a_lone_surrogate_sends_a_body_through_the_walk(
         {
             "pointer": "/",
             "detail": "a lone surrogate (\\ud800-\\udfff) is no text "
-            f"(not among the body's first {inputs.WALKED} values)",
+            f"(not among the body's first {inputs.WALKED} values, or in a member it names twice)",
         }
     ]
+
+
+def test_a_member_named_twice_is_read_as_the_parser_keeps_it(client: Any) -> None:
+    """Issue 39, eighteenth attacker: a lone surrogate in the value of a
+    member named again later is in the text, not in the value the parser
+    keeps (the last); the body was refused naming "/" and "not among the
+    first 1000 values" of a body of two. Walked whole, it is read as parsed."""
+    hand = ["AS", "KS", "QS", "JS", "TS", "9S", "8S"]
+    kept = json.dumps(hand)
+    body = '{"variant": "classic", "players": 4, "hand": ["\\ud800"], "hand": ' + kept + "}"
+    assert json.loads(body)["hand"] == hand
+    r = client.post("/v1/checks/claim", data=body, content_type="application/json")
+    plain = client.post("/v1/checks/claim", json={"variant": "classic", "players": 4, "hand": hand})
+    assert (r.status_code, r.get_json()) == (plain.status_code, plain.get_json())
+    assert r.status_code == 200, r.get_json()
+    # The other way round, the value kept holds it: refused, naming it.
+    flipped = '{"hand": ' + kept + ', "hand": ["\\ud800"]}'
+    r = client.post("/v1/checks/claim", data=flipped, content_type="application/json")
+    assert r.status_code == 422
+    assert [e["pointer"] for e in r.get_json()["errors"]] == ["/hand/0"]
 
 
 def test_a_claim_window_that_closes_on_the_last_deal_logs_the_end_of_the_match(

@@ -11,10 +11,12 @@ import uuid
 from typing import Any
 
 import redis
+from flask import request
 
 from service import create_app
 from service.edge import idempotency, recorded
 from service.edge.auth import token_hash
+from service.edge.common import RefereeBlueprint
 from service.storage import idempotency as records
 
 from ..conftest import RedisProcess, settings_for
@@ -37,7 +39,11 @@ def old_record(
 
 
 def fingerprint(app: Any, method: str, path: str, body: Any = None) -> str:
+    """The request's fingerprint as its view asks for it: its body (if any)
+    read first by the endpoint's parser."""
     with app.test_request_context(path, method=method, json=body):
+        if body is not None:
+            RefereeBlueprint.ARGUMENTS_PARSER.load_json(request, None)
         return idempotency._fingerprint()
 
 
