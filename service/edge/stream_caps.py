@@ -7,10 +7,11 @@ instance's connections with streams, nor multiply the cost of a table:
 - the caller, across every process and instance: a client address
   (``STREAM_MAX_PER_ADDRESS``), or a client key (``CLIENT_KEY_STREAMS``);
 - the table: its public streams (``GET …/stream``), anyone's
-  (``STREAM_MAX_PER_TABLE``), and one address's of them, a quarter of
-  that (:func:`per_address_at_table`: one address took all 32 of a
+  (``STREAM_MAX_PER_TABLE``), and one caller's of them, a quarter of
+  that (:func:`per_caller_at_table`: one address took all 32 of a
   table's and every other spectator was refused, issue 39's fourth
-  attacker), across every process and instance;
+  attacker; a client key did alike, the nineteenth), across every
+  process and instance;
 - the seat: its own streams (``GET …/seats/{seat}/stream``,
   ``STREAM_MAX_PER_SEAT``), across every process and instance.
 
@@ -107,11 +108,14 @@ def place(hub_reserve: Callable[[int], Callable[[], None] | None]) -> Callable[[
     return release
 
 
-def per_address_at_table(per_table: int) -> int:
-    """How many of a table's public streams one address may hold: a quarter
-    of ``STREAM_MAX_PER_TABLE`` (at least 1), so that three others can
-    still watch however one address floods (a client key, an operator's
-    relay, is bounded by ``CLIENT_KEY_STREAMS`` alone)."""
+def per_caller_at_table(per_table: int) -> int:
+    """How many of a table's public streams one caller (a client address or
+    a client key) may hold: a quarter of ``STREAM_MAX_PER_TABLE`` (at least
+    1), so that three others can still watch however one caller floods. A
+    relay (a front end's server with a client key) needs one public stream
+    of a table for all the watchers it serves; a key held to its own cap
+    alone took all of a table's, and its creator's stream was 429 (issue
+    39, nineteenth attacker)."""
     return max(1, per_table // 4)
 
 
@@ -132,9 +136,8 @@ def lease(table_id: str, seat: int | None) -> Callable[[], None]:
     if seat is None:
         caps.append((table_streams_key(table_id), settings.stream_max_per_table))
         whose, own_setting = "This table's public streams", "STREAM_MAX_PER_TABLE"
-        if key is None:
-            share = per_address_at_table(settings.stream_max_per_table)
-            caps.append((table_streams_key(table_id, by=who), share))
+        share = per_caller_at_table(settings.stream_max_per_table)
+        caps.append((table_streams_key(table_id, by=who), share))
     else:
         caps.append((table_streams_key(table_id, seat), settings.stream_max_per_seat))
         whose, own_setting = f"Seat {seat}'s streams", "STREAM_MAX_PER_SEAT"
@@ -149,7 +152,7 @@ def lease(table_id: str, seat: int | None) -> Callable[[], None]:
         detail = f"{whose} are {caps[1][1]} already ({own_setting})"
     else:
         detail = (
-            f"This address holds {caps[2][1]} of this table's public streams already, a "
+            f"{caller} holds {caps[2][1]} of this table's public streams already, a "
             "quarter of STREAM_MAX_PER_TABLE"
         )
     raise Problem(

@@ -239,7 +239,8 @@ PAGES: dict[str, Page] = {
         429,
         "Too many open streams, counted over every instance: of the client address "
         "(`STREAM_MAX_PER_ADDRESS`) or client key (`CLIENT_KEY_STREAMS`), of the table's "
-        "public streams (`STREAM_MAX_PER_TABLE`, a quarter of them per client address), or of "
+        "public streams (`STREAM_MAX_PER_TABLE`, a quarter of them per client address or key), "
+        "or of "
         "the seat (`STREAM_MAX_PER_SEAT`); `detail` names which.",
         "Close a stream you no longer read (a closed one gives its place back within "
         "seconds), then retry after the `Retry-After` seconds.",

@@ -10,7 +10,8 @@ Each open stream holds a *lease* in each set it counts in::
     referee:{<id>}:streams          zset  the same, the table's public streams
     referee:{<id>}:streams:<seat>   zset  the same, a seat's own streams
     referee:{<id>}:streams:by:<who> zset  the same, the public streams one
-                                          address holds there
+                                          caller (address, or ``key:<name>``)
+                                          holds there
 
 A stream takes its leases when it opens (``stream_lease.lua``: refused,
 writing nothing, when a set holds its cap of live leases), its process
@@ -68,7 +69,8 @@ def caller_key(who: str) -> str:
 
 def table_streams_key(table_id: str, seat: int | None = None, by: str | None = None) -> str:
     """The set of a table's public streams, of one seat's own streams, or of
-    the public streams one caller (``by``: its address key) holds there."""
+    the public streams one caller (``by``: its address key, or
+    ``key:<name>`` for a client key) holds there."""
     base = f"{KEY_PREFIX}:{{{table_id}}}:streams"
     if by is not None:
         return f"{base}:by:{by}"

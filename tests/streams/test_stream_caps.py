@@ -30,6 +30,7 @@ import requests
 
 from ..conftest import RedisProcess, Served
 from ..helpers import Table, TableClient, bearer
+from ..test_client_keys import keys
 from .sse import HttpClient, Reader
 
 ATTACKER = "203.0.113.7"
@@ -195,6 +196,40 @@ def test_one_address_is_capped_across_instances_and_everyone_else_is_answered(
     held.append(stream(one.base, f"{other.url}/stream", ATTACKER))
     assert held[-1].status == 200
     for reader in [*held, *own]:
+        reader.close()
+
+
+def test_a_client_key_holds_a_quarter_of_a_tables_public_streams(
+    two_instances: tuple[Served, Served, RedisProcess],
+) -> None:
+    """Issue 39, nineteenth attacker: a client key was held to its own cap
+    alone (``CLIENT_KEY_STREAMS``, 2,000), so one key holder took all of a
+    table's public streams, from any addresses, and its creator's stream
+    was 429. A key holds a quarter of them, as an address does."""
+    one, two, server = two_instances
+    made = keys(server.url, "create", "relay")
+    assert made.returncode == 0, made.stderr
+    key = {"Referee-Client-Key": made.stdout.strip()}
+    _, t = table_of(one)
+    held = [
+        stream((one, two)[i % 2].base, f"{t.url}/stream", f"192.0.2.{i + 1}", **key)
+        for i in range(4)
+    ]
+    assert [reader.status for reader in held] == [200] * 4
+    fifth = stream(two.base, f"{t.url}/stream", "192.0.2.9", **key)
+    assert refused(fifth) == (429, "too-many-streams", "5")
+    assert fifth.response.json()["detail"].startswith(
+        "This client key holds 4 of this table's public streams already"
+    )
+    # Everyone else still watches, up to the table's cap (16).
+    watchers = [
+        stream((one, two)[i % 2].base, f"{t.url}/stream", f"198.51.100.{i // 4 + 10}")
+        for i in range(12)
+    ]
+    assert [w.status for w in watchers] == [200] * 12
+    r = redis.Redis.from_url(server.url)
+    assert live_leases(r, f"referee:{{{t.table_id}}}:streams:by:key:relay") == 4
+    for reader in [*held, *watchers]:
         reader.close()
 
 
