@@ -22,7 +22,7 @@
 | ``JOIN_CODE_SECONDS`` | ``86400`` (24 h) | a join code's life (never past the table's expiry) |
 | ``LOBBY_TABLES_KEPT`` | ``10000`` | the newest listed tables the lobby keeps per preset |
 | ``LOBBY_LISTED_PER_ADDRESS`` | ``3`` | listed tables one client address may have at once (429) |
-| ``CLIENT_KEY_LOBBY_LISTED`` | ``100`` | listed tables one client key may have at once (429) |
+| ``CLIENT_KEY_LOBBY_LISTED`` | ``12`` | listed tables one client key may have at once (429) |
 | ``RATE_LIMIT_PER_ADDRESS`` | ``100/second`` | every request of an address (and in each worker) |
 | ``TRUSTED_PROXIES`` | ``0`` | proxies in front whose ``X-Forwarded-For`` names the client |
 | ``CONNECTIONS_PER_ADDRESS`` | ``100`` | open connections of one address per worker process (429) |
@@ -156,7 +156,7 @@ class Settings:
     join_code_seconds: int = 24 * 3600
     lobby_tables_kept: int = 10000
     lobby_listed_per_address: int = 3
-    client_key_lobby_listed: int = 100
+    client_key_lobby_listed: int = 12
     rate_limit_per_address: str = "100/second"
     trusted_proxies: int = 0
     connections_per_address: int = 100

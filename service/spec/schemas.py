@@ -194,9 +194,9 @@ class OptionsSchema(StrictSchema):
         metadata={
             "description": "Every game: after this many moves in a row that the referee made "
             "for seats (bots' and default moves) with no act of play of a person (a seat's "
-            "move, a deal, a join, a seat handed to a bot or taken back), an away person gets "
-            "no more default moves and a table of bots only stops (`clock_paused`); the next "
-            "act of play resumes it (1000)."
+            "move, the host's deal, a join; never the host's seat changes, a new join code or "
+            "token, nor a seed: RULES.md 5.4), an away person gets no more default moves and a "
+            "table of bots only stops (`clock_paused`); the next act of play resumes it (1000)."
         },
     )
 

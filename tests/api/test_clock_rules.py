@@ -295,6 +295,27 @@ def test_a_persons_turn_resumes_a_paused_clock(
     first_note(pubsub)
 
 
+def test_a_seats_seed_resumes_no_paused_clock(
+    tables: TableClient, notes: tuple[redis.Redis, Any]
+) -> None:
+    """RULES.md 5.4: a seed for the next deal is no act of play (issue 39,
+    twentieth attacker: each new seed, two given in turn, bought a table of
+    bots another ``unattended_moves`` moves)."""
+    r, _ = notes
+    t = dealt(tables, "ship", turn_timeout_ms=60_000, away_timeout_ms=200, unattended_moves=10)
+    pause(r, t, 3, 10)
+    for seed in ("s1", "s2", "s1"):
+        given = tables.client.put(
+            f"{t.url}/next-deal/seeds/0", json={"seed": seed}, headers=bearer(t.seats[0])
+        )
+        assert given.status_code == 200, given.get_json()
+        assert tables.public(t)["clock_paused"] is True
+        assert r.hget(table_key(t.table_id), "u") == b"10"
+    # A move of the seat's own resumes it.
+    assert tables.pass_(t, 1, 1, 0, ["4S"]).status_code == 200
+    assert tables.public(t)["clock_paused"] is False
+
+
 # What a seat sees of its clock ----------------------------------------------------
 
 

@@ -49,6 +49,7 @@ window.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
 // before the client could.
 const streams: { url: string; frames: string[]; errors: number }[] = [];
 let swallow = false;
+let deafen = false; // hide the next `table-deleted` frame of the table's stream
 const Native = window.EventSource;
 class Recorded extends Native {
   constructor(url: string | URL, init?: EventSourceInit) {
@@ -62,6 +63,12 @@ class Recorded extends Native {
       if ((swallow && seat) || hide) {
         swallow = false;
         hide = true; // this stream's later errors too: the browser reconnects it itself
+        event.stopImmediatePropagation();
+      }
+    });
+    this.addEventListener("table-deleted", (event) => {
+      if (deafen && !seat) {
+        deafen = false; // as if it came while the spectator was between two streams
         event.stopImmediatePropagation();
       }
     });
@@ -129,6 +136,9 @@ const api = {
   },
   swallowNextEnd(): void {
     swallow = true;
+  },
+  missNextDeletion(): void {
+    deafen = true;
   },
   close(): void {
     lives.seat?.close();

@@ -300,7 +300,10 @@ def test_a_seat_follows_a_round_through_cuts_drains_and_a_gap(
 
     # The table goes while the seat is between two streams (its next ticket
     # held: a busy machine had it so, and its refused ticket was told as
-    # `refused`): both connections close for good, saying why.
+    # `refused`), and while the spectator is (its `table-deleted` frame
+    # unseen: a busy machine had it so too, and its streams, each 404, were
+    # tried again for good): both connections close for good, saying why.
+    page.evaluate("live.missNextDeletion()")
     page.evaluate("live.hold()")
     wait_for(more("ticketsAsked"), "the seat's next ticket request")
     deleted = game.http.delete(game.url, headers=game.auth(game.host))

@@ -4,6 +4,7 @@ and preset, a page at a time; a table leaves it when full, deleted or expired.""
 from __future__ import annotations
 
 import time
+import uuid
 from typing import Any
 
 import pytest
@@ -234,6 +235,33 @@ def test_one_address_lists_at_most_its_share_of_tables_at_once(
     assert finish.status_code == 200, finish.get_json()
     assert flooder.post("/v1/tables", json=body).status_code == 201
     assert redis_client.zcard(owner) == 3  # the tables that hold no place were dropped
+
+
+def test_a_client_key_lists_a_quarter_of_the_largest_page_by_default(
+    redis_server: RedisProcess, redis_client: redis.Redis
+) -> None:
+    """Issue 39, twentieth attacker: one client key listed 100 tables at
+    once (``CLIENT_KEY_LOBBY_LISTED``), every place of the lobby's first two
+    pages of 50 for everyone. By default a key lists 12 now, a quarter of
+    the largest page."""
+    from service.config import Settings
+    from service.storage.client_keys import ClientKeys
+
+    from ..api.test_limits import client_at
+
+    cap = Settings.__dataclass_fields__["client_key_lobby_listed"].default
+    assert cap == 12
+    app = create_app(settings_for(redis_server.url, client_key_lobby_listed=cap))
+    key = {"Referee-Client-Key": ClientKeys(redis_client).create(f"lister-{uuid.uuid4().hex}")}
+    relay, other = client_at(app, "10.39.11.11"), client_at(app, "10.39.12.12")
+    theirs = create(other, "classic", ["Bo", None, None, None], listed=True)
+    body = {"variant": "classic", "players": ["Ann", None, None, None], "listed": True}
+    made = [relay.post("/v1/tables", json=body, headers=key) for _ in range(cap + 1)]
+    assert [r.status_code for r in made] == [201] * cap + [429]
+    assert made[-1].get_json()["code"] == "too-many-listed-tables"
+    assert "CLIENT_KEY_LOBBY_LISTED" in made[-1].get_json()["detail"]
+    first = lobby(other, limit=50)
+    assert ids(first) == [r.get_json()["table_id"] for r in made[:cap][::-1]] + [theirs["table_id"]]
 
 
 def _join(client: Any, table_id: str, name: str) -> int:

@@ -164,6 +164,11 @@ def test_a_held_stream_is_told_of_a_log_rolled_back_in_a_failover(
         assert held == 1  # the replica holds everything so far
         # The replica stops following (acknowledgement off: nothing waits for it).
         redis.Redis(port=replica.port).replicaof("NO", "ONE")
+        # The instance that will move on the promoted replica starts now: the
+        # endpoint's hold below lasts two moves, not a gunicorn's start (15 s on
+        # a busy machine, within which the held stream's read timed out and it
+        # ended, to be told by its reconnection instead).
+        promoted = Served(replica.url, folder(tmp_path, "b"), **ENV)
         reader = Reader(f"{streams.base}{t.url}/stream")
         passes(tables, t, [1, 2])  # the two newest events: on the primary only
         shown = []
@@ -179,7 +184,6 @@ def test_a_held_stream_is_told_of_a_log_rolled_back_in_a_failover(
         endpoint.hold_connections()
         primary.kill()
         endpoint.cut()
-        promoted = Served(replica.url, folder(tmp_path, "b"), **ENV)
         moves = TableClient(HttpClient(promoted.base))
         assert moves.public(t)["last_event"] == seqs[-3]  # rolled back two events
         passes(moves, t, [3, 2])

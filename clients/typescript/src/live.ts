@@ -236,8 +236,10 @@ export class Live {
     // A stream that carried frames for a while worked: the next one opens at
     // once. One that ended at once (or never opened) is a failure in a row.
     const worked = () => since !== undefined && Date.now() - since >= WORKED_MS;
+    let answered = false; // whether this stream was answered 200
     stream.onopen = () => {
       if (this.stream !== stream) return;
+      answered = true;
       this.opened = true;
       this.setStatus("open");
     };
@@ -258,7 +260,19 @@ export class Live {
     // object comes back at once with a new one, after the last id it saw.
     stream.onerror = () => {
       if (this.stream !== stream) return;
-      this.reopen(worked());
+      if (answered) {
+        this.reopen(worked());
+        return;
+      }
+      // Refused (an EventSource tells no status) or the network: a table
+      // deleted while no stream of it was open (its `table-deleted` frame
+      // went by unseen) answers every stream 404, so ask the table once.
+      stream.close();
+      void this.tableGone().then((gone) => {
+        if (this.stream !== stream) return;
+        if (gone) this.finish({ reason: "table-deleted" });
+        else this.reopen(false);
+      });
     };
   }
 

@@ -342,7 +342,11 @@ class Seed(MethodView):
             seeds = list(pending["seeds"])
             seeds[seat] = seed
             public, stored = _texts({**pending, "seeds": seeds})
-            return Journaled(loaded.table, journal=Journal(public=public, deal=stored))
+            # No act of play (RULES.md 5.4): a seed resumes no paused clock,
+            # or two seeds given in turn bought a table of bots its moves
+            # again and again (issue 39, twentieth attacker).
+            journal = Journal(public=public, deal=stored)
+            return Journaled(loaded.table, journal=journal, unattended="")
 
         def respond(transition: Transition, loaded: Loaded) -> Answer:
             answer = {

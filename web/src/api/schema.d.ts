@@ -2497,7 +2497,7 @@ export interface components {
             may_i_window_ms: number;
             /** @description Every game: how long a seat due to move has before its default move is made for it and it is `away` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` (the default): no clock. */
             turn_timeout_ms?: number | null;
-            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no act of play of a person (a seat's move, a deal, a join, a seat handed to a bot or taken back), an away person gets no more default moves and a table of bots only stops (`clock_paused`); the next act of play resumes it (1000). */
+            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no act of play of a person (a seat's move, the host's deal, a join; never the host's seat changes, a new join code or token, nor a seed: [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)), an away person gets no more default moves and a table of bots only stops (`clock_paused`); the next act of play resumes it (1000). */
             unattended_moves?: number;
         };
         /** @description The May I? offer as it stands after the request or answer. */
@@ -2737,7 +2737,7 @@ export interface components {
             may_i_window_ms?: number;
             /** @description Every game: how long a seat due to move has before its default move is made for it and it is `away` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` (the default): no clock. */
             turn_timeout_ms?: number | null;
-            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no act of play of a person (a seat's move, a deal, a join, a seat handed to a bot or taken back), an away person gets no more default moves and a table of bots only stops (`clock_paused`); the next act of play resumes it (1000). */
+            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no act of play of a person (a seat's move, the host's deal, a join; never the host's seat changes, a new join code or token, nor a seed: [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)), an away person gets no more default moves and a table of bots only stops (`clock_paused`); the next act of play resumes it (1000). */
             unattended_moves?: number;
         };
         /** @description A preset of May I?: its name, player range, source seed and options. */
@@ -2939,7 +2939,7 @@ export interface components {
             swap_circuits: number | null;
             /** @description Every game: how long a seat due to move has before its default move is made for it and it is `away` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` (the default): no clock. */
             turn_timeout_ms?: number | null;
-            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no act of play of a person (a seat's move, a deal, a join, a seat handed to a bot or taken back), an away person gets no more default moves and a table of bots only stops (`clock_paused`); the next act of play resumes it (1000). */
+            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no act of play of a person (a seat's move, the host's deal, a join; never the host's seat changes, a new join code or token, nor a seed: [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)), an away person gets no more default moves and a table of bots only stops (`clock_paused`); the next act of play resumes it (1000). */
             unattended_moves?: number;
             win_count: number;
         };
@@ -3171,7 +3171,7 @@ export interface components {
             swap_circuits?: number | null;
             /** @description Every game: how long a seat due to move has before its default move is made for it and it is `away` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` (the default): no clock. */
             turn_timeout_ms?: number | null;
-            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no act of play of a person (a seat's move, a deal, a join, a seat handed to a bot or taken back), an away person gets no more default moves and a table of bots only stops (`clock_paused`); the next act of play resumes it (1000). */
+            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no act of play of a person (a seat's move, the host's deal, a join; never the host's seat changes, a new join code or token, nor a seed: [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)), an away person gets no more default moves and a table of bots only stops (`clock_paused`); the next act of play resumes it (1000). */
             unattended_moves?: number;
             win_count?: number;
         };
@@ -3294,7 +3294,7 @@ export interface components {
             turn_the_corner?: boolean;
             /** @description Every game: how long a seat due to move has before its default move is made for it and it is `away` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` (the default): no clock. */
             turn_timeout_ms?: number | null;
-            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no act of play of a person (a seat's move, a deal, a join, a seat handed to a bot or taken back), an away person gets no more default moves and a table of bots only stops (`clock_paused`); the next act of play resumes it (1000). */
+            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no act of play of a person (a seat's move, the host's deal, a join; never the host's seat changes, a new join code or token, nor a seed: [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)), an away person gets no more default moves and a table of bots only stops (`clock_paused`); the next act of play resumes it (1000). */
             unattended_moves?: number;
             /** @description Sevens: a seat may pass although it could play. */
             voluntary_pass?: boolean;
@@ -3940,7 +3940,7 @@ export interface components {
             turn_the_corner: boolean;
             /** @description Every game: how long a seat due to move has before its default move is made for it and it is `away` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` (the default): no clock. */
             turn_timeout_ms?: number | null;
-            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no act of play of a person (a seat's move, a deal, a join, a seat handed to a bot or taken back), an away person gets no more default moves and a table of bots only stops (`clock_paused`); the next act of play resumes it (1000). */
+            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no act of play of a person (a seat's move, the host's deal, a join; never the host's seat changes, a new join code or token, nor a seed: [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)), an away person gets no more default moves and a table of bots only stops (`clock_paused`); the next act of play resumes it (1000). */
             unattended_moves?: number;
             /** @description Sevens: a seat may pass although it could play. */
             voluntary_pass: boolean;
@@ -4182,7 +4182,7 @@ export interface components {
             turn_the_corner?: boolean;
             /** @description Every game: how long a seat due to move has before its default move is made for it and it is `away` ([every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)); `null` (the default): no clock. */
             turn_timeout_ms?: number | null;
-            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no act of play of a person (a seat's move, a deal, a join, a seat handed to a bot or taken back), an away person gets no more default moves and a table of bots only stops (`clock_paused`); the next act of play resumes it (1000). */
+            /** @description Every game: after this many moves in a row that the referee made for seats (bots' and default moves) with no act of play of a person (a seat's move, the host's deal, a join; never the host's seat changes, a new join code or token, nor a seed: [every game: seats and the lobby](/docs/rules/#seats-and-the-lobby)), an away person gets no more default moves and a table of bots only stops (`clock_paused`); the next act of play resumes it (1000). */
             unattended_moves?: number;
             /** @description Sevens: a seat may pass although it could play. */
             voluntary_pass?: boolean;

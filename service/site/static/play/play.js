@@ -620,8 +620,10 @@ var Live = class {
       handler(message);
     };
     const worked = () => since !== void 0 && Date.now() - since >= WORKED_MS;
+    let answered = false;
     stream.onopen = () => {
       if (this.stream !== stream) return;
+      answered = true;
       this.opened = true;
       this.setStatus("open");
     };
@@ -637,7 +639,16 @@ var Live = class {
     stream.addEventListener("seat-closed", mine(() => this.finish({ reason: "seat-closed" })));
     stream.onerror = () => {
       if (this.stream !== stream) return;
-      this.reopen(worked());
+      if (answered) {
+        this.reopen(worked());
+        return;
+      }
+      stream.close();
+      void this.tableGone().then((gone) => {
+        if (this.stream !== stream) return;
+        if (gone) this.finish({ reason: "table-deleted" });
+        else this.reopen(false);
+      });
     };
   }
   async streamUrl() {
