@@ -98,18 +98,44 @@ def on_starting(server: Any) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for stale in folder.glob("*.db"):
         stale.unlink()
+    _end_at_once_while_booting(os.getpid())
 
 
-def post_fork(server: Any, worker: Any) -> None:
-    """A worker just forked: until it sets its own signal handlers (gunicorn's
-    ``init_signals``, after gevent's patching), SIGTERM, SIGINT and SIGQUIT
-    end it at once. It holds no request yet, and the handlers it inherited
-    are the master's, which queue the signal in the child's copy of the
-    master's queue, where nothing reads it: a stop that came while a worker
-    booted was lost, and the master waited ``graceful_timeout`` (20 s) to
-    SIGKILL it."""
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT):
-        signal.signal(sig, _quit_while_booting)
+# Signals that stop a worker; blocked in the master across each fork (below).
+_STOPS = (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT)
+
+
+def _end_at_once_while_booting(master: int) -> None:
+    """Until a worker sets its own signal handlers (gunicorn's
+    ``init_signals``, after gevent's patching), SIGTERM, SIGINT and SIGQUIT end
+    it at once: it holds no request yet. The handlers it inherits are the
+    master's, which queue the signal in the child's copy of the master's
+    queue, where nothing reads it: a stop that came while a worker booted was
+    lost, and the master waited ``graceful_timeout`` (20 s) to SIGKILL it.
+
+    The stops are blocked in the master from just before each fork until the
+    new process has its handlers (``os.register_at_fork``), so none falls
+    between the fork and them (gunicorn's ``post_fork`` hook came after the
+    "Booting worker" line: a busy machine's stop landed there); one sent in
+    that instant is delivered when they are unblocked. ``master`` is the
+    master's pid: a process the workers fork themselves is left alone."""
+    saved: list[set[int | signal.Signals]] = []
+
+    def before() -> None:
+        if os.getpid() == master:
+            saved.append(signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS))
+
+    def in_master() -> None:
+        if saved and os.getpid() == master:
+            signal.pthread_sigmask(signal.SIG_SETMASK, saved.pop())
+
+    def in_worker() -> None:
+        if saved and os.getppid() == master:
+            for sig in _STOPS:
+                signal.signal(sig, _quit_while_booting)
+            signal.pthread_sigmask(signal.SIG_SETMASK, saved.pop())
+
+    os.register_at_fork(before=before, after_in_parent=in_master, after_in_child=in_worker)
 
 
 def _quit_while_booting(sig: int, frame: Any) -> None:

@@ -180,11 +180,13 @@ def test_sigterm_while_the_workers_boot_stops_at_once(
     tmp_path: Path, own_redis: RedisProcess
 ) -> None:
     """A SIGTERM that lands while a worker is just forked, before it has set
-    its own signal handlers, ends it (``post_fork`` in
+    its own signal handlers, ends it (``_end_at_once_while_booting`` in
     service/gunicorn_settings.py). It used to be lost in the child's copy of
     the master's signal queue: the master then waited its whole
     ``graceful_timeout`` (here 60 s) and SIGKILLed the worker. Seen in 2 of
-    3 quick start-stops of a test server before the fix."""
+    3 quick start-stops of a test server before the first fix (handlers set
+    in gunicorn's ``post_fork``), and once in a busy run after it (a stop
+    between the fork and that hook)."""
     caught = False
     for attempt in range(5):
         log = tmp_path / f"serve-{attempt}.log"
@@ -204,7 +206,7 @@ def test_sigterm_while_the_workers_boot_stops_at_once(
                 proc.wait()
         text = log.read_text()
         assert "SIGKILL" not in text, text
-        # A worker ended by post_fork's handler exits before gunicorn's own
+        # A worker ended by the booting handler exits before gunicorn's own
         # "Worker exiting" line; one with its own handlers logs it.
         caught = text.count("Worker exiting") < 2
         if caught:

@@ -27,15 +27,28 @@ let release: () => void = () => undefined;
 let heldReads: Promise<void> | undefined;
 let releaseReads: () => void = () => undefined;
 let ticketsAsked = 0;
+let ticketsIssued = 0; // answered 2xx: each must open a stream
+const ticketsRefused: string[] = []; // e.g. a 503 while the workers restart
 let readsAnswered = 0;
 const original = window.fetch.bind(window);
 window.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
   const request = input instanceof Request ? input : new Request(input, init);
-  if (request.method === "POST" && request.url.endsWith("/tickets")) {
+  const ticket = request.method === "POST" && request.url.endsWith("/tickets");
+  if (ticket) {
     ticketsAsked += 1;
     if (held) await held;
   }
-  const answer = await original(input, init);
+  let answer: Response;
+  try {
+    answer = await original(input, init);
+  } catch (error) {
+    if (ticket) ticketsRefused.push("network");
+    throw error;
+  }
+  if (ticket) {
+    if (answer.ok) ticketsIssued += 1;
+    else ticketsRefused.push(String(answer.status));
+  }
   if (request.method === "GET" && /[/]seats[/][0-9]+$/.test(request.url)) {
     // Read now, answered late (a slow network): the stream may be newer by then.
     if (heldReads) await heldReads;
@@ -149,6 +162,8 @@ const api = {
       seen,
       streams,
       ticketsAsked,
+      ticketsIssued,
+      ticketsRefused,
       readsAnswered,
       seat: lives.seat && { status: lives.seat.status, view: lives.seat.view, table: lives.seat.table?.last_event },
       spectator: lives.table && { status: lives.table.status, table: lives.table.table?.last_event },
