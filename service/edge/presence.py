@@ -61,7 +61,19 @@ def seats_connected(table_id: str, seen: dict[Any, Any] | None, now_ms: int) -> 
     """The seats of ``table_id`` connected at ``now_ms`` (the read's Redis
     clock) by the presence hash ``seen`` as read, with the seat whose
     request this is."""
-    found = connected(last_seen(seen), now_ms, presence().window_ms)
+    return with_own_seat(table_id, seats_seen(seen, now_ms))
+
+
+def seats_seen(seen: dict[Any, Any] | None, now_ms: int) -> frozenset[int]:
+    """The seats the presence hash ``seen`` as read says are connected at
+    ``now_ms``: the part of :func:`seats_connected` that is the same for
+    every seat of one read."""
+    return connected(last_seen(seen), now_ms, presence().window_ms)
+
+
+def with_own_seat(table_id: str, found: frozenset[int]) -> frozenset[int]:
+    """``found`` with the seat whose request on ``table_id`` this is (its
+    write follows the answer)."""
     if has_request_context():
         seat = g.get("seat_seen")
         if seat is not None and _table_id() == table_id:

@@ -282,14 +282,36 @@ def seat(loaded: Loaded, seat_no: int) -> dict[str, Any]:
     and ``until_ms``, RULES.md 5.3): what ``GET …/seats/{seat}`` answers and
     what a seat's stream sends."""
     game = game_of(loaded.table)
-    seats = presence.seats_connected(loaded.table_id, loaded.presence, loaded.now_ms)
+    seen, shown = _shared_by_seats(loaded)
+    control = loaded.control or NO_CONTROL
     return {
         "game": game.name,
         **game.seat_view(loaded.table, seat_no, loaded.now_ms),
-        **clocks.own_clock(loaded.table, loaded.control or NO_CONTROL, seat_no),
+        **clocks.own_clock(shown, control, seat_no),
         "last_event": loaded.event_count,
-        "connected": sorted(seats),
+        "connected": sorted(presence.with_own_seat(loaded.table_id, seen)),
     }
+
+
+_last_read: tuple[Loaded, frozenset[int], dict[int, int]] | None = None
+
+
+def _shared_by_seats(loaded: Loaded) -> tuple[frozenset[int], dict[int, int]]:
+    """What every seat's view of one read has in common: the seats its
+    presence hash says are connected (less the request's own) and the
+    deadlines anyone may see. A stream renders every seat's view of one
+    read in turn (:mod:`service.streams.follow`): worked out once for the
+    last read seen (a read is never changed; the tuple is replaced whole,
+    so a concurrent caller sees either read's), they were a twentieth of a
+    Sevens worker's CPU with a stream on each of 7 seats (issue 44)."""
+    global _last_read
+    last = _last_read
+    if last is not None and last[0] is loaded:
+        return last[1], last[2]
+    seen = presence.seats_seen(loaded.presence, loaded.now_ms)
+    shown = clocks.shown(loaded.table, loaded.control or NO_CONTROL)
+    _last_read = (loaded, seen, shown)
+    return seen, shown
 
 
 def require_game(table: Any, game: Game, what: str) -> None:
