@@ -327,7 +327,7 @@ def test_seats_tell_open_here_not_here_away_and_bots_apart_and_chips_paid_count_
     browser: Any, with_worker: Served
 ) -> None:
     """A Sevens table of Ann, a friend's open seat and two bots, with a
-    one-second clock: the open seat, the friend not here once joined, here
+    two-second clock: the open seat, the friend not here once joined, here
     once seen; Ann away once the referee moved for her (RULES.md 5.3); and
     every seat's chips less what it paid into the pot this round (a pass
     pays a chip, and a round of Sevens all but never goes without one)."""
@@ -337,7 +337,7 @@ def test_seats_tell_open_here_not_here_away_and_bots_apart_and_chips_paid_count_
     page.select_option("#seat-2", "basic")
     page.select_option("#seat-3", "basic")
     page.check("#clocked")
-    page.fill("#turn-seconds", "1")
+    page.fill("#turn-seconds", "2")
     page.fill("#bot-delay", "0")
     page.click("#create-table")
     link = page.wait_for_selector("#links input").input_value()
@@ -358,11 +358,18 @@ def test_seats_tell_open_here_not_here_away_and_bots_apart_and_chips_paid_count_
     wait_for(lambda: presences(page)[0] == "away", "Ann away", 30)
     assert page.inner_text("#seats li[data-seat='0'] .presence") == "away"
 
+    # The round plays itself (a move a second or two): on a busy machine the
+    # page may show a state a read or two late, so it is checked against
+    # every state read with a chip paid (chips do not change in a round, so
+    # a page that did not take the paid chips off matches none of them).
+    paid_states: set[tuple[str, ...]] = set()
+
     def scores_right() -> bool:
         table = players.table()
-        want = [chips(s["chips"] - s["paid"]) for s in table["seats"]]
+        if any(s["paid"] for s in table["seats"]):
+            paid_states.add(tuple(chips(s["chips"] - s["paid"]) for s in table["seats"]))
         shown = page.eval_on_selector_all("#seats .score", "els => els.map(e => e.textContent)")
-        return shown == want and any(s["paid"] for s in table["seats"])
+        return tuple(shown) in paid_states
 
     wait_for(scores_right, "each seat's chips less what it paid this round", 30)
     check_page(page, "phone")
