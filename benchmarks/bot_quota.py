@@ -153,11 +153,13 @@ def growth_and_lateness(
     elapsed = time.monotonic() - started
     after = int(rclient.info("memory")["used_memory"])
     held = sum(tables_memory(rclient, ids).values())
-    moves = _bots_moves(rclient, tables)
+    # The moves made in the window alone: those made while the tables were
+    # being made (seconds on a busy machine) are before it.
+    moves = _bots_moves(rclient, tables) - moved_at
     # What the keys of those tables hold (MEMORY USAGE), not used_memory,
     # which the victim's table and the server's buffers move too.
     per_table = made_at / max(1, len(tables))
-    per_move = (held - made_at) / max(1, moves - moved_at)
+    per_move = (held - made_at) / max(1, moves)
     hourly = TABLES_PER_HOUR * per_table + 3600 * MOVES_PER_SECOND * per_move
     quiet_p99 = percentile(quiet, 99) if quiet else 0.0
     loaded_p99 = percentile(loaded, 99) if loaded else 0.0
