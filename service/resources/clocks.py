@@ -64,11 +64,5 @@ def with_clocks(view: dict[str, Any], table: Any, control: Any) -> dict[str, Any
 def own_clock(shown: dict[int, int], control: Any, seat: int) -> dict[str, Any]:
     """What a seat's own view (and stream) says of its clock (RULES.md 5.3):
     ``away`` and ``until_ms``, as the public view's seat says them, from the
-    deadlines anyone may see (:func:`shown`)."""
+    deadlines anyone may see (:func:`service.clock.shown`)."""
     return {"away": seat in control.away, "until_ms": shown.get(seat)}
-
-
-def shown(table: Any, control: Any) -> dict[int, int]:
-    """The deadlines anyone may see, seat -> ms since the epoch (Redis's
-    clock; :func:`service.clock.shown`)."""
-    return clock.shown(table, control)

@@ -14,7 +14,7 @@ from typing import Any
 import marshmallow as ma
 from flask import Response
 
-from .. import metrics
+from .. import clock, metrics
 from ..edge import auth, idempotency, prefetch, presence
 from ..edge.common import check_table_id, no_table, referee
 from ..edge.problems import Problem
@@ -309,7 +309,7 @@ def _shared_by_seats(loaded: Loaded) -> tuple[frozenset[int], dict[int, int]]:
     if last is not None and last[0] is loaded:
         return last[1], last[2]
     seen = presence.seats_seen(loaded.presence, loaded.now_ms)
-    shown = clocks.shown(loaded.table, loaded.control or NO_CONTROL)
+    shown = clock.shown(loaded.table, loaded.control or NO_CONTROL)
     _last_read = (loaded, seen, shown)
     return seen, shown
 
