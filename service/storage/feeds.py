@@ -32,6 +32,12 @@ FEED_LINE = "local FEED = 'PUBLISH'"
 
 _SHARDED_LINE = "local FEED = 'SPUBLISH'"
 
+PAGES_LINE = "local PAGES = true"
+"""The line of ``commit.lua`` that has it publish, with each commit, the
+page its streams read after it on the table's page channel
+(``referee:{<id>}:page``, classic ``PUBLISH``: :mod:`service.streams.hub`);
+``sharded`` turns it off (the hub subscribes to each table's feed alone there)."""
+
 _CHOICE = "_referee_sharded_feeds"
 
 
@@ -55,4 +61,5 @@ def register(client: Any, text: str) -> Any:
         raise ValueError("an announcing script without its FEED line")
     if sharded(client):
         text = text.replace(FEED_LINE, _SHARDED_LINE, 1)
+        text = text.replace(PAGES_LINE, "local PAGES = false", 1)
     return client.register_script(text)

@@ -255,6 +255,19 @@ MOVES_KEPT = 2000
 is incomplete (a round with no exchange limit must not grow without bound)."""
 
 
+PAGED_SCRIPTS = ("commit.lua", "choose.lua", "events.lua")
+"""The scripts that call ``table_page`` (``page.lua``, prepended to them)."""
+
+
+def script_text(name: str) -> str:
+    """The text of the Lua script ``name`` as registered (before
+    :func:`.feeds.register` rewrites it): ``page.lua`` first for
+    :data:`PAGED_SCRIPTS`."""
+    lua = resources.files(__package__).joinpath("lua")
+    text = lua.joinpath(name).read_text()
+    return lua.joinpath("page.lua").read_text() + text if name in PAGED_SCRIPTS else text
+
+
 def _ms(seconds: int, micros: int) -> int:
     return int(seconds) * 1000 + int(micros) // 1000
 
@@ -306,9 +319,9 @@ class TableLoads:
         self.publish_notes = publish_notes and notes is not None
         self.paused = paused
         lua = resources.files(__package__).joinpath("lua")
-        self._commit = feeds.register(client, lua.joinpath("commit.lua").read_text())
-        self._choose = feeds.register(client, lua.joinpath("choose.lua").read_text())
-        self._page = client.register_script(lua.joinpath("events.lua").read_text())
+        self._commit = feeds.register(client, script_text("commit.lua"))
+        self._choose = feeds.register(client, script_text("choose.lua"))
+        self._page = client.register_script(script_text("events.lua"))
         self._rounds = client.register_script(lua.joinpath("rounds.lua").read_text())
         self._delete = feeds.register(client, lua.joinpath("delete_table.lua").read_text())
 

@@ -190,14 +190,22 @@ class TablePages(TableLoads):
             keys=[table_key(table_id), events_key(table_id), choices_key(table_id)],
             args=[after, limit],
         )
-        if found is None:
+        return self.snapshot_of(table_id, after, limit, found)
+
+    def snapshot_of(self, table_id: str, after: int, limit: int, found: Any) -> Snapshot:
+        """:meth:`snapshot` from ``found``, the reply of ``page.lua``'s
+        ``table_page(after, limit)`` as redis-py gives it, or as JSON
+        decodes the page a commit published (``commit.lua``: ``false`` for
+        nil, an empty choices hash as ``{}``). Raises :class:`TableNotFound`."""
+        if not found:
             raise TableNotFound(table_id)
+        parts: list[Any] = [None if part is False else part for part in found]
         (written, oldest, state, written_ms, clock, choices, version, auth, step, control, kept,
-         *raw) = found  # fmt: skip
+         *raw) = parts  # fmt: skip
         if version is None or state is None or auth is None:
             raise TableNotFound(table_id)
         base = self.codec.decode(state)
-        pending = _pairs(choices)
+        pending = {_text(k): _text(v) for k, v in _pairs(choices or ()).items()}
         as_of = self._as_of(
             Loaded(
                 table_id,

@@ -365,17 +365,26 @@ class Follower:
         the same cursor: the same read); a read the clock asked for is the
         stream's own. Raises :class:`TableNotFound`."""
         if notified:
-            return self.hub.shared(self.table_id, ("read", after), lambda: self._render(after))
+            return self.hub.shared(
+                self.table_id, ("read", after), lambda: self._render(after, True)
+            )
         return self._render(after)
 
-    def _render(self, after: int) -> Read:
+    def _render(self, after: int, notified: bool = False) -> Read:
         self.hub.rendered(PUBLIC)
         texts: list[str] = []
         newest: str | None = None
         at_mark: str | None = None
         first = True
+        # The page the announced commit published for this cursor, if it
+        # did: what the first read would find (Hub.page).
+        published = self.hub.page(self.table_id, after) if notified else None
         while True:
-            snapshot = self.store.snapshot(self.table_id, after, PAGE)
+            if published is not None:
+                snapshot = self.store.snapshot_of(self.table_id, after, PAGE, published)
+                published = None
+            else:
+                snapshot = self.store.snapshot(self.table_id, after, PAGE)
             page = snapshot.page
             if isinstance(page, EventsGone):  # behind the log, or it was reset: on from its end
                 texts.append(self._gone(page.oldest, page.last))

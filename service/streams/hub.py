@@ -8,6 +8,16 @@ subscription to every feed (``PSUBSCRIBE referee:{*}:feed``) on one
 connection, in one background thread (a greenlet under gevent's monkey
 patching), and wakes the streams of this process that follow the table; a
 stream then reads the log itself, so a notification carries no event.
+Just before it, a commit (``commit.lua``) publishes on its table's page
+channel (``referee:{<id>}:page``, followed by a second pattern on the same
+connection) the page its streams read after it: the JSON array ``[after,
+reply]``, ``reply`` what ``TableStore.snapshot(after)`` reads in Redis.
+For a table that streams of this process follow, the hub wakes them with
+that page kept for the announcement (:meth:`Hub.page`), and lets the feed's
+announcement of the same commit go by: a stream whose cursor is ``after``
+reads no table after the commit. Another release's commit publishes no
+page (its feed wakes the streams as before), and a release that knows no
+page channel never follows it.
 Whenever the subscription is confirmed (the first time, and each time it is
 made anew: by the hub after an error, or by redis-py itself after a
 reconnection inside its own retry, which raises nothing) every stream of
@@ -32,6 +42,7 @@ from __future__ import annotations
 import contextlib
 import heapq
 import itertools
+import json
 import logging
 import threading
 import time
@@ -49,6 +60,13 @@ log = logging.getLogger(__name__)
 
 PATTERN = f"{KEY_PREFIX}:{{*}}:feed"
 """The channels of every table's feed (braces are literal in Redis globs)."""
+
+PAGE_PATTERN = f"{KEY_PREFIX}:{{*}}:page"
+"""The channels of every table's published pages (``commit.lua``)."""
+
+PAGE_KEY = "page"
+"""What a published page is kept under among a table's shared reads,
+``(PAGE_KEY, after)``: :meth:`Hub.page`."""
 
 _T = TypeVar("_T")
 
@@ -93,9 +111,10 @@ def feed_channel(table_id: str) -> str:
     return f"{KEY_PREFIX}:{{{table_id}}}:feed"
 
 
-def table_of(channel: str) -> str | None:
-    """The table id in a feed channel's name, ``None`` for another name."""
-    head, tail = f"{KEY_PREFIX}:{{", "}:feed"
+def table_of(channel: str, tail: str = "}:feed") -> str | None:
+    """The table id in a feed channel's name (``tail`` ``"}:page"``: a page
+    channel's), ``None`` for another name."""
+    head = f"{KEY_PREFIX}:{{"
     if channel.startswith(head) and channel.endswith(tail):
         return channel[len(head) : -len(tail)]
     return None
@@ -223,6 +242,8 @@ class Hub:
         self._on_render = on_render
         self._woken_at: dict[str, float] = {}
         self._held: dict[str, int] = {}
+        self._held_pages: dict[str, tuple[int, Any]] = {}
+        """Per held table, the newest commit's published page (:meth:`announce`)."""
         self._lock = threading.Lock()
         self._waiters: dict[str, set[Waiter]] = {}
         self._thread: threading.Thread | None = None
@@ -232,6 +253,9 @@ class Hub:
         self.closing = False
         self._generation: dict[str, int] = {}
         self._shared: dict[str, _Shared] = {}
+        self._paged: dict[str, int] = {}
+        """Per table, the count of the commit whose page woke its streams,
+        until that commit's feed announcement (which then goes by) comes."""
         self._places = 0
         self._sharded = feeds.sharded(client)
         self._confirmed: dict[str, threading.Event] = {}
@@ -298,6 +322,7 @@ class Hub:
                     if not followers:
                         del self._waiters[table_id]
                         self._generation.pop(table_id, None)
+                        self._paged.pop(table_id, None)
                         self._shared.pop(table_id, None)
                         self._confirmed.pop(table_id, None)
                         self._followed_changed.set()
@@ -341,6 +366,12 @@ class Hub:
             shared.values[key] = value
             return value
 
+    def page(self, table_id: str, after: int) -> Any:
+        """The page a commit published for the streams of ``table_id`` at
+        cursor ``after`` (``table_page``'s reply, as JSON decodes it), when
+        it woke them and no commit was announced since; else ``None``."""
+        return self.peek(table_id, (PAGE_KEY, after))
+
     def rendered(self, audience: str) -> None:
         """Count one rendering of a read's frames for ``audience`` (the
         public event frames, or one seat's view), then tell ``on_render``
@@ -355,25 +386,33 @@ class Hub:
         announcement, without :data:`COALESCE_SECONDS`)."""
         self._deliver(feed_channel(table_id), count)
 
-    def announce(self, channel: str, count: int, now: float) -> None:
+    def announce(self, channel: str, count: int, now: float, page: Any = None) -> None:
         """A commit announced on ``channel`` at ``now`` (``time.monotonic``):
         its table's streams are woken now, or, when they were woken less
         than ``coalesce`` seconds ago, held until then (:meth:`flush`) with
-        the commits that follow meanwhile. A deletion wakes them at once."""
+        the commits that follow meanwhile. A deletion wakes them at once.
+        ``page``: the commit's published page ``(after, reply)``, kept for
+        the streams it wakes (:meth:`page`): held, the newest commit's,
+        unless a commit without one came after it."""
         table_id = table_of(channel)
         if table_id is None or table_id not in self._waiters:
             return  # no stream of this process follows it
         woken = self._woken_at.get(table_id)
         if count < 0 or woken is None or now - woken >= self.coalesce:
             self._held.pop(table_id, None)
+            self._held_pages.pop(table_id, None)
             self._woken_at[table_id] = now
-            self._deliver(channel, count)
+            self._deliver(channel, count, page)
         else:
             # A seat's connection held with commits is told as one (a
             # presence wake reads the log too): a commit after it must not
             # hide it until the next heartbeat.
             held = self._held.get(table_id)
             self._held[table_id] = PRESENCE if PRESENCE in (count, held) else count
+            if page is not None:
+                self._held_pages[table_id] = page
+            elif count != PRESENCE:  # a commit whose page is not known: read
+                self._held_pages.pop(table_id, None)
 
     def flush(self, now: float) -> float | None:
         """Wake the streams of the tables held whose time has come; the
@@ -384,7 +423,7 @@ class Hub:
             if due <= now:
                 del self._held[table_id]
                 self._woken_at[table_id] = now
-                self._deliver(feed_channel(table_id), count)
+                self._deliver(feed_channel(table_id), count, self._held_pages.pop(table_id, None))
             elif nearest is None or due - now < nearest:
                 nearest = due - now
         if len(self._woken_at) > len(self._held) + 1024:  # forget quiet tables
@@ -487,14 +526,39 @@ class Hub:
             waiter.expire()
         return nearest
 
-    def _deliver(self, channel: str, count: int) -> None:
+    def announce_page(self, channel: str, data: bytes | str, now: float) -> None:
+        """A commit's page published on the page ``channel`` (``[after,
+        reply]`` as JSON): :meth:`announce` with it, for a table that
+        streams of this process follow (nothing is decoded for another);
+        the feed's announcement of the same commit, which follows, then
+        goes by (:meth:`announce_feed`)."""
+        table_id = table_of(channel, "}:page")
+        if table_id is None or table_id not in self._waiters:
+            return
+        after, reply = json.loads(data)
+        count = int(reply[0])
+        self._paged[table_id] = count
+        self.announce(feed_channel(table_id), count, now, (int(after), reply))
+
+    def announce_feed(self, channel: str, count: int, now: float) -> None:
+        """A feed's announcement: :meth:`announce`, unless the commit's
+        page announced it (:meth:`announce_page`)."""
+        table_id = table_of(channel)
+        if table_id is not None and self._paged.pop(table_id, None) == count:
+            return
+        self.announce(channel, count, now)
+
+    def _deliver(self, channel: str, count: int, page: Any = None) -> None:
         table_id = table_of(channel)
         if table_id is None:
             return
         with self._lock:
             followers = list(self._waiters.get(table_id, ()))
             if followers:
-                self._generation[table_id] = self._generation.get(table_id, 0) + 1
+                generation = self._generation[table_id] = self._generation.get(table_id, 0) + 1
+                if page is not None:
+                    shared = self._shared[table_id] = _Shared(generation)
+                    shared.values[(PAGE_KEY, page[0])] = page[1]
         for waiter in followers:
             waiter.notify(count)
 
@@ -509,7 +573,8 @@ class Hub:
                     self._follow_shards(pubsub)
                     continue
                 pubsub = self.client.pubsub()
-                pubsub.psubscribe(PATTERN)
+                self._paged.clear()
+                pubsub.psubscribe(PATTERN, PAGE_PATTERN)
                 wait: float | None = None
                 while not self._stopped.is_set():
                     message = pubsub.get_message(timeout=1.0 if wait is None else wait)
@@ -517,11 +582,11 @@ class Hub:
                     if kind == "pmessage":
                         assert message is not None
                         channel = message["channel"]
-                        self.announce(
-                            channel.decode() if isinstance(channel, bytes) else str(channel),
-                            int(message["data"]),
-                            time.monotonic(),
-                        )
+                        name = channel.decode() if isinstance(channel, bytes) else str(channel)
+                        if name.endswith(":page"):
+                            self.announce_page(name, message["data"], time.monotonic())
+                        else:
+                            self.announce_feed(name, int(message["data"]), time.monotonic())
                     elif kind == "psubscribe":
                         # The subscription holds (again): the first, or one
                         # redis-py made anew by itself after a reconnection

@@ -29,7 +29,6 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -37,6 +36,7 @@ import redis
 import requests
 
 from service.games.codec import decode_event
+from service.storage.loading import script_text
 from service.storage.store import choices_key, events_key, table_key
 from service.streams.follow import event_id
 
@@ -45,9 +45,7 @@ from ..helpers import WORKED_HANDS, Table, TableClient, bearer
 from .redis_proxy import RedisProxy
 from .sse import Frame, HttpClient, Reader
 
-COMMIT_SHA = hashlib.sha1(
-    (Path(__file__).parents[2] / "service/storage/lua/commit.lua").read_bytes()
-).hexdigest()
+COMMIT_SHA = hashlib.sha1(script_text("commit.lua").encode()).hexdigest()
 
 
 @pytest.fixture(scope="module")

@@ -66,7 +66,9 @@
 -- KEYS: the LAST three are commit.lua's last three (the deal proof, the
 -- current round's record, the records); only the record is written here.
 -- A written choice is announced on the table's feed channel (its hash key
--- with ":feed" for ":table"), with the event count, for service.streams.
+-- with ":feed" for ":table"), with the event count, for service.streams;
+-- just before, with PAGES, on its page channel as commit.lua does (the
+-- page a stream reads after it: table_page, page.lua, prepended).
 -- Returns {status, event count, events written by this call, ...}:
 --   1  written (a first choice, or a replacement: no event but ARGV[P+6]'s)
 --   0  the seat had chosen the same already (the step not complete):
@@ -83,6 +85,8 @@
 -- An index lists a record by the last part of its key (short enough for
 -- Redis's compact sorted set); a full key name is an older release's entry.
 local FEED = 'PUBLISH'  -- SPUBLISH on a sharded Redis Cluster (service.storage.feeds)
+local PAGES = true  -- false on a sharded Redis Cluster (service.storage.feeds)
+local PAGE = 100  -- a stream's page of events (service.streams.follow.PAGE)
 local DEFAULTS_KEPT = 32  -- store.DEFAULTS_KEPT
 local function set_away(key, op)
   if op == '' then return end
@@ -210,10 +214,6 @@ if status ~= 0 and ARGV[P] ~= '' then
     redis.call('RPUSH', moves_key, 'T')
   end
 end
-if status ~= 0 then
-  -- The table's feed (service.streams): a choice was written.
-  redis.call(FEED, string.gsub(KEYS[1], ':table$', ':feed'), count)
-end
 if status ~= 0 and ARGV[P + 4] == '+' then
   redis.call('HINCRBY', KEYS[1], 'u', 1)
 elseif status ~= 0 and ARGV[P + 4] == '0' then
@@ -233,6 +233,16 @@ for i = 1, 5 do
 end
 for i = #KEYS - 2, #KEYS do
   redis.call('EXPIRE', KEYS[i], ARGV[5])
+end
+if status ~= 0 then
+  -- The table's feed (service.streams): a choice was written; its page
+  -- first, as in commit.lua (from the cursor before the events it wrote).
+  if PAGES then
+    local after = count - written
+    local page = cjson.encode({after, table_page(KEYS[1], KEYS[2], KEYS[3], after, PAGE)})
+    redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':page'), page)
+  end
+  redis.call(FEED, string.gsub(KEYS[1], ':table$', ':feed'), count)
 end
 if status == 2 then
   local reply = redis.call('HGETALL', KEYS[3])

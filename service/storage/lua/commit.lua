@@ -92,7 +92,11 @@
 -- ARGV[P+11] the new hc, written with the items ("-" keeps it, "" deletes it);
 --           a new round's record deletes it
 -- A commit is announced on the table's feed channel (its hash key with
--- ":feed" for ":table"), with the event count, for service.streams.
+-- ":feed" for ":table"), with the event count, for service.streams; just
+-- before, with PAGES, on its page channel (":page") with what a stream
+-- reads after it: the JSON array [after, table_page(after)] (page.lua,
+-- prepended) for the cursor after the events before this commit's, so
+-- that no process's streams read the table again after it.
 -- Returns {version, event count} on success, {-1, current version} on a
 -- conflict (the version, the expected choices or the deadline), {-2, record} when KEYS[6]
 -- already holds a response (the same request committed first: nothing is
@@ -102,6 +106,8 @@
 -- An index lists a record by the last part of its key (short enough for
 -- Redis's compact sorted set); a full key name is an older release's entry.
 local FEED = 'PUBLISH'  -- SPUBLISH on a sharded Redis Cluster (service.storage.feeds)
+local PAGES = true  -- false on a sharded Redis Cluster (service.storage.feeds)
+local PAGE = 100  -- a stream's page of events (service.streams.follow.PAGE)
 local DEFAULTS_KEPT = 32  -- store.DEFAULTS_KEPT
 local function set_away(key, op)
   if op == '' then return end
@@ -352,7 +358,12 @@ if ARGV[5] ~= '' then
     register(KEYS[7], now, ARGV[6])
   end
 end
--- The table's feed (service.streams): a commit was made.
+-- The table's feed (service.streams): a commit was made, and what it made.
+if PAGES then
+  local after = count - events
+  local page = cjson.encode({after, table_page(KEYS[1], KEYS[2], KEYS[3], after, PAGE)})
+  redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':page'), page)
+end
 redis.call(FEED, string.gsub(KEYS[1], ':table$', ':feed'), count)
 if ARGV[P + 9] ~= '' then
   redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':clock'), ARGV[P + 9])

@@ -1,46 +1,8 @@
--- Read a page of a table's event log together with its event count and what
--- the store needs to compute the events due but not written yet (the state,
--- its step's choices, the clock of its last write and now), in one atomic
--- step (a commit between the reads would shift the positions).
+-- Read a page of a table's event log with what a stream needs beside it,
+-- in one atomic step: table_page (page.lua, prepended) from ARGV[1].
 --
--- KEYS[1] the table hash {v, n, s, a, k, w}; KEYS[2] the event list (the
--- newest events; commit.lua trims it); KEYS[3] the choices hash of the step.
+-- KEYS[1] the table hash; KEYS[2] the event list; KEYS[3] the choices hash.
 -- ARGV[1] after: the page holds the events with seq > after
 -- ARGV[2] limit: at most this many (one more is read, to tell whether more follow)
--- Returns false when the table does not exist; else {n, oldest, s, w, TIME,
--- choices, v, a, k, events...}: n the seq of the last event written, oldest
--- the seq of the first one kept (n - LLEN + 1; the list holds seq
--- oldest..n, oldest first), the state, w (false when absent), TIME's reply,
--- the choices as HGETALL gives them, the version, the auth record, the
--- step key (false when absent: a stream builds the seat's view from this
--- same read) and the clock's fields b, y, c, o, u, t (store.Control: the
--- seat's view shows its deadline and away), the event at seq `after` itself
--- (false when it is not kept or after > n: a stream compares it with the one
--- it sent, to find a log that was rolled back and wrote other events under
--- the same seqs), then up to limit + 1 events after `after`, none when
--- after < oldest - 1 (gone) or after >= n.
--- Reads only: the due events are the caller's to compute, never written here.
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  return false
-end
-local n = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
-local oldest = n - redis.call('LLEN', KEYS[2]) + 1
-local held = redis.call('HMGET', KEYS[1], 's', 'w', 'v', 'a', 'k', 'b', 'y', 'c', 'o', 'u', 't')
-local reply = {
-  n, oldest, held[1], held[2], redis.call('TIME'), redis.call('HGETALL', KEYS[3]),
-  held[3], held[4], held[5], {held[6], held[7], held[8], held[9], held[10], held[11]},
-}
-local after = tonumber(ARGV[1])
-reply[11] = false
-if after >= oldest and after <= n then
-  reply[11] = redis.call('LINDEX', KEYS[2], after - oldest)
-end
-if after < oldest - 1 or after >= n then
-  return reply
-end
-local start = after - oldest + 1
-local page = redis.call('LRANGE', KEYS[2], start, start + tonumber(ARGV[2]))
-for i = 1, #page do
-  reply[#reply + 1] = page[i]
-end
-return reply
+-- Returns table_page's reply.
+return table_page(KEYS[1], KEYS[2], KEYS[3], tonumber(ARGV[1]), tonumber(ARGV[2]))
