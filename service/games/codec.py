@@ -18,6 +18,7 @@ the previous release's formats until told otherwise (``STORED_FORMAT``):
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from collections.abc import Callable, Mapping
@@ -53,13 +54,29 @@ game; 0.1.0's formats are not written again, CHANGELOG.md). A release that
 changes a game's format puts the down-writer here and reads both formats."""
 
 
+ENCODED_KEPT = 256
+"""How many of the newest texts :func:`encode` wrote :func:`decode` answers
+with the table they were written from."""
+
+_encoded: dict[bytes, Any] = {}
+
+
 def encode(table: Any, previous: bool = False) -> str:
     """The table as its game's compact JSON text; with ``previous``, in the
-    previous release's format (:data:`DOWN`)."""
+    previous release's format (:data:`DOWN`). A text in this release's
+    format is kept with its table, so that decoding it costs nothing: the
+    read after a commit (its streams' page, the next move's load) decodes
+    the text the commit wrote (issue 44; ``decode(encode(t)) == t`` for
+    every game, and tables are immutable)."""
     game = game_of(table)
     text = game.encode(table)
     down = DOWN.get(game.name) if previous else None
     if down is None:
+        _encoded[text.encode()] = table
+        if len(_encoded) > ENCODED_KEPT:
+            # The oldest; another thread may have taken it.
+            with contextlib.suppress(KeyError, RuntimeError, StopIteration):
+                del _encoded[next(iter(_encoded))]
         return text
     return json.dumps(down(json.loads(text)), separators=(",", ":"), ensure_ascii=False)
 
@@ -69,6 +86,9 @@ def decode(text: str | bytes) -> Any:
     :class:`StoredFormatNewer` for a game or a format this release does not
     know (a newer release wrote it)."""
     raw = text.encode() if isinstance(text, str) else text
+    found = _encoded.get(raw)
+    if found is not None:
+        return found
     if raw.startswith(_PREFIX):
         name = raw[len(_PREFIX) : raw.index(b'"', len(_PREFIX))].decode()
         if name not in GAMES:

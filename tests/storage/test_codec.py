@@ -194,3 +194,16 @@ def test_one_state_text_decodes_once_per_process_as_str_or_bytes() -> None:
     hand = first.round.hands[0] if first.round else ()
     passed = engine.choose_pass(first, 1, 1, 0, [hand[0]], 1).table
     assert decode(encode(passed)) is not first and decode(encode(passed)) == passed
+
+
+def test_the_text_a_process_encoded_decodes_to_the_table_it_was_encoded_from() -> None:
+    """The read after a commit decodes the text the commit wrote: it costs
+    nothing (issue 44), and a text this process did not write is decoded."""
+    rng = random.Random(3)
+    table = engine.start_round(
+        engine.create_table("classic", {}, ["A", "B", "C", "D"], 0, rng).table, rng, 0
+    ).table
+    text = encode(table)
+    assert decode(text) is table and decode(text.encode()) is table
+    other = json.dumps({**json.loads(text), "names": ["W", "X", "Y", "Z"]})
+    assert decode(other) == replace(table, names=("W", "X", "Y", "Z"))
