@@ -125,7 +125,9 @@ class Read:
     due by the clock (``None``: nothing), and the table as read with them;
     ``at_mark`` the fingerprint of the event at the cursor the read started
     from, as the log holds it now (``None``: not kept, or none), and the
-    log's ``oldest`` and ``last`` seqs."""
+    log's ``oldest`` and ``last`` seqs; ``now_ms`` the Redis clock at the
+    read, and ``due_ms`` the instant (that clock) something falls due
+    (``None``: nothing after the read)."""
 
     frames: str
     after: int
@@ -135,6 +137,8 @@ class Read:
     at_mark: str | None = None
     oldest: int = 0
     last: int = 0
+    now_ms: int = 0
+    due_ms: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +149,8 @@ class Step:
     encoded per stream), the cursor ``after``, the ``mark`` and ``last_id``
     of the last event sent, the seat's ``view`` as last sent (``None``: a
     public stream, or none yet), the seconds until something falls due by
-    the clock, and whether the stream ends with ``out``."""
+    the clock (``due_ms``: the instant, by the Redis clock), and whether
+    the stream ends with ``out``."""
 
     out: bytes
     after: int
@@ -154,6 +159,12 @@ class Step:
     view: str | None
     due_in: float | None
     ends: bool = False
+    due_ms: int | None = None
+
+
+class _NotDueYet(Exception):
+    """A read made for an instant that the Redis clock had not reached yet
+    (this process's timer ran ahead of it): the stream's own, never shared."""
 
 
 @dataclass
@@ -161,8 +172,10 @@ class Follower:
     """One stream's loop over one table's log (see the module docstring).
 
     After an announced commit, the process's streams of the table share
-    each read (:meth:`.Hub.shared`): one atomic read of the log and the
-    table (:meth:`.TableStore.snapshot`), its event frames rendered once,
+    each read (:meth:`.Hub.shared`): the page the commit published
+    (:meth:`.Hub.page`), else one atomic read of the log and the
+    table (:meth:`.TableStore.snapshot`); so do those that wake at the
+    instant a window closes (one read once Redis's clock is there), its event frames rendered once,
     and each seat's frame rendered once for all the streams of that seat
     (counted: :meth:`.Hub.rendered`); what a stream writes after it (a
     :class:`Step`) is the same bytes object for every stream of the
@@ -217,7 +230,8 @@ class Follower:
             ends = now + self.lifetime
             beat_at = now + self.heartbeat
             due_at: float | None = None
-            woken, notified, keep = True, False, False
+            due_ms: int | None = None
+            woken, notified, keep, by_clock = True, False, False, False
             while True:
                 if waiter.closing:  # the process is stopping: come back soon, elsewhere
                     yield RETRY_SOON
@@ -248,9 +262,12 @@ class Follower:
                     if text:
                         out = text.encode()
                 if woken:
-                    step = self._step(after, mark, last_id, view, notified)
+                    step = self._step(
+                        after, mark, last_id, view, notified, due_ms if by_clock else None
+                    )
                     after, mark, last_id, view = step.after, step.mark, step.last_id, step.view
                     due_at = None if step.due_in is None else clock() + step.due_in
+                    due_ms, by_clock = step.due_ms, False
                     if step.ends:
                         yield out + step.out
                         return
@@ -281,7 +298,7 @@ class Follower:
                     if waiter.gone:
                         notified = False  # read once more: table-deleted
                 elif due_at is not None and now >= due_at:
-                    woken = True
+                    woken = by_clock = True
                 elif now >= beat_at and now < ends:
                     yield frame({"last_event": after}, "heartbeat", last_id).encode()
                     beat_at = now + self.heartbeat
@@ -290,29 +307,48 @@ class Follower:
                         waiter.presence = True  # and presence, for the same reason
 
     def _step(
-        self, after: int, mark: str | None, last_id: str, view: str | None, shared: bool
+        self,
+        after: int,
+        mark: str | None,
+        last_id: str,
+        view: str | None,
+        shared: bool,
+        due_ms: int | None = None,
     ) -> Step:
         """What the stream writes after reading the table from its state
         (``after``, ``mark``, ``last_id``, the seat's ``view`` last sent),
-        and its state then. After an announced commit (``shared``) the step
-        is rendered once for all of this process's streams of the table in
-        the same state and of the same audience (the public, or one seat
-        under one holder): they are handed the same bytes."""
-        if not shared:
+        and its state then. After an announced commit (``shared``), or at
+        the instant ``due_ms`` its last read said something falls due by the
+        clock (a window's close: every stream of the table in that state
+        wakes then), the step is rendered once for all of this process's
+        streams of the table in the same state and of the same audience (the
+        public, or one seat under one holder): they are handed the same bytes."""
+        if not shared and due_ms is None:
             return self._render_step(after, mark, last_id, view, False)
-        key = ("step", self.seat, self.holder, after, mark, last_id, view)
+        key = ("step", self.seat, self.holder, after, mark, last_id, view, due_ms)
         found: Step | None = self.hub.peek(self.table_id, key)
         if found is not None:  # another stream of this audience rendered it
             return found
-        return self.hub.shared(
-            self.table_id, key, lambda: self._render_step(after, mark, last_id, view, True)
-        )
+        try:
+            return self.hub.shared(
+                self.table_id,
+                key,
+                lambda: self._render_step(after, mark, last_id, view, True, due_ms),
+            )
+        except _NotDueYet:  # the Redis clock was behind this process's timer
+            return self._render_step(after, mark, last_id, view, False)
 
     def _render_step(
-        self, after: int, mark: str | None, last_id: str, view: str | None, shared: bool
+        self,
+        after: int,
+        mark: str | None,
+        last_id: str,
+        view: str | None,
+        shared: bool,
+        due_ms: int | None = None,
     ) -> Step:
         try:
-            read = self._read(after, shared)
+            read = self._read(after, shared, due_ms)
         except TableNotFound:
             ended = f"retry: {GIVE_UP_RETRY_MS}\n\n" + _deleted(self.table_id)
             return Step(ended.encode(), after, mark, last_id, view, None, True)
@@ -332,14 +368,14 @@ class Follower:
                 mark = read.at_mark
             out = read.frames
         if self.seat_view is not None:
-            shown = self._seat_frame(read, shared)
+            shown = self._seat_frame(read, shared, due_ms)
             if shown is None:  # the seat's token changed
                 out += f"retry: {GIVE_UP_RETRY_MS}\n\n" + _closed(self.table_id)
                 return Step(out.encode(), after, mark, last_id, view, read.due_in, True)
             if shown != view:
                 view = shown
                 out += frame_text(shown, "seat", last_id)
-        return Step(out.encode(), after, mark, last_id, view, read.due_in)
+        return Step(out.encode(), after, mark, last_id, view, read.due_in, due_ms=read.due_ms)
 
     def _start(self, cursor: Cursor) -> tuple[int, list[str]]:
         """The seq to read on from, and the frames that open the stream
@@ -358,12 +394,23 @@ class Follower:
     def _gone(oldest: int, last: int) -> str:
         return frame({"oldest_seq": oldest, "last_event": last}, "events-gone", str(last))
 
-    def _read(self, after: int, notified: bool = False) -> Read:
+    def _read(self, after: int, notified: bool = False, due_ms: int | None = None) -> Read:
         """Every event after ``after``, rendered, with the table read with
         them. After an announced commit (``notified``) the read is shared
         with the process's other streams of the table (:meth:`.Hub.shared`,
-        the same cursor: the same read); a read the clock asked for is the
-        stream's own. Raises :class:`TableNotFound`."""
+        the same cursor: the same read); so is a read at the instant
+        ``due_ms`` (Redis's clock) something falls due, once Redis's clock
+        has reached it (before, :class:`_NotDueYet`: nothing is kept); any
+        other read is the stream's own. Raises :class:`TableNotFound`."""
+        if due_ms is not None:
+
+            def when_due() -> Read:
+                read = self._render(after)
+                if read.now_ms < due_ms:
+                    raise _NotDueYet
+                return read
+
+            return self.hub.shared(self.table_id, ("due", after, due_ms), when_due)
         if notified:
             return self.hub.shared(
                 self.table_id, ("read", after), lambda: self._render(after, True)
@@ -397,6 +444,7 @@ class Follower:
                     None,
                     page.oldest,
                     page.last,
+                    snapshot.table.now_ms,
                 )
             if first and page.at_cursor is not None:  # the event at the cursor, as held now
                 at_mark = fingerprint(page.at_cursor)
@@ -407,10 +455,11 @@ class Follower:
             if page.events:
                 after = page.events[-1]["seq"]
             if not page.more:
-                due_in = None
+                due_in = due_ms = None
                 # A due time already passed is already in this read (as_of).
                 if page.next_due_ms is not None and page.next_due_ms > page.now_ms:
-                    due_in = (page.next_due_ms - page.now_ms) / 1000 + DUE_SLACK
+                    due_ms = page.next_due_ms
+                    due_in = (due_ms - page.now_ms) / 1000 + DUE_SLACK
                 return Read(
                     "".join(texts),
                     after,
@@ -420,13 +469,16 @@ class Follower:
                     at_mark,
                     page.oldest,
                     page.last,
+                    page.now_ms,
+                    due_ms,
                 )
 
-    def _seat_frame(self, read: Read, shared: bool) -> str | None:
+    def _seat_frame(self, read: Read, shared: bool, due_ms: int | None = None) -> str | None:
         """The seat's view of ``read.table`` as the ``data`` of its frame
         (canonical JSON, so that an unchanged view is the same text), or
         ``None`` when the seat's token changed; rendered once per read for
-        all of this process's streams of the seat when ``shared``."""
+        all of this process's streams of the seat when ``shared`` (a read
+        at the instant ``due_ms`` apart from an announced commit's)."""
         assert self.seat_view is not None
         view, table = self.seat_view, read.table
 
@@ -439,7 +491,7 @@ class Follower:
 
         if not shared:
             return render()
-        key = ("seat", self.seat, self.holder, read.after)
+        key = ("seat", self.seat, self.holder, read.after, due_ms)
         return self.hub.shared(self.table_id, key, render)
 
 

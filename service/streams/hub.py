@@ -64,6 +64,10 @@ PATTERN = f"{KEY_PREFIX}:{{*}}:feed"
 PAGE_PATTERN = f"{KEY_PREFIX}:{{*}}:page"
 """The channels of every table's published pages (``commit.lua``)."""
 
+PATTERNS = 2
+"""How many patterns the subscription holds (:data:`PATTERN`,
+:data:`PAGE_PATTERN`): it is in place once Redis confirms the last."""
+
 PAGE_KEY = "page"
 """What a published page is kept under among a table's shared reads,
 ``(PAGE_KEY, after)``: :meth:`Hub.page`."""
@@ -574,7 +578,7 @@ class Hub:
                     continue
                 pubsub = self.client.pubsub()
                 self._paged.clear()
-                pubsub.psubscribe(PATTERN, PAGE_PATTERN)
+                pubsub.psubscribe(PATTERN, PAGE_PATTERN)  # PATTERNS of them
                 wait: float | None = None
                 while not self._stopped.is_set():
                     message = pubsub.get_message(timeout=1.0 if wait is None else wait)
@@ -587,7 +591,7 @@ class Hub:
                             self.announce_page(name, message["data"], time.monotonic())
                         else:
                             self.announce_feed(name, int(message["data"]), time.monotonic())
-                    elif kind == "psubscribe":
+                    elif kind == "psubscribe" and message["data"] == PATTERNS:
                         # The subscription holds (again): the first, or one
                         # redis-py made anew by itself after a reconnection
                         # (its on_connect), which the hub is told of by
@@ -595,8 +599,8 @@ class Hub:
                         # every stream reads the log (and finds a log that
                         # was rolled back, a new primary's).
                         self._failures = 0
-                        self.subscribed.set()
                         self._wake_all()
+                        self.subscribed.set()  # after the wake: tests wait for it
                     wait = self.flush(time.monotonic())
             except (redis.RedisError, RedisClusterException, OSError, ValueError) as error:
                 self.subscribed.clear()

@@ -4,8 +4,9 @@ again: with a stream on every seat and a public one, a whole exchange (three
 choices, then the last with its resolution, in one gunicorn of two
 workers) reaches every stream with no read of the event log, and every
 stream gets exactly what a read would give (the event log and each seat's
-view). A real gunicorn serves the streams; Redis's ``MONITOR`` sees every
-command, those run inside the scripts included."""
+view). And when a window closes by the clock, the streams of a process
+share one read. A real gunicorn serves the streams; Redis's ``MONITOR`` sees
+every command, those run inside the scripts included."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from service.storage.loading import script_text
 from service.storage.store import KEY_PREFIX
 from service.streams.hub import Hub, feed_channel
 
+from ..api.test_may_i import ask, move, new
 from ..conftest import RedisProcess, Served
 from ..helpers import WORKED_HANDS, TableClient, bearer
 from .sse import HttpClient, Reader
@@ -163,3 +165,50 @@ def test_the_hub_keeps_the_newest_page_of_a_held_wake(redis_server: RedisProcess
             assert waiter.wait(0) and hub.page("T", 7) is None
     finally:
         hub.stop()
+
+
+@pytest.fixture(scope="module")
+def one_worker(
+    redis_server: RedisProcess, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Served]:
+    service = Served(redis_server.url, tmp_path_factory.mktemp("one-worker"), WEB_CONCURRENCY="1")
+    yield service
+    service.stop()
+
+
+def test_the_streams_of_a_process_read_once_when_a_window_closes(
+    one_worker: Served, redis_server: RedisProcess
+) -> None:
+    """Nobody writes when a May I? window closes: every stream of the table
+    wakes at that instant and reads (the event is in the reads from then
+    on). The streams of one process in the same state share that read."""
+    http = HttpClient(one_worker.base)
+    tables = TableClient(http)
+    t = new(tables, may_i_window_ms=1_000)
+    readers = [
+        Reader(f"{one_worker.base}{t.url}/seats/{seat}/stream", **bearer(t.seats[seat]))
+        for seat in range(4)
+    ]
+    readers.append(Reader(f"{one_worker.base}{t.url}/stream"))
+    monitor = None
+    try:
+        for reader in readers[:4]:
+            reader.until("seat")
+        monitor = Monitor(redis_server.url)
+        assert move(tables, t, 1, 1, decline=True).status_code == 200
+        assert ask(http, t, 3, 1).status_code == 200
+        asked = tables.public(t)["last_event"]
+        for reader in readers:
+            last_seq(reader, asked)
+        closed = [last_seq(reader, asked + 1)[-1].data for reader in readers]
+        commands = monitor.stop()
+        monitor = None
+    finally:
+        if monitor is not None:
+            monitor.stop()
+        for reader in readers:
+            reader.close()
+    assert tables.public(t)["round"]["step"] == "stock"
+    assert closed == [tables.events(t, asked)[0]] * len(readers)
+    read = [c for c in commands if EVENTS_SHA in c and t.table_id in c]
+    assert len(read) == 1, read

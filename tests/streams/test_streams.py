@@ -270,6 +270,8 @@ def test_the_streams_of_a_table_share_a_read_per_announced_commit(redis_client: 
         return len(reads)
 
     with hub.follow("t1"), hub.follow("t2"):
+        # Once subscribed: the subscription's confirmation wakes every stream.
+        assert hub.subscribed.wait(10)
         assert [hub.shared("t1", "load", read) for _ in range(7)] == [1] * 7
         hub.publish("t2", 5)  # another table's commit
         assert hub.shared("t1", "load", read) == 1
