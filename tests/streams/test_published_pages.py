@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import redis
 
+from service.games import VARIANTS
 from service.storage.loading import script_text
 from service.storage.store import KEY_PREFIX
 from service.streams.hub import Hub, feed_channel
@@ -212,3 +213,41 @@ def test_the_streams_of_a_process_read_once_when_a_window_closes(
     assert closed == [tables.events(t, asked)[0]] * len(readers)
     read = [c for c in commands if EVENTS_SHA in c and t.table_id in c]
     assert len(read) == 1, read
+
+
+def test_a_commit_publishes_a_page_only_while_a_stream_follows_its_table(
+    served: Served, redis_server: RedisProcess
+) -> None:
+    """A table nobody streams costs Redis no page: its commits announce their
+    count alone; a stream on any seat (up to the most seats a game has, which
+    page.lua knows) or a public one, and they publish their pages."""
+    most = max(preset.max_players for _, preset in VARIANTS.values())
+    assert f"local STREAM_SEATS = {most} " in script_text("commit.lua")
+    tables = TableClient(HttpClient(served.base))
+    t = tables.create(4, variant="mein-schiff")
+    monitor = Monitor(redis_server.url)
+    try:
+        assert tables.deal(t, WORKED_HANDS).status_code == 201
+        assert tables.pass_(t, 1, 1, 0, ["4S"]).status_code == 200
+    finally:
+        commands = monitor.stop()
+    kinds = published(commands, t.table_id)
+    assert "page" not in kinds and kinds.count("feed") >= 2  # the deal, the pass (a seat seen)
+    reader = Reader(f"{served.base}{t.url}/seats/3/stream", **bearer(t.seats[3]))
+    try:
+        reader.until("seat")
+        monitor = Monitor(redis_server.url)
+        try:
+            assert tables.pass_(t, 1, 1, 1, ["9C"]).status_code == 200
+        finally:
+            commands = monitor.stop()
+    finally:
+        reader.close()
+    kinds = published(commands, t.table_id)
+    assert kinds.count("page") == 1 and kinds[kinds.index("page") + 1] == "feed"
+
+
+def published(commands: list[str], table_id: str) -> list[str]:
+    """The channels (``feed``, ``page``…) of the table's publications among ``commands``."""
+    mine = [c for c in commands if c.startswith(f"PUBLISH {KEY_PREFIX}:{{{table_id}}}:")]
+    return [c.split()[1].rsplit(":", 1)[1] for c in mine]

@@ -67,7 +67,8 @@
 -- current round's record, the records); only the record is written here.
 -- A written choice is announced on the table's feed channel (its hash key
 -- with ":feed" for ":table"), with the event count, for service.streams;
--- just before, with PAGES, on its page channel as commit.lua does (the
+-- just before, with PAGES and while a stream follows the table, on its
+-- page channel as commit.lua does (the
 -- page a stream reads after it: table_page, page.lua, prepended).
 -- Returns {status, event count, events written by this call, ...}:
 --   1  written (a first choice, or a replacement: no event but ARGV[P+6]'s)
@@ -237,7 +238,7 @@ end
 if status ~= 0 then
   -- The table's feed (service.streams): a choice was written; its page
   -- first, as in commit.lua (from the cursor before the events it wrote).
-  if PAGES then
+  if PAGES and followed(KEYS[1]) then
     local after = count - written
     local page = cjson.encode({after, table_page(KEYS[1], KEYS[2], KEYS[3], after, PAGE)})
     redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':page'), page)

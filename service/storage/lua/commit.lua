@@ -93,10 +93,11 @@
 --           a new round's record deletes it
 -- A commit is announced on the table's feed channel (its hash key with
 -- ":feed" for ":table"), with the event count, for service.streams; just
--- before, with PAGES, on its page channel (":page") with what a stream
--- reads after it: the JSON array [after, table_page(after)] (page.lua,
--- prepended) for the cursor after the events before this commit's, so
--- that no process's streams read the table again after it.
+-- before, with PAGES and while a stream follows the table (page.lua's
+-- followed), on its page channel (":page") with what a stream reads after
+-- it: the JSON array [after, table_page(after)] (page.lua, prepended) for
+-- the cursor after the events before this commit's, so that no process's
+-- streams read the table again after it.
 -- Returns {version, event count} on success, {-1, current version} on a
 -- conflict (the version, the expected choices or the deadline), {-2, record} when KEYS[6]
 -- already holds a response (the same request committed first: nothing is
@@ -359,7 +360,7 @@ if ARGV[5] ~= '' then
   end
 end
 -- The table's feed (service.streams): a commit was made, and what it made.
-if PAGES then
+if PAGES and followed(KEYS[1]) then
   local after = count - events
   local page = cjson.encode({after, table_page(KEYS[1], KEYS[2], KEYS[3], after, PAGE)})
   redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':page'), page)

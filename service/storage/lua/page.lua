@@ -47,3 +47,17 @@ local function table_page(table_key, events_key, choices_key, after, limit)
   end
   return reply
 end
+
+-- followed(table_key): whether a stream holds a lease on the table
+-- (service.storage.stream_leases: its public streams' set, or a seat's, for
+-- seats 0 to STREAM_SEATS - 1): only then is a commit's page worth
+-- publishing (its feed is published whatever this says).
+local STREAM_SEATS = 10  -- the most seats a game has (tests check it)
+local function followed(table_key)
+  local base = string.gsub(table_key, ':table$', ':streams')
+  local keys = {base}
+  for seat = 0, STREAM_SEATS - 1 do
+    keys[#keys + 1] = base .. ':' .. seat
+  end
+  return redis.call('EXISTS', unpack(keys)) > 0
+end
