@@ -173,11 +173,12 @@ class Follower:
 
     After an announced commit, the process's streams of the table share
     each read (:meth:`.Hub.shared`): the page the commit published
-    (:meth:`.Hub.page`), else one atomic read of the log and the
-    table (:meth:`.TableStore.snapshot`); so do those that wake at the
-    instant a window closes (one read once Redis's clock is there), its event frames rendered once,
-    and each seat's frame rendered once for all the streams of that seat
-    (counted: :meth:`.Hub.rendered`); what a stream writes after it (a
+    (:meth:`.Hub.page`), else one atomic read of the log and the table
+    (:meth:`.TableStore.snapshot`), its event frames rendered once, and
+    each seat's frame rendered once for all the streams of that seat
+    (counted: :meth:`.Hub.rendered`); so do the streams that wake at the
+    instant a window closes (one read, once Redis's clock is there).
+    What a stream writes after it (a
     :class:`Step`) is the same bytes object for every stream of the
     audience in the same state, which each writes in one piece."""
 

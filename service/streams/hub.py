@@ -8,8 +8,9 @@ subscription to every feed (``PSUBSCRIBE referee:{*}:feed``) on one
 connection, in one background thread (a greenlet under gevent's monkey
 patching), and wakes the streams of this process that follow the table; a
 stream then reads the log itself, so a notification carries no event.
-Just before it, a commit (``commit.lua``) publishes on its table's page
-channel (``referee:{<id>}:page``, followed by a second pattern on the same
+Just before it, a commit (``commit.lua``, ``choose.lua``) of a table that
+a stream holds a lease on (``service.storage.stream_leases``) publishes on
+its table's page channel (``referee:{<id>}:page``, followed by a second pattern on the same
 connection) the page its streams read after it: the JSON array ``[after,
 reply]``, ``reply`` what ``TableStore.snapshot(after)`` reads in Redis.
 For a table that streams of this process follow, the hub wakes them with

@@ -22,11 +22,12 @@ import redis
 from service.games import VARIANTS
 from service.storage.loading import script_text
 from service.storage.store import KEY_PREFIX
+from service.streams.follow import PAGE
 from service.streams.hub import Hub, feed_channel
 
 from ..api.test_may_i import ask, move, new
 from ..conftest import RedisProcess, Served
-from ..helpers import WORKED_HANDS, TableClient, bearer
+from ..helpers import WORKED_HANDS, Table, TableClient, bearer
 from .sse import HttpClient, Reader
 
 EVENTS_SHA = hashlib.sha1(script_text("events.lua").encode()).hexdigest()
@@ -42,7 +43,8 @@ def served(
 
 
 class Monitor:
-    """Every command Redis runs while it is on (a thread reading ``MONITOR``)."""
+    """Every command Redis runs while it is on (a thread reading ``MONITOR``),
+    from its making to the end of its ``with`` block."""
 
     def __init__(self, url: str) -> None:
         self.commands: list[str] = []
@@ -68,6 +70,18 @@ class Monitor:
         self._client.close()
         return self.commands
 
+    def __enter__(self) -> Monitor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def every_stream(base: str, t: Table) -> list[Reader]:
+    """A stream on each of ``t``'s 4 seats, then a public one."""
+    seats = [Reader(f"{base}{t.url}/seats/{s}/stream", **bearer(t.seats[s])) for s in range(4)]
+    return [*seats, Reader(f"{base}{t.url}/stream")]
+
 
 def last_seq(reader: Reader, seq: int) -> list[Any]:
     """The frames ``reader`` gets up to the event numbered ``seq``."""
@@ -87,32 +101,24 @@ def test_a_commit_reaches_every_stream_with_no_read(
     tables = TableClient(http)
     t = tables.create(4, variant="mein-schiff")
     assert tables.deal(t, WORKED_HANDS).status_code == 201
-    readers = [
-        Reader(f"{served.base}{t.url}/seats/{seat}/stream", **bearer(t.seats[seat]))
-        for seat in range(4)
-    ]
-    readers.append(Reader(f"{served.base}{t.url}/stream"))
-    monitor = None
+    readers = every_stream(served.base, t)
     try:
         last = tables.public(t)["last_event"]
         for reader in readers:
             last_seq(reader, last)
         for reader in readers[:4]:
             reader.until("seat")
-        monitor = Monitor(redis_server.url)
         frames: list[list[Any]] = [[] for _ in readers]
-        for seat, card in enumerate(["4S", "9C", "8D", "9H"]):
-            assert tables.pass_(t, 1, 1, seat, [card]).status_code == 200
-            last = tables.public(t)["last_event"]
-            for reader, got in zip(readers, frames, strict=True):
-                got += last_seq(reader, last)
-        for seat, reader in enumerate(readers[:4]):
-            frames[seat] += reader.until("seat")
-        commands = monitor.stop()
-        monitor = None
+        with Monitor(redis_server.url) as monitor:
+            for seat, card in enumerate(["4S", "9C", "8D", "9H"]):
+                assert tables.pass_(t, 1, 1, seat, [card]).status_code == 200
+                last = tables.public(t)["last_event"]
+                for reader, got in zip(readers, frames, strict=True):
+                    got += last_seq(reader, last)
+            for seat, reader in enumerate(readers[:4]):
+                frames[seat] += reader.until("seat")
+        commands = monitor.commands
     finally:
-        if monitor is not None:
-            monitor.stop()
         for reader in readers:
             reader.close()
     assert tables.public(t)["round"]["exchange"] == 2
@@ -186,27 +192,19 @@ def test_the_streams_of_a_process_read_once_when_a_window_closes(
     http = HttpClient(one_worker.base)
     tables = TableClient(http)
     t = new(tables, may_i_window_ms=1_000)
-    readers = [
-        Reader(f"{one_worker.base}{t.url}/seats/{seat}/stream", **bearer(t.seats[seat]))
-        for seat in range(4)
-    ]
-    readers.append(Reader(f"{one_worker.base}{t.url}/stream"))
-    monitor = None
+    readers = every_stream(one_worker.base, t)
     try:
         for reader in readers[:4]:
             reader.until("seat")
-        monitor = Monitor(redis_server.url)
-        assert move(tables, t, 1, 1, decline=True).status_code == 200
-        assert ask(http, t, 3, 1).status_code == 200
-        asked = tables.public(t)["last_event"]
-        for reader in readers:
-            last_seq(reader, asked)
-        closed = [last_seq(reader, asked + 1)[-1].data for reader in readers]
-        commands = monitor.stop()
-        monitor = None
+        with Monitor(redis_server.url) as monitor:
+            assert move(tables, t, 1, 1, decline=True).status_code == 200
+            assert ask(http, t, 3, 1).status_code == 200
+            asked = tables.public(t)["last_event"]
+            for reader in readers:
+                last_seq(reader, asked)
+            closed = [last_seq(reader, asked + 1)[-1].data for reader in readers]
+        commands = monitor.commands
     finally:
-        if monitor is not None:
-            monitor.stop()
         for reader in readers:
             reader.close()
     assert tables.public(t)["round"]["step"] == "stock"
@@ -223,27 +221,22 @@ def test_a_commit_publishes_a_page_only_while_a_stream_follows_its_table(
     page.lua knows) or a public one, and they publish their pages."""
     most = max(preset.max_players for _, preset in VARIANTS.values())
     assert f"local STREAM_SEATS = {most} " in script_text("commit.lua")
+    assert f"local PAGE = {PAGE} " in script_text("commit.lua")  # a stream's page
     tables = TableClient(HttpClient(served.base))
     t = tables.create(4, variant="mein-schiff")
-    monitor = Monitor(redis_server.url)
-    try:
+    with Monitor(redis_server.url) as monitor:
         assert tables.deal(t, WORKED_HANDS).status_code == 201
         assert tables.pass_(t, 1, 1, 0, ["4S"]).status_code == 200
-    finally:
-        commands = monitor.stop()
-    kinds = published(commands, t.table_id)
+    kinds = published(monitor.commands, t.table_id)
     assert "page" not in kinds and kinds.count("feed") >= 2  # the deal, the pass (a seat seen)
     reader = Reader(f"{served.base}{t.url}/seats/3/stream", **bearer(t.seats[3]))
     try:
         reader.until("seat")
-        monitor = Monitor(redis_server.url)
-        try:
+        with Monitor(redis_server.url) as monitor:
             assert tables.pass_(t, 1, 1, 1, ["9C"]).status_code == 200
-        finally:
-            commands = monitor.stop()
     finally:
         reader.close()
-    kinds = published(commands, t.table_id)
+    kinds = published(monitor.commands, t.table_id)
     assert kinds.count("page") == 1 and kinds[kinds.index("page") + 1] == "feed"
 
 

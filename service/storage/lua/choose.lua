@@ -87,7 +87,6 @@
 -- Redis's compact sorted set); a full key name is an older release's entry.
 local FEED = 'PUBLISH'  -- SPUBLISH on a sharded Redis Cluster (service.storage.feeds)
 local PAGES = true  -- false on a sharded Redis Cluster (service.storage.feeds)
-local PAGE = 100  -- a stream's page of events (service.streams.follow.PAGE)
 local DEFAULTS_KEPT = 32  -- store.DEFAULTS_KEPT
 local function set_away(key, op)
   if op == '' then return end
@@ -238,10 +237,8 @@ end
 if status ~= 0 then
   -- The table's feed (service.streams): a choice was written; its page
   -- first, as in commit.lua (from the cursor before the events it wrote).
-  if PAGES and followed(KEYS[1]) then
-    local after = count - written
-    local page = cjson.encode({after, table_page(KEYS[1], KEYS[2], KEYS[3], after, PAGE)})
-    redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':page'), page)
+  if PAGES then
+    publish_page(KEYS[1], KEYS[2], KEYS[3], count - written)
   end
   redis.call(FEED, string.gsub(KEYS[1], ':table$', ':feed'), count)
 end

@@ -94,7 +94,7 @@
 -- A commit is announced on the table's feed channel (its hash key with
 -- ":feed" for ":table"), with the event count, for service.streams; just
 -- before, with PAGES and while a stream follows the table (page.lua's
--- followed), on its page channel (":page") with what a stream reads after
+-- publish_page), on its page channel (":page") with what a stream reads after
 -- it: the JSON array [after, table_page(after)] (page.lua, prepended) for
 -- the cursor after the events before this commit's, so that no process's
 -- streams read the table again after it.
@@ -108,7 +108,6 @@
 -- Redis's compact sorted set); a full key name is an older release's entry.
 local FEED = 'PUBLISH'  -- SPUBLISH on a sharded Redis Cluster (service.storage.feeds)
 local PAGES = true  -- false on a sharded Redis Cluster (service.storage.feeds)
-local PAGE = 100  -- a stream's page of events (service.streams.follow.PAGE)
 local DEFAULTS_KEPT = 32  -- store.DEFAULTS_KEPT
 local function set_away(key, op)
   if op == '' then return end
@@ -360,10 +359,8 @@ if ARGV[5] ~= '' then
   end
 end
 -- The table's feed (service.streams): a commit was made, and what it made.
-if PAGES and followed(KEYS[1]) then
-  local after = count - events
-  local page = cjson.encode({after, table_page(KEYS[1], KEYS[2], KEYS[3], after, PAGE)})
-  redis.call('PUBLISH', string.gsub(KEYS[1], ':table$', ':page'), page)
+if PAGES then
+  publish_page(KEYS[1], KEYS[2], KEYS[3], count - events)
 end
 redis.call(FEED, string.gsub(KEYS[1], ':table$', ':feed'), count)
 if ARGV[P + 9] ~= '' then

@@ -61,3 +61,16 @@ local function followed(table_key)
   end
   return redis.call('EXISTS', unpack(keys)) > 0
 end
+
+-- publish_page(table_key, events_key, choices_key, after): what a stream
+-- reads after a commit whose events follow seq `after` (table_page from
+-- there, as the JSON array [after, page]), published on the table's page
+-- channel (its hash key with ":page" for ":table") while a stream follows
+-- the table (service.streams.hub).
+local PAGE = 100  -- a stream's page of events (service.streams.follow.PAGE)
+local function publish_page(table_key, events_key, choices_key, after)
+  if followed(table_key) then
+    local page = cjson.encode({after, table_page(table_key, events_key, choices_key, after, PAGE)})
+    redis.call('PUBLISH', string.gsub(table_key, ':table$', ':page'), page)
+  end
+end
