@@ -33,8 +33,9 @@ FEED_LINE = "local FEED = 'PUBLISH'"
 _SHARDED_LINE = "local FEED = 'SPUBLISH'"
 
 PAGES_LINE = "local PAGES = true"
-"""The line of ``commit.lua`` that has it publish, with each commit, the
-page its streams read after it on the table's page channel
+"""The line of ``commit.lua`` and ``choose.lua`` that has them publish, with
+each commit of a table a stream follows, the page its streams read after it
+on the table's page channel
 (``referee:{<id>}:page``, classic ``PUBLISH``: :mod:`service.streams.hub`);
 ``sharded`` turns it off (the hub subscribes to each table's feed alone there)."""
 

@@ -3,7 +3,8 @@
 -- to compute the events due but not written yet (the state, its step's
 -- choices, the clock of its last write and now), in one atomic step (a
 -- commit between the reads would shift the positions). Prepended to the
--- scripts that call it (events.lua, commit.lua: service.storage.loading).
+-- scripts that call it (events.lua, commit.lua, choose.lua:
+-- service.storage.loading's PAGED_SCRIPTS).
 --
 -- table_key the table hash {v, n, s, a, k, w}; events_key the event list
 -- (the newest events; commit.lua trims it); choices_key the choices hash of
