@@ -121,8 +121,7 @@ changed: the stream ends)."""
 class Read:
     """One read of a table for its streams, rendered (:meth:`Follower._read`):
     the frames of its events as one text, the cursor after them, the id of
-    the last event sent (``None``: none), the seconds until something falls
-    due by the clock (``None``: nothing), and the table as read with them;
+    the last event sent (``None``: none), and the table as read with them;
     ``at_mark`` the fingerprint of the event at the cursor the read started
     from, as the log holds it now (``None``: not kept, or none), and the
     log's ``oldest`` and ``last`` seqs; ``now_ms`` the Redis clock at the
@@ -132,13 +131,20 @@ class Read:
     frames: str
     after: int
     newest: str | None
-    due_in: float | None
     table: Loaded
     at_mark: str | None = None
     oldest: int = 0
     last: int = 0
     now_ms: int = 0
     due_ms: int | None = None
+
+    @property
+    def due_in(self) -> float | None:
+        """The seconds from the read until something falls due by the clock
+        (``None``: nothing), with :data:`DUE_SLACK`."""
+        if self.due_ms is None:
+            return None
+        return (self.due_ms - self.now_ms) / 1000 + DUE_SLACK
 
 
 @dataclass(frozen=True, slots=True)
@@ -440,7 +446,6 @@ class Follower:
                     "".join(texts),
                     page.last,
                     str(page.last),
-                    None,
                     snapshot.table,
                     None,
                     page.oldest,
@@ -456,16 +461,14 @@ class Follower:
             if page.events:
                 after = page.events[-1]["seq"]
             if not page.more:
-                due_in = due_ms = None
                 # A due time already passed is already in this read (as_of).
-                if page.next_due_ms is not None and page.next_due_ms > page.now_ms:
-                    due_ms = page.next_due_ms
-                    due_in = (due_ms - page.now_ms) / 1000 + DUE_SLACK
+                due_ms = page.next_due_ms
+                if due_ms is not None and due_ms <= page.now_ms:
+                    due_ms = None
                 return Read(
                     "".join(texts),
                     after,
                     newest,
-                    due_in,
                     snapshot.table,
                     at_mark,
                     page.oldest,

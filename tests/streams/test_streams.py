@@ -366,7 +366,7 @@ def test_streams_of_one_seat_share_its_view_only_under_the_same_token(redis_clie
     with hub.follow("t1"):
         for first, then in (("new", "old"), ("old", "new")):
             hub.publish("t1", 5)  # a new read for each order
-            read = Read("", 5, None, None, None)  # type: ignore[arg-type]
+            read = Read("", 5, None, table=None)  # type: ignore[arg-type]
             found = {h: follower(h)._seat_frame(read, True) for h in (first, then)}
             assert found == {"new": '{"hand":["AS","KH"],"seat":1}', "old": None}
     hub.stop()
