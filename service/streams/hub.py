@@ -65,9 +65,9 @@ PATTERN = f"{KEY_PREFIX}:{{*}}:feed"
 PAGE_PATTERN = f"{KEY_PREFIX}:{{*}}:page"
 """The channels of every table's published pages (``commit.lua``)."""
 
-PATTERNS = 2
-"""How many patterns the subscription holds (:data:`PATTERN`,
-:data:`PAGE_PATTERN`): it is in place once Redis confirms the last."""
+PATTERNS = (PATTERN, PAGE_PATTERN)
+"""The patterns the subscription holds: it is in place once Redis confirms
+the last (its count of patterns then is theirs)."""
 
 PAGE_KEY = "page"
 """What a published page is kept under among a table's shared reads,
@@ -579,7 +579,7 @@ class Hub:
                     continue
                 pubsub = self.client.pubsub()
                 self._paged.clear()
-                pubsub.psubscribe(PATTERN, PAGE_PATTERN)  # PATTERNS of them
+                pubsub.psubscribe(*PATTERNS)
                 wait: float | None = None
                 while not self._stopped.is_set():
                     message = pubsub.get_message(timeout=1.0 if wait is None else wait)
@@ -592,7 +592,7 @@ class Hub:
                             self.announce_page(name, message["data"], time.monotonic())
                         else:
                             self.announce_feed(name, int(message["data"]), time.monotonic())
-                    elif kind == "psubscribe" and message["data"] == PATTERNS:
+                    elif kind == "psubscribe" and message["data"] == len(PATTERNS):
                         # The subscription holds (again): the first, or one
                         # redis-py made anew by itself after a reconnection
                         # (its on_connect), which the hub is told of by
