@@ -23,6 +23,7 @@ from ..config import Settings
 from ..storage.idempotency import IdempotencyStore
 from ..storage.store import TableStore
 from .inputs import load_json
+from .json_answers import CompactJSONProvider
 from .problems import PROBLEM_JSON, Problem
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -84,7 +85,8 @@ def check_table_id(table_id: str) -> None:
 
 
 class RefereeFlask(Flask):
-    """Flask, remembering which functions are coroutines.
+    """Flask, remembering which functions are coroutines, its answers'
+    JSON written by orjson (:class:`CompactJSONProvider`).
 
     Flask asks :meth:`ensure_sync` of every hook and view on every request,
     and ``inspect.iscoroutinefunction`` walks the function each time (about
@@ -94,6 +96,7 @@ class RefereeFlask(Flask):
     :data:`SYNC_CACHE_SIZE` functions are kept; others are asked each time."""
 
     SYNC_CACHE_SIZE = 1024
+    json_provider_class = CompactJSONProvider
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

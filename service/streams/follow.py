@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .. import json_text
 from ..storage.store import EventsGone, Loaded, TableNotFound, TableStore
 from .hub import Hub
 from .presence import Watch
@@ -109,7 +110,7 @@ def parse_cursor(text: str | None) -> Cursor | None:
 
 def frame(data: Any, event: str | None = None, id: str | None = None) -> str:
     """One server-sent event; ``data`` as one line of JSON."""
-    return frame_text(json.dumps(data, separators=(",", ":")), event, id)
+    return frame_text(json_text.compact(data), event, id)
 
 
 SeatView = Callable[[Loaded], dict[str, Any] | None]
@@ -491,7 +492,7 @@ class Follower:
             shown = view(table)
             if shown is None:
                 return None
-            return json.dumps(shown, sort_keys=True, separators=(",", ":"))
+            return json_text.compact(shown, sort_keys=True)
 
         if not shared:
             return render()

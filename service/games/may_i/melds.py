@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-from ..cards import RANK_INDEX, CardError, card_sort_key, parse_card, unblanked
+from ..cards import RANK_INDEX, RANKS, SUITS, CardError, card_sort_key, parse_card, unblanked
 
 JOKER = "JK"
 CONTRACTS: dict[int, tuple[int, int]] = {1: (2, 0), 2: (1, 1), 3: (0, 2), 4: (3, 0), 5: (2, 1)}
@@ -215,15 +216,35 @@ def fits(meld: Meld, card: str) -> bool:
     """Whether ``card`` may be laid off on ``meld`` at some end: whether
     :func:`lay_off_end` takes it at one (a joker at either open end of a
     run). Without its refusals' reasons: seat views, bots and checks ask it
-    of every card of a hand and every meld."""
-    if _too_many_jokers(meld, card):
-        return False
+    of every card of a hand and every meld, so it is a look-up in
+    :func:`takes`."""
+    return card in takes(meld)
+
+
+EVERY_CARD = (*(rank + suit for suit in SUITS for rank in RANKS), JOKER)
+"""Every card code of the game's decks (two decks share the codes), and the joker."""
+
+
+@lru_cache(maxsize=4096)
+def takes(meld: Meld) -> frozenset[str]:
+    """Every card ``meld`` takes at some end (:func:`fits`): worked out
+    once for a meld (melds are values; a lay-off makes a new one) and kept
+    for the 4,096 asked of last, not once for each card of each seat's hand at
+    each view (issue 44)."""
     if meld.kind == "set":
-        return card == JOKER or card[0] == meld.rank
+        return frozenset(
+            c
+            for c in EVERY_CARD
+            if (c == JOKER or c[0] == meld.rank) and not _too_many_jokers(meld, c)
+        )
     ends = _open_ends(meld)
-    if card == JOKER:
-        return bool(ends)
-    return card[1] == _suit(meld) and bool(_ends_of(meld, card, ends))
+    suit = next((c[1] for c in meld.cards if c != JOKER), None)
+    return frozenset(
+        c
+        for c in EVERY_CARD
+        if not _too_many_jokers(meld, c)
+        and (bool(ends) if c == JOKER else c[1] == suit and bool(_ends_of(meld, c, ends)))
+    )
 
 
 def lay_off(meld: Meld, card: str, end: str | None) -> Meld:

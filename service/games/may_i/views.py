@@ -17,7 +17,7 @@ from .engine import (
     offer_json,
     settle_due,
 )
-from .melds import CONTRACTS, Meld, contract_text, fits
+from .melds import CONTRACTS, Meld, contract_text, takes
 from .players import find_contract
 from .scoring import match_json, result_json
 from .state import MatchStatus, Step, Table
@@ -160,7 +160,8 @@ def seat_view(table: Table, seat: int, now_ms: int) -> dict[str, Any]:
     rnd = table.round
     hand = list(rnd.hands[seat]) if rnd is not None else []
     melds = rnd.melds if rnd is not None else ()
-    lay_offs = {c: [m.id for m in melds if fits(m, c)] for c in sorted(set(hand))}
+    taken = [(m.id, takes(m)) for m in melds]  # each meld's cards, once (issue 44)
+    lay_offs = {c: [i for i, cards in taken if c in cards] for c in sorted(set(hand))}
     may = allowed_moves(table, seat)
     return {
         "seat": seat,
