@@ -9,6 +9,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from inspect import iscoroutinefunction
 from typing import Any, TypeVar
 
@@ -137,6 +138,14 @@ _FLAT_TYPES: dict[type[ma.fields.Field[Any]], type] = {
     ma.fields.String: str,
     ma.fields.Boolean: bool,
 }
+
+
+@cache
+def schema_of(schema: type[ma.Schema]) -> ma.Schema:
+    """One instance of ``schema`` (made once, shared by every request, as
+    flask-smorest's own are): a new instance builds its nested schemas
+    again (issue 44)."""
+    return schema()
 
 
 def fast_dumping(schema: ma.Schema) -> ma.Schema:

@@ -16,7 +16,7 @@ from flask import Response
 
 from .. import clock, metrics
 from ..edge import auth, idempotency, prefetch, presence
-from ..edge.common import check_table_id, no_table, referee
+from ..edge.common import check_table_id, no_table, referee, schema_of
 from ..edge.problems import Problem
 from ..games import game_of
 from ..games.base import Game, Transition
@@ -184,7 +184,7 @@ def commit_move(
         if isinstance(result, RuleViolation):
             return pending.refusal_record(result)
         body, status, headers = respond(result, loaded)
-        return pending.success_record(schema().dump(body), status, headers)
+        return pending.success_record(schema_of(schema).dump(body), status, headers)
 
     record = pending.as_record(make)
     try:

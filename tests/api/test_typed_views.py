@@ -9,10 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 import jsonschema
+import marshmallow as ma
 import pytest
 
 from service.games import GAMES
 from service.resources import blueprints
+from service.spec.schemas import EventSchema, PublicTableSchema, RoundInfoSchema, SeatViewSchema
 from service.spec.schemas_events import declared_members
 from service.spec.schemas_games import registered
 
@@ -115,3 +117,32 @@ def test_every_stored_event_type_is_declared_with_its_members() -> None:
             assert declared.get(kind) == set(stored), (game.name, kind)
     for kind in ("seat-joined", "seat-left", "token-reissued", "move-timed-out", "seat-back"):
         assert kind in SCHEMAS["Event"]["discriminator"]["mapping"]
+
+
+def test_an_answer_of_each_game_builds_no_schema_again(
+    client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each game's answer schemas are made once and kept (``TypeSchemas``):
+    the spec reads the classes, a dump gets one instance of each for good.
+    A new instance at each dump built its nested schemas again (issue 44:
+    most of a table view's CPU)."""
+    for union in (PublicTableSchema, SeatViewSchema, RoundInfoSchema, EventSchema):
+        for name, cls in union.type_schemas.items():
+            assert isinstance(cls, type), (union, name)  # what the spec reads
+            made = union.type_schemas.get(name)
+            assert type(made) is cls and union.type_schemas.get(name) is made
+    tables = TableClient(client)
+    t = tables.create(4, "sevens")
+    assert tables.deal(t).status_code == 201
+    tables.public(t)  # the first answer of its kind may make what it needs
+    built: list[str] = []
+    init = ma.Schema.__init__
+
+    def counted(self: ma.Schema, *args: Any, **kwargs: Any) -> None:
+        built.append(type(self).__name__)
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(ma.Schema, "__init__", counted)
+    view = tables.public(t)
+    assert view["game"] == "sevens" and view["round"]["number"] == 1
+    assert built == []

@@ -28,6 +28,7 @@ from ...edge.common import (
     none_match,
     now_ms,
     referee,
+    schema_of,
 )
 from ...edge.problems import Problem
 from ...games import game_of, game_of_variant
@@ -172,7 +173,8 @@ class Tables(MethodView):
         )
         record = None
         if pending is not None:
-            text = pending.success_record(CreatedTableSchema().dump(answer[0]), *answer[1:])
+            dumped = schema_of(CreatedTableSchema).dump(answer[0])
+            text = pending.success_record(dumped, *answer[1:])
             record = (Record(pending.record_key, KEEP_SECONDS, lambda *_: text), text)
         held = lobby.hold(table_id, body["variant"], auth_record, created)
         try:
@@ -240,7 +242,7 @@ class Table(MethodView):
         auth.require_host(loaded.auth)
         if "If-None-Match" in request.headers:  # RFC 9110 13.1.2: a match is 412
             view = public_of(loaded)
-            if none_match(blp._generate_etag(PublicTableSchema().dump(view))):  # type: ignore[no-untyped-call]
+            if none_match(blp._generate_etag(schema_of(PublicTableSchema).dump(view))):
                 raise Problem(
                     412,
                     "precondition-failed",
