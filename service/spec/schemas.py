@@ -207,7 +207,7 @@ class TypeSchemas(dict[str, type[ma.Schema]]):
     a dump or a load asks for) answers one instance of it, made once.
     ``OneOfSchema`` makes a new instance of the class at every dump
     otherwise, and marshmallow builds its nested schemas again with it:
-    70 % of the CPU of a ``GET /v1/tables/{id}`` (issue 44). A schema
+    two fifths of the CPU of a ``GET /v1/tables/{id}`` (issue 44). A schema
     instance is shared by every request, as flask-smorest's own are."""
 
     def __init__(self) -> None:
