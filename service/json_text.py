@@ -1,18 +1,20 @@
 """Compact JSON text of answers and stream frames, written by orjson.
 
-The JSON of every answer (Flask's provider, :mod:`service.edge.json_answers`)
-and of every stream frame (a seat's view, an event's data) is written here:
-orjson writes a seat's view in a fifth of the time of the standard
-library's ``json`` (issue 44: a move's frames are rendered for every seat).
-The text is JSON with the same values and the same key order (sorted, or as
-built); it differs from ``json.dumps`` with its defaults in one way a
-parser does not see: characters beyond ASCII are written as UTF-8, not as
-``\\u`` escapes (RFC 8259 8.1).
+The JSON of the answers Flask writes (its provider,
+:mod:`service.edge.json_answers`: every success) and of every stream frame
+(a seat's view, an event's data) is written here:
+orjson writes a seat's view in a fifth to an eighth of the time of the
+standard library's ``json`` (issue 44: a move's frames are rendered for
+every seat). The text is JSON with the same values and the same key order
+(sorted, or as built); it differs from ``json.dumps`` with its defaults in
+one way a parser does not see: characters beyond ASCII are written as
+UTF-8, not as ``\\u`` escapes (RFC 8259 8.1). (A float that is not a
+number, which JSON has no text for and no answer holds, is ``null``.)
 
 What orjson refuses and the standard library writes (an integer beyond 64
-bits, a string with a lone surrogate, a key that is neither a string nor a
-number) is written by ``json.dumps`` instead, as before: the same text a
-client got from earlier releases, or the same ``TypeError``/``ValueError``.
+bits, a string with a lone surrogate) is written by ``json.dumps`` instead,
+as before: the same text a client got from earlier releases, or the same
+``TypeError``/``ValueError``.
 
 Not for what is stored or hashed (a table's codec, a deal's proof, an
 event's fingerprint): those keep the standard library's text, byte for byte,
