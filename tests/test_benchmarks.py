@@ -887,6 +887,26 @@ def test_a_failover_drills_figures_come_from_its_answers_and_readiness() -> None
     )
 
 
+def test_a_failover_that_loses_a_whole_table_counts_its_moves_and_creation_lost() -> None:
+    # REDIS_WAIT_REPLICAS=1: a table made just before the failover may be on
+    # the replica that was not promoted (a bench run met it: the player's
+    # assertion on the 404 ended the run instead of counting the loss).
+    import random
+
+    from benchmarks.failover.players import CREATION, Log, Player
+
+    player = Player("sevens", "http://127.0.0.1:9", random.Random(1), Log())
+    player.url = "/v1/tables/gone"
+    player.acked = {(1, 0, -1), (1, 3, 0)}
+    answers = [(404, {"code": "table-not-found"})]
+    made: list[str] = []
+    player.send = lambda *args, **kwargs: answers.pop(0)  # type: ignore[method-assign]
+    player.create = lambda: made.append("new table")  # type: ignore[method-assign]
+    player.check()
+    assert player.lost == [(1, 0, -1), (1, 3, 0), CREATION]
+    assert made == ["new table"]
+
+
 def test_bots_only_tables_and_the_lobby_are_measured_at_the_quotas(tmp_path: Path) -> None:
     """benchmarks.bot_quota's parts, short: its own Redis, service and two
     workers at the default quotas; every figure is there and sound."""

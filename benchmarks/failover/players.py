@@ -29,6 +29,11 @@ class Log:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
+CREATION = (0, -1, -1)
+"""What :attr:`Player.lost` holds for a table's acknowledged creation that
+a failover lost (a move is ``(round, step, seat)``)."""
+
+
 class Player:
     """One table of ``game`` played by one thread through ``base`` (seat 0
     deals first; no clocks): every move is sent again until answered other
@@ -120,8 +125,16 @@ class Player:
         return out
 
     def check(self) -> None:
-        """Count the acknowledged moves the table lost, and forget them."""
+        """Count the acknowledged moves the table lost, and forget them. A
+        table the new primary does not hold at all (404: its creation was
+        acknowledged by fewer replicas than the failover needed, as
+        ``REDIS_WAIT_REPLICAS=1`` allows) lost every one of them and its
+        creation (:data:`CREATION`); the player makes a new table."""
         status, view = self.send("GET", self.url)
+        if status == 404 and view["code"] == "table-not-found":
+            self.lost += [*sorted(self.acked), CREATION]
+            self.create()
+            return
         assert status == 200, view
         missing = self.missing(view)
         self.lost += missing
@@ -138,6 +151,9 @@ class Player:
         try:
             while not stop.is_set():
                 status, view = self.send("GET", self.url)
+                if status == 404:  # the table is gone: counted, and made again
+                    self.check()
+                    continue
                 assert status == 200, view
                 rnd = view["round"]
                 over = rnd is None or rnd["status"] == "over"
