@@ -11,6 +11,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 from marshmallow_oneofschema.one_of_schema import OneOfSchema
 
+from ..edge.common import schema_of
 from ..games import VARIANTS
 from ..games.base import BOT_KINDS
 from ..games.match import MatchStatus
@@ -204,24 +205,15 @@ class OptionsSchema(StrictSchema):
 class TypeSchemas(dict[str, type[ma.Schema]]):
     """A :class:`OneOfSchema`'s ``type_schemas``: each type's schema class, as
     registered and as the spec reads them (``items()``), whose ``get`` (what
-    a dump or a load asks for) answers one instance of it, made once.
-    ``OneOfSchema`` makes a new instance of the class at every dump
-    otherwise, and marshmallow builds its nested schemas again with it:
-    two fifths of the CPU of a ``GET /v1/tables/{id}`` (issue 44). A schema
-    instance is shared by every request, as flask-smorest's own are."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._made: dict[type[ma.Schema], ma.Schema] = {}
+    a dump or a load asks for) answers its one kept instance
+    (:func:`.edge.common.schema_of`). ``OneOfSchema`` makes a new instance of
+    the class at every dump otherwise, and marshmallow builds its nested
+    schemas again with it: two fifths of the CPU of a ``GET
+    /v1/tables/{id}`` (issue 44)."""
 
     def get(self, key: str, default: Any = None) -> Any:
         found = super().get(key)
-        if found is None:
-            return default
-        made = self._made.get(found)
-        if made is None:
-            made = self._made[found] = found()
-        return made
+        return default if found is None else schema_of(found)
 
 
 class ByGame(OneOfSchema):
